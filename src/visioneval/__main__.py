@@ -1,0 +1,3 @@
+from visioneval.cli import main
+
+main()

@@ -1,0 +1,73 @@
+"""Anthropic's Messages API, spoken over the same lean HTTP client as the other servers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from visioneval.backends.base import PreflightError, TransientError
+from visioneval.backends.http import HttpBackend
+from visioneval.records import Message, Request, Response
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+API_VERSION = "2023-06-01"
+
+
+def anthropic_content(message: Message) -> list[dict[str, Any]]:
+    return [
+        {"type": "text", "text": p} if isinstance(p, str)
+        else {"type": "image",
+              "source": {"type": "base64", "media_type": p.mime, "data": p.base64()}}
+        for p in message.parts
+    ]
+
+
+def messages_payload(model: str, request: Request) -> dict[str, Any]:
+    settings = request.settings
+    system = "\n".join(m.text() for m in request.messages if m.role == "system")
+    payload: dict[str, Any] = {
+        "model": model,
+        "max_tokens": settings.max_tokens,
+        "temperature": settings.temperature,
+        "messages": [{"role": m.role, "content": anthropic_content(m)}
+                     for m in request.messages if m.role != "system"],
+    }
+    if system:
+        payload["system"] = system
+    return payload
+
+
+class AnthropicBackend(HttpBackend):
+    name = "anthropic"
+
+    def __init__(self, model: str, base_url: str = DEFAULT_BASE_URL, *, api_key: str | None,
+                 api_key_env: str | None, connections: int = 64):
+        super().__init__(model, base_url, api_key=api_key, connections=connections)
+        self._api_key_env = api_key_env
+
+    def auth_headers(self) -> dict[str, str]:
+        headers = {"anthropic-version": API_VERSION}
+        if self._api_key:
+            headers["x-api-key"] = self._api_key
+        return headers
+
+    async def preflight(self) -> None:
+        status, body = await self.get_json("/v1/models?limit=1000")
+        self.check_auth_status(status, self._api_key_env if self._api_key else None)
+        if status >= 400 or not isinstance(body, dict):
+            raise PreflightError(f"{self.base_url}/v1/models answered HTTP {status}; is this "
+                                 "the Anthropic API?")
+        served = [m.get("id") for m in body.get("data") or [] if isinstance(m, dict)]
+        if self.model not in served:
+            raise PreflightError(f"model '{self.model}' is not served by {self.base_url} "
+                                 f"(it lists: {', '.join(map(str, served[:10])) or 'nothing'})")
+
+    async def complete(self, request: Request) -> Response:
+        data = await self.post_json("/v1/messages", messages_payload(self.model, request))
+        if not isinstance(data, dict) or not isinstance(data.get("content"), list):
+            raise TransientError("Anthropic reply has no content list")
+        text = "".join(b.get("text", "") for b in data["content"]
+                       if isinstance(b, dict) and b.get("type") == "text")
+        usage = data.get("usage") or {}
+        return Response(text=text, finish_reason=data.get("stop_reason"),
+                        prompt_tokens=usage.get("input_tokens"),
+                        completion_tokens=usage.get("output_tokens"))

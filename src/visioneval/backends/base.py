@@ -1,0 +1,63 @@
+"""One async interface for every model backend.
+
+A backend makes one attempt per `complete` call and says, by the exception it raises,
+whether the failure is worth retrying; retries, timeouts and error records are the
+engine's job (`visioneval.engine.retry`), so every backend behaves the same way.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+from visioneval.records import Request, Response
+
+
+class BackendError(Exception):
+    """A failed attempt; the message is one line a user can act on."""
+
+
+class TransientError(BackendError):
+    """Worth retrying: rate limits, server errors, timeouts, dropped connections."""
+
+    def __init__(self, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class PermanentError(BackendError):
+    """Retrying cannot help: a bad request, a rejected key, an unknown model."""
+
+
+class PreflightError(Exception):
+    """The run cannot start: unreachable server, missing key, unknown model."""
+
+
+class Backend(ABC):
+    """A model behind one async call. Subclasses set `name`."""
+
+    name: str = "backend"
+
+    def __init__(self, model: str, base_url: str | None = None):
+        self.model = model
+        self.base_url = base_url
+
+    def identity(self) -> dict[str, Any]:
+        """What identifies the model's answers: part of the cache key and of run.json."""
+        return {"backend": self.name, "base_url": self.base_url, "model": self.model}
+
+    async def preflight(self) -> None:  # noqa: B027 - optional hook, nothing to check by default
+        """Check the backend can serve the model before any sample is sent."""
+
+    @abstractmethod
+    async def complete(self, request: Request) -> Response:
+        """One attempt; raise TransientError or PermanentError on failure."""
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook
+        """Release connections or worker processes."""
+
+    async def __aenter__(self) -> Backend:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

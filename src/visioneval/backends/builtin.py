@@ -1,0 +1,68 @@
+"""Offline models: `popout` (a classical image-processing baseline that finds the odd object),
+`random` and `majority`. They read the prompt and the last image like a VLM would."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+from collections.abc import Mapping
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+
+from visioneval.backends.base import Backend, PreflightError
+from visioneval.baselines.prompt_reading import vocabulary
+from visioneval.records import Request, Response, stable_hash
+
+MODELS = {
+    "popout": "finds the odd object by colour, area and orientation statistics",
+    "random": "one class from the prompt's list, uniformly (seeded per request)",
+    "majority": "the most common answer of the dataset, always",
+}
+
+
+def _popout(prompt: str, image: bytes) -> str:
+    from visioneval.baselines import popout  # imported in the worker process
+
+    return popout.answer(prompt, image)
+
+
+class BuiltinBackend(Backend):
+    name = "builtin"
+
+    def __init__(self, model: str, *, majority: Mapping[tuple[str, ...], str] | None = None,
+                 seed: int = 0, workers: int | None = None):
+        super().__init__(model)
+        self._majority = dict(majority or {})
+        self._seed = seed
+        self._workers = workers or os.cpu_count() or 1
+        self._pool: ProcessPoolExecutor | None = None
+
+    async def preflight(self) -> None:
+        if self.model not in MODELS:
+            raise PreflightError(f"unknown builtin model '{self.model}'; choose from "
+                                 f"{', '.join(MODELS)}")
+
+    async def complete(self, request: Request) -> Response:
+        message = request.messages[-1]
+        prompt, images = message.text(), message.images()
+        classes = vocabulary(prompt)
+        if self.model == "popout":
+            if not images:
+                return Response(text=classes[0], finish_reason="stop")
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(self._workers,
+                                                 mp_context=get_context("forkserver"))
+            loop = asyncio.get_running_loop()
+            text = await loop.run_in_executor(self._pool, _popout, prompt, images[-1].data)
+        elif self.model == "random":
+            rng = random.Random(f"{self._seed}/{stable_hash(request.fingerprint())}")
+            text = rng.choice(classes)
+        else:
+            text = self._majority.get(classes, classes[0])
+        return Response(text=text, finish_reason="stop")
+
+    async def aclose(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None

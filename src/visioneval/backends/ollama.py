@@ -1,0 +1,83 @@
+"""Ollama's native /api/chat (images travel as base64 strings beside each message's text)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from visioneval.backends.base import PreflightError, TransientError
+from visioneval.backends.http import HttpBackend
+from visioneval.records import Message, Request, Response
+
+DEFAULT_BASE_URL = "http://localhost:11434"
+
+
+def ollama_messages(message: Message) -> list[dict[str, Any]]:
+    """Ollama attaches images to a message, not between texts, so an interleaved prompt
+    becomes consecutive messages, each holding the images that precede its text."""
+    out: list[dict[str, Any]] = []
+    pending: list[str] = []
+    for part in message.parts:
+        if isinstance(part, str):
+            entry: dict[str, Any] = {"role": message.role, "content": part}
+            if pending:
+                entry["images"] = pending
+                pending = []
+            out.append(entry)
+        else:
+            pending.append(part.base64())
+    if pending:
+        out.append({"role": message.role, "content": "", "images": pending})
+    return out
+
+
+def chat_payload(model: str, request: Request) -> dict[str, Any]:
+    settings = request.settings
+    options: dict[str, Any] = {"temperature": settings.temperature,
+                               "num_predict": settings.max_tokens}
+    if settings.seed is not None:
+        options["seed"] = settings.seed
+    messages = [m for msg in request.messages for m in ollama_messages(msg)]
+    return {"model": model, "messages": messages, "stream": False, "options": options}
+
+
+def served_names(tags: Any) -> list[str]:
+    models = tags.get("models") if isinstance(tags, dict) else None
+    return [m.get("name") or m.get("model") for m in models or [] if isinstance(m, dict)]
+
+
+class OllamaBackend(HttpBackend):
+    name = "ollama"
+
+    def __init__(self, model: str, base_url: str = DEFAULT_BASE_URL, *,
+                 api_key: str | None = None, api_key_env: str | None = None,
+                 connections: int = 64):
+        super().__init__(model, base_url, api_key=api_key, connections=connections)
+        self._api_key_env = api_key_env
+
+    def auth_headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
+
+    async def preflight(self) -> None:
+        status, body = await self.get_json("/api/tags")
+        self.check_auth_status(status, self._api_key_env if self._api_key else None)
+        if status >= 400:
+            raise PreflightError(f"{self.base_url}/api/tags answered HTTP {status}; is this an "
+                                 "Ollama server?")
+        names = served_names(body)
+        wanted = {self.model, f"{self.model}:latest"}
+        if not wanted & set(names):
+            raise PreflightError(f"model '{self.model}' is not pulled on {self.base_url} "
+                                 f"(it has: {', '.join(names) or 'nothing'}); "
+                                 f"run `ollama pull {self.model}`")
+
+    async def complete(self, request: Request) -> Response:
+        data = await self.post_json("/api/chat", chat_payload(self.model, request))
+        message = data.get("message") if isinstance(data, dict) else None
+        if not isinstance(message, dict):
+            raise TransientError("Ollama reply has no message")
+        return Response(
+            text=message.get("content") or "",
+            finish_reason=data.get("done_reason"),
+            prompt_tokens=data.get("prompt_eval_count"),
+            completion_tokens=data.get("eval_count"),
+        )

@@ -1,0 +1,97 @@
+"""Any OpenAI-compatible chat-completions server: OpenAI, OpenRouter, vLLM, SGLang, LM Studio,
+Ollama's /v1. Request and response shapes are exactly those of the OpenAI API."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from visioneval.backends.base import PermanentError, PreflightError, TransientError
+from visioneval.backends.http import RETRYABLE_STATUS, HttpBackend
+from visioneval.records import Message, Request, Response
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+log = logging.getLogger(__name__)
+
+
+def openai_content(message: Message) -> str | list[dict[str, Any]]:
+    """Plain text stays a string; anything with an image becomes ordered content parts."""
+    if all(isinstance(p, str) for p in message.parts):
+        return message.text()
+    return [
+        {"type": "text", "text": p} if isinstance(p, str)
+        else {"type": "image_url", "image_url": {"url": p.data_url()}}
+        for p in message.parts
+    ]
+
+
+def chat_payload(model: str, request: Request) -> dict[str, Any]:
+    settings = request.settings
+    payload: dict[str, Any] = {
+        "model": model,
+        "messages": [{"role": m.role, "content": openai_content(m)} for m in request.messages],
+        "temperature": settings.temperature,
+        "max_tokens": settings.max_tokens,
+    }
+    if settings.seed is not None:
+        payload["seed"] = settings.seed
+    return payload
+
+
+def parse_chat_response(data: Any) -> Response:
+    """Read choices[0]; an `error` object in a 200 body (OpenRouter does this) is an error."""
+    if not isinstance(data, dict):
+        raise TransientError("chat completion body is not a JSON object")
+    if data.get("error"):
+        error = data["error"]
+        code = error.get("code") if isinstance(error, dict) else None
+        message = error.get("message", error) if isinstance(error, dict) else error
+        if isinstance(code, int) and (code in RETRYABLE_STATUS or code >= 500):
+            raise TransientError(f"server error {code}: {message}")
+        raise PermanentError(f"server error {code}: {message}")
+    choices = data.get("choices")
+    if not choices:
+        raise TransientError("chat completion has no choices")
+    choice = choices[0]
+    content = (choice.get("message") or {}).get("content")
+    if isinstance(content, list):  # some servers return content parts
+        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    usage = data.get("usage") or {}
+    return Response(
+        text=content or "",
+        finish_reason=choice.get("finish_reason"),
+        prompt_tokens=usage.get("prompt_tokens"),
+        completion_tokens=usage.get("completion_tokens"),
+    )
+
+
+class OpenAIBackend(HttpBackend):
+    name = "openai"
+
+    def __init__(self, model: str, base_url: str = DEFAULT_BASE_URL, *, api_key: str | None,
+                 api_key_env: str | None, connections: int = 64):
+        super().__init__(model, base_url, api_key=api_key, connections=connections)
+        self._api_key_env = api_key_env
+
+    def auth_headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
+
+    async def preflight(self) -> None:
+        status, body = await self.get_json("/models")
+        self.check_auth_status(status, self._api_key_env if self._api_key else None)
+        if status == 404:
+            log.warning("%s does not list models (GET /models: 404); not checking the model name",
+                        self.base_url)
+            return
+        if status >= 400 or not isinstance(body, dict):
+            raise PreflightError(f"{self.base_url}/models answered HTTP {status}; is this an "
+                                 "OpenAI-compatible server (base URL usually ends in /v1)?")
+        served = [m.get("id") for m in body.get("data") or [] if isinstance(m, dict)]
+        if self.model not in served:
+            listed = ", ".join(map(str, served[:10])) + (" ..." if len(served) > 10 else "")
+            raise PreflightError(f"model '{self.model}' is not served by {self.base_url} "
+                                 f"(it lists: {listed or 'nothing'})")
+
+    async def complete(self, request: Request) -> Response:
+        data = await self.post_json("/chat/completions", chat_payload(self.model, request))
+        return parse_chat_response(data)

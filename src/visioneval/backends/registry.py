@@ -1,0 +1,59 @@
+"""Backend names -> classes, and the settings that build one (the key stays in the environment)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Literal
+
+from pydantic import BaseModel
+
+from visioneval.backends.base import Backend
+from visioneval.backends.keys import key_source
+
+BackendKind = Literal["openai", "ollama", "anthropic", "builtin"]
+DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "ollama": None}
+
+
+class BackendSpec(BaseModel, frozen=True):
+    """What run.json records about the backend: never the key, only where it came from."""
+
+    kind: BackendKind
+    model: str
+    base_url: str | None = None
+    api_key_env: str | None = None
+
+    def resolved_base_url(self) -> str | None:
+        if self.base_url or self.kind == "builtin":
+            return self.base_url
+        from visioneval.backends import anthropic, ollama, openai
+
+        return {"openai": openai.DEFAULT_BASE_URL, "ollama": ollama.DEFAULT_BASE_URL,
+                "anthropic": anthropic.DEFAULT_BASE_URL}[self.kind]
+
+    def key_env(self) -> str | None:
+        """The variable the key is read from (None for builtin)."""
+        if self.kind == "builtin":
+            return None
+        return key_source(self.resolved_base_url() or "", DEFAULT_KEY_ENV[self.kind],
+                          self.api_key_env).env_name
+
+
+def make_backend(spec: BackendSpec, *, connections: int = 64,
+                 majority: Mapping[tuple[str, ...], str] | None = None,
+                 seed: int = 0) -> Backend:
+    """Build the backend; a missing required key raises PreflightError naming the variable."""
+    if spec.kind == "builtin":
+        from visioneval.backends.builtin import BuiltinBackend
+
+        return BuiltinBackend(spec.model, majority=majority, seed=seed)
+    base_url = spec.resolved_base_url() or ""
+    source = key_source(base_url, DEFAULT_KEY_ENV[spec.kind], spec.api_key_env)
+    key = source.read()
+    if spec.kind == "openai":
+        from visioneval.backends.openai import OpenAIBackend as cls
+    elif spec.kind == "ollama":
+        from visioneval.backends.ollama import OllamaBackend as cls
+    else:
+        from visioneval.backends.anthropic import AnthropicBackend as cls
+    return cls(spec.model, base_url, api_key=key, api_key_env=source.env_name,
+               connections=connections)

@@ -1,0 +1,33 @@
+"""What an offline baseline reads from a SalBench prompt: the class list and the bbox."""
+
+from __future__ import annotations
+
+import re
+
+KNOWN_FEATURES = ("orientation", "color", "focus", "shape", "size", "location", "pattern")
+_LIST = re.compile(r"feature integration theory:\s*([^.]*)\.", re.IGNORECASE)
+_BBOX = re.compile(r"x_min=([\d.]+),\s*y_min=([\d.]+),\s*x_max=([\d.]+),\s*y_max=([\d.]+)")
+
+
+def vocabulary(prompt: str) -> tuple[str, ...]:
+    """The feature classes the prompt offers, in a canonical order (P3's three or O3's seven).
+
+    Read from the "feature integration theory: A, B and C." sentence; when absent, every
+    known feature word in the prompt counts."""
+    match = _LIST.search(prompt)
+    text = (match.group(1) if match else prompt).lower()
+    found = tuple(f for f in KNOWN_FEATURES if re.search(rf"\b{f}\b", text))
+    return found or ("orientation", "color", "size")
+
+
+def bbox(prompt: str) -> tuple[float, float, float, float] | None:
+    """The last normalised bounding box in the prompt (the query's, in few-shot prompts)."""
+    boxes = _BBOX.findall(prompt)
+    if not boxes:
+        return None
+    x0, y0, x1, y1 = (float(v) for v in boxes[-1])
+    return x0, y0, x1, y1
+
+
+def mentions_red_box(prompt: str) -> bool:
+    return "red box" in prompt.lower()

@@ -1,0 +1,101 @@
+"""Reading benchmark parquet files lazily and fingerprinting them (shared by benchmarks).
+
+Rows are read a record batch at a time, so memory stays flat however large the split;
+image columns may be HF `Image` structs ({"bytes", "path"}) or plain binary.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+BATCH_ROWS = 32
+
+
+class DataError(Exception):
+    """A dataset file or folder cannot be used; the message names it."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row with its position: `index` counts rows across the config's files."""
+
+    index: int
+    file: Path
+    values: dict[str, Any]
+
+
+def parquet_files(folder: Path) -> list[Path]:
+    files = sorted(p for p in folder.rglob("*.parquet") if p.is_file())
+    if not files:
+        raise DataError(f"no parquet files under {folder}")
+    return files
+
+
+def row_count(files: Sequence[Path]) -> int:
+    return sum(_open(f).metadata.num_rows for f in files)
+
+
+def _open(path: Path) -> pq.ParquetFile:
+    try:
+        return pq.ParquetFile(path)
+    except Exception as exc:  # pyarrow raises ArrowInvalid, OSError ...
+        raise DataError(f"{path}: not a readable parquet file ({exc})") from None
+
+
+def missing_columns(path: Path, columns: Iterable[str]) -> list[str]:
+    names = set(_open(path).schema_arrow.names)
+    return [c for c in columns if c not in names]
+
+
+def iter_rows(files: Sequence[Path], columns: Sequence[str], limit: int | None = None,
+              wanted: set[int] | None = None) -> Iterator[Row]:
+    """Rows in file order, `columns` only; stop after `limit` rows; with `wanted`, only
+    those row indices (row groups without any are not read)."""
+    index = 0
+    for path in files:
+        handle = _open(path)
+        present = [c for c in columns if c in handle.schema_arrow.names]
+        for group in range(handle.metadata.num_row_groups):
+            n = handle.metadata.row_group(group).num_rows
+            if wanted is not None and not any(index <= w < index + n for w in wanted):
+                index += n
+                continue
+            table = handle.read_row_group(group, columns=present)
+            for batch in table.to_batches(max_chunksize=BATCH_ROWS):
+                for values in batch.to_pylist():
+                    if limit is not None and index >= limit:
+                        return
+                    if wanted is None or index in wanted:
+                        yield Row(index, path, values)
+                    index += 1
+
+
+def image_bytes(value: Any) -> bytes:
+    """The encoded bytes of an image cell (HF Image struct or raw binary)."""
+    if isinstance(value, dict):
+        data = value.get("bytes")
+        if data is None:
+            path = value.get("path")
+            raise ValueError(f"image has no bytes{f' (only a path: {path})' if path else ''}")
+        return data
+    if isinstance(value, bytes | bytearray):
+        return bytes(value)
+    raise ValueError(f"image cell is {type(value).__name__}, not bytes or an HF Image struct")
+
+
+def fingerprint(files: Sequence[Path], root: Path) -> str:
+    """sha256 over each file's relative path and content: equal data, equal fingerprint."""
+    outer = hashlib.sha256()
+    for path in files:
+        inner = hashlib.sha256()
+        with open(path, "rb") as fh:
+            while chunk := fh.read(1 << 20):
+                inner.update(chunk)
+        outer.update(f"{path.relative_to(root).as_posix()}\0{inner.hexdigest()}\n".encode())
+    return outer.hexdigest()

@@ -1,0 +1,191 @@
+"""SalBench as a benchmark: rows -> samples (zero- or few-shot), two parsers, paper metrics."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+from rich.console import Console
+
+from visioneval.benchmarks import parquet
+from visioneval.benchmarks.salbench import tables
+from visioneval.benchmarks.salbench.metrics import sample_scores, summarize_config
+from visioneval.benchmarks.salbench.parse import lenient_labels, strict_tokens, target_labels
+from visioneval.benchmarks.salbench.prompts import (
+    Example,
+    ExamplePlan,
+    choose_examples,
+    few_shot,
+    zero_shot,
+)
+from visioneval.benchmarks.salbench.spec import CONFIGS, HF_REPO, SPLIT, ConfigSpec
+from visioneval.images import Image, ImageError
+from visioneval.records import Record, Sample, SkippedRow
+
+COLUMNS = ("image", "question", "answer", "image_id")
+TEXT_COLUMNS = ("question", "answer", "image_id")
+
+
+class SalBenchOptions(BaseModel, frozen=True):
+    configs: list[str]
+    shots: Literal[0, 3, 5] = 0
+    prompt: Literal["paper", "lmms-eval"] = "paper"
+    num_samples: int | None = None
+    seed: int = 0
+    data_dir: str | None = None
+
+
+class SalBench:
+    name = "salbench"
+
+    def __init__(self, options: SalBenchOptions, root: Path):
+        self.options = options
+        self.root = root
+        self.specs = [CONFIGS[c] for c in options.configs]
+        self.files = {s.name: parquet.parquet_files(root / s.name) for s in self.specs}
+
+    # -- plan ------------------------------------------------------------------------------
+    def plan(self) -> dict[str, Any]:
+        all_files = [f for files in self.files.values() for f in files]
+        return {
+            "benchmark": self.name,
+            "options": self.options.model_dump(),
+            "dataset": {
+                "source": self.options.data_dir or f"hf://{HF_REPO} (split {SPLIT})",
+                "fingerprint": parquet.fingerprint(all_files, self.root),
+                "files": {c: [f.relative_to(self.root).as_posix() for f in fs]
+                          for c, fs in self.files.items()},
+                "rows": {c: parquet.row_count(fs) for c, fs in self.files.items()},
+            },
+        }
+
+    def total(self) -> int:
+        limit = self.options.num_samples
+        counts = (parquet.row_count(fs) for fs in self.files.values())
+        return sum(min(n, limit) if limit is not None else n for n in counts)
+
+    # -- samples -----------------------------------------------------------------------------
+    def samples(self) -> Iterator[Sample | SkippedRow]:
+        for spec in self.specs:
+            yield from self._config_samples(spec)
+
+    def _config_samples(self, spec: ConfigSpec) -> Iterator[Sample | SkippedRow]:
+        files = self.files[spec.name]
+        for path in files:
+            missing = parquet.missing_columns(path, COLUMNS)
+            if missing:
+                yield SkippedRow(spec.name, f"{path.name} (every row)",
+                                 f"missing column(s) {', '.join(missing)}")
+        plan, examples = self._examples(spec) if self.options.shots else (None, {})
+        seen: set[str] = set()
+        for row in parquet.iter_rows(files, COLUMNS, limit=self.options.num_samples):
+            if any(c not in row.values for c in COLUMNS):
+                continue  # the whole file was reported above
+            item = self._sample(spec, row, plan, examples)
+            if isinstance(item, Sample):
+                if item.id in seen:
+                    item.id = f"{item.id}#{row.index}"
+                seen.add(item.id)
+            yield item
+
+    def _sample(self, spec: ConfigSpec, row: parquet.Row, plan: ExamplePlan | None,
+                examples: dict[int, Example]) -> Sample | SkippedRow:
+        values = row.values
+        image_id = values.get("image_id")
+        name = str(image_id) if image_id not in (None, "") else f"#{row.index}"
+        problem = _row_problem(spec, values)
+        if problem:
+            return SkippedRow(spec.name, f"image_id {name}", problem)
+        try:
+            image = Image.from_bytes(parquet.image_bytes(values["image"]))
+        except (ImageError, ValueError) as exc:
+            return SkippedRow(spec.name, f"image_id {name}", f"undecodable image: {exc}")
+        question = values["question"]
+        if plan is None:
+            messages = zero_shot(question, image, self.options.prompt)
+        else:
+            chosen = [examples[r] for r in plan.for_query(row.index) if r in examples]
+            messages = few_shot(spec, question, image, chosen, self.options.prompt)
+        return Sample(
+            id=f"{spec.name}/{name}", group=spec.name, messages=messages,
+            target=values["answer"],
+            metadata={"config": spec.name, "task": spec.task, "dataset": spec.dataset,
+                      "image_id": name, "row": row.index, "shots": self.options.shots})
+
+    def _examples(self, spec: ConfigSpec) -> tuple[ExamplePlan, dict[int, Example]]:
+        """Pick the config's few-shot examples from its whole split and read their images."""
+        files = self.files[spec.name]
+        labels = {}
+        for row in parquet.iter_rows(files, TEXT_COLUMNS):
+            answer = row.values.get("answer")
+            if isinstance(answer, str) and answer.strip():
+                gold = target_labels(answer)
+                if gold <= set(spec.classes):
+                    labels[row.index] = frozenset(gold)
+        plan = choose_examples(labels, spec.classes, self.options.shots, self.options.seed,
+                               spec.name)
+        wanted = set(plan.rows) | set(plan.spares.values())
+        examples = {}
+        for row in parquet.iter_rows(files, COLUMNS, wanted=wanted):
+            try:
+                image = Image.from_bytes(parquet.image_bytes(row.values["image"]))
+            except (ImageError, ValueError):
+                continue
+            ordered = tuple(c for c in spec.classes if c in labels[row.index])
+            examples[row.index] = Example(row.index, image, row.values["question"], ordered)
+        return plan, examples
+
+    # -- scoring -------------------------------------------------------------------------------
+    def score(self, sample: Sample, text: str) -> tuple[dict[str, Any], dict[str, dict]]:
+        classes = CONFIGS[sample.group].classes
+        gold = target_labels(sample.target)
+        predictions = {"strict": strict_tokens(text), "lenient": lenient_labels(text, classes)}
+        parsed = {name: sorted(pred) for name, pred in predictions.items()}
+        scores = {name: sample_scores(pred, gold) for name, pred in predictions.items()}
+        return parsed, scores
+
+    def summarize(self, records: list[Record]) -> dict[str, Any]:
+        by_config: dict[str, list[Record]] = {s.name: [] for s in self.specs}
+        for record in records:
+            by_config.setdefault(record.group, []).append(record)
+        return {name: summarize_config(recs, CONFIGS[name].classes)
+                for name, recs in by_config.items() if name in CONFIGS}
+
+    def majority_answers(self) -> dict[tuple[str, ...], str]:
+        """The most common answer per class vocabulary (P3 or O3), for the majority baseline."""
+        counts: dict[tuple[str, ...], Counter] = {}
+        for spec in self.specs:
+            for row in parquet.iter_rows(self.files[spec.name], ("answer",)):
+                answer = row.values.get("answer")
+                if isinstance(answer, str) and answer.strip():
+                    counts.setdefault(spec.classes, Counter())[answer.strip()] += 1
+        return {classes: c.most_common(1)[0][0] for classes, c in counts.items()}
+
+    # -- output ---------------------------------------------------------------------------------
+    def label(self, info: dict[str, Any]) -> dict[str, Any]:
+        return {"model": info["backend"]["model"], "shots": self.options.shots}
+
+    def write_tables(self, metrics: dict[str, Any], info: dict[str, Any],
+                     directory: Path) -> list[Path]:
+        return tables.write(metrics, self.label(info), directory)
+
+    def print_summary(self, metrics: dict[str, Any], info: dict[str, Any],
+                      console: Console) -> None:
+        tables.show(metrics, self.label(info), console)
+
+
+def _row_problem(spec: ConfigSpec, values: dict[str, Any]) -> str | None:
+    """Why a row cannot be a sample, or None."""
+    for column in ("question", "answer"):
+        if not isinstance(values.get(column), str) or not values[column].strip():
+            return f"column '{column}' is empty or not text"
+    if values.get("image") is None:
+        return "column 'image' is empty"
+    outside = target_labels(values["answer"]) - set(spec.classes)
+    if outside:
+        return (f"answer {values['answer']!r} has label(s) {', '.join(sorted(outside))} outside "
+                f"the {spec.dataset} classes ({', '.join(spec.classes)})")
+    return None

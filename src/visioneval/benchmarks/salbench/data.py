@@ -1,0 +1,38 @@
+"""Where SalBench's parquet files come from: a local copy (--data-dir) or the HF Hub.
+
+Both paths end in the same folder shape, `<root>/<config>/*.parquet`, read by
+`visioneval.benchmarks.parquet`; the Hub copy is fetched with huggingface_hub (what
+`datasets` itself uses) so images stay the stored bytes and nothing is converted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from visioneval.benchmarks.parquet import DataError
+from visioneval.benchmarks.salbench.spec import HF_REPO
+
+
+def locate(data_dir: Path | None, configs: list[str]) -> Path:
+    """The dataset root holding one folder per config."""
+    root = data_dir if data_dir is not None else hub_download(configs)
+    if not root.is_dir():
+        raise DataError(f"--data-dir {root}: no such folder")
+    missing = [c for c in configs if not (root / c).is_dir()]
+    if missing:
+        raise DataError(f"{root} has no folder {', '.join(missing)} (expected "
+                        f"{root}/<config>/*.parquet, as in the {HF_REPO} repository)")
+    return root
+
+
+def hub_download(configs: list[str]) -> Path:
+    from huggingface_hub import snapshot_download  # lazy: only when no --data-dir
+
+    try:
+        path = snapshot_download(HF_REPO, repo_type="dataset",
+                                 allow_patterns=[f"{c}/*.parquet" for c in configs])
+    except Exception as exc:  # offline, gated, renamed ...
+        first_line = str(exc).splitlines()[0] if str(exc) else ""
+        raise DataError(f"cannot download {HF_REPO} from the Hugging Face Hub "
+                        f"({exc.__class__.__name__}: {first_line}); "
+                        "pass --data-dir with a local copy") from None
+    return Path(path)

@@ -1,0 +1,72 @@
+"""Paper-style tables: the seed's Table 1 shape (macro F1, percent, one decimal) and the same
+layout for exact match, plus the terminal view with both parsers side by side."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+# Column -> config, in the seed's order (salbench-eval-plan.md, "Output Format").
+TABLE1_COLUMNS = {
+    "Detection_NAT": "O3", "Detection_SYN": "P3",
+    "Referring_NAT": "O3_box", "Referring_SYN": "P3_box",
+    "VisualRef_NAT": "O3_box_img", "VisualRef_SYN": "P3_box_img",
+}
+HEADLINE_PARSER = "strict"
+
+
+def percent(block: dict[str, Any] | None, metric: str) -> str:
+    """A cell: the metric in percent with one decimal, or empty when it was not computed."""
+    if not block or metric not in block:
+        return ""
+    return f"{100 * block[metric]:.1f}"
+
+
+def table_rows(metrics: dict[str, Any], label: dict[str, Any], metric: str,
+               parser: str = HEADLINE_PARSER) -> list[list[str]]:
+    header = ["Model", "Shot", *TABLE1_COLUMNS]
+    cells = [percent(metrics.get(cfg, {}).get(parser), metric) for cfg in TABLE1_COLUMNS.values()]
+    return [header, [str(label["model"]), str(label["shots"]), *cells]]
+
+
+def to_csv(rows: list[list[str]]) -> str:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows)
+    return buf.getvalue()
+
+
+def write(metrics: dict[str, Any], label: dict[str, Any], directory: Path) -> list[Path]:
+    out = []
+    for name, metric in (("table1.csv", "macro_f1"), ("table1_exact_match.csv", "exact_match")):
+        path = directory / name
+        path.write_text(to_csv(table_rows(metrics, label, metric)))
+        out.append(path)
+    return out
+
+
+def show(metrics: dict[str, Any], label: dict[str, Any], console: Console) -> None:
+    table = Table(title=f"SalBench: {label['model']}, {label['shots']}-shot "
+                        "(percent; strict = reference parser, lenient = format-forgiving)")
+    for column in ("config", "n", "errors", "unparsed", "EM strict", "F1 strict",
+                   "EM lenient", "F1 lenient"):
+        table.add_column(column, justify="left" if column == "config" else "right")
+    for config, block in metrics.items():
+        strict, lenient = block["strict"], block["lenient"]
+        table.add_row(config, str(strict["n"]), str(strict["n_errors"]),
+                      f"{strict['n_unparsed']}/{lenient['n_unparsed']}",
+                      percent(strict, "exact_match"), percent(strict, "macro_f1"),
+                      percent(lenient, "exact_match"), percent(lenient, "macro_f1"))
+    console.print(table)
+    for title, metric in (("Table 1, macro F1 (%)", "macro_f1"),
+                          ("Exact match (%)", "exact_match")):
+        rows = table_rows(metrics, label, metric)
+        paper = Table(title=title)
+        for column in rows[0]:
+            paper.add_column(column, justify="right")
+        paper.add_row(*[cell or "-" for cell in rows[1]])
+        console.print(paper)

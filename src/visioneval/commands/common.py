@@ -1,0 +1,50 @@
+"""Glue shared by the commands: consoles, logging, the errors that end a command with code 2."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from rich.console import Console
+from rich.logging import RichHandler
+
+from visioneval.backends.base import PreflightError
+from visioneval.benchmarks.parquet import DataError
+from visioneval.engine.store import RunDirError
+
+USER_ERRORS = (PreflightError, DataError, RunDirError, ValueError, FileNotFoundError)
+EXIT_USAGE = 2
+
+
+def consoles() -> tuple[Console, Console]:
+    """(stdout for results, stderr for progress and logs)."""
+    return Console(), Console(stderr=True)
+
+
+def setup_logging(console: Console, verbose: bool) -> None:
+    handler = RichHandler(console=console, show_time=verbose, show_path=verbose,
+                          markup=False, rich_tracebacks=False)
+    logging.basicConfig(level=logging.WARNING, handlers=[handler], format="%(message)s",
+                        force=True)
+    logging.getLogger("visioneval").setLevel(logging.DEBUG if verbose else logging.INFO)
+
+
+def guarded(err: Console, action: Callable[[], int]) -> int:
+    """Run a command; a user-facing error becomes one red line and exit code 2."""
+    try:
+        return action()
+    except USER_ERRORS as exc:
+        err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        return EXIT_USAGE
+
+
+def split_list(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    return items or None
+
+
+def describe(obj: Any) -> str:
+    return str(obj)

@@ -1,0 +1,61 @@
+"""`visioneval loopback`: a scripted model server for trying visioneval without a model."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from visioneval.loopback.server import (
+    ANSWER_MODES,
+    FAULTS,
+    LoopbackServer,
+    ServerScript,
+    answer_fixed,
+)
+
+
+def build_script(models: tuple[str, ...], answer: str, latency: float, fail_rate: float,
+                 faults: str, seed: int) -> ServerScript:
+    if answer.startswith("fixed:"):
+        answerer = answer_fixed(answer.removeprefix("fixed:"))
+    elif answer in ANSWER_MODES:
+        answerer = ANSWER_MODES[answer]
+    else:
+        raise ValueError(f"--answer {answer!r}: use hash, popout or fixed:TEXT")
+    chosen = tuple(f.strip() for f in faults.split(",") if f.strip())
+    unknown = [f for f in chosen if f not in FAULTS]
+    if unknown:
+        raise ValueError(f"--faults: unknown {', '.join(unknown)}; choose from {', '.join(FAULTS)}")
+    return ServerScript(models=models, answer=answerer, latency_s=latency, fail_rate=fail_rate,
+                        faults=chosen, seed=seed)
+
+
+async def _serve(script: ServerScript, port: int) -> None:
+    server = LoopbackServer(script)
+    await server.start(port)
+    print(f"loopback model server on {server.base_url} serving {', '.join(script.models)}\n"
+          f"  OpenAI:    --backend openai --base-url {server.base_url}/v1\n"
+          f"  Ollama:    --backend ollama --base-url {server.base_url}\n"
+          f"  Anthropic: --backend anthropic --base-url {server.base_url} "
+          "(any key in ANTHROPIC_API_KEY)", flush=True)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await server.stop()
+
+
+def serve(port: int, models: tuple[str, ...], answer: str, latency: float, fail_rate: float,
+          faults: str, seed: int) -> int:
+    try:
+        script = build_script(models, answer, latency, fail_rate, faults, seed)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        asyncio.run(_serve(script, port))
+    except KeyboardInterrupt:
+        pass
+    except OSError as exc:
+        print(f"error: cannot listen on 127.0.0.1:{port}: {exc.strerror}", file=sys.stderr)
+        return 2
+    return 0

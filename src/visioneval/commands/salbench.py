@@ -1,0 +1,106 @@
+"""`visioneval salbench` and `visioneval demo`: build the benchmark and backend, run a session."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+
+from rich.console import Console
+
+from visioneval.backends.registry import BackendSpec, make_backend
+from visioneval.benchmarks.salbench.benchmark import SalBench, SalBenchOptions
+from visioneval.benchmarks.salbench.data import locate
+from visioneval.engine.store import RunStore
+from visioneval.records import GenerationSettings
+from visioneval.session import (
+    EngineOptions,
+    SessionResult,
+    check_resumable,
+    default_run_dir,
+    new_run_info,
+    run_session,
+)
+
+
+def build_benchmark(options: SalBenchOptions) -> SalBench:
+    data_dir = Path(options.data_dir) if options.data_dir else None
+    return SalBench(options, locate(data_dir, options.configs))
+
+
+async def _run(benchmark: SalBench, spec: BackendSpec, settings: GenerationSettings,
+               engine: EngineOptions, out: Path | None, resume: Path | None,
+               console: Console, err: Console, show_progress: bool) -> SessionResult:
+    majority = benchmark.majority_answers() if spec.model == "majority" else None
+    backend = make_backend(spec, connections=engine.concurrency, majority=majority,
+                           seed=benchmark.options.seed)
+    async with backend:
+        await backend.preflight()
+        plan = benchmark.plan()
+        if resume is not None:
+            store = RunStore.open(resume)
+            check_resumable(store.info, plan)
+        else:
+            directory = out or default_run_dir(benchmark.name, spec.model)
+            store = RunStore.create(directory, new_run_info(plan, spec, settings, engine))
+        return await run_session(benchmark, backend, store, settings, engine, err,
+                                 show_progress)
+
+
+def run(spec: BackendSpec, options: SalBenchOptions, settings: GenerationSettings,
+        engine: EngineOptions, out: Path | None, console: Console, err: Console,
+        show_progress: bool = True) -> int:
+    benchmark = build_benchmark(options)
+    return report(asyncio.run(_run(benchmark, spec, settings, engine, out, None, console, err,
+                                   show_progress)), benchmark, console, err)
+
+
+def resume(directory: Path, engine: EngineOptions, console: Console, err: Console,
+           show_progress: bool = True) -> int:
+    """Continue a run with the configuration its run.json recorded."""
+    info = RunStore.open(directory).info
+    if info.get("benchmark") != "salbench":
+        raise ValueError(f"{directory} is a {info.get('benchmark')} run, not a salbench run")
+    options = SalBenchOptions.model_validate(info["options"])
+    stored = info["backend"]
+    spec = BackendSpec(kind=stored["kind"], model=stored["model"], base_url=stored["base_url"],
+                       api_key_env=stored.get("api_key_env"))
+    settings = GenerationSettings.model_validate(info["generation"])
+    benchmark = build_benchmark(options)
+    err.print(f"resuming {directory}: {spec.kind} {spec.model}, configs "
+              f"{', '.join(options.configs)}", highlight=False)
+    return report(asyncio.run(_run(benchmark, spec, settings, engine, None, directory, console,
+                                   err, show_progress)), benchmark, console, err)
+
+
+def report(result: SessionResult, benchmark: SalBench, console: Console, err: Console) -> int:
+    """Print the tables and where everything is; exit 1 if some samples ended in error."""
+    info = RunStore.open(result.directory).info
+    benchmark.print_summary(result.metrics, info, console)
+    stats = result.stats
+    console.print(
+        f"{result.n_records} samples recorded ({result.n_errors} errors, {stats.skipped} rows "
+        f"skipped, {stats.cache_hits} from cache, {stats.resumed} done before) -> "
+        f"[bold]{result.directory}[/]", highlight=False)
+    if result.n_errors:
+        err.print(f"[yellow]{result.n_errors} samples failed and are left out of the scores; "
+                  f"retry them with: visioneval salbench --resume {result.directory}[/]",
+                  highlight=False)
+        return 1
+    return 0
+
+
+def demo_data(cache_root: Path, n: int, seed: int) -> Path:
+    """The demo's synthetic P3 set, generated once per (n, seed) and kept in the cache."""
+    from visioneval.benchmarks.salbench.synth import write_synthetic
+
+    target = cache_root / "demo" / f"salbench-synth-n{n}-seed{seed}"
+    if (target / "DONE").exists():
+        return target
+    tmp = target.with_name(target.name + ".partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    write_synthetic(tmp, n, seed)
+    (tmp / "DONE").write_text("complete\n")
+    shutil.rmtree(target, ignore_errors=True)
+    tmp.rename(target)
+    return target

@@ -1,0 +1,49 @@
+"""A rich progress bar: done/total, samples per second, errors and ETA."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+
+class RateColumn(ProgressColumn):
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:6.1f}/s" if speed else "     -/s", style="cyan")
+
+
+class RunProgress:
+    """Wraps rich's Progress; `advance` counts one finished sample."""
+
+    def __init__(self, total: int | None, description: str, *, completed: int = 0,
+                 console: Console | None = None, enabled: bool = True):
+        self.errors = 0
+        self._progress = Progress(
+            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+            RateColumn(), TextColumn("[red]{task.fields[errors]} errors"),
+            TimeRemainingColumn(), console=console, disable=not enabled, transient=False)
+        # Samples finished in an earlier session start as completed, so the rate and ETA
+        # describe this session's work only.
+        self._task = self._progress.add_task(description, total=total, completed=completed,
+                                             errors=0)
+
+    def __enter__(self) -> RunProgress:
+        self._progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._progress.stop()
+
+    def advance(self, error: bool) -> None:
+        if error:
+            self.errors += 1
+        self._progress.update(self._task, advance=1, errors=self.errors)

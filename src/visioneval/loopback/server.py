@@ -1,0 +1,274 @@
+"""A loopback model server speaking the OpenAI, Ollama and Anthropic protocols.
+
+It answers from a script (a fixed text, a deterministic class pick, the popout baseline, or
+any Python function), with optional latency and injected faults (429, 500, dropped
+connections, stalls). Tests start it on 127.0.0.1; `visioneval loopback` serves it for
+trying the tool without a model, and the speed benchmark drives it from another process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+import pybase64
+from aiohttp import web
+
+from visioneval.baselines.prompt_reading import vocabulary
+
+FAULTS = ("429", "500", "drop", "stall")
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """What the server saw: the prompt text and the encoded images, in order."""
+
+    text: str
+    images: list[str]  # base64 payloads
+
+    def last_image(self) -> bytes | None:
+        return pybase64.b64decode(self.images[-1]) if self.images else None
+
+
+Answerer = Callable[[Prompt], str]
+
+
+def answer_fixed(text: str) -> Answerer:
+    return lambda prompt: text
+
+
+def answer_hash(prompt: Prompt) -> str:
+    """A deterministic class from the prompt's list, by a checksum of text and image tail:
+    cheap (no image decode) and stable across runs, so resumed and fresh runs agree."""
+    classes = vocabulary(prompt.text)
+    tail = prompt.images[-1][-256:] if prompt.images else ""
+    return classes[zlib.crc32((prompt.text + tail).encode()) % len(classes)]
+
+
+def answer_popout(prompt: Prompt) -> str:
+    from visioneval.baselines import popout
+
+    image = prompt.last_image()
+    return popout.answer(prompt.text, image) if image else vocabulary(prompt.text)[0]
+
+
+ANSWER_MODES: dict[str, Answerer] = {"hash": answer_hash, "popout": answer_popout}
+
+
+@dataclass
+class ServerScript:
+    """How the server behaves. The first `fail_first` chat requests, then a `fail_rate` share
+    of the rest, get a fault drawn from `faults`."""
+
+    models: tuple[str, ...] = ("m",)
+    answer: Answerer = answer_hash
+    latency_s: float = 0.0
+    fail_rate: float = 0.0
+    fail_first: int = 0
+    faults: tuple[str, ...] = ("429", "500", "drop")
+    retry_after_s: float | None = 0.0
+    required_key: str | None = None
+    seed: int = 0
+    list_models: bool = True
+
+
+@dataclass
+class ServerStats:
+    requests: int = 0
+    faults: int = 0
+    answered: int = 0
+    bytes_in: int = 0
+    seen_auth: set[str] = field(default_factory=set)
+    bodies: list[dict[str, Any]] = field(default_factory=list)
+    keep_bodies: bool = False
+
+
+def _openai_prompt(body: dict[str, Any]) -> Prompt:
+    texts, images = [], []
+    for message in body.get("messages", []):
+        content = message.get("content")
+        if isinstance(content, str):
+            texts.append(content)
+            continue
+        for part in content or []:
+            if part.get("type") == "text":
+                texts.append(part["text"])
+            elif part.get("type") == "image_url":
+                images.append(part["image_url"]["url"].split(",", 1)[-1])
+    return Prompt("\n".join(texts), images)
+
+
+def _ollama_prompt(body: dict[str, Any]) -> Prompt:
+    texts, images = [], []
+    for message in body.get("messages", []):
+        images += message.get("images") or []
+        texts.append(message.get("content") or "")
+    return Prompt("\n".join(texts), images)
+
+
+def _anthropic_prompt(body: dict[str, Any]) -> Prompt:
+    texts, images = [], []
+    for message in body.get("messages", []):
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        for block in blocks or []:
+            if block.get("type") == "text":
+                texts.append(block["text"])
+            elif block.get("type") == "image":
+                images.append(block["source"]["data"])
+    return Prompt("\n".join(texts), images)
+
+
+def _openai_reply(model: str, text: str, prompt: Prompt) -> dict[str, Any]:
+    usage = {"prompt_tokens": len(prompt.text) // 4 + 85 * len(prompt.images),
+             "completion_tokens": max(1, len(text) // 4)}
+    usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+    return {"id": "chatcmpl-loopback", "object": "chat.completion", "created": int(time.time()),
+            "model": model, "usage": usage,
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": text}}]}
+
+
+def _ollama_reply(model: str, text: str, prompt: Prompt) -> dict[str, Any]:
+    return {"model": model, "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "message": {"role": "assistant", "content": text}, "done": True,
+            "done_reason": "stop", "prompt_eval_count": len(prompt.text) // 4,
+            "eval_count": max(1, len(text) // 4)}
+
+
+def _anthropic_reply(model: str, text: str, prompt: Prompt) -> dict[str, Any]:
+    return {"id": "msg_loopback", "type": "message", "role": "assistant", "model": model,
+            "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+            "usage": {"input_tokens": len(prompt.text) // 4,
+                      "output_tokens": max(1, len(text) // 4)}}
+
+
+PROTOCOLS = {
+    "/v1/chat/completions": (_openai_prompt, _openai_reply),
+    "/api/chat": (_ollama_prompt, _ollama_reply),
+    "/v1/messages": (_anthropic_prompt, _anthropic_reply),
+}
+
+
+class LoopbackServer:
+    def __init__(self, script: ServerScript | None = None):
+        self.script = script or ServerScript()
+        self.stats = ServerStats()
+        self._rng = random.Random(self.script.seed)
+        self._runner: web.AppRunner | None = None
+        self._closing: asyncio.Event | None = None
+        self.port = 0
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def app(self) -> web.Application:
+        app = web.Application(client_max_size=1 << 30)
+        app.router.add_get("/v1/models", self._models)
+        app.router.add_get("/api/tags", self._tags)
+        for path in PROTOCOLS:
+            app.router.add_post(path, self._chat)
+        return app
+
+    async def start(self, port: int = 0, host: str = "127.0.0.1") -> int:
+        self._closing = asyncio.Event()
+        self._runner = web.AppRunner(self.app(), access_log=None, shutdown_timeout=0.5)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, host, port)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        return self.port
+
+    async def stop(self) -> None:
+        if self._closing is not None:
+            self._closing.set()  # releases stalled requests
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    def _authorized(self, request: web.Request) -> bool:
+        auth = request.headers.get("Authorization", "")
+        key = auth.removeprefix("Bearer ") if auth else request.headers.get("x-api-key", "")
+        if key:
+            self.stats.seen_auth.add(key)
+        return self.script.required_key is None or key == self.script.required_key
+
+    async def _models(self, request: web.Request) -> web.Response:
+        if not self._authorized(request):
+            return web.json_response({"error": {"message": "invalid key"}}, status=401)
+        if not self.script.list_models:
+            return web.json_response({"error": "not found"}, status=404)
+        return web.json_response({"object": "list", "data": [
+            {"id": m, "object": "model", "owned_by": "loopback"} for m in self.script.models]})
+
+    async def _tags(self, request: web.Request) -> web.Response:
+        return web.json_response({"models": [{"name": m, "model": m}
+                                             for m in self.script.models]})
+
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
+        self.stats.requests += 1
+        raw = await request.read()
+        self.stats.bytes_in += len(raw)
+        if not self._authorized(request):
+            return web.json_response({"error": {"message": "invalid key"}}, status=401)
+        body = orjson.loads(raw)
+        if self.stats.keep_bodies:
+            self.stats.bodies.append(body)
+        if self.script.latency_s:
+            await asyncio.sleep(self.script.latency_s)
+        if body.get("model") not in self.script.models:
+            return web.json_response({"error": {"message": f"model {body.get('model')!r} "
+                                                           "not found"}}, status=404)
+        if self.stats.requests <= self.script.fail_first or (
+                self.script.fail_rate and self._rng.random() < self.script.fail_rate):
+            self.stats.faults += 1
+            return await self._fault(request, self._rng.choice(self.script.faults))
+        parse_prompt, reply = PROTOCOLS[request.path]
+        prompt = parse_prompt(body)
+        text = self.script.answer(prompt)
+        self.stats.answered += 1
+        return web.Response(body=orjson.dumps(reply(body["model"], text, prompt)),
+                            content_type="application/json")
+
+    async def _fault(self, request: web.Request, fault: str) -> web.StreamResponse:
+        if fault == "429":
+            headers = {}
+            if self.script.retry_after_s is not None:
+                headers["Retry-After"] = f"{self.script.retry_after_s:g}"
+            return web.json_response({"error": {"message": "rate limited"}}, status=429,
+                                     headers=headers)
+        if fault == "500":
+            return web.json_response({"error": {"message": "internal error"}}, status=500)
+        if fault == "stall" and self._closing is not None:
+            await self._closing.wait()
+        # "drop": close the connection without an answer.
+        if request.transport is not None:
+            request.transport.abort()
+        raise asyncio.CancelledError
+
+
+class ThreadedServer:
+    """Runs a LoopbackServer on its own event loop in a thread, for synchronous tests."""
+
+    def __init__(self, script: ServerScript | None = None):
+        self.server = LoopbackServer(script)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+
+    def __enter__(self) -> LoopbackServer:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self.server.start(), self._loop).result(10)
+        return self.server
+
+    def __exit__(self, *exc: object) -> None:
+        asyncio.run_coroutine_threadsafe(self.server.stop(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+        self._loop.close()

@@ -1,0 +1,126 @@
+"""The typed records that flow through one evaluation: Sample -> Request -> Response -> Record."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import orjson
+from pydantic import BaseModel, Field
+
+from visioneval.images import Image
+
+Part = str | Image
+"""A prompt part: text or an image, kept in the order the model should see them."""
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    role: Literal["system", "user", "assistant"]
+    parts: tuple[Part, ...]
+
+    def text(self) -> str:
+        return "\n".join(p for p in self.parts if isinstance(p, str))
+
+    def images(self) -> list[Image]:
+        return [p for p in self.parts if isinstance(p, Image)]
+
+
+def user(*parts: Part) -> Message:
+    return Message("user", tuple(parts))
+
+
+class GenerationSettings(BaseModel, frozen=True):
+    """Sampling settings, explicit and recorded (defaults follow the lmms-eval SalBench task)."""
+
+    temperature: float = 0.0
+    max_tokens: int = Field(128, gt=0)
+    seed: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    messages: tuple[Message, ...]
+    settings: GenerationSettings
+
+    def fingerprint(self) -> dict[str, Any]:
+        """A JSON-able identity of the request: images stand in by their sha256."""
+        return {
+            "messages": [
+                {"role": m.role,
+                 "parts": [p if isinstance(p, str) else {"image": p.sha256} for p in m.parts]}
+                for m in self.messages
+            ],
+            "settings": self.settings.model_dump(),
+        }
+
+
+def stable_hash(obj: Any) -> str:
+    """sha256 of canonical JSON: the cache key and dataset fingerprints use it."""
+    return hashlib.sha256(orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+class Response(BaseModel):
+    """What a backend returned for one request: text, or an error, never both."""
+
+    text: str | None = None
+    error: str | None = None
+    finish_reason: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    latency_s: float = 0.0
+    attempts: int = 1
+    cached: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.text is not None
+
+
+@dataclass(slots=True)
+class Sample:
+    """One unit of work: the prompt to send, the target to score, labels for grouping."""
+
+    id: str
+    group: str
+    messages: tuple[Message, ...]
+    target: Any
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def prompt_summary(self) -> list[dict[str, Any]]:
+        """The prompt as a record keeps it: text verbatim, images by description."""
+        return [
+            {"role": m.role,
+             "parts": [p if isinstance(p, str) else {"image": p.describe()} for p in m.parts]}
+            for m in self.messages
+        ]
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedRow:
+    """A dataset row that could not become a sample (bad column, image or label)."""
+
+    group: str
+    row: str
+    reason: str
+
+    def line(self) -> str:
+        return f"skipped {self.group} row {self.row}: {self.reason}"
+
+
+class Record(BaseModel):
+    """One finished sample as written to samples.jsonl; metrics are recomputed from these."""
+
+    id: str
+    group: str
+    target: Any
+    response: Response
+    parsed: dict[str, Any] = Field(default_factory=dict)
+    scores: dict[str, dict[str, float]] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    prompt: list[dict[str, Any]] = Field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.response.ok

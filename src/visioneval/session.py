@@ -1,0 +1,152 @@
+"""One evaluation session, start to end: preflight, run directory, engine, metrics, tables.
+
+Shared by every benchmark command; a benchmark only supplies samples, scoring and tables.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import re
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+from rich.console import Console
+
+from visioneval import __version__
+from visioneval.backends.base import Backend
+from visioneval.backends.registry import BackendSpec
+from visioneval.benchmarks.base import Benchmark
+from visioneval.engine.cache import ResponseCache
+from visioneval.engine.progress import RunProgress
+from visioneval.engine.retry import RetryPolicy
+from visioneval.engine.runner import Engine, RunStats
+from visioneval.engine.store import RunDirError, RunStore
+from visioneval.records import GenerationSettings
+
+log = logging.getLogger(__name__)
+
+
+class EngineOptions(BaseModel, frozen=True):
+    """How to run; recorded in run.json but free to change on --resume."""
+
+    concurrency: int = Field(16, gt=0)
+    max_attempts: int = Field(6, gt=0)
+    timeout_s: float = Field(120.0, gt=0)
+    backoff_base_s: float = Field(1.0, ge=0)
+    backoff_cap_s: float = Field(30.0, ge=0)
+    cache_path: Path | None = None
+
+    def retry_policy(self) -> RetryPolicy:
+        return RetryPolicy(self.max_attempts, self.timeout_s, self.backoff_base_s,
+                           self.backoff_cap_s)
+
+
+@dataclass
+class SessionResult:
+    directory: Path
+    metrics: dict[str, Any]
+    stats: RunStats
+    n_records: int
+    n_errors: int
+    status: str
+
+
+def default_run_dir(benchmark: str, model: str, root: Path = Path("results")) -> Path:
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_") or "model"
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return root / f"{benchmark}-{safe}-{stamp}"
+
+
+def new_run_info(plan: dict[str, Any], spec: BackendSpec, settings: GenerationSettings,
+                 engine: EngineOptions) -> dict[str, Any]:
+    return {
+        "visioneval_version": __version__,
+        "benchmark": plan["benchmark"],
+        "options": plan["options"],
+        "dataset": plan["dataset"],
+        # api_key_env is what the user chose (None: the default); key_env_used is where the
+        # key was read from. The key itself is never written anywhere.
+        "backend": spec.model_dump() | {"base_url": spec.resolved_base_url(),
+                                        "key_env_used": spec.key_env()},
+        "generation": settings.model_dump(),
+        "engine": engine.model_dump(mode="json"),
+        "python": sys.version.split()[0],
+        "started_at": _now(),
+        "status": "running",
+        "sessions": [],
+    }
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def check_resumable(info: dict[str, Any], plan: dict[str, Any]) -> None:
+    """A resumed run must read the same data, or its records would mix two datasets."""
+    before, now = info["dataset"]["fingerprint"], plan["dataset"]["fingerprint"]
+    if before != now:
+        raise RunDirError(f"the dataset changed since this run started (fingerprint {before[:12]} "
+                          f"then, {now[:12]} now); start a new run instead of resuming")
+
+
+async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
+                      settings: GenerationSettings, engine_options: EngineOptions,
+                      console: Console, show_progress: bool = True) -> SessionResult:
+    """Run what is not yet done, then recompute metrics and tables from the journal."""
+    done = {r.id for r in store.latest_records() if r.ok}
+    cache = ResponseCache(engine_options.cache_path) if engine_options.cache_path else None
+    engine = Engine(backend, store, settings, engine_options.retry_policy(),
+                    engine_options.concurrency, cache)
+    session: dict[str, Any] = {"started_at": _now(), "resumed_from": len(done)}
+    store.info["status"] = "running"
+    store.info["sessions"].append(session)
+    store.save_info()
+    started = time.perf_counter()
+    status = "interrupted"
+    stats = RunStats()
+    try:
+        with RunProgress(benchmark.total(), benchmark.name, completed=len(done),
+                         console=console, enabled=show_progress) as progress:
+            await engine.run(benchmark.samples(), benchmark.score, progress, done, stats)
+        status = "finished"
+    finally:
+        store.close()
+        if cache:
+            cache.close()
+        session |= {"ended_at": _now(), "seconds": round(time.perf_counter() - started, 3),
+                    "status": status, **stats.as_dict()}
+        result = finish(benchmark, store, status)
+    result.stats = stats
+    return result
+
+
+def finish(benchmark: Benchmark, store: RunStore, status: str) -> SessionResult:
+    """Metrics and tables from every record so far; run.json updated with the counts."""
+    records = store.latest_records()
+    metrics = benchmark.summarize(records)
+    store.write_json("metrics.json", metrics)
+    benchmark.write_tables(metrics, store.info, store.directory)
+    n_errors = sum(1 for r in records if not r.ok)
+    sessions = store.info["sessions"]
+    store.info |= {
+        "status": status,
+        "finished_at": _now(),
+        "counts": {
+            "records": len(records),
+            "scored": len(records) - n_errors,
+            "errors": n_errors,
+            "skipped_rows": sessions[-1].get("skipped", 0) if sessions else 0,
+            "cache_hits": sum(s.get("cache_hits", 0) for s in sessions),
+            "requests_sent": sum(s.get("sent", 0) for s in sessions),
+            "prompt_tokens": sum(s.get("prompt_tokens", 0) for s in sessions),
+            "completion_tokens": sum(s.get("completion_tokens", 0) for s in sessions),
+        },
+    }
+    store.save_info()
+    return SessionResult(store.directory, metrics, RunStats(), len(records), n_errors, status)
+

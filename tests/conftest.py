@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from visioneval.loopback.server import ServerScript, ThreadedServer  # noqa: E402
+
+
+@pytest.fixture
+def serve():
+    """Start a loopback model server with a script; stopped at the end of the test."""
+    started = []
+
+    def start(**script):
+        ctx = ThreadedServer(ServerScript(**script))
+        server = ctx.__enter__()
+        started.append(ctx)
+        return server
+
+    yield start
+    for ctx in started:
+        ctx.__exit__(None, None, None)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(tmp_path, monkeypatch):
+    """No test reads a real key or writes to the user's cache."""
+    for name in ("OPENAI_API_KEY", "OPENROUTER_API_KEY", "ANTHROPIC_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
