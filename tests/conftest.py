@@ -26,6 +26,16 @@ def serve():
         ctx.__exit__(None, None, None)
 
 
+@pytest.fixture(scope="session")
+def synth_data(tmp_path_factory) -> Path:
+    """A small synthetic SalBench P3 set in the real schema (8 scenes per config)."""
+    from visioneval.benchmarks.salbench.synth import write_synthetic
+
+    root = tmp_path_factory.mktemp("synth")
+    write_synthetic(root, 8, seed=3)
+    return root
+
+
 @pytest.fixture(autouse=True)
 def _isolated_env(tmp_path, monkeypatch):
     """No test reads a real key or writes to the user's cache."""

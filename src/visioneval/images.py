@@ -59,8 +59,10 @@ class Image:
                 width, height = pil.size
                 if verify:
                     pil.verify()
+        except PILImage.UnidentifiedImageError:
+            raise ImageError(f"corrupt or truncated {mime} data ({len(data)} bytes)") from None
         except Exception as exc:  # PIL raises many types for corrupt files
-            raise ImageError(f"cannot read image header: {exc}") from exc
+            raise ImageError(f"corrupt {mime} data ({exc})") from None
         return cls(data, mime, hashlib.sha256(data).hexdigest(), width, height)
 
     def base64(self) -> str:

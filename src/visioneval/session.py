@@ -102,6 +102,8 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     cache = ResponseCache(engine_options.cache_path) if engine_options.cache_path else None
     engine = Engine(backend, store, settings, engine_options.retry_policy(),
                     engine_options.concurrency, cache)
+    for earlier in store.info["sessions"]:
+        earlier.setdefault("status", "killed")  # it ended without writing its own end
     session: dict[str, Any] = {"started_at": _now(), "resumed_from": len(done)}
     store.info["status"] = "running"
     store.info["sessions"].append(session)

@@ -99,3 +99,24 @@ def fingerprint(files: Sequence[Path], root: Path) -> str:
                 inner.update(chunk)
         outer.update(f"{path.relative_to(root).as_posix()}\0{inner.hexdigest()}\n".encode())
     return outer.hexdigest()
+
+
+def write_hf_parquet(path: Path, rows: Sequence[dict[str, Any]], image_columns: Sequence[str],
+                     row_group: int = 64) -> None:
+    """Write rows as the Hugging Face Hub stores them: image columns as {"bytes", "path"}
+    structs, the rest as strings, with the `huggingface` schema metadata that lets
+    `datasets` read the images back as Image features. Used for fixtures and synthetic sets."""
+    import json
+
+    import pyarrow as pa
+
+    columns = list(rows[0]) if rows else list(image_columns)
+    image_type = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
+    fields = [pa.field(c, image_type if c in image_columns else pa.string()) for c in columns]
+    features = {c: {"_type": "Image"} if c in image_columns else
+                {"dtype": "string", "_type": "Value"} for c in columns}
+    schema = pa.schema(fields, metadata={b"huggingface": json.dumps(
+        {"info": {"features": features}}).encode()})
+    table = pa.Table.from_pylist(list(rows), schema=schema)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, path, row_group_size=row_group)

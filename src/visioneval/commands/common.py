@@ -7,7 +7,6 @@ from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
-from rich.logging import RichHandler
 
 from visioneval.backends.base import PreflightError
 from visioneval.benchmarks.parquet import DataError
@@ -22,11 +21,28 @@ def consoles() -> tuple[Console, Console]:
     return Console(), Console(stderr=True)
 
 
+class LineHandler(logging.Handler):
+    """One log record, one unwrapped line, printed through the console the progress bar
+    uses (so lines appear above the bar instead of tearing it)."""
+
+    STYLES = {"WARNING": "yellow", "ERROR": "bold red", "CRITICAL": "bold red", "DEBUG": "dim"}
+
+    def __init__(self, console: Console):
+        super().__init__()
+        self.console = console
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            line = f"{record.levelname.lower()}: {self.format(record)}"
+            self.console.print(line, style=self.STYLES.get(record.levelname), soft_wrap=True,
+                               markup=False, highlight=False)
+        except Exception:  # logging must never break a run
+            self.handleError(record)
+
+
 def setup_logging(console: Console, verbose: bool) -> None:
-    handler = RichHandler(console=console, show_time=verbose, show_path=verbose,
-                          markup=False, rich_tracebacks=False)
-    logging.basicConfig(level=logging.WARNING, handlers=[handler], format="%(message)s",
-                        force=True)
+    logging.basicConfig(level=logging.WARNING, handlers=[LineHandler(console)],
+                        format="%(message)s", force=True)
     logging.getLogger("visioneval").setLevel(logging.DEBUG if verbose else logging.INFO)
 
 

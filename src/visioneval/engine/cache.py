@@ -38,7 +38,9 @@ class ResponseCache:
         row = self._db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
         if row is None:
             return None
-        return Response.model_validate_json(row[0]).model_copy(update={"cached": True})
+        # A cache hit took no time and no attempt in this run.
+        return Response.model_validate_json(row[0]).model_copy(
+            update={"cached": True, "latency_s": 0.0, "attempts": 0})
 
     def put(self, key: str, response: Response) -> None:
         if not response.ok:

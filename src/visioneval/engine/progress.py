@@ -43,6 +43,10 @@ class RunProgress:
     def __exit__(self, *exc: object) -> None:
         self._progress.stop()
 
+    def skip(self) -> None:
+        """A row that could not become a sample: done, but neither answered nor failed."""
+        self._progress.update(self._task, advance=1)
+
     def advance(self, error: bool) -> None:
         if error:
             self.errors += 1

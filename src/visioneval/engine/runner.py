@@ -74,6 +74,7 @@ class Engine:
                     stats.skipped += 1
                     stats.skipped_rows.append({"group": item.group, "row": item.row,
                                                "reason": item.reason})
+                    progress.skip()
                     continue
                 if item.id in done:
                     stats.resumed += 1

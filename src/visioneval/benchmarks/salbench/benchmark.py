@@ -101,8 +101,10 @@ class SalBench:
             return SkippedRow(spec.name, f"image_id {name}", problem)
         try:
             image = Image.from_bytes(parquet.image_bytes(values["image"]))
-        except (ImageError, ValueError) as exc:
+        except ImageError as exc:
             return SkippedRow(spec.name, f"image_id {name}", f"undecodable image: {exc}")
+        except ValueError as exc:
+            return SkippedRow(spec.name, f"image_id {name}", str(exc))
         question = values["question"]
         if plan is None:
             messages = zero_shot(question, image, self.options.prompt)

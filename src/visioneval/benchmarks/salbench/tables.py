@@ -11,6 +11,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from visioneval.benchmarks.salbench.spec import CONFIGS
+
 # Column -> config, in the seed's order (salbench-eval-plan.md, "Output Format").
 TABLE1_COLUMNS = {
     "Detection_NAT": "O3", "Detection_SYN": "P3",
@@ -49,24 +51,23 @@ def write(metrics: dict[str, Any], label: dict[str, Any], directory: Path) -> li
     return out
 
 
+SHORT_TASK = {"D": "Detection", "R": "Referring", "VR": "Visual Ref."}
+
+
 def show(metrics: dict[str, Any], label: dict[str, Any], console: Console) -> None:
-    table = Table(title=f"SalBench: {label['model']}, {label['shots']}-shot "
-                        "(percent; strict = reference parser, lenient = format-forgiving)")
-    for column in ("config", "n", "errors", "unparsed", "EM strict", "F1 strict",
-                   "EM lenient", "F1 lenient"):
-        table.add_column(column, justify="left" if column == "config" else "right")
+    """One row per config: task and image set, counts, then EM and macro F1 per parser."""
+    table = Table(title=f"SalBench: {label['model']}, {label['shots']}-shot (percent)",
+                  caption="P3 synthetic, O3 natural. EM exact match; F1 the paper's macro F1. "
+                          "strict: the reference parser (headline); lenient: forgives format.")
+    for column in ("task", "set", "n", "errors", "unparsed", "EM", "F1", "EM len", "F1 len"):
+        table.add_column(column, justify="left" if column in ("task", "set") else "right",
+                         no_wrap=True, min_width=5 if column.startswith(("EM", "F1")) else None)
     for config, block in metrics.items():
+        spec = CONFIGS[config]
         strict, lenient = block["strict"], block["lenient"]
-        table.add_row(config, str(strict["n"]), str(strict["n_errors"]),
-                      f"{strict['n_unparsed']}/{lenient['n_unparsed']}",
-                      percent(strict, "exact_match"), percent(strict, "macro_f1"),
-                      percent(lenient, "exact_match"), percent(lenient, "macro_f1"))
+        table.add_row(SHORT_TASK[spec.task], spec.dataset, str(strict["n"]),
+                      str(strict["n_errors"]), str(strict["n_unparsed"]),
+                      percent(strict, "exact_match") or "-", percent(strict, "macro_f1") or "-",
+                      percent(lenient, "exact_match") or "-",
+                      percent(lenient, "macro_f1") or "-")
     console.print(table)
-    for title, metric in (("Table 1, macro F1 (%)", "macro_f1"),
-                          ("Exact match (%)", "exact_match")):
-        rows = table_rows(metrics, label, metric)
-        paper = Table(title=title)
-        for column in rows[0]:
-            paper.add_column(column, justify="right")
-        paper.add_row(*[cell or "-" for cell in rows[1]])
-        console.print(paper)
