@@ -25,9 +25,13 @@ def cache_key(identity: dict[str, Any], request: Request) -> str:
 
 
 class ResponseCache:
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, batch: int = 64, max_delay_s: float = 5.0):
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        self.batch = batch
+        self.max_delay_s = max_delay_s
+        self._flushed = time.time()
+        self._pending: dict[str, tuple[str, float]] = {}
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -35,21 +39,41 @@ class ResponseCache:
         self._db.execute(SCHEMA)
 
     def get(self, key: str) -> Response | None:
-        row = self._db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
-        if row is None:
-            return None
+        if key in self._pending:
+            stored = self._pending[key][0]
+        else:
+            row = self._db.execute("SELECT response FROM responses WHERE key = ?",
+                                   (key,)).fetchone()
+            if row is None:
+                return None
+            stored = row[0]
         # A cache hit took no time and no attempt in this run.
-        return Response.model_validate_json(row[0]).model_copy(
+        return Response.model_validate_json(stored).model_copy(
             update={"cached": True, "latency_s": 0.0, "attempts": 0})
 
     def put(self, key: str, response: Response) -> None:
+        """Queue a successful response; written in batches (the journal, not the cache, is
+        what protects finished work, so a kill may only cost a few cache entries)."""
         if not response.ok:
             return
         stored = response.model_copy(update={"cached": False, "attempts": 1})
-        self._db.execute("INSERT OR REPLACE INTO responses VALUES (?, ?, ?)",
-                         (key, stored.model_dump_json(), time.time()))
+        now = time.time()
+        self._pending[key] = (stored.model_dump_json(), now)
+        if len(self._pending) >= self.batch or now - self._flushed > self.max_delay_s:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write queued responses in one transaction."""
+        if self._pending:
+            self._db.execute("BEGIN")
+            self._db.executemany("INSERT OR REPLACE INTO responses VALUES (?, ?, ?)",
+                                 [(k, *v) for k, v in self._pending.items()])
+            self._db.execute("COMMIT")
+            self._pending.clear()
+        self._flushed = time.time()
 
     def close(self) -> None:
+        self.flush()
         self._db.close()
 
 

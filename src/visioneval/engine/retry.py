@@ -11,8 +11,6 @@ import random
 import time
 from dataclasses import dataclass
 
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
-
 from visioneval.backends.base import Backend, BackendError, TransientError
 from visioneval.records import Request, Response
 
@@ -43,28 +41,23 @@ async def _attempt(backend: Backend, request: Request, timeout_s: float) -> Resp
 
 
 async def generate(backend: Backend, request: Request, policy: RetryPolicy) -> Response:
-    """Send `request`, retrying transient failures; never raises BackendError."""
-
-    def wait(state: RetryCallState) -> float:
-        exc = state.outcome.exception() if state.outcome else None
-        return policy.delay(state.attempt_number, getattr(exc, "retry_after", None))
-
-    retrying = AsyncRetrying(
-        stop=stop_after_attempt(policy.max_attempts),
-        wait=wait,
-        retry=retry_if_exception_type(TransientError),
-        reraise=True,
-    )
+    """Send `request`, retrying transient failures within the budget; never raises
+    BackendError. (A plain loop: tenacity cost ~0.1 ms of CPU per request in inspect calls.)"""
     start = time.perf_counter()
-    attempts = 0
-    try:
-        async for attempt in retrying:
-            with attempt:
-                attempts = attempt.retry_state.attempt_number
-                response = await _attempt(backend, request, policy.timeout_s)
-    except BackendError as exc:
-        kind = "gave up" if isinstance(exc, TransientError) else "failed"
-        return Response(error=f"{kind} after {attempts} attempt(s): {exc}",
-                        attempts=attempts, latency_s=time.perf_counter() - start)
-    return response.model_copy(update={"attempts": attempts,
-                                       "latency_s": time.perf_counter() - start})
+    for attempt in range(1, policy.max_attempts + 1):
+        try:
+            response = await _attempt(backend, request, policy.timeout_s)
+        except TransientError as exc:
+            if attempt == policy.max_attempts:
+                return _failed(f"gave up after {attempt} attempt(s): {exc}", attempt, start)
+            await asyncio.sleep(policy.delay(attempt, exc.retry_after))
+        except BackendError as exc:
+            return _failed(f"failed after {attempt} attempt(s): {exc}", attempt, start)
+        else:
+            return response.model_copy(update={"attempts": attempt,
+                                               "latency_s": time.perf_counter() - start})
+    raise AssertionError("unreachable: max_attempts >= 1")
+
+
+def _failed(message: str, attempts: int, start: float) -> Response:
+    return Response(error=message, attempts=attempts, latency_s=time.perf_counter() - start)

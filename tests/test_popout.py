@@ -1,0 +1,129 @@
+"""The popout baseline finds the odd object on synthetic P3 scenes, for all three tasks."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from PIL import Image, ImageDraw
+
+from visioneval.baselines import popout
+from visioneval.baselines.prompt_reading import vocabulary
+from visioneval.benchmarks.parquet import image_bytes, iter_rows, parquet_files
+from visioneval.benchmarks.salbench.synth import (
+    QUESTION_D,
+    QUESTION_R,
+    QUESTION_VR,
+    write_synthetic,
+)
+
+N = 60
+O3_QUESTION = ("Context: Given this list of low level visual features defined according to "
+               "feature integration theory: Orientation, Color, Focus, Shape, Size, Location "
+               "and Pattern. Task: which feature makes one object different?")
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory) -> dict[str, list[tuple[str, bytes, str]]]:
+    root = tmp_path_factory.mktemp("popout")
+    write_synthetic(root, N, seed=7)
+    out = {}
+    for config in ("P3", "P3_box", "P3_box_img"):
+        rows = iter_rows(parquet_files(root / config), ["question", "image", "answer"])
+        out[config] = [(r.values["question"], image_bytes(r.values["image"]), r.values["answer"])
+                       for r in rows]
+    return out
+
+
+@pytest.mark.parametrize("config", ["P3", "P3_box", "P3_box_img"])
+def test_accuracy_per_config(data, config):
+    rows = data[config]
+    correct = sum(popout.answer(q, image) == truth for q, image, truth in rows)
+    assert correct / len(rows) >= 0.8, f"{config}: {correct}/{len(rows)}"
+
+
+def test_answer_is_always_in_the_vocabulary(data):
+    for rows in data.values():
+        for question, image, _ in rows[:12]:
+            assert popout.answer(question, image) in vocabulary(question)
+            assert popout.answer(O3_QUESTION, image) in vocabulary(O3_QUESTION)
+
+
+def test_unreadable_or_empty_images_fall_back_to_the_first_class():
+    blank = png(Image.new("RGB", (384, 384), (240, 240, 240)))
+    for question in (QUESTION_D, QUESTION_VR, O3_QUESTION):
+        first = vocabulary(question)[0]
+        assert popout.answer(question, b"not an image") == first
+        assert popout.answer(question, blank) == first
+    assert popout.answer("feature integration theory: Shape and Pattern.", blank) == "shape"
+
+
+def two_odd_objects() -> tuple[Image.Image, dict[str, tuple[int, int, int, int]]]:
+    """Green bars on a grid, one blue bar and one long bar: two outliers, two features."""
+    image = Image.new("RGB", (384, 384), (240, 240, 240))
+    draw = ImageDraw.Draw(image)
+    boxes = {}
+    for row in range(6):
+        for col in range(6):
+            x, y = 32 + col * 64, 32 + row * 64
+            box = (x - 12, y - 4, x + 12, y + 4)
+            fill = (60, 160, 60)
+            if (row, col) == (1, 4):
+                fill, boxes["color"] = (60, 60, 200), box
+            elif (row, col) == (4, 1):
+                box = (x - 24, y - 8, x + 24, y + 8)
+                boxes["size"] = box
+            draw.rectangle(box, fill=fill)
+    return image, boxes
+
+
+def png(image: Image.Image) -> bytes:
+    buf = io.BytesIO()
+    image.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def test_referring_answers_for_the_named_object():
+    image, boxes = two_odd_objects()
+    data = png(image)
+    for feature, (x0, y0, x1, y1) in boxes.items():
+        question = QUESTION_R.format(n_objects=36, x0=x0 / 384, y0=y0 / 384, x1=x1 / 384,
+                                     y1=y1 / 384)
+        assert popout.answer(question, data) == feature
+
+
+def test_visual_referring_answers_for_the_boxed_object():
+    for feature in ("color", "size"):
+        image, boxes = two_odd_objects()
+        x0, y0, x1, y1 = boxes[feature]
+        ImageDraw.Draw(image).rectangle((x0 - 6, y0 - 6, x1 + 6, y1 + 6), outline=(255, 0, 0),
+                                        width=3)
+        assert popout.answer(QUESTION_VR, png(image)) == feature
+
+
+def test_detection_on_a_rotated_target():
+    image = Image.new("RGB", (384, 384), (245, 245, 240))
+    draw = ImageDraw.Draw(image)
+    for row in range(5):
+        for col in range(5):
+            x, y = 40 + col * 76, 40 + row * 76
+            if (row, col) == (2, 3):
+                draw.rectangle((x - 4, y - 14, x + 4, y + 14), fill=(200, 140, 40))
+            else:
+                draw.rectangle((x - 14, y - 4, x + 14, y + 4), fill=(200, 140, 40))
+    assert popout.answer(QUESTION_D, png(image)) == "orientation"
+
+
+def test_orientation_of_shapes_without_an_axis():
+    """Squares have no principal axis; a square turned 45 degrees still pops out."""
+    image = Image.new("RGB", (384, 384), (240, 240, 240))
+    draw = ImageDraw.Draw(image)
+    for row in range(6):
+        for col in range(6):
+            x, y = 32 + col * 64, 32 + row * 64
+            if (row, col) == (2, 2):
+                draw.polygon([(x, y - 17), (x + 17, y), (x, y + 17), (x - 17, y)],
+                             fill=(50, 90, 180))
+            else:
+                draw.rectangle((x - 12, y - 12, x + 12, y + 12), fill=(50, 90, 180))
+    assert popout.answer(QUESTION_D, png(image)) == "orientation"
