@@ -3,7 +3,8 @@ sends (each row's stored image as a data URL, then the question), with nothing e
 
     python benchmarks/reference_loops.py {openai,aiohttp} BASE_URL DATA_DIR CONFIG CONCURRENCY [N]
 
-Prints one JSON line: {"client", "n", "seconds", "errors"} for the request phase.
+Prints one JSON line: {"client", "n", "seconds", "run_cpu", "errors"} for the request phase
+(from reading the first row to the last answer; start-up and imports excluded).
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ async def _drive(one, data_dir: Path, config: str, concurrency: int, limit: int 
     """Schedule rows as slots free up, so memory holds only the rows in flight."""
     slots = asyncio.Semaphore(concurrency)
     tasks, errors, n = set(), 0, 0
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
 
     async def run(row):
         nonlocal errors
@@ -91,16 +92,17 @@ async def _drive(one, data_dir: Path, config: str, concurrency: int, limit: int 
         tasks.add(task)
         task.add_done_callback(tasks.discard)
     await asyncio.gather(*tasks)
-    return n, time.perf_counter() - start, errors
+    return n, time.perf_counter() - start, time.process_time() - cpu_start, errors
 
 
 def main() -> None:
     client, base_url, data_dir, config, concurrency = sys.argv[1:6]
     limit = int(sys.argv[6]) if len(sys.argv) > 6 else None
     driver = {"openai": with_openai, "aiohttp": with_aiohttp}[client]
-    n, seconds, errors = asyncio.run(driver(base_url, Path(data_dir), config, int(concurrency),
-                                            limit))
-    print(json.dumps({"client": client, "n": n, "seconds": seconds, "errors": errors}))
+    n, seconds, cpu, errors = asyncio.run(driver(base_url, Path(data_dir), config,
+                                                 int(concurrency), limit))
+    print(json.dumps({"client": client, "n": n, "seconds": seconds, "run_cpu": cpu,
+                      "errors": errors}))
 
 
 if __name__ == "__main__":

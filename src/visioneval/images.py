@@ -12,6 +12,7 @@ import io
 from dataclasses import dataclass, field
 
 import pybase64
+from PIL import Image as PILImage
 
 _MAGIC = (
     (b"\x89PNG\r\n\x1a\n", "image/png"),
@@ -52,8 +53,6 @@ class Image:
         if not data:
             raise ImageError("empty image bytes")
         mime = sniff_mime(data)
-        from PIL import Image as PILImage  # lazy: keeps `visioneval --help` fast
-
         try:
             with PILImage.open(io.BytesIO(data)) as pil:
                 width, height = pil.size

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -52,8 +53,14 @@ class Request:
                  "parts": [p if isinstance(p, str) else {"image": p.sha256} for p in m.parts]}
                 for m in self.messages
             ],
-            "settings": self.settings.model_dump(),
+            "settings": _settings_dict(self.settings),
         }
+
+
+@functools.lru_cache(maxsize=64)
+def _settings_dict(settings: GenerationSettings) -> dict[str, Any]:
+    """Settings are frozen and shared by a whole run: dump them once, not per request."""
+    return settings.model_dump()
 
 
 def stable_hash(obj: Any) -> str:

@@ -108,7 +108,7 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     store.info["status"] = "running"
     store.info["sessions"].append(session)
     store.save_info()
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     status = "interrupted"
     stats = RunStats()
     try:
@@ -121,6 +121,7 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
         if cache:
             cache.close()
         session |= {"ended_at": _now(), "seconds": round(time.perf_counter() - started, 3),
+                    "cpu_seconds": round(time.process_time() - cpu_started, 3),
                     "status": status, **stats.as_dict()}
         result = finish(benchmark, store, status)
     result.stats = stats

@@ -53,51 +53,48 @@ class Engine:
 
     async def run(self, samples: Iterable[Sample | SkippedRow], scorer: Scorer,
                   progress: RunProgress, done: set[str], stats: RunStats) -> RunStats:
-        """Run every sample not in `done`, at most `concurrency` at a time; `stats` is
-        updated as samples finish, so an interrupted session still knows what it did."""
-        slots = asyncio.Semaphore(self.concurrency)
-        tasks: set[asyncio.Task] = set()
-        crashed: list[BaseException] = []
+        """Run every sample not in `done` with `concurrency` workers; `stats` is updated as
+        samples finish, so an interrupted session still knows what it did.
 
-        def finished(task: asyncio.Task) -> None:
-            tasks.discard(task)
-            slots.release()
-            if not task.cancelled() and task.exception() is not None:
-                crashed.append(task.exception())
+        A producer reads and prepares samples into a queue of `concurrency` while the workers
+        wait on the network, so preparing the next sample is off the critical path when a
+        wave of answers arrives. A bug in scoring cancels everything (TaskGroup) and leaves
+        the journal as it was."""
+        queue: asyncio.Queue[Sample | None] = asyncio.Queue(maxsize=self.concurrency)
 
-        try:
+        async def produce() -> None:
             for item in samples:
-                if crashed:
-                    break  # a bug in scoring: stop scheduling, keep what is journaled
                 if isinstance(item, SkippedRow):
                     log.warning(item.line())
                     stats.skipped += 1
                     stats.skipped_rows.append({"group": item.group, "row": item.row,
                                                "reason": item.reason})
                     progress.skip()
-                    continue
-                if item.id in done:
+                elif item.id in done:
                     stats.resumed += 1
-                    continue
-                await slots.acquire()
-                task = asyncio.create_task(self._one(item, scorer, stats, progress))
-                tasks.add(task)
-                task.add_done_callback(finished)
-            await asyncio.gather(*tasks)
-        finally:
-            for task in list(tasks):
-                task.cancel()
-        if crashed:
-            raise crashed[0]
+                else:
+                    await queue.put(item)  # suspends while the queue is full
+            for _ in range(self.concurrency):
+                await queue.put(None)
+
+        async def work() -> None:
+            while (sample := await queue.get()) is not None:
+                await self._one(sample, scorer, stats, progress)
+
+        async with asyncio.TaskGroup() as group:
+            group.create_task(produce())
+            for _ in range(self.concurrency):
+                group.create_task(work())
         return stats
 
     async def _one(self, sample: Sample, scorer: Scorer, stats: RunStats,
                    progress: RunProgress) -> None:
         request = Request(sample.messages, self.settings)
         response = await self._respond(request, stats)
-        record = Record(id=sample.id, group=sample.group, target=sample.target,
-                        response=response, metadata=sample.metadata,
-                        prompt=sample.prompt_summary())
+        # Built from our own typed parts: no need to validate again.
+        record = Record.model_construct(id=sample.id, group=sample.group, target=sample.target,
+                                        response=response, metadata=sample.metadata,
+                                        prompt=sample.prompt_summary(), parsed={}, scores={})
         if response.ok:
             record.parsed, record.scores = scorer(sample, response.text or "")
             stats.prompt_tokens += response.prompt_tokens or 0
