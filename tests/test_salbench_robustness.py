@@ -123,3 +123,25 @@ def test_demo_runs_offline_and_prints_the_table(tmp_path):
     # popout really sees: far above the 1/3 chance level.
     assert metrics["P3"]["strict"]["exact_match"] > 0.6
     assert Path(tmp_path / "cache" / "visioneval" / "demo").is_dir()
+
+
+def test_ctrl_c_keeps_finished_samples_and_says_how_to_resume(serve, synth_data, tmp_path):
+    server = serve(latency_s=0.05)
+    out = tmp_path / "run"
+    proc = spawn(*salbench_args(server, synth_data, out, "--splits", "synthetic",
+                                "--concurrency", "2", "--no-cache"),
+                 env={"XDG_CACHE_HOME": str(tmp_path / "xdg-cache")})
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        path = out / "samples.jsonl"
+        if path.exists() and path.read_bytes().count(b"\n") >= 4:
+            break
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert f"continue with: visioneval salbench --resume {out}" in stderr
+    info = load(out, "run.json")
+    assert info["status"] == "interrupted"
+    assert info["counts"]["records"] == len(journal(out)) >= 4
+    assert load(out)["P3"]["strict"]["n"] >= 1  # partial metrics are written too

@@ -22,6 +22,8 @@ from visioneval.session import (
     run_session,
 )
 
+EXIT_INTERRUPTED = 130
+
 
 def build_benchmark(options: SalBenchOptions) -> SalBench:
     data_dir = Path(options.data_dir) if options.data_dir else None
@@ -29,19 +31,18 @@ def build_benchmark(options: SalBenchOptions) -> SalBench:
 
 
 async def _run(benchmark: SalBench, spec: BackendSpec, settings: GenerationSettings,
-               engine: EngineOptions, out: Path | None, resume: Path | None,
-               console: Console, err: Console, show_progress: bool) -> SessionResult:
+               engine: EngineOptions, directory: Path, resume: bool,
+               err: Console, show_progress: bool) -> SessionResult:
     majority = benchmark.majority_answers() if spec.model == "majority" else None
     backend = make_backend(spec, connections=engine.concurrency, majority=majority,
                            seed=benchmark.options.seed)
     async with backend:
         await backend.preflight()
         plan = benchmark.plan()
-        if resume is not None:
-            store = RunStore.open(resume)
+        if resume:
+            store = RunStore.open(directory)
             check_resumable(store.info, plan)
         else:
-            directory = out or default_run_dir(benchmark.name, spec.model)
             store = RunStore.create(directory, new_run_info(plan, spec, settings, engine))
         return await run_session(benchmark, backend, store, settings, engine, err,
                                  show_progress)
@@ -51,8 +52,9 @@ def run(spec: BackendSpec, options: SalBenchOptions, settings: GenerationSetting
         engine: EngineOptions, out: Path | None, console: Console, err: Console,
         show_progress: bool = True) -> int:
     benchmark = build_benchmark(options)
-    return report(asyncio.run(_run(benchmark, spec, settings, engine, out, None, console, err,
-                                   show_progress)), benchmark, console, err)
+    directory = out or default_run_dir(benchmark.name, spec.model)
+    return _execute(_run(benchmark, spec, settings, engine, directory, False, err,
+                         show_progress), benchmark, directory, console, err)
 
 
 def resume(directory: Path, engine: EngineOptions, console: Console, err: Console,
@@ -68,9 +70,24 @@ def resume(directory: Path, engine: EngineOptions, console: Console, err: Consol
     settings = GenerationSettings.model_validate(info["generation"])
     benchmark = build_benchmark(options)
     err.print(f"resuming {directory}: {spec.kind} {spec.model}, configs "
-              f"{', '.join(options.configs)}", highlight=False)
-    return report(asyncio.run(_run(benchmark, spec, settings, engine, None, directory, console,
-                                   err, show_progress)), benchmark, console, err)
+              f"{', '.join(options.configs)}", highlight=False, soft_wrap=True)
+    return _execute(_run(benchmark, spec, settings, engine, directory, True, err,
+                         show_progress), benchmark, directory, console, err)
+
+
+def _execute(session, benchmark: SalBench, directory: Path, console: Console,
+             err: Console) -> int:
+    """Run the session; Ctrl-C keeps what finished and says how to continue."""
+    try:
+        result = asyncio.run(session)
+    except KeyboardInterrupt:
+        done = RunStore.open(directory).info.get("counts", {}).get("records", 0) \
+            if (directory / "run.json").exists() else 0
+        err.print(f"[yellow]interrupted: {done} samples are kept in {directory}; continue "
+                  f"with: visioneval salbench --resume {directory}[/]", highlight=False,
+                  soft_wrap=True)
+        return EXIT_INTERRUPTED
+    return report(result, benchmark, console, err)
 
 
 def report(result: SessionResult, benchmark: SalBench, console: Console, err: Console) -> int:
@@ -81,11 +98,11 @@ def report(result: SessionResult, benchmark: SalBench, console: Console, err: Co
     console.print(
         f"{result.n_records} samples recorded ({result.n_errors} errors, {stats.skipped} rows "
         f"skipped, {stats.cache_hits} from cache, {stats.resumed} done before) -> "
-        f"[bold]{result.directory}[/]", highlight=False)
+        f"[bold]{result.directory}[/]", highlight=False, soft_wrap=True)
     if result.n_errors:
         err.print(f"[yellow]{result.n_errors} samples failed and are left out of the scores; "
                   f"retry them with: visioneval salbench --resume {result.directory}[/]",
-                  highlight=False)
+                  highlight=False, soft_wrap=True)
         return 1
     return 0
 
