@@ -174,8 +174,8 @@ def main() -> None:
         data = make_big(work / "data", n) if args.big else make_small(work / "data", n)
         print(f"dataset: {n} rows ({'1.2 MB noise PNGs' if args.big else 'synthetic P3'}), "
               f"made in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
-        _child_cpu()  # dataset generation ran in this process; start counting here
         server, url = start_server()
+        _child_cpu()  # count only the clients' CPU (the warm-up import is a child too)
         try:
             if args.rss_sweep:
                 sweep = []

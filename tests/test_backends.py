@@ -139,3 +139,17 @@ def test_dropped_connection_is_transient(serve):
             return await backend.complete(request(PROMPT))
 
     assert run(go()).ok
+
+
+def test_spliced_body_is_exactly_the_json_of_the_payload():
+    import orjson
+
+    from visioneval.backends import body
+
+    a, b = make_image((1, 2, 3)), make_image((9, 8, 7), size=(5, 5))
+    payload = {"text": 'quotes " and \\ and ünïcode', "parts": [body.data_url(a), body.Blob(b)],
+               "n": 1.5}
+    expected = orjson.dumps({"text": payload["text"], "parts": [a.data_url(), b.base64()],
+                             "n": 1.5})
+    assert body.dumps(payload) == expected
+    assert body.dumps({"x": 1}) == b'{"x":1}'

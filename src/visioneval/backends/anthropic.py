@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from visioneval.backends import body
 from visioneval.backends.base import PreflightError, TransientError
 from visioneval.backends.http import HttpBackend
 from visioneval.records import Message, Request, Response
@@ -16,7 +17,7 @@ def anthropic_content(message: Message) -> list[dict[str, Any]]:
     return [
         {"type": "text", "text": p} if isinstance(p, str)
         else {"type": "image",
-              "source": {"type": "base64", "media_type": p.mime, "data": p.base64()}}
+              "source": {"type": "base64", "media_type": p.mime, "data": body.Blob(p)}}
         for p in message.parts
     ]
 

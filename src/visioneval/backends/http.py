@@ -14,6 +14,7 @@ from typing import Any
 import aiohttp
 import orjson
 
+from visioneval.backends import body
 from visioneval.backends.base import Backend, PermanentError, PreflightError, TransientError
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
@@ -74,10 +75,12 @@ class HttpBackend(Backend):
 
     async def post_json(self, path: str, payload: dict[str, Any]) -> Any:
         """POST a JSON body; map every failure to TransientError or PermanentError."""
-        body = orjson.dumps(payload)
+        # The payload (and any base64 it holds) is freed before the request waits.
+        data = body.dumps(payload)
+        del payload
         session = self._session_or_new()
         try:
-            async with session.post(self.base_url + path, data=body) as resp:
+            async with session.post(self.base_url + path, data=data) as resp:
                 raw = await resp.read()
                 status, headers = resp.status, resp.headers
         except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:

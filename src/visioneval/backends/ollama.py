@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from visioneval.backends import body
 from visioneval.backends.base import PreflightError, TransientError
 from visioneval.backends.http import HttpBackend
 from visioneval.records import Message, Request, Response
@@ -24,7 +25,7 @@ def ollama_messages(message: Message) -> list[dict[str, Any]]:
                 pending = []
             out.append(entry)
         else:
-            pending.append(part.base64())
+            pending.append(body.Blob(part))
     if pending:
         out.append({"role": message.role, "content": "", "images": pending})
     return out

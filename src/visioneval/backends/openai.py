@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from visioneval.backends import body
 from visioneval.backends.base import PermanentError, PreflightError, TransientError
 from visioneval.backends.http import RETRYABLE_STATUS, HttpBackend
 from visioneval.records import Message, Request, Response
@@ -20,7 +21,7 @@ def openai_content(message: Message) -> str | list[dict[str, Any]]:
         return message.text()
     return [
         {"type": "text", "text": p} if isinstance(p, str)
-        else {"type": "image_url", "image_url": {"url": p.data_url()}}
+        else {"type": "image_url", "image_url": {"url": body.data_url(p)}}
         for p in message.parts
     ]
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -27,6 +29,8 @@ class RunProgress:
     def __init__(self, total: int | None, description: str, *, completed: int = 0,
                  console: Console | None = None, enabled: bool = True):
         self.errors = 0
+        self._pending = 0
+        self._last = 0.0
         self._progress = Progress(
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
             RateColumn(), TextColumn("[red]{task.fields[errors]} errors"),
@@ -41,13 +45,27 @@ class RunProgress:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.flush()
         self._progress.stop()
 
     def skip(self) -> None:
         """A row that could not become a sample: done, but neither answered nor failed."""
-        self._progress.update(self._task, advance=1)
+        self._count(0)
 
     def advance(self, error: bool) -> None:
-        if error:
-            self.errors += 1
-        self._progress.update(self._task, advance=1, errors=self.errors)
+        self._count(1 if error else 0)
+
+    def _count(self, errors: int) -> None:
+        """Counts are kept here and handed to rich at most every 50 ms: rich's update takes
+        a lock and keeps speed samples, which would cost more than the sample itself."""
+        self.errors += errors
+        self._pending += 1
+        now = time.monotonic()
+        if now - self._last >= 0.05:
+            self.flush(now)
+
+    def flush(self, now: float | None = None) -> None:
+        if self._pending:
+            self._progress.update(self._task, advance=self._pending, errors=self.errors)
+            self._pending = 0
+        self._last = time.monotonic() if now is None else now

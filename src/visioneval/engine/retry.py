@@ -7,12 +7,15 @@ as an error and never scored as a wrong answer.
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import time
 from dataclasses import dataclass
 
 from visioneval.backends.base import Backend, BackendError, TransientError
 from visioneval.records import Request, Response
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -50,7 +53,9 @@ async def generate(backend: Backend, request: Request, policy: RetryPolicy) -> R
         except TransientError as exc:
             if attempt == policy.max_attempts:
                 return _failed(f"gave up after {attempt} attempt(s): {exc}", attempt, start)
-            await asyncio.sleep(policy.delay(attempt, exc.retry_after))
+            wait = policy.delay(attempt, exc.retry_after)
+            log.debug("attempt %d failed (%s); next in %.2f s", attempt, exc, wait)
+            await asyncio.sleep(wait)
         except BackendError as exc:
             return _failed(f"failed after {attempt} attempt(s): {exc}", attempt, start)
         else:

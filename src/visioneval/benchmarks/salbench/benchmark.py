@@ -136,6 +136,7 @@ class SalBench:
                 image = Image.from_bytes(parquet.image_bytes(row.values["image"]))
             except (ImageError, ValueError):
                 continue
+            image.shared = True  # sent with every query of the config: encode once
             ordered = tuple(c for c in spec.classes if c in labels[row.index])
             examples[row.index] = Example(row.index, image, row.values["question"], ordered)
         return plan, examples
