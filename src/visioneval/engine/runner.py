@@ -56,11 +56,14 @@ class Engine:
         """Run every sample not in `done` with `concurrency` workers; `stats` is updated as
         samples finish, so an interrupted session still knows what it did.
 
-        A producer reads and prepares samples into a queue of `concurrency` while the workers
-        wait on the network, so preparing the next sample is off the critical path when a
-        wave of answers arrives. A bug in scoring cancels everything (TaskGroup) and leaves
-        the journal as it was."""
-        queue: asyncio.Queue[Sample | None] = asyncio.Queue(maxsize=self.concurrency)
+        Three kinds of task keep the network busy: a producer reads and checks samples into a
+        queue while the workers wait on the network; a worker sends the next request as soon
+        as an answer arrives and hands the answer to a single writer, which scores, journals
+        and caches it. When a wave of answers arrives at once, every next request is out
+        before any bookkeeping is done. A bug in scoring cancels everything (TaskGroup) and
+        leaves the journal as it was."""
+        todo: asyncio.Queue[Sample | None] = asyncio.Queue(maxsize=self.concurrency)
+        answered: asyncio.Queue[tuple[Sample, Response, str | None] | None] = asyncio.Queue()
 
         async def produce() -> None:
             for item in samples:
@@ -73,24 +76,31 @@ class Engine:
                 elif item.id in done:
                     stats.resumed += 1
                 else:
-                    await queue.put(item)  # suspends while the queue is full
+                    await todo.put(item)  # suspends while the queue is full
             for _ in range(self.concurrency):
-                await queue.put(None)
+                await todo.put(None)
 
         async def work() -> None:
-            while (sample := await queue.get()) is not None:
-                await self._one(sample, scorer, stats, progress)
+            while (sample := await todo.get()) is not None:
+                response, key = await self._respond(Request(sample.messages, self.settings),
+                                                    stats)
+                answered.put_nowait((sample, response, key))
+
+        async def write() -> None:
+            while (item := await answered.get()) is not None:
+                self._record(*item, scorer, stats, progress)
 
         async with asyncio.TaskGroup() as group:
             group.create_task(produce())
-            for _ in range(self.concurrency):
-                group.create_task(work())
+            writer = group.create_task(write())
+            await asyncio.gather(*(group.create_task(work()) for _ in range(self.concurrency)))
+            answered.put_nowait(None)
+            await writer
         return stats
 
-    async def _one(self, sample: Sample, scorer: Scorer, stats: RunStats,
-                   progress: RunProgress) -> None:
-        request = Request(sample.messages, self.settings)
-        response = await self._respond(request, stats)
+    def _record(self, sample: Sample, response: Response, key: str | None, scorer: Scorer,
+                stats: RunStats, progress: RunProgress) -> None:
+        """Score, journal and cache one answer (the journal line is the sample's commit)."""
         # Built from our own typed parts: no need to validate again.
         record = Record.model_construct(id=sample.id, group=sample.group, target=sample.target,
                                         response=response, metadata=sample.metadata,
@@ -103,18 +113,20 @@ class Engine:
             stats.errors += 1
             log.debug("sample %s failed: %s", sample.id, response.error)
         self.store.append(record)
+        if key is not None and not response.cached:
+            self.cache.put(key, response)
         stats.finished += 1
         progress.advance(error=not response.ok)
 
-    async def _respond(self, request: Request, stats: RunStats) -> Response:
-        key = cache_key(self.backend.identity(), request) if self.cache else None
-        if self.cache and key:
-            hit = self.cache.get(key)
-            if hit is not None:
-                stats.cache_hits += 1
-                return hit
+    async def _respond(self, request: Request, stats: RunStats) -> tuple[Response, str | None]:
+        """The cached answer, or the backend's (with retries); and the cache key, if any."""
+        if self.cache is None:
+            stats.sent += 1
+            return await generate(self.backend, request, self.policy), None
+        key = cache_key(self.backend.identity(), request)
+        hit = self.cache.get(key)
+        if hit is not None:
+            stats.cache_hits += 1
+            return hit, key
         stats.sent += 1
-        response = await generate(self.backend, request, self.policy)
-        if self.cache and key:
-            self.cache.put(key, response)
-        return response
+        return await generate(self.backend, request, self.policy), key
