@@ -171,12 +171,18 @@ def demo(
     def action() -> int:
         cache = default_cache_path()
         data = command.demo_data(cache.parent, n, seed)
-        err.print(f"synthetic SalBench P3 set: {data}", highlight=False)
+        err.print(f"synthetic SalBench P3 set: {data}", highlight=False, soft_wrap=True)
         options = SalBenchOptions(configs=["P3", "P3_box", "P3_box_img"], data_dir=str(data))
         spec = BackendSpec(kind="builtin", model="popout")
         engine = _engine_options(16, 6, 120.0, 1.0, 30.0, True, None)
-        return command.run(spec, options, GenerationSettings(), engine, out, console, err,
+        code = command.run(spec, options, GenerationSettings(), engine, out, console, err,
                            not no_progress)
+        console.print(
+            "popout is a classical image-processing baseline (no neural network) that finds "
+            "the odd object by colour, size and angle statistics. Evaluate a real model with "
+            "`visioneval salbench --backend openai --model ...` (see `visioneval salbench "
+            "--help`).", highlight=False, soft_wrap=True)
+        return code
 
     raise typer.Exit(guarded(err, action))
 

@@ -58,7 +58,8 @@ def show(metrics: dict[str, Any], label: dict[str, Any], console: Console) -> No
     """One row per config: task and image set, counts, then EM and macro F1 per parser."""
     table = Table(title=f"SalBench: {label['model']}, {label['shots']}-shot (percent)",
                   caption="P3 synthetic, O3 natural. EM exact match; F1 the paper's macro F1. "
-                          "strict: the reference parser (headline); lenient: forgives format.")
+                          "strict: the reference parser (headline); lenient: forgives format.",
+                  pad_edge=False)
     for column in ("task", "set", "n", "errors", "unparsed", "EM", "F1", "EM len", "F1 len"):
         table.add_column(column, justify="left" if column in ("task", "set") else "right",
                          no_wrap=True, min_width=5 if column.startswith(("EM", "F1")) else None)
