@@ -116,7 +116,7 @@ def salbench(
     verbose: Verbose = False,
 ) -> None:
     """Evaluate a model on SalBench (arXiv 2507.04741) as the paper does."""
-    from visioneval.commands import salbench as command
+    from visioneval.commands import run as command
     from visioneval.commands.common import consoles, guarded, setup_logging, split_list
 
     console, err = consoles()
@@ -126,13 +126,13 @@ def salbench(
         engine = _engine_options(concurrency, max_attempts, timeout, backoff_base, backoff_cap,
                                  no_cache, cache_dir)
         if resume is not None:
-            return command.resume(resume, engine, console, err, not no_progress)
+            return command.resume(resume, "salbench", engine, console, err, not no_progress)
         if backend is None or model is None:
             raise ValueError("--backend and --model are required (or --resume RUN_DIR)")
         if shots not in (0, 3, 5):
             raise ValueError("--shots must be 0, 3 or 5")
         from visioneval.backends.registry import BackendSpec
-        from visioneval.benchmarks.salbench.benchmark import SalBenchOptions
+        from visioneval.benchmarks.salbench.benchmark import SalBenchOptions, build
         from visioneval.benchmarks.salbench.spec import select_configs
         from visioneval.records import GenerationSettings
 
@@ -143,7 +143,7 @@ def salbench(
         spec = BackendSpec(kind=backend.value, model=model, base_url=base_url,
                            api_key_env=api_key_env)
         settings = GenerationSettings(temperature=temperature, max_tokens=max_tokens)
-        return command.run(spec, options, settings, engine, out, console, err,
+        return command.run(build(options), spec, settings, engine, out, console, err,
                            not no_progress)
 
     raise typer.Exit(guarded(err, action))
@@ -159,9 +159,10 @@ def demo(
 ) -> None:
     """Offline: synthesise a small SalBench P3 set and evaluate the popout baseline on it."""
     from visioneval.backends.registry import BackendSpec
-    from visioneval.benchmarks.salbench.benchmark import SalBenchOptions
-    from visioneval.commands import salbench as command
+    from visioneval.benchmarks.salbench.benchmark import SalBenchOptions, build
+    from visioneval.commands import run as command
     from visioneval.commands.common import consoles, guarded, setup_logging
+    from visioneval.commands.demo import demo_data
     from visioneval.engine.cache import default_cache_path
     from visioneval.records import GenerationSettings
 
@@ -170,13 +171,13 @@ def demo(
 
     def action() -> int:
         cache = default_cache_path()
-        data = command.demo_data(cache.parent, n, seed)
+        data = demo_data(cache.parent, n, seed)
         err.print(f"synthetic SalBench P3 set: {data}", highlight=False, soft_wrap=True)
         options = SalBenchOptions(configs=["P3", "P3_box", "P3_box_img"], data_dir=str(data))
         spec = BackendSpec(kind="builtin", model="popout")
         engine = _engine_options(16, 6, 120.0, 1.0, 30.0, True, None)
-        code = command.run(spec, options, GenerationSettings(), engine, out, console, err,
-                           not no_progress)
+        code = command.run(build(options), spec, GenerationSettings(), engine, out, console,
+                           err, not no_progress)
         console.print(
             "popout is a classical image-processing baseline (no neural network) that finds "
             "the odd object by colour, size and angle statistics. Evaluate a real model with "

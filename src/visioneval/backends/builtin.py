@@ -11,12 +11,12 @@ from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
 from visioneval.backends.base import Backend, PreflightError
-from visioneval.baselines.prompt_reading import vocabulary
+from visioneval.baselines.prompt_reading import choices, vocabulary
 from visioneval.records import Request, Response, stable_hash
 
 MODELS = {
     "popout": "finds the odd object by colour, area and orientation statistics",
-    "random": "one class from the prompt's list, uniformly (seeded per request)",
+    "random": "one of the prompt's options, uniformly (seeded per request)",
     "majority": "the most common answer of the dataset, always",
 }
 
@@ -57,7 +57,7 @@ class BuiltinBackend(Backend):
             text = await loop.run_in_executor(self._pool, _popout, prompt, images[-1].data)
         elif self.model == "random":
             rng = random.Random(f"{self._seed}/{stable_hash(request.fingerprint())}")
-            text = rng.choice(classes)
+            text = rng.choice(choices(prompt))
         else:
             text = self._majority.get(classes, classes[0])
         return Response(text=text, finish_reason="stop")

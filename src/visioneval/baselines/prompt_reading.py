@@ -31,3 +31,19 @@ def bbox(prompt: str) -> tuple[float, float, float, float] | None:
 
 def mentions_red_box(prompt: str) -> bool:
     return "red box" in prompt.lower()
+
+
+_BRACKETED = re.compile(r"Options:\s*\[([^\]]*)\]")
+_FOLLOWING = re.compile(r"following options:\s*(.*?)\.?\s+Provide", re.DOTALL)
+
+
+def choices(prompt: str) -> tuple[str, ...]:
+    """The answers a prompt offers: an "Options: [a, b]" list, a "following options: a, b
+    ... Provide" list (IllusionBench's two styles), else SalBench's feature classes."""
+    for pattern in (_BRACKETED, _FOLLOWING):
+        match = pattern.search(prompt)
+        if match:
+            found = tuple(c.strip() for c in match.group(1).split(",") if c.strip())
+            if found:
+                return found
+    return vocabulary(prompt)

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
+from pydantic import BaseModel
 from rich.console import Console
 
 from visioneval.records import Record, Sample, SkippedRow
@@ -13,6 +14,7 @@ from visioneval.records import Record, Sample, SkippedRow
 
 class Benchmark(Protocol):
     name: str
+    options: BaseModel  # what run.json records; `registry.build(name, options)` rebuilds it
 
     def plan(self) -> dict[str, Any]:
         """The benchmark's configuration and dataset fingerprint, recorded in run.json."""
@@ -36,3 +38,7 @@ class Benchmark(Protocol):
     def print_summary(self, metrics: dict[str, Any], info: dict[str, Any],
                       console: Console) -> None:
         """The tables a user sees at the end of a run."""
+
+    def majority_answers(self) -> dict[tuple[str, ...], str]:
+        """For the builtin `majority` baseline: the most common answer per option list
+        (empty when the benchmark has no such notion)."""

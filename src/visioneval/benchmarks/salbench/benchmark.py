@@ -192,3 +192,12 @@ def _row_problem(spec: ConfigSpec, values: dict[str, Any]) -> str | None:
         return (f"answer {values['answer']!r} has label(s) {', '.join(sorted(outside))} outside "
                 f"the {spec.dataset} classes ({', '.join(spec.classes)})")
     return None
+
+
+def build(options: dict[str, Any] | SalBenchOptions) -> SalBench:
+    """The benchmark from its options (as run.json records them); finds the data."""
+    from visioneval.benchmarks.salbench.data import locate
+
+    options = SalBenchOptions.model_validate(options)
+    data_dir = Path(options.data_dir) if options.data_dir else None
+    return SalBench(options, locate(data_dir, options.configs))

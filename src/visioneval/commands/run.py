@@ -1,0 +1,103 @@
+"""Running any benchmark: backend, preflight, run directory, session, report, resume."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from visioneval.backends.registry import BackendSpec, make_backend
+from visioneval.benchmarks import registry
+from visioneval.benchmarks.base import Benchmark
+from visioneval.engine.store import RunStore
+from visioneval.records import GenerationSettings
+from visioneval.session import (
+    EngineOptions,
+    SessionResult,
+    check_resumable,
+    default_run_dir,
+    new_run_info,
+    run_session,
+)
+
+EXIT_INTERRUPTED = 130
+
+
+async def _session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
+                   engine: EngineOptions, directory: Path, resume: bool, err: Console,
+                   show_progress: bool) -> SessionResult:
+    majority = benchmark.majority_answers() if spec.kind == "builtin" and \
+        spec.model == "majority" else None
+    backend = make_backend(spec, connections=engine.concurrency, majority=majority,
+                           seed=getattr(benchmark.options, "seed", 0))
+    async with backend:
+        await backend.preflight()
+        plan = benchmark.plan()
+        if resume:
+            store = RunStore.open(directory)
+            check_resumable(store.info, plan)
+        else:
+            store = RunStore.create(directory, new_run_info(plan, spec, settings, engine))
+        return await run_session(benchmark, backend, store, settings, engine, err,
+                                 show_progress)
+
+
+def run(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
+        engine: EngineOptions, out: Path | None, console: Console, err: Console,
+        show_progress: bool = True) -> int:
+    directory = out or default_run_dir(benchmark.name, spec.model)
+    return _execute(_session(benchmark, spec, settings, engine, directory, False, err,
+                             show_progress), benchmark, directory, console, err)
+
+
+def resume(directory: Path, expected: str, engine: EngineOptions, console: Console,
+           err: Console, show_progress: bool = True) -> int:
+    """Continue a run with the configuration its run.json recorded."""
+    info = RunStore.open(directory).info
+    if info.get("benchmark") != expected:
+        raise ValueError(f"{directory} is a {info.get('benchmark')} run; resume it with "
+                         f"`visioneval {info.get('benchmark')} --resume {directory}`")
+    benchmark = registry.build(expected, info["options"])
+    stored = info["backend"]
+    spec = BackendSpec(kind=stored["kind"], model=stored["model"], base_url=stored["base_url"],
+                       api_key_env=stored.get("api_key_env"))
+    settings = GenerationSettings.model_validate(info["generation"])
+    err.print(f"resuming {directory}: {spec.kind} {spec.model}", highlight=False,
+              soft_wrap=True)
+    return _execute(_session(benchmark, spec, settings, engine, directory, True, err,
+                             show_progress), benchmark, directory, console, err)
+
+
+def _execute(session: Coroutine[Any, Any, SessionResult], benchmark: Benchmark,
+             directory: Path, console: Console, err: Console) -> int:
+    """Run the session; Ctrl-C keeps what finished and says how to continue."""
+    try:
+        result = asyncio.run(session)
+    except KeyboardInterrupt:
+        done = RunStore.open(directory).info.get("counts", {}).get("records", 0) \
+            if (directory / "run.json").exists() else 0
+        err.print(f"[yellow]interrupted: {done} samples are kept in {directory}; continue "
+                  f"with: visioneval {benchmark.name} --resume {directory}[/]",
+                  highlight=False, soft_wrap=True)
+        return EXIT_INTERRUPTED
+    return report(result, benchmark, console, err)
+
+
+def report(result: SessionResult, benchmark: Benchmark, console: Console, err: Console) -> int:
+    """Print the tables and where everything is; exit 1 if some samples ended in error."""
+    info = RunStore.open(result.directory).info
+    benchmark.print_summary(result.metrics, info, console)
+    stats = result.stats
+    console.print(
+        f"{result.n_records} samples recorded ({result.n_errors} errors, {stats.skipped} rows "
+        f"skipped, {stats.cache_hits} from cache, {stats.resumed} done before) -> "
+        f"[bold]{result.directory}[/]", highlight=False, soft_wrap=True)
+    if result.n_errors:
+        err.print(f"[yellow]{result.n_errors} samples failed and are left out of the scores; "
+                  f"retry them with: visioneval {benchmark.name} --resume "
+                  f"{result.directory}[/]", highlight=False, soft_wrap=True)
+        return 1
+    return 0
