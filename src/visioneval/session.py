@@ -127,12 +127,12 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
         session |= {"ended_at": _now(), "seconds": round(time.perf_counter() - started, 3),
                     "cpu_seconds": round(time.process_time() - cpu_started, 3),
                     "status": status, **stats.as_dict()}
-        result = finish(benchmark, store, status)
-    result.stats = stats
+        result = finish(benchmark, store, status, stats)
     return result
 
 
-def finish(benchmark: Benchmark, store: RunStore, status: str) -> SessionResult:
+def finish(benchmark: Benchmark, store: RunStore, status: str,
+           stats: RunStats) -> SessionResult:
     """Metrics and tables from every record so far; run.json updated with the counts."""
     records = store.latest_records()
     metrics = benchmark.summarize(records)
@@ -155,5 +155,5 @@ def finish(benchmark: Benchmark, store: RunStore, status: str) -> SessionResult:
         },
     }
     store.save_info()
-    return SessionResult(store.directory, metrics, RunStats(), len(records), n_errors, status)
+    return SessionResult(store.directory, metrics, stats, len(records), n_errors, status)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
 
 from rich.console import Console
 
@@ -61,6 +60,3 @@ def split_list(value: str | None) -> list[str] | None:
     items = [v.strip() for v in value.split(",") if v.strip()]
     return items or None
 
-
-def describe(obj: Any) -> str:
-    return str(obj)
