@@ -1,0 +1,2 @@
+"""Evaluators for free-form answers about images: rubric judges and code validators, one
+result format (`visioneval.evaluators.result`)."""

@@ -1,0 +1,137 @@
+"""`chart`: are the figures read off a chart the expected ones?
+
+Four kinds of figure are found in both texts:
+- currency: a symbol ($ EUR-sign GBP-sign YEN-sign) or a currency word (dollars, USD, euros,
+  EUR, pounds, GBP, yen, JPY) with an amount, thousands separators and K/M/B or thousand/
+  million/billion scales ("$2,400,000" equals "$2.4M"); matched within a relative tolerance
+  (option `tolerance`, default 0.15); a plain "5 bottles" is not currency;
+- percentages, with sign, matched exactly ("58%" equals "58.0 %", not "-58%");
+- quarters (Q1-Q4, optionally with a year) and years (1900-2099), matched exactly.
+Each expected figure needs a figure of the same kind in the answer; the score is the share
+found. An expected amount of zero matches only an answer of zero (no division by zero).
+Default pass threshold 0.7 (as the spec's source uses).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import Any
+
+from visioneval.evaluators.result import EvalResult
+
+THRESHOLD = 0.7
+TOLERANCE = 0.15
+SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9,
+         "billion": 1e9, "t": 1e12, "trillion": 1e12}
+SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY"}
+WORDS = {"dollar": "USD", "dollars": "USD", "usd": "USD", "euro": "EUR", "euros": "EUR",
+         "eur": "EUR", "pound": "GBP", "pounds": "GBP", "gbp": "GBP", "yen": "JPY",
+         "jpy": "JPY"}
+NUMBER = r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+SCALE_RE = r"(?:\s*(?P<scale>thousand|million|billion|trillion|bn|mn|[kmbt])\b)?"
+SYMBOL_FIRST = re.compile(r"(?P<sign>-)?\s*(?P<sym>[$€£¥])\s*(?P<sign2>-)?\s*" + NUMBER
+                          + SCALE_RE, re.IGNORECASE)
+WORD_AFTER = re.compile(r"(?P<sign>-)?" + NUMBER + SCALE_RE
+                        + r"\s*(?P<word>dollars?|usd|euros?|eur|pounds?|gbp|yen|jpy)\b",
+                        re.IGNORECASE)
+WORD_FIRST = re.compile(r"\b(?P<word>usd|eur|gbp|jpy)\s*(?P<sign>-)?" + NUMBER + SCALE_RE,
+                        re.IGNORECASE)
+PERCENT = re.compile(r"(?P<sign>[-+−])?\s*(?P<num>\d+(?:\.\d+)?)\s*(?:%|percent\b)",
+                     re.IGNORECASE)
+QUARTER = re.compile(r"\b(?:Q(?P<q>[1-4])|(?P<ord>first|second|third|fourth)\s+quarter)"
+                     r"(?:\s*(?:of\s*)?'?(?P<year>(?:19|20)\d{2}))?\b", re.IGNORECASE)
+YEAR = re.compile(r"(?<![\d$€£¥.,])\b(?P<year>(?:19|20)\d{2})\b(?![.,]\d|\s*%)")
+ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+
+
+def _amount(match: re.Match) -> float:
+    value = float(match.group("num").replace(",", ""))
+    scale = (match.group("scale") or "").lower()
+    value *= SCALE.get(scale, 1.0)
+    negative = match.group("sign") or (match.groupdict().get("sign2"))
+    return -value if negative else value
+
+
+def currencies(text: str) -> list[dict[str, Any]]:
+    found, taken = [], []
+    for pattern in (SYMBOL_FIRST, WORD_AFTER, WORD_FIRST):
+        for match in pattern.finditer(text):
+            if any(s < match.end() and match.start() < e for s, e in taken):
+                continue
+            code = SYMBOLS.get(match.groupdict().get("sym") or "") or \
+                WORDS[(match.groupdict().get("word") or "").lower()]
+            found.append({"kind": "currency", "currency": code, "value": _amount(match),
+                          "text": match.group(0).strip()})
+            taken.append(match.span())
+    return found
+
+
+def percentages(text: str) -> list[dict[str, Any]]:
+    out = []
+    for match in PERCENT.finditer(text):
+        value = float(match.group("num"))
+        if match.group("sign") in ("-", "−"):
+            value = -value
+        out.append({"kind": "percent", "value": value, "text": match.group(0).strip()})
+    return out
+
+
+def periods(text: str) -> list[dict[str, Any]]:
+    out, spans = [], []
+    for match in QUARTER.finditer(text):
+        quarter = int(match.group("q") or ORDINAL[match.group("ord").lower()])
+        year = match.group("year")
+        out.append({"kind": "quarter", "value": f"Q{quarter}" + (f" {year}" if year else ""),
+                    "text": match.group(0)})
+        spans.append(match.span())
+    for match in YEAR.finditer(text):
+        if not any(s <= match.start() < e for s, e in spans):
+            out.append({"kind": "year", "value": match.group("year"), "text": match.group(0)})
+    return out
+
+
+def figures(text: str) -> list[dict[str, Any]]:
+    return currencies(text) + percentages(text) + periods(text)
+
+
+def _matches(want: dict[str, Any], got: dict[str, Any], tolerance: float) -> bool:
+    if want["kind"] != got["kind"]:
+        return False
+    if want["kind"] == "currency":
+        if want["currency"] != got["currency"]:
+            return False
+        if want["value"] == 0:
+            return got["value"] == 0
+        return abs(got["value"] - want["value"]) <= tolerance * abs(want["value"])
+    if want["kind"] == "quarter" and " " not in want["value"]:
+        return got["value"].split(" ")[0] == want["value"]  # "Q4" accepts "Q4 2024"
+    return got["value"] == want["value"]
+
+
+def validate(output: str, expected_output: str, input_text: str = "",
+             threshold: float = THRESHOLD, tolerance: float = TOLERANCE,
+             **_: Any) -> dict[str, Any]:
+    expected = figures(expected_output)
+    if not expected:
+        return EvalResult.error("expected_output holds no currency amount, percentage, "
+                                "quarter or year").model_dump()
+    answer = figures(output)
+    unused = list(answer)
+    matched, missing = [], []
+    for want in expected:
+        hit = next((got for got in unused if _matches(want, got, tolerance)), None)
+        if hit is None:
+            missing.append(want)
+        else:
+            unused.remove(hit)
+            matched.append({"expected": want["text"], "found": hit["text"]})
+    return EvalResult.processed(len(matched) / len(expected), threshold, tolerance=tolerance,
+                                matched=matched, missing=[m["text"] for m in missing],
+                                expected=expected, found=answer).model_dump()
+
+
+if __name__ == "__main__":
+    from visioneval.validators.protocol import main
+
+    sys.exit(main(validate))
