@@ -118,7 +118,8 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     try:
         with RunProgress(benchmark.total(), benchmark.name, completed=len(done),
                          console=console, enabled=show_progress) as progress:
-            await engine.run(benchmark.samples(), benchmark.score, progress, done, stats)
+            await engine.run(benchmark.samples(), benchmark.score, progress, done, stats,
+                             getattr(benchmark, "solve", None))
         status = "finished"
     finally:
         store.close()

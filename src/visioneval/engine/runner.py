@@ -1,11 +1,13 @@
 """The one path every sample takes: request -> cache or backend (with retries) -> score ->
-journal. The runner knows nothing about any benchmark; it gets samples and a scorer."""
+journal. The runner knows nothing about any benchmark; it gets samples and a scorer, and
+optionally a solver for samples that need more than one request (a judge that is asked to
+repair its reply, or sampled N times)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -20,6 +22,22 @@ log = logging.getLogger(__name__)
 
 Scorer = Callable[[Sample, str], tuple[dict[str, Any], dict[str, dict[str, float]]]]
 """(sample, response text) -> (parsed answers, scores); called only for successful responses."""
+
+Ask = Callable[[Request], Awaitable[Response]]
+"""Send one request through the engine: cache, retries, counting. Never raises."""
+
+
+@dataclass(frozen=True, slots=True)
+class Solved:
+    """A solver's outcome: the response to record and, if the solver scored it, the scores
+    (None: the engine's scorer scores `response.text`)."""
+
+    response: Response
+    parsed: dict[str, Any] | None = None
+    scores: dict[str, dict[str, float]] | None = None
+
+
+Solver = Callable[[Sample, Ask], Awaitable[Solved]]
 
 
 @dataclass
@@ -52,7 +70,8 @@ class Engine:
     cache: ResponseCache | None = None
 
     async def run(self, samples: Iterable[Sample | SkippedRow], scorer: Scorer,
-                  progress: RunProgress, done: set[str], stats: RunStats) -> RunStats:
+                  progress: RunProgress, done: set[str], stats: RunStats,
+                  solver: Solver | None = None) -> RunStats:
         """Run every sample not in `done` with `concurrency` workers; `stats` is updated as
         samples finish, so an interrupted session still knows what it did.
 
@@ -63,7 +82,10 @@ class Engine:
         before any bookkeeping is done. A bug in scoring cancels everything (TaskGroup) and
         leaves the journal as it was."""
         todo: asyncio.Queue[Sample | None] = asyncio.Queue(maxsize=self.concurrency)
-        answered: asyncio.Queue[tuple[Sample, Response, str | None] | None] = asyncio.Queue()
+        answered: asyncio.Queue[tuple[Sample, Solved] | None] = asyncio.Queue()
+
+        async def ask(request: Request) -> Response:
+            return await self.ask(request, stats)
 
         async def produce() -> None:
             for item in samples:
@@ -82,9 +104,11 @@ class Engine:
 
         async def work() -> None:
             while (sample := await todo.get()) is not None:
-                response, key = await self._respond(Request(sample.messages, self.settings),
-                                                    stats)
-                answered.put_nowait((sample, response, key))
+                if solver is None:
+                    solved = Solved(await ask(Request(sample.messages, self.settings)))
+                else:
+                    solved = await solver(sample, ask)
+                answered.put_nowait((sample, solved))
 
         async def write() -> None:
             while (item := await answered.get()) is not None:
@@ -98,35 +122,36 @@ class Engine:
             await writer
         return stats
 
-    def _record(self, sample: Sample, response: Response, key: str | None, scorer: Scorer,
-                stats: RunStats, progress: RunProgress) -> None:
-        """Score, journal and cache one answer (the journal line is the sample's commit)."""
+    def _record(self, sample: Sample, solved: Solved, scorer: Scorer, stats: RunStats,
+                progress: RunProgress) -> None:
+        """Score and journal one answer (the journal line is the sample's commit)."""
+        response = solved.response
         # Built from our own typed parts: no need to validate again.
         record = Record.model_construct(id=sample.id, group=sample.group, target=sample.target,
                                         response=response, metadata=sample.metadata,
-                                        prompt=sample.prompt_summary(), parsed={}, scores={})
-        if response.ok:
+                                        prompt=sample.prompt_summary(),
+                                        parsed=solved.parsed or {}, scores=solved.scores or {})
+        if solved.parsed is None and response.ok:
             record.parsed, record.scores = scorer(sample, response.text or "")
-            stats.prompt_tokens += response.prompt_tokens or 0
-            stats.completion_tokens += response.completion_tokens or 0
-        else:
+        if not response.ok:
             stats.errors += 1
             log.debug("sample %s failed: %s", sample.id, response.error)
         self.store.append(record)
-        if key is not None and not response.cached:
-            self.cache.put(key, response)
         stats.finished += 1
         progress.advance(error=not response.ok)
 
-    async def _respond(self, request: Request, stats: RunStats) -> tuple[Response, str | None]:
-        """The cached answer, or the backend's (with retries); and the cache key, if any."""
-        if self.cache is None:
-            stats.sent += 1
-            return await generate(self.backend, request, self.policy), None
-        key = cache_key(self.backend.identity(), request)
-        hit = self.cache.get(key)
-        if hit is not None:
-            stats.cache_hits += 1
-            return hit, key
+    async def ask(self, request: Request, stats: RunStats) -> Response:
+        """The cached answer, or the backend's (with retries), cached when it succeeds."""
+        key = cache_key(self.backend.identity(), request) if self.cache else None
+        if self.cache and key:
+            hit = self.cache.get(key)
+            if hit is not None:
+                stats.cache_hits += 1
+                return hit
         stats.sent += 1
-        return await generate(self.backend, request, self.policy), key
+        response = await generate(self.backend, request, self.policy)
+        stats.prompt_tokens += response.prompt_tokens or 0  # tokens paid for in this session
+        stats.completion_tokens += response.completion_tokens or 0
+        if self.cache and key:
+            self.cache.put(key, response)  # queued in memory; written in batches
+        return response
