@@ -61,3 +61,16 @@ class Backend(ABC):
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+class NullBackend(Backend):
+    """For runs that need no model (validators only): any request is a permanent error."""
+
+    name = "none"
+
+    def __init__(self) -> None:
+        super().__init__(model="none")
+
+    async def complete(self, request: Request) -> Response:
+        raise PermanentError("this run has no model backend (give --judge-backend and "
+                             "--judge-model for judges)")

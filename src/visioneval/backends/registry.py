@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from visioneval.backends.base import Backend
 from visioneval.backends.keys import key_source
 
-BackendKind = Literal["openai", "ollama", "anthropic", "builtin"]
+BackendKind = Literal["openai", "ollama", "anthropic", "builtin", "none"]
 DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "ollama": None}
 
 
@@ -23,7 +23,7 @@ class BackendSpec(BaseModel, frozen=True):
     api_key_env: str | None = None
 
     def resolved_base_url(self) -> str | None:
-        if self.base_url or self.kind == "builtin":
+        if self.base_url or self.kind in ("builtin", "none"):
             return self.base_url
         from visioneval.backends import anthropic, ollama, openai
 
@@ -32,7 +32,7 @@ class BackendSpec(BaseModel, frozen=True):
 
     def key_env(self) -> str | None:
         """The variable the key is read from (None for builtin)."""
-        if self.kind == "builtin":
+        if self.kind in ("builtin", "none"):
             return None
         return key_source(self.resolved_base_url() or "", DEFAULT_KEY_ENV[self.kind],
                           self.api_key_env).env_name
@@ -42,6 +42,10 @@ def make_backend(spec: BackendSpec, *, connections: int = 64,
                  majority: Mapping[tuple[str, ...], str] | None = None,
                  seed: int = 0) -> Backend:
     """Build the backend; a missing required key raises PreflightError naming the variable."""
+    if spec.kind == "none":
+        from visioneval.backends.base import NullBackend
+
+        return NullBackend()
     if spec.kind == "builtin":
         from visioneval.backends.builtin import BuiltinBackend
 

@@ -21,7 +21,7 @@ import orjson
 import pybase64
 from aiohttp import web
 
-from visioneval.baselines.prompt_reading import vocabulary
+from visioneval.baselines.prompt_reading import choices, in_asked_format, vocabulary
 
 FAULTS = ("429", "500", "drop", "stall")
 
@@ -32,6 +32,7 @@ class Prompt:
 
     text: str
     images: list[str]  # base64 payloads
+    seed: int | None = None  # the request's sampling seed, if it sent one
 
     def last_image(self) -> bytes | None:
         return pybase64.b64decode(self.images[-1]) if self.images else None
@@ -45,11 +46,13 @@ def answer_fixed(text: str) -> Answerer:
 
 
 def answer_hash(prompt: Prompt) -> str:
-    """A deterministic class from the prompt's list, by a checksum of text and image tail:
-    cheap (no image decode) and stable across runs, so resumed and fresh runs agree."""
-    classes = vocabulary(prompt.text)
+    """A deterministic option from the prompt's list (in the format the prompt asks for), by
+    a checksum of text and image tail: cheap (no image decode) and stable across runs, so
+    resumed and fresh runs agree."""
+    options = choices(prompt.text)
     tail = prompt.images[-1][-256:] if prompt.images else ""
-    return classes[zlib.crc32((prompt.text + tail).encode()) % len(classes)]
+    pick = options[zlib.crc32((prompt.text + tail).encode()) % len(options)]
+    return in_asked_format(prompt.text, pick)
 
 
 def answer_popout(prompt: Prompt) -> str:
@@ -102,7 +105,7 @@ def _openai_prompt(body: dict[str, Any]) -> Prompt:
                 texts.append(part["text"])
             elif part.get("type") == "image_url":
                 images.append(part["image_url"]["url"].split(",", 1)[-1])
-    return Prompt("\n".join(texts), images)
+    return Prompt("\n".join(texts), images, body.get("seed"))
 
 
 def _ollama_prompt(body: dict[str, Any]) -> Prompt:
@@ -110,7 +113,7 @@ def _ollama_prompt(body: dict[str, Any]) -> Prompt:
     for message in body.get("messages", []):
         images += message.get("images") or []
         texts.append(message.get("content") or "")
-    return Prompt("\n".join(texts), images)
+    return Prompt("\n".join(texts), images, (body.get("options") or {}).get("seed"))
 
 
 def _anthropic_prompt(body: dict[str, Any]) -> Prompt:

@@ -1,0 +1,225 @@
+"""`visioneval evaluate`: eval cases graded by judges and validators on the common engine.
+
+Each (case, evaluator) pair is one sample. A judge sample is solved with N judge calls (and
+at most one repair each) through the engine's cache and retries; a validator sample runs its
+command in a subprocess. Either way the record holds the result in the one format."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import hashlib
+import io
+import statistics
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+from rich.console import Console
+from rich.table import Table
+
+from visioneval.engine.runner import Ask, Solved
+from visioneval.evaluators.cases import CaseSpec, EvaluatorSpec, iter_cases
+from visioneval.evaluators.judge import Case, combine, judge_once, judge_request
+from visioneval.evaluators.result import EvalResult
+from visioneval.evaluators.rubric import load_rubric
+from visioneval.images import Image
+from visioneval.records import GenerationSettings, Record, Request, Response, Sample, SkippedRow
+from visioneval.validators.runner import ValidatorCommand, run_validator
+
+
+class EvaluateOptions(BaseModel, frozen=True):
+    cases: str
+    judge_samples: int = Field(1, ge=1)
+    judge_temperature: float | None = None  # None: 0 for one sample, 0.7 for several
+    judge_max_tokens: int = Field(1024, gt=0)
+    judge_text_only: bool = False
+    validator_timeout_s: float = Field(30.0, gt=0)
+
+    def judge_settings(self) -> GenerationSettings:
+        temperature = self.judge_temperature
+        if temperature is None:
+            temperature = 0.0 if self.judge_samples == 1 else 0.7
+        return GenerationSettings(temperature=temperature, max_tokens=self.judge_max_tokens)
+
+
+class EvalRun:
+    name = "evaluate"
+
+    def __init__(self, options: EvaluateOptions):
+        self.options = options
+        self.path = Path(options.cases)
+        self.cases = list(iter_cases(self.path))
+        self.needs_judge = any(isinstance(c, CaseSpec) and any(e.judge for e in c.evaluators)
+                               for c, _ in self.cases)
+        self._refuse_text_only_judge()
+
+    def _refuse_text_only_judge(self) -> None:
+        if not self.options.judge_text_only:
+            return
+        for case, images in self.cases:
+            if isinstance(case, CaseSpec) and images:
+                for spec in case.evaluators:
+                    if spec.judge and load_rubric(spec.judge).needs_images:
+                        raise ValueError(
+                            f"{self.path}: case {case.id}: judge {spec.judge} must see "
+                            f"{len(images)} image(s), but the judge model is declared "
+                            "text-only (--judge-text-only); use a vision model")
+
+    def plan(self) -> dict[str, Any]:
+        digest = hashlib.sha256(self.path.read_bytes())
+        for case, images in self.cases:
+            for image in images if isinstance(case, CaseSpec) else ():
+                digest.update(image.sha256.encode())
+        return {"benchmark": self.name, "options": self.options.model_dump(),
+                "dataset": {"source": str(self.path), "fingerprint": digest.hexdigest(),
+                            "cases": sum(isinstance(c, CaseSpec) for c, _ in self.cases)}}
+
+    def total(self) -> int:
+        return sum(len(c.evaluators) if isinstance(c, CaseSpec) else 1 for c, _ in self.cases)
+
+    def samples(self) -> Iterator[Sample | SkippedRow]:
+        settings = self.options.judge_settings()
+        for case, images in self.cases:
+            if not isinstance(case, CaseSpec):
+                yield SkippedRow(self.path.name, f"case {case}", images)
+                continue
+            for spec in case.evaluators:
+                yield self._sample(case, images, spec, settings)
+
+    def _sample(self, case: CaseSpec, images: tuple[Image, ...], spec: EvaluatorSpec,
+                settings: GenerationSettings) -> Sample:
+        meta = {"case": case.id, "evaluator": spec.label, "kind": spec.kind}
+        if spec.judge:
+            rubric = load_rubric(spec.judge)
+            request = judge_request(rubric, Case(case.input, case.output,
+                                                 case.expected_output, images), settings)
+            target = {"rubric": spec.judge, "threshold": _threshold(spec, rubric.pass_threshold)}
+            return Sample(f"{case.id}/{spec.label}", spec.label, request.messages, target, meta)
+        command = ValidatorCommand.builtin(spec.validator) if spec.validator else \
+            ValidatorCommand.script(spec.script or "", self.path.parent)
+        payload = {"output": case.output, "expected_output": case.expected_output,
+                   "input": case.input, **spec.options}
+        if spec.threshold is not None:
+            payload["threshold"] = spec.threshold
+        target = {"argv": list(command.argv), "cwd": str(command.cwd or ""),
+                  "payload": payload, "timeout_s": spec.timeout or
+                  self.options.validator_timeout_s}
+        return Sample(f"{case.id}/{spec.label}", spec.label, (), target, meta)
+
+    async def solve(self, sample: Sample, ask: Ask) -> Solved:
+        if sample.metadata["kind"] == "judge":
+            return await self._judge(sample, ask)
+        target = sample.target
+        command = ValidatorCommand(tuple(target["argv"]), Path(target["cwd"]) if
+                                   target["cwd"] else None)
+        result = await run_validator(command, target["payload"], target["timeout_s"])
+        return _solved(Response(text=result.model_dump_json()), result)
+
+    async def _judge(self, sample: Sample, ask: Ask) -> Solved:
+        rubric = load_rubric(sample.target["rubric"])
+        base = self.options.judge_settings()
+        n = self.options.judge_samples
+        runs = await asyncio.gather(*(
+            judge_once(ask, _with_settings(sample, base.model_copy(
+                update={"seed": k} if n > 1 else {})), rubric) for k in range(n)))
+        verdicts = [v for v, _ in runs if v is not None]
+        traces = [t for _, t in runs]
+        replies = [r for t in traces for r in t["replies"]]
+        if not replies:  # every judge request failed: an error the engine retries on resume
+            error = traces[0].get("request_error", "judge request failed")
+            return Solved(Response(error=error), {"result": EvalResult.error(
+                f"judge request failed: {error}").model_dump()}, {})
+        result = combine(rubric, verdicts, traces, sample.target["threshold"])
+        return _solved(Response(text=replies[0]), result)
+
+    def score(self, sample: Sample, text: str) -> tuple[dict[str, Any], dict[str, dict]]:
+        return {}, {}  # every sample is scored by `solve`
+
+    def summarize(self, records: list[Record]) -> dict[str, Any]:
+        return summarize(records)
+
+    def majority_answers(self) -> dict[tuple[str, ...], str]:
+        return {}
+
+    def write_tables(self, metrics: dict[str, Any], info: dict[str, Any],
+                     directory: Path) -> list[Path]:
+        path = directory / "results.csv"
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(["case", "evaluator", "status", "score", "passed"])
+        for case, block in metrics["cases"].items():
+            for label, res in block["evaluators"].items():
+                score = "" if res["score"] is None else f"{res['score']:.4f}"
+                writer.writerow([case, label, res["status"], score, res["passed"]])
+        path.write_text(buf.getvalue())
+        return [path]
+
+    def print_summary(self, metrics: dict[str, Any], info: dict[str, Any],
+                      console: Console) -> None:
+        table = Table(title="Evaluators", pad_edge=False)
+        for column in ("evaluator", "n", "passed", "pass rate", "mean score", "errors"):
+            table.add_column(column, justify="left" if column == "evaluator" else "right")
+        for label, block in metrics["evaluators"].items():
+            rate = block.get("pass_rate")
+            mean = block.get("mean_score")
+            table.add_row(label, str(block["n"]), str(block["passed"]),
+                          "-" if rate is None else f"{100 * rate:.0f}%",
+                          "-" if mean is None else f"{mean:.3f}", str(block["errors"]))
+        console.print(table)
+
+
+def _threshold(spec: EvaluatorSpec, default: float) -> float:
+    return default if spec.threshold is None else spec.threshold
+
+
+def _with_settings(sample: Sample, settings: GenerationSettings) -> Request:
+    return Request(sample.messages, settings)
+
+
+def _solved(response: Response, result: EvalResult) -> Solved:
+    scores = {} if result.score is None else \
+        {"result": {"score": result.score, "passed": float(result.passed)}}
+    return Solved(response, {"result": result.model_dump()}, scores)
+
+
+def summarize(records: list[Record]) -> dict[str, Any]:
+    """Pass rate and mean score per evaluator and per case; errors never count as 0."""
+    by_evaluator: dict[str, list[dict]] = {}
+    cases: dict[str, dict[str, Any]] = {}
+    for record in records:
+        result = record.parsed.get("result") or EvalResult.error(
+            record.response.error or "no result").model_dump()
+        by_evaluator.setdefault(record.group, []).append(result)
+        case = cases.setdefault(record.metadata.get("case", record.id), {"evaluators": {}})
+        case["evaluators"][record.group] = {k: result[k] for k in ("status", "score", "passed")}
+    evaluators = {label: _block(results) for label, results in by_evaluator.items()}
+    for case in cases.values():
+        results = list(case["evaluators"].values())
+        done = [r for r in results if r["status"] == "processed"]
+        case["passed_all"] = bool(done) and len(done) == len(results) and \
+            all(r["passed"] for r in done)
+        case["mean_score"] = statistics.fmean(r["score"] for r in done) if done else None
+    return {"evaluators": evaluators, "cases": cases}
+
+
+def _block(results: list[dict]) -> dict[str, Any]:
+    done = [r for r in results if r["status"] == "processed"]
+    block: dict[str, Any] = {
+        "n": len(results), "processed": len(done),
+        "errors": sum(r["status"] == "error" for r in results),
+        "skipped": sum(r["status"] == "skipped" for r in results),
+        "passed": sum(bool(r["passed"]) for r in done),
+    }
+    if done:
+        scores = [r["score"] for r in done]
+        block |= {"pass_rate": block["passed"] / len(done), "mean_score": statistics.fmean(scores),
+                  "score_stdev": statistics.pstdev(scores)}
+    else:
+        block["unavailable"] = f"no processed results ({block['errors']} errors)"
+    return block
+
+
+def build(options: dict[str, Any] | EvaluateOptions) -> EvalRun:
+    return EvalRun(EvaluateOptions.model_validate(options))
