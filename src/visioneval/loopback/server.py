@@ -126,6 +126,8 @@ def _anthropic_prompt(body: dict[str, Any]) -> Prompt:
                 texts.append(block["text"])
             elif block.get("type") == "image":
                 images.append(block["source"]["data"])
+    if isinstance(body.get("system"), str):
+        texts.insert(0, body["system"])
     return Prompt("\n".join(texts), images)
 
 
