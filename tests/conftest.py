@@ -36,6 +36,16 @@ def synth_data(tmp_path_factory) -> Path:
     return root
 
 
+@pytest.fixture(scope="session")
+def illusion_data(tmp_path_factory) -> Path:
+    """A small synthetic IllusionBench set in the real schema (12 rows per subset)."""
+    from visioneval.benchmarks.illusionbench.synth import write_synthetic
+
+    root = tmp_path_factory.mktemp("illusion")
+    write_synthetic(root, 12, seed=5)
+    return root
+
+
 @pytest.fixture(autouse=True)
 def _isolated_env(tmp_path, monkeypatch):
     """No test reads a real key or writes to the user's cache."""

@@ -27,6 +27,13 @@ class PromptStyle(StrEnum):
     lmms_eval = "lmms-eval"
 
 
+class IllusionProtocol(StrEnum):
+    original = "original"
+    lmms_strict = "lmms-strict"
+    lmms_recall = "lmms-recall"
+    all = "all"
+
+
 ENGINE = "Engine"
 MODEL = "Model"
 DATA = "Data"
@@ -150,6 +157,104 @@ def salbench(
 
 
 @app.command()
+def illusionbench(
+    backend: Annotated[BackendKind | None, typer.Option(help="Where the model runs.",
+                                                        rich_help_panel=MODEL)] = None,
+    model: Annotated[str | None, typer.Option(help="Model name as the server knows it "
+                                              "(builtin: random).",
+                                              rich_help_panel=MODEL)] = None,
+    base_url: Annotated[str | None, typer.Option(help="Server URL (openai: https://api.openai"
+                                                 ".com/v1; ollama: http://localhost:11434).",
+                                                 rich_help_panel=MODEL)] = None,
+    api_key_env: Annotated[str | None, typer.Option(help="Environment variable holding the "
+                                                    "key (default OPENAI_API_KEY, "
+                                                    "OPENROUTER_API_KEY for openrouter.ai, "
+                                                    "ANTHROPIC_API_KEY).",
+                                                    rich_help_panel=MODEL)] = None,
+    temperature: Annotated[float, typer.Option(rich_help_panel=MODEL)] = 0.0,
+    max_tokens: Annotated[int, typer.Option(min=1, help="Enough for a one-word or 'Answer: X' "
+                                            "reply (lmms-eval's max_new_tokens).",
+                                            rich_help_panel=MODEL)] = 64,
+    data_dir: Annotated[Path | None, typer.Option(help="Local copy of the dataset repository "
+                                                  "(Illusion_<SUBSET>-*.parquet in any "
+                                                  "subfolder); default: download "
+                                                  "arshiahemmat/IllusionBench.",
+                                                  rich_help_panel=DATA)] = None,
+    subsets: Annotated[str | None, typer.Option(help="ICON, LOGO, IN (default: all three).",
+                                                rich_help_panel=DATA)] = None,
+    tasks: Annotated[str | None, typer.Option(help="shape, scene (default: both).",
+                                              rich_help_panel=DATA)] = None,
+    num_samples: Annotated[int | None, typer.Option(min=1, help="First N rows of each subset "
+                                                    "(with --sample-seed: a stratified "
+                                                    "random N).", rich_help_panel=DATA)] = None,
+    sample_seed: Annotated[int | None, typer.Option(help="Draw --num-samples rows per subset "
+                                                    "at random, stratified by shape class "
+                                                    "and difficulty.",
+                                                    rich_help_panel=DATA)] = None,
+    protocol: Annotated[IllusionProtocol, typer.Option(
+        help="original: the paper's prompts and bucket rule; lmms-strict: lmms-eval's "
+             "'Answer:' prompts, exact match; lmms-recall: original prompts, substring "
+             "recall; all: the three side by side (two requests per image and task).",
+        rich_help_panel=DATA)] = IllusionProtocol.all,
+    fix_quirks: Annotated[bool, typer.Option("--fix-quirks", help="Report the original rule "
+                                             "with its spelling quirks corrected (both "
+                                             "variants are always computed).",
+                                             rich_help_panel=DATA)] = False,
+    out: Annotated[Path | None, typer.Option(help="Run directory (default results/"
+                                             "illusionbench-<model>-<time>).")] = None,
+    resume: Annotated[Path | None, typer.Option(help="Continue the run in this directory "
+                                                "with its recorded settings.")] = None,
+    concurrency: Concurrency = 16,
+    max_attempts: MaxAttempts = 6,
+    timeout: Timeout = 120.0,
+    backoff_base: BackoffBase = 1.0,
+    backoff_cap: BackoffCap = 30.0,
+    no_cache: NoCache = False,
+    cache_dir: CacheDir = None,
+    no_progress: NoProgress = False,
+    verbose: Verbose = False,
+) -> None:
+    """Evaluate a model on IllusionBench (arXiv 2411.06287) under the paper's and
+    lmms-eval's scoring protocols, side by side."""
+    from visioneval.commands import run as command
+    from visioneval.commands.common import consoles, guarded, setup_logging, split_list
+
+    console, err = consoles()
+    setup_logging(err, verbose)
+
+    def action() -> int:
+        engine = _engine_options(concurrency, max_attempts, timeout, backoff_base, backoff_cap,
+                                 no_cache, cache_dir)
+        if resume is not None:
+            return command.resume(resume, "illusionbench", engine, console, err,
+                                  not no_progress)
+        if backend is None or model is None:
+            raise ValueError("--backend and --model are required (or --resume RUN_DIR)")
+        if sample_seed is not None and num_samples is None:
+            raise ValueError("--sample-seed draws --num-samples rows per subset; give both")
+        from visioneval.backends.registry import BackendSpec
+        from visioneval.benchmarks.illusionbench.benchmark import (
+            IllusionBenchOptions,
+            build,
+            choose,
+        )
+        from visioneval.records import GenerationSettings
+
+        options = IllusionBenchOptions(
+            subsets=choose("subsets", split_list(subsets)),
+            tasks=choose("tasks", split_list(tasks)), protocol=protocol.value,
+            fix_quirks=fix_quirks, num_samples=num_samples, sample_seed=sample_seed,
+            data_dir=str(data_dir) if data_dir else None)
+        spec = BackendSpec(kind=backend.value, model=model, base_url=base_url,
+                           api_key_env=api_key_env)
+        settings = GenerationSettings(temperature=temperature, max_tokens=max_tokens)
+        return command.run(build(options), spec, settings, engine, out, console, err,
+                           not no_progress)
+
+    raise typer.Exit(guarded(err, action))
+
+
+@app.command()
 def demo(
     n: Annotated[int, typer.Option(min=1, help="Synthetic scenes per config.")] = 100,
     seed: Annotated[int, typer.Option(help="Seed of the synthetic scenes.")] = 0,
@@ -200,6 +305,21 @@ def synth_salbench(
     counts = write_synthetic(out, n, seed)
     for config, rows in counts.items():
         typer.echo(f"{out / config}: {rows} rows")
+
+
+@data_app.command("synth-illusionbench")
+def synth_illusionbench(
+    out: Annotated[Path, typer.Option(help="Folder to write data/Illusion_<SUBSET>-*.parquet "
+                                      "into (use it as --data-dir).")],
+    n: Annotated[int, typer.Option(min=1, help="Rows per subset (21 or more covers every "
+                                   "class).")] = 24,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+) -> None:
+    """Write a small IllusionBench-shaped set (ICON, LOGO, IN) in the real schema and names."""
+    from visioneval.benchmarks.illusionbench.synth import write_synthetic
+
+    for subset, path in write_synthetic(out, n, seed).items():
+        typer.echo(f"{path}: {n} rows ({subset})")
 
 
 @app.command()

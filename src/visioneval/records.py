@@ -111,6 +111,7 @@ class SkippedRow:
     group: str
     row: str
     reason: str
+    samples: int = 1  # samples the row would have made: the progress bar counts them as done
 
     def line(self) -> str:
         return f"skipped {self.group} row {self.row}: {self.reason}"

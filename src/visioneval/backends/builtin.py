@@ -11,14 +11,16 @@ from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
 from visioneval.backends.base import Backend, PreflightError
-from visioneval.baselines.prompt_reading import choices, vocabulary
+from visioneval.baselines.prompt_reading import choices, in_asked_format, vocabulary
 from visioneval.records import Request, Response, stable_hash
 
 MODELS = {
     "popout": "finds the odd object by colour, area and orientation statistics",
-    "random": "one of the prompt's options, uniformly (seeded per request)",
+    "random": "one of the prompt's options, uniformly (seeded per request), in the asked format",
     "majority": "the most common answer of the dataset, always",
 }
+# Bump when a builtin model answers differently (2: `random` writes "Answer: X" when asked).
+RULES_VERSION = 2
 
 
 def _popout(prompt: str, image: bytes) -> str:
@@ -37,6 +39,10 @@ class BuiltinBackend(Backend):
         self._seed = seed
         self._workers = workers or os.cpu_count() or 1
         self._pool: ProcessPoolExecutor | None = None
+
+    def identity(self) -> dict[str, object]:
+        """Includes the rules' version: cached answers of older rules are not reused."""
+        return super().identity() | {"rules": RULES_VERSION}
 
     async def preflight(self) -> None:
         if self.model not in MODELS:
@@ -57,7 +63,7 @@ class BuiltinBackend(Backend):
             text = await loop.run_in_executor(self._pool, _popout, prompt, images[-1].data)
         elif self.model == "random":
             rng = random.Random(f"{self._seed}/{stable_hash(request.fingerprint())}")
-            text = rng.choice(choices(prompt))
+            text = in_asked_format(prompt, rng.choice(choices(prompt)))
         else:
             text = self._majority.get(classes, classes[0])
         return Response(text=text, finish_reason="stop")

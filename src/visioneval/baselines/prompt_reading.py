@@ -47,3 +47,13 @@ def choices(prompt: str) -> tuple[str, ...]:
             if found:
                 return found
     return vocabulary(prompt)
+
+
+_ANSWER_FORMAT = "Answer: <your choice>"
+
+
+def in_asked_format(prompt: str, choice: str) -> str:
+    """The choice written as the prompt asks: "Answer: X" when it asks for that format
+    (lmms-eval's IllusionBench prompts), else the bare option. Offline models answer in the
+    requested format so a strict parser measures their choice, not their formatting."""
+    return f"Answer: {choice}" if _ANSWER_FORMAT in prompt else choice

@@ -12,6 +12,8 @@ from visioneval.benchmarks.base import Benchmark
 
 BUILDERS = {
     "salbench": "visioneval.benchmarks.salbench.benchmark:build",
+    "evaluate": "visioneval.evaluators.evaluate:build",
+    "illusionbench": "visioneval.benchmarks.illusionbench.benchmark:build",
 }
 
 

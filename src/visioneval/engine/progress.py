@@ -48,18 +48,18 @@ class RunProgress:
         self.flush()
         self._progress.stop()
 
-    def skip(self) -> None:
-        """A row that could not become a sample: done, but neither answered nor failed."""
-        self._count(0)
+    def skip(self, samples: int = 1) -> None:
+        """A row that could not become samples: done, but neither answered nor failed."""
+        self._count(0, samples)
 
     def advance(self, error: bool) -> None:
         self._count(1 if error else 0)
 
-    def _count(self, errors: int) -> None:
+    def _count(self, errors: int, samples: int = 1) -> None:
         """Counts are kept here and handed to rich at most every 50 ms: rich's update takes
         a lock and keeps speed samples, which would cost more than the sample itself."""
         self.errors += errors
-        self._pending += 1
+        self._pending += samples
         now = time.monotonic()
         if now - self._last >= 0.05:
             self.flush(now)

@@ -94,7 +94,7 @@ class Engine:
                     stats.skipped += 1
                     stats.skipped_rows.append({"group": item.group, "row": item.row,
                                                "reason": item.reason})
-                    progress.skip()
+                    progress.skip(item.samples)
                 elif item.id in done:
                     stats.resumed += 1
                 else:

@@ -1,0 +1,150 @@
+"""The side-by-side view: each protocol's recalls per subset and their distance from the
+original protocol, as `protocols.csv` and as the terminal summary (fits 80 columns)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from visioneval.benchmarks.illusionbench.spec import FAMILY, ORIGINAL_FIXED
+
+CSV_HEADER = ["protocol", "rule", "subset", "shape_recall_pct", "scene_recall_pct", "shape_n",
+              "scene_n", "n_errors", "shape_delta_pct", "scene_delta_pct"]
+RULE_NAMES = {"original": "as published", ORIGINAL_FIXED: "quirks fixed",
+              "lmms-strict": "lmms-strict", "lmms-recall": "lmms-recall"}
+TASKS = ("shape", "scene")
+
+
+def pct(value: float | None, signed: bool = False) -> str:
+    if value is None:
+        return ""
+    return f"{100 * value:+.1f}" if signed else f"{100 * value:.1f}"
+
+
+def rows(metrics: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Per subset, one row per protocol, and after `original` its other variant (what the
+    quirks change); deltas are against `original` on the same subset."""
+    subsets = list(next(iter(metrics.values()), {}))
+    for subset in subsets:
+        base = metrics.get("original", {}).get(subset)
+        for protocol, blocks in metrics.items():
+            block = blocks[subset]
+            label = protocol if block["rule"] != ORIGINAL_FIXED else "original (fixed)"
+            yield _row(protocol, label, block["rule"], subset, block, block,
+                       None if protocol == "original" else base)
+            if "quirks" in block:
+                other = block["quirks"]["rule"]
+                yield _row(protocol, f"  {RULE_NAMES[other]}", other, subset, block["quirks"],
+                           block, base)
+
+
+def _row(protocol: str, label: str, rule: str, subset: str, block: dict[str, Any],
+         counts: dict[str, Any], base: dict[str, Any] | None) -> dict[str, Any]:
+    """A table row; `counts` is the block holding n and n_errors, `base` the reference."""
+    row: dict[str, Any] = {"protocol": protocol, "label": label, "rule": RULE_NAMES[rule],
+                           "subset": subset, "n_errors": 0}
+    for task in TASKS:
+        value, reference = block.get(f"{task}_recall"), (base or {}).get(f"{task}_recall")
+        row[f"{task}_recall"] = value
+        row[f"{task}_delta"] = None if value is None or reference is None else value - reference
+        row[f"{task}_n"] = counts.get(task, {}).get("n")
+        row["n_errors"] += counts.get(task, {}).get("n_errors", 0)
+    return row
+
+
+def _n(value: int | None) -> str:
+    return "" if value is None else str(value)
+
+
+def to_csv(metrics: dict[str, Any]) -> str:
+    buf = io.StringIO()
+    out = csv.writer(buf, lineterminator="\n")
+    out.writerow(CSV_HEADER)
+    for r in rows(metrics):
+        out.writerow([r["protocol"], r["rule"], r["subset"], pct(r["shape_recall"]),
+                      pct(r["scene_recall"]), _n(r["shape_n"]), _n(r["scene_n"]), r["n_errors"],
+                      pct(r["shape_delta"], True), pct(r["scene_delta"], True)])
+    return buf.getvalue()
+
+
+def write(metrics: dict[str, Any], directory: Path) -> list[Path]:
+    path = directory / "protocols.csv"
+    path.write_text(to_csv(metrics))
+    return [path]
+
+
+LEGEND = {
+    "original": "original:    the paper's prompts and rule (substring; the shape, if named, "
+                "wins)\n  and below it the same rule with its spelling quirks corrected, or "
+                "as published",
+    "lmms-strict": "lmms-strict: lmms-eval's 'Answer: <choice>' prompts, exact match of the "
+                   "answer",
+    "lmms-recall": "lmms-recall: the paper's prompts, label as a substring, no precedence",
+}
+
+
+def show(metrics: dict[str, Any], model: str, console: Console) -> None:
+    """Recalls per subset and protocol with deltas; then the bias view and unlisted labels."""
+    caption = "Δ = protocol minus original, same model and images" if "original" in \
+        metrics else None
+    table = Table(title=f"IllusionBench: {model}, recall in percent", pad_edge=False,
+                  caption=caption)
+    for column in ("set", "protocol", "shape", "Δ", "scene", "Δ ", "n shape/scene", "errors"):
+        table.add_column(column, justify="left" if column in ("set", "protocol") else "right",
+                         no_wrap=True)
+    previous = None
+    for r in rows(metrics):
+        if previous is not None and r["subset"] != previous:
+            table.add_section()
+        previous = r["subset"]
+        table.add_row(r["subset"], r["label"], pct(r["shape_recall"]) or "-",
+                      pct(r["shape_delta"], True), pct(r["scene_recall"]) or "-",
+                      pct(r["scene_delta"], True), f"{_n(r['shape_n'])}/{_n(r['scene_n'])}",
+                      str(r["n_errors"]))
+    console.print(table)
+    for protocol in metrics:
+        console.print(LEGEND[protocol], highlight=False)
+    if "original" in metrics:
+        show_bias(metrics["original"], console)
+    show_not_offered(metrics, console)
+
+
+def show_bias(original: dict[str, Any], console: Console) -> None:
+    """Where the original rule puts the answers under each prompt (shape/texture/rest)."""
+    table = Table(title="Shape or scene? original rule's buckets, percent", pad_edge=False,
+                  caption="texture: names the scene; rest: neither")
+    for column in ("set", "prompt", "shape", "texture", "rest", "n"):
+        table.add_column(column, justify="left" if column in ("set", "prompt") else "right",
+                         no_wrap=True)
+    for subset, block in original.items():
+        for key, dist in block.get("distribution", {}).items():
+            if "unavailable" in dist:
+                continue
+            table.add_row(subset, key.replace("_", " "), pct(dist["shape"]),
+                          pct(dist["texture"]), pct(dist["rest"]), str(dist["n"]))
+    if table.row_count:
+        console.print(table)
+
+
+def show_not_offered(metrics: dict[str, Any], console: Console) -> None:
+    """Labels a prompt does not list: an answer in the offered spelling may score wrong."""
+    seen: dict[str, list[str]] = {}
+    for protocol, blocks in metrics.items():
+        family = FAMILY[protocol]
+        for subset, block in blocks.items():
+            for task, labels in block.get("labels_not_offered", {}).items():
+                for label in labels:
+                    line = f"{subset} {task} label '{label}'"
+                    seen.setdefault(line, [])
+                    if family not in seen[line]:
+                        seen[line].append(family)
+    for line, families in seen.items():
+        console.print(f"note: {line} is not among the {' and '.join(families)} prompt's "
+                      "options; an answer in the offered spelling may score wrong "
+                      "(docs/illusionbench.md, quirks)", highlight=False, soft_wrap=True)
