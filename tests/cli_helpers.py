@@ -20,7 +20,8 @@ def invoke(*args: str):
 
 def spawn(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "visioneval", *map(str, args)], cwd=cwd,
-                            env={**os.environ, **(env or {})}, stdout=subprocess.PIPE,
+                            env={**os.environ, **(env or {})}, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
 

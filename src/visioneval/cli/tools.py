@@ -14,8 +14,9 @@ def loopback(
     port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0: any free port).")] = 8765,
     model: Annotated[list[str] | None, typer.Option(help="Model name(s) to serve.")] = None,
     answer: Annotated[str, typer.Option(help="hash (one of the prompt's options, picked by a "
-                                        "checksum), popout (the baseline looks at the image) "
-                                        "or fixed:TEXT.")] = "popout",
+                                        "checksum), popout (the baseline looks at the image), "
+                                        "judge (a scripted rubric verdict) or fixed:TEXT.")
+                      ] = "popout",
     latency: Annotated[float, typer.Option(help="Seconds before each answer.")] = 0.0,
     fail_rate: Annotated[float, typer.Option(min=0, max=1, help="Share of requests that fail.")
                          ] = 0.0,

@@ -21,7 +21,7 @@ def build_script(models: tuple[str, ...], answer: str, latency: float, fail_rate
     elif answer in ANSWER_MODES:
         answerer = ANSWER_MODES[answer]
     else:
-        raise ValueError(f"--answer {answer!r}: use hash, popout or fixed:TEXT")
+        raise ValueError(f"--answer {answer!r}: use {', '.join(ANSWER_MODES)} or fixed:TEXT")
     chosen = tuple(f.strip() for f in faults.split(",") if f.strip())
     unknown = [f for f in chosen if f not in FAULTS]
     if unknown:

@@ -41,7 +41,9 @@ class EvaluatorSpec(BaseModel, frozen=True):
 
     @property
     def label(self) -> str:
-        return f"{self.kind}:{self.judge or self.validator or self.script}"
+        """The evaluator's identity in metrics; a custom threshold makes another one."""
+        name = f"{self.kind}:{self.judge or self.validator or self.script}"
+        return name if self.threshold is None else f"{name}@{self.threshold:g}"
 
 
 class CaseSpec(BaseModel, frozen=True):
@@ -136,6 +138,10 @@ def iter_cases(path: Path) -> Iterator[tuple[CaseSpec, tuple[Image, ...]] | tupl
             continue
         if case.id in seen:
             yield name, "duplicate id"
+            continue
+        labels = [e.label for e in case.evaluators]
+        if len(set(labels)) != len(labels):
+            yield name, "the same evaluator twice (give one a different threshold)"
             continue
         seen.add(case.id)
         try:

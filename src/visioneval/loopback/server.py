@@ -9,7 +9,9 @@ trying the tool without a model, and the speed benchmark drives it from another 
 from __future__ import annotations
 
 import asyncio
+import json
 import random
+import re
 import threading
 import time
 import zlib
@@ -62,7 +64,25 @@ def answer_popout(prompt: Prompt) -> str:
     return popout.answer(prompt.text, image) if image else vocabulary(prompt.text)[0]
 
 
-ANSWER_MODES: dict[str, Answerer] = {"hash": answer_hash, "popout": answer_popout}
+_SCORE_KEY = re.compile(r'"(\w+)": <0-10>')
+_DETAIL_KEY = re.compile(r'"(\w+)": \[<')
+
+
+def answer_judge(prompt: Prompt) -> str:
+    """A rubric judge's JSON verdict: the dimensions the prompt asks for, each scored by a
+    checksum of the prompt (deterministic, 4-10), empty detail lists. For trying
+    `visioneval evaluate` without a judge model; it does not look at anything."""
+    keys = _SCORE_KEY.findall(prompt.text)
+    if not keys:
+        return "I can only act as a rubric judge."
+    scores = {k: 4 + zlib.crc32((prompt.text + k).encode()) % 7 for k in keys}
+    details = {k: [] for k in _DETAIL_KEY.findall(prompt.text)}
+    return json.dumps({"reasoning": "Scripted loopback judge: scores are a checksum of the "
+                       "prompt, not a judgement.", "scores": scores, "details": details})
+
+
+ANSWER_MODES: dict[str, Answerer] = {"hash": answer_hash, "popout": answer_popout,
+                                     "judge": answer_judge}
 
 
 @dataclass
