@@ -99,7 +99,7 @@ def salbench(
         chosen = select_configs(split_list(configs), split_list(splits), split_list(tasks))
         return build(SalBenchOptions(configs=[c.name for c in chosen], shots=shots,
                                      prompt=prompt.value, num_samples=num_samples, seed=seed,
-                                     data_dir=str(data_dir) if data_dir else None))
+                                     data_dir=str(data_dir.resolve()) if data_dir else None))
 
     run_command("salbench", resume=resume, backend=backend, model=model, base_url=base_url,
                 api_key_env=api_key_env, benchmark=benchmark,
@@ -176,7 +176,7 @@ def illusionbench(
             subsets=choose("subsets", split_list(subsets)),
             tasks=choose("tasks", split_list(tasks)), protocol=protocol.value,
             fix_quirks=fix_quirks, num_samples=num_samples, sample_seed=sample_seed,
-            data_dir=str(data_dir) if data_dir else None))
+            data_dir=str(data_dir.resolve()) if data_dir else None))
 
     run_command("illusionbench", resume=resume, backend=backend, model=model,
                 base_url=base_url, api_key_env=api_key_env, benchmark=benchmark,

@@ -71,7 +71,8 @@ def evaluate(
         if cases is None:
             raise ValueError("give the cases file (or --resume RUN_DIR)")
         run = build(EvaluateOptions(
-            cases=str(cases), judge_samples=judge_samples, judge_temperature=judge_temperature,
+            cases=str(cases.resolve()), judge_samples=judge_samples,
+            judge_temperature=judge_temperature,
             judge_max_tokens=judge_max_tokens, judge_text_only=judge_text_only,
             validator_timeout_s=validator_timeout))
         if run.needs_judge and (judge_backend is None or judge_model is None):

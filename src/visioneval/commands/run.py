@@ -88,6 +88,8 @@ def _execute(session: Coroutine[Any, Any, SessionResult], benchmark: Benchmark,
 
 def report(result: SessionResult, benchmark: Benchmark, console: Console, err: Console) -> int:
     """Print the tables and where everything is; exit 1 if some samples ended in error."""
+    from visioneval.report.page import try_write_report
+
     info = RunStore.open(result.directory).info
     benchmark.print_summary(result.metrics, info, console)
     stats = result.stats
@@ -95,6 +97,9 @@ def report(result: SessionResult, benchmark: Benchmark, console: Console, err: C
         f"{result.n_records} samples recorded ({result.n_errors} errors, {stats.skipped} rows "
         f"skipped, {stats.cache_hits} from cache, {stats.resumed} done before) -> "
         f"[bold]{result.directory}[/]", highlight=False, soft_wrap=True)
+    page = try_write_report(result.directory)
+    if page is not None:
+        console.print(f"report: [bold]{page}[/]", highlight=False, soft_wrap=True)
     if result.n_errors:
         err.print(f"[yellow]{result.n_errors} samples failed and are left out of the scores; "
                   f"retry them with: visioneval {benchmark.name} --resume "

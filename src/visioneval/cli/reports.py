@@ -1,0 +1,57 @@
+"""`visioneval report` (one run's page) and `visioneval compare` (several runs, one table)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from visioneval.cli.app import app
+
+
+@app.command()
+def report(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory (holds run.json).")],
+    thumbnails: Annotated[int, typer.Option(min=0, help="At most this many distinct images "
+                                            "as thumbnails.")] = 3000,
+) -> None:
+    """Write RUN_DIR/report.html: one self-contained page (tables, charts, sample browser)."""
+    from visioneval.commands.common import consoles, guarded
+    from visioneval.report.page import write_report
+
+    console, err = consoles()
+
+    def action() -> int:
+        path = write_report(run_dir, thumbnails)
+        console.print(f"report: [bold]{path}[/] ({path.stat().st_size / 1e6:.1f} MB)",
+                      highlight=False, soft_wrap=True)
+        return 0
+
+    raise typer.Exit(guarded(err, action))
+
+
+@app.command()
+def compare(
+    run_dirs: Annotated[list[Path], typer.Argument(help="Run directories of one benchmark.")],
+    out: Annotated[Path | None, typer.Option(help="Also write comparison.csv, .md and .html "
+                                             "here.")] = None,
+) -> None:
+    """Compare runs in the paper's table layout; differing settings are flagged, not mixed."""
+    from visioneval.commands.common import consoles, guarded
+    from visioneval.report import compare as comparison
+
+    console, err = consoles()
+
+    def action() -> int:
+        result = comparison.compare(run_dirs)
+        for flag in result.flags:
+            err.print(f"[yellow]warning:[/] {flag}", highlight=False, soft_wrap=True)
+        console.print(comparison.to_markdown(result), highlight=False, soft_wrap=True,
+                      markup=False)
+        if out is not None:
+            for path in comparison.write(result, out):
+                console.print(f"wrote {path}", highlight=False, soft_wrap=True)
+        return 0
+
+    raise typer.Exit(guarded(err, action))

@@ -1,0 +1,103 @@
+// The sample browser: filters, paging, one card per sample. Data comes from the JSON block
+// embedded in the page; nothing is fetched.
+(function () {
+  "use strict";
+  const data = JSON.parse(document.getElementById("run-data").textContent);
+  const PAGE = 50;
+  const state = { group: "", label: "", view: data.views[0] || "", outcome: "", text: "",
+                  page: 0 };
+  const $ = (id) => document.getElementById(id);
+
+  function option(select, value, text) {
+    const o = document.createElement("option");
+    o.value = value; o.textContent = text; select.appendChild(o);
+  }
+  function fill(select, values, allText) {
+    if (allText !== null) option(select, "", allText);
+    values.forEach((v) => option(select, v, v));
+  }
+  fill($("f-group"), data.groups, "all groups");
+  fill($("f-label"), data.labels, "all classes");
+  fill($("f-view"), data.views, null);
+  $("f-view").disabled = data.views.length < 2;
+
+  function outcome(row) {
+    if (row.e) return "error";
+    const v = row.v[state.view];
+    if (!v || v.ok === null || v.ok === undefined) return "unscored";
+    return v.ok ? "correct" : "wrong";
+  }
+  function matches(row) {
+    if (state.group && row.g !== state.group) return false;
+    if (state.label && row.labels.indexOf(state.label) < 0) return false;
+    if (state.outcome && outcome(row) !== state.outcome) return false;
+    if (state.text) {
+      const hay = (row.id + " " + row.t + " " + (row.r || "") + " " + (row.e || "")).toLowerCase();
+      if (hay.indexOf(state.text) < 0) return false;
+    }
+    return true;
+  }
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  function card(row) {
+    const box = el("div", "sample");
+    box.dataset.id = row.id;
+    const pic = row.img && data.thumbs[row.img];
+    if (pic) {
+      const img = el("img"); img.src = pic; img.alt = "image of " + row.id; box.appendChild(img);
+    } else {
+      box.appendChild(el("div", "noimg", row.img ? "no thumbnail" : "no image"));
+    }
+    const body = el("div");
+    body.appendChild(el("div", "id", row.id + "  ·  " + row.g + (row.meta ? "  ·  " + row.meta : "")));
+    const result = el("div");
+    const kind = outcome(row);
+    const tag = el("span", "tag " + ({correct: "ok", wrong: "bad", error: "err"}[kind] || "none"),
+                   kind);
+    result.appendChild(tag);
+    const v = row.v[state.view];
+    const answer = row.e ? row.e : (v ? v.a : "");
+    result.appendChild(document.createTextNode("answer: " + (answer === "" ? "(nothing)" : answer)
+                                               + "   ·   target: " + row.t));
+    body.appendChild(result);
+    const more = el("details");
+    more.appendChild(el("summary", null, "prompt and raw response"));
+    more.appendChild(el("pre", null, data.texts[row.p] || ""));
+    more.appendChild(el("pre", null, row.e ? "error: " + row.e : (row.r || "")));
+    const others = Object.keys(row.v).filter((k) => k !== state.view);
+    if (others.length) {
+      more.appendChild(el("pre", null, others.map((k) => k + ": " + row.v[k].a +
+        (row.v[k].ok === true ? "  (right)" : row.v[k].ok === false ? "  (wrong)" : "")).join("\n")));
+    }
+    body.appendChild(more);
+    box.appendChild(body);
+    return box;
+  }
+  function render() {
+    const rows = data.rows.filter(matches);
+    const pages = Math.max(1, Math.ceil(rows.length / PAGE));
+    state.page = Math.min(state.page, pages - 1);
+    const list = $("samples");
+    list.replaceChildren();
+    rows.slice(state.page * PAGE, (state.page + 1) * PAGE).forEach((r) => list.appendChild(card(r)));
+    $("count").textContent = rows.length + " of " + data.rows.length + " samples";
+    $("page").textContent = "page " + (state.page + 1) + " of " + pages;
+    $("prev").disabled = state.page === 0;
+    $("next").disabled = state.page >= pages - 1;
+  }
+  function bind(id, key, transform) {
+    $(id).addEventListener("input", (e) => {
+      state[key] = transform ? transform(e.target.value) : e.target.value;
+      state.page = 0; render();
+    });
+  }
+  bind("f-group", "group"); bind("f-label", "label"); bind("f-view", "view");
+  bind("f-outcome", "outcome"); bind("f-text", "text", (v) => v.trim().toLowerCase());
+  $("prev").addEventListener("click", () => { state.page -= 1; render(); });
+  $("next").addEventListener("click", () => { state.page += 1; render(); });
+  render();
+})();

@@ -1,0 +1,197 @@
+"""`visioneval compare`: several runs in one table, the paper's layout for SalBench (Table 1:
+models and shots as rows, tasks x image sets as columns, macro F1 with exact match beside),
+recalls per protocol for IllusionBench, pass rates for evaluator runs.
+
+Runs are never silently mixed: a difference in benchmark settings that changes the numbers
+(prompt style, protocol, dataset fingerprint, number of samples, generation settings) is
+listed as a flag above the table."""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from visioneval.report.rundir import RunView, load
+
+SALBENCH_COLUMNS = {
+    "Detection_NAT": "O3", "Detection_SYN": "P3", "Referring_NAT": "O3_box",
+    "Referring_SYN": "P3_box", "VisualRef_NAT": "O3_box_img", "VisualRef_SYN": "P3_box_img",
+}
+SETTINGS_THAT_MATTER = ("prompt", "protocol", "fix_quirks", "num_samples", "sample_seed",
+                        "tasks", "subsets", "judge_samples", "judge_temperature")
+
+
+@dataclass
+class Comparison:
+    benchmark: str
+    header: list[str]
+    rows: list[list[str]]
+    higher_is_better: list[bool]  # per column, from the third on
+    flags: list[str] = field(default_factory=list)
+
+    def best(self) -> dict[int, str]:
+        """Column index -> best value string (numbers only)."""
+        out = {}
+        for col in range(2, len(self.header)):
+            values = [_number(r[col]) for r in self.rows]
+            numbers = [v for v in values if v is not None]
+            if numbers:
+                out[col] = max(numbers) if self.higher_is_better[col - 2] else min(numbers)
+        return out
+
+    def is_best(self, row: list[str], col: int, best: dict[int, float]) -> bool:
+        value = _number(row[col])
+        return value is not None and col in best and value == best[col] and len(self.rows) > 1
+
+
+def _number(cell: str) -> float | None:
+    try:
+        return float(cell)
+    except (TypeError, ValueError):
+        return None
+
+
+def compare(directories: list[Path]) -> Comparison:
+    views = [load(d) for d in directories]
+    kinds = {v.benchmark for v in views}
+    if len(kinds) > 1:
+        raise ValueError(f"these runs are of different benchmarks ({', '.join(sorted(kinds))}); "
+                         "compare runs of one benchmark at a time")
+    kind = kinds.pop()
+    builder = {"salbench": _salbench, "illusionbench": _illusionbench,
+               "evaluate": _evaluate}.get(kind)
+    if builder is None:
+        raise ValueError(f"no comparison table for {kind} runs")
+    result = builder(views)
+    result.flags = flags(views)
+    return result
+
+
+def flags(views: list[RunView]) -> list[str]:
+    """What differs between the runs besides the model, and would change the numbers."""
+    out = []
+    for key in SETTINGS_THAT_MATTER:
+        values = {_label(v): v.info.get("options", {}).get(key) for v in views}
+        if len({repr(x) for x in values.values()}) > 1:
+            out.append(f"{key} differs: " + "; ".join(f"{k}: {x}" for k, x in values.items()))
+    prints = {_label(v): v.info.get("dataset", {}).get("fingerprint", "")[:12] for v in views}
+    if len(set(prints.values())) > 1:
+        out.append("dataset fingerprint differs (not the same data): "
+                   + "; ".join(f"{k}: {x}" for k, x in prints.items()))
+    gens = {_label(v): v.info.get("generation") for v in views}
+    if len({repr(g) for g in gens.values()}) > 1:
+        out.append("generation settings differ: "
+                   + "; ".join(f"{k}: {g}" for k, g in gens.items()))
+    errors = [f"{_label(v)}: {v.info.get('counts', {}).get('errors')} failed samples"
+              for v in views if v.info.get("counts", {}).get("errors")]
+    if errors:
+        out.append("some runs have failed samples, left out of their scores: " + "; ".join(errors))
+    return out
+
+
+def _label(view: RunView) -> str:
+    return f"{view.model} ({view.directory.name})"
+
+
+def _pct(value: float | None) -> str:
+    return "" if value is None else f"{100 * value:.1f}"
+
+
+def _salbench(views: list[RunView]) -> Comparison:
+    header = ["Model", "Shot"]
+    for column in SALBENCH_COLUMNS:
+        header += [f"{column} F1", f"{column} EM"]
+    rows = []
+    for view in sorted(views, key=lambda v: (v.model, v.info["options"].get("shots", 0))):
+        row = [view.model, str(view.info["options"].get("shots", 0))]
+        for config in SALBENCH_COLUMNS.values():
+            block = view.metrics.get(config, {}).get("strict", {})
+            row += [_pct(block.get("macro_f1")), _pct(block.get("exact_match"))]
+        rows.append(row)
+    return Comparison("salbench", header, rows, [True] * (len(header) - 2))
+
+
+def _illusionbench(views: list[RunView]) -> Comparison:
+    subsets = ("ICON", "LOGO", "IN")
+    protocols = list(dict.fromkeys(p for v in views for p in v.metrics))
+    header = ["Model", "Protocol"]
+    for subset in subsets:
+        header += [f"{subset} shape", f"{subset} scene"]
+    rows = []
+    for view in views:
+        for protocol in protocols:
+            if protocol not in view.metrics:
+                continue
+            row = [view.model, protocol]
+            for subset in subsets:
+                block = view.metrics[protocol].get(subset, {})
+                row += [_pct(block.get("shape_recall")), _pct(block.get("scene_recall"))]
+            rows.append(row)
+    return Comparison("illusionbench", header, rows, [True] * (len(header) - 2))
+
+
+def _evaluate(views: list[RunView]) -> Comparison:
+    labels = list(dict.fromkeys(k for v in views for k in v.metrics.get("evaluators", {})))
+    header = ["Judge", "Run", *[f"{k} pass %" for k in labels]]
+    rows = []
+    for view in views:
+        blocks = view.metrics.get("evaluators", {})
+        rows.append([view.model, view.directory.name,
+                     *[_pct(blocks.get(k, {}).get("pass_rate")) for k in labels]])
+    return Comparison("evaluate", header, rows, [True] * len(labels))
+
+
+def to_csv(result: Comparison) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(result.header)
+    writer.writerows(result.rows)
+    return buf.getvalue()
+
+
+def to_markdown(result: Comparison) -> str:
+    best = result.best()
+    lines = [f"> {flag}" for flag in result.flags] + ([""] if result.flags else [])
+    lines.append("| " + " | ".join(result.header) + " |")
+    lines.append("|" + "|".join("---" if i < 2 else "---:" for i in range(len(result.header)))
+                 + "|")
+    for row in result.rows:
+        cells = [f"**{c}**" if result.is_best(row, i, best) else (c or "-")
+                 for i, c in enumerate(row)]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append("Best value per column in bold. Values in percent.")
+    return "\n".join(lines) + "\n"
+
+
+def to_html(result: Comparison) -> str:
+    best = result.best()
+    flag_html = "".join(f'<p class="flag">{html.escape(f)}</p>' for f in result.flags)
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in result.header)
+    def cell(row: list[str], i: int) -> str:
+        cls = ("num" if i >= 2 else "") + (" best" if result.is_best(row, i, best) else "")
+        return f'<td class="{cls}">{html.escape(row[i] or "-")}</td>'
+
+    body = "".join("<tr>" + "".join(cell(row, i) for i in range(len(row))) + "</tr>"
+                   for row in result.rows)
+    css = ("body{font:14px system-ui,sans-serif;margin:24px}table{border-collapse:collapse}"
+           "th,td{border-bottom:1px solid #ddd;padding:4px 8px}td.num{text-align:right}"
+           "td.best{font-weight:700;background:#e8f5e9}.flag{background:#fff3e0;"
+           "border-left:4px solid #ef6c00;padding:6px 10px}")
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{result.benchmark} "
+            f"comparison</title><style>{css}</style></head><body><h1>{result.benchmark} "
+            f"comparison</h1>{flag_html}<table><thead><tr>{head}</tr></thead><tbody>{body}"
+            "</tbody></table><p>Best value per column in bold. Values in percent.</p>"
+            "</body></html>\n")
+
+
+def write(result: Comparison, out: Path) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    files = {"comparison.csv": to_csv(result), "comparison.md": to_markdown(result),
+             "comparison.html": to_html(result)}
+    for name, text in files.items():
+        (out / name).write_text(text, encoding="utf-8")
+    return [out / name for name in files]

@@ -1,0 +1,62 @@
+"""A finished (or interrupted) run directory, read back for reporting."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from visioneval.engine.store import RunDirError, RunStore
+from visioneval.records import Record
+
+
+@dataclass
+class RunView:
+    directory: Path
+    info: dict[str, Any]
+    metrics: dict[str, Any]
+    records: list[Record]
+
+    @property
+    def benchmark(self) -> str:
+        return self.info.get("benchmark", "?")
+
+    @property
+    def model(self) -> str:
+        return self.info.get("backend", {}).get("model", "?")
+
+    @property
+    def title(self) -> str:
+        shots = self.info.get("options", {}).get("shots")
+        extra = f", {shots}-shot" if shots is not None else ""
+        return f"{self.benchmark}: {self.model}{extra}"
+
+
+def load(directory: Path) -> RunView:
+    store = RunStore.open(directory)
+    metrics_path = directory / "metrics.json"
+    if not metrics_path.exists():
+        raise RunDirError(f"{directory} has no metrics.json yet (is the run still starting?)")
+    metrics = json.loads(metrics_path.read_text())
+    return RunView(directory, store.info, metrics, store.latest_records())
+
+
+def prompt_text(record: Record) -> str:
+    """The prompt's text parts, images shown as [image N]."""
+    out, n = [], 0
+    for message in record.prompt:
+        for part in message.get("parts", []):
+            if isinstance(part, str):
+                out.append(part if message.get("role", "user") == "user"
+                           else f"[{message['role']}] {part}")
+            else:
+                n += 1
+                out.append(f"[image {n}]")
+    return "\n".join(out)
+
+
+def image_hashes(record: Record) -> list[str]:
+    """The sha256 of every image in the prompt, in order (the query image is last)."""
+    return [part["image"]["sha256"] for message in record.prompt
+            for part in message.get("parts", []) if isinstance(part, dict) and "image" in part]

@@ -1,0 +1,54 @@
+"""Thumbnails for the sample browser, made from the run's own data source.
+
+Records keep an image's sha256, not its bytes; the benchmark is rebuilt from run.json and
+its samples are read until every wanted image is found. Each distinct image becomes one small
+WebP data URL, shared by all the samples that show it. Decoding happens here, at report
+time, never on the evaluation's hot path."""
+
+from __future__ import annotations
+
+import base64
+import io
+import logging
+from typing import Any
+
+from PIL import Image as PILImage
+
+from visioneval.benchmarks import registry
+
+log = logging.getLogger(__name__)
+SIDE = 96
+
+
+def thumbnail(data: bytes, side: int = SIDE) -> str:
+    with PILImage.open(io.BytesIO(data)) as im:
+        im = im.convert("RGB")
+        im.thumbnail((side, side))
+        buf = io.BytesIO()
+        im.save(buf, format="WEBP", quality=70)
+    return "data:image/webp;base64," + base64.b64encode(buf.getvalue()).decode()
+
+
+def collect(info: dict[str, Any], wanted: set[str], limit: int) -> tuple[dict[str, str], str]:
+    """{sha256: data URL} for up to `limit` wanted images, and a note on what is missing."""
+    if not wanted:
+        return {}, ""
+    try:
+        benchmark = registry.build(info["benchmark"], info["options"])
+    except Exception as exc:  # data moved or offline: the report works without pictures
+        return {}, f"no thumbnails: the run's data cannot be read ({exc})"
+    found: dict[str, str] = {}
+    target = min(limit, len(wanted))
+    for item in benchmark.samples():
+        for message in getattr(item, "messages", ()):
+            for image in message.images():
+                if image.sha256 in wanted and image.sha256 not in found:
+                    try:
+                        found[image.sha256] = thumbnail(image.data)
+                    except OSError as exc:
+                        log.debug("thumbnail of %s failed: %s", image.sha256[:12], exc)
+        if len(found) >= target:
+            break
+    note = "" if len(found) >= len(wanted) else \
+        f"thumbnails for {len(found)} of {len(wanted)} images (limit {limit})"
+    return found, note
