@@ -84,18 +84,8 @@ class IllusionBench:
 
     # -- plan ------------------------------------------------------------------------------
     def plan(self) -> dict[str, Any]:
-        all_files = [f for files in self.files.values() for f in files]
-        return {
-            "benchmark": self.name,
-            "options": self.options.model_dump(),
-            "dataset": {
-                "source": self.options.data_dir or f"hf://{HF_REPO}",
-                "fingerprint": parquet.fingerprint(all_files, self.root),
-                "files": {s: [f.relative_to(self.root).as_posix() for f in fs]
-                          for s, fs in self.files.items()},
-                "rows": {s: parquet.row_count(fs) for s, fs in self.files.items()},
-            },
-        }
+        return parquet.dataset_plan(self.name, self.options, self.root, self.files,
+                                    self.options.data_dir or f"hf://{HF_REPO}")
 
     @property
     def per_row(self) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from visioneval.benchmarks.illusionbench.spec import HF_REPO, split_name
-from visioneval.benchmarks.parquet import DataError
+from visioneval.benchmarks.parquet import DataError, hub_snapshot
 
 
 def locate(data_dir: Path | None, subsets: list[str]) -> tuple[Path, dict[str, list[Path]]]:
@@ -33,15 +33,5 @@ def split_files(root: Path, subset: str) -> list[Path]:
 
 
 def hub_download(subsets: list[str]) -> Path:
-    from huggingface_hub import snapshot_download  # lazy: only when no --data-dir
-
     # fnmatch's `*` also matches "/", so this finds the files in any folder.
-    patterns = [f"*{split_name(s)}-*.parquet" for s in subsets]
-    try:
-        path = snapshot_download(HF_REPO, repo_type="dataset", allow_patterns=patterns)
-    except Exception as exc:  # offline, gated, renamed ...
-        first_line = str(exc).splitlines()[0] if str(exc) else ""
-        raise DataError(f"cannot download {HF_REPO} from the Hugging Face Hub "
-                        f"({exc.__class__.__name__}: {first_line}); "
-                        "pass --data-dir with a local copy") from None
-    return Path(path)
+    return hub_snapshot(HF_REPO, [f"*{split_name(s)}-*.parquet" for s in subsets])

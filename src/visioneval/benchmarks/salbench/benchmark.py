@@ -49,18 +49,8 @@ class SalBench:
 
     # -- plan ------------------------------------------------------------------------------
     def plan(self) -> dict[str, Any]:
-        all_files = [f for files in self.files.values() for f in files]
-        return {
-            "benchmark": self.name,
-            "options": self.options.model_dump(),
-            "dataset": {
-                "source": self.options.data_dir or f"hf://{HF_REPO} (split {SPLIT})",
-                "fingerprint": parquet.fingerprint(all_files, self.root),
-                "files": {c: [f.relative_to(self.root).as_posix() for f in fs]
-                          for c, fs in self.files.items()},
-                "rows": {c: parquet.row_count(fs) for c, fs in self.files.items()},
-            },
-        }
+        return parquet.dataset_plan(self.name, self.options, self.root, self.files,
+                                    self.options.data_dir or f"hf://{HF_REPO} (split {SPLIT})")
 
     def total(self) -> int:
         limit = self.options.num_samples

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from visioneval.benchmarks.parquet import DataError
+from visioneval.benchmarks.parquet import DataError, hub_snapshot
 from visioneval.benchmarks.salbench.spec import HF_REPO
 
 
@@ -25,14 +25,4 @@ def locate(data_dir: Path | None, configs: list[str]) -> Path:
 
 
 def hub_download(configs: list[str]) -> Path:
-    from huggingface_hub import snapshot_download  # lazy: only when no --data-dir
-
-    try:
-        path = snapshot_download(HF_REPO, repo_type="dataset",
-                                 allow_patterns=[f"{c}/*.parquet" for c in configs])
-    except Exception as exc:  # offline, gated, renamed ...
-        first_line = str(exc).splitlines()[0] if str(exc) else ""
-        raise DataError(f"cannot download {HF_REPO} from the Hugging Face Hub "
-                        f"({exc.__class__.__name__}: {first_line}); "
-                        "pass --data-dir with a local copy") from None
-    return Path(path)
+    return hub_snapshot(HF_REPO, [f"{c}/*.parquet" for c in configs])
