@@ -1,7 +1,14 @@
 """The `visioneval` command: options in, calls out. Each command module registers itself on
 the app; heavy modules load inside the commands, so `visioneval --help` stays fast."""
 
-from visioneval.cli import benchmarks, data, evaluators, reports, tools  # noqa: F401
+from visioneval.cli import (  # noqa: F401 - each module registers its commands
+    benchmarks,
+    data,
+    evaluators,
+    layout,
+    reports,
+    tools,
+)
 from visioneval.cli.app import app
 
 

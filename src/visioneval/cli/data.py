@@ -37,3 +37,21 @@ def synth_illusionbench(
 
     for subset, path in write_synthetic(out, n, seed).items():
         typer.echo(f"{path}: {n} rows ({subset})")
+
+
+@data_app.command("synth-layout")
+def synth_layout(
+    out: Annotated[Path, typer.Option(help="CANVAS-shaped folder to write (use it as "
+                                      "--base-dir).")],
+    n: Annotated[int, typer.Option(min=1, help="GT/generated pairs.")] = 20,
+    boxes: Annotated[int, typer.Option(min=1, help="Boxes per design.")] = 40,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    model: Annotated[str, typer.Option(help="Model folder name.")] = "gpt-4o",
+    variant: Annotated[str, typer.Option(help="Variant folder name.")] = "image_only",
+) -> None:
+    """Write random UI designs and perturbed 'generated' versions in CANVAS's layout."""
+    from visioneval.layout.synth import write_random
+
+    ids = write_random(out, n, boxes=boxes, seed=seed, model=model, variant=variant)
+    typer.echo(f"{out}: {len(ids)} pairs ({ids[0]} ... {ids[-1]}), model {model}, "
+               f"variant {variant}")

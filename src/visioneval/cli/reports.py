@@ -12,18 +12,23 @@ from visioneval.cli.app import app
 
 @app.command()
 def report(
-    run_dir: Annotated[Path, typer.Argument(help="A run directory (holds run.json).")],
+    run_dir: Annotated[Path, typer.Argument(help="A run directory (holds run.json), or a "
+                                            "`visioneval layout` results JSON.")],
     thumbnails: Annotated[int, typer.Option(min=0, help="At most this many distinct images "
                                             "as thumbnails.")] = 3000,
 ) -> None:
     """Write RUN_DIR/report.html: one self-contained page (tables, charts, sample browser)."""
     from visioneval.commands.common import consoles, guarded
+    from visioneval.report.layout import is_layout_results, write_layout_report
     from visioneval.report.page import write_report
 
     console, err = consoles()
 
     def action() -> int:
-        path = write_report(run_dir, thumbnails)
+        if is_layout_results(run_dir):
+            path = write_layout_report(run_dir)
+        else:
+            path = write_report(run_dir, thumbnails)
         console.print(f"report: [bold]{path}[/] ({path.stat().st_size / 1e6:.1f} MB)",
                       highlight=False, soft_wrap=True)
         return 0

@@ -8,9 +8,9 @@ from pathlib import Path
 
 def demo_data(cache_root: Path, n: int, seed: int) -> Path:
     """The demo's synthetic P3 set, generated once per (n, seed) and kept in the cache."""
-    from visioneval.benchmarks.salbench.synth import write_synthetic
+    from visioneval.benchmarks.salbench.synth import GENERATOR_VERSION, write_synthetic
 
-    target = cache_root / "demo" / f"salbench-synth-n{n}-seed{seed}"
+    target = cache_root / "demo" / f"salbench-synth-v{GENERATOR_VERSION}-n{n}-seed{seed}"
     if (target / "DONE").exists():
         return target
     tmp = target.with_name(target.name + ".partial")

@@ -16,7 +16,7 @@ plt.rcParams.update({"svg.fonttype": "none", "font.size": 9, "axes.spines.top": 
                      "axes.spines.right": False})
 
 
-def _svg(fig) -> str:
+def svg(fig) -> str:
     buf = io.StringIO()
     fig.savefig(buf, format="svg", bbox_inches="tight")
     plt.close(fig)
@@ -47,7 +47,7 @@ def grouped_bars(categories: Sequence[str], series: dict[str, Sequence[float | N
     if len(series) > 1:
         ax.legend(frameon=False, fontsize=8, ncols=min(4, len(series)),
                   loc="upper left", bbox_to_anchor=(0, -0.15))
-    return _svg(fig)
+    return svg(fig)
 
 
 def stacked_bars(categories: Sequence[str], parts: dict[str, Sequence[float]], title: str,
@@ -70,7 +70,7 @@ def stacked_bars(categories: Sequence[str], parts: dict[str, Sequence[float]], t
     ax.set_title(title, fontsize=10, loc="left")
     ax.legend(frameon=False, fontsize=8, ncols=len(parts), loc="upper left",
               bbox_to_anchor=(0, -0.35 if len(categories) < 4 else -0.12))
-    return _svg(fig)
+    return svg(fig)
 
 
 def heatmap(rows: Sequence[str], columns: Sequence[str], counts: Sequence[Sequence[int]],
@@ -89,4 +89,4 @@ def heatmap(rows: Sequence[str], columns: Sequence[str], counts: Sequence[Sequen
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10, loc="left")
     ax.spines[:].set_visible(False)
-    return _svg(fig)
+    return svg(fig)

@@ -5,12 +5,27 @@
 run offline. Scene i is the same in all three configs; scene i depends only on (seed, i),
 so a larger `n` extends a smaller one.
 
-Each scene is a 384x384 PNG on a light background: a jittered grid of 20-60 copies of one
-shape (bar, ellipse, triangle, L or arrow), one colour, one size, one angle, except the
-target, which differs in exactly one of orientation (rotated 30-90 degrees), color (hue
-shifted 40-180 degrees) or size (x1.35-2.2 or x0.45-0.72). About a third of the scenes use
-the smaller differences. Objects never use red hues, so the pure-red (255, 0, 0) box of
-`P3_box_img` is unambiguous, and no object comes near the target's box.
+Each scene is a 384x384 PNG on a light background: a jittered grid of 20-60 objects of one
+shape (bar, ellipse, triangle, L or arrow) around one base colour, size and angle, and a
+target that differs in exactly one of orientation, color or size. Every scene has a
+difficulty (in its image_id), balanced and independent of the class (`scene_difficulty`):
+
+- easy: identical distractors; the target is rotated 45-90 degrees, hue-shifted 90-180
+  degrees, or scaled x1.6-2.2 / x0.45-0.6.
+- medium: the target is rotated 30-40 degrees, hue-shifted 40-60 degrees, or scaled
+  x1.35-1.5 / x0.65-0.72; the distractors vary mildly (angle +/-3 degrees, hue +/-2
+  degrees, size +/-3%).
+- hard: near-threshold targets, rotated 10-15 degrees, hue-shifted 12-18 degrees, or scaled
+  x1.1-1.15 / x0.86-0.9; the distractors vary in all three features (angle +/-3 degrees,
+  hue +/-3 degrees, size +/-2.5%), and one feature per scene, drawn independently of the
+  class, varies strongly (angle +/-18 degrees, hue +/-10 degrees, size x0.87-1.15).
+
+The target's difference in its own feature is always at least `MIN_RATIO` (3) times the
+largest distractor deviation in that feature (so when the strongly varying feature is the
+target's own, its difference grows to match). Distractor deviations are symmetric around
+the base values, so the target sits exactly at the distractors' median in its other two
+features. Objects never use red hues, so the pure-red (255, 0, 0) box of `P3_box_img` is
+unambiguous, and no object comes near the target's box.
 """
 
 from __future__ import annotations
@@ -71,20 +86,61 @@ SCHEMA = pa.schema(
 
 
 @dataclass(frozen=True)
+class Level:
+    """How far the target differs, and how much the distractors vary, at one difficulty.
+
+    Target differences are (low, high) ranges: `turn` and `hue_shift` in degrees, `grow` and
+    `shrink` as scale factors. `spread` is the distractors' largest deviation from the scene's
+    base value per feature, in P3_CLASSES order: angle (degrees), hue (degrees), size
+    (|log scale|). With `strong`, one feature per scene, drawn at random, varies up to its
+    `strong` value instead. The target's difference is always at least `MIN_RATIO` times the
+    spread of its own feature."""
+
+    turn: tuple[float, float]
+    hue_shift: tuple[float, float]
+    grow: tuple[float, float]
+    shrink: tuple[float, float]
+    spread: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    strong: tuple[float, float, float] | None = None
+
+
+DIFFICULTIES = ("easy", "medium", "hard")
+# Bump when the scenes change: cached demo sets are keyed by it.
+GENERATOR_VERSION = 2
+
+LEVELS = {
+    "easy": Level(turn=(45, 90), hue_shift=(90, 180), grow=(1.6, 2.2), shrink=(0.45, 0.6)),
+    "medium": Level(turn=(30, 40), hue_shift=(40, 60), grow=(1.35, 1.5), shrink=(0.65, 0.72),
+                    spread=(3.0, 2.0, 0.03)),
+    "hard": Level(turn=(10, 15), hue_shift=(12, 18), grow=(1.1, 1.15), shrink=(0.86, 0.9),
+                  spread=(3.0, 3.0, 0.025), strong=(18.0, 10.0, 0.14)),
+}
+MIN_RATIO = 3.0  # target difference / largest distractor deviation, in the target's feature
+TAIL = 2.0  # distractor deviations: normal, sigma = spread / TAIL, redrawn past the spread
+
+
+@dataclass(frozen=True)
 class Scene:
-    """One rendered scene; `bbox` is the target's tight box in pixels (x0, y0, x1, y1)."""
+    """One rendered scene; `bbox` is the target's tight box in pixels (x0, y0, x1, y1).
+
+    `target` and `distractors` hold each object's (hue in degrees, log scale, angle in
+    degrees), the values the scene was drawn with."""
 
     index: int
     feature: str
+    difficulty: str
     shape: str
     angle: int
     n_objects: int
     bbox: tuple[float, float, float, float]
     image: Image.Image
+    target: tuple[float, float, float]
+    distractors: tuple[tuple[float, float, float], ...]
 
     @property
     def image_id(self) -> str:
-        return f"image_{self.shape}_{self.angle}_{self.feature}_{self.n_objects}_{self.index}"
+        return (f"image_{self.shape}_{self.angle}_{self.feature}_{self.difficulty}_"
+                f"{self.n_objects}_{self.index}")
 
     def boxed_image(self) -> Image.Image:
         """The scene with a pure-red outline around the target (the Visual Referring image)."""
@@ -113,59 +169,111 @@ def scene_feature(seed: int, index: int) -> str:
     return P3_CLASSES[order[index % 3]]
 
 
+def scene_difficulty(seed: int, index: int) -> str:
+    """Balanced difficulties, independent of the class: each block of three scenes holds each
+    difficulty once, and each block of nine holds every (class, difficulty) pair once (a
+    random 3x3 Latin square over the block's three triples and the three classes)."""
+    rng = np.random.default_rng((seed, 2, index // 9))
+    rows, symbols = rng.permutation(3), rng.permutation(3)
+    triple = (index % 9) // 3
+    cls = P3_CLASSES.index(scene_feature(seed, index))
+    return DIFFICULTIES[symbols[(rows[triple] + cls) % 3]]
+
+
 def make_scene(seed: int, index: int) -> Scene:
     rng = np.random.default_rng((seed, 0, index))
     feature = scene_feature(seed, index)
-    hard = rng.random() < 0.3
+    difficulty = scene_difficulty(seed, index)
+    level = LEVELS[difficulty]
     shape = SHAPES[rng.integers(len(SHAPES))]
     symmetric = shape in ("rectangle", "ellipse")  # looks the same turned by 180 degrees
     angle = int(rng.integers(-6, 6) if symmetric else rng.integers(-12, 12)) * 15
-    background, colour, target_colour = _colours(rng, feature == "color", hard)
+    spread = dict(zip(P3_CLASSES, level.spread, strict=True))
+    if level.strong is not None:
+        strong = int(rng.integers(len(P3_CLASSES)))
+        spread[P3_CLASSES[strong]] = level.strong[strong]
+    background, sat, val = _palette(rng)
+    hue, target_hue = _hues(rng, feature == "color", level, spread["color"])
     cells, cell = _grid(rng)
     length = 0.5 * cell
-    target_angle, scale = angle, 1.0
+    target_angle, log_scale = float(angle), 0.0
     if feature == "orientation":
-        turn = rng.uniform(*((30, 40) if hard else (45, 90)))
-        target_angle = angle + int(rng.choice([-1, 1]) * turn)
+        target_angle += rng.choice([-1, 1]) * _difference(rng, level.turn, spread[feature])
     elif feature == "size":
         grow = rng.random() < 0.5
-        span = ((1.35, 1.5) if grow else (0.65, 0.72)) if hard else \
-            ((1.6, 2.2) if grow else (0.45, 0.6))
-        scale = rng.uniform(*span)
+        lo, hi = np.log(level.grow) if grow else -np.log(level.shrink[::-1])
+        log_scale = (1 if grow else -1) * _difference(rng, (lo, hi), spread[feature])
+    scale = float(np.exp(log_scale))
     target_poly = _place(_rotate(_outline(shape, length * scale), target_angle), cells[0])
-    polygons = _distractors(rng, shape, length, angle, cells[1:], cell, target_poly)
+    base = _place(_rotate(_outline(shape, length), angle), np.zeros(2))
+    # Worst-case movement of a base point under the largest size and angle deviation.
+    slack = float(np.linalg.norm(base, axis=1).max()) * (
+        np.expm1(spread["size"]) + np.radians(spread["orientation"]))
+    centres = _distractor_centres(rng, base, cells[1:], cell, target_poly, slack)
+    m = len(centres)
+    hues = hue + _symmetric(rng, m, spread["color"])
+    log_scales = _symmetric(rng, m, spread["size"])
+    turns = _symmetric(rng, m, spread["orientation"])
     image = Image.new("RGB", (SIZE, SIZE), background)
     draw = ImageDraw.Draw(image)
-    for poly in polygons:
-        draw.polygon([tuple(p) for p in poly], fill=colour)
-    draw.polygon([tuple(p) for p in target_poly], fill=target_colour)
+    for centre, h, s, t in zip(centres, hues, log_scales, turns, strict=True):
+        poly = _rotate(base, t) * np.exp(s) + centre
+        draw.polygon([tuple(p) for p in poly], fill=_rgb(h, sat, val))
+    draw.polygon([tuple(p) for p in target_poly], fill=_rgb(target_hue, sat, val))
     x0, y0 = target_poly.min(axis=0)
     x1, y1 = target_poly.max(axis=0)
     bbox = (float(x0), float(y0), float(x1), float(y1))
-    return Scene(index, feature, shape, angle, len(polygons) + 1, bbox, image)
+    distractors = tuple((float(h), float(s), angle + float(t))
+                        for h, s, t in zip(hues, log_scales, turns, strict=True))
+    return Scene(index, feature, difficulty, shape, angle, m + 1, bbox, image,
+                 (float(target_hue), log_scale, float(target_angle)), distractors)
 
 
-def _colours(rng: np.random.Generator, differ: bool, hard: bool):
-    """Background, distractor and target colours; the target differs in hue only if `differ`."""
+def _difference(rng: np.random.Generator, span: tuple[float, float], spread: float) -> float:
+    """The target's difference: drawn from `span`, but at least MIN_RATIO x the spread."""
+    least = MIN_RATIO * spread
+    value = float(rng.uniform(*span))
+    return value if value >= least else least * float(rng.uniform(1.0, 1.2))
+
+
+def _palette(rng: np.random.Generator) -> tuple[tuple[int, int, int], float, float]:
+    """Background colour, and the saturation and value every object shares."""
     grey = int(rng.integers(232, 250))
     tint = rng.integers(-4, 5, size=3)
     background = tuple(int(v) for v in np.clip(grey + tint, 0, 255))
-    sat, val = rng.uniform(0.55, 0.9), rng.uniform(0.5, 0.85)
+    return background, rng.uniform(0.55, 0.9), rng.uniform(0.5, 0.85)
+
+
+def _hues(rng: np.random.Generator, differ: bool, level: Level,
+          spread: float) -> tuple[float, float]:
+    """The distractors' base hue and the target's; they differ only if `differ`. Both, and
+    every distractor's hue (base +/- spread), stay inside HUE_RANGE."""
     low, high = HUE_RANGE
-    hue = rng.uniform(low, high)
-    target_hue = hue
-    if differ:
-        span = (40, 60) if hard else (90, 180)
-        while True:
-            target_hue = hue + rng.choice([-1, 1]) * rng.uniform(*span)
-            if low <= target_hue <= high:
-                break
+    hue = float(rng.uniform(low + spread, high - spread))
+    if not differ:
+        return hue, hue
+    while True:
+        target_hue = hue + rng.choice([-1, 1]) * _difference(rng, level.hue_shift, spread)
+        if low <= target_hue <= high:
+            return hue, float(target_hue)
 
-    def rgb(h: float) -> tuple[int, int, int]:
-        r, g, b = colorsys.hsv_to_rgb(h / 360.0, sat, val)
-        return round(r * 255), round(g * 255), round(b * 255)
 
-    return background, rgb(hue), rgb(target_hue)
+def _rgb(hue: float, sat: float, val: float) -> tuple[int, int, int]:
+    r, g, b = colorsys.hsv_to_rgb(hue / 360.0, sat, val)
+    return round(r * 255), round(g * 255), round(b * 255)
+
+
+def _symmetric(rng: np.random.Generator, m: int, spread: float) -> np.ndarray:
+    """m deviations within +/- spread (normal with sigma = spread / TAIL, redrawn past the
+    spread), in +/- pairs plus one or two zeros, shuffled: their median is exactly 0, also
+    after any monotone map (such as exp for sizes)."""
+    if m == 0 or spread == 0:
+        return np.zeros(m)
+    pairs = (m - 1) // 2
+    mags = np.abs(rng.normal(0.0, spread / TAIL, pairs))
+    while (over := mags > spread).any():
+        mags[over] = np.abs(rng.normal(0.0, spread / TAIL, int(over.sum())))
+    return rng.permutation(np.concatenate([mags, -mags, np.zeros(m - 2 * pairs)]))
 
 
 def _grid(rng: np.random.Generator) -> tuple[np.ndarray, float]:
@@ -182,30 +290,26 @@ def _grid(rng: np.random.Generator) -> tuple[np.ndarray, float]:
     return centres[rng.permutation(len(centres))[:count]], cell
 
 
-def _distractors(rng, shape, length, angle, centres, cell, target) -> list[np.ndarray]:
-    """Jittered distractors, each inside its cell; none within reach of the target's box."""
-    base = _rotate(_outline(shape, length), angle)
-    reach = BOX_MARGIN + BOX_WIDTH + 3
+def _distractor_centres(rng, base, centres, cell, target, slack) -> list[np.ndarray]:
+    """Jittered distractor centres, each object inside its cell and none within reach of the
+    target's box, whatever its size and angle variation (`slack` px at most)."""
+    reach = BOX_MARGIN + BOX_WIDTH + 3 + slack
     lo, hi = target.min(axis=0) - reach, target.max(axis=0) + reach
+    half = base.max(axis=0)  # base is centred on its box
+    room = np.maximum(0.0, cell / 2 - half - 2 - slack)
     out = []
-    for centre in centres:
-        poly = _place(base, centre, cell, rng)
-        if np.all(poly.max(axis=0) >= lo) and np.all(poly.min(axis=0) <= hi):
+    for cell_centre in centres:
+        centre = cell_centre + rng.uniform(-room, room)
+        if np.all(centre + half >= lo) and np.all(centre - half <= hi):
             continue  # overlaps the target's clearance zone: leave the cell empty
-        out.append(poly)
+        out.append(centre)
     return out
 
 
-def _place(poly: np.ndarray, centre: np.ndarray, cell: float = 0.0,
-           rng: np.random.Generator | None = None) -> np.ndarray:
-    """Move the polygon's box centre to `centre`; with a cell and rng, jitter it randomly but
-    keep it inside its cell."""
+def _place(poly: np.ndarray, centre: np.ndarray) -> np.ndarray:
+    """Move the polygon's box centre to `centre`."""
     lo, hi = poly.min(axis=0), poly.max(axis=0)
-    moved = poly - (lo + hi) / 2 + centre
-    if rng is not None:
-        room = np.maximum(0.0, (cell - (hi - lo)) / 2 - 2)
-        moved = moved + rng.uniform(-room, room)
-    return moved
+    return poly - (lo + hi) / 2 + centre
 
 
 def _rotate(poly: np.ndarray, degrees: float) -> np.ndarray:

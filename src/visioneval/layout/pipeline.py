@@ -1,0 +1,339 @@
+"""Per-sample evaluation, the directory run, the summary and the output files.
+
+One sample = one `Pair`. Its metrics are computed in families; a family that raises
+leaves its keys out and records `<family>_error` (the message names the file), and the
+other families are still computed, as in the seed (`eval_pipeline.py@dd1da004`). A value
+that cannot be computed is left out with its reason in the sample's `absent` dict.
+Samples run in a process pool and come back in a deterministic order (variant, id).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import logging
+import math
+import os
+import statistics
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+
+from visioneval.layout.figma import Layout, load_layout
+from visioneval.layout.metrics import Absent
+from visioneval.layout.pairs import Pair
+
+log = logging.getLogger(__name__)
+
+# Families and the keys they produce, in output order.
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "canvas_fill": ("canvas_fill",),
+    "pixel_fidelity": ("pixel_fidelity", "psnr"),
+    "semantic_match": ("semantic_match", "gt_caption", "gen_caption"),
+    "layout_iou": ("element_count_ratio", "mean_iou", "precision", "recall", "num_matched",
+                   "layout_overlap", "num_gt", "num_gen", "num_unmatched_gt",
+                   "num_unmatched_gen"),
+    "alignment": ("alignment_precision", "alignment_recall", "alignment_f1",
+                  "num_gt_groups", "num_gen_groups", "num_correct_aligned"),
+    "tool_usage": ("step_count", "tool_call_count", "tool_call_count_dedup",
+                   "unique_tool_count", "unique_tool_list", "tool_efficiency",
+                   "tool_accuracy"),
+    "completeness": ("visual_completeness", "struct_completeness"),
+    "components": ("iou50_precision", "iou50_recall", "iou50_f1", "iou50_matched",
+                   "block_match", "position_similarity", "color_similarity"),
+}
+METRIC_KEYS: tuple[str, ...] = tuple(k for keys in FAMILIES.values() for k in keys)
+TEXT_KEYS = {"gt_caption", "gen_caption", "unique_tool_list"}
+
+
+@dataclass(frozen=True)
+class SampleOptions:
+    viz_dir: str | None = None  # write pictures under viz_dir/{variant}/{id}/
+
+
+@dataclass
+class Context:
+    """What one sample's families share, and what the pictures draw."""
+
+    pair: Pair
+    out: dict[str, Any]
+    absent: dict[str, str] = field(default_factory=dict)
+    gt: Layout | None = None
+    gen: Layout | None = None
+    gt_image: Any = None  # PIL images
+    gen_image: Any = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def put(self, values: dict[str, Any]) -> None:
+        for key, value in values.items():
+            if isinstance(value, Absent):
+                self.absent[key] = value.reason
+            else:  # plain Python numbers only (np.float64 would leak its repr)
+                self.out[key] = value.item() if isinstance(value, np.generic) else value
+
+
+def _run(ctx: Context, family: str, fn: Callable[[], dict[str, Any] | None]) -> None:
+    try:
+        values = fn()
+    except Exception as exc:  # any failure is this family's error, never the run's
+        message = str(exc) or type(exc).__name__
+        if not isinstance(exc, ValueError | OSError):
+            message = f"{type(exc).__name__}: {message}"
+        ctx.out[f"{family}_error"] = message
+        return
+    if values:
+        ctx.put(values)
+
+
+def evaluate_pair(pair: Pair, options: SampleOptions = SampleOptions()) -> dict[str, Any]:
+    """Every metric but semantic match and the completeness aggregates (the main process
+    adds those). Never raises."""
+    ctx = Context(pair, {"id": pair.id, "variant": pair.variant})
+    _run(ctx, "gt_json", lambda: _load(ctx, "gt"))
+    _run(ctx, "gen_json", lambda: _load(ctx, "gen"))
+    # A layout file error is reported once per family that needs it.
+    layout_error = ctx.out.pop("gt_json_error", None), ctx.out.pop("gen_json_error", None)
+    _run(ctx, "canvas_fill", lambda: _canvas_fill(ctx, layout_error[1]))
+    _run(ctx, "pixel_fidelity", lambda: _pixels(ctx))
+    both = "; ".join(e for e in layout_error if e) or None
+    _run(ctx, "layout_iou", lambda: _layout(ctx, both))
+    _run(ctx, "alignment", lambda: _alignment(ctx, both))
+    _run(ctx, "components", lambda: _components(ctx, both))
+    _run(ctx, "tool_usage", lambda: _tools(ctx))
+    if options.viz_dir:
+        _run(ctx, "viz", lambda: _draw(ctx, Path(options.viz_dir)))
+    if ctx.absent:
+        ctx.out["absent"] = ctx.absent
+    return ctx.out
+
+
+def _load(ctx: Context, side: str) -> None:
+    path = ctx.pair.gt_json if side == "gt" else ctx.pair.gen_json
+    setattr(ctx, side, load_layout(path))
+
+
+def _need(error: str | None) -> None:
+    if error:
+        raise ValueError(error)
+
+
+def _canvas_fill(ctx: Context, error: str | None) -> dict[str, Any]:
+    from visioneval.layout.metrics.canvas_fill import canvas_fill
+
+    _need(error)
+    return canvas_fill(ctx.gen.xywh, ctx.gen.depth)
+
+
+def _pixels(ctx: Context) -> dict[str, Any]:
+    from visioneval.layout.metrics.pixels import load_rgb, pixel_metrics, planes
+
+    ctx.gt_image = load_rgb(ctx.pair.gt_image)
+    ctx.gen_image = load_rgb(ctx.pair.gen_image)
+    return pixel_metrics(*planes(ctx.gt_image, ctx.gen_image))
+
+
+def _layout(ctx: Context, error: str | None) -> dict[str, Any]:
+    from visioneval.layout.metrics.layout_iou import hungarian, layout_iou
+
+    _need(error)
+    match = hungarian(ctx.gt.xywh, ctx.gen.xywh)
+    ctx.extras["match"] = match
+    return layout_iou(ctx.gt.xywh, ctx.gen.xywh, match)
+
+
+def _alignment(ctx: Context, error: str | None) -> dict[str, Any]:
+    from visioneval.layout.metrics.alignment import alignment
+
+    _need(error)
+    values, gt_groups, gen_groups, match = alignment(ctx.gt.xywh, ctx.gen.xywh)
+    ctx.extras["groups"] = (gt_groups, gen_groups, match)
+    return values
+
+
+def _components(ctx: Context, error: str | None) -> dict[str, Any]:
+    from visioneval.layout.metrics.components import component_scores, threshold_match
+
+    _need(error)
+    gt, gen = ctx.gt, ctx.gen
+    hits = threshold_match(gt.xywh, gen.xywh, gt.without_root(), gen.without_root())
+    ctx.extras["hits"] = hits
+    return component_scores(gt.xywh, gen.xywh, gt.without_root(), gen.without_root(),
+                            gt.fills, gen.fills, hits)
+
+
+def _tools(ctx: Context) -> dict[str, Any]:
+    from visioneval.layout.tools import load_expected_tools, load_tool_usage, tool_metrics
+
+    if ctx.pair.response is None:
+        reason = f"no {ctx.pair.folder}-json-response.json"
+        return {k: Absent(reason) for k in FAMILIES["tool_usage"]}
+    usage = load_tool_usage(ctx.pair.response)
+    expected = (load_expected_tools(ctx.pair.expected_tools)
+                if ctx.pair.expected_tools is not None else None)
+    return tool_metrics(usage, expected)
+
+
+def _draw(ctx: Context, viz_dir: Path) -> None:
+    from visioneval.layout.draw import draw_sample
+
+    folder = draw_sample(ctx, viz_dir)
+    if folder is not None:
+        ctx.out["viz"] = folder
+
+
+# ---------------------------------------------------------------- aggregates
+
+
+def add_completeness(sample: dict[str, Any]) -> None:
+    """The seed's aggregates, only when all their parts are present:
+    visual = round(mean(canvas_fill, pixel_fidelity, semantic_match), 4),
+    structural = round(mean(element_count_ratio, layout_overlap, alignment_f1), 3)."""
+    absent = sample.setdefault("absent", {})
+    for key, parts, digits in (
+            ("visual_completeness", ("canvas_fill", "pixel_fidelity", "semantic_match"), 4),
+            ("struct_completeness", ("element_count_ratio", "layout_overlap",
+                                     "alignment_f1"), 3)):
+        missing = [p for p in parts if not isinstance(sample.get(p), int | float)]
+        if missing:
+            absent[key] = f"needs {', '.join(parts)} (missing: {', '.join(missing)})"
+            sample.pop(key, None)
+        else:
+            absent.pop(key, None)
+            sample[key] = round(sum(sample[p] for p in parts) / 3, digits)
+    if not absent:
+        sample.pop("absent")
+
+
+def summarise(samples: Iterable[dict[str, Any]]) -> dict[str, dict[str, dict[str, float]]]:
+    """{variant: {metric: {mean, median, count}}} over the samples that have the metric."""
+    by_variant: dict[str, dict[str, list[float]]] = {}
+    for sample in samples:
+        table = by_variant.setdefault(sample["variant"], {})
+        for key in numeric_keys([sample]):
+            table.setdefault(key, []).append(float(sample[key]))
+    return {variant: {key: {"mean": round(statistics.fmean(v), 4),
+                            "median": round(statistics.median(v), 4), "count": len(v)}
+                      for key, v in table.items()}
+            for variant, table in by_variant.items()}
+
+
+def numeric_keys(samples: Iterable[dict[str, Any]]) -> list[str]:
+    """Metric keys with a number in any sample, the known ones first, in output order."""
+    seen: dict[str, None] = {}
+    for sample in samples:
+        for key, value in sample.items():
+            if (isinstance(value, int | float) and not isinstance(value, bool)
+                    and math.isfinite(value)):
+                seen[key] = None
+    known = [k for k in METRIC_KEYS if k in seen]
+    return known + sorted(k for k in seen if k not in known)
+
+
+# ---------------------------------------------------------------- the run
+
+
+def run_samples(pairs: list[Pair], options: SampleOptions, workers: int,
+                progress: Callable[[dict[str, Any]], None] | None = None
+                ) -> list[dict[str, Any]]:
+    """Evaluate every pair, in `workers` processes (1: in this process), in input order."""
+    results: list[dict[str, Any]] = []
+    if workers <= 1 or len(pairs) <= 1:
+        for pair in pairs:
+            results.append(evaluate_pair(pair, options))
+            if progress:
+                progress(results[-1])
+        return results
+    chunk = max(1, min(16, len(pairs) // (workers * 8)))
+    with ProcessPoolExecutor(max_workers=workers, initializer=_worker_init) as pool:
+        for result in pool.map(evaluate_pair, pairs, [options] * len(pairs),
+                               chunksize=chunk):
+            results.append(result)
+            if progress:
+                progress(result)
+    return results
+
+
+def _worker_init() -> None:
+    # numpy's BLAS threads would fight the other workers for the cores.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    import matplotlib
+
+    matplotlib.use("Agg")
+
+
+def default_workers() -> int:
+    return os.cpu_count() or 1
+
+
+# ---------------------------------------------------------------- files
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"cannot write {type(value).__name__} to JSON")
+
+
+def write_json(path: Path, document: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(orjson.dumps(document, default=_plain, option=orjson.OPT_INDENT_2))
+    tmp.replace(path)
+
+
+def csv_columns(samples: list[dict[str, Any]]) -> list[str]:
+    keys: dict[str, None] = {}
+    for sample in samples:
+        for key in sample:
+            if key not in ("absent", "viz"):
+                keys[key] = None
+    first = ["id", "variant"]
+    known = [k for k in METRIC_KEYS if k in keys]
+    rest = sorted(k for k in keys if k not in known and k not in first)
+    errors = [k for k in rest if k.endswith("_error")]
+    return first + known + [k for k in rest if k not in errors] + errors + ["absent"]
+
+
+def write_csv(path: Path, samples: list[dict[str, Any]]) -> None:
+    columns = csv_columns(samples)
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(columns)
+    for sample in samples:
+        row = []
+        for key in columns:
+            value = sample.get(key)
+            if key == "absent":
+                value = "; ".join(f"{k}: {v}" for k, v in (value or {}).items())
+            elif isinstance(value, list):
+                value = " ".join(map(str, value))
+            row.append("" if value is None else value)
+        writer.writerow(row)
+    path.write_text(buf.getvalue(), encoding="utf-8")
+
+
+def load_previous(path: Path) -> dict[tuple[str, str | None], dict[str, Any]]:
+    """Earlier semantic values from an --out file: ours ({"samples": [...]}) or the seed's
+    (a list of {"id", "semantic_match", "gt_caption", "gen_caption", ...}). Keyed by
+    (id, variant); the seed's entries have no variant and match any."""
+    if not path.is_file():
+        return {}
+    try:
+        data = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError) as exc:
+        log.warning("cannot reuse earlier semantic values: %s is unreadable (%s)", path, exc)
+        return {}
+    entries = data.get("samples", []) if isinstance(data, dict) else data
+    found: dict[tuple[str, str | None], dict[str, Any]] = {}
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
+            continue
+        if all(k in entry for k in ("semantic_match", "gt_caption", "gen_caption")):
+            found[(entry["id"].strip(), entry.get("variant"))] = {
+                k: entry[k] for k in ("semantic_match", "gt_caption", "gen_caption")}
+    return found

