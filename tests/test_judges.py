@@ -48,8 +48,8 @@ def evaluate(server, cases: Path, out: Path, **options) -> tuple[int, dict, list
     spec = BackendSpec(kind="openai", model="m", base_url=server.base_url + "/v1")
     engine = EngineOptions(concurrency=4, backoff_base_s=0.01, backoff_cap_s=0.02)
     quiet = Console(file=open("/dev/null", "w"))  # noqa: SIM115
-    code = command.run(run, spec, run.options.judge_settings(), engine, out, quiet, quiet,
-                       show_progress=False)
+    code = command.run(run, spec, run.options.judge_settings(), engine, out,
+                       command.Output(quiet, quiet, progress=False, report=False))
     metrics = json.loads((out / "metrics.json").read_text())
     records = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
     return code, metrics, records

@@ -143,3 +143,18 @@ def test_layout_results_get_a_report_with_distributions(tmp_path):
     assert "semantic_match: " in page  # absent, with its reason
     page_path.unlink()
     assert invoke("report", out).exit_code == 0 and page_path.exists()
+
+
+def test_capped_thumbnails_show_the_failures_first(serve, synth_data, tmp_path):
+    from visioneval.report.page import write_report
+
+    out = tmp_path / "run"
+    _run(serve, synth_data, out, "--no-report")
+    assert not (out / "report.html").exists()
+    page = write_report(out, thumb_limit=3).read_text()
+    data = _embedded_data(page)
+    assert len(data["thumbs"]) == 3
+    # Each thumbnail kept is the image of a wrong answer (rows sharing the image show it too).
+    for key in data["thumbs"]:
+        assert any(r["img"] == key and r["v"]["strict"]["ok"] is False for r in data["rows"])
+    assert "thumbnails for 3 of 16 images" in page

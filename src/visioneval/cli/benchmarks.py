@@ -22,6 +22,7 @@ from visioneval.cli.options import (
     MaxAttempts,
     NoCache,
     NoProgress,
+    NoReport,
     Resume,
     Temperature,
     Timeout,
@@ -85,6 +86,7 @@ def salbench(
     no_cache: NoCache = False,
     cache_dir: CacheDir = None,
     no_progress: NoProgress = False,
+    no_report: NoReport = False,
     verbose: Verbose = False,
 ) -> None:
     """Evaluate a model on SalBench (arXiv 2507.04741) as the paper does."""
@@ -106,7 +108,7 @@ def salbench(
                 settings=lambda: _settings(temperature, max_tokens),
                 engine=lambda: engine_options(concurrency, max_attempts, timeout, backoff_base,
                                               backoff_cap, no_cache, cache_dir),
-                out=out, verbose=verbose, no_progress=no_progress)
+                out=out, verbose=verbose, no_progress=no_progress, no_report=no_report)
 
 
 @app.command()
@@ -157,6 +159,7 @@ def illusionbench(
     no_cache: NoCache = False,
     cache_dir: CacheDir = None,
     no_progress: NoProgress = False,
+    no_report: NoReport = False,
     verbose: Verbose = False,
 ) -> None:
     """Evaluate a model on IllusionBench (arXiv 2411.06287) under the paper's and
@@ -183,7 +186,7 @@ def illusionbench(
                 settings=lambda: _settings(temperature, max_tokens),
                 engine=lambda: engine_options(concurrency, max_attempts, timeout, backoff_base,
                                               backoff_cap, no_cache, cache_dir),
-                out=out, verbose=verbose, no_progress=no_progress)
+                out=out, verbose=verbose, no_progress=no_progress, no_report=no_report)
 
 
 @app.command()
@@ -192,6 +195,7 @@ def demo(
     seed: Annotated[int, typer.Option(help="Seed of the synthetic scenes.")] = 0,
     out: Annotated[Path | None, typer.Option(help="Run directory.")] = None,
     no_progress: NoProgress = False,
+    no_report: NoReport = False,
     verbose: Verbose = False,
 ) -> None:
     """Offline: synthesise a small SalBench P3 set and evaluate the popout baseline on it."""
@@ -212,7 +216,7 @@ def demo(
         run_command("salbench", resume=None, backend="builtin", model="popout", base_url=None,
                     api_key_env=None, benchmark=benchmark, settings=lambda: _settings(0, 128),
                     engine=lambda: engine_options(16, 6, 120.0, 1.0, 30.0, True, None),
-                    out=out, verbose=verbose, no_progress=no_progress)
+                    out=out, verbose=verbose, no_progress=no_progress, no_report=no_report)
     finally:
         consoles()[0].print(
             "popout is a classical image-processing baseline (no neural network) that finds "

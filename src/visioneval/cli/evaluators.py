@@ -20,6 +20,7 @@ from visioneval.cli.options import (
     MaxAttempts,
     NoCache,
     NoProgress,
+    NoReport,
     Resume,
     Timeout,
     Verbose,
@@ -61,6 +62,7 @@ def evaluate(
     no_cache: NoCache = False,
     cache_dir: CacheDir = None,
     no_progress: NoProgress = False,
+    no_report: NoReport = False,
     verbose: Verbose = False,
 ) -> None:
     """Grade free-form answers about images with rubric judges and code validators."""
@@ -92,7 +94,7 @@ def evaluate(
                 settings=settings, backend_required=False,
                 engine=lambda: engine_options(concurrency, max_attempts, timeout, backoff_base,
                                               backoff_cap, no_cache, cache_dir),
-                out=out, verbose=verbose, no_progress=no_progress)
+                out=out, verbose=verbose, no_progress=no_progress, no_report=no_report)
 
 
 @app.command()

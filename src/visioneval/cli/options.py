@@ -56,6 +56,8 @@ CacheDir = Annotated[Path | None, typer.Option(help="Response cache folder (defa
                                                "~/.cache/visioneval).", rich_help_panel=ENGINE)]
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Debug logs.")]
 NoProgress = Annotated[bool, typer.Option("--no-progress", help="No progress bar.")]
+NoReport = Annotated[bool, typer.Option("--no-report", help="Do not write report.html at the "
+                                        "end (`visioneval report RUN_DIR` writes it later).")]
 
 
 def engine_options(concurrency: int, max_attempts: int, timeout: float, backoff_base: float,
@@ -74,7 +76,8 @@ def run_command(name: str, *, resume: Path | None, engine: Callable[[], EngineOp
                 backend: str | None, model: str | None, base_url: str | None,
                 api_key_env: str | None, settings: Callable[[], GenerationSettings],
                 benchmark: Callable[[], Benchmark], out: Path | None, verbose: bool,
-                no_progress: bool, backend_required: bool = True) -> None:
+                no_progress: bool, no_report: bool = False,
+                backend_required: bool = True) -> None:
     """The flow of every benchmark command: logging, errors as one line with exit 2,
     resume from the run directory, or build the benchmark and the backend and run."""
     from visioneval.commands import run as command
@@ -82,10 +85,11 @@ def run_command(name: str, *, resume: Path | None, engine: Callable[[], EngineOp
 
     console, err = consoles()
     setup_logging(err, verbose)
+    output = command.Output(console, err, progress=not no_progress, report=not no_report)
 
     def action() -> int:
         if resume is not None:
-            return command.resume(resume, name, engine(), console, err, not no_progress)
+            return command.resume(resume, name, engine(), output)
         from visioneval.backends.registry import BackendSpec
 
         built = benchmark()
@@ -96,7 +100,6 @@ def run_command(name: str, *, resume: Path | None, engine: Callable[[], EngineOp
         else:
             spec = BackendSpec(kind=backend, model=model, base_url=base_url,
                                api_key_env=api_key_env)
-        return command.run(built, spec, settings(), engine(), out, console, err,
-                           not no_progress)
+        return command.run(built, spec, settings(), engine(), out, output)
 
     raise typer.Exit(guarded(err, action))

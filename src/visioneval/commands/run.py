@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +27,20 @@ from visioneval.session import (
 EXIT_INTERRUPTED = 130
 
 
+@dataclass(frozen=True)
+class Output:
+    """Where a command talks (stdout for results, stderr for progress and logs) and what it
+    draws besides the run directory."""
+
+    console: Console
+    err: Console
+    progress: bool = True
+    report: bool = True
+
+
 async def _session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
-                   engine: EngineOptions, directory: Path, resume: bool, err: Console,
-                   show_progress: bool) -> SessionResult:
+                   engine: EngineOptions, directory: Path, resume: bool,
+                   output: Output) -> SessionResult:
     majority = benchmark.majority_answers() if spec.kind == "builtin" and \
         spec.model == "majority" else None
     backend = make_backend(spec, connections=engine.concurrency, majority=majority,
@@ -41,20 +53,18 @@ async def _session(benchmark: Benchmark, spec: BackendSpec, settings: Generation
             check_resumable(store.info, plan)
         else:
             store = RunStore.create(directory, new_run_info(plan, spec, settings, engine))
-        return await run_session(benchmark, backend, store, settings, engine, err,
-                                 show_progress)
+        return await run_session(benchmark, backend, store, settings, engine, output.err,
+                                 output.progress)
 
 
 def run(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
-        engine: EngineOptions, out: Path | None, console: Console, err: Console,
-        show_progress: bool = True) -> int:
+        engine: EngineOptions, out: Path | None, output: Output) -> int:
     directory = out or default_run_dir(benchmark.name, spec.model)
-    return _execute(_session(benchmark, spec, settings, engine, directory, False, err,
-                             show_progress), benchmark, directory, console, err)
+    return _execute(_session(benchmark, spec, settings, engine, directory, False, output),
+                    benchmark, directory, output)
 
 
-def resume(directory: Path, expected: str, engine: EngineOptions, console: Console,
-           err: Console, show_progress: bool = True) -> int:
+def resume(directory: Path, expected: str, engine: EngineOptions, output: Output) -> int:
     """Continue a run with the configuration its run.json recorded."""
     info = RunStore.open(directory).info
     if info.get("benchmark") != expected:
@@ -65,31 +75,30 @@ def resume(directory: Path, expected: str, engine: EngineOptions, console: Conso
     spec = BackendSpec(kind=stored["kind"], model=stored["model"], base_url=stored["base_url"],
                        api_key_env=stored.get("api_key_env"))
     settings = GenerationSettings.model_validate(info["generation"])
-    err.print(f"resuming {directory}: {spec.kind} {spec.model}", highlight=False,
-              soft_wrap=True)
-    return _execute(_session(benchmark, spec, settings, engine, directory, True, err,
-                             show_progress), benchmark, directory, console, err)
+    output.err.print(f"resuming {directory}: {spec.kind} {spec.model}", highlight=False,
+                     soft_wrap=True)
+    return _execute(_session(benchmark, spec, settings, engine, directory, True, output),
+                    benchmark, directory, output)
 
 
 def _execute(session: Coroutine[Any, Any, SessionResult], benchmark: Benchmark,
-             directory: Path, console: Console, err: Console) -> int:
+             directory: Path, output: Output) -> int:
     """Run the session; Ctrl-C keeps what finished and says how to continue."""
     try:
         result = asyncio.run(session)
     except KeyboardInterrupt:
         done = RunStore.open(directory).info.get("counts", {}).get("records", 0) \
             if (directory / "run.json").exists() else 0
-        err.print(f"[yellow]interrupted: {done} samples are kept in {directory}; continue "
-                  f"with: visioneval {benchmark.name} --resume {directory}[/]",
-                  highlight=False, soft_wrap=True)
+        output.err.print(f"[yellow]interrupted: {done} samples are kept in {directory}; "
+                         f"continue with: visioneval {benchmark.name} --resume {directory}[/]",
+                         highlight=False, soft_wrap=True)
         return EXIT_INTERRUPTED
-    return report(result, benchmark, console, err)
+    return report(result, benchmark, output)
 
 
-def report(result: SessionResult, benchmark: Benchmark, console: Console, err: Console) -> int:
+def report(result: SessionResult, benchmark: Benchmark, output: Output) -> int:
     """Print the tables and where everything is; exit 1 if some samples ended in error."""
-    from visioneval.report.page import try_write_report
-
+    console, err = output.console, output.err
     info = RunStore.open(result.directory).info
     benchmark.print_summary(result.metrics, info, console)
     stats = result.stats
@@ -97,7 +106,11 @@ def report(result: SessionResult, benchmark: Benchmark, console: Console, err: C
         f"{result.n_records} samples recorded ({result.n_errors} errors, {stats.skipped} rows "
         f"skipped, {stats.cache_hits} from cache, {stats.resumed} done before) -> "
         f"[bold]{result.directory}[/]", highlight=False, soft_wrap=True)
-    page = try_write_report(result.directory)
+    page = None
+    if output.report:
+        from visioneval.report.page import try_write_report  # matplotlib: only when needed
+
+        page = try_write_report(result.directory)
     if page is not None:
         console.print(f"report: [bold]{page}[/]", highlight=False, soft_wrap=True)
     if result.n_errors:

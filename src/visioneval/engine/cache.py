@@ -20,6 +20,9 @@ CREATE TABLE IF NOT EXISTS responses (
 """
 
 
+KEYS_IN_MEMORY = 2_000_000  # ~200 MB of key strings at most
+
+
 def cache_key(identity: dict[str, Any], request: Request) -> str:
     return stable_hash({"identity": identity, "request": request.fingerprint()})
 
@@ -37,10 +40,21 @@ class ResponseCache:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA busy_timeout=10000")
         self._db.execute(SCHEMA)
+        self._known = self._load_keys()
+
+    def _load_keys(self) -> set[str] | None:
+        """The stored keys in memory, so a miss costs no query (a fresh run misses on every
+        request); None for a cache so big that we would rather ask SQLite each time."""
+        (count,) = self._db.execute("SELECT COUNT(*) FROM responses").fetchone()
+        if count > KEYS_IN_MEMORY:
+            return None
+        return {key for (key,) in self._db.execute("SELECT key FROM responses")}
 
     def get(self, key: str) -> Response | None:
         if key in self._pending:
             stored = self._pending[key][0]
+        elif self._known is not None and key not in self._known:
+            return None
         else:
             row = self._db.execute("SELECT response FROM responses WHERE key = ?",
                                    (key,)).fetchone()
@@ -59,6 +73,8 @@ class ResponseCache:
         stored = response.model_copy(update={"cached": False, "attempts": 1})
         now = time.time()
         self._pending[key] = (stored.model_dump_json(), now)
+        if self._known is not None:
+            self._known.add(key)
         if len(self._pending) >= self.batch or now - self._flushed > self.max_delay_s:
             self.flush()
 

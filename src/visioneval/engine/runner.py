@@ -153,5 +153,6 @@ class Engine:
         stats.prompt_tokens += response.prompt_tokens or 0  # tokens paid for in this session
         stats.completion_tokens += response.completion_tokens or 0
         if self.cache and key:
-            self.cache.put(key, response)  # queued in memory; written in batches
+            # After the worker's next send, not before it (the put serialises the response).
+            asyncio.get_running_loop().call_soon(self.cache.put, key, response)
         return response

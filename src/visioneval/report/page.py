@@ -14,7 +14,8 @@ from visioneval.report.rundir import RunView, image_hashes, load, prompt_text
 
 log = logging.getLogger(__name__)
 ASSETS = Path(__file__).parent / "assets"
-THUMB_LIMIT = 3000
+THUMB_LIMIT = 3000  # `visioneval report`; the end-of-run report makes at most RUN_END_THUMBS
+RUN_END_THUMBS = 1000
 RESPONSE_CHARS = 4000
 
 
@@ -107,14 +108,16 @@ def browser_data(view: RunView, thumb_limit: int) -> tuple[dict[str, Any], str]:
         row = to_row(record)
         images = image_hashes(record)
         query = images[-1] if images else None
-        if query:
-            wanted.append(query)
+        if query:  # failures first: when thumbnails are capped, those are the ones to see
+            wrong = not record.ok or any(v.get("ok") is False for v in row["v"].values())
+            wanted.append((not wrong, query))
         prompt = prompt_text(record)
         response = record.response.text or ""
         rows.append({"id": record.id, "g": record.group, "img": query,
                      "p": texts.setdefault(prompt, len(texts)),
                      "r": response[:RESPONSE_CHARS], "e": record.response.error, **row})
-    found, note = thumbs.collect(view.info, set(dict.fromkeys(wanted)), thumb_limit)
+    order = list(dict.fromkeys(sha for _, sha in sorted(wanted, key=lambda w: w[0])))
+    found, note = thumbs.collect(view.info, order, thumb_limit)
     keys = {sha: f"i{i}" for i, sha in enumerate(found)}
     for row in rows:
         row["img"] = keys.get(row["img"]) if row["img"] else None
@@ -128,7 +131,7 @@ def browser_data(view: RunView, thumb_limit: int) -> tuple[dict[str, Any], str]:
 def try_write_report(directory: Path) -> Path | None:
     """The end-of-run report; a failure is a warning, never a failed run."""
     try:
-        return write_report(directory)
+        return write_report(directory, RUN_END_THUMBS)
     except Exception as exc:  # the run's results are safe; only the page is missing
         log.warning("report.html not written: %s: %s (run `visioneval report %s`)",
                     type(exc).__name__, exc, directory)

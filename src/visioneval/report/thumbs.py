@@ -22,23 +22,24 @@ SIDE = 96
 
 def thumbnail(data: bytes, side: int = SIDE) -> str:
     with PILImage.open(io.BytesIO(data)) as im:
-        im = im.convert("RGB")
-        im.thumbnail((side, side))
+        im.thumbnail((side, side))  # shrink first: converting the full image costs more
         buf = io.BytesIO()
-        im.save(buf, format="WEBP", quality=70)
+        im.convert("RGB").save(buf, format="WEBP", quality=70, method=0)
     return "data:image/webp;base64," + base64.b64encode(buf.getvalue()).decode()
 
 
-def collect(info: dict[str, Any], wanted: set[str], limit: int) -> tuple[dict[str, str], str]:
-    """{sha256: data URL} for up to `limit` wanted images, and a note on what is missing."""
-    if not wanted:
+def collect(info: dict[str, Any], order: list[str], limit: int) -> tuple[dict[str, str], str]:
+    """{sha256: data URL} for the first `limit` images of `order`, and a note on what is
+    missing."""
+    if not order:
         return {}, ""
+    wanted = set(order[:limit])
     try:
         benchmark = registry.build(info["benchmark"], info["options"])
     except Exception as exc:  # data moved or offline: the report works without pictures
         return {}, f"no thumbnails: the run's data cannot be read ({exc})"
     found: dict[str, str] = {}
-    target = min(limit, len(wanted))
+    target = len(wanted)
     for item in benchmark.samples():
         for message in getattr(item, "messages", ()):
             for image in message.images():
@@ -49,6 +50,7 @@ def collect(info: dict[str, Any], wanted: set[str], limit: int) -> tuple[dict[st
                         log.debug("thumbnail of %s failed: %s", image.sha256[:12], exc)
         if len(found) >= target:
             break
-    note = "" if len(found) >= len(wanted) else \
-        f"thumbnails for {len(found)} of {len(wanted)} images (limit {limit})"
+    note = "" if len(found) >= len(order) else \
+        f"thumbnails for {len(found)} of {len(order)} images (limit {limit}; wrong answers " \
+        "and errors first; `visioneval report RUN_DIR --thumbnails N` for more)"
     return found, note
