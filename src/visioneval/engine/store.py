@@ -33,8 +33,10 @@ def write_atomic(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def write_json(path: Path, obj: Any) -> None:
-    write_atomic(path, orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS)
+def write_json(path: Path, obj: Any, default: Any = None) -> None:
+    """Indented JSON, atomically; `default` converts types orjson does not know."""
+    write_atomic(path, orjson.dumps(obj, default=default,
+                                    option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS)
                  + b"\n")
 
 

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import orjson
 
+from visioneval.engine import store
 from visioneval.layout.figma import Layout, load_layout
 from visioneval.layout.metrics import Absent
 from visioneval.layout.pairs import Pair
@@ -281,9 +282,7 @@ def _plain(value: Any) -> Any:
 
 def write_json(path: Path, document: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(orjson.dumps(document, default=_plain, option=orjson.OPT_INDENT_2))
-    tmp.replace(path)
+    store.write_json(path, document, default=_plain)
 
 
 def csv_columns(samples: list[dict[str, Any]]) -> list[str]:

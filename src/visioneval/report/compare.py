@@ -14,6 +14,7 @@ import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from visioneval.fmt import pct
 from visioneval.report.rundir import RunView, load
 
 SALBENCH_COLUMNS = {
@@ -96,10 +97,6 @@ def _label(view: RunView) -> str:
     return f"{view.model} ({view.directory.name})"
 
 
-def _pct(value: float | None) -> str:
-    return "" if value is None else f"{100 * value:.1f}"
-
-
 def _salbench(views: list[RunView]) -> Comparison:
     header = ["Model", "Shot"]
     for column in SALBENCH_COLUMNS:
@@ -109,7 +106,7 @@ def _salbench(views: list[RunView]) -> Comparison:
         row = [view.model, str(view.info["options"].get("shots", 0))]
         for config in SALBENCH_COLUMNS.values():
             block = view.metrics.get(config, {}).get("strict", {})
-            row += [_pct(block.get("macro_f1")), _pct(block.get("exact_match"))]
+            row += [pct(block.get("macro_f1")), pct(block.get("exact_match"))]
         rows.append(row)
     return Comparison("salbench", header, rows, [True] * (len(header) - 2))
 
@@ -128,7 +125,7 @@ def _illusionbench(views: list[RunView]) -> Comparison:
             row = [view.model, protocol]
             for subset in subsets:
                 block = view.metrics[protocol].get(subset, {})
-                row += [_pct(block.get("shape_recall")), _pct(block.get("scene_recall"))]
+                row += [pct(block.get("shape_recall")), pct(block.get("scene_recall"))]
             rows.append(row)
     return Comparison("illusionbench", header, rows, [True] * (len(header) - 2))
 
@@ -140,7 +137,7 @@ def _evaluate(views: list[RunView]) -> Comparison:
     for view in views:
         blocks = view.metrics.get("evaluators", {})
         rows.append([view.model, view.directory.name,
-                     *[_pct(blocks.get(k, {}).get("pass_rate")) for k in labels]])
+                     *[pct(blocks.get(k, {}).get("pass_rate")) for k in labels]])
     return Comparison("evaluate", header, rows, [True] * len(labels))
 
 

@@ -8,6 +8,7 @@ import html
 from dataclasses import dataclass
 from typing import Any
 
+from visioneval import fmt
 from visioneval.records import Record
 from visioneval.report import charts
 from visioneval.report.rundir import RunView
@@ -34,7 +35,7 @@ def table(header: list[str], rows: list[list[Any]], numeric_from: int = 1) -> st
 
 
 def pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}"
+    return fmt.pct(value, missing="-")
 
 
 # -- SalBench -----------------------------------------------------------------------------
@@ -104,25 +105,14 @@ def salbench_row(record: Record) -> dict[str, Any]:
 # -- IllusionBench ------------------------------------------------------------------------
 
 def illusionbench_sections(view: RunView) -> list[Section]:
+    from visioneval.benchmarks.illusionbench import tables as ib_tables
+
     protocols = list(view.metrics)
     subsets = sorted({s for p in view.metrics.values() for s in p},
                      key=["ICON", "LOGO", "IN"].index)
-    rows = []
-    for subset in subsets:
-        base = view.metrics.get("original", {}).get(subset, {})
-        for protocol in protocols:
-            block = view.metrics[protocol].get(subset)
-            if not block:
-                continue
-            shape, scene = block.get("shape_recall"), block.get("scene_recall")
-            rows.append([subset, protocol, pct(shape), _delta(shape, base, "shape_recall",
-                                                             protocol), pct(scene),
-                         _delta(scene, base, "scene_recall", protocol)])
-            quirks = block.get("quirks")
-            if quirks:
-                rows.append([subset, f"  {quirks['rule']}", pct(quirks.get("shape_recall")),
-                             _signed(quirks.get("shape_delta")), pct(quirks.get("scene_recall")),
-                             _signed(quirks.get("scene_delta"))])
+    rows = [[r["subset"], r["label"], pct(r["shape_recall"]),
+             fmt.pct(r["shape_delta"], signed=True), pct(r["scene_recall"]),
+             fmt.pct(r["scene_delta"], signed=True)] for r in ib_tables.rows(view.metrics)]
     out = [Section("Recall by protocol (percent; delta against the original protocol)",
                    table(["subset", "protocol", "shape", "Δ", "scene", "Δ"], rows, 2))]
     for key, label in (("shape_recall", "shape recall"), ("scene_recall", "scene recall")):
@@ -152,16 +142,6 @@ def illusionbench_sections(view: RunView) -> list[Section]:
 
 def _scaled(value: float | None) -> float | None:
     return None if value is None else 100 * value
-
-
-def _signed(value: float | None) -> str:
-    return "" if value is None else f"{100 * value:+.1f}"
-
-
-def _delta(value, base, key, protocol) -> str:
-    if protocol == "original" or value is None or base.get(key) is None:
-        return ""
-    return f"{100 * (value - base[key]):+.1f}"
 
 
 def illusionbench_row(record: Record) -> dict[str, Any]:

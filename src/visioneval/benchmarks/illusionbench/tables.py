@@ -13,18 +13,13 @@ from rich.console import Console
 from rich.table import Table
 
 from visioneval.benchmarks.illusionbench.spec import FAMILY, ORIGINAL_FIXED
+from visioneval.fmt import pct
 
 CSV_HEADER = ["protocol", "rule", "subset", "shape_recall_pct", "scene_recall_pct", "shape_n",
               "scene_n", "n_errors", "shape_delta_pct", "scene_delta_pct"]
 RULE_NAMES = {"original": "as published", ORIGINAL_FIXED: "quirks fixed",
               "lmms-strict": "lmms-strict", "lmms-recall": "lmms-recall"}
 TASKS = ("shape", "scene")
-
-
-def pct(value: float | None, signed: bool = False) -> str:
-    if value is None:
-        return ""
-    return f"{100 * value:+.1f}" if signed else f"{100 * value:.1f}"
 
 
 def rows(metrics: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -69,7 +64,7 @@ def to_csv(metrics: dict[str, Any]) -> str:
     for r in rows(metrics):
         out.writerow([r["protocol"], r["rule"], r["subset"], pct(r["shape_recall"]),
                       pct(r["scene_recall"]), _n(r["shape_n"]), _n(r["scene_n"]), r["n_errors"],
-                      pct(r["shape_delta"], True), pct(r["scene_delta"], True)])
+                      pct(r["shape_delta"], signed=True), pct(r["scene_delta"], signed=True)])
     return buf.getvalue()
 
 
@@ -104,8 +99,8 @@ def show(metrics: dict[str, Any], model: str, console: Console) -> None:
             table.add_section()
         previous = r["subset"]
         table.add_row(r["subset"], r["label"], pct(r["shape_recall"]) or "-",
-                      pct(r["shape_delta"], True), pct(r["scene_recall"]) or "-",
-                      pct(r["scene_delta"], True), f"{_n(r['shape_n'])}/{_n(r['scene_n'])}",
+                      pct(r["shape_delta"], signed=True), pct(r["scene_recall"]) or "-",
+                      pct(r["scene_delta"], signed=True), f"{_n(r['shape_n'])}/{_n(r['scene_n'])}",
                       str(r["n_errors"]))
     console.print(table)
     for protocol in metrics:

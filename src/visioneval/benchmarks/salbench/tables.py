@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from visioneval.benchmarks.salbench.spec import CONFIGS
+from visioneval.fmt import pct
 
 # Column -> config, in the seed's order (salbench-eval-plan.md, "Output Format").
 TABLE1_COLUMNS = {
@@ -24,9 +25,7 @@ HEADLINE_PARSER = "strict"
 
 def percent(block: dict[str, Any] | None, metric: str) -> str:
     """A cell: the metric in percent with one decimal, or empty when it was not computed."""
-    if not block or metric not in block:
-        return ""
-    return f"{100 * block[metric]:.1f}"
+    return pct((block or {}).get(metric))
 
 
 def table_rows(metrics: dict[str, Any], label: dict[str, Any], metric: str,
