@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from visioneval.backends import body
-from visioneval.backends.base import PreflightError, TransientError
+from visioneval.backends import body, replies
+from visioneval.backends.base import PreflightError
 from visioneval.backends.http import HttpBackend
+from visioneval.backends.replies import MetadataReader
 from visioneval.records import Message, Request, Response
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -64,11 +65,31 @@ class AnthropicBackend(HttpBackend):
 
     async def complete(self, request: Request) -> Response:
         data = await self.post_json("/v1/messages", messages_payload(self.model, request))
-        if not isinstance(data, dict) or not isinstance(data.get("content"), list):
-            raise TransientError("Anthropic reply has no content list")
-        text = "".join(b.get("text", "") for b in data["content"]
-                       if isinstance(b, dict) and b.get("type") == "text")
-        usage = data.get("usage") or {}
-        return Response(text=text, finish_reason=data.get("stop_reason"),
-                        prompt_tokens=usage.get("input_tokens"),
-                        completion_tokens=usage.get("output_tokens"))
+        return parse_messages_response(data, self.metadata)
+
+
+def parse_messages_response(data: Any, meta: MetadataReader) -> Response:
+    """The one place a Messages API reply is read: the text blocks of `content`, in order
+    (other blocks, such as thinking, are not the answer)."""
+    if not isinstance(data, dict):
+        raise replies.malformed("the body", data)
+    finish = meta.text(data.get("stop_reason"), "stop_reason")
+    content = data.get("content", replies.MISSING)
+    if not isinstance(content, list):
+        raise replies.malformed("content", content)
+    texts = []
+    for i, block in enumerate(content):
+        if not isinstance(block, dict):
+            raise replies.malformed(f"content[{i}]", block)
+        if block.get("type") == "text":
+            text = block.get("text", replies.MISSING)
+            if not isinstance(text, str):
+                raise replies.no_answer(f"content[{i}].text", text, finish, "stop_reason")
+            texts.append(text)
+    if not texts:
+        raise replies.no_answer("content", "no text block", finish, "stop_reason")
+    usage = meta.mapping(data.get("usage"), "usage")
+    return Response(text="".join(texts), finish_reason=finish,
+                    prompt_tokens=meta.count(usage.get("input_tokens"), "usage.input_tokens"),
+                    completion_tokens=meta.count(usage.get("output_tokens"),
+                                                 "usage.output_tokens"))

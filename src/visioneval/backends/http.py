@@ -16,6 +16,7 @@ import orjson
 
 from visioneval.backends import body
 from visioneval.backends.base import Backend, PermanentError, PreflightError, TransientError
+from visioneval.backends.replies import MetadataReader
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
 
@@ -51,6 +52,7 @@ class HttpBackend(Backend):
         self._api_key = api_key
         self._connections = connections
         self._session: aiohttp.ClientSession | None = None
+        self.metadata = MetadataReader(self.name)
 
     def auth_headers(self) -> dict[str, str]:
         return {}

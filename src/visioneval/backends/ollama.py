@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from visioneval.backends import body
-from visioneval.backends.base import PreflightError, TransientError
+from visioneval.backends import body, replies
+from visioneval.backends.base import PreflightError
 from visioneval.backends.http import HttpBackend
+from visioneval.backends.replies import MetadataReader
 from visioneval.records import Message, Request, Response
 
 DEFAULT_BASE_URL = "http://localhost:11434"
@@ -73,12 +74,20 @@ class OllamaBackend(HttpBackend):
 
     async def complete(self, request: Request) -> Response:
         data = await self.post_json("/api/chat", chat_payload(self.model, request))
-        message = data.get("message") if isinstance(data, dict) else None
-        if not isinstance(message, dict):
-            raise TransientError("Ollama reply has no message")
-        return Response(
-            text=message.get("content") or "",
-            finish_reason=data.get("done_reason"),
-            prompt_tokens=data.get("prompt_eval_count"),
-            completion_tokens=data.get("eval_count"),
-        )
+        return parse_chat_response(data, self.metadata)
+
+
+def parse_chat_response(data: Any, meta: MetadataReader) -> Response:
+    """The one place an /api/chat reply is read: message.content must be text."""
+    if not isinstance(data, dict):
+        raise replies.malformed("the body", data)
+    finish = meta.text(data.get("done_reason"), "done_reason")
+    message = data.get("message", replies.MISSING)
+    if not isinstance(message, dict):
+        raise replies.malformed("message", message)
+    content = message.get("content", replies.MISSING)
+    if not isinstance(content, str):
+        raise replies.no_answer("message.content", content, finish, "done_reason")
+    return Response(text=content, finish_reason=finish,
+                    prompt_tokens=meta.count(data.get("prompt_eval_count"), "prompt_eval_count"),
+                    completion_tokens=meta.count(data.get("eval_count"), "eval_count"))

@@ -6,9 +6,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from visioneval.backends import body
+from visioneval.backends import body, replies
 from visioneval.backends.base import PermanentError, PreflightError, TransientError
 from visioneval.backends.http import RETRYABLE_STATUS, HttpBackend
+from visioneval.backends.replies import MetadataReader
 from visioneval.records import Message, Request, Response
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -39,31 +40,63 @@ def chat_payload(model: str, request: Request) -> dict[str, Any]:
     return payload
 
 
-def parse_chat_response(data: Any) -> Response:
-    """Read choices[0]; an `error` object in a 200 body (OpenRouter does this) is an error."""
+def parse_chat_response(data: Any, meta: MetadataReader) -> Response:
+    """The one place an OpenAI-style reply is read: choices[0].message.content must be text
+    (or text parts); an `error` object in a 200 body (OpenRouter does this) is an error."""
     if not isinstance(data, dict):
-        raise TransientError("chat completion body is not a JSON object")
+        raise replies.malformed("the body", data)
     if data.get("error"):
         error = data["error"]
         code = error.get("code") if isinstance(error, dict) else None
         message = error.get("message", error) if isinstance(error, dict) else error
-        if isinstance(code, int) and (code in RETRYABLE_STATUS or code >= 500):
-            raise TransientError(f"server error {code}: {message}")
-        raise PermanentError(f"server error {code}: {message}")
-    choices = data.get("choices")
-    if not choices:
-        raise TransientError("chat completion has no choices")
+        message = message if isinstance(message, str) else replies.describe(message)
+        if type(code) is int and (code in RETRYABLE_STATUS or code >= 500):
+            raise TransientError(f"server error {code}: {message[:300]}")
+        raise PermanentError(f"server error {code}: {message[:300]}")
+    choices = data.get("choices", replies.MISSING)
+    if not isinstance(choices, list) or not choices:
+        raise replies.malformed("choices", choices)
     choice = choices[0]
-    content = (choice.get("message") or {}).get("content")
-    if isinstance(content, list):  # some servers return content parts
-        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    usage = data.get("usage") or {}
+    if not isinstance(choice, dict):
+        raise replies.malformed("choices[0]", choice)
+    finish = meta.text(choice.get("finish_reason"), "finish_reason")
+    message = choice.get("message", replies.MISSING)
+    if not isinstance(message, dict):
+        raise replies.malformed("choices[0].message", message)
+    content = message.get("content", replies.MISSING)
+    text = content_text(content)
+    if text is None:
+        refusal = message.get("refusal")
+        if isinstance(refusal, str) and refusal:
+            raise PermanentError(f"the model refused: {refusal[:200]!r}")
+        raise replies.no_answer("choices[0].message.content", content, finish,
+                                "finish_reason")
+    usage = meta.mapping(data.get("usage"), "usage")
     return Response(
-        text=content or "",
-        finish_reason=choice.get("finish_reason"),
-        prompt_tokens=usage.get("prompt_tokens"),
-        completion_tokens=usage.get("completion_tokens"),
+        text=text,
+        finish_reason=finish,
+        prompt_tokens=meta.count(usage.get("prompt_tokens"), "usage.prompt_tokens"),
+        completion_tokens=meta.count(usage.get("completion_tokens"),
+                                     "usage.completion_tokens"),
     )
+
+
+def content_text(content: Any) -> str | None:
+    """A string, or the text of content parts (some servers send parts); None if neither."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return None
+    texts = []
+    for part in content:
+        if not isinstance(part, dict):
+            return None
+        if part.get("type", "text") in ("text", "output_text"):
+            text = part.get("text")
+            if not isinstance(text, str):
+                return None
+            texts.append(text)
+    return "".join(texts) if texts else None
 
 
 class OpenAIBackend(HttpBackend):
@@ -95,4 +128,4 @@ class OpenAIBackend(HttpBackend):
 
     async def complete(self, request: Request) -> Response:
         data = await self.post_json("/chat/completions", chat_payload(self.model, request))
-        return parse_chat_response(data)
+        return parse_chat_response(data, self.metadata)

@@ -43,6 +43,20 @@ class Prompt:
 Answerer = Callable[[Prompt], str]
 
 
+@dataclass(frozen=True)
+class Reply:
+    """A scripted raw reply: a JSON value (or bytes, sent as they are) with any status."""
+
+    body: Any
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+Replier = Callable[[str, dict[str, Any], Prompt], Any]
+"""(protocol: openai/ollama/anthropic, request body, prompt) -> the reply to send instead of
+the protocol's own: a Reply, bytes, or any JSON value (status 200). For tests of odd servers."""
+
+
 def answer_fixed(text: str) -> Answerer:
     return lambda prompt: text
 
@@ -100,6 +114,7 @@ class ServerScript:
     required_key: str | None = None
     seed: int = 0
     list_models: bool = True
+    reply: Replier | None = None
 
 
 @dataclass
@@ -176,9 +191,9 @@ def _anthropic_reply(model: str, text: str, prompt: Prompt) -> dict[str, Any]:
 
 
 PROTOCOLS = {
-    "/v1/chat/completions": (_openai_prompt, _openai_reply),
-    "/api/chat": (_ollama_prompt, _ollama_reply),
-    "/v1/messages": (_anthropic_prompt, _anthropic_reply),
+    "/v1/chat/completions": ("openai", _openai_prompt, _openai_reply),
+    "/api/chat": ("ollama", _ollama_prompt, _ollama_reply),
+    "/v1/messages": ("anthropic", _anthropic_prompt, _anthropic_reply),
 }
 
 
@@ -255,8 +270,10 @@ class LoopbackServer:
                 self.script.fail_rate and self._rng.random() < self.script.fail_rate):
             self.stats.faults += 1
             return await self._fault(request, self._rng.choice(self.script.faults))
-        parse_prompt, reply = PROTOCOLS[request.path]
+        protocol, parse_prompt, reply = PROTOCOLS[request.path]
         prompt = parse_prompt(body)
+        if self.script.reply is not None:
+            return _scripted(self.script.reply(protocol, body, prompt))
         text = self.script.answer(prompt)
         self.stats.answered += 1
         return web.Response(body=orjson.dumps(reply(body["model"], text, prompt)),
@@ -277,6 +294,14 @@ class LoopbackServer:
         if request.transport is not None:
             request.transport.abort()
         raise asyncio.CancelledError
+
+
+def _scripted(reply: Any) -> web.Response:
+    if not isinstance(reply, Reply):
+        reply = Reply(reply)
+    data = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
+    return web.Response(body=data, status=reply.status, headers=reply.headers,
+                        content_type="application/json")
 
 
 class ThreadedServer:
