@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import time
 
 from visioneval.backends.openai import OpenAIBackend
@@ -47,7 +48,7 @@ def test_permanent_error_is_not_retried(serve):
 def test_retry_after_is_honoured(serve):
     server = serve(fail_first=1, faults=("429",), retry_after_s=0.4)
     start = time.perf_counter()
-    [response] = _generate(server, RetryPolicy(backoff_base_s=0.0, backoff_cap_s=0.0))
+    [response] = _generate(server, RetryPolicy(backoff_base_s=0.0, backoff_cap_s=1.0))
     assert response.ok and response.attempts == 2
     assert time.perf_counter() - start >= 0.4
 
@@ -66,4 +67,36 @@ def test_backoff_is_capped_with_jitter():
         assert all(step / 2 <= d <= step for d in delays)
         assert len(delays) > 1  # jittered
     assert policy.delay(3, 7.0) == 7.0
-    assert policy.delay(3, 1e9) == policy.retry_after_cap_s
+    assert policy.delay(3, 1e9) == 8.0  # a server's Retry-After is capped by --backoff-cap
+
+
+def test_huge_retry_after_waits_the_cap_and_shows_on_the_progress_line(serve):
+    from rich.console import Console
+
+    from visioneval.engine.progress import RunProgress
+    from visioneval.engine.retry import RetryWatch
+
+    server = serve(fail_first=1, faults=("429",), retry_after_s=100000)
+    policy = RetryPolicy(backoff_base_s=0.01, backoff_cap_s=0.6)
+    watch = RetryWatch()
+    progress = RunProgress(1, "x", console=Console(file=io.StringIO()), enabled=False)
+    progress.watch_retries(watch)
+    seen = []
+
+    async def go():
+        async with OpenAIBackend("m", server.base_url + "/v1", api_key=None,
+                                 api_key_env=None) as backend:
+            req = Request((user(PROMPT),), GenerationSettings())
+            task = asyncio.create_task(generate(backend, req, policy, watch))
+            while not task.done():
+                seen.append(progress.waits_text())
+                await asyncio.sleep(0.05)
+            return task.result()
+
+    start = time.perf_counter()
+    response = asyncio.run(go())
+    assert response.ok and response.attempts == 2
+    assert time.perf_counter() - start < 5
+    assert "1 waiting (retry in 1s)" in seen or "1 waiting (retry in 0s)" in seen, seen
+    assert seen[-1] == "" or not watch.waiting
+    assert progress.waits_text() == ""

@@ -43,8 +43,8 @@ class AnthropicBackend(HttpBackend):
 
     def __init__(self, model: str, base_url: str = DEFAULT_BASE_URL, *, api_key: str | None,
                  api_key_env: str | None, connections: int = 64):
-        super().__init__(model, base_url, api_key=api_key, connections=connections)
-        self._api_key_env = api_key_env
+        super().__init__(model, base_url, api_key=api_key, api_key_env=api_key_env,
+                         connections=connections)
 
     def auth_headers(self) -> dict[str, str]:
         headers = {"anthropic-version": API_VERSION}
@@ -54,7 +54,7 @@ class AnthropicBackend(HttpBackend):
 
     async def preflight(self) -> None:
         status, body = await self.get_json("/v1/models?limit=1000")
-        self.check_auth_status(status, self._api_key_env if self._api_key else None)
+        self.check_auth_status(status)
         if status >= 400 or not isinstance(body, dict):
             raise PreflightError(f"{self.base_url}/v1/models answered HTTP {status}; is this "
                                  "the Anthropic API?")

@@ -29,6 +29,14 @@ class PermanentError(BackendError):
     """Retrying cannot help: a bad request, a rejected key, an unknown model."""
 
 
+class AuthError(PermanentError):
+    """The server refused the key (HTTP 401/403); `key_line` says which key, never its value."""
+
+    def __init__(self, message: str, key_line: str):
+        super().__init__(message)
+        self.key_line = key_line
+
+
 class PreflightError(Exception):
     """The run cannot start: unreachable server, missing key, unknown model."""
 

@@ -15,7 +15,13 @@ import aiohttp
 import orjson
 
 from visioneval.backends import body
-from visioneval.backends.base import Backend, PermanentError, PreflightError, TransientError
+from visioneval.backends.base import (
+    AuthError,
+    Backend,
+    PermanentError,
+    PreflightError,
+    TransientError,
+)
 from visioneval.backends.replies import MetadataReader
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
@@ -47,9 +53,10 @@ class HttpBackend(Backend):
     """A backend that speaks JSON over HTTP with an optional secret header."""
 
     def __init__(self, model: str, base_url: str, *, api_key: str | None = None,
-                 connections: int = 64):
+                 api_key_env: str | None = None, connections: int = 64):
         super().__init__(model, base_url.rstrip("/"))
         self._api_key = api_key
+        self._api_key_env = api_key_env
         self._connections = connections
         self._session: aiohttp.ClientSession | None = None
         self.metadata = MetadataReader(self.name)
@@ -110,6 +117,9 @@ class HttpBackend(Backend):
         if status in RETRYABLE_STATUS or status >= 500:
             raise TransientError(self.redact(f"HTTP {status}: {_snippet(raw)}"),
                                  retry_after=parse_retry_after(headers))
+        if status in (401, 403):
+            raise AuthError(self.redact(f"HTTP {status}: {_snippet(raw)}"),
+                            self.key_line(status))
         if status >= 400:
             raise PermanentError(self.redact(f"HTTP {status}: {_snippet(raw)}"))
         try:
@@ -122,12 +132,19 @@ class HttpBackend(Backend):
         if self._session is not None and not self._session.closed:
             await self._session.close()
 
-    def check_auth_status(self, status: int, env_name: str | None) -> None:
+    def key_line(self, status: int) -> str:
+        """One line about the key a 401/403 refused: its variable's name, never its value."""
+        env_name = self._api_key_env if self._api_key else None
+        where = (f"the key in ${env_name}" if env_name else
+                 "no key was sent (a key goes only to its own host unless --api-key-env "
+                 "names it)")
+        return (f"{self.base_url} refused the request (HTTP {status}): {where}; set the "
+                "right key or use --api-key-env NAME")
+
+    def check_auth_status(self, status: int) -> None:
         """Turn a 401/403 at preflight into one line naming the key's variable."""
         if status in (401, 403):
-            where = f"the key in ${env_name}" if env_name else "no key was sent"
-            raise PreflightError(f"{self.base_url} refused the request (HTTP {status}): "
-                                 f"{where}; set the right key or use --api-key-env NAME")
+            raise PreflightError(self.key_line(status))
 
 
 def _snippet(raw: bytes, limit: int = 300) -> str:

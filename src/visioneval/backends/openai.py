@@ -104,15 +104,15 @@ class OpenAIBackend(HttpBackend):
 
     def __init__(self, model: str, base_url: str = DEFAULT_BASE_URL, *, api_key: str | None,
                  api_key_env: str | None, connections: int = 64):
-        super().__init__(model, base_url, api_key=api_key, connections=connections)
-        self._api_key_env = api_key_env
+        super().__init__(model, base_url, api_key=api_key, api_key_env=api_key_env,
+                         connections=connections)
 
     def auth_headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
 
     async def preflight(self) -> None:
         status, body = await self.get_json("/models")
-        self.check_auth_status(status, self._api_key_env if self._api_key else None)
+        self.check_auth_status(status)
         if status == 404:
             log.warning("%s does not list models (GET /models: 404); not checking the model name",
                         self.base_url)

@@ -13,6 +13,7 @@ from rich.console import Console
 from visioneval.backends.registry import BackendSpec, make_backend
 from visioneval.benchmarks import registry
 from visioneval.benchmarks.base import Benchmark
+from visioneval.engine.runner import RunStopped
 from visioneval.engine.store import RunStore
 from visioneval.records import GenerationSettings
 from visioneval.session import (
@@ -25,6 +26,7 @@ from visioneval.session import (
 )
 
 EXIT_INTERRUPTED = 130
+EXIT_STOPPED = 2  # the run could not go on (refused key): as for a run that cannot start
 
 
 @dataclass(frozen=True)
@@ -87,13 +89,22 @@ def _execute(session: Coroutine[Any, Any, SessionResult], benchmark: Benchmark,
     try:
         result = asyncio.run(session)
     except KeyboardInterrupt:
-        done = RunStore.open(directory).info.get("counts", {}).get("records", 0) \
-            if (directory / "run.json").exists() else 0
-        output.err.print(f"[yellow]interrupted: {done} samples are kept in {directory}; "
-                         f"continue with: visioneval {benchmark.name} --resume {directory}[/]",
-                         highlight=False, soft_wrap=True)
+        output.err.print(f"[yellow]interrupted: {_kept(directory)} samples are kept in "
+                         f"{directory}; continue with: visioneval {benchmark.name} --resume "
+                         f"{directory}[/]", highlight=False, soft_wrap=True)
         return EXIT_INTERRUPTED
+    except RunStopped as exc:
+        output.err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        output.err.print(f"[yellow]{_kept(directory)} samples are recorded in {directory}; "
+                         f"the rest were not sent. Continue with: visioneval {benchmark.name} "
+                         f"--resume {directory}[/]", highlight=False, soft_wrap=True)
+        return EXIT_STOPPED
     return report(result, benchmark, output)
+
+
+def _kept(directory: Path) -> int:
+    return RunStore.open(directory).info.get("counts", {}).get("records", 0) \
+        if (directory / "run.json").exists() else 0
 
 
 def report(result: SessionResult, benchmark: Benchmark, output: Output) -> int:
@@ -113,6 +124,11 @@ def report(result: SessionResult, benchmark: Benchmark, output: Output) -> int:
         page = try_write_report(result.directory)
     if page is not None:
         console.print(f"report: [bold]{page}[/]", highlight=False, soft_wrap=True)
+    if stats.error_reasons:
+        err.print("most common error reasons (this session):", highlight=False)
+        for reason, count in stats.top_reasons():
+            err.print(f"  {count:>6} x {reason}", highlight=False, soft_wrap=True,
+                      markup=False)
     if result.n_errors:
         err.print(f"[yellow]{result.n_errors} samples failed and are left out of the scores; "
                   f"retry them with: visioneval {benchmark.name} --resume "

@@ -1,4 +1,5 @@
-"""Retries with a budget: capped exponential backoff with jitter, Retry-After honoured.
+"""Retries with a budget: capped exponential backoff with jitter, Retry-After honoured up to
+the same cap.
 
 A request whose budget is spent comes back as a Response with `error` set; it is stored
 as an error and never scored as a wrong answer.
@@ -9,13 +10,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import re
 import time
 from dataclasses import dataclass
 
-from visioneval.backends.base import Backend, BackendError, TransientError
-from visioneval.records import Request, Response
+from visioneval.backends.base import AuthError, Backend, BackendError, TransientError
+from visioneval.records import Request, Response, stable_hash
 
 log = logging.getLogger(__name__)
+
+AUTH_STOP_AFTER = 3
+"""Refused keys (HTTP 401/403) in a row, with no answer between them, that stop a run."""
 
 
 @dataclass(frozen=True)
@@ -24,15 +29,56 @@ class RetryPolicy:
     timeout_s: float = 120.0
     backoff_base_s: float = 1.0
     backoff_cap_s: float = 30.0
-    retry_after_cap_s: float = 300.0
 
     def delay(self, attempt: int, retry_after: float | None) -> float:
-        """Wait before the next attempt: the server's Retry-After when given (capped),
-        else half of the capped exponential step plus a random half (equal jitter)."""
+        """Wait before the next attempt: the server's Retry-After when given, else half of
+        the exponential step plus a random half (equal jitter); never more than the cap."""
         if retry_after is not None:
-            return min(retry_after, self.retry_after_cap_s)
+            return min(retry_after, self.backoff_cap_s)
         step = min(self.backoff_cap_s, self.backoff_base_s * 2 ** (attempt - 1))
         return step / 2 + random.uniform(0, step / 2)
+
+
+class RetryWatch:
+    """What a run's requests are doing, shared by all of them: retry waits (for the progress
+    line), refused keys in a row (to stop the run), and whether -v traces each request.
+    Touched only on retries and failures, plus one attribute per success."""
+
+    def __init__(self) -> None:
+        self.trace = log.isEnabledFor(logging.DEBUG)  # checked once, not per request
+        self.auth_failures = 0
+        self.auth_error: AuthError | None = None
+        self.waiting = 0
+        self.next_retry_at = 0.0  # time.monotonic() of the soonest retry while waiting
+        self._waits: dict[int, float] = {}
+        self._ids = 0
+        self._said_capped = False
+
+    @property
+    def key_refused(self) -> bool:
+        return self.auth_failures >= AUTH_STOP_AFTER
+
+    async def wait(self, seconds: float) -> None:
+        self._ids += 1
+        token = self._ids
+        self._waits[token] = time.monotonic() + seconds
+        self._changed()
+        try:
+            await asyncio.sleep(seconds)
+        finally:
+            del self._waits[token]
+            self._changed()
+
+    def _changed(self) -> None:
+        # Two plain attributes: the progress bar's refresh thread reads them lock-free.
+        self.next_retry_at = min(self._waits.values(), default=0.0)
+        self.waiting = len(self._waits)
+
+    def capped(self, asked: float, cap: float) -> None:
+        if not self._said_capped:
+            self._said_capped = True
+            log.warning("the server asked to wait %.0f s before retrying (Retry-After); "
+                        "waiting %g s (--backoff-cap) instead", asked, cap)
 
 
 async def _attempt(backend: Backend, request: Request, timeout_s: float) -> Response:
@@ -43,26 +89,60 @@ async def _attempt(backend: Backend, request: Request, timeout_s: float) -> Resp
         raise TransientError(f"no answer within {timeout_s:g} s") from None
 
 
-async def generate(backend: Backend, request: Request, policy: RetryPolicy) -> Response:
+async def generate(backend: Backend, request: Request, policy: RetryPolicy,
+                   watch: RetryWatch | None = None) -> Response:
     """Send `request`, retrying transient failures within the budget; never raises
     BackendError. (A plain loop: tenacity cost ~0.1 ms of CPU per request in inspect calls.)"""
+    watch = watch or RetryWatch()
+    trace = watch.trace
+    tag = stable_hash(request.fingerprint())[:8] if trace else ""
     start = time.perf_counter()
     for attempt in range(1, policy.max_attempts + 1):
+        if trace:
+            log.debug("request %s attempt %d sent", tag, attempt)
         try:
             response = await _attempt(backend, request, policy.timeout_s)
         except TransientError as exc:
+            wait = policy.delay(attempt, exc.retry_after)
+            if trace:
+                log.debug("request %s attempt %d failed (%s) in %.3f s%s", tag, attempt, exc,
+                          time.perf_counter() - start,
+                          "" if attempt == policy.max_attempts else f"; next in {wait:.2f} s")
             if attempt == policy.max_attempts:
                 return _failed(f"gave up after {attempt} attempt(s): {exc}", attempt, start)
-            wait = policy.delay(attempt, exc.retry_after)
-            log.debug("attempt %d failed (%s); next in %.2f s", attempt, exc, wait)
-            await asyncio.sleep(wait)
+            if exc.retry_after is not None and exc.retry_after > policy.backoff_cap_s:
+                watch.capped(exc.retry_after, policy.backoff_cap_s)
+            await watch.wait(wait)
         except BackendError as exc:
+            if isinstance(exc, AuthError):
+                watch.auth_failures += 1
+                watch.auth_error = exc
+            if trace:
+                log.debug("request %s attempt %d failed (%s) in %.3f s; not retried", tag,
+                          attempt, exc, time.perf_counter() - start)
             return _failed(f"failed after {attempt} attempt(s): {exc}", attempt, start)
         else:
-            return response.model_copy(update={"attempts": attempt,
-                                               "latency_s": time.perf_counter() - start})
+            watch.auth_failures = 0
+            latency = time.perf_counter() - start
+            if trace:
+                log.debug("request %s attempt %d ok (%s, %s tokens) in %.3f s", tag, attempt,
+                          response.finish_reason, response.completion_tokens, latency)
+            return response.model_copy(update={"attempts": attempt, "latency_s": latency})
     raise AssertionError("unreachable: max_attempts >= 1")
 
 
 def _failed(message: str, attempts: int, start: float) -> Response:
     return Response(error=message, attempts=attempts, latency_s=time.perf_counter() - start)
+
+
+_ATTEMPTS = re.compile(r"^(?:gave up|failed) after \d+ attempt\(s\): ")
+_IDS = re.compile(r"[A-Za-z0-9_-]*\d[A-Za-z0-9_-]*")
+REASON_CHARS = 120
+
+
+def error_reason(error: str) -> str:
+    """An error message as a reason to count: without the attempt count, with ids and
+    long numbers blanked (request ids would make every message unique), cut short."""
+    reason = _ATTEMPTS.sub("", error)
+    reason = _IDS.sub(lambda m: m[0] if len(m[0]) <= 5 else "#", reason)
+    return reason[:REASON_CHARS] + ("..." if len(reason) > REASON_CHARS else "")

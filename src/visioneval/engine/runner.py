@@ -14,7 +14,7 @@ from typing import Any
 from visioneval.backends.base import Backend
 from visioneval.engine.cache import ResponseCache, cache_key
 from visioneval.engine.progress import RunProgress
-from visioneval.engine.retry import RetryPolicy, generate
+from visioneval.engine.retry import AUTH_STOP_AFTER, RetryPolicy, RetryWatch, error_reason, generate
 from visioneval.engine.store import RunStore
 from visioneval.records import GenerationSettings, Record, Request, Response, Sample, SkippedRow
 
@@ -40,6 +40,15 @@ class Solved:
 Solver = Callable[[Sample, Ask], Awaitable[Solved]]
 
 
+class RunStopped(Exception):
+    """The run stopped sending (the server refused the key); what finished is recorded."""
+
+
+MAX_REASONS = 50
+"""Distinct error reasons kept per session; the rest are counted under OTHER_REASONS."""
+OTHER_REASONS = "(other reasons)"
+
+
 @dataclass
 class RunStats:
     """What this session did; run.json keeps it under `counts`."""
@@ -53,9 +62,21 @@ class RunStats:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     skipped_rows: list[dict[str, str]] = field(default_factory=list)
+    error_reasons: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def count_error(self, error: str) -> None:
+        """Count a failed sample under its reason (bounded: at most MAX_REASONS kept)."""
+        reason = error_reason(error)
+        reasons = self.error_reasons
+        if reason not in reasons and len(reasons) >= MAX_REASONS:
+            reason = OTHER_REASONS
+        reasons[reason] = reasons.get(reason, 0) + 1
+
+    def top_reasons(self, n: int = 5) -> list[tuple[str, int]]:
+        return sorted(self.error_reasons.items(), key=lambda kv: -kv[1])[:n]
 
 
 @dataclass
@@ -68,6 +89,7 @@ class Engine:
     policy: RetryPolicy
     concurrency: int = 16
     cache: ResponseCache | None = None
+    watch: RetryWatch = field(default_factory=RetryWatch)
 
     async def run(self, samples: Iterable[Sample | SkippedRow], scorer: Scorer,
                   progress: RunProgress, done: set[str], stats: RunStats,
@@ -80,7 +102,11 @@ class Engine:
         as an answer arrives and hands the answer to a single writer, which scores, journals
         and caches it. When a wave of answers arrives at once, every next request is out
         before any bookkeeping is done. A bug in scoring cancels everything (TaskGroup) and
-        leaves the journal as it was."""
+        leaves the journal as it was. When the server refuses the key a few times in a row,
+        the workers stop taking samples, what was answered is recorded, and RunStopped is
+        raised: the samples never sent have no record and a resume sends them."""
+        progress.watch_retries(self.watch)
+        stopped: list[RunStopped] = []
         todo: asyncio.Queue[Sample | None] = asyncio.Queue(maxsize=self.concurrency)
         answered: asyncio.Queue[tuple[Sample, Solved] | None] = asyncio.Queue()
 
@@ -103,23 +129,29 @@ class Engine:
                 await todo.put(None)
 
         async def work() -> None:
-            while (sample := await todo.get()) is not None:
-                if solver is None:
-                    solved = Solved(await ask(Request(sample.messages, self.settings)))
-                else:
-                    solved = await solver(sample, ask)
-                answered.put_nowait((sample, solved))
+            try:
+                while (sample := await todo.get()) is not None:
+                    if solver is None:
+                        solved = Solved(await ask(Request(sample.messages, self.settings)))
+                    else:
+                        solved = await solver(sample, ask)
+                    answered.put_nowait((sample, solved))
+            except RunStopped as exc:
+                stopped.append(exc)
 
         async def write() -> None:
             while (item := await answered.get()) is not None:
                 self._record(*item, scorer, stats, progress)
 
         async with asyncio.TaskGroup() as group:
-            group.create_task(produce())
+            producer = group.create_task(produce())
             writer = group.create_task(write())
             await asyncio.gather(*(group.create_task(work()) for _ in range(self.concurrency)))
+            producer.cancel()  # done already, unless the workers stopped early
             answered.put_nowait(None)
             await writer
+        if stopped:
+            raise stopped[0]
         return stats
 
     def _record(self, sample: Sample, solved: Solved, scorer: Scorer, stats: RunStats,
@@ -135,6 +167,7 @@ class Engine:
             record.parsed, record.scores = scorer(sample, response.text or "")
         if not response.ok:
             stats.errors += 1
+            stats.count_error(response.error or "no answer")
             log.debug("sample %s failed: %s", sample.id, response.error)
         self.store.append(record)
         stats.finished += 1
@@ -148,11 +181,18 @@ class Engine:
             if hit is not None:
                 stats.cache_hits += 1
                 return hit
+        if self.watch.key_refused:
+            raise RunStopped(self._key_refused_line())
         stats.sent += 1
-        response = await generate(self.backend, request, self.policy)
+        response = await generate(self.backend, request, self.policy, self.watch)
         stats.prompt_tokens += response.prompt_tokens or 0  # tokens paid for in this session
         stats.completion_tokens += response.completion_tokens or 0
         if self.cache and key:
             # After the worker's next send, not before it (the put serialises the response).
             asyncio.get_running_loop().call_soon(self.cache.put, key, response)
         return response
+
+    def _key_refused_line(self) -> str:
+        error = self.watch.auth_error
+        line = error.key_line if error is not None else "the server refused the key"
+        return f"{line} ({AUTH_STOP_AFTER} requests in a row were refused; stopped sending)"
