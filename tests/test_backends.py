@@ -72,7 +72,8 @@ def test_anthropic_messages_api(serve, monkeypatch):
     server.stats.keep_bodies = True
     monkeypatch.setenv("ANTHROPIC_API_KEY", "ak-1")
     backend = make_backend(BackendSpec(kind="anthropic", model="claude-x",
-                                       base_url=server.base_url))
+                                       base_url=server.base_url,
+                                       api_key_env="ANTHROPIC_API_KEY"))
     response = run(_complete(backend, request(make_image(), PROMPT)))
     assert response.text == "orientation"
     block = server.stats.bodies[0]["messages"][0]["content"][0]
@@ -153,3 +154,39 @@ def test_spliced_body_is_exactly_the_json_of_the_payload():
                              "n": 1.5})
     assert body.dumps(payload) == expected
     assert body.dumps({"x": 1}) == b'{"x":1}'
+
+
+def test_openai_api_gets_max_completion_tokens_others_max_tokens():
+    req = request("x", max_tokens=5)
+    hosted = OpenAIBackend("o3", "https://api.openai.com/v1", api_key="k", api_key_env="K")
+    assert hosted.chat_payload(req)["max_completion_tokens"] == 5
+    assert "max_tokens" not in hosted.chat_payload(req)
+    local = OpenAIBackend("m", "http://127.0.0.1:1/v1", api_key=None, api_key_env=None)
+    assert local.chat_payload(req)["max_tokens"] == 5
+
+
+def test_server_that_rejects_max_tokens_gets_max_completion_tokens(serve):
+    from visioneval.loopback.server import Reply
+
+    seen = []
+
+    def reasoning_server(protocol, body, prompt):
+        seen.append(sorted(k for k in body if "tokens" in k))
+        if "max_tokens" in body:  # OpenAI's words for its reasoning models
+            return Reply({"error": {
+                "message": "Unsupported parameter: 'max_tokens' is not supported with this "
+                           "model. Use 'max_completion_tokens' instead.",
+                "type": "invalid_request_error", "param": "max_tokens",
+                "code": "unsupported_parameter"}}, status=400)
+        return {"choices": [{"finish_reason": "stop",
+                             "message": {"role": "assistant", "content": "Size"}}]}
+
+    server = serve(models=("m",), reply=reasoning_server)
+    backend = OpenAIBackend("m", server.base_url + "/v1", api_key=None, api_key_env=None)
+
+    async def go():
+        async with backend:
+            return [await backend.complete(request("x", max_tokens=9)) for _ in range(2)]
+
+    assert [r.text for r in run(go())] == ["Size", "Size"]
+    assert seen == [["max_tokens"], ["max_completion_tokens"], ["max_completion_tokens"]]

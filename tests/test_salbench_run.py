@@ -75,7 +75,8 @@ def test_api_key_reaches_the_server_and_no_file(serve, synth_data, tmp_path, mon
     monkeypatch.setenv("OPENAI_API_KEY", secret)
     server = serve(required_key=secret, fail_first=2, faults=("500",))
     out = tmp_path / "run"
-    result = invoke(*salbench_args(server, synth_data, out, "--configs", "P3", "-v"))
+    result = invoke(*salbench_args(server, synth_data, out, "--configs", "P3", "-v",
+                                   "--api-key-env", "OPENAI_API_KEY"))
     assert result.exit_code == 0, result.output
     assert secret in server.stats.seen_auth
     assert load(out, "run.json")["backend"]["key_env_used"] == "OPENAI_API_KEY"

@@ -72,8 +72,7 @@ def new_run_info(plan: dict[str, Any], spec: BackendSpec, settings: GenerationSe
         "dataset": plan["dataset"],
         # api_key_env is what the user chose (None: the default); key_env_used is where the
         # key was read from. The key itself is never written anywhere.
-        "backend": spec.model_dump() | {"base_url": spec.resolved_base_url(),
-                                        "key_env_used": spec.key_env()},
+        "backend": spec.recorded(),
         "generation": settings.model_dump(),
         "engine": engine.model_dump(mode="json"),
         "python": sys.version.split()[0],

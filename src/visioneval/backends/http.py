@@ -10,6 +10,7 @@ from __future__ import annotations
 import email.utils
 import time
 from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 import aiohttp
 import orjson
@@ -22,6 +23,7 @@ from visioneval.backends.base import (
     PreflightError,
     TransientError,
 )
+from visioneval.backends.keys import MASK, redact_url, url_secrets
 from visioneval.backends.replies import MetadataReader
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
@@ -54,9 +56,22 @@ class HttpBackend(Backend):
 
     def __init__(self, model: str, base_url: str, *, api_key: str | None = None,
                  api_key_env: str | None = None, connections: int = 64):
-        super().__init__(model, base_url.rstrip("/"))
+        parts = urlsplit(base_url)
+        path = parts.path.rstrip("/")
+        # `base_url` (messages, run.json, the cache key) never holds credentials; requests
+        # use them: a user and password as Basic auth, key-like query values as given.
+        super().__init__(model, redact_url(urlunsplit((parts.scheme, parts.netloc, path,
+                                                       parts.query, ""))))
+        self._prefix = urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], path, "", ""))
+        self._query = parts.query
+        self._secrets = [s for s in url_secrets(base_url) if len(s) >= 4]
+        self._basic = (aiohttp.BasicAuth(unquote(parts.username), unquote(parts.password or ""))
+                       if parts.username else None)
         self._api_key = api_key
         self._api_key_env = api_key_env
+        if self._basic and "Authorization" in self.auth_headers():
+            raise PreflightError(f"{self.base_url} carries a user and password and a key is "
+                                 "set too; give one of them")
         self._connections = connections
         self._session: aiohttp.ClientSession | None = None
         self.metadata = MetadataReader(self.name)
@@ -65,17 +80,24 @@ class HttpBackend(Backend):
         return {}
 
     def redact(self, text: str) -> str:
-        """Error texts may echo headers; the key never leaves in a message."""
-        if self._api_key:
-            text = text.replace(self._api_key, "***")
+        """Error texts may echo headers or URLs; no key or password leaves in a message."""
+        for secret in ([self._api_key] if self._api_key else []) + self._secrets:
+            text = text.replace(secret, MASK)
         return text
+
+    def url(self, path: str) -> str:
+        """The request URL: base path + `path`, with the base URL's query kept."""
+        if not self._query:
+            return self._prefix + path
+        return f"{self._prefix}{path}{'&' if '?' in path else '?'}{self._query}"
 
     def _session_or_new(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
             connector = aiohttp.TCPConnector(limit=self._connections, ttl_dns_cache=300)
             self._session = aiohttp.ClientSession(
                 connector=connector,
-                headers={"Content-Type": "application/json", **self.auth_headers()},
+                headers={"Content-Type": "application/json", **self.auth_headers(),
+                         **({"Authorization": self._basic.encode()} if self._basic else {})},
                 # The engine's retry policy owns the per-attempt timeout.
                 timeout=aiohttp.ClientTimeout(total=None),
                 json_serialize=lambda obj: orjson.dumps(obj).decode(),
@@ -89,7 +111,7 @@ class HttpBackend(Backend):
         del payload
         session = self._session_or_new()
         try:
-            async with session.post(self.base_url + path, data=data) as resp:
+            async with session.post(self.url(path), data=data) as resp:
                 raw = await resp.read()
                 status, headers = resp.status, resp.headers
         except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
@@ -99,15 +121,14 @@ class HttpBackend(Backend):
     async def get_json(self, path: str) -> tuple[int, Any]:
         """GET for preflight; an unreachable server is a PreflightError."""
         session = self._session_or_new()
-        url = self.base_url + path
         try:
-            async with session.get(url, timeout=aiohttp.ClientTimeout(total=30)) as resp:
+            async with session.get(self.url(path), timeout=aiohttp.ClientTimeout(total=30)) as resp:
                 raw = await resp.read()
                 status = resp.status
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
-            raise PreflightError(
+            raise PreflightError(self.redact(
                 f"cannot reach {self.name} server at {self.base_url}: {exc.__class__.__name__}"
-                f"{': ' + str(exc) if str(exc) else ''}") from None
+                f"{': ' + str(exc) if str(exc) else ''}")) from None
         try:
             return status, orjson.loads(raw) if raw else None
         except orjson.JSONDecodeError:
@@ -125,8 +146,8 @@ class HttpBackend(Backend):
         try:
             return orjson.loads(raw)
         except orjson.JSONDecodeError:
-            raise TransientError(f"HTTP {status} with a body that is not JSON: "
-                                 f"{_snippet(raw)}") from None
+            raise TransientError(self.redact(f"HTTP {status} with a body that is not JSON: "
+                                             f"{_snippet(raw)}")) from None
 
     async def aclose(self) -> None:
         if self._session is not None and not self._session.closed:

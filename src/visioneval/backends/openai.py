@@ -9,6 +9,7 @@ from typing import Any
 from visioneval.backends import body, replies
 from visioneval.backends.base import PermanentError, PreflightError, TransientError
 from visioneval.backends.http import RETRYABLE_STATUS, HttpBackend
+from visioneval.backends.keys import host_of
 from visioneval.backends.replies import MetadataReader
 from visioneval.records import Message, Request, Response
 
@@ -27,17 +28,34 @@ def openai_content(message: Message) -> str | list[dict[str, Any]]:
     ]
 
 
-def chat_payload(model: str, request: Request) -> dict[str, Any]:
+def chat_payload(model: str, request: Request,
+                 token_field: str = "max_tokens") -> dict[str, Any]:
+    """The request body; `token_field` is max_tokens or max_completion_tokens (see below)."""
     settings = request.settings
     payload: dict[str, Any] = {
         "model": model,
         "messages": [{"role": m.role, "content": openai_content(m)} for m in request.messages],
         "temperature": settings.temperature,
-        "max_tokens": settings.max_tokens,
+        token_field: settings.max_tokens,
     }
     if settings.seed is not None:
         payload["seed"] = settings.seed
     return payload
+
+
+def token_field_for(base_url: str) -> str:
+    """OpenAI's own API takes max_completion_tokens for every chat model and its reasoning
+    models (o1, o3, gpt-5 ...) reject max_tokens; other servers (vLLM, SGLang, Ollama,
+    LM Studio, OpenRouter) know max_tokens, and some not the other."""
+    return "max_completion_tokens" if host_of(base_url) == "api.openai.com" else "max_tokens"
+
+
+def asks_for_max_completion_tokens(error: PermanentError) -> bool:
+    """OpenAI's HTTP 400 for max_tokens: "Unsupported parameter: 'max_tokens' is not
+    supported with this model. Use 'max_completion_tokens' instead." """
+    text = str(error)
+    return text.startswith("HTTP 400") and "max_tokens" in text and \
+        "max_completion_tokens" in text
 
 
 def parse_chat_response(data: Any, meta: MetadataReader) -> Response:
@@ -106,6 +124,7 @@ class OpenAIBackend(HttpBackend):
                  api_key_env: str | None, connections: int = 64):
         super().__init__(model, base_url, api_key=api_key, api_key_env=api_key_env,
                          connections=connections)
+        self._token_field = token_field_for(base_url)
 
     def auth_headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
@@ -126,6 +145,18 @@ class OpenAIBackend(HttpBackend):
             raise PreflightError(f"model '{self.model}' is not served by {self.base_url} "
                                  f"(it lists: {listed or 'nothing'})")
 
+    def chat_payload(self, request: Request) -> dict[str, Any]:
+        return chat_payload(self.model, request, self._token_field)
+
     async def complete(self, request: Request) -> Response:
-        data = await self.post_json("/chat/completions", chat_payload(self.model, request))
+        try:
+            data = await self.post_json("/chat/completions", self.chat_payload(request))
+        except PermanentError as exc:
+            if self._token_field != "max_tokens" or not asks_for_max_completion_tokens(exc):
+                raise
+            # Said once per run; the same request is sent again with the other name.
+            self._token_field = "max_completion_tokens"
+            log.info("%s rejects max_tokens; sending max_completion_tokens from now on",
+                     self.base_url)
+            data = await self.post_json("/chat/completions", self.chat_payload(request))
         return parse_chat_response(data, self.metadata)

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
 from visioneval.backends.base import Backend
-from visioneval.backends.keys import key_source
+from visioneval.backends.keys import key_source, redact_url
 
-BackendKind = Literal["openai", "ollama", "anthropic", "builtin", "none"]
-DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "ollama": None}
+BackendKind = Literal["openai", "openrouter", "ollama", "anthropic", "builtin", "none"]
+OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1"
 
 
 class BackendSpec(BaseModel, frozen=True):
@@ -27,15 +27,23 @@ class BackendSpec(BaseModel, frozen=True):
             return self.base_url
         from visioneval.backends import anthropic, ollama, openai
 
-        return {"openai": openai.DEFAULT_BASE_URL, "ollama": ollama.DEFAULT_BASE_URL,
+        return {"openai": openai.DEFAULT_BASE_URL, "openrouter": OPENROUTER_BASE_URL,
+                "ollama": ollama.DEFAULT_BASE_URL,
                 "anthropic": anthropic.DEFAULT_BASE_URL}[self.kind]
 
     def key_env(self) -> str | None:
         """The variable the key is read from (None for builtin)."""
         if self.kind in ("builtin", "none"):
             return None
-        return key_source(self.resolved_base_url() or "", DEFAULT_KEY_ENV[self.kind],
-                          self.api_key_env).env_name
+        return key_source(self.resolved_base_url() or "", self.api_key_env).env_name
+
+    def recorded(self) -> dict[str, Any]:
+        """What run.json keeps: the URL without credentials, and whether it had any (a
+        resume then needs --base-url again); where the key came from, never the key."""
+        url = self.resolved_base_url()
+        safe = redact_url(url) if url else url
+        return self.model_dump() | {"base_url": safe, "key_env_used": self.key_env(),
+                                    "base_url_credentials": safe != url}
 
 
 def make_backend(spec: BackendSpec, *, connections: int = 64,
@@ -51,9 +59,9 @@ def make_backend(spec: BackendSpec, *, connections: int = 64,
 
         return BuiltinBackend(spec.model, majority=majority, seed=seed)
     base_url = spec.resolved_base_url() or ""
-    source = key_source(base_url, DEFAULT_KEY_ENV[spec.kind], spec.api_key_env)
+    source = key_source(base_url, spec.api_key_env)
     key = source.read()
-    if spec.kind == "openai":
+    if spec.kind in ("openai", "openrouter"):
         from visioneval.backends.openai import OpenAIBackend as cls
     elif spec.kind == "ollama":
         from visioneval.backends.ollama import OllamaBackend as cls
