@@ -2,9 +2,31 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode="rich",
+# Plain (click) help: it wraps every line at the terminal's width. typer's rich panels cut
+# long words with "..." at 80 columns and label every flag `<bool>`.
+app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None,
                   help="Measure how well vision-language models see.")
-data_app = typer.Typer(no_args_is_help=True, help="Make datasets in the benchmarks' schemas.")
+data_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None,
+                       help="Make datasets in the benchmarks' schemas.")
 app.add_typer(data_app, name="data")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from visioneval import __version__
+
+        typer.echo(f"visioneval {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: Annotated[bool, typer.Option("--version", callback=_print_version,
+                                          is_eager=True, help="Print the version and exit.")
+                       ] = False,
+) -> None:
+    """Measure how well vision-language models see."""
