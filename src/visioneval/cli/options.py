@@ -92,7 +92,6 @@ def run_command(name: str, *, resume: Path | None, engine: Callable[[], EngineOp
             return command.resume(resume, name, engine(), output)
         from visioneval.backends.registry import BackendSpec
 
-        built = benchmark()
         if backend is None or model is None:
             if backend_required:
                 raise ValueError("--backend and --model are required (or --resume RUN_DIR)")
@@ -100,6 +99,6 @@ def run_command(name: str, *, resume: Path | None, engine: Callable[[], EngineOp
         else:
             spec = BackendSpec(kind=backend, model=model, base_url=base_url,
                                api_key_env=api_key_env)
-        return command.run(built, spec, settings(), engine(), out, output)
+        return command.run(benchmark(), spec, settings(), engine(), out, output)
 
     raise typer.Exit(guarded(err, action))
