@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import html
 import io
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -149,15 +150,28 @@ def to_csv(result: Comparison) -> str:
     return buf.getvalue()
 
 
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]#|~])")
+
+
+def md_escape(value: object) -> str:
+    """A value as literal Markdown text: HTML's `&`, `<`, `>` as entities (so a model name
+    holding markup is shown, never rendered), Markdown punctuation backslash-escaped (so
+    `|` cannot add a table column and `*`, `_`, `[` cannot format or link), and line breaks
+    as spaces (so a value cannot end a table row)."""
+    text = html.escape(str(value), quote=False)
+    text = _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    return re.sub(r"[\r\n]+", " ", text)
+
+
 def to_markdown(result: Comparison) -> str:
     best = result.best()
-    lines = [f"> {flag}" for flag in result.flags] + ([""] if result.flags else [])
-    lines.append("| " + " | ".join(result.header) + " |")
+    lines = [f"> {md_escape(flag)}" for flag in result.flags] + ([""] if result.flags else [])
+    lines.append("| " + " | ".join(map(md_escape, result.header)) + " |")
     lines.append("|" + "|".join("---" if i < 2 else "---:" for i in range(len(result.header)))
                  + "|")
     for row in result.rows:
-        cells = [f"**{c}**" if result.is_best(row, i, best) else (c or "-")
-                 for i, c in enumerate(row)]
+        cells = [f"**{md_escape(c)}**" if result.is_best(row, i, best) else
+                 (md_escape(c) if c else "-") for i, c in enumerate(row)]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     lines.append("Best value per column in bold. Values in percent.")
