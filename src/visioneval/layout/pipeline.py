@@ -2,8 +2,16 @@
 
 One sample = one `Pair`. Its metrics are computed in families; a family that raises
 leaves its keys out and records `<family>_error` (the message names the file), and the
-other families are still computed, as in the seed (`eval_pipeline.py@dd1da004`). A value
-that cannot be computed is left out with its reason in the sample's `absent` dict.
+other families are still computed. The seed (`eval_pipeline.py@dd1da004`) does that only
+for its layout IoU and alignment metrics, the two that accept its `out_dir`/`case_id`
+arguments: every other metric is first called with them, fails with a TypeError, and is
+called again outside the `try`, so any error it raises aborts the seed's whole run. A
+value that cannot be computed is left out with its reason in the sample's `absent` dict;
+`notes` holds choices the sample's numbers depend on (which response file was read).
+
+A ground truth with no visible box (every node hidden, transparent or without a bounding
+box) is an error of the families that compare against it (layout IoU, alignment,
+components), never 0: the seed divides by its zero box count there.
 Samples run in a process pool and come back in a deterministic order (variant, id).
 """
 
@@ -99,6 +107,9 @@ def evaluate_pair(pair: Pair, options: SampleOptions = SampleOptions()) -> dict[
     _run(ctx, "gen_json", lambda: _load(ctx, "gen"))
     # A layout file error is reported once per family that needs it.
     layout_error = ctx.out.pop("gt_json_error", None), ctx.out.pop("gen_json_error", None)
+    if ctx.gt is not None and len(ctx.gt) == 0:
+        layout_error = (f"{pair.gt_json}: no visible box in the ground truth (every node is "
+                        "hidden, transparent or has no absoluteBoundingBox)", layout_error[1])
     _run(ctx, "canvas_fill", lambda: _canvas_fill(ctx, layout_error[1]))
     _run(ctx, "pixel_fidelity", lambda: _pixels(ctx))
     both = "; ".join(e for e in layout_error if e) or None
@@ -171,8 +182,11 @@ def _tools(ctx: Context) -> dict[str, Any]:
     from visioneval.layout.tools import load_expected_tools, load_tool_usage, tool_metrics
 
     if ctx.pair.response is None:
-        reason = f"no {ctx.pair.folder}-json-response.json"
+        reason = (f"no {ctx.pair.folder}-json-response.json (nor any other "
+                  "*-json-response.json in its folder)")
         return {k: Absent(reason) for k in FAMILIES["tool_usage"]}
+    if ctx.pair.response_note:
+        ctx.out.setdefault("notes", {})["tool_usage"] = ctx.pair.response_note
     usage = load_tool_usage(ctx.pair.response)
     expected = (load_expected_tools(ctx.pair.expected_tools)
                 if ctx.pair.expected_tools is not None else None)
@@ -289,13 +303,13 @@ def csv_columns(samples: list[dict[str, Any]]) -> list[str]:
     keys: dict[str, None] = {}
     for sample in samples:
         for key in sample:
-            if key not in ("absent", "viz"):
+            if key not in ("absent", "viz", "notes"):
                 keys[key] = None
     first = ["id", "variant"]
     known = [k for k in METRIC_KEYS if k in keys]
     rest = sorted(k for k in keys if k not in known and k not in first)
     errors = [k for k in rest if k.endswith("_error")]
-    return first + known + [k for k in rest if k not in errors] + errors + ["absent"]
+    return first + known + [k for k in rest if k not in errors] + errors + ["absent", "notes"]
 
 
 def write_csv(path: Path, samples: list[dict[str, Any]]) -> None:
@@ -307,7 +321,7 @@ def write_csv(path: Path, samples: list[dict[str, Any]]) -> None:
         row = []
         for key in columns:
             value = sample.get(key)
-            if key == "absent":
+            if key in ("absent", "notes"):
                 value = "; ".join(f"{k}: {v}" for k, v in (value or {}).items())
             elif isinstance(value, list):
                 value = " ".join(map(str, value))
