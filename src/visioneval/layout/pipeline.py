@@ -22,7 +22,11 @@ import io
 import logging
 import math
 import os
+import signal
 import statistics
+import sys
+import threading
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -264,7 +268,8 @@ def run_samples(pairs: list[Pair], options: SampleOptions, workers: int,
                 progress(results[-1])
         return results
     chunk = max(1, min(16, len(pairs) // (workers * 8)))
-    with ProcessPoolExecutor(max_workers=workers, initializer=_worker_init) as pool:
+    with ProcessPoolExecutor(max_workers=workers, initializer=_worker_init,
+                             initargs=(os.getpid(),)) as pool:
         for result in pool.map(evaluate_pair, pairs, [options] * len(pairs),
                                chunksize=chunk):
             results.append(result)
@@ -273,12 +278,45 @@ def run_samples(pairs: list[Pair], options: SampleOptions, workers: int,
     return results
 
 
-def _worker_init() -> None:
+def _worker_init(parent: int) -> None:
     # numpy's BLAS threads would fight the other workers for the cores.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    exit_with_parent(parent)
     import matplotlib
 
     matplotlib.use("Agg")
+
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+WATCH_SECONDS = 0.5
+
+
+def exit_with_parent(parent: int) -> None:
+    """Make this worker exit when the process that started the pool dies, even by SIGKILL
+    (which runs no clean-up: the workers would otherwise wait on the task queue forever).
+
+    On Linux the kernel sends SIGKILL to the worker when its parent dies
+    (prctl(PR_SET_PDEATHSIG), see prctl(2)); everywhere a daemon thread also checks twice
+    a second that the parent is still the one that started it (an orphan is re-parented,
+    so os.getppid() changes) and ends the process with os._exit otherwise."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):  # no libc to call: the thread below still works
+            pass
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent,), name="parent-watch",
+                     daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(WATCH_SECONDS)
+    os._exit(1)
 
 
 def default_workers() -> int:
