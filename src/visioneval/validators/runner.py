@@ -12,6 +12,7 @@ stdout open cannot keep the run waiting once the script itself has ended."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shlex
@@ -84,10 +85,8 @@ async def run_validator(command: ValidatorCommand, payload: dict[str, Any],
 def _kill_group(proc: asyncio.subprocess.Process) -> None:
     """Kill the validator and everything it started (its process group, which has the
     validator's pid as id while the validator is not yet reaped)."""
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def interpret(command: ValidatorCommand, code: int | None, out: bytes, err: bytes) -> EvalResult:
