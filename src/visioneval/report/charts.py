@@ -110,7 +110,7 @@ def evaluator_figure(labels: Sequence[str], rates: Sequence[float | None], title
     values = [r if r is not None else 0 for r in rates]
     bars = ax.barh(ys, values, 0.7, color=PALETTE[0])
     for bar, rate in zip(bars, rates, strict=True):
-        ax.annotate("n/a" if rate is None else f"{rate:.1f}",
+        ax.annotate("n/a (no result)" if rate is None else f"{rate:.1f}",
                     (bar.get_width(), bar.get_y() + bar.get_height() / 2), ha="left",
                     va="center", fontsize=7, xytext=(2, 0), textcoords="offset points")
     ax.set_yticks(ys, shown, fontsize=8)
