@@ -167,9 +167,9 @@ def evaluate_sections(view: RunView) -> list[Section]:
                                         "mean score", "errors"], rows))]
     labels = list(evaluators)
     if labels:
-        series = {"pass rate": [_scaled(evaluators[k].get("pass_rate")) for k in labels]}
-        out.append(Section("Pass rate per evaluator", charts.grouped_bars(
-            labels, series, "pass rate (errors excluded)", "percent")))
+        rates = [_scaled(evaluators[k].get("pass_rate")) for k in labels]
+        out.append(Section("Pass rate per evaluator", charts.evaluator_bars(
+            labels, rates, "pass rate (errors excluded)")))
     cases = view.metrics.get("cases", {})
     rows = [[case, "yes" if b["passed_all"] else "no",
              "-" if b["mean_score"] is None else f"{b['mean_score']:.3f}",
