@@ -13,7 +13,7 @@ from rich.console import Console
 from visioneval.backends.registry import BackendSpec, make_backend
 from visioneval.benchmarks import registry
 from visioneval.benchmarks.base import Benchmark
-from visioneval.engine.store import RunStore
+from visioneval.engine.store import RunLock, RunStore
 from visioneval.records import GenerationSettings
 from visioneval.session import (
     EngineOptions,
@@ -39,8 +39,8 @@ class Output:
 
 
 async def _session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
-                   engine: EngineOptions, directory: Path, resume: bool,
-                   output: Output) -> SessionResult:
+                   engine: EngineOptions, directory: Path, resume: bool, output: Output,
+                   lock: RunLock) -> SessionResult:
     majority = benchmark.majority_answers() if spec.kind == "builtin" and \
         spec.model == "majority" else None
     backend = make_backend(spec, connections=engine.concurrency, majority=majority,
@@ -48,6 +48,7 @@ async def _session(benchmark: Benchmark, spec: BackendSpec, settings: Generation
     async with backend:
         await backend.preflight()
         plan = benchmark.plan()
+        lock.acquire()  # a new run's directory exists from here on; a resume holds it already
         if resume:
             store = RunStore.open(directory)
             check_resumable(store.info, plan)
@@ -60,8 +61,12 @@ async def _session(benchmark: Benchmark, spec: BackendSpec, settings: Generation
 def run(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
         engine: EngineOptions, out: Path | None, output: Output) -> int:
     directory = out or default_run_dir(benchmark.name, spec.model)
-    return _execute(_session(benchmark, spec, settings, engine, directory, False, output),
-                    benchmark, directory, output)
+    lock = RunLock(directory)  # taken after preflight, by the session; held to the report
+    try:
+        return _execute(_session(benchmark, spec, settings, engine, directory, False, output,
+                                 lock), benchmark, directory, output)
+    finally:
+        lock.release()
 
 
 def resume(directory: Path, expected: str, engine: EngineOptions, output: Output) -> int:
@@ -70,6 +75,13 @@ def resume(directory: Path, expected: str, engine: EngineOptions, output: Output
     if info.get("benchmark") != expected:
         raise ValueError(f"{directory} is a {info.get('benchmark')} run; resume it with "
                          f"`visioneval {info.get('benchmark')} --resume {directory}`")
+    with RunLock(directory) as lock:  # before anything is read for the session
+        return _resume(directory, expected, engine, output, lock)
+
+
+def _resume(directory: Path, expected: str, engine: EngineOptions, output: Output,
+            lock: RunLock) -> int:
+    info = RunStore.open(directory).info
     benchmark = registry.build(expected, info["options"])
     stored = info["backend"]
     spec = BackendSpec(kind=stored["kind"], model=stored["model"], base_url=stored["base_url"],
@@ -77,7 +89,7 @@ def resume(directory: Path, expected: str, engine: EngineOptions, output: Output
     settings = GenerationSettings.model_validate(info["generation"])
     output.err.print(f"resuming {directory}: {spec.kind} {spec.model}", highlight=False,
                      soft_wrap=True)
-    return _execute(_session(benchmark, spec, settings, engine, directory, True, output),
+    return _execute(_session(benchmark, spec, settings, engine, directory, True, output, lock),
                     benchmark, directory, output)
 
 

@@ -9,6 +9,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from visioneval.engine.store import write_atomic
 from visioneval.report import sections, thumbs
 from visioneval.report.rundir import RunView, image_hashes, load, prompt_text
 
@@ -23,7 +24,7 @@ def write_report(directory: Path, thumb_limit: int = THUMB_LIMIT) -> Path:
     """Build report.html for a run directory and return its path."""
     view = load(directory)
     path = directory / "report.html"
-    path.write_text(render(view, thumb_limit), encoding="utf-8")
+    write_atomic(path, render(view, thumb_limit).encode("utf-8"))  # never half a page
     return path
 
 
