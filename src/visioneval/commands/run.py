@@ -10,6 +10,7 @@ from typing import Any
 
 from rich.console import Console
 
+from visioneval.backends.builtin import check_fits
 from visioneval.backends.registry import BackendSpec, make_backend
 from visioneval.benchmarks import registry
 from visioneval.benchmarks.base import Benchmark
@@ -41,6 +42,8 @@ class Output:
 async def _session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
                    engine: EngineOptions, directory: Path, resume: bool, output: Output,
                    lock: RunLock) -> SessionResult:
+    if spec.kind == "builtin":
+        check_fits(spec.model, benchmark.name, getattr(benchmark, "builtin_models", ()))
     majority = benchmark.majority_answers() if spec.kind == "builtin" and \
         spec.model == "majority" else None
     backend = make_backend(spec, connections=engine.concurrency, majority=majority,

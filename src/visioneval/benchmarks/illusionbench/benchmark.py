@@ -76,6 +76,7 @@ class IllusionBenchOptions(BaseModel, frozen=True):
 
 class IllusionBench:
     name = "illusionbench"
+    builtin_models = ("random",)  # popout and majority answer SalBench's question
 
     def __init__(self, options: IllusionBenchOptions, root: Path, files: dict[str, list[Path]]):
         self.options = options

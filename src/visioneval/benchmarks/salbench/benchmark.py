@@ -40,6 +40,7 @@ class SalBenchOptions(BaseModel, frozen=True):
 
 class SalBench:
     name = "salbench"
+    builtin_models = ("popout", "random", "majority")
 
     def __init__(self, options: SalBenchOptions, root: Path):
         self.options = options
