@@ -14,6 +14,7 @@ from visioneval.backends.builtin import check_fits
 from visioneval.backends.registry import BackendSpec, make_backend
 from visioneval.benchmarks import registry
 from visioneval.benchmarks.base import Benchmark
+from visioneval.benchmarks.parquet import DataError
 from visioneval.engine.store import RunLock, RunStore
 from visioneval.records import GenerationSettings
 from visioneval.session import (
@@ -22,10 +23,12 @@ from visioneval.session import (
     check_resumable,
     default_run_dir,
     new_run_info,
+    nothing_to_evaluate,
     run_session,
 )
 
 EXIT_INTERRUPTED = 130
+EXIT_USAGE = 2
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,8 @@ async def _session(benchmark: Benchmark, spec: BackendSpec, settings: Generation
 
 def run(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
         engine: EngineOptions, out: Path | None, output: Output) -> int:
+    if benchmark.total() == 0:  # before anything is sent or created
+        raise DataError(nothing_to_evaluate(benchmark.plan()))
     directory = out or default_run_dir(benchmark.name, spec.model)
     lock = RunLock(directory)  # taken after preflight, by the session; held to the report
     try:
@@ -108,7 +113,18 @@ def _execute(session: Coroutine[Any, Any, SessionResult], benchmark: Benchmark,
                          f"continue with: visioneval {benchmark.name} --resume {directory}[/]",
                          highlight=False, soft_wrap=True)
         return EXIT_INTERRUPTED
-    return report(result, benchmark, output)
+    code = report(result, benchmark, output)
+    return code if result.n_records else _nothing_evaluated(result, output)
+
+
+def _nothing_evaluated(result: SessionResult, output: Output) -> int:
+    """A run that recorded nothing (every row skipped) could not do its job: exit 2."""
+    n = result.stats.skipped
+    why = (f"every row was skipped ({n} {'row' if n == 1 else 'rows'}; see the lines above)"
+           if n else "no sample was recorded")
+    output.err.print(f"[bold red]error:[/] nothing was evaluated: {why}; {result.directory} "
+                     "holds the empty run", highlight=False, soft_wrap=True)
+    return EXIT_USAGE
 
 
 def report(result: SessionResult, benchmark: Benchmark, output: Output) -> int:

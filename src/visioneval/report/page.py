@@ -31,7 +31,9 @@ def write_report(directory: Path, thumb_limit: int = THUMB_LIMIT) -> Path:
 def render(view: RunView, thumb_limit: int = THUMB_LIMIT) -> str:
     data, note = browser_data(view, thumb_limit)
     blocks = [_overview(view)]
-    for section in sections.SECTIONS.get(view.benchmark, lambda v: [])(view):
+    shown = sections.SECTIONS.get(view.benchmark, lambda v: [])(view) if view.records \
+        else [sections.no_records(view)]
+    for section in shown:
         blocks.append(f"<section><h2>{html.escape(section.title)}</h2>{section.body}</section>")
     blocks.append(_browser(note))
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
@@ -80,7 +82,7 @@ def _overview(view: RunView) -> str:
 def _unparsed(view: RunView) -> int | None:
     if view.benchmark != "salbench":
         return None
-    return sum(block["strict"]["n_unparsed"] for block in view.metrics.values())
+    return sum(block.get("strict", {}).get("n_unparsed", 0) for block in view.metrics.values())
 
 
 def _browser(note: str) -> str:
