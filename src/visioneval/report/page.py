@@ -115,10 +115,11 @@ def browser_data(view: RunView, thumb_limit: int) -> tuple[dict[str, Any], str]:
             wrong = not record.ok or any(v.get("ok") is False for v in row["v"].values())
             wanted.append((not wrong, query))
         prompt = prompt_text(record)
-        response = record.response.text or ""
+        error = record.response.error
         rows.append({"id": record.id, "g": record.group, "img": query,
                      "p": texts.setdefault(prompt, len(texts)),
-                     "r": response[:RESPONSE_CHARS], "e": record.response.error, **row})
+                     "r": capped(record.response.text or ""),
+                     "e": capped(error) if error is not None else None, **row})
     order = list(dict.fromkeys(sha for _, sha in sorted(wanted, key=lambda w: w[0])))
     found, note = thumbs.collect(view.info, order, thumb_limit)
     keys = {sha: f"i{i}" for i, sha in enumerate(found)}
@@ -129,6 +130,15 @@ def browser_data(view: RunView, thumb_limit: int) -> tuple[dict[str, Any], str]:
             "labels": sorted({label for r in rows for label in r["labels"]}),
             "texts": list(texts), "thumbs": {keys[s]: url for s, url in found.items()},
             "rows": rows}, note
+
+
+def capped(text: str, limit: int = RESPONSE_CHARS) -> str:
+    """What the page embeds of one answer: the start, and how much is left out (a 10 MB
+    answer would otherwise be 10 MB of every page that shows it)."""
+    if len(text) <= limit:
+        return text
+    return (f"{text[:limit]}... ({len(text) - limit} more characters; full text in "
+            "samples.jsonl)")
 
 
 def try_write_report(directory: Path) -> Path | None:
