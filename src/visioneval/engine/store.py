@@ -72,17 +72,17 @@ class RunLock:
         self.directory = directory
         self._fd: int | None = None
 
-    @property
-    def held(self) -> bool:
-        return self._fd is not None
-
     def acquire(self) -> None:
         """Take the lock (no-op if held); RunDirError naming the holder if it is taken."""
         if self._fd is not None:
             return
         ensure_directory(self.directory)
         path = self.directory / LOCK_FILE
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise RunDirError(f"cannot lock the run directory {self.directory}: "
+                              f"{exc.strerror or exc}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
