@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from visioneval.engine.store import RunDirError
+from visioneval.engine.store import RunDirError, write_atomic
 from visioneval.fmt import pct
 from visioneval.report.rundir import RunView, load
 
@@ -264,5 +264,5 @@ def write(result: Comparison, out: Path) -> list[Path]:
     files = {"comparison.csv": to_csv(result), "comparison.md": to_markdown(result),
              "comparison.html": to_html(result)}
     for name, text in files.items():
-        (out / name).write_text(text, encoding="utf-8")
+        write_atomic(out / name, text.encode("utf-8"))
     return [out / name for name in files]
