@@ -234,3 +234,20 @@ def test_rubric_paths_resolve_against_the_given_folder(tmp_path, monkeypatch):
     assert load_rubric("mine.md", folder).name == "mine"
     with pytest.raises(RubricError, match="mine.md"):
         load_rubric("mine.md")  # not in the current directory
+
+
+def test_a_huge_judge_reply_is_stored_once(serve, tmp_path):
+    """The record's response holds the reply; the trace keeps an excerpt, not a second copy."""
+    from visioneval.evaluators.judge import REPLY_CHARS
+
+    reply = json.loads(verdict([7, 7, 7, 7]))
+    reply["reasoning"] = "I looked. " * 300_000  # 3 MB
+    server = serve(answer=lambda p: json.dumps(reply))
+    cases = write_cases(tmp_path, [{"judge": "image-description"}])
+    code, _, records = evaluate(server, cases, tmp_path / "run")
+    assert code == 0
+    size = (tmp_path / "run" / "samples.jsonl").stat().st_size
+    assert len(records[0]["response"]["text"]) == len(json.dumps(reply))
+    assert len(records[0]["parsed"]["result"]["details"]["samples"][0]["replies"][0]) \
+        < REPLY_CHARS + 100
+    assert size < 1.1 * len(json.dumps(reply))

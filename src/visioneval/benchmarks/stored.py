@@ -12,12 +12,13 @@ HEAD_CHARS = 80  # of a longer one, this much is kept before the reference
 MAX_PIECES = 20  # extracted pieces kept per parser beyond the class labels
 
 
-def excerpt(text: str) -> str:
-    """`text`, or for a long one its start and a reference to the whole."""
-    if len(text) <= PIECE_CHARS:
+def excerpt(text: str, limit: int = PIECE_CHARS, head: int = HEAD_CHARS) -> str:
+    """`text` when at most `limit` long, else its first `head` characters and a reference
+    to the whole (length and sha256)."""
+    if len(text) <= limit:
         return text
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-    return f"{text[:HEAD_CHARS]}… [{len(text)} chars, sha256 {digest}]"
+    return f"{text[:head]}… [{len(text)} chars, sha256 {digest}]"
 
 
 def pieces(found: Iterable[str], labels: Iterable[str]) -> list[str]:

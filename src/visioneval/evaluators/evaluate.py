@@ -158,9 +158,9 @@ class EvalRun:
         runs = await asyncio.gather(*(
             judge_once(ask, _with_settings(sample, base.model_copy(
                 update={"seed": k} if n > 1 else {})), rubric) for k in range(n)))
-        verdicts = [v for v, _ in runs if v is not None]
-        traces = [t for _, t in runs]
-        replies = [r for t in traces for r in t["replies"]]
+        verdicts = [v for v, _, _ in runs if v is not None]
+        traces = [t for _, t, _ in runs]
+        replies = [r for _, _, r in runs if r is not None]
         if not replies:  # every judge request failed: an error the engine retries on resume
             error = traces[0].get("request_error", "judge request failed")
             return Solved(Response(error=error), {"result": EvalResult.error(

@@ -16,6 +16,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
+from visioneval.benchmarks.stored import excerpt
 from visioneval.engine.runner import Ask
 from visioneval.evaluators.jsontext import NoJSON, find_json
 from visioneval.evaluators.result import EvalResult
@@ -26,6 +27,7 @@ from visioneval.records import GenerationSettings, Message, Request, Response
 DETAIL_CAP = 50
 """Items kept per detail list (hallucinations ...); the rest are counted in `not_stored`.
 A judge that lists 100,000 items must not fill the journal and the report."""
+REPLY_CHARS = 4000  # of each judge reply, the trace in a record keeps this much
 
 SYSTEM = """You are a careful, strict grader of answers about images. You can see the \
 images attached to the request; judge from the pixels, not from what the answer claims.
@@ -135,33 +137,37 @@ def is_verdict(rubric: Rubric):
     return check
 
 
-async def judge_once(ask: Ask, request: Request, rubric: Rubric) -> tuple[dict | None, dict]:
-    """One verdict with at most one repair: (verdict or None, trace of replies and errors)."""
+async def judge_once(ask: Ask, request: Request,
+                     rubric: Rubric) -> tuple[dict | None, dict, str | None]:
+    """One verdict with at most one repair: (verdict or None, trace of replies and errors,
+    the first reply in full). The trace keeps each reply up to REPLY_CHARS: the record holds
+    the first one in full as its response, and a runaway reply is not stored twice."""
     cache_if = is_verdict(rubric)
     response = await ask(request, cache_if)
     trace: dict[str, Any] = {"replies": [], "attempts": 1}
     if not response.ok:
-        return None, trace | {"request_error": response.error}
-    trace["replies"].append(response.text)
+        return None, trace | {"request_error": response.error}, None
+    first = response.text or ""
+    trace["replies"].append(excerpt(first, REPLY_CHARS, REPLY_CHARS))
     try:
-        return parse_reply(response.text or "", rubric), trace
-    except ReplyError as first:
-        trace["parse_errors"] = [str(first)]
+        return parse_reply(first, rubric), trace, first
+    except ReplyError as error:
+        trace["parse_errors"] = [str(error)]
     keys = ", ".join(d.key for d in rubric.dimensions)
     repair = Request(request.messages + (
-        Message("assistant", (response.text or "",)),
+        Message("assistant", (first,)),
         Message("user", (REPAIR.format(problem=trace["parse_errors"][0], keys=keys),))),
         request.settings)
     second = await ask(repair, cache_if)
     trace["attempts"] = 2
     if not second.ok:
-        return None, trace | {"request_error": second.error}
-    trace["replies"].append(second.text)
+        return None, trace | {"request_error": second.error}, first
+    trace["replies"].append(excerpt(second.text or "", REPLY_CHARS, REPLY_CHARS))
     try:
-        return parse_reply(second.text or "", rubric), trace | {"repaired": True}
+        return parse_reply(second.text or "", rubric), trace | {"repaired": True}, first
     except ReplyError as again:
         trace["parse_errors"].append(str(again))
-        return None, trace
+        return None, trace, first
 
 
 def combine(rubric: Rubric, verdicts: list[dict], traces: list[dict],
@@ -186,7 +192,8 @@ def combine(rubric: Rubric, verdicts: list[dict], traces: list[dict],
         score_spread={"stdev": statistics.pstdev(weighted), "min": min(weighted),
                       "max": max(weighted)},
         n_samples=len(traces), n_usable=len(verdicts),
-        reasoning=[v["reasoning"] for v in verdicts], samples=traces)
+        reasoning=[excerpt(v["reasoning"], REPLY_CHARS, REPLY_CHARS) for v in verdicts],
+        samples=traces)
 
 
 def merge_details(rubric: Rubric, verdicts: list[dict]) -> tuple[dict[str, list], dict[str, int]]:
