@@ -26,7 +26,7 @@ def spawn(*args: str, cwd: Path | None = None, env: dict | None = None) -> subpr
 
 
 def salbench_args(server, data: Path, out: Path, *extra: str, backend: str = "openai"):
-    base = server.base_url + ("/v1" if backend == "openai" else "")
+    base = server.base_url + ("/v1" if backend in ("openai", "openrouter") else "")
     return ["salbench", "--backend", backend, "--base-url", base, "--model", "m",
             "--data-dir", data, "--out", out, "--no-progress", "--backoff-base", "0.01",
             "--backoff-cap", "0.05", *extra]

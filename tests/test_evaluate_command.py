@@ -60,7 +60,7 @@ def test_validators_only_run_needs_no_judge(tmp_path):
          "evaluators": [{"validator": "ocr", "options": {"keywords": ["x"]}}]},
     ])
     out = tmp_path / "run"
-    result = invoke("evaluate", cases, "--out", out, "--no-progress")
+    result = invoke("evaluate", cases, "--out", out, "--no-progress", "--allow-scripts")
     assert result.exit_code == 0, result.output
     skipped = [ln for ln in result.stderr.splitlines() if "skipped" in ln]
     assert any("case broken" in ln and "evaluators" in ln for ln in skipped)
@@ -110,7 +110,8 @@ def test_shipped_example_runs_with_the_scripted_judge(serve, tmp_path):
     example = Path(__file__).parent.parent / "examples" / "evaluators" / "cases.yaml"
     out = tmp_path / "run"
     result = invoke("evaluate", example, "--judge-backend", "openai", "--judge-model", "m",
-                    "--judge-base-url", server.base_url + "/v1", "--out", out, "--no-progress")
+                    "--judge-base-url", server.base_url + "/v1", "--out", out, "--no-progress",
+                    "--allow-scripts")
     assert result.exit_code == 0, result.output
     metrics = load(out)
     assert set(metrics["evaluators"]) == {
@@ -118,3 +119,170 @@ def test_shipped_example_runs_with_the_scripted_judge(serve, tmp_path):
         "validator:chart", "validator:ocr", "validator:json",
         "script:python3 mentions_shelf.py"}
     assert all(b["errors"] == 0 for b in metrics["evaluators"].values())
+
+
+def _judge_args(server, out, *extra):
+    return ["--judge-backend", "openai", "--judge-model", "m", "--judge-base-url",
+            server.base_url + "/v1", "--out", out, "--no-progress", "--backoff-base", "0.01",
+            "--backoff-cap", "0.02", *extra]
+
+
+def _one_line_error(result, *words):
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:"), lines
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+    return lines[0]
+
+
+# -- scripts and images from a case file are trusted only when the user says so -----------
+
+
+def test_script_cases_need_allow_scripts(tmp_path):
+    marker = tmp_path / "ran"
+    (tmp_path / "mine.py").write_text(textwrap.dedent(SCRIPT) + f"\nopen({str(marker)!r}, 'w')\n")
+    cases = _cases(tmp_path, [
+        {"id": "c1", "output": "a cat", "evaluators": [{"script": f"{sys.executable} mine.py"}]},
+        {"id": "c2", "output": "a cat", "evaluators": [{"validator": "ocr",
+                                                          "options": {"keywords": ["cat"]}}]},
+        {"id": "c3", "output": "a dog", "evaluators": [{"script": f"{sys.executable} mine.py"}]},
+    ])
+    refused = invoke("evaluate", cases, "--out", tmp_path / "run", "--no-progress")
+    _one_line_error(refused, str(cases), "c1, c3", "--allow-scripts", "trust")
+    assert not marker.exists() and not (tmp_path / "run").exists()
+    allowed = invoke("evaluate", cases, "--out", tmp_path / "run", "--no-progress",
+                     "--allow-scripts")
+    assert allowed.exit_code == 0, allowed.output and marker.exists()
+
+
+def test_images_outside_the_case_folder_are_refused_unless_allowed(tmp_path):
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    outside = tmp_path / "secret.png"
+    outside.write_bytes(png_bytes())
+    (folder / "inside.png").write_bytes(png_bytes())
+    (folder / "link.png").symlink_to(outside)
+    check = {"validator": "ocr", "options": {"keywords": ["cat"]}}
+    cases = _cases(folder, [
+        {"id": "up", "output": "cat", "images": ["../secret.png"], "evaluators": [check]},
+        {"id": "absolute", "output": "cat", "images": [str(outside)], "evaluators": [check]},
+        {"id": "symlink", "output": "cat", "images": ["link.png"], "evaluators": [check]},
+        {"id": "fine", "output": "cat", "images": ["inside.png", str(folder / "inside.png")],
+         "evaluators": [check]},
+    ])
+    result = invoke("evaluate", cases, "--out", tmp_path / "run", "--no-progress")
+    assert result.exit_code == 0, result.output
+    lines = [ln for ln in result.stderr.splitlines() if "outside" in ln]
+    assert len(lines) == 3
+    for case, path in (("up", "../secret.png"), ("absolute", str(outside)),
+                       ("symlink", "link.png")):
+        assert any(f"case {case}" in ln and path in ln and "--allow-outside-images" in ln
+                   for ln in lines), (case, lines)
+    assert set(load(tmp_path / "run")["cases"]) == {"fine"}
+    allowed = invoke("evaluate", cases, "--out", tmp_path / "run2", "--no-progress",
+                     "--allow-outside-images")
+    assert allowed.exit_code == 0 and len(load(tmp_path / "run2")["cases"]) == 4
+
+
+# -- judges: unknown names, the spec's names, paths relative to the case file -------------
+
+
+def test_unknown_judge_or_judge_without_front_matter_is_one_line_before_sending(
+        serve, tmp_path):
+    server = serve(answer=lambda p: "{}")
+    cases = _cases(tmp_path, [{"id": "d1", "output": "A cat.",
+                               "evaluators": [{"judge": "colour-judge"}]}])
+    result = invoke("evaluate", cases, *_judge_args(server, tmp_path / "run"))
+    _one_line_error(result, str(cases), "d1", "colour-judge", "image-description",
+                    "reasoning-judge")
+    (tmp_path / "plain.md").write_text("# A judge\nGrade the answer.")
+    cases = _cases(tmp_path, [{"id": "d2", "output": "A cat.",
+                               "evaluators": [{"judge": "plain.md"}]}])
+    result = invoke("evaluate", cases, *_judge_args(server, tmp_path / "run"))
+    _one_line_error(result, "plain.md", "d2", "front matter")
+    assert server.stats.requests == 0 and not (tmp_path / "run").exists()
+
+
+def test_the_specs_judge_names_and_rubrics_next_to_the_case_file(serve, tmp_path,
+                                                                 monkeypatch):
+    from visioneval.loopback.server import answer_judge
+
+    server = serve(answer=answer_judge)
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    (folder / "mine.md").write_text("---\nname: mine\ndimensions:\n"
+                                    "  - {key: truth, weight: 1, question: \"Is it true?\"}\n"
+                                    "---\nGrade {{output}}.")
+    cases = _cases(folder, [{"id": "d1", "output": "A cat.", "evaluators": [
+        {"judge": "image-description-judge"}, {"judge": "reasoning-judge"},
+        {"judge": "mine.md"}]}])
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # judge files resolve against the case file, not here
+    result = invoke("evaluate", cases, *_judge_args(server, tmp_path / "run"))
+    assert result.exit_code == 0, result.output
+    assert set(load(tmp_path / "run")["evaluators"]) == {
+        "judge:image-description", "judge:visual-reasoning", "judge:mine.md"}
+
+
+# -- errors are counted; bad evaluators refused at start ---------------------------------
+
+
+def test_evaluator_errors_count_as_errors_with_the_benchmark_exit_codes(tmp_path):
+    (tmp_path / "crash.py").write_text("raise SystemExit(3)\n")
+    cases = _cases(tmp_path, [
+        {"id": "c1", "output": "5 cats", "evaluators": [
+            {"script": f"{sys.executable} crash.py"},
+            {"validator": "count"}]},  # no expected count: an error result
+    ])
+    out = tmp_path / "run"
+    result = invoke("evaluate", cases, "--out", out, "--no-progress", "--allow-scripts")
+    assert result.exit_code == 1, result.output
+    assert "(2 errors" in result.stdout
+    assert load(out, "run.json")["counts"]["errors"] == 2
+    assert all(b["errors"] == 1 for b in load(out)["evaluators"].values())
+
+
+def test_unknown_validator_or_malformed_rubric_is_refused_at_start(tmp_path):
+    cases = _cases(tmp_path, [
+        {"id": "ok", "output": "5 cats", "expected_output": "5 cats",
+         "evaluators": [{"validator": "count"}]},
+        {"id": "bad", "output": "5 cats", "evaluators": [{"validator": "colour"}]},
+    ])
+    result = invoke("evaluate", cases, "--out", tmp_path / "run", "--no-progress")
+    _one_line_error(result, str(cases), "case bad", "colour", "count, ocr, json, chart")
+    (tmp_path / "broken.md").write_text("---\nname: [unclosed\n---\nx")
+    cases = _cases(tmp_path, [{"id": "b2", "output": "x",
+                               "evaluators": [{"judge": "broken.md"}]}])
+    result = invoke("evaluate", cases, "--out", tmp_path / "run", "--no-progress")
+    _one_line_error(result, "broken.md", "case b2", "not YAML")
+    assert not (tmp_path / "run").exists()
+
+
+# -- the response cache never keeps a judge reply that is not a verdict -------------------
+
+
+def test_a_reply_that_is_not_a_verdict_is_not_cached(serve, tmp_path):
+    from visioneval.loopback.server import answer_judge, answer_popout
+
+    wrong = {"server": True}  # first the wrong loopback answers, then the judge
+
+    def answer(prompt):
+        return answer_popout(prompt) if wrong["server"] else answer_judge(prompt)
+
+    server = serve(answer=answer)
+    cases = _cases(tmp_path, [{"id": "d1", "output": "A cat.",
+                               "evaluators": [{"judge": "image-description"}]}])
+    cache = ["--cache-dir", tmp_path / "cache"]
+    first = invoke("evaluate", cases, *_judge_args(server, tmp_path / "run1", *cache))
+    assert first.exit_code == 1, first.output
+    wrong["server"] = False
+    sent = server.stats.requests
+    again = invoke("evaluate", cases, *_judge_args(server, tmp_path / "run2", *cache))
+    assert again.exit_code == 0, again.output
+    assert server.stats.requests > sent  # asked again, not answered from the cache
+    assert load(tmp_path / "run2")["evaluators"]["judge:image-description"]["errors"] == 0
+    resumed = invoke("evaluate", "--resume", tmp_path / "run1", "--no-progress", *cache)
+    assert resumed.exit_code == 0, resumed.output

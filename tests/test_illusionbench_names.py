@@ -10,6 +10,22 @@ from visioneval.benchmarks.illusionbench.names import BadImageName, parse
 from visioneval.benchmarks.illusionbench.sampling import stratified
 
 
+@pytest.mark.parametrize(("subset", "name", "shape", "scene", "index"), [
+    # lmms-eval's parse_image_name: empty fields between hyphens are dropped, and a trailing
+    # numeric field of the shape part is an index, whatever the subset.
+    ("ICON", "vehicle--2-City-Easy-1.5-3.png", "vehicle", "City", "2"),
+    ("ICON", "animal-1--Ocean-Hard-1.05-9.png", "animal", "Ocean", "1"),
+    ("LOGO", "bmw-1-Cloud-Easy-1.25-4.png", "bmw", "Cloud", "1"),
+    ("LOGO", "bmw--Cloud-Easy-1.25-4.png", "bmw", "Cloud", None),
+    ("IN", "cat-3-Forest-Hard-0.85-1.png", "cat", "Forest", "3"),
+    ("IN", "-cat-Forest-Hard-0.85-1.png", "cat", "Forest", None),
+    ("LOGO", "7-Cloud-Easy-1.25-4.png", "7", "Cloud", None),  # a lone number is the shape
+])
+def test_names_parse_as_lmms_eval_does(subset, name, shape, scene, index):
+    parsed = parse(subset, name)
+    assert (parsed.shape, parsed.scene, parsed.index) == (shape, scene, index)
+
+
 @pytest.mark.parametrize(("subset", "name", "shape", "scene", "difficulty", "index"), [
     ("ICON", "animal-1-Medieval_Village-Easy-1.5-90.png", "animal", "Medieval_Village", "Easy",
      "1"),

@@ -178,3 +178,76 @@ def test_users_rubric_file_and_bad_rubric(tmp_path):
     bad.write_text("---\nname: bad\ndimensions: []\n---\nx")
     with pytest.raises(RubricError, match="bad.md: dimensions"):
         load_rubric(str(bad))
+
+
+def test_huge_detail_lists_merge_in_linear_time_and_are_capped(serve, tmp_path):
+    from visioneval.evaluators.judge import DETAIL_CAP
+
+    many = [f"claim {i}" for i in range(100_000)]
+    server = serve(answer=lambda p: verdict([5, 5, 5, 5], many + many[:10], many[::-1]))
+    cases = write_cases(tmp_path, [{"judge": "image-description"}])
+    # Two samples: the lists of both verdicts are merged (before: 190 s, quadratic).
+    _, _, records = evaluate(server, cases, tmp_path / "run", judge_samples=2)
+    details = records[0]["parsed"]["result"]["details"]
+    assert details["hallucinations"] == many[:DETAIL_CAP]  # first seen first, de-duplicated
+    assert details["missing_elements"] == many[::-1][:DETAIL_CAP]
+    assert details["not_stored"] == {"hallucinations": 100_000 - DETAIL_CAP,
+                                     "missing_elements": 100_000 - DETAIL_CAP}
+
+
+def test_unhashable_detail_items_are_merged_too(serve, tmp_path):
+    items = [{"claim": "a cat", "where": [1, 2]}, {"claim": "a cat", "where": [1, 2]}, ["x"]]
+    server = serve(answer=lambda p: verdict([5, 5, 5, 5], items))
+    cases = write_cases(tmp_path, [{"judge": "image-description"}])
+    _, _, records = evaluate(server, cases, tmp_path / "run")
+    details = records[0]["parsed"]["result"]["details"]
+    assert details["hallucinations"] == [items[0], ["x"]] and "not_stored" not in details
+
+
+@pytest.mark.parametrize(("alias", "name"), [
+    ("image-description-judge", "image-description"), ("activity-judge", "activity"),
+    ("comparison-judge", "comparison"), ("reasoning-judge", "visual-reasoning"),
+    ("structured-output-judge", "structured-output"),
+    ("quality-assessment-judge", "quality-assessment"),
+    ("image-description-judge.md", "image-description"),
+])
+def test_the_specs_judge_names_are_aliases(alias, name):
+    assert load_rubric(alias) == load_rubric(name)
+
+
+def test_unknown_rubric_lists_the_known_ones_and_file_without_front_matter(tmp_path):
+    with pytest.raises(RubricError, match="no rubric 'colour-judge'.*image-description.*"
+                                          "reasoning-judge"):
+        load_rubric("colour-judge")
+    plain = tmp_path / "plain.md"
+    plain.write_text("# Grade the answer\nBe strict.")
+    with pytest.raises(RubricError, match="plain.md: .*front matter"):
+        load_rubric(str(plain))
+
+
+def test_rubric_paths_resolve_against_the_given_folder(tmp_path, monkeypatch):
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    (folder / "mine.md").write_text("---\nname: mine\ndimensions:\n"
+                                    "  - {key: truth, weight: 1, question: q}\n---\nGrade.")
+    monkeypatch.chdir(tmp_path)
+    assert load_rubric("mine.md", folder).name == "mine"
+    with pytest.raises(RubricError, match="mine.md"):
+        load_rubric("mine.md")  # not in the current directory
+
+
+def test_a_huge_judge_reply_is_stored_once(serve, tmp_path):
+    """The record's response holds the reply; the trace keeps an excerpt, not a second copy."""
+    from visioneval.evaluators.judge import REPLY_CHARS
+
+    reply = json.loads(verdict([7, 7, 7, 7]))
+    reply["reasoning"] = "I looked. " * 300_000  # 3 MB
+    server = serve(answer=lambda p: json.dumps(reply))
+    cases = write_cases(tmp_path, [{"judge": "image-description"}])
+    code, _, records = evaluate(server, cases, tmp_path / "run")
+    assert code == 0
+    size = (tmp_path / "run" / "samples.jsonl").stat().st_size
+    assert len(records[0]["response"]["text"]) == len(json.dumps(reply))
+    assert len(records[0]["parsed"]["result"]["details"]["samples"][0]["replies"][0]) \
+        < REPLY_CHARS + 100
+    assert size < 1.1 * len(json.dumps(reply))

@@ -89,3 +89,36 @@ def test_unparsed_counts_answers_without_any_class():
 def test_lenient_parser(response, expected):
     assert lenient_labels(response, O3_CLASSES if "Shape" in response else P3_CLASSES) \
         == expected
+
+
+@pytest.mark.parametrize(("response", "expected"), [
+    # A negation after the class word: "X is not ...", "X isn't ...", "X does not ...".
+    ("Color is not the difference; size is", {"size"}),
+    ("The color isn't what differs, it is the size", {"size"}),
+    ("Size does not differ. Orientation does.", {"orientation"}),
+    ("Orientation doesn't matter here: color", {"color"}),
+    ("Color was not changed; the shape was", {"shape"}),
+    # Descriptive mentions: a class word naming where or which object, not how it differs.
+    ("The different object is in the top-left location.", set()),
+    ("The object in the top-left location is different in color", {"color"}),
+    ("The odd one is at the bottom-right location and differs in orientation",
+     {"orientation"}),
+    ("The object at location given by this bounding box differs in shape", {"shape"}),
+    ("All objects have the same color; the odd one differs in size", {"size"}),
+    ("They share a similar shape but a different pattern", {"pattern"}),
+    # Still answers.
+    ("It differs in location", {"location"}),
+    ("Location", {"location"}),
+    ("Different in color and location", {"color", "location"}),
+    ("It differs in the color", {"color"}),
+    ("The object of a different color", {"color"}),
+    ("Color, not size", {"color"}),
+    ("color not size", {"color"}),
+    ("Shape is different", {"shape"}),
+    ("Its color is what’s different, not its size", {"color"}),
+    ("They are not the same size", {"size"}),
+    ("The same object is the one that differs in color", {"color"}),
+    ("The color is not the same as the others", {"color"}),
+])
+def test_lenient_parser_negations_after_and_descriptive_mentions(response, expected):
+    assert lenient_labels(response, O3_CLASSES) == expected

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -206,3 +207,99 @@ def test_runner_turns_timeouts_crashes_and_garbage_into_errors(tmp_path):
     assert "cannot start" in _run(missing).details["error"]
     with pytest.raises(ValueError, match="unknown validator"):
         ValidatorCommand.builtin("nope")
+
+
+GRANDCHILD = """
+    import json, subprocess, sys, time
+    # A grandchild that inherits stdout and outlives the script (as `uv run` leaves python).
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(40)"])
+    open(sys.argv[1], "w").write(str(child.pid))
+    print(json.dumps({"status": "processed", "score": 1.0, "passed": True, "details": {}}),
+          flush=True)
+    if sys.argv[2] == "hang":
+        time.sleep(40)
+"""
+
+
+def _alive(pid: int) -> bool:
+    """True while the process exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return "\nState:\tZ" not in status.read()
+    except FileNotFoundError:
+        return False
+
+
+def _wait_dead(pid: int, seconds: float = 5.0) -> bool:
+    import time
+
+    end = time.monotonic() + seconds
+    while _alive(pid) and time.monotonic() < end:
+        time.sleep(0.05)
+    return not _alive(pid)
+
+
+@pytest.mark.parametrize("mode", ["hang", "exit"])
+def test_timeout_kills_the_scripts_children_too(tmp_path, mode):
+    import time
+
+    script = tmp_path / "spawner.py"
+    script.write_text(textwrap.dedent(GRANDCHILD))
+    pidfile = tmp_path / "child.pid"
+    command = ValidatorCommand.script(f"{sys.executable} {script} {pidfile} {mode}")
+    started = time.monotonic()
+    result = _run(command, timeout=2.0)
+    elapsed = time.monotonic() - started
+    # Before: the run waited for the grandchild (40 s) holding stdout open.
+    assert elapsed < 20, elapsed
+    if mode == "hang":
+        assert result.status == "error" and "timed out after 2 s" in result.details["error"]
+        assert _wait_dead(int(pidfile.read_text()))  # the whole process group was killed
+    else:  # the script itself finished: its result counts, whatever its child does
+        assert result.status == "processed" and result.passed
+        os.kill(int(pidfile.read_text()), 9)
+
+
+def test_cancel_kills_the_validators_process_group(tmp_path):
+    script = tmp_path / "spawner.py"
+    script.write_text(textwrap.dedent(GRANDCHILD))
+    pidfile = tmp_path / "child.pid"
+    command = ValidatorCommand.script(f"{sys.executable} {script} {pidfile} hang")
+
+    async def cancel_soon():
+        task = asyncio.ensure_future(run_validator(command, {"output": "a"}, 60))
+        for _ in range(200):
+            await asyncio.sleep(0.05)
+            if pidfile.exists() and pidfile.read_text():
+                break
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(cancel_soon())
+    assert _wait_dead(int(pidfile.read_text()))
+
+
+# -- chart dates ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("output", "expected", "score"), [
+    ("on 2024-03-16", "2024-03-15", 0.0),          # day given: the day must agree
+    ("on 2024-03-15", "2024-03-15", 1.0),
+    ("April 2024", "March 2024", 0.0),             # month given: the month must agree
+    ("March 2024", "March 2024", 1.0),
+    ("2024-03-15", "March 2024", 1.0),             # a more precise answer agrees
+    ("March 15, 2024", "2024-03-15", 1.0),         # written forms compare as dates
+    ("15 March 2024", "2024-03-15", 1.0),
+    ("Mar. 2024", "2024-03", 1.0),
+    ("March 2024", "2024-03-15", 0.0),             # the expected day is not stated
+    ("2023-03-15", "March 2024", 0.0),             # year differs
+    ("March 2024", "Q1 2024", 1.0),                # a month gives its quarter
+    ("Q2 2024", "Q1 2024", 0.0),
+    ("Q1 2024", "March 2024", 0.0),                # a quarter does not give the month
+    ("2024/03/15", "2024-03-15", 1.0),
+    ("in 2024", "2024", 1.0),
+    ("March 2024", "2024", 1.0),
+])
+def test_chart_dates_compare_at_the_precision_given(output, expected, score):
+    assert chart.validate(output, expected)["score"] == score

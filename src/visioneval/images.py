@@ -28,6 +28,30 @@ class ImageError(ValueError):
     """The bytes are not an image a model server would accept."""
 
 
+# A few bytes of padding after the end marker are tolerated (some writers pad files); a
+# PNG or JPEG cut short cannot hold its marker there (JPEG stuffs every FF in its data).
+END_SLACK = 64
+_PNG_END = b"\x00\x00\x00\x00IEND\xaeB`\x82"  # the empty IEND chunk with its CRC
+
+
+def end_problem(data: bytes, mime: str) -> str | None:
+    """Why the bytes look cut short, from their last bytes alone (no decode), or None.
+    PNG ends with the IEND chunk, JPEG with EOI (FFD9), GIF with its trailer (3B); a WebP
+    holds as many bytes as its RIFF header says."""
+    tail = data[-END_SLACK - len(_PNG_END):]
+    if mime == "image/png" and _PNG_END not in tail:
+        return "no IEND chunk at the end"
+    if mime == "image/jpeg" and b"\xff\xd9" not in tail:
+        return "no EOI marker (FFD9) at the end"
+    if mime == "image/gif" and not data.rstrip(b"\0").endswith(b";"):
+        return "no trailer (3B) at the end"
+    if mime == "image/webp":
+        declared = int.from_bytes(data[4:8], "little") + 8
+        if declared > len(data):
+            return f"the RIFF header says {declared} bytes"
+    return None
+
+
 def sniff_mime(data: bytes) -> str:
     """Return the MIME type from the file's magic bytes (PNG, JPEG, GIF, WebP)."""
     for magic, mime in _MAGIC:
@@ -36,6 +60,12 @@ def sniff_mime(data: bytes) -> str:
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         return "image/webp"
     raise ImageError("not a PNG, JPEG, GIF or WebP file")
+
+
+def _check_end(data: bytes, mime: str) -> None:
+    problem = end_problem(data, mime)
+    if problem:
+        raise ImageError(f"truncated {mime} data: {problem} ({len(data)} bytes)")
 
 
 @dataclass(eq=False)
@@ -54,11 +84,14 @@ class Image:
 
     @classmethod
     def from_bytes(cls, data: bytes, *, verify: bool = False) -> Image:
-        """Check the bytes are an image (magic bytes and a header Pillow can parse; with
-        `verify`, also PNG chunk CRCs, ~1.5 ms per MB) and wrap them. Pixels are not decoded."""
+        """Check the bytes are an image (magic bytes, a header Pillow can parse and the
+        format's end marker; with `verify`, also PNG chunk CRCs, ~1.5 ms per MB) and wrap
+        them. Pixels are not decoded."""
         if not data:
             raise ImageError("empty image bytes")
         mime = sniff_mime(data)
+        if mime == "image/webp":  # its size is in the header: checked before Pillow reads it
+            _check_end(data, mime)
         try:
             # Naming the format skips Pillow's probing of every plugin (45 -> 12 us).
             with PILImage.open(io.BytesIO(data), formats=[PIL_FORMAT[mime]]) as pil:
@@ -69,6 +102,7 @@ class Image:
             raise ImageError(f"corrupt or truncated {mime} data ({len(data)} bytes)") from None
         except Exception as exc:  # PIL raises many types for corrupt files
             raise ImageError(f"corrupt {mime} data ({exc})") from None
+        _check_end(data, mime)  # after the header: a broken header is named as such
         return cls(data, mime, hashlib.sha256(data).hexdigest(), width, height)
 
     def base64_bytes(self) -> bytes:

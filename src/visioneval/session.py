@@ -86,6 +86,15 @@ def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
+def nothing_to_evaluate(plan: dict[str, Any]) -> str:
+    """The one line for a selection without rows, naming what was asked for and where."""
+    dataset = plan.get("dataset", {})
+    rows = dataset.get("rows") or {}
+    what = (f"{', '.join(rows)} {'has' if len(rows) == 1 else 'have'} 0 rows" if rows
+            else "has no samples")
+    return f"nothing to evaluate: {plan.get('benchmark')} {what} in {dataset.get('source')}"
+
+
 def check_resumable(info: dict[str, Any], plan: dict[str, Any]) -> None:
     """A resumed run must read the same data, or its records would mix two datasets."""
     before, now = info["dataset"]["fingerprint"], plan["dataset"]["fingerprint"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
@@ -21,6 +21,21 @@ MODELS = {
 }
 # Bump when a builtin model answers differently (2: `random` writes "Answer: X" when asked).
 RULES_VERSION = 2
+
+
+def check_fits(model: str, benchmark: str, supported: Sequence[str]) -> None:
+    """Refuse a baseline the benchmark was not made for (popout answers SalBench's feature
+    question whatever it is asked). Each benchmark lists its own in `builtin_models`."""
+    if model in supported:
+        return
+    if not supported:
+        raise PreflightError(f"{benchmark} has no builtin model; use a model server "
+                             "(--backend openai, ollama or anthropic)")
+    if model not in MODELS:
+        raise PreflightError(f"unknown builtin model '{model}'; {benchmark}'s builtin models: "
+                             f"{', '.join(supported)}")
+    raise PreflightError(f"builtin model '{model}' does not fit {benchmark}; its builtin "
+                         f"models: {', '.join(supported)}")
 
 
 def _popout(prompt: str, image: bytes) -> str:

@@ -7,6 +7,7 @@ orjson keeps the same request and response shapes at a fraction of that.
 
 from __future__ import annotations
 
+import base64
 import email.utils
 import time
 from typing import Any
@@ -65,7 +66,7 @@ class HttpBackend(Backend):
         self._prefix = urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], path, "", ""))
         self._query = parts.query
         self._secrets = [s for s in url_secrets(base_url) if len(s) >= 4]
-        self._basic = (aiohttp.BasicAuth(unquote(parts.username), unquote(parts.password or ""))
+        self._basic = (_basic_auth(unquote(parts.username), unquote(parts.password or ""))
                        if parts.username else None)
         self._api_key = api_key
         self._api_key_env = api_key_env
@@ -97,7 +98,7 @@ class HttpBackend(Backend):
             self._session = aiohttp.ClientSession(
                 connector=connector,
                 headers={"Content-Type": "application/json", **self.auth_headers(),
-                         **({"Authorization": self._basic.encode()} if self._basic else {})},
+                         **({"Authorization": self._basic} if self._basic else {})},
                 # The engine's retry policy owns the per-attempt timeout.
                 timeout=aiohttp.ClientTimeout(total=None),
                 json_serialize=lambda obj: orjson.dumps(obj).decode(),
@@ -171,3 +172,8 @@ class HttpBackend(Backend):
 def _snippet(raw: bytes, limit: int = 300) -> str:
     text = raw.decode("utf-8", errors="replace").strip().replace("\n", " ")
     return text[:limit] + ("..." if len(text) > limit else "") if text else "(empty body)"
+
+
+def _basic_auth(user: str, password: str) -> str:
+    """RFC 7617 Basic credentials (aiohttp's BasicAuth helper is deprecated)."""
+    return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()

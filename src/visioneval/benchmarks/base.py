@@ -14,6 +14,7 @@ from visioneval.records import Record, Sample, SkippedRow
 
 class Benchmark(Protocol):
     name: str
+    builtin_models: tuple[str, ...]  # the `builtin` backend's baselines that fit (none: ())
     options: BaseModel  # what run.json records; `registry.build(name, options)` rebuilds it
 
     def plan(self) -> dict[str, Any]:

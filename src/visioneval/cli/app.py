@@ -2,9 +2,50 @@
 
 from __future__ import annotations
 
-import typer
+from typing import Annotated
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode="rich",
+import click
+import typer
+from typer.core import TyperGroup
+
+
+class WrappedGroup(TyperGroup):
+    """Lists each command with its whole first sentence, wrapped: click cuts it to the
+    space left on one line and ends it with "..."."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit=1_000)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+# Plain (click) help: it wraps every line at the terminal's width. typer's rich panels cut
+# long words with "..." at 80 columns and label every flag `<bool>`.
+app = typer.Typer(cls=WrappedGroup, no_args_is_help=True, add_completion=False,
+                  rich_markup_mode=None,
                   help="Measure how well vision-language models see.")
-data_app = typer.Typer(no_args_is_help=True, help="Make datasets in the benchmarks' schemas.")
+data_app = typer.Typer(cls=WrappedGroup, no_args_is_help=True, rich_markup_mode=None,
+                       help="Make datasets in the benchmarks' schemas.")
 app.add_typer(data_app, name="data")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from visioneval import __version__
+
+        typer.echo(f"visioneval {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: Annotated[bool, typer.Option("--version", callback=_print_version,
+                                          is_eager=True, help="Print the version and exit.")
+                       ] = False,
+) -> None:
+    """Measure how well vision-language models see."""

@@ -68,7 +68,8 @@ def salbench(
     num_samples: Annotated[int | None, typer.Option("--num-samples", "--samples", min=1,
                                                     help="First N rows of each config.",
                                                     rich_help_panel=DATA)] = None,
-    shots: Annotated[int, typer.Option(help="0, 3 or 5 in-context examples.",
+    shots: Annotated[int, typer.Option("--shots", "--num-shots",
+                                       help="0, 3 or 5 in-context examples.",
                                        rich_help_panel=DATA)] = 0,
     prompt: Annotated[PromptStyle, typer.Option(help="paper: the dataset question verbatim; "
                                                 "lmms-eval: plus its one-word suffix.",
@@ -103,6 +104,8 @@ def salbench(
                                      prompt=prompt.value, num_samples=num_samples, seed=seed,
                                      data_dir=str(data_dir.resolve()) if data_dir else None))
 
+    if resume is None:
+        backend, model = _seed_defaults(backend, model)
     run_command("salbench", resume=resume, backend=backend, model=model, base_url=base_url,
                 api_key_env=api_key_env, benchmark=benchmark,
                 settings=lambda: _settings(temperature, max_tokens),
@@ -132,7 +135,8 @@ def illusionbench(
                                                 rich_help_panel=DATA)] = None,
     tasks: Annotated[str | None, typer.Option(help="shape, scene (default: both).",
                                               rich_help_panel=DATA)] = None,
-    num_samples: Annotated[int | None, typer.Option(min=1, help="First N rows of each subset "
+    num_samples: Annotated[int | None, typer.Option("--num-samples", "--samples", min=1,
+                                                    help="First N rows of each subset "
                                                     "(with --sample-seed: a stratified "
                                                     "random N).", rich_help_panel=DATA)] = None,
     sample_seed: Annotated[int | None, typer.Option(help="Draw --num-samples rows per subset "
@@ -181,6 +185,8 @@ def illusionbench(
             fix_quirks=fix_quirks, num_samples=num_samples, sample_seed=sample_seed,
             data_dir=str(data_dir.resolve()) if data_dir else None))
 
+    if resume is None:
+        backend, model = _seed_defaults(backend, model)
     run_command("illusionbench", resume=resume, backend=backend, model=model,
                 base_url=base_url, api_key_env=api_key_env, benchmark=benchmark,
                 settings=lambda: _settings(temperature, max_tokens),
@@ -223,6 +229,22 @@ def demo(
             "the odd object by colour, size and angle statistics. Evaluate a real model with "
             "`visioneval salbench --backend openai --model ...` (see `visioneval salbench "
             "--help`).", highlight=False, soft_wrap=True)
+
+
+SEED_BACKEND, SEED_MODEL = "ollama", "llava:7b"
+
+
+def _seed_defaults(backend: str | None, model: str | None) -> tuple[str | None, str | None]:
+    """The SalBench plan's defaults (an Ollama server on localhost serving llava:7b) for a
+    command that names no model, said in one line; any other backend needs --model."""
+    if model is not None or backend not in (None, SEED_BACKEND):
+        return backend, model
+    from visioneval.commands.common import consoles
+
+    consoles()[1].print(f"no --model given: using the default {SEED_BACKEND} {SEED_MODEL} "
+                        "(at http://localhost:11434 unless --base-url says otherwise)",
+                        highlight=False, soft_wrap=True)
+    return SEED_BACKEND, SEED_MODEL
 
 
 def _settings(temperature: float, max_tokens: int):

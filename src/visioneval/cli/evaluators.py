@@ -51,6 +51,12 @@ def evaluate(
         "see images are refused.", rich_help_panel=MODEL)] = False,
     validator_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds per validator "
                                                      "run (a case's `timeout` wins).")] = 30.0,
+    allow_scripts: Annotated[bool, typer.Option(
+        "--allow-scripts", help="Run the case file's `script:` evaluators (any command the "
+        "file names runs with your permissions: use only case files you trust).")] = False,
+    allow_outside_images: Annotated[bool, typer.Option(
+        "--allow-outside-images", help="Read case images outside the case file's folder "
+        "(absolute paths, ../, symlinks) and send them to the judge.")] = False,
     out: Annotated[Path | None, typer.Option(help="Run directory (default results/"
                                              "evaluate-<judge>-<time>).")] = None,
     resume: Resume = None,
@@ -76,7 +82,8 @@ def evaluate(
             cases=str(cases.resolve()), judge_samples=judge_samples,
             judge_temperature=judge_temperature,
             judge_max_tokens=judge_max_tokens, judge_text_only=judge_text_only,
-            validator_timeout_s=validator_timeout))
+            validator_timeout_s=validator_timeout, allow_scripts=allow_scripts,
+            allow_outside_images=allow_outside_images))
         if run.needs_judge and (judge_backend is None or judge_model is None):
             raise ValueError(f"{cases} uses judges: give --judge-backend and --judge-model "
                              "(a vision-capable model)")

@@ -21,6 +21,7 @@ DATA = "Data"
 
 class BackendKind(StrEnum):
     openai = "openai"
+    openrouter = "openrouter"
     ollama = "ollama"
     anthropic = "anthropic"
     builtin = "builtin"
@@ -29,11 +30,15 @@ class BackendKind(StrEnum):
 BackendOpt = Annotated[BackendKind | None, typer.Option(help="Where the model runs.",
                                                         rich_help_panel=MODEL)]
 BaseUrl = Annotated[str | None, typer.Option(help="Server URL (openai: https://api.openai.com/"
-                                             "v1; ollama: http://localhost:11434).",
+                                             "v1; openrouter: https://openrouter.ai/api/v1; "
+                                             "ollama: http://localhost:11434). With --resume: "
+                                             "the URL again when it held credentials.",
                                              rich_help_panel=MODEL)]
-ApiKeyEnv = Annotated[str | None, typer.Option(help="Environment variable holding the key "
-                                               "(default OPENAI_API_KEY, OPENROUTER_API_KEY "
-                                               "for openrouter.ai, ANTHROPIC_API_KEY).",
+ApiKeyEnv = Annotated[str | None, typer.Option(help="Environment variable whose key is sent "
+                                               "to --base-url. Default: OPENAI_API_KEY only "
+                                               "to api.openai.com, OPENROUTER_API_KEY only "
+                                               "to openrouter.ai, ANTHROPIC_API_KEY only to "
+                                               "api.anthropic.com; no key elsewhere.",
                                                rich_help_panel=MODEL)]
 Temperature = Annotated[float, typer.Option(rich_help_panel=MODEL)]
 Resume = Annotated[Path | None, typer.Option(help="Continue the run in this directory with "
@@ -89,10 +94,9 @@ def run_command(name: str, *, resume: Path | None, engine: Callable[[], EngineOp
 
     def action() -> int:
         if resume is not None:
-            return command.resume(resume, name, engine(), output)
+            return command.resume(resume, name, engine(), output, base_url=base_url)
         from visioneval.backends.registry import BackendSpec
 
-        built = benchmark()
         if backend is None or model is None:
             if backend_required:
                 raise ValueError("--backend and --model are required (or --resume RUN_DIR)")
@@ -100,6 +104,6 @@ def run_command(name: str, *, resume: Path | None, engine: Callable[[], EngineOp
         else:
             spec = BackendSpec(kind=backend, model=model, base_url=base_url,
                                api_key_env=api_key_env)
-        return command.run(built, spec, settings(), engine(), out, output)
+        return command.run(benchmark(), spec, settings(), engine(), out, output)
 
     raise typer.Exit(guarded(err, action))

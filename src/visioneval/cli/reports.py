@@ -41,6 +41,9 @@ def compare(
     run_dirs: Annotated[list[Path], typer.Argument(help="Run directories of one benchmark.")],
     out: Annotated[Path | None, typer.Option(help="Also write comparison.csv, .md and .html "
                                              "here.")] = None,
+    common_only: Annotated[bool, typer.Option(
+        "--common-only", help="Compare on the samples every run has: each run's metrics "
+        "recomputed from its journal for those samples.")] = False,
 ) -> None:
     """Compare runs in the paper's table layout; differing settings are flagged, not mixed."""
     from visioneval.commands.common import consoles, guarded
@@ -49,7 +52,7 @@ def compare(
     console, err = consoles()
 
     def action() -> int:
-        result = comparison.compare(run_dirs)
+        result = comparison.compare(run_dirs, common_only=common_only)
         for flag in result.flags:
             err.print(f"[yellow]warning:[/] {flag}", highlight=False, soft_wrap=True)
         console.print(comparison.to_markdown(result), highlight=False, soft_wrap=True,

@@ -150,6 +150,9 @@ def run_layout(args: LayoutArgs, console: Console, err: Console) -> int:
     from visioneval.report.layout import write_layout_report
 
     page = write_layout_report(args.out)
+    for sample in samples:  # choices the numbers depend on (several response files)
+        for family, note in (sample.get("notes") or {}).items():
+            log.warning("%s/%s (%s): %s", sample["variant"], sample["id"], family, note)
     failed = [s for s in samples if any(k.endswith("_error") for k in s)]
     for sample in failed:  # one line per distinct message, naming the families it hit
         messages: dict[str, list[str]] = {}

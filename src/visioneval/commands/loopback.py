@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import errno
+import os
 import sys
 
 from visioneval.loopback.server import (
@@ -47,6 +49,9 @@ async def _serve(script: ServerScript, port: int) -> None:
 def serve(port: int, models: tuple[str, ...], answer: str, latency: float, fail_rate: float,
           faults: str, seed: int) -> int:
     try:
+        if not 0 <= port <= 65535:
+            raise ValueError(f"--port {port}: a port is a number from 0 to 65535 "
+                             "(0: any free port)")
         script = build_script(models, answer, latency, fail_rate, faults, seed)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -56,6 +61,13 @@ def serve(port: int, models: tuple[str, ...], answer: str, latency: float, fail_
     except KeyboardInterrupt:
         pass
     except OSError as exc:
-        print(f"error: cannot listen on 127.0.0.1:{port}: {exc.strerror}", file=sys.stderr)
+        print(f"error: cannot listen on 127.0.0.1:{port}: {_why(exc)}", file=sys.stderr)
         return 2
     return 0
+
+
+def _why(exc: OSError) -> str:
+    """The reason in a few words (asyncio's own message repeats the address)."""
+    if exc.errno == errno.EADDRINUSE:
+        return "address already in use (choose another --port, or 0 for any free port)"
+    return os.strerror(exc.errno).lower() if exc.errno else str(exc)

@@ -10,11 +10,14 @@ from typing import Any
 
 from rich.console import Console
 
+from visioneval.backends.builtin import check_fits
+from visioneval.backends.keys import redact_url
 from visioneval.backends.registry import BackendSpec, make_backend
 from visioneval.benchmarks import registry
 from visioneval.benchmarks.base import Benchmark
+from visioneval.benchmarks.parquet import DataError
 from visioneval.engine.runner import RunStopped
-from visioneval.engine.store import RunStore
+from visioneval.engine.store import RunLock, RunStore
 from visioneval.records import GenerationSettings
 from visioneval.session import (
     EngineOptions,
@@ -22,10 +25,12 @@ from visioneval.session import (
     check_resumable,
     default_run_dir,
     new_run_info,
+    nothing_to_evaluate,
     run_session,
 )
 
 EXIT_INTERRUPTED = 130
+EXIT_USAGE = 2
 EXIT_STOPPED = 2  # the run could not go on (refused key): as for a run that cannot start
 
 
@@ -41,8 +46,10 @@ class Output:
 
 
 async def _session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
-                   engine: EngineOptions, directory: Path, resume: bool,
-                   output: Output) -> SessionResult:
+                   engine: EngineOptions, directory: Path, resume: bool, output: Output,
+                   lock: RunLock) -> SessionResult:
+    if spec.kind == "builtin":
+        check_fits(spec.model, benchmark.name, getattr(benchmark, "builtin_models", ()))
     majority = benchmark.majority_answers() if spec.kind == "builtin" and \
         spec.model == "majority" else None
     backend = make_backend(spec, connections=engine.concurrency, majority=majority,
@@ -50,6 +57,7 @@ async def _session(benchmark: Benchmark, spec: BackendSpec, settings: Generation
     async with backend:
         await backend.preflight()
         plan = benchmark.plan()
+        lock.acquire()  # a new run's directory exists from here on; a resume holds it already
         if resume:
             store = RunStore.open(directory)
             check_resumable(store.info, plan)
@@ -61,25 +69,56 @@ async def _session(benchmark: Benchmark, spec: BackendSpec, settings: Generation
 
 def run(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
         engine: EngineOptions, out: Path | None, output: Output) -> int:
+    if benchmark.total() == 0:  # before anything is sent or created
+        raise DataError(nothing_to_evaluate(benchmark.plan()))
     directory = out or default_run_dir(benchmark.name, spec.model)
-    return _execute(_session(benchmark, spec, settings, engine, directory, False, output),
-                    benchmark, directory, output)
+    lock = RunLock(directory)  # taken after preflight, by the session; held to the report
+    try:
+        return _execute(_session(benchmark, spec, settings, engine, directory, False, output,
+                                 lock), benchmark, directory, output)
+    finally:
+        lock.release()
 
 
-def resume(directory: Path, expected: str, engine: EngineOptions, output: Output) -> int:
-    """Continue a run with the configuration its run.json recorded."""
+def resume(directory: Path, expected: str, engine: EngineOptions, output: Output, *,
+           base_url: str | None = None) -> int:
+    """Continue a run with the configuration its run.json recorded. A base URL that held
+    credentials was recorded without them, so the user gives it again (`base_url`)."""
     info = RunStore.open(directory).info
     if info.get("benchmark") != expected:
         raise ValueError(f"{directory} is a {info.get('benchmark')} run; resume it with "
                          f"`visioneval {info.get('benchmark')} --resume {directory}`")
+    with RunLock(directory) as lock:  # before anything is read for the session
+        return _resume(directory, expected, engine, output, lock, base_url)
+
+
+def _resume_url(stored: dict[str, Any], given: str | None) -> str | None:
+    """The recorded URL, or the one given again: it must be the same server (it matches
+    the recorded URL once its credentials are masked)."""
+    recorded = stored.get("base_url")
+    if given is None:
+        if stored.get("base_url_credentials"):
+            raise ValueError(f"the run's base URL held credentials, which are not recorded "
+                             f"({recorded}); give it again with --base-url")
+        return recorded
+    if recorded is not None and redact_url(given.rstrip("/")) != recorded.rstrip("/"):
+        raise ValueError(f"--base-url {redact_url(given)} does not match the run's "
+                         f"{recorded}; a resume continues with the same server")
+    return given
+
+
+def _resume(directory: Path, expected: str, engine: EngineOptions, output: Output,
+            lock: RunLock, base_url: str | None) -> int:
+    info = RunStore.open(directory).info
     benchmark = registry.build(expected, info["options"])
     stored = info["backend"]
-    spec = BackendSpec(kind=stored["kind"], model=stored["model"], base_url=stored["base_url"],
+    spec = BackendSpec(kind=stored["kind"], model=stored["model"],
+                       base_url=_resume_url(stored, base_url),
                        api_key_env=stored.get("api_key_env"))
     settings = GenerationSettings.model_validate(info["generation"])
     output.err.print(f"resuming {directory}: {spec.kind} {spec.model}", highlight=False,
                      soft_wrap=True)
-    return _execute(_session(benchmark, spec, settings, engine, directory, True, output),
+    return _execute(_session(benchmark, spec, settings, engine, directory, True, output, lock),
                     benchmark, directory, output)
 
 
@@ -99,7 +138,18 @@ def _execute(session: Coroutine[Any, Any, SessionResult], benchmark: Benchmark,
                          f"the rest were not sent. Continue with: visioneval {benchmark.name} "
                          f"--resume {directory}[/]", highlight=False, soft_wrap=True)
         return EXIT_STOPPED
-    return report(result, benchmark, output)
+    code = report(result, benchmark, output)
+    return code if result.n_records else _nothing_evaluated(result, output)
+
+
+def _nothing_evaluated(result: SessionResult, output: Output) -> int:
+    """A run that recorded nothing (every row skipped) could not do its job: exit 2."""
+    n = result.stats.skipped
+    why = (f"every row was skipped ({n} {'row' if n == 1 else 'rows'}; see the lines above)"
+           if n else "no sample was recorded")
+    output.err.print(f"[bold red]error:[/] nothing was evaluated: {why}; {result.directory} "
+                     "holds the empty run", highlight=False, soft_wrap=True)
+    return EXIT_USAGE
 
 
 def _kept(directory: Path) -> int:

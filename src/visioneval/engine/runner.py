@@ -9,7 +9,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from visioneval.backends.base import Backend
 from visioneval.engine.cache import ResponseCache, cache_key
@@ -23,8 +23,16 @@ log = logging.getLogger(__name__)
 Scorer = Callable[[Sample, str], tuple[dict[str, Any], dict[str, dict[str, float]]]]
 """(sample, response text) -> (parsed answers, scores); called only for successful responses."""
 
-Ask = Callable[[Request], Awaitable[Response]]
-"""Send one request through the engine: cache, retries, counting. Never raises."""
+CacheIf = Callable[[Response], bool]
+"""Whether a successful response may be cached (and a cached one reused): a judge's reply
+that is not a verdict must not be replayed on the next run."""
+
+
+class Ask(Protocol):
+    """Send one request through the engine: cache, retries, counting. Never raises."""
+
+    def __call__(self, request: Request, cache_if: CacheIf | None = None
+                 ) -> Awaitable[Response]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,8 +118,8 @@ class Engine:
         todo: asyncio.Queue[Sample | None] = asyncio.Queue(maxsize=self.concurrency)
         answered: asyncio.Queue[tuple[Sample, Solved] | None] = asyncio.Queue()
 
-        async def ask(request: Request) -> Response:
-            return await self.ask(request, stats)
+        async def ask(request: Request, cache_if: CacheIf | None = None) -> Response:
+            return await self.ask(request, stats, cache_if)
 
         async def produce() -> None:
             for item in samples:
@@ -173,12 +181,14 @@ class Engine:
         stats.finished += 1
         progress.advance(error=not response.ok)
 
-    async def ask(self, request: Request, stats: RunStats) -> Response:
-        """The cached answer, or the backend's (with retries), cached when it succeeds."""
+    async def ask(self, request: Request, stats: RunStats,
+                  cache_if: CacheIf | None = None) -> Response:
+        """The cached answer, or the backend's (with retries), cached when it succeeds and
+        `cache_if` (if given) accepts it; a cached answer `cache_if` rejects is not used."""
         key = cache_key(self.backend.identity(), request) if self.cache else None
         if self.cache and key:
             hit = self.cache.get(key)
-            if hit is not None:
+            if hit is not None and (cache_if is None or cache_if(hit)):
                 stats.cache_hits += 1
                 return hit
         if self.watch.key_refused:
@@ -187,7 +197,7 @@ class Engine:
         response = await generate(self.backend, request, self.policy, self.watch)
         stats.prompt_tokens += response.prompt_tokens or 0  # tokens paid for in this session
         stats.completion_tokens += response.completion_tokens or 0
-        if self.cache and key:
+        if self.cache and key and (cache_if is None or cache_if(response)):
             # After the worker's next send, not before it (the put serialises the response).
             asyncio.get_running_loop().call_soon(self.cache.put, key, response)
         return response

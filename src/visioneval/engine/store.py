@@ -7,8 +7,10 @@ flight; `--resume` reads the journal back and skips what is done.
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ log = logging.getLogger(__name__)
 
 RUN_FILE = "run.json"
 SAMPLES_FILE = "samples.jsonl"
+LOCK_FILE = ".lock"
 
 
 class RunDirError(Exception):
@@ -27,10 +30,19 @@ class RunDirError(Exception):
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write via a temporary file and rename, so a reader never sees half a file."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    """Write via a temporary file in the same folder and rename, so a reader (or a process
+    killed mid-write) never leaves half a file: the target is the old file or the new one.
+    The temporary name is unique, so two writers of one target never share it."""
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            # mkstemp makes the file private (0600); keep the target's mode, or the usual 0644.
+            os.fchmod(fh.fileno(), path.stat().st_mode & 0o7777 if path.exists() else 0o644)
+            fh.write(data)
+        os.replace(name, path)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
 
 
 def write_json(path: Path, obj: Any, default: Any = None) -> None:
@@ -38,6 +50,61 @@ def write_json(path: Path, obj: Any, default: Any = None) -> None:
     write_atomic(path, orjson.dumps(obj, default=default,
                                     option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS)
                  + b"\n")
+
+
+def ensure_directory(directory: Path) -> None:
+    """Create a run directory; a path that is a file (or under one) is a RunDirError."""
+    if directory.exists() and not directory.is_dir():
+        raise RunDirError(f"--out {directory} is a file, not a directory")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RunDirError(f"cannot create the run directory {directory}: "
+                          f"{exc.strerror or exc}") from None
+
+
+class RunLock:
+    """One process per run directory: an exclusive `flock` on `<dir>/.lock`, held for the
+    session. The OS releases it when the process ends, however it ends (SIGKILL included),
+    so a stale lock never blocks a resume."""
+
+    def __init__(self, directory: Path):
+        self.directory = directory
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        """Take the lock (no-op if held); RunDirError naming the holder if it is taken."""
+        if self._fd is not None:
+            return
+        ensure_directory(self.directory)
+        path = self.directory / LOCK_FILE
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise RunDirError(f"cannot lock the run directory {self.directory}: "
+                              f"{exc.strerror or exc}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            raise RunDirError(f"{self.directory} is in use by another visioneval process "
+                              f"(pid {holder})") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing the descriptor drops the flock
+            self._fd = None
+
+    def __enter__(self) -> RunLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
 
 
 class RunStore:
@@ -48,10 +115,10 @@ class RunStore:
 
     @classmethod
     def create(cls, directory: Path, info: dict[str, Any]) -> RunStore:
+        ensure_directory(directory)
         if (directory / SAMPLES_FILE).exists():
             raise RunDirError(f"{directory} already holds a run; continue it with "
                               f"--resume {directory} or choose another --out")
-        directory.mkdir(parents=True, exist_ok=True)
         store = cls(directory, info)
         store.save_info()
         return store
@@ -72,8 +139,19 @@ class RunStore:
 
     def append(self, record: Record) -> None:
         if self._journal is None:
-            self._journal = open(self.directory / SAMPLES_FILE, "ab", buffering=0)  # noqa: SIM115
+            self._journal = self._open_journal()
         self._journal.write(record.model_dump_json().encode() + b"\n")
+
+    def _open_journal(self):
+        """Open for appending, on a fresh line: a torn last line (killed mid-write) becomes a
+        line of its own, which readers set aside, instead of the start of the next record."""
+        journal = open(self.directory / SAMPLES_FILE, "ab", buffering=0)  # noqa: SIM115
+        if journal.tell() > 0:
+            with open(self.directory / SAMPLES_FILE, "rb") as fh:
+                fh.seek(-1, os.SEEK_END)
+                if fh.read(1) != b"\n":
+                    journal.write(b"\n")
+        return journal
 
     def close(self) -> None:
         if self._journal is not None:
@@ -81,18 +159,17 @@ class RunStore:
             self._journal = None
 
     def records(self) -> list[Record]:
-        """Every journal line in order. A torn last line (killed mid-write) is cut off the
-        file so appends continue cleanly; a corrupt line elsewhere is reported and skipped."""
+        """Every journal line in order; reading never writes. A torn last line (killed
+        mid-write) is set aside unparsed and its sample runs again on --resume; a corrupt
+        line elsewhere is reported and skipped."""
         path = self.directory / SAMPLES_FILE
         if not path.exists():
             return []
         data = path.read_bytes()
         if data and not data.endswith(b"\n"):
             keep = data.rfind(b"\n") + 1
-            log.warning("%s: dropping a torn last line (%d bytes) left by an interrupted write",
-                        path, len(data) - keep)
-            with open(path, "r+b") as fh:
-                fh.truncate(keep)
+            log.warning("%s: incomplete last line (%d bytes, left by an interrupted write) "
+                        "set aside; its sample runs again on --resume", path, len(data) - keep)
             data = data[:keep]
         out = []
         for number, line in enumerate(data.splitlines(), 1):

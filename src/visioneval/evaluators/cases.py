@@ -4,7 +4,9 @@ A case has an id, the input, images (paths relative to the file, or data URLs), 
 grade, an expected output, and its evaluators: `judge: <rubric name or file>`,
 `validator: count|ocr|json|chart`, or `script: <command>` (a user's validator), each with an
 optional `threshold`, `options` and `timeout`. A case that cannot be used is reported in one
-line naming the file and the case, and skipped; the others run.
+line naming the file and the case, and skipped; the others run. An image outside the case
+file's folder (an absolute path, `../`, a symlink leading out) is such a case unless the
+user allows it: a case file must not be able to send any file of the machine to a judge.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, Field, ValidationError, model_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
+from visioneval.evaluators.rubric import builtin_name
 from visioneval.images import Image, ImageError
 
 
@@ -28,6 +31,12 @@ class EvaluatorSpec(BaseModel, frozen=True):
     threshold: float | None = Field(default=None, ge=0, le=1)
     options: dict[str, Any] = Field(default_factory=dict)
     timeout: float | None = Field(default=None, gt=0)
+
+    @field_validator("judge")
+    @classmethod
+    def _builtin_name(cls, judge: str | None) -> str | None:
+        """The spec's judge names are the built-in rubrics' names in the metrics."""
+        return (builtin_name(judge) or judge) if judge else judge
 
     @model_validator(mode="after")
     def _exactly_one(self) -> EvaluatorSpec:
@@ -104,8 +113,9 @@ class _Broken:
         self.reason = reason
 
 
-def load_image(ref: str, base: Path) -> Image:
-    """An image from a data URL or a path relative to the case file."""
+def load_image(ref: str, base: Path, allow_outside: bool = False) -> Image:
+    """An image from a data URL or a path relative to the case file (inside its folder,
+    symlinks resolved, unless `allow_outside`)."""
     if ref.startswith("data:"):
         try:
             data = base64.b64decode(ref.split(",", 1)[1], validate=True)
@@ -113,13 +123,17 @@ def load_image(ref: str, base: Path) -> Image:
             raise ImageError("data URL is not base64") from None
         return Image.from_bytes(data)
     path = (base / ref).resolve()
+    if not allow_outside and not path.is_relative_to(base.resolve()):
+        raise ImageError(f"{ref} is outside the case file's folder {base} (pass "
+                         "--allow-outside-images to read it)")
     try:
         return Image.from_bytes(path.read_bytes())
     except OSError as exc:
         raise ImageError(f"cannot read {ref}: {exc.strerror}") from None
 
 
-def iter_cases(path: Path) -> Iterator[tuple[CaseSpec, tuple[Image, ...]] | tuple[str, str]]:
+def iter_cases(path: Path, allow_outside_images: bool = False
+               ) -> Iterator[tuple[CaseSpec, tuple[Image, ...]] | tuple[str, str]]:
     """(case, images) for each usable case; (case name, reason) for each unusable one."""
     seen: set[str] = set()
     for index, entry in enumerate(read_entries(path)):
@@ -145,7 +159,8 @@ def iter_cases(path: Path) -> Iterator[tuple[CaseSpec, tuple[Image, ...]] | tupl
             continue
         seen.add(case.id)
         try:
-            images = tuple(load_image(ref, path.parent) for ref in case.images)
+            images = tuple(load_image(ref, path.parent, allow_outside_images)
+                           for ref in case.images)
         except ImageError as exc:
             yield name, f"image: {exc}"
             continue

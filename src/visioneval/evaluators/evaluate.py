@@ -23,7 +23,7 @@ from visioneval.engine.runner import Ask, Solved
 from visioneval.evaluators.cases import CaseSpec, EvaluatorSpec, iter_cases
 from visioneval.evaluators.judge import Case, combine, judge_once, judge_request
 from visioneval.evaluators.result import EvalResult
-from visioneval.evaluators.rubric import load_rubric
+from visioneval.evaluators.rubric import Rubric, load_rubric
 from visioneval.images import Image
 from visioneval.records import GenerationSettings, Record, Request, Response, Sample, SkippedRow
 from visioneval.validators.runner import ValidatorCommand, run_validator
@@ -36,6 +36,8 @@ class EvaluateOptions(BaseModel, frozen=True):
     judge_max_tokens: int = Field(1024, gt=0)
     judge_text_only: bool = False
     validator_timeout_s: float = Field(30.0, gt=0)
+    allow_scripts: bool = False  # `script:` evaluators run commands named by the case file
+    allow_outside_images: bool = False  # images outside the case file's folder
 
     def judge_settings(self) -> GenerationSettings:
         temperature = self.judge_temperature
@@ -50,18 +52,50 @@ class EvalRun:
     def __init__(self, options: EvaluateOptions):
         self.options = options
         self.path = Path(options.cases)
-        self.cases = list(iter_cases(self.path))
-        self.needs_judge = any(isinstance(c, CaseSpec) and any(e.judge for e in c.evaluators)
-                               for c, _ in self.cases)
+        self.cases = list(iter_cases(self.path, options.allow_outside_images))
+        self.rubrics = self._check_evaluators()
+        self.needs_judge = bool(self.rubrics)
+        self._refuse_scripts()
         self._refuse_text_only_judge()
+
+    def _usable(self) -> Iterator[tuple[CaseSpec, tuple[Image, ...]]]:
+        for case, images in self.cases:
+            if isinstance(case, CaseSpec):
+                yield case, images
+
+    def _check_evaluators(self) -> dict[str, Rubric]:
+        """Every rubric read and every validator named before anything is sent: a typo in
+        an evaluator is refused in one line, not found halfway through a paid run."""
+        rubrics: dict[str, Rubric] = {}
+        for case, _ in self._usable():
+            for spec in case.evaluators:
+                try:
+                    if spec.judge and spec.judge not in rubrics:
+                        rubrics[spec.judge] = load_rubric(spec.judge, self.path.parent)
+                    elif spec.validator:
+                        ValidatorCommand.builtin(spec.validator)
+                    elif spec.script is not None:
+                        ValidatorCommand.script(spec.script, self.path.parent)
+                except ValueError as exc:  # RubricError is a ValueError
+                    raise ValueError(f"{self.path}: case {case.id}: {exc}") from None
+        return rubrics
+
+    def _refuse_scripts(self) -> None:
+        scripted = [case.id for case, _ in self._usable() if any(e.script is not None
+                                                                  for e in case.evaluators)]
+        if scripted and not self.options.allow_scripts:
+            raise ValueError(
+                f"{self.path}: `script:` evaluators (cases {', '.join(scripted)}) run any "
+                "command the case file names, with your permissions; if you trust this file, "
+                "pass --allow-scripts")
 
     def _refuse_text_only_judge(self) -> None:
         if not self.options.judge_text_only:
             return
-        for case, images in self.cases:
-            if isinstance(case, CaseSpec) and images:
+        for case, images in self._usable():
+            if images:
                 for spec in case.evaluators:
-                    if spec.judge and load_rubric(spec.judge).needs_images:
+                    if spec.judge and self.rubrics[spec.judge].needs_images:
                         raise ValueError(
                             f"{self.path}: case {case.id}: judge {spec.judge} must see "
                             f"{len(images)} image(s), but the judge model is declared "
@@ -92,7 +126,7 @@ class EvalRun:
                 settings: GenerationSettings) -> Sample:
         meta = {"case": case.id, "evaluator": spec.label, "kind": spec.kind}
         if spec.judge:
-            rubric = load_rubric(spec.judge)
+            rubric = self.rubrics[spec.judge]
             request = judge_request(rubric, Case(case.input, case.output,
                                                  case.expected_output, images), settings)
             target = {"rubric": spec.judge, "threshold": _threshold(spec, rubric.pass_threshold)}
@@ -118,15 +152,15 @@ class EvalRun:
         return _solved(Response(text=result.model_dump_json()), result)
 
     async def _judge(self, sample: Sample, ask: Ask) -> Solved:
-        rubric = load_rubric(sample.target["rubric"])
+        rubric = self.rubrics[sample.target["rubric"]]
         base = self.options.judge_settings()
         n = self.options.judge_samples
         runs = await asyncio.gather(*(
             judge_once(ask, _with_settings(sample, base.model_copy(
                 update={"seed": k} if n > 1 else {})), rubric) for k in range(n)))
-        verdicts = [v for v, _ in runs if v is not None]
-        traces = [t for _, t in runs]
-        replies = [r for t in traces for r in t["replies"]]
+        verdicts = [v for v, _, _ in runs if v is not None]
+        traces = [t for _, t, _ in runs]
+        replies = [r for _, _, r in runs if r is not None]
         if not replies:  # every judge request failed: an error the engine retries on resume
             error = traces[0].get("request_error", "judge request failed")
             return Solved(Response(error=error), {"result": EvalResult.error(
@@ -179,6 +213,11 @@ def _with_settings(sample: Sample, settings: GenerationSettings) -> Request:
 
 
 def _solved(response: Response, result: EvalResult) -> Solved:
+    """An evaluator that could not judge is an error sample (counted, exit code 1, retried
+    on --resume), with its result kept in `parsed`."""
+    if result.status == "error":
+        reason = str(result.details.get("error") or "evaluator error")
+        return Solved(Response(error=reason[:500]), {"result": result.model_dump()}, {})
     scores = {} if result.score is None else \
         {"result": {"score": result.score, "passed": float(result.passed)}}
     return Solved(response, {"result": result.model_dump()}, scores)

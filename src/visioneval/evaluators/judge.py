@@ -10,19 +10,24 @@ status "error" with the raw replies kept, never a score of 0.
 
 from __future__ import annotations
 
+import json
 import re
 import statistics
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from visioneval.benchmarks.stored import excerpt
+from visioneval.engine.runner import Ask
 from visioneval.evaluators.jsontext import NoJSON, find_json
 from visioneval.evaluators.result import EvalResult
 from visioneval.evaluators.rubric import Rubric
 from visioneval.images import Image
 from visioneval.records import GenerationSettings, Message, Request, Response
 
-Ask = Callable[[Request], Awaitable[Response]]
+DETAIL_CAP = 50
+"""Items kept per detail list (hallucinations ...); the rest are counted in `not_stored`.
+A judge that lists 100,000 items must not fill the journal and the report."""
+REPLY_CHARS = 4000  # of each judge reply, the trace in a record keeps this much
 
 SYSTEM = """You are a careful, strict grader of answers about images. You can see the \
 images attached to the request; judge from the pixels, not from what the answer claims.
@@ -118,32 +123,51 @@ def parse_reply(text: str, rubric: Rubric) -> dict[str, Any]:
     return {"reasoning": str(data.get("reasoning", "")), "scores": scores, "details": details}
 
 
-async def judge_once(ask: Ask, request: Request, rubric: Rubric) -> tuple[dict | None, dict]:
-    """One verdict with at most one repair: (verdict or None, trace of replies and errors)."""
-    response = await ask(request)
+def is_verdict(rubric: Rubric):
+    """The cache predicate: only a reply that parses as a verdict is cached or reused, so a
+    wrong server's reply (another loopback on the same port) is asked again next time."""
+
+    def check(response: Response) -> bool:
+        try:
+            parse_reply(response.text or "", rubric)
+        except ReplyError:
+            return False
+        return True
+
+    return check
+
+
+async def judge_once(ask: Ask, request: Request,
+                     rubric: Rubric) -> tuple[dict | None, dict, str | None]:
+    """One verdict with at most one repair: (verdict or None, trace of replies and errors,
+    the first reply in full). The trace keeps each reply up to REPLY_CHARS: the record holds
+    the first one in full as its response, and a runaway reply is not stored twice."""
+    cache_if = is_verdict(rubric)
+    response = await ask(request, cache_if)
     trace: dict[str, Any] = {"replies": [], "attempts": 1}
     if not response.ok:
-        return None, trace | {"request_error": response.error}
-    trace["replies"].append(response.text)
+        return None, trace | {"request_error": response.error}, None
+    first = response.text or ""
+    trace["replies"].append(excerpt(first, REPLY_CHARS, REPLY_CHARS))
     try:
-        return parse_reply(response.text or "", rubric), trace
-    except ReplyError as first:
-        trace["parse_errors"] = [str(first)]
+        return parse_reply(first, rubric), trace, first
+    except ReplyError as error:
+        trace["parse_errors"] = [str(error)]
     keys = ", ".join(d.key for d in rubric.dimensions)
     repair = Request(request.messages + (
-        Message("assistant", (response.text or "",)),
+        Message("assistant", (first,)),
         Message("user", (REPAIR.format(problem=trace["parse_errors"][0], keys=keys),))),
         request.settings)
-    second = await ask(repair)
+    second = await ask(repair, cache_if)
     trace["attempts"] = 2
     if not second.ok:
-        return None, trace | {"request_error": second.error}
-    trace["replies"].append(second.text)
+        return None, trace | {"request_error": second.error}, first
+    trace["replies"].append(excerpt(second.text or "", REPLY_CHARS, REPLY_CHARS))
     try:
-        return parse_reply(second.text or "", rubric), trace | {"repaired": True}
+        return parse_reply(second.text or "", rubric), trace | {"repaired": True}, first
     except ReplyError as again:
         trace["parse_errors"].append(str(again))
-        return None, trace
+        return None, trace, first
 
 
 def combine(rubric: Rubric, verdicts: list[dict], traces: list[dict],
@@ -160,16 +184,36 @@ def combine(rubric: Rubric, verdicts: list[dict], traces: list[dict],
         dimensions[dim.key] = {"weight": dim.weight, "mean": statistics.fmean(values),
                                "stdev": statistics.pstdev(values), "min": min(values),
                                "max": max(values)}
-    listed: dict[str, list[Any]] = {key: [] for key in rubric.details}
-    for verdict in verdicts:
-        for key in listed:
-            items = verdict["details"].get(key) or []
-            for item in items if isinstance(items, list) else [items]:
-                if item not in listed[key]:
-                    listed[key].append(item)
+    listed, not_stored = merge_details(rubric, verdicts)
+    if not_stored:
+        listed["not_stored"] = not_stored
     return EvalResult.processed(
         statistics.fmean(weighted), threshold, **listed, dimensions=dimensions,
         score_spread={"stdev": statistics.pstdev(weighted), "min": min(weighted),
                       "max": max(weighted)},
         n_samples=len(traces), n_usable=len(verdicts),
-        reasoning=[v["reasoning"] for v in verdicts], samples=traces)
+        reasoning=[excerpt(v["reasoning"], REPLY_CHARS, REPLY_CHARS) for v in verdicts],
+        samples=traces)
+
+
+def merge_details(rubric: Rubric, verdicts: list[dict]) -> tuple[dict[str, list], dict[str, int]]:
+    """Each detail list of the rubric merged over the verdicts: distinct items in the order
+    first seen (linear: items keyed by their JSON), at most DETAIL_CAP kept per list, and
+    how many distinct items were not kept."""
+    listed: dict[str, list[Any]] = {}
+    not_stored: dict[str, int] = {}
+    for key in rubric.details:
+        seen: set[str] = set()
+        kept: list[Any] = []
+        for verdict in verdicts:
+            items = verdict["details"].get(key) or []
+            for item in items if isinstance(items, list) else [items]:
+                ident = json.dumps(item, sort_keys=True, default=str)
+                if ident not in seen:
+                    seen.add(ident)
+                    if len(kept) < DETAIL_CAP:
+                        kept.append(item)
+        listed[key] = kept
+        if len(seen) > len(kept):
+            not_stored[key] = len(seen) - len(kept)
+    return listed, not_stored

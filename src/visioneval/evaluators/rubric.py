@@ -1,16 +1,22 @@
 """Rubric files: Markdown with a small YAML front matter naming the dimensions, their
 weights, the pass threshold and the details the judge must list. Six ship with the package
-(`rubrics/`); users point at their own file in the same format."""
+(`rubrics/`); users point at their own file in the same format, relative to the case file.
+The spec's judge names (`image-description-judge`, `reasoning-judge` ...) name the
+built-in rubrics too."""
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 
 import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 BUILTIN_DIR = Path(__file__).parent / "rubrics"
+# The spec's judge file names (vision-evaluators-spec.md, "LLM Judge File Structure").
+ALIASES = {"image-description-judge": "image-description", "activity-judge": "activity",
+           "comparison-judge": "comparison", "reasoning-judge": "visual-reasoning",
+           "structured-output-judge": "structured-output",
+           "quality-assessment-judge": "quality-assessment"}
 VARIABLES = ("input", "output", "expected_output", "image_reference", "image_references")
 
 
@@ -52,22 +58,58 @@ def builtin_names() -> list[str]:
     return sorted(p.stem for p in BUILTIN_DIR.glob("*.md"))
 
 
-@cache
-def load_rubric(name_or_path: str) -> Rubric:
-    """A built-in rubric by name, or a user's rubric file by path."""
-    path = Path(name_or_path)
-    if not path.suffix and (BUILTIN_DIR / f"{name_or_path}.md").exists():
-        path = BUILTIN_DIR / f"{name_or_path}.md"
+def builtin_name(ref: str) -> str | None:
+    """The built-in rubric a bare name (no folder, no suffix) means: its own name or the
+    spec's judge name; None for anything else."""
+    if "/" in ref or "." in ref:
+        return None
+    name = ALIASES.get(ref, ref)
+    return name if (BUILTIN_DIR / f"{name}.md").is_file() else None
+
+
+def known_names() -> str:
+    aliases = ", ".join(f"{a} ({n})" for a, n in ALIASES.items())
+    return f"{', '.join(builtin_names())}; the spec's names: {aliases}"
+
+
+def load_rubric(ref: str, base: Path | None = None) -> Rubric:
+    """A built-in rubric by name (or the spec's judge name), or a user's rubric file by path;
+    a relative path is read from `base` (the case file's folder), never the current
+    directory."""
+    name = builtin_name(ref)
+    if name is not None:
+        return _read(BUILTIN_DIR / f"{name}.md")
+    path = Path(ref).expanduser()
+    if not path.is_absolute():
+        path = (base or Path.cwd()) / path
+    if not path.is_file() and Path(ref).name == ref and ref.removesuffix(".md") in ALIASES:
+        return _read(BUILTIN_DIR / f"{ALIASES[ref.removesuffix('.md')]}.md")  # the spec's file
     if not path.is_file():
-        raise RubricError(f"no rubric {name_or_path!r}: not a file, and built-in rubrics are "
-                          f"{', '.join(builtin_names())}")
-    text = path.read_text(encoding="utf-8")
+        where = f" in {base}" if base and not Path(ref).is_absolute() else ""
+        raise RubricError(f"no rubric {ref!r}: not a built-in name and no such file{where}; "
+                          f"built-in rubrics: {known_names()}")
+    return _read(path)
+
+
+def _read(path: Path) -> Rubric:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RubricError(f"{path}: cannot read it ({exc})") from None
     if not text.startswith("---"):
-        raise RubricError(f"{path}: must start with a '---' front matter block")
+        hint = ""
+        if path.stem in ALIASES:
+            hint = f"; the spec's {path.stem} is built in: use `judge: {ALIASES[path.stem]}`"
+        raise RubricError(f"{path}: no YAML front matter (a rubric file starts with a '---' "
+                          f"block naming its dimensions, see docs/evaluators.md){hint}")
     try:
         _, front, body = text.split("---", 2)
-        meta = yaml.safe_load(front) or {}
+        meta = yaml.safe_load(front)
+        if not isinstance(meta, dict):
+            raise RubricError(f"{path}: the front matter is not a YAML mapping")
         return Rubric.model_validate({**meta, "body": body.strip()})
+    except RubricError:
+        raise
     except ValueError as exc:  # pydantic ValidationError is a ValueError
         raise RubricError(f"{path}: {_first_line(exc)}") from None
     except yaml.YAMLError as exc:

@@ -15,7 +15,9 @@ The rules are the seed-era CANVAS loader's (`evaluation/layout/hungarian_iou.py`
 
 Where the reference would crash or silently divide by zero, we raise `LayoutFileError`
 naming the file: not JSON, an unknown shape, no frame, a zero-size frame, a kept node whose
-bounding box lacks a coordinate, and non-finite (NaN/inf) coordinates.
+bounding box lacks a coordinate, non-finite (NaN/inf) coordinates, and a visible node whose
+`opacity` is not a number (the string "0.5", null, true: the seed's `opacity > 0.01` raises
+a TypeError on the first two and reads true as 1; we read none of them as a guess).
 """
 
 from __future__ import annotations
@@ -134,7 +136,7 @@ def parse_layout(raw: bytes | str | dict, where: str = "<json>") -> Layout:
                               f"({fw:g} x {fh:g})")
 
     kept: list[tuple[dict, int]] = []
-    _walk(root, 0, kept)
+    _walk(root, 0, kept, where)
     boxes: list[Box] = []
     coords = np.empty((len(kept), 4), dtype=np.float64)
     fills = np.full((len(kept), 3), np.nan)
@@ -181,7 +183,7 @@ def _find_frame(node: Any) -> dict | None:
     return None
 
 
-def _walk(node: Any, depth: int, out: list[tuple[dict, int]]) -> None:
+def _walk(node: Any, depth: int, out: list[tuple[dict, int]], where: str) -> None:
     stack = [(node, depth)]
     while stack:
         current, d = stack.pop()
@@ -189,8 +191,10 @@ def _walk(node: Any, depth: int, out: list[tuple[dict, int]]) -> None:
             continue
         visible = current.get("visible", True)
         opacity = current.get("opacity", 1.0)
-        if not isinstance(opacity, int | float):
-            opacity = 1.0
+        # As the seed, opacity is only looked at for a visible node.
+        if visible and (isinstance(opacity, bool) or not isinstance(opacity, int | float)):
+            raise LayoutFileError(f"{where}: node {_label(current)} has opacity {opacity!r}, "
+                                  "not a number")
         if visible and opacity > 0.01 and "absoluteBoundingBox" in current:
             out.append((current, d))
         children = current.get("children")

@@ -3,13 +3,18 @@
     <base>/benchmarks/generation_gt/{gid}.png, {gid}.json   (+ {gid}-expected-tools.json)
     <base>/results/generation_gen/{model}/{variant}/{gid}-{model}-{variant}/
         {folder}.png, {folder}-figma-hierarchy.json (else {folder}.json),
-        {folder}-json-response.json
+        {folder}-json-response.json (or any other *-json-response.json)
 
 As in the seed (`eval_pipeline.py@dd1da004`, `_collect_generation_pairs`): gid = the
 folder name before "-{model}"; a pair needs both images and both layout files. Unlike the
 seed, a pair that lacks one of them is not dropped silently but listed as skipped with
 the reason. The response file is optional (the seed does not require it either): without
 it the tool metrics are absent with the reason.
+
+The response file is any `*-json-response.json` in the folder, as the seed's
+`tool_usage_metric.py` globs it. The seed takes the first the file system lists; here
+`{folder}-json-response.json` wins when it is there, else the first by name, and a choice
+among several is noted on the pair (the run prints it and keeps it in the sample).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ class Pair:
     gen_json: Path
     response: Path | None  # None: no -json-response.json
     expected_tools: Path | None  # None: no {gid}-expected-tools.json
+    response_note: str | None = None  # why this response file, when several match
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,13 +90,25 @@ def collect_pairs(base: Path, model: str, variant: str) -> tuple[list[Pair], lis
         if problems:
             skipped.append(Skipped(gid, variant, "; ".join(problems)))
             continue
-        response = item / f"{name}-json-response.json"
+        response, note = response_file(item)
         expected = gts / f"{gid}-expected-tools.json"
         pairs.append(Pair(id=gid, variant=variant, folder=name, gt_image=files[0],
                           gt_json=files[1], gen_image=files[2], gen_json=gen_json,
-                          response=response if response.exists() else None,
+                          response=response, response_note=note,
                           expected_tools=expected if expected.exists() else None))
     return pairs, skipped
+
+
+def response_file(item: Path) -> tuple[Path | None, str | None]:
+    """The folder's tool-response file and, when several match, a note saying which."""
+    found = sorted((p for p in item.glob("*-json-response.json") if p.is_file()),
+                   key=lambda p: p.name)
+    own = item / f"{item.name}-json-response.json"
+    if own in found or len(found) <= 1:
+        return (own if own in found else found[0] if found else None), None
+    names = ", ".join(p.name for p in found)
+    return found[0], (f"{len(found)} files match *-json-response.json: {names}; used "
+                      f"{found[0].name} (the first by name)")
 
 
 def _missing_results_message(base: Path, model: str, variant: str) -> str:

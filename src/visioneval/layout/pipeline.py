@@ -2,8 +2,16 @@
 
 One sample = one `Pair`. Its metrics are computed in families; a family that raises
 leaves its keys out and records `<family>_error` (the message names the file), and the
-other families are still computed, as in the seed (`eval_pipeline.py@dd1da004`). A value
-that cannot be computed is left out with its reason in the sample's `absent` dict.
+other families are still computed. The seed (`eval_pipeline.py@dd1da004`) does that only
+for its layout IoU and alignment metrics, the two that accept its `out_dir`/`case_id`
+arguments: every other metric is first called with them, fails with a TypeError, and is
+called again outside the `try`, so any error it raises aborts the seed's whole run. A
+value that cannot be computed is left out with its reason in the sample's `absent` dict;
+`notes` holds choices the sample's numbers depend on (which response file was read).
+
+A ground truth with no visible box (every node hidden, transparent or without a bounding
+box) is an error of the families that compare against it (layout IoU, alignment,
+components), never 0: the seed divides by its zero box count there.
 Samples run in a process pool and come back in a deterministic order (variant, id).
 """
 
@@ -14,7 +22,11 @@ import io
 import logging
 import math
 import os
+import signal
 import statistics
+import sys
+import threading
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -99,6 +111,9 @@ def evaluate_pair(pair: Pair, options: SampleOptions = SampleOptions()) -> dict[
     _run(ctx, "gen_json", lambda: _load(ctx, "gen"))
     # A layout file error is reported once per family that needs it.
     layout_error = ctx.out.pop("gt_json_error", None), ctx.out.pop("gen_json_error", None)
+    if ctx.gt is not None and len(ctx.gt) == 0:
+        layout_error = (f"{pair.gt_json}: no visible box in the ground truth (every node is "
+                        "hidden, transparent or has no absoluteBoundingBox)", layout_error[1])
     _run(ctx, "canvas_fill", lambda: _canvas_fill(ctx, layout_error[1]))
     _run(ctx, "pixel_fidelity", lambda: _pixels(ctx))
     both = "; ".join(e for e in layout_error if e) or None
@@ -171,8 +186,11 @@ def _tools(ctx: Context) -> dict[str, Any]:
     from visioneval.layout.tools import load_expected_tools, load_tool_usage, tool_metrics
 
     if ctx.pair.response is None:
-        reason = f"no {ctx.pair.folder}-json-response.json"
+        reason = (f"no {ctx.pair.folder}-json-response.json (nor any other "
+                  "*-json-response.json in its folder)")
         return {k: Absent(reason) for k in FAMILIES["tool_usage"]}
+    if ctx.pair.response_note:
+        ctx.out.setdefault("notes", {})["tool_usage"] = ctx.pair.response_note
     usage = load_tool_usage(ctx.pair.response)
     expected = (load_expected_tools(ctx.pair.expected_tools)
                 if ctx.pair.expected_tools is not None else None)
@@ -250,7 +268,8 @@ def run_samples(pairs: list[Pair], options: SampleOptions, workers: int,
                 progress(results[-1])
         return results
     chunk = max(1, min(16, len(pairs) // (workers * 8)))
-    with ProcessPoolExecutor(max_workers=workers, initializer=_worker_init) as pool:
+    with ProcessPoolExecutor(max_workers=workers, initializer=_worker_init,
+                             initargs=(os.getpid(),)) as pool:
         for result in pool.map(evaluate_pair, pairs, [options] * len(pairs),
                                chunksize=chunk):
             results.append(result)
@@ -259,12 +278,45 @@ def run_samples(pairs: list[Pair], options: SampleOptions, workers: int,
     return results
 
 
-def _worker_init() -> None:
+def _worker_init(parent: int) -> None:
     # numpy's BLAS threads would fight the other workers for the cores.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    exit_with_parent(parent)
     import matplotlib
 
     matplotlib.use("Agg")
+
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+WATCH_SECONDS = 0.5
+
+
+def exit_with_parent(parent: int) -> None:
+    """Make this worker exit when the process that started the pool dies, even by SIGKILL
+    (which runs no clean-up: the workers would otherwise wait on the task queue forever).
+
+    On Linux the kernel sends SIGKILL to the worker when its parent dies
+    (prctl(PR_SET_PDEATHSIG), see prctl(2)); everywhere a daemon thread also checks twice
+    a second that the parent is still the one that started it (an orphan is re-parented,
+    so os.getppid() changes) and ends the process with os._exit otherwise."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):  # no libc to call: the thread below still works
+            pass
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent,), name="parent-watch",
+                     daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(WATCH_SECONDS)
+    os._exit(1)
 
 
 def default_workers() -> int:
@@ -289,13 +341,13 @@ def csv_columns(samples: list[dict[str, Any]]) -> list[str]:
     keys: dict[str, None] = {}
     for sample in samples:
         for key in sample:
-            if key not in ("absent", "viz"):
+            if key not in ("absent", "viz", "notes"):
                 keys[key] = None
     first = ["id", "variant"]
     known = [k for k in METRIC_KEYS if k in keys]
     rest = sorted(k for k in keys if k not in known and k not in first)
     errors = [k for k in rest if k.endswith("_error")]
-    return first + known + [k for k in rest if k not in errors] + errors + ["absent"]
+    return first + known + [k for k in rest if k not in errors] + errors + ["absent", "notes"]
 
 
 def write_csv(path: Path, samples: list[dict[str, Any]]) -> None:
@@ -307,7 +359,7 @@ def write_csv(path: Path, samples: list[dict[str, Any]]) -> None:
         row = []
         for key in columns:
             value = sample.get(key)
-            if key == "absent":
+            if key in ("absent", "notes"):
                 value = "; ".join(f"{k}: {v}" for k, v in (value or {}).items())
             elif isinstance(value, list):
                 value = " ".join(map(str, value))

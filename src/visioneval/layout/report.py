@@ -9,6 +9,7 @@ import html
 from pathlib import Path
 from typing import Any
 
+from visioneval.engine.store import write_atomic
 from visioneval.layout.draw import sample_dir
 
 SCRIPT = """
@@ -130,5 +131,5 @@ def write_index(viz_dir: Path, document: dict[str, Any], metric_keys: list[str])
         parts.append("</ul>")
     parts.append(f"<script>{SCRIPT}</script></body></html>")
     path = viz_dir / "index.html"
-    path.write_text("\n".join(parts), encoding="utf-8")
+    write_atomic(path, "\n".join(parts).encode("utf-8"))
     return path

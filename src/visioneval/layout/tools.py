@@ -13,7 +13,12 @@ Seed-era counting (kixlab/canvas `evaluation/metrics/tool_usage_metric.py@575ca7
 - an assistant message adds one call per entry of `content.data.tool_calls` (name:
   the entry's `name`);
 - unique tools = the distinct names seen; step count = data.step_count or
-  outer.step_count (0 or missing: none).
+  outer.step_count (0 or missing: none), kept as given (4.5 stays 4.5).
+
+Where the seed would crash on a value (a tool name that is an object, a list or a number:
+unhashable, or unsortable beside the strings; a step count that is not a number), the file
+is a `ToolFileError` naming it, so only this sample's tool metrics are an error. A negative
+or non-finite step count is one too (the seed would compute 1 / (S + C + U + 1) from it).
 
 So a call the assistant made and whose result came back as a tool message is counted
 twice. `tool_call_count` keeps that count for parity; `tool_call_count_dedup` counts a
@@ -31,6 +36,7 @@ de-duplicated sequence of names; 1.0 when both are empty.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,7 +52,7 @@ class ToolFileError(ValueError):
 
 @dataclass
 class ToolUsage:
-    step_count: int | None
+    step_count: int | float | None  # as the file gives it
     call_count: int  # the reference's count (double counts answered calls)
     sequence: list[str] = field(default_factory=list)  # de-duplicated calls, in order
     unique: list[str] = field(default_factory=list)  # sorted distinct names
@@ -54,6 +60,24 @@ class ToolUsage:
 
 def _dict(value: Any) -> dict:
     return value if isinstance(value, dict) else {}
+
+
+def _name(value: Any, where: str, index: int) -> str | None:
+    """A tool name as the seed reads it (any falsy value: no name); text only."""
+    if not value:
+        return None
+    if not isinstance(value, str):
+        raise ToolFileError(f"{where}: message {index}: the tool name {value!r} is not text")
+    return value
+
+
+def _step_count(value: Any, where: str) -> int | float | None:
+    if value is None:
+        return None
+    if (isinstance(value, bool) or not isinstance(value, int | float)
+            or not math.isfinite(value) or value < 0):
+        raise ToolFileError(f"{where}: step_count is {value!r}, not a count of steps")
+    return value
 
 
 def parse_tool_usage(data: Any, where: str = "<json>") -> ToolUsage:
@@ -68,16 +92,16 @@ def parse_tool_usage(data: Any, where: str = "<json>") -> ToolUsage:
     names: set[str] = set()
     sequence: list[str] = []
     answered: set[str] = set()  # ids of assistant tool calls seen so far
-    for msg in messages:
+    for index, msg in enumerate(messages):
         if not isinstance(msg, dict):
             continue
         content = msg.get("content")
         cdata = _dict(_dict(content).get("data"))
         if msg.get("role") == "tool" or msg.get("type") == "tool":
-            name = (msg.get("name") or msg.get("tool") or _dict(content).get("name")
-                    or cdata.get("name"))
+            name = _name(msg.get("name") or msg.get("tool") or _dict(content).get("name")
+                         or cdata.get("name"), where, index)
             if name:
-                names.add(str(name))
+                names.add(name)
             calls += 1
             call_id = cdata.get("tool_call_id") or msg.get("tool_call_id")
             if call_id is None or call_id not in answered:
@@ -88,18 +112,16 @@ def parse_tool_usage(data: Any, where: str = "<json>") -> ToolUsage:
             tool_calls = cdata.get("tool_calls") or []
             for call in tool_calls if isinstance(tool_calls, list) else []:
                 call = _dict(call)
-                name = call.get("name")
+                name = _name(call.get("name"), where, index)
                 if name:
-                    names.add(str(name))
+                    names.add(name)
                 calls += 1
-                sequence.append(str(name) if name else "?")
+                sequence.append(name or "?")
                 if call.get("id") is not None:
                     answered.add(call["id"])
-    step = inner.get("step_count") or data.get("step_count") or None
-    if step is not None and (isinstance(step, bool) or not isinstance(step, int | float)):
-        raise ToolFileError(f"{where}: step_count is {step!r}, not a number")
-    return ToolUsage(step_count=None if step is None else int(step), call_count=calls,
-                     sequence=sequence, unique=sorted(names))
+    step = _step_count(inner.get("step_count") or data.get("step_count") or None, where)
+    return ToolUsage(step_count=step, call_count=calls, sequence=sequence,
+                     unique=sorted(names))
 
 
 def _load(path: Path) -> Any:

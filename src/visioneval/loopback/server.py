@@ -124,6 +124,7 @@ class ServerStats:
     answered: int = 0
     bytes_in: int = 0
     seen_auth: set[str] = field(default_factory=set)
+    last_query: str = ""  # the query string of the last request (tests of URL handling)
     bodies: list[dict[str, Any]] = field(default_factory=list)
     keep_bodies: bool = False
 
@@ -234,6 +235,7 @@ class LoopbackServer:
             await self._runner.cleanup()
 
     def _authorized(self, request: web.Request) -> bool:
+        self.stats.last_query = request.query_string
         auth = request.headers.get("Authorization", "")
         key = auth.removeprefix("Bearer ") if auth else request.headers.get("x-api-key", "")
         if key:

@@ -90,3 +90,37 @@ def heatmap(rows: Sequence[str], columns: Sequence[str], counts: Sequence[Sequen
     ax.set_title(title, fontsize=10, loc="left")
     ax.spines[:].set_visible(False)
     return svg(fig)
+
+
+def evaluator_figure(labels: Sequence[str], rates: Sequence[float | None], title: str):
+    """Horizontal bars, one row per evaluator: labels such as `script:uv run check.py` are
+    long, and rows never overlap where rotated x labels did. Long labels wrap (two lines,
+    then an ellipsis); a rate that could not be computed says n/a."""
+    import textwrap
+
+    shown = []
+    for label in labels:
+        lines = textwrap.wrap(label, 38, break_on_hyphens=False) or [""]
+        if len(lines) > 2:
+            lines = [lines[0], lines[1][:37] + "…"]
+        shown.append("\n".join(lines))
+    heights = [0.22 * (s.count("\n") + 1) + 0.14 for s in shown]
+    fig, ax = plt.subplots(figsize=(6.4, sum(heights) + 1.0))
+    ys = range(len(labels))
+    values = [r if r is not None else 0 for r in rates]
+    bars = ax.barh(ys, values, 0.7, color=PALETTE[0])
+    for bar, rate in zip(bars, rates, strict=True):
+        ax.annotate("n/a (no result)" if rate is None else f"{rate:.1f}",
+                    (bar.get_width(), bar.get_y() + bar.get_height() / 2), ha="left",
+                    va="center", fontsize=7, xytext=(2, 0), textcoords="offset points")
+    ax.set_yticks(ys, shown, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 110)
+    ax.set_xlabel("percent")
+    ax.set_title(title, fontsize=10, loc="left")
+    return fig
+
+
+def evaluator_bars(labels: Sequence[str], rates: Sequence[float | None], title: str) -> str:
+    """The pass rate per evaluator as inline SVG."""
+    return svg(evaluator_figure(labels, rates, title))

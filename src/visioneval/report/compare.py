@@ -3,17 +3,22 @@ models and shots as rows, tasks x image sets as columns, macro F1 with exact mat
 recalls per protocol for IllusionBench, pass rates for evaluator runs.
 
 Runs are never silently mixed: a difference in benchmark settings that changes the numbers
-(prompt style, protocol, dataset fingerprint, number of samples, generation settings) is
-listed as a flag above the table."""
+(prompt style, protocol, configs, dataset parts or content, number of samples, generation
+settings) is listed as a flag above the table, and so are different sample sets, with
+their sizes and overlap. `common_only` compares on the samples every run has: each run's
+metrics are recomputed from its journal's records of those samples, by its benchmark's
+own `summarize` (the benchmark rebuilt from run.json, as `visioneval report` does)."""
 
 from __future__ import annotations
 
 import csv
 import html
 import io
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from visioneval.engine.store import RunDirError, write_atomic
 from visioneval.fmt import pct
 from visioneval.report.rundir import RunView, load
 
@@ -21,8 +26,9 @@ SALBENCH_COLUMNS = {
     "Detection_NAT": "O3", "Detection_SYN": "P3", "Referring_NAT": "O3_box",
     "Referring_SYN": "P3_box", "VisualRef_NAT": "O3_box_img", "VisualRef_SYN": "P3_box_img",
 }
-SETTINGS_THAT_MATTER = ("prompt", "protocol", "fix_quirks", "num_samples", "sample_seed",
-                        "tasks", "subsets", "judge_samples", "judge_temperature")
+SETTINGS_THAT_MATTER = ("prompt", "protocol", "fix_quirks", "configs", "num_samples",
+                        "sample_seed", "tasks", "subsets", "judge_samples",
+                        "judge_temperature")
 
 
 @dataclass
@@ -55,7 +61,7 @@ def _number(cell: str) -> float | None:
         return None
 
 
-def compare(directories: list[Path]) -> Comparison:
+def compare(directories: list[Path], common_only: bool = False) -> Comparison:
     views = [load(d) for d in directories]
     kinds = {v.benchmark for v in views}
     if len(kinds) > 1:
@@ -66,31 +72,86 @@ def compare(directories: list[Path]) -> Comparison:
                "evaluate": _evaluate}.get(kind)
     if builder is None:
         raise ValueError(f"no comparison table for {kind} runs")
-    result = builder(views)
-    result.flags = flags(views)
+    narrowed = on_common_samples(views) if common_only else None
+    result = builder(narrowed or views)
+    result.flags = flags(views, narrowed)
     return result
 
 
-def flags(views: list[RunView]) -> list[str]:
-    """What differs between the runs besides the model, and would change the numbers."""
+def _ids(view: RunView) -> set[str]:
+    return {record.id for record in view.records}
+
+
+def on_common_samples(views: list[RunView]) -> list[RunView]:
+    """Each run narrowed to the samples every run has, its metrics recomputed from those
+    records by its own benchmark's `summarize`."""
+    from visioneval.benchmarks import registry
+
+    common = set.intersection(*map(_ids, views))
+    if not common:
+        raise ValueError("--common-only: the runs have no sample in common ("
+                         + "; ".join(f"{_label(v)}: {len(_ids(v))} samples" for v in views)
+                         + ")")
+    narrowed = []
+    for view in views:
+        records = [r for r in view.records if r.id in common]
+        try:
+            benchmark = registry.build(view.benchmark, view.info.get("options", {}))
+        except (ValueError, OSError, RunDirError) as exc:
+            raise ValueError(f"--common-only recomputes each run's metrics with its benchmark, "
+                             f"which could not be rebuilt for {view.directory}: {exc}") from None
+        narrowed.append(RunView(view.directory, view.info, benchmark.summarize(records),
+                                records))
+    return narrowed
+
+
+def flags(views: list[RunView], narrowed: list[RunView] | None = None) -> list[str]:
+    """What differs between the runs besides the model, and would change the numbers.
+    `narrowed`: the same runs on their common samples (--common-only)."""
     out = []
     for key in SETTINGS_THAT_MATTER:
         values = {_label(v): v.info.get("options", {}).get(key) for v in views}
         if len({repr(x) for x in values.values()}) > 1:
             out.append(f"{key} differs: " + "; ".join(f"{k}: {x}" for k, x in values.items()))
-    prints = {_label(v): v.info.get("dataset", {}).get("fingerprint", "")[:12] for v in views}
-    if len(set(prints.values())) > 1:
-        out.append("dataset fingerprint differs (not the same data): "
-                   + "; ".join(f"{k}: {x}" for k, x in prints.items()))
+    out += _dataset_flags(views)
+    out += _sample_set_flags(views, narrowed)
     gens = {_label(v): v.info.get("generation") for v in views}
     if len({repr(g) for g in gens.values()}) > 1:
         out.append("generation settings differ: "
                    + "; ".join(f"{k}: {g}" for k, g in gens.items()))
-    errors = [f"{_label(v)}: {v.info.get('counts', {}).get('errors')} failed samples"
-              for v in views if v.info.get("counts", {}).get("errors")]
+    errors = [f"{_label(v)}: {n} failed samples" for v in narrowed or views
+              if (n := sum(1 for r in v.records if not r.ok))]
     if errors:
         out.append("some runs have failed samples, left out of their scores: " + "; ".join(errors))
     return out
+
+
+def _dataset_flags(views: list[RunView]) -> list[str]:
+    """Different parts of one dataset (configs, subsets) are named as such; only the same
+    parts with different content are "not the same data"."""
+    prints = {_label(v): v.info.get("dataset", {}).get("fingerprint", "")[:12] for v in views}
+    if len(set(prints.values())) <= 1:
+        return []
+    parts = {_label(v): list(v.info.get("dataset", {}).get("files") or {}) for v in views}
+    if all(parts.values()) and len({tuple(sorted(p)) for p in parts.values()}) > 1:
+        sources = {v.info.get("dataset", {}).get("source") for v in views}
+        where = f" (same source {sources.pop()})" if len(sources) == 1 else ""
+        return [f"dataset parts differ{where}: "
+                + "; ".join(f"{k}: {', '.join(p)}" for k, p in parts.items())]
+    return ["dataset fingerprint differs (not the same data): "
+            + "; ".join(f"{k}: {x}" for k, x in prints.items())]
+
+
+def _sample_set_flags(views: list[RunView], narrowed: list[RunView] | None) -> list[str]:
+    ids = {_label(v): _ids(v) for v in views}
+    if len({frozenset(i) for i in ids.values()}) <= 1:
+        return []
+    common = set.intersection(*ids.values())
+    if narrowed is not None:
+        return [f"compared on the {len(common)} samples common to all runs (--common-only): "
+                + "; ".join(f"{k}: {len(common)} of {len(i)}" for k, i in ids.items())]
+    return ["sample sets differ: " + "; ".join(f"{k}: {len(i)} samples" for k, i in ids.items())
+            + f"; {len(common)} in common to all runs (--common-only compares on those)"]
 
 
 def _label(view: RunView) -> str:
@@ -149,15 +210,28 @@ def to_csv(result: Comparison) -> str:
     return buf.getvalue()
 
 
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]#|~])")
+
+
+def md_escape(value: object) -> str:
+    """A value as literal Markdown text: HTML's `&`, `<`, `>` as entities (so a model name
+    holding markup is shown, never rendered), Markdown punctuation backslash-escaped (so
+    `|` cannot add a table column and `*`, `_`, `[` cannot format or link), and line breaks
+    as spaces (so a value cannot end a table row)."""
+    text = html.escape(str(value), quote=False)
+    text = _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    return re.sub(r"[\r\n]+", " ", text)
+
+
 def to_markdown(result: Comparison) -> str:
     best = result.best()
-    lines = [f"> {flag}" for flag in result.flags] + ([""] if result.flags else [])
-    lines.append("| " + " | ".join(result.header) + " |")
+    lines = [f"> {md_escape(flag)}" for flag in result.flags] + ([""] if result.flags else [])
+    lines.append("| " + " | ".join(map(md_escape, result.header)) + " |")
     lines.append("|" + "|".join("---" if i < 2 else "---:" for i in range(len(result.header)))
                  + "|")
     for row in result.rows:
-        cells = [f"**{c}**" if result.is_best(row, i, best) else (c or "-")
-                 for i, c in enumerate(row)]
+        cells = [f"**{md_escape(c)}**" if result.is_best(row, i, best) else
+                 (md_escape(c) if c else "-") for i, c in enumerate(row)]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     lines.append("Best value per column in bold. Values in percent.")
@@ -190,5 +264,5 @@ def write(result: Comparison, out: Path) -> list[Path]:
     files = {"comparison.csv": to_csv(result), "comparison.md": to_markdown(result),
              "comparison.html": to_html(result)}
     for name, text in files.items():
-        (out / name).write_text(text, encoding="utf-8")
+        write_atomic(out / name, text.encode("utf-8"))
     return [out / name for name in files]

@@ -12,6 +12,7 @@ from typing import Any
 
 import matplotlib.pyplot as plt
 
+from visioneval.engine.store import write_atomic
 from visioneval.report import charts
 from visioneval.report.page import ASSETS
 from visioneval.report.sections import table
@@ -35,7 +36,7 @@ def is_layout_results(path: Path) -> bool:
 def write_layout_report(results: Path) -> Path:
     document = json.loads(results.read_text())
     path = results.with_name(results.stem + "-report.html")
-    path.write_text(render(document, results), encoding="utf-8")
+    write_atomic(path, render(document, results).encode("utf-8"))  # never half a page
     return path
 
 

@@ -9,6 +9,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from visioneval.engine.store import write_atomic
 from visioneval.report import sections, thumbs
 from visioneval.report.rundir import RunView, image_hashes, load, prompt_text
 
@@ -23,14 +24,16 @@ def write_report(directory: Path, thumb_limit: int = THUMB_LIMIT) -> Path:
     """Build report.html for a run directory and return its path."""
     view = load(directory)
     path = directory / "report.html"
-    path.write_text(render(view, thumb_limit), encoding="utf-8")
+    write_atomic(path, render(view, thumb_limit).encode("utf-8"))  # never half a page
     return path
 
 
 def render(view: RunView, thumb_limit: int = THUMB_LIMIT) -> str:
     data, note = browser_data(view, thumb_limit)
     blocks = [_overview(view)]
-    for section in sections.SECTIONS.get(view.benchmark, lambda v: [])(view):
+    shown = sections.SECTIONS.get(view.benchmark, lambda v: [])(view) if view.records \
+        else [sections.no_records(view)]
+    for section in shown:
         blocks.append(f"<section><h2>{html.escape(section.title)}</h2>{section.body}</section>")
     blocks.append(_browser(note))
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
@@ -79,7 +82,7 @@ def _overview(view: RunView) -> str:
 def _unparsed(view: RunView) -> int | None:
     if view.benchmark != "salbench":
         return None
-    return sum(block["strict"]["n_unparsed"] for block in view.metrics.values())
+    return sum(block.get("strict", {}).get("n_unparsed", 0) for block in view.metrics.values())
 
 
 def _browser(note: str) -> str:
@@ -112,10 +115,11 @@ def browser_data(view: RunView, thumb_limit: int) -> tuple[dict[str, Any], str]:
             wrong = not record.ok or any(v.get("ok") is False for v in row["v"].values())
             wanted.append((not wrong, query))
         prompt = prompt_text(record)
-        response = record.response.text or ""
+        error = record.response.error
         rows.append({"id": record.id, "g": record.group, "img": query,
                      "p": texts.setdefault(prompt, len(texts)),
-                     "r": response[:RESPONSE_CHARS], "e": record.response.error, **row})
+                     "r": capped(record.response.text or ""),
+                     "e": capped(error) if error is not None else None, **row})
     order = list(dict.fromkeys(sha for _, sha in sorted(wanted, key=lambda w: w[0])))
     found, note = thumbs.collect(view.info, order, thumb_limit)
     keys = {sha: f"i{i}" for i, sha in enumerate(found)}
@@ -126,6 +130,15 @@ def browser_data(view: RunView, thumb_limit: int) -> tuple[dict[str, Any], str]:
             "labels": sorted({label for r in rows for label in r["labels"]}),
             "texts": list(texts), "thumbs": {keys[s]: url for s, url in found.items()},
             "rows": rows}, note
+
+
+def capped(text: str, limit: int = RESPONSE_CHARS) -> str:
+    """What the page embeds of one answer: the start, and how much is left out (a 10 MB
+    answer would otherwise be 10 MB of every page that shows it)."""
+    if len(text) <= limit:
+        return text
+    return (f"{text[:limit]}... ({len(text) - limit} more characters; full text in "
+            "samples.jsonl)")
 
 
 def try_write_report(directory: Path) -> Path | None:

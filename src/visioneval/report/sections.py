@@ -38,6 +38,16 @@ def pct(value: float | None) -> str:
     return fmt.pct(value, missing="-")
 
 
+def no_records(view: RunView) -> Section:
+    """What an empty run shows instead of its tables: nothing to score, and why."""
+    counts = view.info.get("counts", {})
+    skipped = counts.get("skipped_rows", 0)
+    why = (f"every row was skipped ({skipped}; the reasons are in run.json under sessions)"
+           if skipped else "no sample finished (see the run's sessions in run.json)")
+    return Section("Results", f"<p class=note>This run has no records: {html.escape(why)}. "
+                              "There is nothing to score, chart or browse.</p>")
+
+
 # -- SalBench -----------------------------------------------------------------------------
 
 def salbench_sections(view: RunView) -> list[Section]:
@@ -124,7 +134,7 @@ def illusionbench_sections(view: RunView) -> list[Section]:
     for subset in subsets:
         dist = view.metrics.get("original", {}).get(subset, {}).get("distribution", {})
         for prompt in ("shape_prompt", "scene_prompt"):
-            if prompt in dist:
+            if "shape" in dist.get(prompt, {}):  # absent when no sample was scored
                 cats.append(f"{subset} {prompt.replace('_', ' ')}")
                 for part, key in zip(parts, ("shape", "texture", "rest"), strict=True):
                     parts[part].append(100 * dist[prompt][key])
@@ -167,9 +177,9 @@ def evaluate_sections(view: RunView) -> list[Section]:
                                         "mean score", "errors"], rows))]
     labels = list(evaluators)
     if labels:
-        series = {"pass rate": [_scaled(evaluators[k].get("pass_rate")) for k in labels]}
-        out.append(Section("Pass rate per evaluator", charts.grouped_bars(
-            labels, series, "pass rate (errors excluded)", "percent")))
+        rates = [_scaled(evaluators[k].get("pass_rate")) for k in labels]
+        out.append(Section("Pass rate per evaluator", charts.evaluator_bars(
+            labels, rates, "pass rate (errors excluded)")))
     cases = view.metrics.get("cases", {})
     rows = [[case, "yes" if b["passed_all"] else "no",
              "-" if b["mean_score"] is None else f"{b['mean_score']:.3f}",

@@ -2,14 +2,23 @@
 
 The payload goes in on stdin as JSON; the result JSON comes back on stdout. A timeout (30 s
 by default), a crash, an exit code outside 0/1/2 or stdout that is not a result all become
-status "error" with the reason, so a broken validator never looks like a failed answer."""
+status "error" with the reason, so a broken validator never looks like a failed answer.
+
+Each validator runs in its own process group, and a timeout or a cancelled run kills the
+whole group: `uv run x.py` leaves python as uv's child, and killing only uv left python
+running. Output goes to temporary files, not pipes, so a child that keeps the script's
+stdout open cannot keep the run waiting once the script itself has ended."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
 import shlex
+import signal
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,20 +58,35 @@ class ValidatorCommand:
 
 async def run_validator(command: ValidatorCommand, payload: dict[str, Any],
                         timeout_s: float = TIMEOUT_S) -> EvalResult:
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            *command.argv, cwd=command.cwd, stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-    except OSError as exc:
-        return EvalResult.error(f"cannot start `{command.label()}`: {exc.strerror or exc}")
-    try:
-        out, err = await asyncio.wait_for(proc.communicate(json.dumps(payload).encode()),
-                                          timeout_s)
-    except TimeoutError:
-        proc.kill()
-        await proc.wait()
-        return EvalResult.error(f"`{command.label()}` timed out after {timeout_s:g} s")
-    return interpret(command, proc.returncode, out, err)
+    with tempfile.TemporaryFile() as stdin, tempfile.TemporaryFile() as stdout, \
+            tempfile.TemporaryFile() as stderr:
+        stdin.write(json.dumps(payload).encode())
+        stdin.seek(0)
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *command.argv, cwd=command.cwd, stdin=stdin, stdout=stdout, stderr=stderr,
+                start_new_session=True)
+        except OSError as exc:
+            return EvalResult.error(f"cannot start `{command.label()}`: {exc.strerror or exc}")
+        try:
+            await asyncio.wait_for(proc.wait(), timeout_s)
+        except TimeoutError:
+            _kill_group(proc)
+            await proc.wait()
+            return EvalResult.error(f"`{command.label()}` timed out after {timeout_s:g} s")
+        except asyncio.CancelledError:
+            _kill_group(proc)
+            raise
+        stdout.seek(0)
+        stderr.seek(0)
+        return interpret(command, proc.returncode, stdout.read(), stderr.read())
+
+
+def _kill_group(proc: asyncio.subprocess.Process) -> None:
+    """Kill the validator and everything it started (its process group, which has the
+    validator's pid as id while the validator is not yet reaped)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
 
 
 def interpret(command: ValidatorCommand, code: int | None, out: bytes, err: bytes) -> EvalResult:

@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationInfo, field_validator, model_validator
 from rich.console import Console
 
-from visioneval.benchmarks import parquet
+from visioneval.benchmarks import parquet, stored
 from visioneval.benchmarks.illusionbench import metrics, names, protocols, tables
 from visioneval.benchmarks.illusionbench.prompts import prompt
 from visioneval.benchmarks.illusionbench.sampling import stratified
@@ -76,6 +76,7 @@ class IllusionBenchOptions(BaseModel, frozen=True):
 
 class IllusionBench:
     name = "illusionbench"
+    builtin_models = ("random",)  # popout and majority answer SalBench's question
 
     def __init__(self, options: IllusionBenchOptions, root: Path, files: dict[str, list[Path]]):
         self.options = options
@@ -165,7 +166,9 @@ class IllusionBench:
         label = sample.target[sample.metadata["task"]]
         if sample.metadata["family"] == "lmms":
             answer, ok = protocols.lmms_strict(text, label)
-            return {"lmms-strict": answer}, {"lmms-strict": {"correct": float(ok)}}
+            # The record keeps the extracted answer, capped (the whole is in response.text).
+            parsed = {"lmms-strict": stored.excerpt(answer)}
+            return parsed, {"lmms-strict": {"correct": float(ok)}}
         shape, scene = sample.target["shape"], sample.target["scene"]
         want = "shape" if sample.metadata["task"] == "shape" else "texture"
         parsed: dict[str, Any] = {}

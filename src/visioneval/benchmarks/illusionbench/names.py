@@ -8,6 +8,12 @@ File names follow the generator's save path ([R] Data_generator/generator.py):
 
 Labels keep the file's spelling (`stationary`, `benz`, `paper_clip`); scoring decides how to
 compare them. A shape may itself contain hyphens: the pattern is anchored on the difficulty.
+
+Odd names are read as lmms-eval's `parse_image_name` reads them (`lmms_eval/tasks/
+illusionbench/arshia_utils.py`): empty fields between hyphens are dropped
+(`vehicle--2-City-...` is `vehicle-2-City-...`), and a trailing all-digit field of the shape
+part is an index, not part of the shape, in every subset (LOGO `bmw-1-Cloud-...` is `bmw`).
+ICON names still need their index; a name without one is skipped with its line.
 """
 
 from __future__ import annotations
@@ -17,10 +23,11 @@ from dataclasses import dataclass
 
 _TAIL = r"-(?P<scene>[^-]+)-(?P<difficulty>easy|hard)-(?P<strength>\d+(?:\.\d+)?)-(?P<id>[^-]+)"
 PATTERNS = {
-    "ICON": re.compile(rf"(?P<shape>.+?)-(?P<index>\d+){_TAIL}\.png", re.IGNORECASE),
-    "LOGO": re.compile(rf"(?P<shape>.+){_TAIL}\.png", re.IGNORECASE),
-    "IN": re.compile(rf"(?P<shape>.+){_TAIL}\.png", re.IGNORECASE),
+    "ICON": re.compile(rf"(?P<shape>.+?)-(?P<index>\d+){_TAIL}", re.IGNORECASE),
+    "LOGO": re.compile(rf"(?P<shape>.+?)(?:-(?P<index>\d+))?{_TAIL}", re.IGNORECASE),
+    "IN": re.compile(rf"(?P<shape>.+?)(?:-(?P<index>\d+))?{_TAIL}", re.IGNORECASE),
 }
+_PNG = re.compile(r"(?P<stem>.*)\.png", re.IGNORECASE)
 SPELLED = {
     "ICON": "shape-index-Scene-Difficulty-strength-id.png",
     "LOGO": "shape-Scene-Difficulty-strength-id.png",
@@ -46,8 +53,10 @@ def parse(subset: str, image_name: object) -> ImageName:
     """The labels in `image_name` under the subset's pattern, or BadImageName saying why."""
     if not isinstance(image_name, str) or not image_name.strip():
         raise BadImageName("image_name is empty or not text")
-    base = image_name.strip().rsplit("/", 1)[-1]
-    match = PATTERNS[subset].fullmatch(base)
+    base = _PNG.fullmatch(image_name.strip().rsplit("/", 1)[-1])
+    # lmms-eval drops empty fields: "vehicle--2-City" has the fields vehicle, 2, City.
+    stem = "-".join(f for f in base["stem"].split("-") if f) if base else None
+    match = PATTERNS[subset].fullmatch(stem) if stem else None
     if match is None:
         raise BadImageName(f"does not follow the {subset} pattern {SPELLED[subset]}")
     parts = match.groupdict()

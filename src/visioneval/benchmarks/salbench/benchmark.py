@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 from rich.console import Console
 
-from visioneval.benchmarks import parquet
+from visioneval.benchmarks import parquet, stored
 from visioneval.benchmarks.salbench import tables
 from visioneval.benchmarks.salbench.metrics import sample_scores, summarize_config
 from visioneval.benchmarks.salbench.parse import lenient_labels, strict_tokens, target_labels
@@ -40,6 +40,7 @@ class SalBenchOptions(BaseModel, frozen=True):
 
 class SalBench:
     name = "salbench"
+    builtin_models = ("popout", "random", "majority")
 
     def __init__(self, options: SalBenchOptions, root: Path):
         self.options = options
@@ -136,7 +137,8 @@ class SalBench:
         classes = CONFIGS[sample.group].classes
         gold = target_labels(sample.target)
         predictions = {"strict": strict_tokens(text), "lenient": lenient_labels(text, classes)}
-        parsed = {name: sorted(pred) for name, pred in predictions.items()}
+        # The record keeps what was extracted, capped (a long answer is in response.text).
+        parsed = {name: stored.pieces(pred, classes) for name, pred in predictions.items()}
         scores = {name: sample_scores(pred, gold) for name, pred in predictions.items()}
         return parsed, scores
 

@@ -50,15 +50,19 @@ def class_scores(pairs: Sequence[tuple[set[str], set[str]]], classes: Sequence[s
 
 
 def summarize_parser(pairs: Sequence[tuple[set[str], set[str]]], classes: Sequence[str],
-                     n_errors: int) -> dict[str, Any]:
-    """Metrics for one parser over one config's scored samples."""
+                     n_errors: int, per_sample: Sequence[dict[str, float]] | None = None
+                     ) -> dict[str, Any]:
+    """Metrics for one parser over one config's scored samples. `per_sample`: the scores
+    computed when each answer was parsed (a record keeps class labels exactly but may elide
+    other pieces, so set sizes are taken from there); computed from `pairs` when None."""
     n = len(pairs)
     base: dict[str, Any] = {"n": n, "n_errors": n_errors,
                             "n_unparsed": sum(1 for pred, _ in pairs if not pred & set(classes))}
     if n == 0:
         base["unavailable"] = f"no scored samples ({n_errors} failed requests)"
         return base
-    per_sample = [sample_scores(pred, gold) for pred, gold in pairs]
+    if per_sample is None:
+        per_sample = [sample_scores(pred, gold) for pred, gold in pairs]
     per_class = class_scores(pairs, classes)
     return base | {
         "exact_match": sum(s["exact_match"] for s in per_sample) / n,
@@ -72,8 +76,11 @@ def summarize_config(records: Iterable[Any], classes: Sequence[str]) -> dict[str
     """`{"strict": {...}, "lenient": {...}}` for one config's records."""
     records = list(records)
     n_errors = sum(1 for r in records if not r.ok)
+    scored = [r for r in records if r.ok]
     out = {}
     for parser in PARSERS:
-        pairs = [(set(r.parsed[parser]), target_labels(r.target)) for r in records if r.ok]
-        out[parser] = summarize_parser(pairs, classes, n_errors)
+        pairs = [(set(r.parsed[parser]), target_labels(r.target)) for r in scored]
+        per_sample = [r.scores.get(parser) or sample_scores(pred, gold)
+                      for r, (pred, gold) in zip(scored, pairs, strict=True)]
+        out[parser] = summarize_parser(pairs, classes, n_errors, per_sample)
     return out

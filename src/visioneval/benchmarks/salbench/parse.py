@@ -28,28 +28,88 @@ def target_labels(answer: str) -> set[str]:
 _SPELLINGS = {"colour": "color", "colours": "color", "colors": "color", "sizes": "size",
               "orientations": "orientation", "shapes": "shape", "locations": "location",
               "patterns": "pattern"}
-_CLAUSE_SPLIT = re.compile(r"[,;\n/|&]|\band\b|\bor\b|(?<=[a-z\)\]\*])\.(?:\s|$)")
+_CLAUSE_SPLIT = re.compile(r"[,;:\n/|&]|\band\b|\bor\b|(?<=[a-z\)\]\*])\.(?:\s|$)")
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 _NEGATORS = frozenset({"not", "no", "neither", "nor", "without", "isn't", "aren't", "doesn't",
                        "don't", "never", "except"})
 _CONTRAST = frozenset({"but", "instead", "rather"})
+# "X is not ...", "X doesn't ...": a negated verb after the class word denies it.
+_AUXILIARIES = frozenset({"is", "are", "was", "were", "does", "do", "did", "has", "have",
+                          "can", "could", "will", "would", "should", "seems", "seem"})
+_NEGATED_VERBS = frozenset({"isn't", "aren't", "wasn't", "weren't", "doesn't", "don't",
+                            "didn't", "hasn't", "haven't", "can't", "cannot", "won't"})
+# "the same color", "sizes are identical": the class is shared, not the difference.
+_SAME = frozenset({"same", "similar", "identical", "equal", "alike"})
+# Descriptive mentions: "in the top-left location", "at location given by ...".
+_PREP_ALWAYS = frozenset({"at", "near", "within"})
+_PREP_WITH_PHRASE = frozenset({"in", "on"})
+_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "its", "their"})
+_DIFFERENCE = frozenset({"different", "differing", "distinct", "unique", "odd", "other",
+                         "special", "unusual", "contrasting", "changed", "varying", "varied"})
 
 
 def lenient_labels(text: str, classes: Sequence[str]) -> set[str]:
-    """Class words found in the answer, one clause at a time, skipping negated ones."""
+    """Class words found in the answer, one clause at a time, leaving out the ones that are
+    denied ("not color", "color is not ...", "the same color") or only describe where or
+    which object ("in the top-left location")."""
     vocabulary = set(classes)
-    cleaned = re.sub(r"[*_`#>\"]", " ", text.lower())
+    cleaned = re.sub(r"[*_`#>\"]", " ", text.lower().replace("\u2019", "'"))
     found: set[str] = set()
     for clause in _CLAUSE_SPLIT.split(cleaned):
-        negated = False
-        for word in _WORD.findall(clause):
+        words = _WORD.findall(clause)
+        labels = [_SPELLINGS.get(w, w) for w in words]
+        negated, same_at = False, -10
+        for i, word in enumerate(words):
             if word in _CONTRAST:  # "not size but color": the negation ends here
-                negated = False
+                negated, same_at = False, -10
                 continue
             if word in _NEGATORS:
                 negated = True
                 continue
-            label = _SPELLINGS.get(word, word)
-            if label in vocabulary and not negated:
+            if word in _SAME:
+                same_at = i
+                continue
+            label = labels[i]
+            if label not in vocabulary:
+                continue
+            same = i - same_at <= 3  # "the same color", not "the same object ... color"
+            denied = negated ^ same ^ _denied_after(words, labels, i, vocabulary)
+            if not denied and not _descriptive(words, i, vocabulary):
                 found.add(label)
     return found
+
+
+def _denied_after(words: list[str], labels: list[str], i: int, vocabulary: set[str]) -> bool:
+    """A negated verb ("is not", "doesn't") or a sameness word after the class word at `i`,
+    before the next class word or contrast, denies it; both together ("is not the same")
+    affirm it."""
+    negated = same = False
+    for k in range(i + 1, len(words)):
+        word = words[k]
+        if labels[k] in vocabulary or word in _CONTRAST:
+            break
+        if word in _NEGATED_VERBS or (word in ("not", "never") and words[k - 1] in _AUXILIARIES):
+            negated = True
+        elif word in _SAME:
+            same = True
+    return negated ^ same
+
+
+def _descriptive(words: list[str], i: int, vocabulary: set[str]) -> bool:
+    """The class word at `i` heads a place phrase: "at [the ...] location", or "in/on" with
+    a determiner and a modifier ("in the top-left location"), not "in color" or "in the
+    color", and never a phrase that says the class differs ("at a different location")."""
+    j, modifiers = i - 1, []
+    while (j >= 0 and len(modifiers) < 3 and words[j] not in _DETERMINERS
+           and words[j] not in _PREP_ALWAYS | _PREP_WITH_PHRASE
+           and _SPELLINGS.get(words[j], words[j]) not in vocabulary):
+        modifiers.append(words[j])
+        j -= 1
+    determiner = j >= 0 and words[j] in _DETERMINERS
+    j -= determiner
+    preposition = words[j] if j >= 0 else None
+    if any(m in _DIFFERENCE for m in modifiers):
+        return False
+    if preposition in _PREP_ALWAYS:
+        return True
+    return preposition in _PREP_WITH_PHRASE and determiner and bool(modifiers)

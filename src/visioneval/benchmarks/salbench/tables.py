@@ -59,7 +59,8 @@ def show(metrics: dict[str, Any], label: dict[str, Any], console: Console) -> No
                   caption="P3 synthetic, O3 natural. EM exact match; F1 the paper's macro F1. "
                           "strict: the reference parser (headline); lenient: forgives format.",
                   pad_edge=False)
-    for column in ("task", "set", "n", "errors", "unparsed", "EM", "F1", "EM len", "F1 len"):
+    for column in ("task", "set", "n", "errors", "unparsed", "EM\nstrict", "F1\nstrict",
+                   "EM\nlenient", "F1\nlenient"):
         table.add_column(column, justify="left" if column in ("task", "set") else "right",
                          no_wrap=True, min_width=5 if column.startswith(("EM", "F1")) else None)
     for config, block in metrics.items():

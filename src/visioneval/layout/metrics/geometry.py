@@ -32,8 +32,12 @@ def union_area(boxes: np.ndarray) -> float:
     cells; each box adds +1 to the cells it covers through a 2-D difference array
     (four corner updates, then cumulative sums), and the area is the sum of the covered
     cells' areas. O(N + K^2) with K <= 2N distinct edges; boxes of zero width or height
-    cover nothing."""
+    cover nothing. A negative width or height spans back from x or y, as shapely's
+    `box(x, y, x + w, y + h)` (what the seed unions) normalises its corners: its area is
+    |w| * |h|."""
     boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+    boxes = np.concatenate([np.minimum(boxes[:, :2], boxes[:, :2] + boxes[:, 2:]),
+                            np.abs(boxes[:, 2:])], axis=1)
     boxes = boxes[(boxes[:, 2] > 0) & (boxes[:, 3] > 0)]
     if len(boxes) == 0:
         return 0.0
