@@ -8,6 +8,7 @@ import io
 from pathlib import Path
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -58,7 +59,7 @@ def show(metrics: dict[str, Any], label: dict[str, Any], console: Console) -> No
     table = Table(title=f"SalBench: {label['model']}, {label['shots']}-shot (percent)",
                   caption="P3 synthetic, O3 natural. EM exact match; F1 the paper's macro F1. "
                           "strict: the reference parser (headline); lenient: forgives format.",
-                  pad_edge=False)
+                  pad_edge=False, box=box.SIMPLE_HEAVY, collapse_padding=True)  # fits 80 columns
     for column in ("task", "set", "n", "errors", "unparsed", "EM\nstrict", "F1\nstrict",
                    "EM\nlenient", "F1\nlenient"):
         table.add_column(column, justify="left" if column in ("task", "set") else "right",
