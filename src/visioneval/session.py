@@ -127,7 +127,7 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
         with RunProgress(benchmark.total(), benchmark.name, completed=len(done),
                          console=console, enabled=show_progress) as progress:
             await engine.run(benchmark.samples(), benchmark.score, progress, done, stats,
-                             getattr(benchmark, "solve", None))
+                             benchmark.solve)
         status = "finished"
     finally:
         store.close()

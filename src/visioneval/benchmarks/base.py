@@ -1,21 +1,30 @@
-"""What a benchmark is: data + prompt + parser + metrics. The engine needs only this."""
+"""What a benchmark is: data + prompt + parser + metrics (`Benchmark`, what the engine runs),
+and how its runs are shown (`BenchmarkDefinition`, what the registry line points at: its
+command, report sections, sample-browser rows and comparison table). Nothing outside a
+benchmark's folder names it; report, compare, resume and the CLI ask its definition."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pydantic import BaseModel
 from rich.console import Console
 
 from visioneval.records import Record, Sample, SkippedRow
 
+if TYPE_CHECKING:
+    from visioneval.engine.runner import Solver
+    from visioneval.report.blocks import ComparisonTable, Section
+    from visioneval.report.rundir import RunView
+
 
 class Benchmark(Protocol):
     name: str
     builtin_models: tuple[str, ...]  # the `builtin` backend's baselines that fit (none: ())
     options: BaseModel  # what run.json records; `registry.build(name, options)` rebuilds it
+    solve: Solver | None  # None: one request per sample; else how a sample is answered
 
     def plan(self) -> dict[str, Any]:
         """The benchmark's configuration and dataset fingerprint, recorded in run.json."""
@@ -40,6 +49,56 @@ class Benchmark(Protocol):
                       console: Console) -> None:
         """The tables a user sees at the end of a run."""
 
-    def majority_answers(self) -> dict[tuple[str, ...], str]:
-        """For the builtin `majority` baseline: the most common answer per option list
-        (empty when the benchmark has no such notion)."""
+
+class BenchmarkDefinition:
+    """Everything visioneval knows about one benchmark besides running it. A benchmark's
+    folder subclasses this once; the registry line names that instance. The defaults fit a
+    benchmark that has no tables of its own: a generic sample browser and no comparison."""
+
+    name: ClassVar[str]
+    summary: ClassVar[str]  # the command's help, first sentence first
+    # The command's own options (flags generated from the fields; the engine's and the
+    # model's options are shared by every benchmark command). None: no command.
+    command_options: ClassVar[type[BaseModel] | None] = None
+    # Options (keys of run.json's `options`) whose difference changes the numbers:
+    # `visioneval compare` flags runs that differ in them.
+    settings_that_matter: ClassVar[tuple[str, ...]] = ()
+
+    def build(self, options: dict[str, Any]) -> Benchmark:
+        """The benchmark from the options run.json recorded (resume, report, compare)."""
+        raise NotImplementedError
+
+    def from_command(self, options: BaseModel) -> Benchmark:
+        """The benchmark from its command's options (an instance of `command_options`)."""
+        return self.build(options.model_dump())
+
+    def sections(self, view: RunView) -> list[Section]:
+        """The report's tables and charts for a run with records."""
+        return []
+
+    def browser_row(self, record: Record) -> dict[str, Any]:
+        """How a record appears in the report's sample browser: `t` the target as text,
+        `labels` its classes (a filter), `v` one view per parser or protocol with the answer
+        `a` and whether it was right `ok` (None: not judged), optional `meta`."""
+        views = {k: {"a": str(record.parsed.get(k, "")), "ok": _ok(v)}
+                 for k, v in record.scores.items()}
+        return {"t": str(record.target), "labels": [], "v": views}
+
+    def comparison(self, views: Sequence[RunView]) -> ComparisonTable | None:
+        """Several runs in one table; None: this benchmark has no comparison table."""
+        return None
+
+    def unparsed(self, metrics: dict[str, Any]) -> int | None:
+        """Answers the headline parser could not read (the report's card); None: no notion."""
+        return None
+
+
+def _ok(scores: Any) -> bool | None:
+    """A score block's verdict when it has an obvious one (correct / exact_match / passed)."""
+    if not isinstance(scores, dict):
+        return None
+    for key in ("correct", "exact_match", "passed"):
+        value = scores.get(key)
+        if isinstance(value, bool | int | float) and value is not None:
+            return bool(value == 1)
+    return None

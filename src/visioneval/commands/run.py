@@ -13,6 +13,7 @@ from rich.console import Console
 from visioneval.backends.builtin import check_fits
 from visioneval.backends.keys import redact_url
 from visioneval.backends.registry import BackendSpec, make_backend
+from visioneval.baselines.hints import majority_answers
 from visioneval.benchmarks import registry
 from visioneval.benchmarks.base import Benchmark
 from visioneval.benchmarks.parquet import DataError
@@ -49,8 +50,8 @@ async def _session(benchmark: Benchmark, spec: BackendSpec, settings: Generation
                    engine: EngineOptions, directory: Path, resume: bool, output: Output,
                    lock: RunLock) -> SessionResult:
     if spec.kind == "builtin":
-        check_fits(spec.model, benchmark.name, getattr(benchmark, "builtin_models", ()))
-    majority = benchmark.majority_answers() if spec.kind == "builtin" and \
+        check_fits(spec.model, benchmark.name, benchmark.builtin_models)
+    majority = majority_answers(benchmark) if spec.kind == "builtin" and \
         spec.model == "majority" else None
     backend = make_backend(spec, connections=engine.concurrency, majority=majority,
                            seed=getattr(benchmark.options, "seed", 0))

@@ -174,9 +174,6 @@ class EvalRun:
     def summarize(self, records: list[Record]) -> dict[str, Any]:
         return summarize(records)
 
-    def majority_answers(self) -> dict[tuple[str, ...], str]:
-        return {}
-
     def write_tables(self, metrics: dict[str, Any], info: dict[str, Any],
                      directory: Path) -> list[Path]:
         path = directory / "results.csv"

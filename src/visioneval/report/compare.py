@@ -15,66 +15,28 @@ import csv
 import html
 import io
 import re
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 
+from visioneval.benchmarks import registry
 from visioneval.engine.store import RunDirError, write_atomic
-from visioneval.fmt import pct
+from visioneval.report import templating
+from visioneval.report.blocks import ComparisonTable
 from visioneval.report.rundir import RunView, load
 
-SALBENCH_COLUMNS = {
-    "Detection_NAT": "O3", "Detection_SYN": "P3", "Referring_NAT": "O3_box",
-    "Referring_SYN": "P3_box", "VisualRef_NAT": "O3_box_img", "VisualRef_SYN": "P3_box_img",
-}
-SETTINGS_THAT_MATTER = ("prompt", "protocol", "fix_quirks", "configs", "num_samples",
-                        "sample_seed", "tasks", "subsets", "judge_samples",
-                        "judge_temperature")
 
-
-@dataclass
-class Comparison:
-    benchmark: str
-    header: list[str]
-    rows: list[list[str]]
-    higher_is_better: list[bool]  # per column, from the third on
-    flags: list[str] = field(default_factory=list)
-
-    def best(self) -> dict[int, str]:
-        """Column index -> best value string (numbers only)."""
-        out = {}
-        for col in range(2, len(self.header)):
-            values = [_number(r[col]) for r in self.rows]
-            numbers = [v for v in values if v is not None]
-            if numbers:
-                out[col] = max(numbers) if self.higher_is_better[col - 2] else min(numbers)
-        return out
-
-    def is_best(self, row: list[str], col: int, best: dict[int, float]) -> bool:
-        value = _number(row[col])
-        return value is not None and col in best and value == best[col] and len(self.rows) > 1
-
-
-def _number(cell: str) -> float | None:
-    try:
-        return float(cell)
-    except (TypeError, ValueError):
-        return None
-
-
-def compare(directories: list[Path], common_only: bool = False) -> Comparison:
+def compare(directories: list[Path], common_only: bool = False) -> ComparisonTable:
     views = [load(d) for d in directories]
     kinds = {v.benchmark for v in views}
     if len(kinds) > 1:
         raise ValueError(f"these runs are of different benchmarks ({', '.join(sorted(kinds))}); "
                          "compare runs of one benchmark at a time")
-    kind = kinds.pop()
-    builder = {"salbench": _salbench, "illusionbench": _illusionbench,
-               "evaluate": _evaluate}.get(kind)
-    if builder is None:
-        raise ValueError(f"no comparison table for {kind} runs")
+    definition = registry.definition(kinds.pop())
     narrowed = on_common_samples(views) if common_only else None
-    result = builder(narrowed or views)
-    result.flags = flags(views, narrowed)
+    result = definition.comparison(narrowed or views)
+    if result is None:
+        raise ValueError(f"no comparison table for {definition.name} runs")
+    result.flags = flags(views, definition.settings_that_matter, narrowed)
     return result
 
 
@@ -85,8 +47,6 @@ def _ids(view: RunView) -> set[str]:
 def on_common_samples(views: list[RunView]) -> list[RunView]:
     """Each run narrowed to the samples every run has, its metrics recomputed from those
     records by its own benchmark's `summarize`."""
-    from visioneval.benchmarks import registry
-
     common = set.intersection(*map(_ids, views))
     if not common:
         raise ValueError("--common-only: the runs have no sample in common ("
@@ -105,11 +65,13 @@ def on_common_samples(views: list[RunView]) -> list[RunView]:
     return narrowed
 
 
-def flags(views: list[RunView], narrowed: list[RunView] | None = None) -> list[str]:
-    """What differs between the runs besides the model, and would change the numbers.
+def flags(views: list[RunView], settings: Sequence[str] = (),
+          narrowed: list[RunView] | None = None) -> list[str]:
+    """What differs between the runs besides the model, and would change the numbers:
+    the benchmark's `settings` that matter, data, samples, generation, failures.
     `narrowed`: the same runs on their common samples (--common-only)."""
     out = []
-    for key in SETTINGS_THAT_MATTER:
+    for key in settings:
         values = {_label(v): v.info.get("options", {}).get(key) for v in views}
         if len({repr(x) for x in values.values()}) > 1:
             out.append(f"{key} differs: " + "; ".join(f"{k}: {x}" for k, x in values.items()))
@@ -158,51 +120,7 @@ def _label(view: RunView) -> str:
     return f"{view.model} ({view.directory.name})"
 
 
-def _salbench(views: list[RunView]) -> Comparison:
-    header = ["Model", "Shot"]
-    for column in SALBENCH_COLUMNS:
-        header += [f"{column} F1", f"{column} EM"]
-    rows = []
-    for view in sorted(views, key=lambda v: (v.model, v.info["options"].get("shots", 0))):
-        row = [view.model, str(view.info["options"].get("shots", 0))]
-        for config in SALBENCH_COLUMNS.values():
-            block = view.metrics.get(config, {}).get("strict", {})
-            row += [pct(block.get("macro_f1")), pct(block.get("exact_match"))]
-        rows.append(row)
-    return Comparison("salbench", header, rows, [True] * (len(header) - 2))
-
-
-def _illusionbench(views: list[RunView]) -> Comparison:
-    subsets = ("ICON", "LOGO", "IN")
-    protocols = list(dict.fromkeys(p for v in views for p in v.metrics))
-    header = ["Model", "Protocol"]
-    for subset in subsets:
-        header += [f"{subset} shape", f"{subset} scene"]
-    rows = []
-    for view in views:
-        for protocol in protocols:
-            if protocol not in view.metrics:
-                continue
-            row = [view.model, protocol]
-            for subset in subsets:
-                block = view.metrics[protocol].get(subset, {})
-                row += [pct(block.get("shape_recall")), pct(block.get("scene_recall"))]
-            rows.append(row)
-    return Comparison("illusionbench", header, rows, [True] * (len(header) - 2))
-
-
-def _evaluate(views: list[RunView]) -> Comparison:
-    labels = list(dict.fromkeys(k for v in views for k in v.metrics.get("evaluators", {})))
-    header = ["Judge", "Run", *[f"{k} pass %" for k in labels]]
-    rows = []
-    for view in views:
-        blocks = view.metrics.get("evaluators", {})
-        rows.append([view.model, view.directory.name,
-                     *[pct(blocks.get(k, {}).get("pass_rate")) for k in labels]])
-    return Comparison("evaluate", header, rows, [True] * len(labels))
-
-
-def to_csv(result: Comparison) -> str:
+def to_csv(result: ComparisonTable) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(result.header)
@@ -223,7 +141,7 @@ def md_escape(value: object) -> str:
     return re.sub(r"[\r\n]+", " ", text)
 
 
-def to_markdown(result: Comparison) -> str:
+def to_markdown(result: ComparisonTable) -> str:
     best = result.best()
     lines = [f"> {md_escape(flag)}" for flag in result.flags] + ([""] if result.flags else [])
     lines.append("| " + " | ".join(map(md_escape, result.header)) + " |")
@@ -238,28 +156,13 @@ def to_markdown(result: Comparison) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_html(result: Comparison) -> str:
-    best = result.best()
-    flag_html = "".join(f'<p class="flag">{html.escape(f)}</p>' for f in result.flags)
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in result.header)
-    def cell(row: list[str], i: int) -> str:
-        cls = ("num" if i >= 2 else "") + (" best" if result.is_best(row, i, best) else "")
-        return f'<td class="{cls}">{html.escape(row[i] or "-")}</td>'
-
-    body = "".join("<tr>" + "".join(cell(row, i) for i in range(len(row))) + "</tr>"
-                   for row in result.rows)
-    css = ("body{font:14px system-ui,sans-serif;margin:24px}table{border-collapse:collapse}"
-           "th,td{border-bottom:1px solid #ddd;padding:4px 8px}td.num{text-align:right}"
-           "td.best{font-weight:700;background:#e8f5e9}.flag{background:#fff3e0;"
-           "border-left:4px solid #ef6c00;padding:6px 10px}")
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{result.benchmark} "
-            f"comparison</title><style>{css}</style></head><body><h1>{result.benchmark} "
-            f"comparison</h1>{flag_html}<table><thead><tr>{head}</tr></thead><tbody>{body}"
-            "</tbody></table><p>Best value per column in bold. Values in percent.</p>"
-            "</body></html>\n")
+def to_html(result: ComparisonTable) -> str:
+    return templating.render("comparison.html", title=f"{result.benchmark} comparison",
+                             subtitle=f"{len(result.rows)} rows", table=result,
+                             best=result.best())
 
 
-def write(result: Comparison, out: Path) -> list[Path]:
+def write(result: ComparisonTable, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     files = {"comparison.csv": to_csv(result), "comparison.md": to_markdown(result),
              "comparison.html": to_html(result)}

@@ -4,7 +4,6 @@ skipped and why, and a link to the per-sample pictures when `--viz` drew them.""
 
 from __future__ import annotations
 
-import html
 import json
 import os
 from pathlib import Path
@@ -13,9 +12,8 @@ from typing import Any
 import matplotlib.pyplot as plt
 
 from visioneval.engine.store import write_atomic
-from visioneval.report import charts
-from visioneval.report.page import ASSETS
-from visioneval.report.sections import table
+from visioneval.report import charts, templating
+from visioneval.report.blocks import Block, Cards, Charts, Link, Note, Section, Table
 
 # Seed-era headline metrics, then the scores that do not saturate (docs/layout.md).
 DISTRIBUTED = ("canvas_fill", "pixel_fidelity", "semantic_match", "element_count_ratio",
@@ -44,40 +42,34 @@ def render(document: dict[str, Any], results: Path) -> str:
     samples = document.get("samples", [])
     variants = document.get("variants") or sorted({s["variant"] for s in samples})
     errors = sum(1 for s in samples if any(k.endswith("_error") for k in s))
-    cards = [("samples", len(samples)), ("pairs skipped", len(document.get("skipped", []))),
-             ("samples with a metric error", errors),
-             ("time", f"{document.get('seconds', 0):.1f} s")]
-    html_cards = "".join(f'<div class="card"><b>{html.escape(str(v))}</b>'
-                         f"<span>{html.escape(k)}</span></div>" for k, v in cards)
-    blocks = [f'<section><h2>Run</h2><div class="cards">{html_cards}</div><p class="note">'
-              f"{html.escape(document.get('base_dir', ''))} · model "
-              f"{html.escape(str(document.get('model')))} · variants "
-              f"{html.escape(', '.join(variants))}</p>{_viz_link(document, results)}</section>"]
-    blocks.append(_summary(document, variants))
-    blocks.append(f"<section><h2>Distributions</h2><p class=note>One panel per metric, one "
-                  f"colour per variant; the seed-era metrics first, then the scores that "
-                  f"cannot reach 1.0 without overlap (IoU ≥ 0.5 F1, block match, ...).</p>"
-                  f"{_distributions(samples, variants)}</section>")
-    blocks.append(_problems(document, samples))
+    cards = Cards([("samples", len(samples)),
+                   ("pairs skipped", len(document.get("skipped", []))),
+                   ("samples with a metric error", errors),
+                   ("time", f"{document.get('seconds', 0):.1f} s")])
+    run = Section("Run", [cards, Note(f"{document.get('base_dir', '')} · model "
+                                      f"{document.get('model')} · variants "
+                                      f"{', '.join(variants)}"),
+                          _viz_link(document, results)])
+    distributions = Section("Distributions", [
+        Note("One panel per metric, one colour per variant; the seed-era metrics first, then "
+             "the scores that cannot reach 1.0 without overlap (IoU ≥ 0.5 F1, block match, "
+             "...)."), _distributions(samples, variants)])
     title = f"layout: {document.get('model')} ({', '.join(variants)})"
-    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>'
-            f"{html.escape(title)} · visioneval</title><style>"
-            f"{(ASSETS / 'report.css').read_text()}</style></head><body><header><h1>"
-            f"{html.escape(title)}</h1><div class=sub>{html.escape(str(results))}</div>"
-            f"</header><main>{''.join(blocks)}</main></body></html>\n")
+    return templating.render("sections.html", title=title, subtitle=str(results),
+                             sections=[run, _summary(document, variants), distributions,
+                                       _problems(document, samples)])
 
 
-def _viz_link(document: dict[str, Any], results: Path) -> str:
+def _viz_link(document: dict[str, Any], results: Path) -> Block:
     pictures = [s.get("viz") for s in document.get("samples", []) if s.get("viz")]
     index = results.with_name(results.stem + "-viz") / "index.html"
     if not pictures or not index.exists():
-        return "<p class=note>No pictures: run `visioneval layout ... --viz` to draw them.</p>"
+        return Note("No pictures: run `visioneval layout ... --viz` to draw them.")
     href = os.path.relpath(index, results.parent)
-    return (f'<p>Per-sample pictures and a sortable table: <a href="{html.escape(href)}">'
-            f"{html.escape(href)}</a></p>")
+    return Link(href, href, "Per-sample pictures and a sortable table: ")
 
 
-def _summary(document: dict[str, Any], variants: list[str]) -> str:
+def _summary(document: dict[str, Any], variants: list[str]) -> Section:
     summary = document.get("summary", {})
     keys = [k for k in DISTRIBUTED if any(k in summary.get(v, {}) for v in variants)]
     rows = []
@@ -89,13 +81,13 @@ def _summary(document: dict[str, Any], variants: list[str]) -> str:
                 [f"{stats['mean']:.4f}", f"{stats['median']:.4f}", str(stats["count"])]
         rows.append(row)
     header = ["metric", *[f"{v} {s}" for v in variants for s in ("mean", "median", "n")]]
-    return f"<section><h2>Summary</h2>{table(header, rows)}</section>"
+    return Section("Summary", [Table(header, rows)])
 
 
-def _distributions(samples: list[dict[str, Any]], variants: list[str]) -> str:
+def _distributions(samples: list[dict[str, Any]], variants: list[str]) -> Block:
     keys = [k for k in DISTRIBUTED if any(isinstance(s.get(k), int | float) for s in samples)]
     if not keys:
-        return "<p class=note>No metric values.</p>"
+        return Note("No metric values.")
     cols = 4
     rows = (len(keys) + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(3.0 * cols, 2.2 * rows), squeeze=False)
@@ -114,10 +106,10 @@ def _distributions(samples: list[dict[str, Any]], variants: list[str]) -> str:
         ax.axis("off")
     axes.flat[0].legend(fontsize=7, frameon=False)
     fig.tight_layout()
-    return charts.svg(fig)
+    return Charts([charts.svg(fig)])
 
 
-def _problems(document: dict[str, Any], samples: list[dict[str, Any]]) -> str:
+def _problems(document: dict[str, Any], samples: list[dict[str, Any]]) -> Section:
     rows = [[s.get("gid") or s.get("id", "?"), s.get("reason", "")]
             for s in document.get("skipped", [])]
     rows += [[f"{s['variant']}/{s['id']}", f"{k}: {v}"] for s in samples
@@ -126,11 +118,11 @@ def _problems(document: dict[str, Any], samples: list[dict[str, Any]]) -> str:
     for sample in samples:
         for key, reason in (sample.get("absent") or {}).items():
             absent[f"{key}: {reason}"] = absent.get(f"{key}: {reason}", 0) + 1
-    parts = []
+    blocks: list[Block] = []
     if rows:
-        parts.append(table(["pair or sample", "problem"], rows, numeric_from=99))
+        blocks.append(Table(["pair or sample", "problem"], rows, numeric_from=99))
     if absent:
-        parts.append(table(["absent metric and reason", "samples"],
-                           [[k, n] for k, n in sorted(absent.items())]))
-    body = "".join(parts) or "<p class=note>Every pair was scored.</p>"
-    return f"<section><h2>Skipped, errors and absent values</h2>{body}</section>"
+        blocks.append(Table(["absent metric and reason", "samples"],
+                            [[k, n] for k, n in sorted(absent.items())]))
+    return Section("Skipped, errors and absent values",
+                   blocks or [Note("Every pair was scored.")])

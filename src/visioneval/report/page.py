@@ -3,18 +3,19 @@ counts, the benchmark's tables and charts, and a sample browser over every recor
 
 from __future__ import annotations
 
-import html
 import json
 import logging
 from pathlib import Path
 from typing import Any
 
+from visioneval.benchmarks import registry
+from visioneval.benchmarks.base import BenchmarkDefinition
 from visioneval.engine.store import write_atomic
-from visioneval.report import sections, thumbs
+from visioneval.report import templating, thumbs
+from visioneval.report.blocks import Note, Section
 from visioneval.report.rundir import RunView, image_hashes, load, prompt_text
 
 log = logging.getLogger(__name__)
-ASSETS = Path(__file__).parent / "assets"
 THUMB_LIMIT = 3000  # `visioneval report`; the end-of-run report makes at most RUN_END_THUMBS
 RUN_END_THUMBS = 1000
 RESPONSE_CHARS = 4000
@@ -29,82 +30,68 @@ def write_report(directory: Path, thumb_limit: int = THUMB_LIMIT) -> Path:
 
 
 def render(view: RunView, thumb_limit: int = THUMB_LIMIT) -> str:
-    data, note = browser_data(view, thumb_limit)
-    blocks = [_overview(view)]
-    shown = sections.SECTIONS.get(view.benchmark, lambda v: [])(view) if view.records \
-        else [sections.no_records(view)]
-    for section in shown:
-        blocks.append(f"<section><h2>{html.escape(section.title)}</h2>{section.body}</section>")
-    blocks.append(_browser(note))
+    definition = _definition(view)
+    data, note = browser_data(view, definition, thumb_limit)
+    shown = definition.sections(view) if view.records else [no_records(view)]
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{html.escape(view.title)} · visioneval</title>
-<style>{(ASSETS / "report.css").read_text()}</style></head>
-<body><header><h1>{html.escape(view.title)}</h1>
-<div class="sub">{html.escape(str(view.directory))} · {html.escape(view.info.get("status", ""))}
-· visioneval {html.escape(str(view.info.get("visioneval_version", "")))}</div></header>
-<main>{"".join(blocks)}</main>
-<script type="application/json" id="run-data">{payload}</script>
-<script>{(ASSETS / "report.js").read_text()}</script>
-</body></html>
-"""
+    info = view.info
+    return templating.render(
+        "run.html", title=view.title,
+        subtitle=f"{view.directory} · {info.get('status', '')} · visioneval "
+                 f"{info.get('visioneval_version', '')}",
+        cards=_cards(view, definition), backend_line=_backend_line(info),
+        config=json.dumps({k: info.get(k) for k in ("options", "dataset", "backend",
+                                                   "generation", "engine", "sessions")},
+                          indent=2),
+        sections=shown, browser_note=note, payload=payload,
+        script=(templating.ASSETS / "report.js").read_text())
 
 
-def _overview(view: RunView) -> str:
-    info, counts = view.info, view.info.get("counts", {})
-    seconds = sum(s.get("seconds", 0) for s in info.get("sessions", []))
-    unparsed = _unparsed(view)
-    cards = [("samples", counts.get("records", len(view.records))),
-             ("errors", counts.get("errors", 0)),
-             ("unparsed", unparsed if unparsed is not None else "-"),
-             ("rows skipped", counts.get("skipped_rows", 0)),
-             ("from cache", counts.get("cache_hits", 0)),
-             ("requests sent", counts.get("requests_sent", 0)),
-             ("tokens in / out", f"{counts.get('prompt_tokens', 0)} / "
-                                 f"{counts.get('completion_tokens', 0)}"),
-             ("time", f"{seconds:.1f} s")]
-    html_cards = "".join(f'<div class="card"><b>{html.escape(str(v))}</b>'
-                         f"<span>{html.escape(k)}</span></div>" for k, v in cards)
+def _definition(view: RunView) -> BenchmarkDefinition:
+    """The run's benchmark definition; a run of a benchmark this install does not know
+    still gets a page (counts and the browser, no tables)."""
+    try:
+        return registry.definition(view.benchmark)
+    except ValueError as exc:
+        log.warning("%s: %s; the report shows no benchmark tables", view.directory, exc)
+        return BenchmarkDefinition()
+
+
+def no_records(view: RunView) -> Section:
+    """What an empty run shows instead of its tables: nothing to score, and why."""
+    skipped = view.info.get("counts", {}).get("skipped_rows", 0)
+    why = (f"every row was skipped ({skipped}; the reasons are in run.json under sessions)"
+           if skipped else "no sample finished (see the run's sessions in run.json)")
+    return Section("Results", [Note(f"This run has no records: {why}. There is nothing to "
+                                    "score, chart or browse.")])
+
+
+def _cards(view: RunView, definition: BenchmarkDefinition) -> list[tuple[str, Any]]:
+    counts = view.info.get("counts", {})
+    seconds = sum(s.get("seconds", 0) for s in view.info.get("sessions", []))
+    unparsed = definition.unparsed(view.metrics) if view.records else None
+    return [("samples", counts.get("records", len(view.records))),
+            ("errors", counts.get("errors", 0)),
+            ("unparsed", unparsed if unparsed is not None else "-"),
+            ("rows skipped", counts.get("skipped_rows", 0)),
+            ("from cache", counts.get("cache_hits", 0)),
+            ("requests sent", counts.get("requests_sent", 0)),
+            ("tokens in / out", f"{counts.get('prompt_tokens', 0)} / "
+                                f"{counts.get('completion_tokens', 0)}"),
+            ("time", f"{seconds:.1f} s")]
+
+
+def _backend_line(info: dict[str, Any]) -> str:
     backend = info.get("backend", {})
-    line = (f"{backend.get('kind')} · model {backend.get('model')}"
+    return (f"{backend.get('kind')} · model {backend.get('model')}"
             f"{' · ' + backend['base_url'] if backend.get('base_url') else ''} · "
             f"generation {json.dumps(info.get('generation', {}))}")
-    config = json.dumps({k: info.get(k) for k in ("options", "dataset", "backend", "generation",
-                                                 "engine", "sessions")}, indent=2)
-    return (f'<section><h2>Run</h2><div class="cards">{html_cards}</div>'
-            f'<p class="note">{html.escape(line)}</p><details class="config"><summary>'
-            f"configuration (run.json)</summary><pre>{html.escape(config)}</pre></details>"
-            "</section>")
 
 
-def _unparsed(view: RunView) -> int | None:
-    if view.benchmark != "salbench":
-        return None
-    return sum(block.get("strict", {}).get("n_unparsed", 0) for block in view.metrics.values())
-
-
-def _browser(note: str) -> str:
-    notice = f'<p class="note">{html.escape(note)}</p>' if note else ""
-    return f"""<section id="browser"><h2>Samples</h2>{notice}
-<div class="filters">
-<select id="f-group" aria-label="group"></select>
-<select id="f-label" aria-label="class"></select>
-<select id="f-view" aria-label="parser or protocol"></select>
-<select id="f-outcome" aria-label="outcome"><option value="">all outcomes</option>
-<option value="correct">correct</option><option value="wrong">wrong</option>
-<option value="error">error</option><option value="unscored">unscored</option></select>
-<input id="f-text" type="search" placeholder="search id, answer, error" aria-label="search">
-<span class="count" id="count"></span></div>
-<div id="samples"></div>
-<div class="pager"><button id="prev">previous</button><span id="page"></span>
-<button id="next">next</button></div></section>"""
-
-
-def browser_data(view: RunView, thumb_limit: int) -> tuple[dict[str, Any], str]:
+def browser_data(view: RunView, definition: BenchmarkDefinition,
+                 thumb_limit: int) -> tuple[dict[str, Any], str]:
     """The JSON behind the sample browser: rows, de-duplicated prompt texts and thumbnails."""
-    to_row = sections.ROWS.get(view.benchmark, sections.generic_row)
+    to_row = definition.browser_row
     texts: dict[str, int] = {}
     rows, wanted = [], []
     for record in view.records:

@@ -77,6 +77,7 @@ class IllusionBenchOptions(BaseModel, frozen=True):
 class IllusionBench:
     name = "illusionbench"
     builtin_models = ("random",)  # popout and majority answer SalBench's question
+    solve = None  # one request per sample
 
     def __init__(self, options: IllusionBenchOptions, root: Path, files: dict[str, list[Path]]):
         self.options = options
@@ -184,8 +185,6 @@ class IllusionBench:
         o = self.options
         return metrics.summarize(records, o.protocols, o.subsets, o.tasks, o.fix_quirks)
 
-    def majority_answers(self) -> dict[tuple[str, ...], str]:
-        return {}  # no single answer vocabulary: the builtin majority baseline does not apply
 
     # -- output ---------------------------------------------------------------------------------
     def write_tables(self, metrics: dict[str, Any], info: dict[str, Any],

@@ -41,6 +41,7 @@ class SalBenchOptions(BaseModel, frozen=True):
 class SalBench:
     name = "salbench"
     builtin_models = ("popout", "random", "majority")
+    solve = None  # one request per sample
 
     def __init__(self, options: SalBenchOptions, root: Path):
         self.options = options

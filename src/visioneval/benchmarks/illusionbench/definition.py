@@ -1,0 +1,106 @@
+"""How IllusionBench runs are shown: recall per protocol with deltas against the paper's own,
+the shape-or-scene buckets, labels a prompt does not offer, and the compare table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from visioneval import fmt
+from visioneval.benchmarks.base import Benchmark, BenchmarkDefinition
+from visioneval.benchmarks.illusionbench import tables
+from visioneval.benchmarks.illusionbench.spec import SUBSETS
+from visioneval.records import Record
+from visioneval.report.blocks import Charts, ComparisonTable, Items, Section, Table
+from visioneval.report.rundir import RunView
+
+
+def _pct(value: float | None) -> str:
+    return fmt.pct(value, missing="-")
+
+
+def _scaled(value: float | None) -> float | None:
+    return None if value is None else 100 * value
+
+
+class IllusionBenchDefinition(BenchmarkDefinition):
+    name = "illusionbench"
+    summary = ("Evaluate a model on IllusionBench (arXiv 2411.06287) under the paper's and "
+               "lmms-eval's protocols, side by side.")
+    settings_that_matter = ("protocol", "fix_quirks", "num_samples", "sample_seed", "tasks",
+                            "subsets")
+
+    def build(self, options: dict[str, Any]) -> Benchmark:
+        from visioneval.benchmarks.illusionbench.benchmark import build
+
+        return build(options)
+
+    def sections(self, view: RunView) -> list[Section]:
+        from visioneval.report import charts  # matplotlib: only when a page is drawn
+
+        metrics = view.metrics
+        protocols = list(metrics)
+        subsets = [s for s in SUBSETS if any(s in p for p in metrics.values())]
+        rows = [[r["subset"], r["label"], _pct(r["shape_recall"]),
+                 fmt.pct(r["shape_delta"], signed=True), _pct(r["scene_recall"]),
+                 fmt.pct(r["scene_delta"], signed=True)] for r in tables.rows(metrics)]
+        out = [Section("Recall by protocol (percent; delta against the original protocol)",
+                       [Table(["subset", "protocol", "shape", "Δ", "scene", "Δ"], rows, 2)])]
+        for key, label in (("shape_recall", "shape recall"), ("scene_recall", "scene recall")):
+            series = {p: [_scaled(metrics[p].get(s, {}).get(key)) for s in subsets]
+                      for p in protocols}
+            out.append(Section(f"Protocols compared: {label}", [Charts([charts.grouped_bars(
+                subsets, series, f"{label} by protocol, same answers", "percent")])]))
+        cats: list[str] = []
+        parts: dict[str, list[float]] = {"shape": [], "texture (scene)": [], "rest": []}
+        for subset in subsets:
+            dist = metrics.get("original", {}).get(subset, {}).get("distribution", {})
+            for prompt in ("shape_prompt", "scene_prompt"):
+                if "shape" in dist.get(prompt, {}):  # absent when no sample was scored
+                    cats.append(f"{subset} {prompt.replace('_', ' ')}")
+                    for part, key in zip(parts, ("shape", "texture", "rest"), strict=True):
+                        parts[part].append(100 * dist[prompt][key])
+        if cats:
+            out.append(Section("Shape or scene? (original rule's buckets)", [Charts([
+                charts.stacked_bars(cats, parts, "what the answers name, per prompt")])]))
+        notes = [f"{s} {task} label '{label}' is not among the prompt's options"
+                 for p in metrics.values() for s, block in p.items()
+                 for task, labels in block.get("labels_not_offered", {}).items()
+                 for label in labels]
+        if notes:
+            out.append(Section("Labels the prompts do not offer",
+                               [Items(list(dict.fromkeys(notes)))]))
+        return out
+
+    def browser_row(self, record: Record) -> dict[str, Any]:
+        meta = record.metadata
+        target = record.target if isinstance(record.target, dict) else {}
+        label = target.get(meta.get("task", "shape"), "")
+        views = {p: {"a": str(record.parsed.get(p, "")), "ok": s.get("correct") == 1.0}
+                 for p, s in record.scores.items()}
+        return {"t": f"shape {target.get('shape')} / scene {target.get('scene')}",
+                "labels": [label] if label else [], "v": views,
+                "meta": f"{meta.get('task', '')} task, {meta.get('family', '')} prompt, "
+                        f"{meta.get('difficulty', '')}"}
+
+    def comparison(self, views: Sequence[RunView]) -> ComparisonTable:
+        """Shape and scene recall per subset, one row per model and protocol."""
+        protocols = list(dict.fromkeys(p for v in views for p in v.metrics))
+        header = ["Model", "Protocol"]
+        for subset in SUBSETS:
+            header += [f"{subset} shape", f"{subset} scene"]
+        rows = []
+        for view in views:
+            for protocol in protocols:
+                if protocol not in view.metrics:
+                    continue
+                row = [view.model, protocol]
+                for subset in SUBSETS:
+                    block = view.metrics[protocol].get(subset, {})
+                    row += [fmt.pct(block.get("shape_recall")),
+                            fmt.pct(block.get("scene_recall"))]
+                rows.append(row)
+        return ComparisonTable(self.name, header, rows, [True] * (len(header) - 2))
+
+
+DEFINITION = IllusionBenchDefinition()

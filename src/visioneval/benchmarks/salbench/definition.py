@@ -1,0 +1,116 @@
+"""How SalBench runs are shown: report sections (the results table, per-class charts and a
+confusion view), sample-browser rows and the paper's Table 1 layout for `compare`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from visioneval import fmt
+from visioneval.benchmarks.base import Benchmark, BenchmarkDefinition
+from visioneval.benchmarks.salbench.parse import target_labels
+from visioneval.benchmarks.salbench.spec import CONFIGS, TASKS
+from visioneval.records import Record
+from visioneval.report.blocks import Charts, ComparisonTable, Note, Section, Table
+from visioneval.report.rundir import RunView
+
+# The paper's Table 1 columns (its results CSV's names) and the config behind each.
+TABLE1_COLUMNS = {
+    "Detection_NAT": "O3", "Detection_SYN": "P3", "Referring_NAT": "O3_box",
+    "Referring_SYN": "P3_box", "VisualRef_NAT": "O3_box_img", "VisualRef_SYN": "P3_box_img",
+}
+
+
+def _pct(value: float | None) -> str:
+    return fmt.pct(value, missing="-")
+
+
+class SalBenchDefinition(BenchmarkDefinition):
+    name = "salbench"
+    summary = "Evaluate a model on SalBench (arXiv 2507.04741) as the paper does."
+    settings_that_matter = ("prompt", "configs", "num_samples")
+
+    def build(self, options: dict[str, Any]) -> Benchmark:
+        from visioneval.benchmarks.salbench.benchmark import build
+
+        return build(options)
+
+    def sections(self, view: RunView) -> list[Section]:
+        rows = []
+        for config, block in view.metrics.items():
+            strict, lenient = block["strict"], block["lenient"]
+            spec = CONFIGS[config]
+            rows.append([f"{TASKS[spec.task]} ({config})", strict["n"], strict["n_errors"],
+                         f"{strict['n_unparsed']} / {lenient['n_unparsed']}",
+                         _pct(strict.get("exact_match")), _pct(strict.get("macro_f1")),
+                         _pct(lenient.get("exact_match")), _pct(lenient.get("macro_f1")),
+                         _pct(strict.get("sample_f1"))])
+        out = [Section("Results (percent)", [
+            Table(["config", "n", "errors", "unparsed strict / lenient", "EM", "macro F1",
+                   "EM lenient", "macro F1 lenient", "sample F1"], rows),
+            Note("EM: exact match of the label set. Macro F1: the paper's 'F1 Overall', the "
+                 "mean of per-class F1 (TP/FP/FN pooled over samples) over all classes. "
+                 "strict is the reference parser and the headline; lenient forgives answer "
+                 "format.")])]
+        from visioneval.report import charts  # matplotlib: only when a page is drawn
+
+        for config, block in view.metrics.items():
+            per_class = block["strict"].get("per_class")
+            if not per_class:
+                continue
+            classes = list(per_class)
+            series = {m.capitalize(): [100 * per_class[c][m] for c in classes]
+                      for m in ("precision", "recall", "f1")}
+            bars = charts.grouped_bars(classes, series, f"{config}: per-class (strict)",
+                                       "percent")
+            counts = confusion(view.records, config, classes)
+            matrix = charts.heatmap(classes, [*classes, "(none)"], counts,
+                                    f"{config}: true vs predicted (strict)", "predicted", "true")
+            out.append(Section(f"{config}: per class", [Charts([bars, matrix])]))
+        return out
+
+    def browser_row(self, record: Record) -> dict[str, Any]:
+        views = {}
+        for parser in ("strict", "lenient"):
+            if parser in record.scores:
+                views[parser] = {"a": ", ".join(record.parsed.get(parser, [])),
+                                 "ok": record.scores[parser]["exact_match"] == 1.0}
+        return {"t": str(record.target), "labels": sorted(target_labels(str(record.target))),
+                "v": views}
+
+    def comparison(self, views: Sequence[RunView]) -> ComparisonTable:
+        """The paper's Table 1: models and shots as rows, macro F1 and exact match per
+        task x image set (strict parser)."""
+        header = ["Model", "Shot"]
+        for column in TABLE1_COLUMNS:
+            header += [f"{column} F1", f"{column} EM"]
+        rows = []
+        for view in sorted(views, key=lambda v: (v.model, v.info["options"].get("shots", 0))):
+            row = [view.model, str(view.info["options"].get("shots", 0))]
+            for config in TABLE1_COLUMNS.values():
+                block = view.metrics.get(config, {}).get("strict", {})
+                row += [fmt.pct(block.get("macro_f1")), fmt.pct(block.get("exact_match"))]
+            rows.append(row)
+        return ComparisonTable(self.name, header, rows, [True] * (len(header) - 2))
+
+    def unparsed(self, metrics: dict[str, Any]) -> int | None:
+        return sum(block.get("strict", {}).get("n_unparsed", 0) for block in metrics.values())
+
+
+def confusion(records: list[Record], config: str, classes: list[str]) -> list[list[int]]:
+    """Gold label x predicted label counts (multi-label: every pair counts once), strict
+    parser; answers with no class land in the last column, "(none)"."""
+    columns = [*classes, "(none)"]
+    counts = [[0] * len(columns) for _ in classes]
+    for record in records:
+        if record.group != config or not record.ok:
+            continue
+        predicted = [c for c in record.parsed.get("strict", []) if c in classes] or ["(none)"]
+        for gold in target_labels(record.target):
+            if gold in classes:
+                for p in predicted:
+                    counts[classes.index(gold)][columns.index(p)] += 1
+    return counts
+
+
+DEFINITION = SalBenchDefinition()

@@ -1,0 +1,83 @@
+"""How `visioneval evaluate` runs are shown: pass rate and mean score per evaluator, a chart,
+each case's results, and a compare table of pass rates."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from visioneval import fmt
+from visioneval.benchmarks.base import Benchmark, BenchmarkDefinition
+from visioneval.records import Record
+from visioneval.report.blocks import Charts, ComparisonTable, Section, Table
+from visioneval.report.rundir import RunView
+
+
+def _pct(value: float | None) -> str:
+    return fmt.pct(value, missing="-")
+
+
+def _score(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+class EvaluateDefinition(BenchmarkDefinition):
+    name = "evaluate"
+    summary = "Grade answers about images with rubric judges and code validators."
+    settings_that_matter = ("judge_samples", "judge_temperature")
+
+    def build(self, options: dict[str, Any]) -> Benchmark:
+        from visioneval.evaluators.evaluate import build
+
+        return build(options)
+
+    def sections(self, view: RunView) -> list[Section]:
+        evaluators = view.metrics.get("evaluators", {})
+        rows = [[label, b["n"], b["passed"], _pct(b.get("pass_rate")),
+                 _score(b.get("mean_score")), b["errors"]] for label, b in evaluators.items()]
+        out = [Section("Evaluators", [Table(["evaluator", "n", "passed", "pass rate %",
+                                             "mean score", "errors"], rows)])]
+        labels = list(evaluators)
+        if labels:
+            from visioneval.report import charts  # matplotlib: only when a page is drawn
+
+            rates = [None if (r := evaluators[k].get("pass_rate")) is None else 100 * r
+                     for k in labels]
+            out.append(Section("Pass rate per evaluator", [Charts([charts.evaluator_bars(
+                labels, rates, "pass rate (errors excluded)")])]))
+        cases = view.metrics.get("cases", {})
+        rows = [[case, "yes" if b["passed_all"] else "no", _score(b["mean_score"]),
+                 ", ".join(_result_cell(k, v) for k, v in b["evaluators"].items())]
+                for case, b in cases.items()]
+        out.append(Section("Cases", [Table(["case", "all passed", "mean score", "results"],
+                                           rows)]))
+        return out
+
+    def browser_row(self, record: Record) -> dict[str, Any]:
+        result = record.parsed.get("result", {})
+        status = result.get("status", "error")
+        ok = result.get("passed") if status == "processed" else None
+        answer = (f"{status}, score {result['score']:.3f}" if result.get("score") is not None
+                  else f"{status}: {result.get('details', {}).get('error', '')}")
+        return {"t": f"case {record.metadata.get('case')}", "labels": [record.group],
+                "v": {"result": {"a": answer, "ok": ok}}}
+
+    def comparison(self, views: Sequence[RunView]) -> ComparisonTable:
+        """Pass rate per evaluator, one row per judge model and run."""
+        labels = list(dict.fromkeys(k for v in views for k in v.metrics.get("evaluators", {})))
+        header = ["Judge", "Run", *[f"{k} pass %" for k in labels]]
+        rows = []
+        for view in views:
+            blocks = view.metrics.get("evaluators", {})
+            rows.append([view.model, view.directory.name,
+                         *[fmt.pct(blocks.get(k, {}).get("pass_rate")) for k in labels]])
+        return ComparisonTable(self.name, header, rows, [True] * len(labels))
+
+
+def _result_cell(label: str, result: dict[str, Any]) -> str:
+    if result["status"] != "processed":
+        return f"{label}: {result['status']}"
+    return f"{label}: {result['score']:.2f} {'pass' if result['passed'] else 'fail'}"
+
+
+DEFINITION = EvaluateDefinition()

@@ -1,0 +1,91 @@
+"""What a benchmark puts on its report page, as data: titled sections of tables, notes, lists
+and charts. A benchmark never writes HTML; the page's template renders these (and escapes
+every value), so no benchmark can break the page or inject markup into it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Table:
+    header: list[str]
+    rows: list[list[Any]]
+    numeric_from: int = 1  # cells from this column on are right-aligned
+    kind: str = "table"
+
+
+@dataclass(frozen=True)
+class Note:
+    text: str
+    kind: str = "note"
+
+
+@dataclass(frozen=True)
+class Items:
+    items: list[str]
+    kind: str = "items"
+
+
+@dataclass(frozen=True)
+class Charts:
+    """Inline SVG charts side by side, as made by `report.charts` (matplotlib escapes the
+    text it writes into the SVG)."""
+    svgs: list[str]
+    kind: str = "charts"
+
+
+@dataclass(frozen=True)
+class Link:
+    text: str
+    href: str  # relative to the page
+    before: str = ""  # text in front of the link
+    kind: str = "link"
+
+
+@dataclass(frozen=True)
+class Cards:
+    """Headline counts as cards: (label, value) pairs."""
+    cards: list[tuple[str, Any]]
+    kind: str = "cards"
+
+
+Block = Table | Note | Items | Charts | Link | Cards
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    blocks: list[Block] = field(default_factory=list)
+
+
+@dataclass
+class ComparisonTable:
+    """Several runs in one table (`visioneval compare`): the first two columns name the run
+    (model and setting), the rest are numbers in percent, the best of each column marked."""
+    benchmark: str
+    header: list[str]
+    rows: list[list[str]]
+    higher_is_better: list[bool]  # per column, from the third on
+    flags: list[str] = field(default_factory=list)
+
+    def best(self) -> dict[int, float]:
+        """Column index -> best value (numbers only)."""
+        out = {}
+        for col in range(2, len(self.header)):
+            numbers = [v for v in (_number(r[col]) for r in self.rows) if v is not None]
+            if numbers:
+                out[col] = max(numbers) if self.higher_is_better[col - 2] else min(numbers)
+        return out
+
+    def is_best(self, row: list[str], col: int, best: dict[int, float]) -> bool:
+        value = _number(row[col])
+        return value is not None and col in best and value == best[col] and len(self.rows) > 1
+
+
+def _number(cell: str) -> float | None:
+    try:
+        return float(cell)
+    except (TypeError, ValueError):
+        return None
