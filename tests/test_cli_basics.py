@@ -13,7 +13,7 @@ from visioneval.cli import app
 from visioneval.loopback.server import answer_popout
 
 COMMANDS = [[], ["salbench"], ["illusionbench"], ["evaluate"], ["layout"], ["compare"],
-            ["loopback"], ["data"], ["data", "synth-salbench"]]
+            ["loopback"], ["data"], ["data", "synth-salbench"], ["run"], ["demo"]]
 
 
 def _help(args: list[str], width: int = 80) -> str:
@@ -92,3 +92,29 @@ def test_console_names_the_lenient_columns(synth_data, tmp_path, monkeypatch):
     assert "lenient" in result.stdout and "len " not in result.stdout
     # Every header whole at 80 columns (rich cuts a header that does not fit with "…").
     assert "unparsed" in result.stdout and "…" not in result.stdout
+
+
+def test_generated_command_lists_every_option_of_the_benchmarks_model():
+    """A benchmark's command comes from its definition: every field of its options model is
+    a flag, with the model's help and the extra spellings it declares."""
+    from visioneval.benchmarks import registry
+
+    for name in registry.names():
+        model = registry.definition(name).command_options
+        if model is None:
+            continue
+        text = _help([name], width=200)
+        for field, info in model.model_fields.items():
+            assert "--" + field.replace("_", "-") in text, (name, field)
+            for extra in (info.json_schema_extra or {}).get("flags", []):
+                assert extra in text
+    assert "--prompt [paper|lmms-eval]" in _help(["salbench"], 200) or \
+        "<paper|lmms-eval>" in _help(["salbench"], 200)
+
+
+def test_generated_command_checks_values_in_one_line(synth_data, tmp_path):
+    result = invoke("salbench", "--backend", "builtin", "--model", "popout", "--data-dir",
+                    synth_data, "--shots", "4", "--out", tmp_path / "r")
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1 and "--shots: Input should be 0, 3 or 5" in \
+        result.stderr

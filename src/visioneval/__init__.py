@@ -1,7 +1,24 @@
-"""visioneval: measure how well vision-language models see."""
+"""visioneval: measure how well vision-language models see.
+
+From Python: `visioneval.run(...)`, `visioneval.arun(...)` (a coroutine), `visioneval.load(dir)`
+(see `visioneval.api`); your own benchmark subclasses `visioneval.BenchmarkDefinition`
+(docs/adding-a-benchmark.md). Names load on first use, so `visioneval --help` stays fast."""
+
+_API = {"run": "visioneval.api", "arun": "visioneval.api", "load": "visioneval.api",
+        "RunResult": "visioneval.api",
+        "BenchmarkDefinition": "visioneval.benchmarks.base",
+        "Benchmark": "visioneval.benchmarks.base",
+        "Sample": "visioneval.records", "Record": "visioneval.records",
+        "SkippedRow": "visioneval.records", "user": "visioneval.records",
+        "Image": "visioneval.images", "EngineOptions": "visioneval.session"}
+__all__ = [*_API, "__version__"]
 
 
-def __getattr__(name: str) -> str:
+def __getattr__(name: str):
+    if name in _API:
+        import importlib
+
+        return getattr(importlib.import_module(_API[name]), name)
     # Resolved on first use: importlib.metadata costs ~80 ms, too much for `--help`.
     if name == "__version__":
         from importlib.metadata import PackageNotFoundError, version

@@ -64,10 +64,13 @@ def default_run_dir(benchmark: str, model: str, root: Path = Path("results")) ->
 
 
 def new_run_info(plan: dict[str, Any], spec: BackendSpec, settings: GenerationSettings,
-                 engine: EngineOptions) -> dict[str, Any]:
+                 engine: EngineOptions, definition: str | None = None) -> dict[str, Any]:
+    """run.json at the start. `definition`: where a benchmark that is not registered was
+    loaded from (module:attribute), so resume, report and compare can load it again."""
     return {
         "visioneval_version": __version__,
         "benchmark": plan["benchmark"],
+        **({"definition": definition} if definition else {}),
         "options": plan["options"],
         "dataset": plan["dataset"],
         # api_key_env is what the user chose (None: the default); key_env_used is where the

@@ -189,6 +189,78 @@ def benchmark_command(definition: BenchmarkDefinition) -> Callable[..., None]:
     return command
 
 
+def any_benchmark_command() -> Callable[..., None]:
+    """`visioneval run SPEC`: any registered benchmark or a user's own definition given as
+    module:attribute, its options as repeated `--option key=value` (no generated flags:
+    the benchmark is only known once SPEC is read)."""
+    from visioneval.benchmarks.base import BenchmarkDefinition
+
+    spec_arg = inspect.Parameter("benchmark", inspect.Parameter.KEYWORD_ONLY, default=None,
+                                 annotation=Annotated[str | None, typer.Argument(
+                                     help="A registered benchmark's name or your own "
+                                     "definition as module:attribute (a module importable "
+                                     "from the current folder, or path/to/file.py:attribute).",
+                                     show_default=False)])
+    option = inspect.Parameter("option", inspect.Parameter.KEYWORD_ONLY, default=None,
+                               annotation=Annotated[list[str] | None, typer.Option(
+                                   "--option", "-o", help="The benchmark's own option as "
+                                   "key=value (repeat for each; lists comma-separated).",
+                                   rich_help_panel=DATA)])
+    out = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=(
+        Annotated[Path | None, typer.Option(help="Run directory (default results/"
+                                            "<benchmark>-<model>-<time>).")]))
+    base = BenchmarkDefinition()
+    parameters = [spec_arg, *_shared(base), option, out, *_run_options()]
+
+    def command(**kwargs: Any) -> None:
+        from visioneval.benchmarks import registry
+
+        run = {k: kwargs.pop(k) for k in SHARED_NAMES}
+        target, pairs = kwargs["benchmark"], kwargs["option"] or []
+        definition_ref = None if target is None or target in registry.names() \
+            else registry.portable(target)
+
+        def benchmark():
+            if target is None:
+                raise ValueError("name the benchmark (or --resume RUN_DIR)")
+            definition = registry.definition(target)
+            if definition.command_options is None:
+                raise ValueError(f"{target} has no command options; run it with its own "
+                                 "command")
+            values = dict(_pair(p) for p in pairs)
+            unknown = set(values) - set(definition.command_options.model_fields)
+            if unknown:
+                raise ValueError(f"--option: {target} has no option {', '.join(sorted(unknown))}"
+                                 f"; its options: "
+                                 f"{', '.join(definition.command_options.model_fields)}")
+            return definition.from_command(_options_from(definition.command_options, values))
+
+        run_command(target or "", resume=run["resume"], backend=run["backend"],
+                    model=run["model"], base_url=run["base_url"],
+                    api_key_env=run["api_key_env"], benchmark=benchmark,
+                    settings=lambda: settings(run["temperature"], run["max_tokens"]),
+                    engine=lambda: engine_options(run["concurrency"], run["max_attempts"],
+                                                  run["timeout"], run["backoff_base"],
+                                                  run["backoff_cap"], run["no_cache"],
+                                                  run["cache_dir"]),
+                    out=run["out"], verbose=run["verbose"], no_progress=run["no_progress"],
+                    no_report=run["no_report"], definition=definition_ref,
+                    any_benchmark=True)
+
+    command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
+    command.__doc__ = ("Run any benchmark: a registered one, or your own definition "
+                       "(module:attribute), with its options as --option key=value.")
+    return command
+
+
+def _pair(text: str) -> tuple[str, str]:
+    key, eq, value = text.partition("=")
+    if not eq or not key.strip():
+        raise ValueError(f"--option {text!r}: write key=value")
+    return key.strip().replace("-", "_"), value
+
+
 def default_model(definition: BenchmarkDefinition, backend: str | None,
                   model: str | None) -> tuple[str | None, str | None]:
     """The benchmark's default (backend, model) for a command that names no model, said in
@@ -229,6 +301,7 @@ def register(app: typer.Typer, data_app: typer.Typer) -> None:
     """Add every registered benchmark's command (and data command) to the app."""
     from visioneval.benchmarks import registry
 
+    app.command(name="run")(any_benchmark_command())
     for name in registry.names():
         definition = registry.definition(name)
         if definition.command_options is not None:

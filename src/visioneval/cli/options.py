@@ -82,7 +82,8 @@ def run_command(name: str, *, resume: Path | None, engine: Callable[[], EngineOp
                 api_key_env: str | None, settings: Callable[[], GenerationSettings],
                 benchmark: Callable[[], Benchmark], out: Path | None, verbose: bool,
                 no_progress: bool, no_report: bool = False,
-                backend_required: bool = True) -> None:
+                backend_required: bool = True, definition: str | None = None,
+                any_benchmark: bool = False) -> None:
     """The flow of every benchmark command: logging, errors as one line with exit 2,
     resume from the run directory, or build the benchmark and the backend and run."""
     from visioneval.commands import run as command
@@ -94,7 +95,8 @@ def run_command(name: str, *, resume: Path | None, engine: Callable[[], EngineOp
 
     def action() -> int:
         if resume is not None:
-            return command.resume(resume, name, engine(), output, base_url=base_url)
+            return command.resume(resume, None if any_benchmark else name, engine(), output,
+                                  base_url=base_url)
         from visioneval.backends.registry import BackendSpec
 
         if backend is None or model is None:
@@ -104,6 +106,6 @@ def run_command(name: str, *, resume: Path | None, engine: Callable[[], EngineOp
         else:
             spec = BackendSpec(kind=backend, model=model, base_url=base_url,
                                api_key_env=api_key_env)
-        return command.run(benchmark(), spec, settings(), engine(), out, output)
+        return command.run(benchmark(), spec, settings(), engine(), out, output, definition)
 
     raise typer.Exit(guarded(err, action))

@@ -46,9 +46,10 @@ class Output:
     report: bool = True
 
 
-async def _session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
-                   engine: EngineOptions, directory: Path, resume: bool, output: Output,
-                   lock: RunLock) -> SessionResult:
+async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
+                  engine: EngineOptions, directory: Path, resume: bool, output: Output,
+                  lock: RunLock, definition: str | None = None) -> SessionResult:
+    """Preflight, run directory (new or resumed, locked), the engine, metrics and tables."""
     if spec.kind == "builtin":
         check_fits(spec.model, benchmark.name, benchmark.builtin_models)
     majority = majority_answers(benchmark) if spec.kind == "builtin" and \
@@ -63,34 +64,44 @@ async def _session(benchmark: Benchmark, spec: BackendSpec, settings: Generation
             store = RunStore.open(directory)
             check_resumable(store.info, plan)
         else:
-            store = RunStore.create(directory, new_run_info(plan, spec, settings, engine))
+            store = RunStore.create(directory, new_run_info(plan, spec, settings, engine,
+                                                            definition))
         return await run_session(benchmark, backend, store, settings, engine, output.err,
                                  output.progress)
 
 
 def run(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
-        engine: EngineOptions, out: Path | None, output: Output) -> int:
+        engine: EngineOptions, out: Path | None, output: Output,
+        definition: str | None = None) -> int:
     if benchmark.total() == 0:  # before anything is sent or created
         raise DataError(nothing_to_evaluate(benchmark.plan()))
     directory = out or default_run_dir(benchmark.name, spec.model)
     lock = RunLock(directory)  # taken after preflight, by the session; held to the report
     try:
-        return _execute(_session(benchmark, spec, settings, engine, directory, False, output,
-                                 lock), benchmark, directory, output)
+        return _execute(session(benchmark, spec, settings, engine, directory, False, output,
+                                lock, definition), benchmark, directory, output)
     finally:
         lock.release()
 
 
-def resume(directory: Path, expected: str, engine: EngineOptions, output: Output, *,
+def resume_command(info: dict[str, Any], directory: Path) -> str:
+    """The command that continues a run: its benchmark's, or `run` for a user's own."""
+    if info.get("definition"):
+        return f"visioneval run --resume {directory}"
+    return f"visioneval {info.get('benchmark')} --resume {directory}"
+
+
+def resume(directory: Path, expected: str | None, engine: EngineOptions, output: Output, *,
            base_url: str | None = None) -> int:
-    """Continue a run with the configuration its run.json recorded. A base URL that held
-    credentials was recorded without them, so the user gives it again (`base_url`)."""
+    """Continue a run with the configuration its run.json recorded (`expected`: the
+    benchmark the command is for; None: any). A base URL that held credentials was recorded
+    without them, so the user gives it again (`base_url`)."""
     info = RunStore.open(directory).info
-    if info.get("benchmark") != expected:
+    if expected is not None and info.get("benchmark") != expected:
         raise ValueError(f"{directory} is a {info.get('benchmark')} run; resume it with "
-                         f"`visioneval {info.get('benchmark')} --resume {directory}`")
+                         f"`{resume_command(info, directory)}`")
     with RunLock(directory) as lock:  # before anything is read for the session
-        return _resume(directory, expected, engine, output, lock, base_url)
+        return _resume(directory, engine, output, lock, base_url)
 
 
 def _resume_url(stored: dict[str, Any], given: str | None) -> str | None:
@@ -108,10 +119,10 @@ def _resume_url(stored: dict[str, Any], given: str | None) -> str | None:
     return given
 
 
-def _resume(directory: Path, expected: str, engine: EngineOptions, output: Output,
-            lock: RunLock, base_url: str | None) -> int:
+def _resume(directory: Path, engine: EngineOptions, output: Output, lock: RunLock,
+            base_url: str | None) -> int:
     info = RunStore.open(directory).info
-    benchmark = registry.build(expected, info["options"])
+    benchmark = registry.build(info.get("definition") or info["benchmark"], info["options"])
     stored = info["backend"]
     spec = BackendSpec(kind=stored["kind"], model=stored["model"],
                        base_url=_resume_url(stored, base_url),
@@ -119,25 +130,28 @@ def _resume(directory: Path, expected: str, engine: EngineOptions, output: Outpu
     settings = GenerationSettings.model_validate(info["generation"])
     output.err.print(f"resuming {directory}: {spec.kind} {spec.model}", highlight=False,
                      soft_wrap=True)
-    return _execute(_session(benchmark, spec, settings, engine, directory, True, output, lock),
+    return _execute(session(benchmark, spec, settings, engine, directory, True, output, lock),
                     benchmark, directory, output)
 
 
 def _execute(session: Coroutine[Any, Any, SessionResult], benchmark: Benchmark,
              directory: Path, output: Output) -> int:
     """Run the session; Ctrl-C keeps what finished and says how to continue."""
+    def again() -> str:  # after the run started: run.json says whose benchmark it is
+        return _resume_line(directory, benchmark.name)
+
     try:
         result = asyncio.run(session)
     except KeyboardInterrupt:
         output.err.print(f"[yellow]interrupted: {_kept(directory)} samples are kept in "
-                         f"{directory}; continue with: visioneval {benchmark.name} --resume "
-                         f"{directory}[/]", highlight=False, soft_wrap=True)
+                         f"{directory}; continue with: {again()}[/]",
+                         highlight=False, soft_wrap=True)
         return EXIT_INTERRUPTED
     except RunStopped as exc:
         output.err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         output.err.print(f"[yellow]{_kept(directory)} samples are recorded in {directory}; "
-                         f"the rest were not sent. Continue with: visioneval {benchmark.name} "
-                         f"--resume {directory}[/]", highlight=False, soft_wrap=True)
+                         f"the rest were not sent. Continue with: {again()}[/]",
+                         highlight=False, soft_wrap=True)
         return EXIT_STOPPED
     code = report(result, benchmark, output)
     return code if result.n_records else _nothing_evaluated(result, output)
@@ -151,6 +165,14 @@ def _nothing_evaluated(result: SessionResult, output: Output) -> int:
     output.err.print(f"[bold red]error:[/] nothing was evaluated: {why}; {result.directory} "
                      "holds the empty run", highlight=False, soft_wrap=True)
     return EXIT_USAGE
+
+
+def _resume_line(directory: Path, name: str) -> str:
+    """The command that continues the run in `directory` (of benchmark `name`)."""
+    definition = None
+    if (directory / "run.json").exists():
+        definition = RunStore.open(directory).info.get("definition")
+    return resume_command({"benchmark": name, "definition": definition}, directory)
 
 
 def _kept(directory: Path) -> int:
@@ -182,7 +204,7 @@ def report(result: SessionResult, benchmark: Benchmark, output: Output) -> int:
                       markup=False)
     if result.n_errors:
         err.print(f"[yellow]{result.n_errors} samples failed and are left out of the scores; "
-                  f"retry them with: visioneval {benchmark.name} --resume "
-                  f"{result.directory}[/]", highlight=False, soft_wrap=True)
+                  f"retry them with: {resume_command(info, result.directory)}[/]",
+                  highlight=False, soft_wrap=True)
         return 1
     return 0

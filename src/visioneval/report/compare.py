@@ -31,7 +31,7 @@ def compare(directories: list[Path], common_only: bool = False) -> ComparisonTab
     if len(kinds) > 1:
         raise ValueError(f"these runs are of different benchmarks ({', '.join(sorted(kinds))}); "
                          "compare runs of one benchmark at a time")
-    definition = registry.definition(kinds.pop())
+    definition = registry.definition(views[0].definition)
     narrowed = on_common_samples(views) if common_only else None
     result = definition.comparison(narrowed or views)
     if result is None:
@@ -56,7 +56,7 @@ def on_common_samples(views: list[RunView]) -> list[RunView]:
     for view in views:
         records = [r for r in view.records if r.id in common]
         try:
-            benchmark = registry.build(view.benchmark, view.info.get("options", {}))
+            benchmark = registry.build(view.definition, view.info.get("options", {}))
         except (ValueError, OSError, RunDirError) as exc:
             raise ValueError(f"--common-only recomputes each run's metrics with its benchmark, "
                              f"which could not be rebuilt for {view.directory}: {exc}") from None

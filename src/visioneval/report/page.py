@@ -51,7 +51,7 @@ def _definition(view: RunView) -> BenchmarkDefinition:
     """The run's benchmark definition; a run of a benchmark this install does not know
     still gets a page (counts and the browser, no tables)."""
     try:
-        return registry.definition(view.benchmark)
+        return registry.definition(view.definition)
     except ValueError as exc:
         log.warning("%s: %s; the report shows no benchmark tables", view.directory, exc)
         return BenchmarkDefinition()

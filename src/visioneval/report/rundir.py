@@ -23,6 +23,12 @@ class RunView:
         return self.info.get("benchmark", "?")
 
     @property
+    def definition(self) -> str:
+        """Where the benchmark's definition is: its registered name, or the module:attribute
+        of a user's own benchmark."""
+        return self.info.get("definition") or self.benchmark
+
+    @property
     def model(self) -> str:
         return self.info.get("backend", {}).get("model", "?")
 

@@ -35,7 +35,7 @@ def collect(info: dict[str, Any], order: list[str], limit: int) -> tuple[dict[st
         return {}, ""
     wanted = set(order[:limit])
     try:
-        benchmark = registry.build(info["benchmark"], info["options"])
+        benchmark = registry.build(info.get("definition") or info["benchmark"], info["options"])
     except Exception as exc:  # data moved or offline: the report works without pictures
         return {}, f"no thumbnails: the run's data cannot be read ({exc})"
     found: dict[str, str] = {}

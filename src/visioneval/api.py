@@ -1,0 +1,155 @@
+"""visioneval from Python: run a registered benchmark or your own, get the run's numbers.
+
+    import visioneval
+    result = visioneval.run("salbench", model="gpt-4o", backend="openai",
+                            options={"configs": ["P3"], "num_samples": 50})
+    result.metrics["P3"]["strict"]["macro_f1"]
+
+The same engine, run directory, cache, resume and report as the command line; nothing is
+printed unless `progress` is asked for. `arun` is the coroutine for code that already runs
+an event loop (a notebook)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+from rich.console import Console
+
+from visioneval.backends.registry import BackendSpec
+from visioneval.benchmarks import registry
+from visioneval.benchmarks.base import Benchmark, BenchmarkDefinition
+from visioneval.benchmarks.parquet import DataError
+from visioneval.engine.store import RunLock, RunStore
+from visioneval.records import GenerationSettings
+from visioneval.session import EngineOptions, default_run_dir, nothing_to_evaluate
+
+
+@dataclass(frozen=True)
+class RunResult:
+    directory: Path
+    metrics: dict[str, Any]
+    n_records: int
+    n_errors: int
+    status: str
+    report: Path | None
+
+
+BenchmarkLike = str | BenchmarkDefinition | type[BenchmarkDefinition] | Benchmark
+
+
+def benchmark_from(benchmark: BenchmarkLike,
+                   options: dict[str, Any] | BaseModel | None = None
+                   ) -> tuple[Benchmark, str | None]:
+    """(the benchmark, the definition's module:attribute when it is not registered). A name
+    or a definition takes `options` (its command's options, as a dict or the model); a
+    Benchmark object is used as it is."""
+    if isinstance(benchmark, str):
+        ref = None if benchmark in registry.names() else registry.portable(benchmark)
+        definition = registry.definition(benchmark)
+    elif isinstance(benchmark, type) and issubclass(benchmark, BenchmarkDefinition):
+        definition, ref = benchmark(), _ref_of(benchmark)
+    elif isinstance(benchmark, BenchmarkDefinition):
+        definition, ref = benchmark, _ref_of(type(benchmark))
+    else:
+        if options is not None:
+            raise ValueError("options are for a benchmark given by name or definition; a "
+                             "Benchmark object already has its options")
+        return benchmark, None
+    if isinstance(options, BaseModel):
+        return definition.from_command(options), ref
+    model = definition.command_options
+    if model is None:
+        return definition.build(options or {}), ref
+    return definition.from_command(model.model_validate(options or {})), ref
+
+
+def _ref_of(cls: type) -> str | None:
+    """Where a user's definition can be loaded again (resume, report): a single file's path
+    (a script or a module next to it), or package.module:Class for a module inside a package
+    (its relative imports need the package). None for a registered definition."""
+    if getattr(cls, "name", None) in registry.names():
+        return None
+    module = sys.modules.get(cls.__module__)
+    path = getattr(module, "__file__", None)
+    if "." in cls.__module__ or not path:
+        return f"{cls.__module__}:{cls.__qualname__}"
+    return f"{Path(path).resolve()}:{cls.__qualname__}"
+
+
+async def arun(benchmark: BenchmarkLike, *, model: str, backend: str = "openai",
+               base_url: str | None = None, api_key_env: str | None = None,
+               options: dict[str, Any] | BaseModel | None = None, out: Path | None = None,
+               temperature: float = 0.0, max_tokens: int | None = None,
+               engine: EngineOptions | None = None, progress: bool = False,
+               report: bool = True) -> RunResult:
+    """Run `benchmark` on `model` and return its metrics (see `run`)."""
+    from visioneval.commands.run import Output, session
+
+    bench, ref = benchmark_from(benchmark, options)
+    if bench.total() == 0:
+        raise DataError(nothing_to_evaluate(bench.plan()))
+    spec = BackendSpec(kind=backend, model=model, base_url=base_url, api_key_env=api_key_env)
+    if max_tokens is None:
+        max_tokens = _definition_of(bench, ref).max_tokens
+    settings = GenerationSettings(temperature=temperature, max_tokens=max_tokens)
+    directory = Path(out) if out else default_run_dir(bench.name, model)
+    quiet = Console(quiet=True)
+    output = Output(quiet, Console(stderr=True) if progress else quiet, progress=progress,
+                    report=report)
+    lock = RunLock(directory)
+    try:
+        result = await session(bench, spec, settings, engine or EngineOptions(), directory,
+                               False, output, lock, ref)
+        page = _report(directory) if report else None
+    finally:
+        lock.release()
+    return RunResult(result.directory, result.metrics, result.n_records, result.n_errors,
+                     result.status, page)
+
+
+def _definition_of(bench: Benchmark, ref: str | None) -> BenchmarkDefinition:
+    try:
+        return registry.definition(ref or bench.name)
+    except ValueError:  # a Benchmark object of no definition: the base's defaults
+        return BenchmarkDefinition()
+
+
+def _report(directory: Path) -> Path | None:
+    from visioneval.report.page import try_write_report
+
+    return try_write_report(directory)
+
+
+def run(benchmark: BenchmarkLike, *, model: str, backend: str = "openai",
+        base_url: str | None = None, api_key_env: str | None = None,
+        options: dict[str, Any] | BaseModel | None = None, out: Path | None = None,
+        temperature: float = 0.0, max_tokens: int | None = None,
+        engine: EngineOptions | None = None, progress: bool = False,
+        report: bool = True) -> RunResult:
+    """Run `benchmark` (a registered name, "module:attribute", a BenchmarkDefinition or a
+    Benchmark object) on `model` behind `backend` ("openai", "openrouter", "ollama",
+    "anthropic" or "builtin"). `options` are the benchmark's command options (the fields
+    of its definition's `command_options`). Returns the run's directory and metrics; errors
+    are counted in `n_errors`, never scored."""
+    return asyncio.run(arun(benchmark, model=model, backend=backend, base_url=base_url,
+                            api_key_env=api_key_env, options=options, out=out,
+                            temperature=temperature, max_tokens=max_tokens, engine=engine,
+                            progress=progress, report=report))
+
+
+def load(directory: Path) -> RunResult:
+    """A finished run's numbers, read back from its directory."""
+    import json
+
+    info = RunStore.open(Path(directory)).info
+    metrics = json.loads((Path(directory) / "metrics.json").read_text())
+    counts = info.get("counts", {})
+    page = Path(directory) / "report.html"
+    return RunResult(Path(directory), metrics, counts.get("records", 0),
+                     counts.get("errors", 0), info.get("status", "?"),
+                     page if page.exists() else None)
