@@ -13,7 +13,7 @@ from cli_helpers import invoke, load
 
 import visioneval
 
-FIXTURE = Path(__file__).parent / "fixtures" / "colours_benchmark.py"
+FIXTURE = Path(__file__).parents[1] / "examples" / "own_benchmark" / "colours.py"
 
 
 @pytest.fixture
