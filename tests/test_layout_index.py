@@ -44,3 +44,4 @@ def test_hostile_ids_and_model_names_are_escaped(tmp_path):
     assert page.count("data:image/jpeg;base64,") == 1 and "no picture" in page
     assert "pixel_fidelity: bad &lt;script&gt;" in page
     assert page.count("<tr>") == page.count("</tr>") == 1 + 3 + 1 + 2
+    assert page.startswith("<!doctype html>") and page.endswith("</html>\n")  # whole
