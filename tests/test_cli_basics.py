@@ -82,6 +82,7 @@ def test_other_backends_need_a_model(synth_data, tmp_path):
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.slow
 def test_console_names_the_lenient_columns(synth_data, tmp_path, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")  # rich's width: a plain 80-column terminal
     result = invoke("salbench", "--backend", "builtin", "--model", "popout", "--configs",

@@ -7,6 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 import yaml
 from cli_helpers import invoke
 from docs_examples import fenced_blocks, shell_commands
@@ -85,6 +86,7 @@ def test_case_file_examples_run_against_the_scripted_judge(serve, tmp_path):
     assert ran
 
 
+@pytest.mark.slow
 def test_shell_examples_run(serve, tmp_path, monkeypatch):
     server = serve(answer=answer_judge)
     monkeypatch.chdir(ROOT)  # the commands name paths from the repository's root

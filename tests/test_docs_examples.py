@@ -100,9 +100,10 @@ def test_json_and_yaml_examples_load(page):
             raise AssertionError(f"{page.name}:{line}: {exc}") from None
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if any(runs_offline(a) for _, a in
-                                                          commands(p, inline=False))],
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize("page", [
+    pytest.param(p, marks=[pytest.mark.slow] if p.name == "README.md" else [])  # the demo
+    for p in PAGES if any(runs_offline(a) for _, a in commands(p, inline=False))],
+    ids=lambda p: p.name)
 def test_offline_examples_run(page, serve, tmp_path, monkeypatch):
     """Run in a fresh folder with the repository's examples beside it; the loopback model
     the docs start on port 8765 is a test server on a free port. Inline commands that make

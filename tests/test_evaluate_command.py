@@ -6,6 +6,7 @@ import json
 import sys
 import textwrap
 
+import pytest
 import yaml
 from cli_helpers import invoke, journal, load, spawn
 from helpers import png_bytes
@@ -157,6 +158,7 @@ def test_script_cases_need_allow_scripts(tmp_path):
     assert allowed.exit_code == 0, allowed.output and marker.exists()
 
 
+@pytest.mark.slow
 def test_images_outside_the_case_folder_are_refused_unless_allowed(tmp_path):
     folder = tmp_path / "cases"
     folder.mkdir()

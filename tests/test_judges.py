@@ -180,6 +180,7 @@ def test_users_rubric_file_and_bad_rubric(tmp_path):
         load_rubric(str(bad))
 
 
+@pytest.mark.slow
 def test_huge_detail_lists_merge_in_linear_time_and_are_capped(serve, tmp_path):
     from visioneval.evaluators.judge import DETAIL_CAP
 

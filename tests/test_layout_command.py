@@ -88,6 +88,7 @@ def test_broken_inputs_give_named_errors_and_skipped_pairs(tmp_path):
     assert "pixel_fidelity_error" in result.stderr or "error" in result.stderr
 
 
+@pytest.mark.slow
 def test_ids_select_and_errors(canvas_dir, tmp_path):
     out = tmp_path / "one.json"
     result = invoke("--base-dir", canvas_dir, "--ids", "ex2", "--out", out, "--no-progress")
@@ -116,6 +117,7 @@ def _captioner(prompt):
     return f"A Login screen with a {colour} button."
 
 
+@pytest.mark.slow
 def test_semantic_match_with_a_served_captioner_and_reuse(canvas_dir, tmp_path, serve):
     server = serve(answer=_captioner)
     out = tmp_path / "sem.json"
@@ -151,6 +153,7 @@ def test_semantic_match_with_a_served_captioner_and_reuse(canvas_dir, tmp_path, 
     assert "sentence-transformers" in reason or "all-MiniLM" in reason
 
 
+@pytest.mark.slow
 def test_skip_blip_alias_and_seed_shaped_previous_results(canvas_dir, tmp_path):
     out = tmp_path / "old.json"
     out.write_text(json.dumps([{"id": "ex1", "semantic_match": 0.42, "gt_caption": "g",
@@ -169,6 +172,7 @@ def test_unreachable_captioner_is_a_usage_error(canvas_dir, tmp_path):
     assert result.exit_code == 2 and "error:" in result.stderr
 
 
+@pytest.mark.slow
 def test_workers_give_the_same_results_in_the_same_order(tmp_path):
     base = write_broken(write_fixture(tmp_path / "canvas"))
     one, two = tmp_path / "one.json", tmp_path / "two.json"
@@ -213,6 +217,7 @@ def test_the_typer_module_imports_only_typer(tmp_path):
     assert folder(tmp_path, "x").name == "x-gpt-4o-image_only"
 
 
+@pytest.mark.slow
 def test_several_variants_are_summarised_apart(tmp_path):
     from layout_fixtures import swapped
 

@@ -40,6 +40,7 @@ def _alive(pid: int) -> bool:
     return stat[stat.rindex(")") + 2] not in "ZX"
 
 
+@pytest.mark.slow
 def test_workers_exit_when_the_parent_is_killed(tmp_path):
     write_random(tmp_path / "canvas", 300, boxes=40, width=512, height=384)
     proc = subprocess.Popen(

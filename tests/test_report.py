@@ -59,6 +59,7 @@ def test_every_run_writes_a_self_contained_report(serve, synth_data, tmp_path):
     assert page.count("<svg") >= 6  # per-class bars and a confusion matrix per config
 
 
+@pytest.mark.slow
 def test_report_command_and_compare_flags(serve, synth_data, tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
     _run(serve, synth_data, a)
@@ -79,6 +80,7 @@ def test_report_command_and_compare_flags(serve, synth_data, tmp_path):
     assert mixed.exit_code == 2
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (.ci/run installs it)")
 def test_demo_report_in_headless_chromium(tmp_path):
     from playwright.sync_api import sync_playwright

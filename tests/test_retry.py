@@ -6,6 +6,8 @@ import asyncio
 import io
 import time
 
+import pytest
+
 from visioneval.backends.openai import OpenAIBackend
 from visioneval.engine.retry import RetryPolicy, generate
 from visioneval.records import GenerationSettings, Request, user
@@ -70,6 +72,7 @@ def test_backoff_is_capped_with_jitter():
     assert policy.delay(3, 1e9) == 8.0  # a server's Retry-After is capped by --backoff-cap
 
 
+@pytest.mark.slow
 def test_huge_retry_after_waits_the_cap_and_shows_on_the_progress_line(serve):
     from rich.console import Console
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 from cli_helpers import invoke, journal, load, salbench_args, spawn
 
 from visioneval.engine.store import RunStore
@@ -80,6 +81,7 @@ def _finished_run(serve, synth_data, tmp_path):
     return out
 
 
+@pytest.mark.slow
 def test_a_writer_killed_mid_write_leaves_the_old_report(serve, synth_data, tmp_path):
     """Deterministic: the child may write only half the page's size, so the kernel kills it
     (SIGXFSZ) in the middle of writing report.html."""
@@ -98,6 +100,7 @@ def test_a_writer_killed_mid_write_leaves_the_old_report(serve, synth_data, tmp_
     assert page.read_bytes() == old
 
 
+@pytest.mark.slow
 def test_sigkill_while_writing_the_report_never_leaves_a_partial_page(serve, synth_data,
                                                                      tmp_path):
     out = _finished_run(serve, synth_data, tmp_path)
@@ -120,6 +123,7 @@ def test_sigkill_while_writing_the_report_never_leaves_a_partial_page(serve, syn
         stamp = page.stat().st_mtime_ns
 
 
+@pytest.mark.slow
 def test_layout_report_is_written_atomically(tmp_path):
     from visioneval.report import layout
 
@@ -152,6 +156,7 @@ def _wait_for(path, lines=1, timeout=60):
     raise AssertionError(f"{path} never reached {lines} lines")
 
 
+@pytest.mark.slow
 def test_two_resumes_at_once_one_refuses(serve, synth_data, tmp_path):
     server = serve(latency_s=0.5)
     out = tmp_path / "run"
@@ -184,6 +189,7 @@ def test_two_resumes_at_once_one_refuses(serve, synth_data, tmp_path):
     assert len(ids) - 24 <= 2
 
 
+@pytest.mark.slow
 def test_a_new_run_takes_the_lock_too(serve, synth_data, tmp_path):
     server = serve(latency_s=0.5)
     out = tmp_path / "run"

@@ -14,7 +14,8 @@ def _loopback(port: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=60)
 
 
-@pytest.mark.parametrize("port", ["-1", "65536", "70000"])
+@pytest.mark.parametrize("port", ["-1", *(pytest.param(p, marks=pytest.mark.slow)
+                                          for p in ("65536", "70000"))])
 def test_a_port_out_of_range_is_one_line(port):
     proc = _loopback(port)
     assert proc.returncode == 2

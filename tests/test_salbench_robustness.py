@@ -7,6 +7,7 @@ import signal
 import time
 from pathlib import Path
 
+import pytest
 from cli_helpers import invoke, journal, load, salbench_args, spawn
 from helpers import png_bytes
 
@@ -61,6 +62,7 @@ def test_bad_rows_are_named_skipped_and_counted(serve, tmp_path):
     assert {r["id"] for r in journal(out)} == {"P3/good-1", "P3/good-2"}
 
 
+@pytest.mark.slow
 def test_sigkill_then_resume_equals_an_uninterrupted_run(serve, synth_data, tmp_path):
     server = serve(latency_s=0.05)
     out = tmp_path / "killed"
@@ -109,6 +111,7 @@ def test_resume_refuses_changed_data(serve, synth_data, tmp_path):
     assert result.exit_code == 2 and "the dataset changed since this run started" in result.stderr
 
 
+@pytest.mark.slow
 def test_demo_runs_offline_and_prints_the_table(tmp_path):
     env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
     proc = spawn("demo", "--n", "12", "--no-progress", cwd=tmp_path, env=env)
@@ -125,6 +128,7 @@ def test_demo_runs_offline_and_prints_the_table(tmp_path):
     assert Path(tmp_path / "cache" / "visioneval" / "demo").is_dir()
 
 
+@pytest.mark.slow
 def test_ctrl_c_keeps_finished_samples_and_says_how_to_resume(serve, synth_data, tmp_path):
     server = serve(latency_s=0.05)
     out = tmp_path / "run"

@@ -54,6 +54,7 @@ def test_ollama_backend_runs_the_same_benchmark(serve, synth_data, tmp_path):
     assert load(out, "run.json")["backend"]["kind"] == "ollama"
 
 
+@pytest.mark.slow
 def test_identical_rerun_is_answered_from_the_cache(serve, synth_data, tmp_path):
     server = serve()
     invoke(*salbench_args(server, synth_data, tmp_path / "a", "--configs", "P3"))
@@ -87,6 +88,7 @@ def test_api_key_reaches_the_server_and_no_file(serve, synth_data, tmp_path, mon
     assert secret not in result.output
 
 
+@pytest.mark.slow
 def test_failed_requests_are_errors_never_wrong_answers(serve, synth_data, tmp_path):
     server = serve(fail_rate=0.2, faults=("429", "500", "drop"), seed=7)
     out = tmp_path / "run"

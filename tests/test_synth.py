@@ -86,6 +86,7 @@ def red_pixels(data: bytes) -> np.ndarray:
     return (rgb[..., 0] >= 200) & (rgb[..., 1] <= 70) & (rgb[..., 2] <= 70)
 
 
+@pytest.mark.slow
 def test_files_schema_and_hf_metadata(root):
     for config in CONFIGS:
         path = root / config / "shard_00000.parquet"
@@ -132,6 +133,7 @@ def test_answers_are_balanced_p3_classes(rows):
         assert f"_{row['answer']}_" in row["image_id"]
 
 
+@pytest.mark.slow
 def test_image_ids_name_shape_angle_class_difficulty_count_and_index(rows, scenes):
     for index, (row, scene) in enumerate(zip(rows["P3"], scenes, strict=True)):
         match = IMAGE_ID.fullmatch(row["image_id"])
@@ -223,6 +225,7 @@ def test_bbox_matches_the_red_box(rows):
         assert np.allclose(drawn, stated, atol=0.03), (referring["image_id"], drawn, stated)
 
 
+@pytest.mark.slow
 def test_nothing_but_the_target_inside_or_under_the_red_box(rows):
     for plain, visual in zip(rows["P3"], rows["P3_box_img"], strict=True):
         ys, xs = np.nonzero(red_pixels(image_bytes(visual["image"])))

@@ -158,6 +158,7 @@ def _module(name, payload, stdin=False):
     return subprocess.run([*args, payload], capture_output=True, text=True)
 
 
+@pytest.mark.slow
 def test_module_protocol_exit_codes_and_stdin():
     passed = _module("count", '{"output": "5 bottles", "expected_output": "5 bottles"}')
     assert passed.returncode == 0 and json.loads(passed.stdout)["score"] == 1.0
@@ -239,7 +240,7 @@ def _wait_dead(pid: int, seconds: float = 5.0) -> bool:
     return not _alive(pid)
 
 
-@pytest.mark.parametrize("mode", ["hang", "exit"])
+@pytest.mark.parametrize("mode", [pytest.param("hang", marks=pytest.mark.slow), "exit"])
 def test_timeout_kills_the_scripts_children_too(tmp_path, mode):
     import time
 

@@ -17,7 +17,7 @@ def ollama_messages(message: Message) -> list[dict[str, Any]]:
     """Ollama attaches images to a message, not between texts, so an interleaved prompt
     becomes consecutive messages, each holding the images that precede its text."""
     out: list[dict[str, Any]] = []
-    pending: list[str] = []
+    pending: list[body.Blob] = []  # base64 strings once body.dumps writes them
     for part in message.parts:
         if isinstance(part, str):
             entry: dict[str, Any] = {"role": message.role, "content": part}
@@ -44,7 +44,8 @@ def chat_payload(model: str, request: Request) -> dict[str, Any]:
 
 def served_names(tags: Any) -> list[str]:
     models = tags.get("models") if isinstance(tags, dict) else None
-    return [m.get("name") or m.get("model") for m in models or [] if isinstance(m, dict)]
+    names = (m.get("name") or m.get("model") for m in models or [] if isinstance(m, dict))
+    return [n for n in names if isinstance(n, str)]  # an entry without a name names nothing
 
 
 class OllamaBackend(HttpBackend):

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
 from visioneval.backends.base import Backend
 from visioneval.backends.keys import key_source, redact_url
+
+if TYPE_CHECKING:  # aiohttp loads only when an HTTP backend is built
+    from visioneval.backends.http import HttpBackend
 
 BackendKind = Literal["openai", "openrouter", "ollama", "anthropic", "builtin", "none"]
 OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1"
@@ -61,6 +64,7 @@ def make_backend(spec: BackendSpec, *, connections: int = 64,
     base_url = spec.resolved_base_url() or ""
     source = key_source(base_url, spec.api_key_env)
     key = source.read()
+    cls: type[HttpBackend]
     if spec.kind in ("openai", "openrouter"):
         from visioneval.backends.openai import OpenAIBackend as cls
     elif spec.kind == "ollama":

@@ -12,7 +12,7 @@ import logging
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -111,7 +111,7 @@ class RunStore:
     def __init__(self, directory: Path, info: dict[str, Any]):
         self.directory = directory
         self.info = info
-        self._journal = None
+        self._journal: BinaryIO | None = None
 
     @classmethod
     def create(cls, directory: Path, info: dict[str, Any]) -> RunStore:
@@ -142,7 +142,7 @@ class RunStore:
             self._journal = self._open_journal()
         self._journal.write(record.model_dump_json().encode() + b"\n")
 
-    def _open_journal(self):
+    def _open_journal(self) -> BinaryIO:
         """Open for appending, on a fresh line: a torn last line (killed mid-write) becomes a
         line of its own, which readers set aside, instead of the start of the next record."""
         journal = open(self.directory / SAMPLES_FILE, "ab", buffering=0)  # noqa: SIM115

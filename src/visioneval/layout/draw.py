@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
+    from visioneval.layout.figma import Layout
     from visioneval.layout.pipeline import Context
 
 TYPE_COLOURS = {"x_left": "#1f77b4", "x_center": "#17becf", "x_right": "#2ca02c",
@@ -133,13 +134,15 @@ def draw_sample(ctx: Context, viz_dir: Path) -> str | None:
 
         gt_image = gt_image or attempt(ctx.pair.gt_image)
         gen_image = gen_image or attempt(ctx.pair.gen_image)
-    _boxes_png(ctx, gt_image, gen_image, out_dir)
-    _alignment_png(ctx, gt_image, gen_image, out_dir)
-    _report(ctx, out_dir)
+    gt, gen = ctx.gt, ctx.gen
+    _boxes_png(ctx, gt, gen, gt_image, gen_image, out_dir)
+    _alignment_png(ctx, gt, gen, gt_image, gen_image, out_dir)
+    _report(ctx, gt, gen, out_dir)
     return str(out_dir.relative_to(viz_dir))
 
 
-def _boxes_png(ctx: Context, gt_image, gen_image, out_dir: Path) -> None:
+def _boxes_png(ctx: Context, gt: Layout, gen: Layout, gt_image, gen_image,
+               out_dir: Path) -> None:
     from matplotlib.cm import ScalarMappable
     from matplotlib.colors import Normalize
 
@@ -152,33 +155,33 @@ def _boxes_png(ctx: Context, gt_image, gen_image, out_dir: Path) -> None:
         f"{_fmt(o.get('mean_iou'))}, P {_fmt(o.get('precision'))}, R {_fmt(o.get('recall'))}"
         f"   |   IoU>=0.5: P {_fmt(o.get('iou50_precision'))}, "
         f"R {_fmt(o.get('iou50_recall'))}, F1 {_fmt(o.get('iou50_f1'))}", fontsize=10)
-    size_gt = _panel(ax_gt, gt_image, f"ground truth: {len(ctx.gt)} boxes")
-    size_gen = _panel(ax_gen, gen_image, f"generated: {len(ctx.gen)} boxes")
+    size_gt = _panel(ax_gt, gt_image, f"ground truth: {len(gt)} boxes")
+    size_gen = _panel(ax_gen, gen_image, f"generated: {len(gen)} boxes")
     cmap = IOU_CMAP()
-    gt_matched = np.zeros(len(ctx.gt), bool)
-    gen_matched = np.zeros(len(ctx.gen), bool)
+    gt_matched = np.zeros(len(gt), np.bool_)
+    gen_matched = np.zeros(len(gen), np.bool_)
     if match is not None and len(match.gt):
         gt_matched[match.gt] = True
         gen_matched[match.gen] = True
         ious = match.pair_iou
         # Big boxes first so small ones are drawn on top.
-        order = np.argsort(-(ctx.gt.xywh[match.gt, 2] * ctx.gt.xywh[match.gt, 3]))
+        order = np.argsort(-(gt.xywh[match.gt, 2] * gt.xywh[match.gt, 3]))
         label = len(order) <= MAX_LABELS
         for rank, k in enumerate(order):
             colour = cmap(float(ious[k]))
             style = "-" if ious[k] >= 0.5 else (0, (4, 2))
-            _rect(ax_gt, ctx.gt.xywh[match.gt[k]], size_gt, colour, style)
-            _rect(ax_gen, ctx.gen.xywh[match.gen[k]], size_gen, colour, style)
+            _rect(ax_gt, gt.xywh[match.gt[k]], size_gt, colour, style)
+            _rect(ax_gen, gen.xywh[match.gen[k]], size_gen, colour, style)
             if label:  # the pair's number at the centre of both boxes
-                for ax, box, size in ((ax_gt, ctx.gt.xywh[match.gt[k]], size_gt),
-                                      (ax_gen, ctx.gen.xywh[match.gen[k]], size_gen)):
+                for ax, box, size in ((ax_gt, gt.xywh[match.gt[k]], size_gt),
+                                      (ax_gen, gen.xywh[match.gen[k]], size_gen)):
                     ax.text((box[0] + box[2] / 2) * size[0], (box[1] + box[3] / 2) * size[1],
                             str(rank + 1), fontsize=8, ha="center", va="center",
                             color="white", fontweight="bold",
                             bbox={"facecolor": colour, "edgecolor": "none", "pad": 1.5,
                                   "alpha": 0.9})
-    for ax, layout, matched, size, what in ((ax_gt, ctx.gt, gt_matched, size_gt, "missing"),
-                                            (ax_gen, ctx.gen, gen_matched, size_gen, "extra")):
+    for ax, layout, matched, size, what in ((ax_gt, gt, gt_matched, size_gt, "missing"),
+                                            (ax_gen, gen, gen_matched, size_gen, "extra")):
         for i in np.flatnonzero(~matched):
             _rect(ax, layout.xywh[i], size, UNMATCHED, (0, (3, 2)), 1.6, cross=True)
         if (~matched).any():
@@ -194,7 +197,8 @@ def _boxes_png(ctx: Context, gt_image, gen_image, out_dir: Path) -> None:
     _thumb(path, out_dir / "thumb.jpg")
 
 
-def _alignment_png(ctx: Context, gt_image, gen_image, out_dir: Path) -> None:
+def _alignment_png(ctx: Context, gt: Layout, gen: Layout, gt_image, gen_image,
+                   out_dir: Path) -> None:
     """Rows: vertical alignments (x_*), then horizontal ones (y_*); columns: GT, generated.
     A group is drawn as a line along its shared coordinate, spanning its members, with a
     dot on each member: solid when matched to a group of the same type, dashed otherwise.
@@ -226,12 +230,12 @@ def _alignment_png(ctx: Context, gt_image, gen_image, out_dir: Path) -> None:
         f"{len(gt_groups)} GT and {len(gen_groups)} generated groups   "
         f"P {_fmt(o.get('alignment_precision'))}, R {_fmt(o.get('alignment_recall'))}, "
         f"F1 {_fmt(o.get('alignment_f1'))}", fontsize=10)
-    ok_gt = np.zeros(len(gt_groups), bool)
-    ok_gen = np.zeros(len(gen_groups), bool)
+    ok_gt = np.zeros(len(gt_groups), np.bool_)
+    ok_gen = np.zeros(len(gen_groups), np.bool_)
     ok_gt[match.gt[match.correct]] = True
     ok_gen[match.gen[match.correct]] = True
-    sides = ((gt_image, ctx.gt, gt_groups, ok_gt, "ground truth"),
-             (gen_image, ctx.gen, gen_groups, ok_gen, "generated"))
+    sides = ((gt_image, gt, gt_groups, ok_gt, "ground truth"),
+             (gen_image, gen, gen_groups, ok_gen, "generated"))
     for row, (axis_name, kinds) in enumerate((("vertical (x_left, x_center, x_right)",
                                                (0, 1, 2)),
                                               ("horizontal (y_top, y_center, y_bottom)",
@@ -279,10 +283,10 @@ def _thumb(source: Path, target: Path, width: int = 360) -> None:
     from PIL import Image as PILImage
 
     with PILImage.open(source) as im:
-        im = im.convert("RGB")
-        im.thumbnail((width, width))
+        rgb = im.convert("RGB")
+        rgb.thumbnail((width, width))
         buf = io.BytesIO()
-        im.save(buf, format="JPEG", quality=80)
+        rgb.save(buf, format="JPEG", quality=80)
     target.write_bytes(buf.getvalue())
 
 
@@ -292,18 +296,18 @@ def _box_info(layout, i: int) -> dict[str, Any]:
             "x": round(b.x, 4), "y": round(b.y, 4), "w": round(b.w, 4), "h": round(b.h, 4)}
 
 
-def _report(ctx: Context, out_dir: Path) -> None:
+def _report(ctx: Context, gt: Layout, gen: Layout, out_dir: Path) -> None:
     report: dict[str, Any] = {"id": ctx.pair.id, "variant": ctx.pair.variant}
     match = ctx.extras.get("match")
     if match is not None:
         report["matched_pairs"] = [
-            {"gt": _box_info(ctx.gt, int(i)), "gen": _box_info(ctx.gen, int(j)),
+            {"gt": _box_info(gt, int(i)), "gen": _box_info(gen, int(j)),
              "iou": round(float(v), 4)}
             for i, j, v in zip(match.gt, match.gen, match.pair_iou, strict=True)]
-        report["unmatched_gt"] = [_box_info(ctx.gt, i) for i in
-                                  sorted(set(range(len(ctx.gt))) - set(match.gt.tolist()))]
-        report["unmatched_gen"] = [_box_info(ctx.gen, j) for j in
-                                   sorted(set(range(len(ctx.gen))) - set(match.gen.tolist()))]
+        report["unmatched_gt"] = [_box_info(gt, i) for i in
+                                  sorted(set(range(len(gt))) - set(match.gt.tolist()))]
+        report["unmatched_gen"] = [_box_info(gen, j) for j in
+                                   sorted(set(range(len(gen))) - set(match.gen.tolist()))]
     groups = ctx.extras.get("groups")
     if groups is not None:
         gt_groups, gen_groups, gm = groups

@@ -121,8 +121,9 @@ def evaluate_pair(pair: Pair, options: SampleOptions = SampleOptions()) -> dict[
     _run(ctx, "alignment", lambda: _alignment(ctx, both))
     _run(ctx, "components", lambda: _components(ctx, both))
     _run(ctx, "tool_usage", lambda: _tools(ctx))
-    if options.viz_dir:
-        _run(ctx, "viz", lambda: _draw(ctx, Path(options.viz_dir)))
+    viz_dir = options.viz_dir
+    if viz_dir:
+        _run(ctx, "viz", lambda: _draw(ctx, Path(viz_dir)))
     if ctx.absent:
         ctx.out["absent"] = ctx.absent
     return ctx.out
@@ -138,11 +139,19 @@ def _need(error: str | None) -> None:
         raise ValueError(error)
 
 
+def _read(layout: Layout | None) -> Layout:
+    """A layout that loaded (it did whenever its file gave no error, which `_need` checked)."""
+    if layout is None:
+        raise ValueError("the layout file was not read")
+    return layout
+
+
 def _canvas_fill(ctx: Context, error: str | None) -> dict[str, Any]:
     from visioneval.layout.metrics.canvas_fill import canvas_fill
 
     _need(error)
-    return canvas_fill(ctx.gen.xywh, ctx.gen.depth)
+    gen = _read(ctx.gen)
+    return canvas_fill(gen.xywh, gen.depth)
 
 
 def _pixels(ctx: Context) -> dict[str, Any]:
@@ -157,16 +166,17 @@ def _layout(ctx: Context, error: str | None) -> dict[str, Any]:
     from visioneval.layout.metrics.layout_iou import hungarian, layout_iou
 
     _need(error)
-    match = hungarian(ctx.gt.xywh, ctx.gen.xywh)
+    gt, gen = _read(ctx.gt), _read(ctx.gen)
+    match = hungarian(gt.xywh, gen.xywh)
     ctx.extras["match"] = match
-    return layout_iou(ctx.gt.xywh, ctx.gen.xywh, match)
+    return layout_iou(gt.xywh, gen.xywh, match)
 
 
 def _alignment(ctx: Context, error: str | None) -> dict[str, Any]:
     from visioneval.layout.metrics.alignment import alignment
 
     _need(error)
-    values, gt_groups, gen_groups, match = alignment(ctx.gt.xywh, ctx.gen.xywh)
+    values, gt_groups, gen_groups, match = alignment(_read(ctx.gt).xywh, _read(ctx.gen).xywh)
     ctx.extras["groups"] = (gt_groups, gen_groups, match)
     return values
 
@@ -175,7 +185,7 @@ def _components(ctx: Context, error: str | None) -> dict[str, Any]:
     from visioneval.layout.metrics.components import component_scores, threshold_match
 
     _need(error)
-    gt, gen = ctx.gt, ctx.gen
+    gt, gen = _read(ctx.gt), _read(ctx.gen)
     hits = threshold_match(gt.xywh, gen.xywh, gt.without_root(), gen.without_root())
     ctx.extras["hits"] = hits
     return component_scores(gt.xywh, gen.xywh, gt.without_root(), gen.without_root(),

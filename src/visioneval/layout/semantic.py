@@ -133,9 +133,10 @@ class BackendCaptioner:
         if not settings.caption_model:
             raise ValueError("--caption-model is required with --caption-backend")
         self.settings = settings
-        self.spec = BackendSpec(kind=settings.caption_backend, model=settings.caption_model,
-                                base_url=settings.caption_base_url,
-                                api_key_env=settings.caption_api_key_env)
+        self.spec = BackendSpec.model_validate({  # validates the backend name
+            "kind": settings.caption_backend, "model": settings.caption_model,
+            "base_url": settings.caption_base_url,
+            "api_key_env": settings.caption_api_key_env})
         self.backend = make_backend(self.spec, connections=settings.concurrency)
         self.name = f"{self.spec.kind}:{self.spec.model}"
 
@@ -261,9 +262,9 @@ def apply_semantic(samples: list[dict], pairs: Sequence, captions: dict[str, str
     """Put semantic_match, gt_caption and gen_caption (or the error) on each sample."""
     for sample, pair in zip(samples, pairs, strict=True):
         gt, gen = captions.get(str(pair.gt_image)), captions.get(str(pair.gen_image))
-        failed = [(which, c) for which, c in (("GT", gt), ("generated", gen))
-                  if isinstance(c, Exception) or c is None]
-        if failed:
+        if not isinstance(gt, str) or not isinstance(gen, str):  # an error, or no caption
+            failed = [(which, c) for which, c in (("GT", gt), ("generated", gen))
+                      if not isinstance(c, str)]
             sample["semantic_match_error"] = "; ".join(
                 f"{which} image {pair.gt_image if which == 'GT' else pair.gen_image}: "
                 f"{c if c is not None else 'not captioned'}" for which, c in failed)

@@ -90,7 +90,7 @@ def answer_judge(prompt: Prompt) -> str:
     if not keys:
         return "I can only act as a rubric judge."
     scores = {k: 4 + zlib.crc32((prompt.text + k).encode()) % 7 for k in keys}
-    details = {k: [] for k in _DETAIL_KEY.findall(prompt.text)}
+    details: dict[str, list[str]] = {k: [] for k in _DETAIL_KEY.findall(prompt.text)}
     return json.dumps({"reasoning": "Scripted loopback judge: scores are a checksum of the "
                        "prompt, not a judgement.", "scores": scores, "details": details})
 
@@ -145,7 +145,8 @@ def _openai_prompt(body: dict[str, Any]) -> Prompt:
 
 
 def _ollama_prompt(body: dict[str, Any]) -> Prompt:
-    texts, images = [], []
+    texts: list[str] = []
+    images: list[str] = []
     for message in body.get("messages", []):
         images += message.get("images") or []
         texts.append(message.get("content") or "")
@@ -156,7 +157,8 @@ def _anthropic_prompt(body: dict[str, Any]) -> Prompt:
     texts, images = [], []
     for message in body.get("messages", []):
         content = message.get("content")
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        blocks: list[dict[str, Any]] | None = (
+            [{"type": "text", "text": content}] if isinstance(content, str) else content)
         for block in blocks or []:
             if block.get("type") == "text":
                 texts.append(block["text"])

@@ -4,7 +4,7 @@ glance, no network needed to view them."""
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import matplotlib
 
@@ -24,7 +24,7 @@ def svg(fig) -> str:
     return text[text.index("<svg"):]
 
 
-def grouped_bars(categories: Sequence[str], series: dict[str, Sequence[float | None]],
+def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float | None]],
                  title: str, ylabel: str, ymax: float | None = 100.0) -> str:
     """Bars per category, one colour per series, the value printed on each bar."""
     width = 0.8 / max(1, len(series))
@@ -50,7 +50,7 @@ def grouped_bars(categories: Sequence[str], series: dict[str, Sequence[float | N
     return svg(fig)
 
 
-def stacked_bars(categories: Sequence[str], parts: dict[str, Sequence[float]], title: str,
+def stacked_bars(categories: Sequence[str], parts: Mapping[str, Sequence[float]], title: str,
                  xlabel: str = "percent") -> str:
     """Horizontal 100% bars: one row per category, one colour per part."""
     fig, ax = plt.subplots(figsize=(6.0, 0.45 * len(categories) + 1.2))
