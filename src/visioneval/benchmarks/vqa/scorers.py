@@ -115,9 +115,9 @@ def extract_choice(answer: str, choices: Sequence[str]) -> tuple[int | None, boo
     """(option index, ambiguous). The first rule that finds anything decides; a rule that
     finds two different options makes the answer ambiguous:
     1. the answer is a letter alone: "B", "b", "(B)", "B.", "[B]", "B)";
-    2. a stated answer: "Answer: B", "The answer is (C)", "the correct option is D";
-    3. a leading letter: "B. red", "(B) red", "B) red", "B: red";
-    4. letters only, joined by or/and/commas ("B or C"): always ambiguous;
+    2. letters only, joined by or/and/commas/slashes ("B or C", "(A) or (C)"): ambiguous;
+    3. a stated answer: "Answer: B", "The answer is (C)", "the correct option is D";
+    4. a leading letter: "B. red", "(B) red", "B) red", "B: red";
     5. an option's text: the whole answer, else found as words inside it;
     6. a bracketed letter anywhere: "I would pick (B) because ...".
     Letters outside the options (E when there are four) are ignored."""
@@ -126,12 +126,12 @@ def extract_choice(answer: str, choices: Sequence[str]) -> tuple[int | None, boo
     alone = _ALONE.match(text)
     if alone and _letters([alone.group(1)], n):
         return _letters([alone.group(1)], n)[0], False
+    if _LETTER_LIST.match(text) and len(_letters(re.findall(r"\b[A-Za-z]\b", text), n)) > 1:
+        return None, True
     for rule in (_STATED.findall(text), _LEADING.findall(text)):
         found = _letters(rule, n)
         if found:
             return (found[0], False) if len(found) == 1 else (None, True)
-    if _LETTER_LIST.match(text) and len(_letters(re.findall(r"[A-Za-z]", text), n)) > 1:
-        return None, True
     for found in (_by_text(text, choices), _letters(_BRACKETED.findall(text), n)):
         if found:
             return (found[0], False) if len(found) == 1 else (None, True)
