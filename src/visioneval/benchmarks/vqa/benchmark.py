@@ -201,7 +201,7 @@ class Vqa:
 
     def print_summary(self, metrics: dict[str, Any], info: dict[str, Any],
                       console: Console) -> None:
-        tables.show(metrics, info["backend"]["model"], self.source.origin, console)
+        tables.show(metrics, info["backend"]["model"], console)
 
 
 def _short(value: Any, limit: int = 60) -> str:

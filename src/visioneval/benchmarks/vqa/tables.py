@@ -44,10 +44,10 @@ def write(metrics: dict[str, Any], model: str, directory: Path) -> Path:
     return path
 
 
-def show(metrics: dict[str, Any], model: str, source: str, console: Console) -> None:
+def show(metrics: dict[str, Any], model: str, console: Console) -> None:
     scorer = metrics.get("scorer", "?")
     table = Table(title=f"vqa: {model}, {scorer} scorer (percent)",
-                  caption=f"{source}. unparsed: no answer could be read (wrong for accuracy)",
+                  caption="unparsed: no answer could be read (wrong for accuracy)",
                   pad_edge=False, box=box.SIMPLE_HEAVY, collapse_padding=True)
     columns = ["group", "n", "errors", "unparsed", "accuracy"]
     if scorer == "set":
