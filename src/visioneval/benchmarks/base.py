@@ -6,6 +6,7 @@ benchmark's folder names it; report, compare, resume and the CLI ask its definit
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
@@ -50,6 +51,15 @@ class Benchmark(Protocol):
         """The tables a user sees at the end of a run."""
 
 
+@dataclass(frozen=True)
+class Demo:
+    """What `visioneval demo` runs offline (with the builtin `demo_model`): a benchmark and
+    what to say before and after."""
+    benchmark: Benchmark
+    before: str
+    after: str
+
+
 class BenchmarkDefinition:
     """Everything visioneval knows about one benchmark besides running it. A benchmark's
     folder subclasses this once; the registry line names that instance. The defaults fit a
@@ -60,6 +70,18 @@ class BenchmarkDefinition:
     # The command's own options (flags generated from the fields; the engine's and the
     # model's options are shared by every benchmark command). None: no command.
     command_options: ClassVar[type[BaseModel] | None] = None
+    # The model options' help and defaults in the generated command.
+    model_help: ClassVar[str] = "Model name as the server knows it."
+    max_tokens: ClassVar[int] = 128
+    max_tokens_help: ClassVar[str] = "Most tokens an answer may have."
+    # (backend, model) used when the command names no --model (the seeds' quick test); None:
+    # --backend and --model are required.
+    default_model: ClassVar[tuple[str, str] | None] = None
+    # `visioneval data synth-NAME` writes a small offline dataset in the real schema when
+    # this is set (its help), via `synth`.
+    synth_help: ClassVar[str | None] = None
+    synth_rows: ClassVar[int] = 100
+    demo_model: ClassVar[str] = "random"  # the builtin model `demo` runs
     # Options (keys of run.json's `options`) whose difference changes the numbers:
     # `visioneval compare` flags runs that differ in them.
     settings_that_matter: ClassVar[tuple[str, ...]] = ()
@@ -71,6 +93,14 @@ class BenchmarkDefinition:
     def from_command(self, options: BaseModel) -> Benchmark:
         """The benchmark from its command's options (an instance of `command_options`)."""
         return self.build(options.model_dump())
+
+    def synth(self, out: Path, rows: int, seed: int) -> list[str]:
+        """Write the offline dataset (see `synth_help`); the lines to print."""
+        raise NotImplementedError
+
+    def demo(self, cache_root: Path, n: int, seed: int) -> Demo:
+        """The offline demo (`visioneval demo`, for the benchmark the registry names)."""
+        raise NotImplementedError
 
     def sections(self, view: RunView) -> list[Section]:
         """The report's tables and charts for a run with records."""

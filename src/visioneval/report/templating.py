@@ -18,7 +18,7 @@ ASSETS = Path(__file__).parent / "assets"
 def environment() -> jinja2.Environment:
     """One environment per process (templates are compiled once)."""
     return jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
-                              undefined=jinja2.StrictUndefined, trim_blocks=False)
+                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
 
 
 def render(template: str, **context: Any) -> str:

@@ -4,7 +4,10 @@ the shape-or-scene buckets, labels a prompt does not offer, and the compare tabl
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
 
 from visioneval import fmt
 from visioneval.benchmarks.base import Benchmark, BenchmarkDefinition
@@ -23,10 +26,39 @@ def _scaled(value: float | None) -> float | None:
     return None if value is None else 100 * value
 
 
+class IllusionBenchCommand(BaseModel):
+    """`visioneval illusionbench`'s own options."""
+    data_dir: Path | None = Field(None, description="Local copy of the dataset repository "
+                                  "(Illusion_<SUBSET>-*.parquet in any subfolder); default: "
+                                  "download arshiahemmat/IllusionBench.")
+    subsets: list[str] | None = Field(None, description="ICON, LOGO, IN (default: all three).")
+    tasks: list[str] | None = Field(None, description="shape, scene (default: both).")
+    num_samples: int | None = Field(None, ge=1, description="First N rows of each subset (with "
+                                    "--sample-seed: a stratified random N).",
+                                    json_schema_extra={"flags": ["--samples"]})
+    sample_seed: int | None = Field(None, description="Draw --num-samples rows per subset at "
+                                    "random, stratified by shape class and difficulty.")
+    protocol: Literal["original", "lmms-strict", "lmms-recall", "all"] = Field(
+        "all", description="original: the paper's prompts and bucket rule; lmms-strict: "
+        "lmms-eval's 'Answer:' prompts, exact match; lmms-recall: original prompts, substring "
+        "recall; all: the three side by side (two requests per image and task).")
+    fix_quirks: bool = Field(False, description="Report the original rule with its spelling "
+                             "quirks corrected (both variants are always computed).")
+
+
 class IllusionBenchDefinition(BenchmarkDefinition):
     name = "illusionbench"
     summary = ("Evaluate a model on IllusionBench (arXiv 2411.06287) under the paper's and "
-               "lmms-eval's protocols, side by side.")
+               "lmms-eval's scoring protocols, side by side.")
+    command_options = IllusionBenchCommand
+    model_help = "Model name as the server knows it (builtin: random)."
+    max_tokens = 64
+    max_tokens_help = ("Enough for a one-word or 'Answer: X' reply (lmms-eval's "
+                       "max_new_tokens).")
+    default_model = ("ollama", "llava:7b")
+    synth_help = ("Write a small IllusionBench-shaped set (ICON, LOGO, IN) in the real schema "
+                  "and names; 21 rows or more per subset cover every class.")
+    synth_rows = 24
     settings_that_matter = ("protocol", "fix_quirks", "num_samples", "sample_seed", "tasks",
                             "subsets")
 
@@ -34,6 +66,28 @@ class IllusionBenchDefinition(BenchmarkDefinition):
         from visioneval.benchmarks.illusionbench.benchmark import build
 
         return build(options)
+
+    def from_command(self, options: BaseModel) -> Benchmark:
+        from visioneval.benchmarks.illusionbench.benchmark import (
+            IllusionBenchOptions,
+            build,
+            choose,
+        )
+
+        assert isinstance(options, IllusionBenchCommand)
+        if options.sample_seed is not None and options.num_samples is None:
+            raise ValueError("--sample-seed draws --num-samples rows per subset; give both")
+        return build(IllusionBenchOptions(
+            subsets=choose("subsets", options.subsets), tasks=choose("tasks", options.tasks),
+            protocol=options.protocol, fix_quirks=options.fix_quirks,
+            num_samples=options.num_samples, sample_seed=options.sample_seed,
+            data_dir=str(options.data_dir.resolve()) if options.data_dir else None))
+
+    def synth(self, out: Path, rows: int, seed: int) -> list[str]:
+        from visioneval.benchmarks.illusionbench.synth import write_synthetic
+
+        return [f"{path}: {rows} rows ({subset})"
+                for subset, path in write_synthetic(out, rows, seed).items()]
 
     def sections(self, view: RunView) -> list[Section]:
         from visioneval.report import charts  # matplotlib: only when a page is drawn

@@ -4,10 +4,13 @@ confusion view), sample-browser rows and the paper's Table 1 layout for `compare
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
 
 from visioneval import fmt
-from visioneval.benchmarks.base import Benchmark, BenchmarkDefinition
+from visioneval.benchmarks.base import Benchmark, BenchmarkDefinition, Demo
 from visioneval.benchmarks.salbench.parse import target_labels
 from visioneval.benchmarks.salbench.spec import CONFIGS, TASKS
 from visioneval.records import Record
@@ -25,15 +28,70 @@ def _pct(value: float | None) -> str:
     return fmt.pct(value, missing="-")
 
 
+class SalBenchCommand(BaseModel):
+    """`visioneval salbench`'s own options (the seed's --splits/--tasks or HF --configs)."""
+    data_dir: Path | None = Field(None, description="Local copy of the dataset repository "
+                                  "(<dir>/<config>/*.parquet); default: download "
+                                  "salbench-vlm/salbench.")
+    splits: list[str] | None = Field(None, description="synthetic (P3), natural (O3), or both.")
+    tasks: list[str] | None = Field(None, description="D, R, VR (Detection, Referring, Visual "
+                                    "Referring).")
+    configs: list[str] | None = Field(None, description="HF configs by name, e.g. P3,O3_box "
+                                      "(instead of --splits/--tasks).")
+    num_samples: int | None = Field(None, ge=1, description="First N rows of each config.",
+                                    json_schema_extra={"flags": ["--samples"]})
+    shots: Literal[0, 3, 5] = Field(0, description="In-context examples.",
+                                    json_schema_extra={"flags": ["--num-shots"]})
+    prompt: Literal["paper", "lmms-eval"] = Field(
+        "paper", description="paper: the dataset question verbatim; lmms-eval: plus its "
+        "one-word suffix.")
+    seed: int = Field(0, description="Seed for few-shot examples and random baseline.")
+
+
 class SalBenchDefinition(BenchmarkDefinition):
     name = "salbench"
     summary = "Evaluate a model on SalBench (arXiv 2507.04741) as the paper does."
+    command_options = SalBenchCommand
+    model_help = "Model name as the server knows it (builtin: popout, random, majority)."
+    default_model = ("ollama", "llava:7b")  # the SalBench plan's quick test
+    synth_help = "Write a P3-style synthetic SalBench set in the real schema and folder layout."
+    demo_model = "popout"
     settings_that_matter = ("prompt", "configs", "num_samples")
 
     def build(self, options: dict[str, Any]) -> Benchmark:
         from visioneval.benchmarks.salbench.benchmark import build
 
         return build(options)
+
+    def from_command(self, options: BaseModel) -> Benchmark:
+        from visioneval.benchmarks.salbench.benchmark import SalBenchOptions, build
+        from visioneval.benchmarks.salbench.spec import select_configs
+
+        assert isinstance(options, SalBenchCommand)
+        chosen = select_configs(options.configs, options.splits, options.tasks)
+        return build(SalBenchOptions(
+            configs=[c.name for c in chosen], shots=options.shots, prompt=options.prompt,
+            num_samples=options.num_samples, seed=options.seed,
+            data_dir=str(options.data_dir.resolve()) if options.data_dir else None))
+
+    def synth(self, out: Path, rows: int, seed: int) -> list[str]:
+        from visioneval.benchmarks.salbench.synth import write_synthetic
+
+        return [f"{out / config}: {n} rows" for config, n in
+                write_synthetic(out, rows, seed).items()]
+
+    def demo(self, cache_root: Path, n: int, seed: int) -> Demo:
+        from visioneval.benchmarks.salbench.benchmark import SalBenchOptions, build
+        from visioneval.benchmarks.salbench.synth import cached_synthetic
+
+        data = cached_synthetic(cache_root, n, seed)
+        return Demo(build(SalBenchOptions(configs=["P3", "P3_box", "P3_box_img"],
+                                          data_dir=str(data))),
+                    f"synthetic SalBench P3 set: {data}",
+                    "popout is a classical image-processing baseline (no neural network) that "
+                    "finds the odd object by colour, size and angle statistics. Evaluate a "
+                    "real model with `visioneval salbench --backend openai --model ...` (see "
+                    "`visioneval salbench --help`).")
 
     def sections(self, view: RunView) -> list[Section]:
         rows = []

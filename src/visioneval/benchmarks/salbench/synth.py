@@ -373,3 +373,20 @@ def write_synthetic(out_dir: Path, n: int, seed: int = 0) -> dict[str, int]:
         pq.write_table(table, folder / "shard_00000.parquet", row_group_size=ROW_GROUP)
         counts[config] = table.num_rows
     return counts
+
+
+def cached_synthetic(cache_root: Path, n: int, seed: int) -> Path:
+    """The demo's synthetic P3 set, generated once per (n, seed) and kept in the cache (a
+    half-written set is never used: it is renamed into place when complete)."""
+    import shutil
+
+    target = cache_root / "demo" / f"salbench-synth-v{GENERATOR_VERSION}-n{n}-seed{seed}"
+    if (target / "DONE").exists():
+        return target
+    tmp = target.with_name(target.name + ".partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    write_synthetic(tmp, n, seed)
+    (tmp / "DONE").write_text("complete\n")
+    shutil.rmtree(target, ignore_errors=True)
+    tmp.rename(target)
+    return target

@@ -1,0 +1,238 @@
+"""Every registered benchmark's command, generated from its definition: the benchmark's own
+options come from its `command_options` model (one flag per field), the model, engine and
+run options are the same for every benchmark. So a new benchmark needs no edit here."""
+
+from __future__ import annotations
+
+import inspect
+import types
+from collections.abc import Callable
+from enum import Enum, StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_origin
+
+import typer
+from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
+
+from visioneval.cli.options import (
+    DATA,
+    MODEL,
+    ApiKeyEnv,
+    BackendOpt,
+    BackoffBase,
+    BackoffCap,
+    BaseUrl,
+    CacheDir,
+    Concurrency,
+    MaxAttempts,
+    NoCache,
+    NoProgress,
+    NoReport,
+    Resume,
+    Temperature,
+    Timeout,
+    Verbose,
+    engine_options,
+    run_command,
+)
+
+if TYPE_CHECKING:
+    from visioneval.benchmarks.base import BenchmarkDefinition
+
+
+def _shared(definition: BenchmarkDefinition) -> list[inspect.Parameter]:
+    """The options every benchmark command has, in the order --help lists them."""
+    def option(name: str, annotation: Any, default: Any) -> inspect.Parameter:
+        return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                                 annotation=annotation)
+
+    model = Annotated[str | None, typer.Option(help=definition.model_help,
+                                               rich_help_panel=MODEL)]
+    max_tokens = Annotated[int, typer.Option(min=1, help=definition.max_tokens_help,
+                                             rich_help_panel=MODEL)]
+    return [option("backend", BackendOpt, None), option("model", model, None),
+            option("base_url", BaseUrl, None), option("api_key_env", ApiKeyEnv, None),
+            option("temperature", Temperature, 0.0),
+            option("max_tokens", max_tokens, definition.max_tokens)]
+
+
+def _run_options() -> list[inspect.Parameter]:
+    specs: list[tuple[str, Any, Any]] = [
+        ("resume", Resume, None), ("concurrency", Concurrency, 16),
+        ("max_attempts", MaxAttempts, 6), ("timeout", Timeout, 120.0),
+        ("backoff_base", BackoffBase, 1.0), ("backoff_cap", BackoffCap, 30.0),
+        ("no_cache", NoCache, False), ("cache_dir", CacheDir, None),
+        ("no_progress", NoProgress, False), ("no_report", NoReport, False),
+        ("verbose", Verbose, False)]
+    return [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d, annotation=a)
+            for n, a, d in specs]
+
+
+SHARED_NAMES = ("backend", "model", "base_url", "api_key_env", "temperature", "max_tokens",
+                "out", "resume", "concurrency", "max_attempts", "timeout", "backoff_base",
+                "backoff_cap", "no_cache", "cache_dir", "no_progress", "no_report", "verbose")
+
+
+def _unwrap(annotation: Any) -> tuple[Any, bool]:
+    """(the type inside `X | None`, whether None was allowed)."""
+    if get_origin(annotation) in (Union, types.UnionType):
+        args = [a for a in get_args(annotation) if a is not type(None)]
+        if len(args) == 1:
+            return args[0], True
+    return annotation, False
+
+
+def _is_list(annotation: Any) -> bool:
+    return get_origin(annotation) is list
+
+
+def flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _field_option(name: str, field: FieldInfo) -> inspect.Parameter:
+    """One benchmark option: its type as typer knows it, its flags, help and default.
+    Typer never applies a default (None): the model does, so `--resume` needs none of them."""
+    inner, _ = _unwrap(field.annotation)
+    extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+    flags = [flag(name), *extra.get("flags", [])]
+    help_text = field.description or ""
+    kwargs: dict[str, Any] = {"rich_help_panel": extra.get("panel", DATA)}
+    if get_origin(inner) is Literal:
+        values = get_args(inner)
+        if all(isinstance(v, str) for v in values):  # choices, listed by --help
+            kind: Any = StrEnum(f"{name}_choices", {v: v for v in values})
+        else:
+            kind = type(values[0])
+            help_text += f" One of {', '.join(map(str, values))}."
+    elif _is_list(inner):
+        kind = str
+        help_text += " Comma-separated."
+    elif inner is bool:
+        kind = bool
+        if field.default is True:
+            flags = [f"{flag(name)}/--no-{name.replace('_', '-')}"]
+    else:
+        kind = inner
+    if field.is_required():
+        help_text += " Required."
+    elif field.default is not None and field.default is not False:
+        help_text += f"  [default: {field.default}]"
+    option = typer.Option(*flags, help=help_text.strip(), **kwargs)
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
+                             annotation=Annotated[kind | None, option])
+
+
+def _options_from(model: type[BaseModel], given: dict[str, Any]) -> BaseModel:
+    """The benchmark's options model from the flags given (None: not given, the model's
+    default applies); a bad value is one line naming the flag."""
+    values = {}
+    for name, value in given.items():
+        if value is None:
+            continue
+        if isinstance(value, Enum):
+            value = value.value
+        inner, _ = _unwrap(model.model_fields[name].annotation)
+        if _is_list(inner) and isinstance(value, str):
+            value = [v.strip() for v in value.split(",") if v.strip()]
+        values[name] = value
+    try:
+        return model(**values)
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            where = flag(str(error["loc"][0])) if error["loc"] else "options"
+            problems.append(f"{where}: {error['msg']}")
+        raise ValueError("; ".join(problems)) from None
+
+
+def benchmark_command(definition: BenchmarkDefinition) -> Callable[..., None]:
+    """The typer command function for `definition` (its signature is built, not written)."""
+    model_cls = definition.command_options
+    assert model_cls is not None
+    own = [_field_option(n, f) for n, f in model_cls.model_fields.items()]
+    clash = {p.name for p in own} & set(SHARED_NAMES)
+    if clash:
+        raise TypeError(f"{definition.name}: option(s) {', '.join(sorted(clash))} are shared "
+                        "by every benchmark command; rename them")
+    shared = _shared(definition)
+    out = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=(
+        Annotated[Path | None, typer.Option(help=f"Run directory (default results/"
+                                            f"{definition.name}-<model>-<time>).")]))
+    parameters = [*shared, *own, out, *_run_options()]
+
+    def command(**kwargs: Any) -> None:
+        run = {k: kwargs.pop(k) for k in SHARED_NAMES}
+        backend, model = run["backend"], run["model"]
+        if run["resume"] is None and definition.default_model is not None:
+            backend, model = default_model(definition, backend, model)
+
+        def benchmark():
+            return definition.from_command(_options_from(model_cls, kwargs))
+
+        run_command(definition.name, resume=run["resume"], backend=backend, model=model,
+                    base_url=run["base_url"], api_key_env=run["api_key_env"],
+                    benchmark=benchmark,
+                    settings=lambda: settings(run["temperature"], run["max_tokens"]),
+                    engine=lambda: engine_options(run["concurrency"], run["max_attempts"],
+                                                  run["timeout"], run["backoff_base"],
+                                                  run["backoff_cap"], run["no_cache"],
+                                                  run["cache_dir"]),
+                    out=run["out"], verbose=run["verbose"], no_progress=run["no_progress"],
+                    no_report=run["no_report"])
+
+    command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
+    command.__doc__ = definition.summary
+    command.__name__ = definition.name
+    return command
+
+
+def default_model(definition: BenchmarkDefinition, backend: str | None,
+                  model: str | None) -> tuple[str | None, str | None]:
+    """The benchmark's default (backend, model) for a command that names no model, said in
+    one line; any other backend needs --model."""
+    seed_backend, seed_model = definition.default_model or (None, None)
+    if model is not None or backend not in (None, seed_backend):
+        return backend, model
+    from visioneval.commands.common import consoles
+
+    consoles()[1].print(f"no --model given: using the default {seed_backend} {seed_model} "
+                        "(at its default URL unless --base-url says otherwise)",
+                        highlight=False, soft_wrap=True)
+    return seed_backend, seed_model
+
+
+def settings(temperature: float, max_tokens: int):
+    from visioneval.records import GenerationSettings
+
+    return GenerationSettings(temperature=temperature, max_tokens=max_tokens)
+
+
+def synth_command(definition: BenchmarkDefinition) -> Callable[..., None]:
+    """`visioneval data synth-NAME`: the benchmark's offline dataset in its real schema."""
+    def command(
+        out: Annotated[Path, typer.Option(help="Folder to write the dataset into (use it as "
+                                          "the benchmark's data option).")],
+        n: Annotated[int, typer.Option(min=1, help="Rows per part.")] = definition.synth_rows,
+        seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    ) -> None:
+        for line in definition.synth(out, n, seed):
+            typer.echo(line)
+
+    command.__doc__ = definition.synth_help
+    return command
+
+
+def register(app: typer.Typer, data_app: typer.Typer) -> None:
+    """Add every registered benchmark's command (and data command) to the app."""
+    from visioneval.benchmarks import registry
+
+    for name in registry.names():
+        definition = registry.definition(name)
+        if definition.command_options is not None:
+            app.command(name=name, help=definition.summary)(benchmark_command(definition))
+        if definition.synth_help is not None:
+            data_app.command(f"synth-{name}", help=definition.synth_help)(
+                synth_command(definition))
