@@ -46,9 +46,17 @@ class VqaDefinition(BenchmarkDefinition):
         return build(options)
 
     def from_command(self, options: BaseModel) -> Benchmark:
-        from visioneval.benchmarks.vqa.benchmark import build
+        """A local --data is recorded as an absolute path, so a resume from another folder
+        finds it; a Hub id is kept as given."""
+        from pathlib import Path
 
-        return build(VqaOptions.model_validate(options.model_dump()))
+        from visioneval.benchmarks.vqa.benchmark import build
+        from visioneval.benchmarks.vqa.data import hub_id
+
+        given = VqaOptions.model_validate(options.model_dump())
+        if hub_id(given.data) is None and Path(given.data).exists():
+            given = given.model_copy(update={"data": str(Path(given.data).resolve())})
+        return build(given)
 
     def sections(self, view: RunView) -> list[Section]:
         metrics = view.metrics

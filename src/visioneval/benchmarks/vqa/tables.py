@@ -47,7 +47,7 @@ def write(metrics: dict[str, Any], model: str, directory: Path) -> Path:
 def show(metrics: dict[str, Any], model: str, console: Console) -> None:
     scorer = metrics.get("scorer", "?")
     table = Table(title=f"vqa: {model}, {scorer} scorer (percent)",
-                  caption="unparsed: no answer could be read (wrong for accuracy)",
+                  caption="unparsed answers count as wrong",
                   pad_edge=False, box=box.SIMPLE_HEAVY, collapse_padding=True)
     columns = ["group", "n", "errors", "unparsed", "accuracy"]
     if scorer == "set":
