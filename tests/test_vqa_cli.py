@@ -74,6 +74,10 @@ def test_user_errors_are_one_line_and_exit_2(serve, tmp_path):
     assert server.stats.requests == 0 and not (tmp_path / "x").exists()
     missing = invoke(*vqa_args(server, tmp_path / "nothing.jsonl", tmp_path / "y"))
     assert missing.exit_code == 2 and "no such file or folder" in missing.stderr
+    builtin = invoke("vqa", "--data", data, "--backend", "builtin", "--model", "random",
+                     "--out", tmp_path / "z", "--no-progress")
+    assert builtin.exit_code == 2 and len(builtin.stderr.strip().splitlines()) == 1
+    assert "vqa" in builtin.stderr and not (tmp_path / "z").exists()
 
 
 def test_skipped_rows_are_shown_and_the_rest_runs(serve, tmp_path):

@@ -205,3 +205,15 @@ def test_registry_builds_it_from_recorded_options():
     assert benchmark.name == "vqa" and benchmark.builtin_models == ()
     again = registry.build("vqa", benchmark.plan()["options"])
     assert [s.id for s in again.samples()] == [s.id for s in benchmark.samples()]
+
+
+def test_parquet_structs_holding_only_a_path_are_read_and_fingerprinted(tmp_path):
+    cell = image_file(tmp_path, "p.png")
+    write_hf_parquet(tmp_path / "s.parquet", [{"image": {"bytes": None, "path": cell},
+                                               "question": "q", "answer": "a"}], ["image"])
+    options = {"data": str(tmp_path / "s.parquet")}
+    samples, skipped = run_items(build(options))
+    assert not skipped and samples[0].messages[0].parts[0].data == (tmp_path / cell).read_bytes()
+    first = build(options).plan()["dataset"]["fingerprint"]
+    image_file(tmp_path, "p.png", color=(1, 2, 3))
+    assert build(options).plan()["dataset"]["fingerprint"] != first

@@ -274,15 +274,30 @@ def fingerprint(source: Source, image_col: str) -> str:
 
 
 def _paths_in(path: Path, image_col: str) -> bool:
-    """Whether a file's image column can hold paths (parquet: a string or struct column;
-    JSONL and CSV always)."""
+    """Whether a file's image column can hold paths: always for JSONL and CSV; for parquet,
+    a string column, or an HF Image struct whose `bytes` are null somewhere (read from the
+    row groups' statistics, so a file of stored images is not read a second time)."""
     if FORMATS[path.suffix.lower()] != "parquet":
         return True
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    schema = pq.read_schema(path)
+    handle = pq.ParquetFile(path)
+    schema = handle.schema_arrow
     if image_col not in schema.names:
         return False
     kind = schema.field(image_col).type
-    return pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_struct(kind)
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return True
+    if not pa.types.is_struct(kind):
+        return False
+    leaf = f"{image_col}.bytes"
+    columns = [handle.schema.column(i).path for i in range(len(handle.schema))]
+    if leaf not in columns:
+        return True
+    position = columns.index(leaf)
+    for group in range(handle.metadata.num_row_groups):
+        stats = handle.metadata.row_group(group).column(position).statistics
+        if stats is None or not stats.has_null_count or stats.null_count:
+            return True
+    return False
