@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -15,6 +15,9 @@ from visioneval.benchmarks.vqa import data, metrics, prompts, scorers, tables
 from visioneval.benchmarks.vqa.options import VqaOptions
 from visioneval.records import Record, Sample, SkippedRow
 
+if TYPE_CHECKING:
+    from visioneval.engine.runner import Solver
+
 ALL = "all"  # the group of every row when no --group-col is given
 MAX_CHOICES = len(scorers.LETTERS)
 
@@ -22,7 +25,7 @@ MAX_CHOICES = len(scorers.LETTERS)
 class Vqa:
     name = "vqa"
     builtin_models: tuple[str, ...] = ()  # the builtin baselines do not read lettered options
-    solve = None  # one request per sample
+    solve: Solver | None = None  # one request per sample
 
     def __init__(self, options: VqaOptions, source: data.Source):
         self.options = options

@@ -190,7 +190,7 @@ def _file_rows(path: Path, kind: str, wanted: Sequence[str]
         for number, line in _lines(path):
             try:
                 values = json.loads(line)
-            except ValueError as exc:
+            except json.JSONDecodeError as exc:
                 yield number, {}, f"not JSON ({exc.msg})"
                 continue
             if isinstance(values, dict):
