@@ -108,3 +108,14 @@ def test_resume_through_the_command(serve, tmp_path):
     assert result.exit_code == 0, result.output
     assert load(out)["overall"] == {"n": 12, "n_errors": 0, "n_unparsed": 0,
                                     "n_ambiguous": 0, "accuracy": 0.25}
+
+
+def test_an_identical_rerun_is_answered_from_the_cache(serve, tmp_path):
+    server = serve(answer=lambda prompt: "A")
+    data = EXAMPLE / "questions.jsonl"
+    cache = ["--cache-dir", tmp_path / "cache", "--scorer", "choice"]
+    assert invoke(*vqa_args(server, data, tmp_path / "a", *cache)).exit_code == 0
+    assert server.stats.requests == 12
+    assert invoke(*vqa_args(server, data, tmp_path / "b", *cache)).exit_code == 0
+    assert server.stats.requests == 12 and load(tmp_path / "b") == load(tmp_path / "a")
+    assert load(tmp_path / "b", "run.json")["counts"]["cache_hits"] == 12

@@ -217,3 +217,13 @@ def test_parquet_structs_holding_only_a_path_are_read_and_fingerprinted(tmp_path
     first = build(options).plan()["dataset"]["fingerprint"]
     image_file(tmp_path, "p.png", color=(1, 2, 3))
     assert build(options).plan()["dataset"]["fingerprint"] != first
+
+
+def test_a_hub_id_that_cannot_be_fetched_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # HF_HUB_OFFLINE=1 (conftest): nothing is downloaded
+    with pytest.raises(DataError) as caught:
+        build({"data": "nobody-here/no-such-vqa-set"})
+    message = str(caught.value)
+    assert message.startswith("cannot download nobody-here/no-such-vqa-set from the Hugging "
+                              "Face Hub")
+    assert message.endswith("pass --data with a local file or folder") and "\n" not in message
