@@ -17,6 +17,7 @@ from visioneval.benchmarks import registry
 from visioneval.commands.run import Output, resume, run
 from visioneval.engine.store import RunDirError
 from visioneval.records import GenerationSettings
+from visioneval.report import rundir
 from visioneval.report.compare import compare, to_markdown
 from visioneval.report.page import write_report
 from visioneval.session import EngineOptions
@@ -84,6 +85,13 @@ def test_report_and_compare_show_unparsed_and_ambiguous_answers(serve, tmp_path)
     second = load(runs[1])["overall"]
     assert (second["n"], second["n_unparsed"], second["n_ambiguous"], second["accuracy"]) == \
         (12, 12, 4, 0.0)
+    definition = registry.definition("vqa")
+    row = definition.browser_row(rundir.load(runs[0]).records[0])
+    assert row == {"t": "B. red", "labels": ["B"], "v": {"choice": {"a": "B. red", "ok": True}},
+                   "meta": "questions.jsonl row 1"}
+    rows = [definition.browser_row(r) for r in rundir.load(runs[1]).records]
+    assert {r["v"]["choice"]["a"] for r in rows} == {"(ambiguous)", "(unparsed)"}
+    assert all(r["v"]["choice"]["ok"] is False for r in rows)
     page = write_report(runs[1]).read_text()
     assert "Results (percent)" in page and "Accuracy per group" in page
     assert "(ambiguous)" in page and "(unparsed)" in page

@@ -88,27 +88,27 @@ class VqaDefinition(BenchmarkDefinition):
         return out
 
     def browser_row(self, record: Record) -> dict[str, Any]:
+        """The target and the answer read (for choice, letter and option text); the
+        labels filter is the target option's letter (choice) to spot a letter bias."""
         scorer = next(iter(record.scores), None) or next(iter(record.parsed), "answer")
         parsed = record.parsed.get(scorer)
         choices = record.metadata.get("choices") or []
-        target = record.target
-        if scorer == "choice" and isinstance(target, str) and len(target) == 1:
-            index = ord(target) - ord("A")
-            if 0 <= index < len(choices):
-                target = f"{target}. {choices[index]}"
+        block = record.scores.get(scorer, {})
         if parsed is None:
-            shown = "(unparsed)"
-            if record.scores.get(scorer, {}).get("ambiguous"):
-                shown = "(ambiguous)"
+            shown = "(ambiguous)" if block.get("ambiguous") else "(unparsed)"
         elif isinstance(parsed, list):
             shown = ", ".join(map(str, parsed))
         else:
-            shown = str(parsed)
-        correct = record.scores.get(scorer, {}).get("correct")
+            shown = _option(parsed, choices) if scorer == "choice" else str(parsed)
+        target = record.target
+        labels: list[str] = []
+        if scorer == "choice" and isinstance(target, str):
+            labels = [target]
+            target = _option(target, choices)
+        correct = block.get("correct")
         views = {scorer: {"a": shown, "ok": None if correct is None else correct == 1.0}}
-        labels = [record.group] if record.group != "all" else []
         return {"t": str(target), "labels": labels, "v": views,
-                "meta": record.metadata.get("file", "") + f" row {record.metadata.get('row')}"}
+                "meta": f"{record.metadata.get('file', '')} row {record.metadata.get('row')}"}
 
     def comparison(self, views: Sequence[RunView]) -> ComparisonTable:
         """Accuracy (and unparsed share) per model and scorer, overall and per group."""
@@ -137,6 +137,12 @@ class VqaDefinition(BenchmarkDefinition):
 
     def unparsed(self, metrics: dict[str, Any]) -> int | None:
         return metrics.get("overall", {}).get("n_unparsed")
+
+
+def _option(letter: str, choices: list[str]) -> str:
+    """"B. red" for the letter of an option; the letter alone when it names none."""
+    index = ord(letter) - ord("A") if len(letter) == 1 else -1
+    return f"{letter}. {choices[index]}" if 0 <= index < len(choices) else letter
 
 
 DEFINITION = VqaDefinition()
