@@ -119,3 +119,13 @@ def test_an_identical_rerun_is_answered_from_the_cache(serve, tmp_path):
     assert invoke(*vqa_args(server, data, tmp_path / "b", *cache)).exit_code == 0
     assert server.stats.requests == 12 and load(tmp_path / "b") == load(tmp_path / "a")
     assert load(tmp_path / "b", "run.json")["counts"]["cache_hits"] == 12
+
+
+def test_an_empty_file_is_nothing_to_evaluate(serve, tmp_path):
+    server = serve()
+    (tmp_path / "q.jsonl").write_text("\n")
+    result = invoke(*vqa_args(server, tmp_path / "q.jsonl", tmp_path / "run", "--scorer",
+                              "choice"))
+    assert result.exit_code == 2
+    assert "nothing to evaluate: vqa q.jsonl has 0 rows in" in result.stderr
+    assert server.stats.requests == 0 and not (tmp_path / "run").exists()

@@ -39,22 +39,24 @@ class Vqa:
         o = self.options
         required = [o.image_col, o.question_col, o.answer_col,
                     *(o.choices_col or []), *(c for c in (o.id_col, o.group_col) if c)]
-        for path in self.source.files:
+        # An empty file has no columns to check (a JSONL file's come from its first line).
+        files = [f for f in self.source.files if data.row_count(f)]
+        for path in files:
             missing = data.missing_columns(path, required)
             if missing:
                 raise DataError(f"{path}: no column {', '.join(map(repr, missing))} "
                                 "(name yours with --image-col, --question-col, --answer-col, "
                                 "--choices-col, --id-col or --group-col)")
         choices = list(o.choices_col or [])
-        if not choices and all(not data.missing_columns(p, ["choices"])
-                               for p in self.source.files):
+        if not choices and files and all(not data.missing_columns(p, ["choices"])
+                                         for p in files):
             choices = ["choices"]
-        if o.scorer == "choice" and not choices:
+        if o.scorer == "choice" and not choices and files:
             raise DataError(f"{self.source.origin}: the choice scorer needs options: no "
                             "column 'choices' (name yours with --choices-col)")
         id_col = o.id_col
-        if id_col is None and all(not data.missing_columns(p, ["id"])
-                                  for p in self.source.files):
+        if id_col is None and files and all(not data.missing_columns(p, ["id"])
+                                            for p in files):
             id_col = "id"
         return choices, id_col
 
