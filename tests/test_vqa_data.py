@@ -227,3 +227,24 @@ def test_a_hub_id_that_cannot_be_fetched_is_one_line(tmp_path, monkeypatch):
     assert message.startswith("cannot download nobody-here/no-such-vqa-set from the Hugging "
                               "Face Hub")
     assert message.endswith("pass --data with a local file or folder") and "\n" not in message
+
+
+def test_the_example_files_are_what_the_script_writes(tmp_path):
+    import importlib.util
+
+    from PIL import Image as PILImage
+
+    spec = importlib.util.spec_from_file_location("make_example",
+                                                  EXAMPLE.parent / "make_example.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(tmp_path)
+    assert (tmp_path / "questions.jsonl").read_text() == EXAMPLE.read_text()
+    shipped = sorted(p.name for p in (EXAMPLE.parent / "images").iterdir())
+    assert shipped == sorted(p.name for p in (tmp_path / "images").iterdir())
+    assert len(shipped) == 12
+    for name in shipped:
+        with PILImage.open(tmp_path / "images" / name) as made, \
+                PILImage.open(EXAMPLE.parent / "images" / name) as kept:
+            assert made.tobytes() == kept.tobytes()
