@@ -18,6 +18,7 @@ DEFINITIONS = {
     "salbench": "visioneval.benchmarks.salbench.definition:DEFINITION",
     "illusionbench": "visioneval.benchmarks.illusionbench.definition:DEFINITION",
     "evaluate": "visioneval.evaluators.definition:DEFINITION",
+    "vqa": "visioneval.benchmarks.vqa.definition:DEFINITION",
 }
 DEMO = "salbench"  # `visioneval demo` runs this benchmark's offline demo
 

@@ -1,0 +1,67 @@
+"""The results table: one row per group and one overall, as a CSV beside metrics.json and
+as the terminal view at the end of a run (fits 80 columns)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from visioneval.fmt import pct
+
+HEADER = ["model", "group", "n", "errors", "unparsed", "ambiguous", "accuracy"]
+SET_HEADER = ["exact_match", "macro_f1", "sample_f1"]
+
+
+def blocks(metrics: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(name, block) per group, then overall; a single group is the overall row alone."""
+    groups = list(metrics.get("groups", {}).items())
+    overall = ("overall", metrics.get("overall", {}))
+    return [*groups, overall] if len(groups) > 1 else [overall]
+
+
+def rows(metrics: dict[str, Any], model: str) -> list[list[str]]:
+    """The CSV's rows, header first; metrics in percent, one decimal, empty when absent."""
+    extra = SET_HEADER if metrics.get("scorer") == "set" else []
+    out = [HEADER + extra]
+    for name, b in blocks(metrics):
+        out.append([model, name, str(b.get("n", 0)), str(b.get("n_errors", 0)),
+                    str(b.get("n_unparsed", 0)), str(b.get("n_ambiguous", 0)),
+                    pct(b.get("accuracy")), *(pct(b.get(k)) for k in extra)])
+    return out
+
+
+def write(metrics: dict[str, Any], model: str, directory: Path) -> Path:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows(metrics, model))
+    path = directory / "results.csv"
+    path.write_text(buf.getvalue())
+    return path
+
+
+def show(metrics: dict[str, Any], model: str, console: Console) -> None:
+    scorer = metrics.get("scorer", "?")
+    table = Table(title=f"vqa: {model}, {scorer} scorer (percent)",
+                  caption="unparsed answers count as wrong",
+                  pad_edge=False, box=box.SIMPLE_HEAVY, collapse_padding=True)
+    columns = ["group", "n", "errors", "unparsed", "accuracy"]
+    if scorer == "set":
+        columns += ["macro F1"]
+    for column in columns:
+        table.add_column(column, justify="left" if column == "group" else "right",
+                         overflow="fold", max_width=28 if column == "group" else None)
+    for name, b in blocks(metrics):
+        unparsed = str(b.get("n_unparsed", 0))
+        if b.get("n_ambiguous"):
+            unparsed += f" ({b['n_ambiguous']} ambiguous)"
+        cells = [name, str(b.get("n", 0)), str(b.get("n_errors", 0)), unparsed,
+                 pct(b.get("accuracy"), missing="-")]
+        if scorer == "set":
+            cells.append(pct(b.get("macro_f1"), missing="-"))
+        table.add_row(*cells)
+    console.print(table)
