@@ -72,9 +72,10 @@ def test_workers_exit_when_the_parent_is_killed(tmp_path):
 WATCHED_CHILD = """
 import os, sys, threading, time
 from visioneval.layout.pipeline import _watch_parent
+parent = os.getpid()  # before the fork: the parent may die before the child reads getppid
 pid = os.fork()
 if pid == 0:  # no prctl here: only the portable watch thread
-    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
     time.sleep(60)
     os._exit(0)
 print(pid, flush=True)

@@ -22,10 +22,21 @@ if TYPE_CHECKING:
 
 
 class Benchmark(Protocol):
-    name: str
-    builtin_models: tuple[str, ...]  # the `builtin` backend's baselines that fit (none: ())
-    options: BaseModel  # what run.json records; `registry.build(name, options)` rebuilds it
-    solve: Solver | None  # None: one request per sample; else how a sample is answered
+    # Read-only members: a class attribute or a property of any subtype satisfies them.
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def builtin_models(self) -> tuple[str, ...]:
+        """The `builtin` backend's baselines that fit its prompts (none: ())."""
+
+    @property
+    def options(self) -> BaseModel:
+        """What run.json records; `definition.build(options dict)` rebuilds the benchmark."""
+
+    @property
+    def solve(self) -> Solver | None:
+        """None: one request per sample; else how a sample is answered (`Solver`)."""
 
     def plan(self) -> dict[str, Any]:
         """The benchmark's configuration and dataset fingerprint, recorded in run.json."""

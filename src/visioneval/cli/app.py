@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -13,7 +12,9 @@ class WrappedGroup(TyperGroup):
     """Lists each command with its whole first sentence, wrapped: click cuts it to the
     space left on one line and ends it with "..."."""
 
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+    # Typed loosely: typer vendors its own click, whose Context and HelpFormatter are
+    # private types (typer._click); the methods called are the same.
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
         rows = []
         for name in self.list_commands(ctx):
             command = self.get_command(ctx, name)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import inspect
 import types
 from collections.abc import Callable
-from enum import Enum, StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_origin
 
@@ -96,15 +95,17 @@ def _field_option(name: str, field: FieldInfo) -> inspect.Parameter:
     Typer never applies a default (None): the model does, so `--resume` needs none of them."""
     inner, _ = _unwrap(field.annotation)
     extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
-    flags = [flag(name), *extra.get("flags", [])]
+    more = extra.get("flags")
+    flags = [flag(name), *(str(f) for f in (more if isinstance(more, list) else []))]
     help_text = field.description or ""
     kwargs: dict[str, Any] = {"rich_help_panel": extra.get("panel", DATA)}
-    if get_origin(inner) is Literal:
+    kind: Any
+    if get_origin(inner) is Literal:  # checked by the model: one line naming the choices
         values = get_args(inner)
-        if all(isinstance(v, str) for v in values):  # choices, listed by --help
-            kind: Any = StrEnum(f"{name}_choices", {v: v for v in values})
+        kind = type(values[0])
+        if all(isinstance(v, str) for v in values):
+            kwargs["metavar"] = "<" + "|".join(values) + ">"
         else:
-            kind = type(values[0])
             help_text += f" One of {', '.join(map(str, values))}."
     elif _is_list(inner):
         kind = str
@@ -131,8 +132,6 @@ def _options_from(model: type[BaseModel], given: dict[str, Any]) -> BaseModel:
     for name, value in given.items():
         if value is None:
             continue
-        if isinstance(value, Enum):
-            value = value.value
         inner, _ = _unwrap(model.model_fields[name].annotation)
         if _is_list(inner) and isinstance(value, str):
             value = [v.strip() for v in value.split(",") if v.strip()]

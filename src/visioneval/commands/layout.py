@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from dataclasses import asdict, dataclass
@@ -82,8 +83,8 @@ def run_layout(args: LayoutArgs, console: Console, err: Console) -> int:
     found, skipped, missing_ids = pairs_mod.select(found, skipped, args.ids)
     for gid in missing_ids:
         log.warning("--ids %s: no such sample", gid)
-    for s in skipped:
-        log.warning("skipped %s/%s: %s", s.variant, s.id, s.reason)
+    for pair in skipped:
+        log.warning("skipped %s/%s: %s", pair.variant, pair.id, pair.reason)
     if not found:
         raise ValueError(f"no complete GT/generated pair to evaluate in {base} "
                          f"({len(skipped)} skipped)")
@@ -91,8 +92,9 @@ def run_layout(args: LayoutArgs, console: Console, err: Console) -> int:
     settings = semantic.SemanticSettings(
         caption_backend=args.caption_backend, caption_model=args.caption_model,
         caption_base_url=args.caption_base_url, caption_api_key_env=args.caption_api_key_env,
-        embedder=args.embedder, **({"prompt": args.caption_prompt} if args.caption_prompt
-                                   else {}))
+        embedder=args.embedder)
+    if args.caption_prompt:
+        settings = dataclasses.replace(settings, prompt=args.caption_prompt)
     embedder, captioner, semantic_reason = None, None, None
     if not args.skip_semantic:
         try:
@@ -115,6 +117,7 @@ def run_layout(args: LayoutArgs, console: Console, err: Console) -> int:
     elif semantic_reason is not None:
         semantic.mark_absent(samples, semantic_reason)
     else:
+        assert embedder is not None  # made above, or semantic_reason says why not
         captions = asyncio.run(_caption(captioner, found))
         semantic.apply_semantic(samples, found, captions, embedder)
     for sample in samples:

@@ -152,7 +152,7 @@ class IllusionBench:
             return SkippedRow(subset, where, f"undecodable image: {exc}", self.per_row)
         except ValueError as exc:  # a bad name, no bytes, or a cell that is not an image
             return SkippedRow(subset, where, str(exc), self.per_row)
-        name = raw.strip()
+        name = str(raw).strip()  # names.parse refused a name that is not text
         meta = {"subset": subset, "image_name": name, "row": row.index, "shape": parsed.shape,
                 "scene": parsed.scene, "difficulty": parsed.difficulty}
         return [Sample(id=f"{subset}/{name}/{task}/{family}", group=subset,
@@ -168,8 +168,8 @@ class IllusionBench:
         if sample.metadata["family"] == "lmms":
             answer, ok = protocols.lmms_strict(text, label)
             # The record keeps the extracted answer, capped (the whole is in response.text).
-            parsed = {"lmms-strict": stored.excerpt(answer)}
-            return parsed, {"lmms-strict": {"correct": float(ok)}}
+            return ({"lmms-strict": stored.excerpt(answer)},
+                    {"lmms-strict": {"correct": float(ok)}})
         shape, scene = sample.target["shape"], sample.target["scene"]
         want = "shape" if sample.metadata["task"] == "shape" else "texture"
         parsed: dict[str, Any] = {}

@@ -99,7 +99,8 @@ def _descriptive(words: list[str], i: int, vocabulary: set[str]) -> bool:
     """The class word at `i` heads a place phrase: "at [the ...] location", or "in/on" with
     a determiner and a modifier ("in the top-left location"), not "in color" or "in the
     color", and never a phrase that says the class differs ("at a different location")."""
-    j, modifiers = i - 1, []
+    j = i - 1
+    modifiers: list[str] = []
     while (j >= 0 and len(modifiers) < 3 and words[j] not in _DETERMINERS
            and words[j] not in _PREP_ALWAYS | _PREP_WITH_PHRASE
            and _SPELLINGS.get(words[j], words[j]) not in vocabulary):

@@ -240,8 +240,8 @@ def _palette(rng: np.random.Generator) -> tuple[tuple[int, int, int], float, flo
     """Background colour, and the saturation and value every object shares."""
     grey = int(rng.integers(232, 250))
     tint = rng.integers(-4, 5, size=3)
-    background = tuple(int(v) for v in np.clip(grey + tint, 0, 255))
-    return background, rng.uniform(0.55, 0.9), rng.uniform(0.5, 0.85)
+    red, green, blue = (int(v) for v in np.clip(grey + tint, 0, 255))
+    return (red, green, blue), rng.uniform(0.55, 0.9), rng.uniform(0.5, 0.85)
 
 
 def _hues(rng: np.random.Generator, differ: bool, level: Level,
@@ -325,8 +325,8 @@ def _outline(shape: str, length: float) -> np.ndarray:
         w = 0.35 * L
         pts = [(-L / 2, -w / 2), (L / 2, -w / 2), (L / 2, w / 2), (-L / 2, w / 2)]
     elif shape == "ellipse":
-        t = np.linspace(0, 2 * np.pi, 40, endpoint=False)
-        return np.stack([L / 2 * np.cos(t), 0.19 * L * np.sin(t)], axis=1)
+        angles = np.linspace(0, 2 * np.pi, 40, endpoint=False)
+        return np.stack([L / 2 * np.cos(angles), 0.19 * L * np.sin(angles)], axis=1)
     elif shape == "triangle":
         pts = [(L / 2, 0.0), (-L / 2, -0.28 * L), (-L / 2, 0.28 * L)]
     elif shape == "lshape":
