@@ -264,3 +264,14 @@ def test_synthetic_set_is_deterministic_and_in_the_real_patterns(tmp_path):
         assert {"ICON": "stationary", "LOGO": "benz", "IN": "paper_clip"}[subset] in shapes
     assert write_synthetic(tmp_path / "c", 22, seed=2)["IN"].read_bytes() != \
         a["IN"].read_bytes()
+
+
+def test_offline_baselines_read_lettered_options():
+    """Multiple-choice prompts ("A. red" lines, vqa's) offer letters; the other styles keep
+    their own options, and one lettered line alone is not a list of options."""
+    from visioneval.baselines.prompt_reading import choices
+
+    assert choices("Which colour?\nA. red\nB. green\n(C) blue\nAnswer with the letter.") == \
+        ("A", "B", "C")
+    assert choices("Options: [cat, dog]") == ("cat", "dog")
+    assert choices("A. single line only. Options: [x, y]") == ("x", "y")

@@ -9,6 +9,8 @@ from pathlib import Path
 
 from cli_helpers import invoke, load
 
+from visioneval.loopback.server import answer_hash
+
 EXAMPLE = Path(__file__).parent.parent / "examples" / "vqa"
 
 
@@ -19,19 +21,28 @@ def vqa_args(server, data, out, *extra):
 
 
 def test_the_readme_demo_runs_and_compares(serve, tmp_path):
-    server = serve(answer=lambda prompt: "The answer is (B).")
+    server = serve(answer=answer_hash)  # `visioneval loopback --answer hash`
     out = tmp_path / "run"
     result = invoke(*vqa_args(server, EXAMPLE / "questions.jsonl", out, "--scorer", "choice",
                               "--group-col", "category"))
     assert result.exit_code == 0, result.output
-    assert load(out)["overall"]["accuracy"] == 0.25
+    assert round(100 * load(out)["overall"]["accuracy"], 1) == 41.7  # as the README says
+    chance = tmp_path / "random"
+    result = invoke("vqa", "--data", EXAMPLE / "questions.jsonl", "--scorer", "choice",
+                    "--group-col", "category", "--backend", "builtin", "--model", "random",
+                    "--out", chance, "--no-progress", "--no-report")
+    assert result.exit_code == 0, result.output
+    assert round(100 * load(chance)["overall"]["accuracy"], 1) == 16.7
+    refused = invoke("vqa", "--data", EXAMPLE / "questions.jsonl", "--scorer", "exact",
+                     "--backend", "builtin", "--model", "random", "--out", tmp_path / "x")
+    assert refused.exit_code == 2 and "vqa has no builtin model" in refused.stderr
     assert "overall" in result.stdout and (out / "report.html").exists()
     info = load(out, "run.json")
     assert Path(info["options"]["data"]).is_absolute()  # a resume from elsewhere finds it
     assert info["options"]["choices_col"] is None and info["options"]["scorer"] == "choice"
     compared = invoke("compare", out)
     assert compared.exit_code == 0, compared.output
-    assert "| m | choice | 25.0 | 0.0 | 25.0 | 25.0 | 25.0 |" in compared.stdout
+    assert "| m | choice | 41.7 | 0.0 | 50.0 | 25.0 | 50.0 |" in compared.stdout
 
 
 def test_options_reach_the_benchmark(serve, tmp_path):

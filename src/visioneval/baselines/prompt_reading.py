@@ -1,4 +1,5 @@
-"""What an offline baseline reads from a SalBench prompt: the class list and the bbox."""
+"""What an offline baseline reads from a prompt: the options it offers (SalBench's feature
+classes, IllusionBench's option lists, lettered multiple-choice lines) and SalBench's bbox."""
 
 from __future__ import annotations
 
@@ -34,12 +35,18 @@ def mentions_red_box(prompt: str) -> bool:
 
 
 _BRACKETED = re.compile(r"Options:\s*\[([^\]]*)\]")
+_LETTERED = re.compile(r"^\(?([A-Z])[.)]\s+\S", re.MULTILINE)  # "A. red" or "(B) blue" lines
 _FOLLOWING = re.compile(r"following options:\s*(.*?)\.?\s+Provide", re.DOTALL)
 
 
 def choices(prompt: str) -> tuple[str, ...]:
     """The answers a prompt offers: an "Options: [a, b]" list, a "following options: a, b
-    ... Provide" list (IllusionBench's two styles), else SalBench's feature classes."""
+    ... Provide" list (IllusionBench's two styles), the letters of two or more lettered
+    option lines ("A. red" / "(B) blue": multiple choice answered by letter), else
+    SalBench's feature classes."""
+    letters = tuple(dict.fromkeys(_LETTERED.findall(prompt)))
+    if len(letters) >= 2:
+        return letters
     for pattern in (_BRACKETED, _FOLLOWING):
         match = pattern.search(prompt)
         if match:

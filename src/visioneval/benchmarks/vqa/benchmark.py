@@ -24,8 +24,13 @@ MAX_CHOICES = len(scorers.LETTERS)
 
 class Vqa:
     name = "vqa"
-    builtin_models: tuple[str, ...] = ()  # the builtin baselines do not read lettered options
     solve: Solver | None = None  # one request per sample
+
+    @property
+    def builtin_models(self) -> tuple[str, ...]:
+        """`random` picks one of the lettered options (a chance baseline for `choice`); no
+        builtin model answers the other scorers' open questions."""
+        return ("random",) if self.options.scorer == "choice" else ()
 
     def __init__(self, options: VqaOptions, source: data.Source):
         self.options = options
