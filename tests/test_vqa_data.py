@@ -202,7 +202,7 @@ def test_registry_builds_it_from_recorded_options():
     assert definition.command_options is not None
     options = definition.command_options(data=str(EXAMPLE), scorer="choice")
     benchmark = definition.from_command(options)
-    assert benchmark.name == "vqa" and benchmark.builtin_models == ()
+    assert benchmark.name == "vqa" and benchmark.builtin_models == ("random",)  # choice
     again = registry.build("vqa", benchmark.plan()["options"])
     assert [s.id for s in again.samples()] == [s.id for s in benchmark.samples()]
 
