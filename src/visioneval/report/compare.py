@@ -1,10 +1,8 @@
-"""`visioneval compare`: several runs in one table, the paper's layout for SalBench (Table 1:
-models and shots as rows, tasks x image sets as columns, macro F1 with exact match beside),
-recalls per protocol for IllusionBench, pass rates for evaluator runs.
+"""`visioneval compare`: several runs of one benchmark in one table, the one its definition
+draws (`BenchmarkDefinition.comparison`: a paper's table layout where there is one).
 
-Runs are never silently mixed: a difference in benchmark settings that changes the numbers
-(prompt style, protocol, configs, dataset parts or content, number of samples, generation
-settings) is listed as a flag above the table, and so are different sample sets, with
+Runs are never silently mixed: a difference in the settings the benchmark says matter, in
+the dataset's parts or content, or in generation settings is listed as a flag above the table, and so are different sample sets, with
 their sizes and overlap. `common_only` compares on the samples every run has: each run's
 metrics are recomputed from its journal's records of those samples, by its benchmark's
 own `summarize` (the benchmark rebuilt from run.json, as `visioneval report` does)."""
