@@ -2,10 +2,11 @@
 draws (`BenchmarkDefinition.comparison`: a paper's table layout where there is one).
 
 Runs are never silently mixed: a difference in the settings the benchmark says matter, in
-the dataset's parts or content, or in generation settings is listed as a flag above the table, and so are different sample sets, with
-their sizes and overlap. `common_only` compares on the samples every run has: each run's
-metrics are recomputed from its journal's records of those samples, by its benchmark's
-own `summarize` (the benchmark rebuilt from run.json, as `visioneval report` does)."""
+the dataset's parts or content, or in generation settings is listed as a flag above the
+table, and so are different sample sets, with their sizes and overlap. `common_only`
+compares on the samples every run has: each run's metrics are recomputed from its
+journal's records of those samples, by its benchmark's own `summarize` (the benchmark
+rebuilt from run.json, as `visioneval report` does)."""
 
 from __future__ import annotations
 
