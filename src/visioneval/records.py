@@ -69,7 +69,9 @@ def stable_hash(obj: Any) -> str:
 
 
 class Response(BaseModel):
-    """What a backend returned for one request: text, or an error, never both."""
+    """What a backend returned for one request: text, or an error, never both. A sample no
+    model answers (a code validator) has `source="code"`: no text, an error only if the
+    check could not run, its outcome in the record's `parsed`."""
 
     text: str | None = None
     error: str | None = None
@@ -79,10 +81,12 @@ class Response(BaseModel):
     latency_s: float = 0.0
     attempts: int = 1
     cached: bool = False
+    # Left out of the JSON when "model": model records and cache entries stay as they were.
+    source: Literal["model", "code"] = Field("model", exclude_if=lambda v: v == "model")
 
     @property
     def ok(self) -> bool:
-        return self.error is None and self.text is not None
+        return self.error is None and (self.text is not None or self.source == "code")
 
 
 @dataclass(slots=True)

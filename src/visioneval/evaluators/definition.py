@@ -8,6 +8,7 @@ from typing import Any
 
 from visioneval import fmt
 from visioneval.benchmarks.base import Benchmark, BenchmarkDefinition
+from visioneval.evaluators.result import EvalResult
 from visioneval.records import Record
 from visioneval.report.blocks import Charts, ComparisonTable, Section, Table
 from visioneval.report.rundir import RunView
@@ -59,8 +60,15 @@ class EvaluateDefinition(BenchmarkDefinition):
         ok = result.get("passed") if status == "processed" else None
         answer = (f"{status}, score {result['score']:.3f}" if result.get("score") is not None
                   else f"{status}: {result.get('details', {}).get('error', '')}")
-        return {"t": f"case {record.metadata.get('case')}", "labels": [record.group],
-                "v": {"result": {"a": answer, "ok": ok}}}
+        row = {"t": f"case {record.metadata.get('case')}", "labels": [record.group],
+               "v": {"result": {"a": answer, "ok": ok}}}
+        if record.response.source == "code" and record.response.error is None:
+            # A validator has no reply: its "raw response" is its result, as its command
+            # prints it (what older runs kept as the response text).
+            from visioneval.report.page import capped
+
+            row["r"] = capped(EvalResult.model_validate(result).model_dump_json())
+        return row
 
     def comparison(self, views: Sequence[RunView]) -> ComparisonTable:
         """Pass rate per evaluator, one row per judge model and run."""

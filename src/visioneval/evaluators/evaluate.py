@@ -1,8 +1,10 @@
 """`visioneval evaluate`: eval cases graded by judges and validators on the common engine.
 
 Each (case, evaluator) pair is one sample. A judge sample is solved with N judge calls (and
-at most one repair each) through the engine's cache and retries; a validator sample runs its
-command in a subprocess. Either way the record holds the result in the one format."""
+at most one repair each) through the engine's cache and retries. A validator sample asks no
+model: a built-in validator is called in-process (`validators.inprocess`), a user's script
+runs as a subprocess with its timeout; its record's response has `source="code"` and no
+text. Either way the record holds the result in the one format, in `parsed["result"]`."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import csv
 import hashlib
 import io
 import statistics
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +29,7 @@ from visioneval.evaluators.result import EvalResult
 from visioneval.evaluators.rubric import Rubric, load_rubric
 from visioneval.images import Image
 from visioneval.records import GenerationSettings, Record, Request, Response, Sample, SkippedRow
+from visioneval.validators.inprocess import run_builtin
 from visioneval.validators.runner import ValidatorCommand, run_validator
 
 
@@ -131,25 +135,32 @@ class EvalRun:
                                                  case.expected_output, images), settings)
             target = {"rubric": spec.judge, "threshold": _threshold(spec, rubric.pass_threshold)}
             return Sample(f"{case.id}/{spec.label}", spec.label, request.messages, target, meta)
-        command = ValidatorCommand.builtin(spec.validator) if spec.validator else \
-            ValidatorCommand.script(spec.script or "", self.path.parent)
         payload = {"output": case.output, "expected_output": case.expected_output,
                    "input": case.input, **spec.options}
         if spec.threshold is not None:
             payload["threshold"] = spec.threshold
-        target = {"argv": list(command.argv), "cwd": str(command.cwd or ""),
-                  "payload": payload, "timeout_s": spec.timeout or
-                  self.options.validator_timeout_s}
+        # What is checked and by which check, spelled as in the case file; no command line.
+        check = {"validator": spec.validator} if spec.validator else {"script": spec.script}
+        target = {**check, "payload": payload,
+                  "timeout_s": spec.timeout or self.options.validator_timeout_s}
         return Sample(f"{case.id}/{spec.label}", spec.label, (), target, meta)
 
     async def solve(self, sample: Sample, ask: Ask) -> Solved:
         if sample.metadata["kind"] == "judge":
             return await self._judge(sample, ask)
-        target = sample.target
-        command = ValidatorCommand(tuple(target["argv"]), Path(target["cwd"]) if
-                                   target["cwd"] else None)
-        result = await run_validator(command, target["payload"], target["timeout_s"])
-        return _solved(Response(text=result.model_dump_json()), result)
+        return await self._check(sample.target)
+
+    async def _check(self, target: dict[str, Any]) -> Solved:
+        """A validator sample: no model, no text; the check's time is the latency."""
+        started = time.perf_counter()
+        if "validator" in target:
+            result = await run_builtin(target["validator"], target["payload"],
+                                       target["timeout_s"])
+        else:
+            command = ValidatorCommand.script(target["script"], self.path.parent)
+            result = await run_validator(command, target["payload"], target["timeout_s"])
+        response = Response(source="code", latency_s=time.perf_counter() - started)
+        return _solved(response, result)
 
     async def _judge(self, sample: Sample, ask: Ask) -> Solved:
         rubric = self.rubrics[sample.target["rubric"]]
@@ -214,7 +225,8 @@ def _solved(response: Response, result: EvalResult) -> Solved:
     on --resume), with its result kept in `parsed`."""
     if result.status == "error":
         reason = str(result.details.get("error") or "evaluator error")
-        return Solved(Response(error=reason[:500]), {"result": result.model_dump()}, {})
+        failed = response.model_copy(update={"text": None, "error": reason[:500]})
+        return Solved(failed, {"result": result.model_dump()}, {})
     scores = {} if result.score is None else \
         {"result": {"score": result.score, "passed": float(result.passed)}}
     return Solved(response, {"result": result.model_dump()}, scores)
