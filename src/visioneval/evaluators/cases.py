@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -132,14 +133,22 @@ def load_image(ref: str, base: Path, allow_outside: bool = False) -> Image:
         raise ImageError(f"cannot read {ref}: {exc.strerror}") from None
 
 
+@dataclass(frozen=True, slots=True)
+class UnusableCase:
+    """A case the run skips with its line: its id (or #position) and what is wrong."""
+
+    name: str
+    reason: str
+
+
 def iter_cases(path: Path, allow_outside_images: bool = False
-               ) -> Iterator[tuple[CaseSpec, tuple[Image, ...]] | tuple[str, str]]:
-    """(case, images) for each usable case; (case name, reason) for each unusable one."""
+               ) -> Iterator[tuple[CaseSpec, tuple[Image, ...]] | UnusableCase]:
+    """(case, images) for each usable case; an `UnusableCase` for each unusable one."""
     seen: set[str] = set()
     for index, entry in enumerate(read_entries(path)):
         name = f"#{index + 1}"
         if isinstance(entry, _Broken):
-            yield name, entry.reason
+            yield UnusableCase(name, entry.reason)
             continue
         if isinstance(entry, dict) and entry.get("id") is not None:
             name = str(entry["id"])
@@ -148,20 +157,20 @@ def iter_cases(path: Path, allow_outside_images: bool = False
         except ValidationError as exc:
             err = exc.errors()[0]
             where = ".".join(map(str, err["loc"])) or "case"
-            yield name, f"{where}: {err['msg']}"
+            yield UnusableCase(name, f"{where}: {err['msg']}")
             continue
         if case.id in seen:
-            yield name, "duplicate id"
+            yield UnusableCase(name, "duplicate id")
             continue
         labels = [e.label for e in case.evaluators]
         if len(set(labels)) != len(labels):
-            yield name, "the same evaluator twice (give one a different threshold)"
+            yield UnusableCase(name, "the same evaluator twice (give one a different threshold)")
             continue
         seen.add(case.id)
         try:
             images = tuple(load_image(ref, path.parent, allow_outside_images)
                            for ref in case.images)
         except ImageError as exc:
-            yield name, f"image: {exc}"
+            yield UnusableCase(name, f"image: {exc}")
             continue
         yield case, images

@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.table import Table
 
 from visioneval.engine.runner import Ask, Solved
-from visioneval.evaluators.cases import CaseSpec, EvaluatorSpec, iter_cases
+from visioneval.evaluators.cases import CaseSpec, EvaluatorSpec, UnusableCase, iter_cases
 from visioneval.evaluators.judge import Case, combine, judge_once, judge_request
 from visioneval.evaluators.result import EvalResult
 from visioneval.evaluators.rubric import Rubric, load_rubric
@@ -52,20 +52,22 @@ class EvaluateOptions(BaseModel, frozen=True):
 
 class EvalRun:
     name = "evaluate"
+    builtin_models: tuple[str, ...] = ()  # judges are models; validators ask none
 
     def __init__(self, options: EvaluateOptions):
         self.options = options
         self.path = Path(options.cases)
-        self.cases = list(iter_cases(self.path, options.allow_outside_images))
+        self.cases: list[tuple[CaseSpec, tuple[Image, ...]] | UnusableCase] = list(
+            iter_cases(self.path, options.allow_outside_images))
         self.rubrics = self._check_evaluators()
         self.needs_judge = bool(self.rubrics)
         self._refuse_scripts()
         self._refuse_text_only_judge()
 
     def _usable(self) -> Iterator[tuple[CaseSpec, tuple[Image, ...]]]:
-        for case, images in self.cases:
-            if isinstance(case, CaseSpec):
-                yield case, images
+        for entry in self.cases:
+            if not isinstance(entry, UnusableCase):
+                yield entry
 
     def _check_evaluators(self) -> dict[str, Rubric]:
         """Every rubric read and every validator named before anything is sent: a typo in
@@ -107,22 +109,24 @@ class EvalRun:
 
     def plan(self) -> dict[str, Any]:
         digest = hashlib.sha256(self.path.read_bytes())
-        for case, images in self.cases:
-            for image in images if isinstance(case, CaseSpec) else ():
+        for _, images in self._usable():
+            for image in images:
                 digest.update(image.sha256.encode())
         return {"benchmark": self.name, "options": self.options.model_dump(),
                 "dataset": {"source": str(self.path), "fingerprint": digest.hexdigest(),
-                            "cases": sum(isinstance(c, CaseSpec) for c, _ in self.cases)}}
+                            "cases": sum(1 for _ in self._usable())}}
 
     def total(self) -> int:
-        return sum(len(c.evaluators) if isinstance(c, CaseSpec) else 1 for c, _ in self.cases)
+        return sum(1 if isinstance(entry, UnusableCase) else len(entry[0].evaluators)
+                   for entry in self.cases)
 
     def samples(self) -> Iterator[Sample | SkippedRow]:
         settings = self.options.judge_settings()
-        for case, images in self.cases:
-            if not isinstance(case, CaseSpec):
-                yield SkippedRow(self.path.name, f"case {case}", images)
+        for entry in self.cases:
+            if isinstance(entry, UnusableCase):
+                yield SkippedRow(self.path.name, f"case {entry.name}", entry.reason)
                 continue
+            case, images = entry
             for spec in case.evaluators:
                 yield self._sample(case, images, spec, settings)
 

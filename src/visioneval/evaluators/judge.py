@@ -185,10 +185,9 @@ def combine(rubric: Rubric, verdicts: list[dict], traces: list[dict],
                                "stdev": statistics.pstdev(values), "min": min(values),
                                "max": max(values)}
     listed, not_stored = merge_details(rubric, verdicts)
-    if not_stored:
-        listed["not_stored"] = not_stored
+    extra: dict[str, Any] = {"not_stored": not_stored} if not_stored else {}
     return EvalResult.processed(
-        statistics.fmean(weighted), threshold, **listed, dimensions=dimensions,
+        statistics.fmean(weighted), threshold, **listed, **extra, dimensions=dimensions,
         score_spread={"stdev": statistics.pstdev(weighted), "min": min(weighted),
                       "max": max(weighted)},
         n_samples=len(traces), n_usable=len(verdicts),

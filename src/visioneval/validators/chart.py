@@ -75,7 +75,8 @@ def _amount(match: re.Match) -> float:
 
 
 def currencies(text: str) -> list[dict[str, Any]]:
-    found, taken = [], []
+    found: list[dict[str, Any]] = []
+    taken: list[tuple[int, int]] = []
     for pattern in (SYMBOL_FIRST, WORD_AFTER, WORD_FIRST):
         for match in pattern.finditer(text):
             if any(s < match.end() and match.start() < e for s, e in taken):
@@ -106,7 +107,7 @@ def _date(text: str, year: str | None = None, quarter: int | None = None,
         parts["quarter"] = (month - 1) // 3 + 1
     value = f"{year}-{month:02d}" if year and month else f"Q{quarter}" if quarter else year
     if day is not None:
-        value += f"-{day:02d}"
+        value = f"{value}-{day:02d}"
     elif quarter and year and not month:
         value = f"Q{quarter} {year}"
     return {"kind": "date", "value": value, "parts": parts, "given": sorted(

@@ -95,7 +95,7 @@ def extract_counts(text: str) -> list[tuple[str | None, float | int]]:
             continue
         value, span = found
         i += span
-        words = []
+        words: list[str] = []
         while i < len(tokens) and len(words) < MAX_OBJECT_WORDS:
             token = tokens[i]
             if not token[0].isalpha() or token in STOP or _number_at(tokens, i):
