@@ -35,6 +35,11 @@ def test_run_a_user_benchmark_file_then_resume_from_elsewhere(user_file, tmp_pat
     assert info["benchmark"] == "colours" and info["options"] == {"n": 9}
     assert info["definition"] == f"{user_file.resolve()}:ColoursDefinition"
     assert load(out)["n"] == 9
+    # The random baseline picks among the prompt's "Options: red, green, blue", as a user
+    # benchmark's chance level should be.
+    assert {json.loads(line)["parsed"]["answer"] for line in
+            (out / "samples.jsonl").read_text().splitlines()} <= {"red", "green", "blue"}
+    assert "colours: accuracy" in result.output and "over 9 answered samples" in result.output
     html = (out / "report.html").read_text()
     assert "no benchmark tables" not in result.output and "<!doctype html>" in html
     # Resumed from another folder: run.json says where the definition lives.

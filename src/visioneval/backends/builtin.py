@@ -19,8 +19,9 @@ MODELS = {
     "random": "one of the prompt's options, uniformly (seeded per request), in the asked format",
     "majority": "the most common answer of the dataset, always",
 }
-# Bump when a builtin model answers differently (2: `random` writes "Answer: X" when asked).
-RULES_VERSION = 2
+# Bump when a builtin model answers differently (2: `random` writes "Answer: X" when asked;
+# 3: it reads lettered option lines and "Options: a, b" lines).
+RULES_VERSION = 3
 
 
 def check_fits(model: str, benchmark: str, supported: Sequence[str]) -> None:
