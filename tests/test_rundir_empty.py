@@ -111,8 +111,8 @@ def test_benchmark_sections_render_metrics_without_scored_samples(tmp_path):
 
     ib = ib_metrics.summarize([], ["original", "lmms-strict", "lmms-recall"], ["ICON"],
                               ["shape", "scene"], False)
-    view = RunView(tmp_path, {"benchmark": "illusionbench"}, ib, [])
+    view = RunView(tmp_path, {"benchmark": "illusionbench"}, ib)
     assert [s.title for s in registry.definition("illusionbench").sections(view)]
     sal = {"P3": summarize_config([], CONFIGS["P3"].classes)}
-    view = RunView(tmp_path, {"benchmark": "salbench"}, sal, [])
+    view = RunView(tmp_path, {"benchmark": "salbench"}, sal)
     assert [s.title for s in registry.definition("salbench").sections(view)]

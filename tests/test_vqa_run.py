@@ -86,10 +86,10 @@ def test_report_and_compare_show_unparsed_and_ambiguous_answers(serve, tmp_path)
     assert (second["n"], second["n_unparsed"], second["n_ambiguous"], second["accuracy"]) == \
         (12, 12, 4, 0.0)
     definition = registry.definition("vqa")
-    row = definition.browser_row(rundir.load(runs[0]).records[0])
+    row = definition.browser_row(next(rundir.load(runs[0]).iter_records()))
     assert row == {"t": "B. red", "labels": ["B"], "v": {"choice": {"a": "B. red", "ok": True}},
                    "meta": "questions.jsonl row 1"}
-    rows = [definition.browser_row(r) for r in rundir.load(runs[1]).records]
+    rows = [definition.browser_row(r) for r in rundir.load(runs[1]).iter_records()]
     assert {r["v"]["choice"]["a"] for r in rows} == {"(ambiguous)", "(unparsed)"}
     assert all(r["v"]["choice"]["ok"] is False for r in rows)
     page = write_report(runs[1]).read_text()

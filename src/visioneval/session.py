@@ -11,6 +11,7 @@ import logging
 import re
 import sys
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from visioneval.engine.progress import RunProgress
 from visioneval.engine.retry import RetryPolicy
 from visioneval.engine.runner import Engine, RunStats
 from visioneval.engine.store import RunDirError, RunStore
-from visioneval.records import GenerationSettings
+from visioneval.records import GenerationSettings, Record
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +111,7 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
                       settings: GenerationSettings, engine_options: EngineOptions,
                       console: Console, show_progress: bool = True) -> SessionResult:
     """Run what is not yet done, then recompute metrics and tables from the journal."""
-    done = {r.id for r in store.latest_records() if r.ok}
+    done = {r.id for r in store.iter_latest() if r.ok}
     cache = ResponseCache(engine_options.cache_path) if engine_options.cache_path else None
     engine = Engine(backend, store, settings, engine_options.retry_policy(),
                     engine_options.concurrency, cache)
@@ -146,18 +147,18 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
 def finish(benchmark: Benchmark, store: RunStore, status: str,
            stats: RunStats) -> SessionResult:
     """Metrics and tables from every record so far; run.json updated with the counts."""
-    records = store.latest_records()
-    metrics = benchmark.summarize(records)
+    tally = _Tally()
+    metrics = benchmark.summarize(tally.count(store.iter_latest()))
     store.write_json("metrics.json", metrics)
     benchmark.write_tables(metrics, store.info, store.directory)
-    n_errors = sum(1 for r in records if not r.ok)
+    n_records, n_errors = tally.records, tally.errors
     sessions = store.info["sessions"]
     store.info |= {
         "status": status,
         "finished_at": _now(),
         "counts": {
-            "records": len(records),
-            "scored": len(records) - n_errors,
+            "records": n_records,
+            "scored": n_records - n_errors,
             "errors": n_errors,
             "skipped_rows": sessions[-1].get("skipped", 0) if sessions else 0,
             "cache_hits": sum(s.get("cache_hits", 0) for s in sessions),
@@ -167,5 +168,19 @@ def finish(benchmark: Benchmark, store: RunStore, status: str,
         },
     }
     store.save_info()
-    return SessionResult(store.directory, metrics, stats, len(records), n_errors, status)
+    return SessionResult(store.directory, metrics, stats, n_records, n_errors, status)
+
+
+@dataclass
+class _Tally:
+    """Counts records as the benchmark's `summarize` streams through them."""
+
+    records: int = 0
+    errors: int = 0
+
+    def count(self, records: Iterable[Record]) -> Iterator[Record]:
+        for record in records:
+            self.records += 1
+            self.errors += not record.ok
+            yield record
 

@@ -5,7 +5,7 @@ benchmark's folder names it; report, compare, resume and the CLI ask its definit
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
@@ -50,8 +50,9 @@ class Benchmark(Protocol):
     def score(self, sample: Sample, text: str) -> tuple[dict[str, Any], dict[str, dict]]:
         """Parse a response under every parser and score it: (parsed, scores)."""
 
-    def summarize(self, records: list[Record]) -> dict[str, Any]:
-        """metrics.json, recomputed from records alone."""
+    def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
+        """metrics.json, recomputed from records alone, streamed once (one record per
+        sample; a big run's records are never all in memory)."""
 
     def write_tables(self, metrics: dict[str, Any], info: dict[str, Any],
                      directory: Path) -> list[Path]:

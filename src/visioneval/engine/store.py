@@ -10,7 +10,9 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import re
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -23,6 +25,23 @@ log = logging.getLogger(__name__)
 RUN_FILE = "run.json"
 SAMPLES_FILE = "samples.jsonl"
 LOCK_FILE = ".lock"
+
+
+_ID = re.compile(rb'^\{"id":("(?:[^"\\]|\\.)*")')
+"""The id at the start of a journal line (`Record.model_dump_json` writes it first)."""
+
+
+def record_id(line: bytes) -> str | None:
+    """The sample id of a journal line without parsing the record; None if the line does
+    not start with one."""
+    match = _ID.match(line)
+    if match is None:
+        return None
+    try:
+        value = orjson.loads(match.group(1))
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, str) else None
 
 
 class RunDirError(Exception):
@@ -158,36 +177,68 @@ class RunStore:
             self._journal.close()
             self._journal = None
 
-    def records(self) -> list[Record]:
-        """Every journal line in order; reading never writes. A torn last line (killed
-        mid-write) is set aside unparsed and its sample runs again on --resume; a corrupt
-        line elsewhere is reported and skipped."""
+    def iter_lines(self) -> Iterator[tuple[int, bytes]]:
+        """(line number, line) for every complete journal line, read as a stream; reading
+        never writes. A torn last line (killed mid-write) is set aside with a warning: its
+        sample runs again on --resume."""
         path = self.directory / SAMPLES_FILE
         if not path.exists():
-            return []
-        data = path.read_bytes()
-        if data and not data.endswith(b"\n"):
-            keep = data.rfind(b"\n") + 1
-            log.warning("%s: incomplete last line (%d bytes, left by an interrupted write) "
-                        "set aside; its sample runs again on --resume", path, len(data) - keep)
-            data = data[:keep]
-        out = []
-        for number, line in enumerate(data.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                out.append(Record.model_validate_json(line))
-            except ValueError as exc:
-                log.warning("%s line %d: not a valid record, ignored (%s)", path, number,
-                            str(exc).splitlines()[0])
-        return out
+            return
+        with open(path, "rb") as fh:
+            for number, line in enumerate(fh, 1):
+                if not line.endswith(b"\n"):
+                    log.warning("%s: incomplete last line (%d bytes, left by an interrupted "
+                                "write) set aside; its sample runs again on --resume", path,
+                                len(line))
+                    return
+                if line.strip():
+                    yield number, line
+
+    def _parse(self, number: int, line: bytes) -> Record | None:
+        try:
+            return Record.model_validate_json(line)
+        except ValueError as exc:
+            log.warning("%s line %d: not a valid record, ignored (%s)",
+                        self.directory / SAMPLES_FILE, number, str(exc).splitlines()[0])
+            return None
+
+    def iter_records(self) -> Iterator[Record]:
+        """Every valid journal record in order, streamed; a corrupt line is reported and
+        skipped."""
+        for number, line in self.iter_lines():
+            if (record := self._parse(number, line)) is not None:
+                yield record
+
+    def records(self) -> list[Record]:
+        """Every journal record in order, in memory: for small runs and tests only."""
+        return list(self.iter_records())
+
+    def last_lines(self) -> dict[str, int]:
+        """Sample id -> the line number of its last record. Reads only the ids (one short
+        parse per line), so its cost is a dict of ids, not of records."""
+        last: dict[str, int] = {}
+        for number, line in self.iter_lines():
+            sample_id = record_id(line)
+            if sample_id is None:  # not our writer's layout: parse it whole
+                record = self._parse(number, line)
+                if record is None:
+                    continue
+                sample_id = record.id
+            last[sample_id] = number
+        return last
+
+    def iter_latest(self) -> Iterator[Record]:
+        """One record per sample id, the last one written (a retried error is superseded),
+        in journal order and streamed: memory holds the id index, never the records."""
+        last = self.last_lines()
+        wanted = set(last.values())
+        for number, line in self.iter_lines():
+            if number in wanted and (record := self._parse(number, line)) is not None:
+                yield record
 
     def latest_records(self) -> list[Record]:
-        """One record per sample id: the last one written (a retried error is superseded)."""
-        latest: dict[str, Record] = {}
-        for record in self.records():
-            latest[record.id] = record
-        return list(latest.values())
+        """`iter_latest` in memory: for small runs and tests only."""
+        return list(self.iter_latest())
 
     def write_json(self, name: str, obj: Any) -> Path:
         path = self.directory / name

@@ -14,7 +14,7 @@ import hashlib
 import io
 import statistics
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -186,7 +186,7 @@ class EvalRun:
     def score(self, sample: Sample, text: str) -> tuple[dict[str, Any], dict[str, dict]]:
         return {}, {}  # every sample is scored by `solve`
 
-    def summarize(self, records: list[Record]) -> dict[str, Any]:
+    def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
         return summarize(records)
 
     def write_tables(self, metrics: dict[str, Any], info: dict[str, Any],
@@ -236,7 +236,7 @@ def _solved(response: Response, result: EvalResult) -> Solved:
     return Solved(response, {"result": result.model_dump()}, scores)
 
 
-def summarize(records: list[Record]) -> dict[str, Any]:
+def summarize(records: Iterable[Record]) -> dict[str, Any]:
     """Pass rate and mean score per evaluator and per case; errors never count as 0."""
     by_evaluator: dict[str, list[dict]] = {}
     cases: dict[str, dict[str, Any]] = {}

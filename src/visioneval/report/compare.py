@@ -40,7 +40,7 @@ def compare(directories: list[Path], common_only: bool = False) -> ComparisonTab
 
 
 def _ids(view: RunView) -> set[str]:
-    return {record.id for record in view.records}
+    return {record.id for record in view.iter_records()}
 
 
 def on_common_samples(views: list[RunView]) -> list[RunView]:
@@ -53,14 +53,14 @@ def on_common_samples(views: list[RunView]) -> list[RunView]:
                          + ")")
     narrowed = []
     for view in views:
-        records = [r for r in view.records if r.id in common]
+        narrow = RunView(view.directory, view.info, view.metrics, frozenset(common))
         try:
             benchmark = registry.build(view.definition, view.info.get("options", {}))
         except (ValueError, OSError, RunDirError) as exc:
             raise ValueError(f"--common-only recomputes each run's metrics with its benchmark, "
                              f"which could not be rebuilt for {view.directory}: {exc}") from None
-        narrowed.append(RunView(view.directory, view.info, benchmark.summarize(records),
-                                records))
+        narrowed.append(RunView(view.directory, view.info,
+                                benchmark.summarize(narrow.iter_records()), narrow.only))
     return narrowed
 
 
@@ -81,7 +81,7 @@ def flags(views: list[RunView], settings: Sequence[str] = (),
         out.append("generation settings differ: "
                    + "; ".join(f"{k}: {g}" for k, g in gens.items()))
     errors = [f"{_label(v)}: {n} failed samples" for v in narrowed or views
-              if (n := sum(1 for r in v.records if not r.ok))]
+              if (n := sum(1 for r in v.iter_records() if not r.ok))]
     if errors:
         out.append("some runs have failed samples, left out of their scores: " + "; ".join(errors))
     return out

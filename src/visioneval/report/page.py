@@ -32,7 +32,7 @@ def write_report(directory: Path, thumb_limit: int = THUMB_LIMIT) -> Path:
 def render(view: RunView, thumb_limit: int = THUMB_LIMIT) -> str:
     definition = _definition(view)
     data, note = browser_data(view, definition, thumb_limit)
-    shown = definition.sections(view) if view.records else [no_records(view)]
+    shown = definition.sections(view) if view.has_records else [no_records(view)]
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     info = view.info
     return templating.render(
@@ -69,8 +69,8 @@ def no_records(view: RunView) -> Section:
 def _cards(view: RunView, definition: BenchmarkDefinition) -> list[tuple[str, Any]]:
     counts = view.info.get("counts", {})
     seconds = sum(s.get("seconds", 0) for s in view.info.get("sessions", []))
-    unparsed = definition.unparsed(view.metrics) if view.records else None
-    return [("samples", counts.get("records", len(view.records))),
+    unparsed = definition.unparsed(view.metrics) if view.has_records else None
+    return [("samples", counts.get("records", "-")),
             ("errors", counts.get("errors", 0)),
             ("unparsed", unparsed if unparsed is not None else "-"),
             ("rows skipped", counts.get("skipped_rows", 0)),
@@ -94,7 +94,7 @@ def browser_data(view: RunView, definition: BenchmarkDefinition,
     to_row = definition.browser_row
     texts: dict[str, int] = {}
     rows, wanted = [], []
-    for record in view.records:
+    for record in view.iter_records():
         row = to_row(record)
         images = image_hashes(record)
         query = images[-1] if images else None

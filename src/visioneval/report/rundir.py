@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,10 +14,29 @@ from visioneval.records import Record
 
 @dataclass
 class RunView:
+    """A run directory read back: run.json and metrics.json in memory, the journal streamed
+    on demand (one record per sample, the last written) so a big run is never held whole."""
+
     directory: Path
     info: dict[str, Any]
     metrics: dict[str, Any]
-    records: list[Record]
+    only: frozenset[str] | None = None
+    """The sample ids this view is narrowed to (compare --common-only); None: all."""
+
+    def iter_records(self) -> Iterator[Record]:
+        records = RunStore(self.directory, self.info).iter_latest()
+        if self.only is None:
+            return records
+        only = self.only
+        return (r for r in records if r.id in only)
+
+    @property
+    def has_records(self) -> bool:
+        """Whether any sample was recorded (run.json's count; the journal if it has none)."""
+        counts = self.info.get("counts")
+        if counts is not None and "records" in counts:
+            return counts["records"] > 0
+        return next(self.iter_records(), None) is not None
 
     @property
     def benchmark(self) -> str:
@@ -45,7 +65,7 @@ def load(directory: Path) -> RunView:
     if not metrics_path.exists():
         raise RunDirError(f"{directory} has no metrics.json yet (is the run still starting?)")
     metrics = json.loads(metrics_path.read_text())
-    return RunView(directory, store.info, metrics, store.latest_records())
+    return RunView(directory, store.info, metrics)
 
 
 def prompt_text(record: Record) -> str:

@@ -3,7 +3,7 @@ under every protocol that reads that family's responses; metrics per protocol si
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -181,7 +181,7 @@ class IllusionBench:
         parsed["lmms-recall"], scores["lmms-recall"] = found, {"correct": float(ok)}
         return parsed, scores
 
-    def summarize(self, records: list[Record]) -> dict[str, Any]:
+    def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
         o = self.options
         return metrics.summarize(records, o.protocols, o.subsets, o.tasks, o.fix_quirks)
 

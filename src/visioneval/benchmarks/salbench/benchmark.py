@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -143,7 +143,7 @@ class SalBench:
         scores = {name: sample_scores(pred, gold) for name, pred in predictions.items()}
         return parsed, scores
 
-    def summarize(self, records: list[Record]) -> dict[str, Any]:
+    def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
         by_config: dict[str, list[Record]] = {s.name: [] for s in self.specs}
         for record in records:
             by_config.setdefault(record.group, []).append(record)

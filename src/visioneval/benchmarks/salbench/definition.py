@@ -3,7 +3,7 @@ confusion view), sample-browser rows and the paper's Table 1 layout for `compare
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -121,7 +121,7 @@ class SalBenchDefinition(BenchmarkDefinition):
                       for m in ("precision", "recall", "f1")}
             bars = charts.grouped_bars(classes, series, f"{config}: per-class (strict)",
                                        "percent")
-            counts = confusion(view.records, config, classes)
+            counts = confusion(view.iter_records(), config, classes)
             matrix = charts.heatmap(classes, [*classes, "(none)"], counts,
                                     f"{config}: true vs predicted (strict)", "predicted", "true")
             out.append(Section(f"{config}: per class", [Charts([bars, matrix])]))
@@ -155,7 +155,7 @@ class SalBenchDefinition(BenchmarkDefinition):
         return sum(block.get("strict", {}).get("n_unparsed", 0) for block in metrics.values())
 
 
-def confusion(records: list[Record], config: str, classes: list[str]) -> list[list[int]]:
+def confusion(records: Iterable[Record], config: str, classes: list[str]) -> list[list[int]]:
     """Gold label x predicted label counts (multi-label: every pair counts once), strict
     parser; answers with no class land in the last column, "(none)"."""
     columns = [*classes, "(none)"]

@@ -3,7 +3,7 @@ one scorer chosen by the user, accuracy overall and per group."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -201,8 +201,8 @@ class Vqa:
             parsed = None if verdict.parsed is None else stored.excerpt(verdict.parsed)
         return {scorer: parsed}, {scorer: verdict.scores() | extra}
 
-    def summarize(self, records: list[Record]) -> dict[str, Any]:
-        return metrics.summarize(records, self.options.scorer)
+    def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
+        return metrics.summarize(list(records), self.options.scorer)  # TODO(issue 11): stream
 
     # -- output ------------------------------------------------------------------------------------
     def write_tables(self, metrics: dict[str, Any], info: dict[str, Any],
