@@ -65,7 +65,7 @@ def collect(info: dict[str, Any], order: list[str], limit: int) -> tuple[dict[st
         if len(found) >= target:
             break
     note = "" if len(found) >= len(order) else \
-        f"Thumbnails for {len(found)} of the embedded samples' {len(order)} images (limit " \
-        f"{limit}; errors and wrong answers first; `visioneval report RUN_DIR --thumbnails " \
-        "N` for more)."
+        f"Thumbnails for {len(found)} of the {len(order)} images of the embedded samples " \
+        f"(limit {limit}; errors and wrong answers first; `visioneval report RUN_DIR " \
+        "--thumbnails N` for more)."
     return found, note
