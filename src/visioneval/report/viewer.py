@@ -90,7 +90,11 @@ class Viewer:
         app.router.add_get("/api/rows", self._rows)
         app.router.add_get("/api/record/{sample_id:.+}", self._record)
         app.router.add_get("/thumb/{sha}", self._thumb)
+        app.router.add_get("/favicon.ico", self._no_icon)
         return app
+
+    async def _no_icon(self, request: web.Request) -> web.Response:
+        return web.Response(status=204)  # a browser asks; a 404 would be logged as an error
 
     async def _page(self, request: web.Request) -> web.Response:
         return web.Response(text=self.page, content_type="text/html")
