@@ -159,4 +159,4 @@ def test_capped_thumbnails_show_the_failures_first(serve, synth_data, tmp_path):
     # Each thumbnail kept is the image of a wrong answer (rows sharing the image show it too).
     for key in data["thumbs"]:
         assert any(r["img"] == key and r["v"]["strict"]["ok"] is False for r in data["rows"])
-    assert "thumbnails for 3 of 16 images" in page
+    assert "Thumbnails for 3 of the 16 images of the embedded samples" in page

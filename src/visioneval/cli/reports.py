@@ -1,4 +1,5 @@
-"""`visioneval report` (one run's page) and `visioneval compare` (several runs, one table)."""
+"""`visioneval report` (one run's page), `visioneval view` (every sample of a run, served
+locally) and `visioneval compare` (several runs, one table)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,10 @@ def report(
     run_dir: Annotated[Path, typer.Argument(help="A run directory (holds run.json), or a "
                                             "`visioneval layout` results JSON.")],
     thumbnails: Annotated[int, typer.Option(min=0, help="At most this many distinct images "
-                                            "as thumbnails.")] = 3000,
+                                            "as thumbnails.")] = 1000,
+    rows: Annotated[int, typer.Option(min=0, help="At most this many samples embedded in the "
+                                      "page (errors, unparsed and wrong answers first); "
+                                      "`visioneval view` browses them all.")] = 3000,
 ) -> None:
     """Write RUN_DIR/report.html: one self-contained page (tables, charts, sample browser)."""
     from visioneval.commands.common import consoles, guarded
@@ -28,9 +32,41 @@ def report(
         if is_layout_results(run_dir):
             path = write_layout_report(run_dir)
         else:
-            path = write_report(run_dir, thumbnails)
+            path = write_report(run_dir, thumbnails, rows)
         console.print(f"report: [bold]{path}[/] ({path.stat().st_size / 1e6:.1f} MB)",
                       highlight=False, soft_wrap=True)
+        return 0
+
+    raise typer.Exit(guarded(err, action))
+
+
+@app.command()
+def view(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory (holds run.json).")],
+    port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0: any free port).")] = 8766,
+) -> None:
+    """Browse every sample of a run (filters, full answers, thumbnails from the dataset) in
+    a local page served on 127.0.0.1, until Ctrl-C."""
+    import asyncio
+    import contextlib
+    import time
+
+    from visioneval.commands.common import consoles, guarded
+    from visioneval.report.viewer import Viewer, serve
+
+    console, err = consoles()
+
+    def action() -> int:
+        started = time.perf_counter()
+        viewer = Viewer.open(run_dir)
+        console.print(f"indexed {len(viewer.index)} samples in "
+                      f"{time.perf_counter() - started:.1f} s", highlight=False)
+
+        def ready(url: str) -> None:
+            console.print(f"serving {url} (Ctrl-C to stop)", highlight=False, soft_wrap=True)
+
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a user stops it
+            asyncio.run(serve(viewer, port, ready))
         return 0
 
     raise typer.Exit(guarded(err, action))

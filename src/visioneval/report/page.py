@@ -11,27 +11,39 @@ from typing import Any
 from visioneval.benchmarks import registry
 from visioneval.benchmarks.base import BenchmarkDefinition
 from visioneval.engine.store import write_atomic
+from visioneval.records import Record
 from visioneval.report import templating, thumbs
-from visioneval.report.blocks import Note, Section
+from visioneval.report.blocks import Note, Section, Table
 from visioneval.report.rundir import RunView, image_hashes, load, prompt_text
+from visioneval.report.selection import KINDS, Selection, priority
 
 log = logging.getLogger(__name__)
-THUMB_LIMIT = 3000  # `visioneval report`; the end-of-run report makes at most RUN_END_THUMBS
-RUN_END_THUMBS = 1000
+THUMB_LIMIT = 1000  # `visioneval report`; the end-of-run report makes at most RUN_END_THUMBS
+RUN_END_THUMBS = 300
+ROW_LIMIT = 3000  # samples embedded in a page (failures first); `visioneval view` has them all
 RESPONSE_CHARS = 4000
 
 
-def write_report(directory: Path, thumb_limit: int = THUMB_LIMIT) -> Path:
+def write_report(directory: Path, thumb_limit: int = THUMB_LIMIT,
+                 row_limit: int = ROW_LIMIT) -> Path:
     """Build report.html for a run directory and return its path."""
     view = load(directory)
     path = directory / "report.html"
-    write_atomic(path, render(view, thumb_limit).encode("utf-8"))  # never half a page
+    page = render(view, thumb_limit, row_limit)
+    write_atomic(path, page.encode("utf-8"))  # never half a page
     return path
 
 
-def render(view: RunView, thumb_limit: int = THUMB_LIMIT) -> str:
-    definition = _definition(view)
-    data, note = browser_data(view, definition, thumb_limit)
+def render(view: RunView, thumb_limit: int = THUMB_LIMIT, row_limit: int = ROW_LIMIT) -> str:
+    definition = definition_of(view)
+    data, note = browser_data(view, definition, thumb_limit, row_limit)
+    return render_page(view, definition, data, note)
+
+
+def render_page(view: RunView, definition: BenchmarkDefinition, data: dict[str, Any],
+                note: str) -> str:
+    """The page around the browser's data: the file's embedded rows, or (`visioneval view`)
+    none, with `data["server"]` telling the script to ask the local server for them."""
     shown = definition.sections(view) if view.has_records else [no_records(view)]
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     info = view.info
@@ -40,6 +52,7 @@ def render(view: RunView, thumb_limit: int = THUMB_LIMIT) -> str:
         subtitle=f"{view.directory} · {info.get('status', '')} · visioneval "
                  f"{info.get('visioneval_version', '')}",
         cards=_cards(view, definition), backend_line=_backend_line(info),
+        run_blocks=endpoint_tables(info),
         config=json.dumps({k: info.get(k) for k in ("options", "dataset", "backend",
                                                    "generation", "engine", "sessions")},
                           indent=2),
@@ -47,7 +60,30 @@ def render(view: RunView, thumb_limit: int = THUMB_LIMIT) -> str:
         script=(templating.ASSETS / "report.js").read_text())
 
 
-def _definition(view: RunView) -> BenchmarkDefinition:
+def endpoint_tables(info: dict[str, Any]) -> list[Table]:
+    """Requests, errors and latency per endpoint (run.json's sessions[i]["endpoints"], one
+    row per endpoint and session), when the run recorded them."""
+    sessions = [s for s in info.get("sessions", []) if isinstance(s.get("endpoints"), dict)]
+    if not sessions:
+        return []
+    columns = list(dict.fromkeys(k for s in sessions for stats in s["endpoints"].values()
+                                 if isinstance(stats, dict) for k in stats))
+    several = len(sessions) > 1
+    rows = []
+    for number, session in enumerate(sessions, 1):
+        for url, stats in session["endpoints"].items():
+            stats = stats if isinstance(stats, dict) else {}
+            rows.append([*([number] if several else []), url,
+                         *[_stat(stats.get(c)) for c in columns]])
+    header = [*(["session"] if several else []), "endpoint", *columns]
+    return [Table(header, rows, numeric_from=2 if several else 1)]
+
+
+def _stat(value: Any) -> Any:
+    return f"{value:.3f}" if isinstance(value, float) else value
+
+
+def definition_of(view: RunView) -> BenchmarkDefinition:
     """The run's benchmark definition; a run of a benchmark this install does not know
     still gets a page (counts and the browser, no tables)."""
     try:
@@ -88,35 +124,65 @@ def _backend_line(info: dict[str, Any]) -> str:
             f"generation {json.dumps(info.get('generation', {}))}")
 
 
-def browser_data(view: RunView, definition: BenchmarkDefinition,
-                 thumb_limit: int) -> tuple[dict[str, Any], str]:
-    """The JSON behind the sample browser: rows, de-duplicated prompt texts and thumbnails."""
+def browser_data(view: RunView, definition: BenchmarkDefinition, thumb_limit: int,
+                 row_limit: int = ROW_LIMIT) -> tuple[dict[str, Any], str]:
+    """The JSON behind the sample browser: at most `row_limit` rows (failures first, see
+    `selection`), their de-duplicated prompt texts and thumbnails; and a note on what the
+    page leaves out. The journal is streamed once."""
     to_row = definition.browser_row
-    texts: dict[str, int] = {}
-    rows, wanted = [], []
-    for record in view.iter_records():
+    chosen = Selection(row_limit)
+    groups: set[str] = set()
+    labels: set[str] = set()
+    views: dict[str, None] = {}
+    for order, record in enumerate(view.iter_records()):
         row = to_row(record)
-        images = image_hashes(record)
-        query = images[-1] if images else None
-        if query:  # failures first: when thumbnails are capped, those are the ones to see
-            wrong = not record.ok or any(v.get("ok") is False for v in row["v"].values())
-            wanted.append((not wrong, query))
-        prompt = prompt_text(record)
         error = record.response.error
-        rows.append({"id": record.id, "g": record.group, "img": query,
-                     "p": texts.setdefault(prompt, len(texts)),
-                     "r": capped(record.response.text or ""),
-                     "e": capped(error) if error is not None else None, **row})
-    order = list(dict.fromkeys(sha for _, sha in sorted(wanted, key=lambda w: w[0])))
-    found, note = thumbs.collect(view.info, order, thumb_limit)
+        row["e"] = capped(error) if error is not None else None
+        groups.add(record.group)
+        labels.update(row["labels"])
+        views.update(dict.fromkeys(row["v"]))
+        key = chosen.wants(priority(row), record.id)
+        if key is None:
+            continue
+        chosen.add(key, order, complete_row(record, row))
+    kept = chosen.rows()
+    texts: dict[str, int] = {}
+    for _, row in kept:
+        row["p"] = texts.setdefault(row["p"], len(texts))
+    wanted = list(dict.fromkeys(row["img"] for _, row in sorted(kept, key=lambda k: k[0])
+                               if row["img"]))
+    found, thumb_note = thumbs.collect(view.info, wanted, thumb_limit)
     keys = {sha: f"i{i}" for i, sha in enumerate(found)}
+    rows = [row for _, row in kept]
     for row in rows:
         row["img"] = keys.get(row["img"]) if row["img"] else None
-    views = list(dict.fromkeys(v for row in rows for v in row["v"]))
-    return {"views": views, "groups": sorted({r["g"] for r in rows}),
-            "labels": sorted({label for r in rows for label in r["labels"]}),
+    data = {"views": list(views), "groups": sorted(groups), "labels": sorted(labels),
             "texts": list(texts), "thumbs": {keys[s]: url for s, url in found.items()},
-            "rows": rows}, note
+            "rows": rows, "total": chosen.total}
+    return data, " ".join(n for n in (rows_note(view, chosen), thumb_note) if n)
+
+
+def complete_row(record: Record, row: dict[str, Any]) -> dict[str, Any]:
+    """A browser row with what only a shown sample needs: id, group, the query image's
+    sha256 (`img`), the prompt text (`p`) and the capped response (`r`)."""
+    images = image_hashes(record)
+    row.setdefault("r", capped(record.response.text or ""))
+    error = record.response.error
+    row["e"] = capped(error) if error is not None else None
+    return {"id": record.id, "g": record.group, "img": images[-1] if images else None,
+            "p": prompt_text(record), **row}
+
+
+def rows_note(view: RunView, chosen: Selection) -> str:
+    """What the page leaves out, and where to see it."""
+    left = chosen.total - len(chosen.rows())
+    if left <= 0:
+        return ""
+    counts = ", ".join(f"{n} {kind}" for kind, n in zip(KINDS, chosen.seen, strict=True) if n)
+    return (f"This page embeds {chosen.total - left} of the run's {chosen.total} samples "
+            f"({counts}): errors, unparsed and wrong answers first, then a spread of the "
+            f"rest. The other {left} are in samples.jsonl; `visioneval view {view.directory}` "
+            "browses every sample, with thumbnails, in a local page.")
 
 
 def capped(text: str, limit: int = RESPONSE_CHARS) -> str:

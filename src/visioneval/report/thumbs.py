@@ -20,12 +20,26 @@ log = logging.getLogger(__name__)
 SIDE = 96
 
 
-def thumbnail(data: bytes, side: int = SIDE) -> str:
+def webp(data: bytes, side: int = SIDE) -> bytes:
+    """A small WebP of an encoded image, made as cheaply as Pillow allows: a JPEG is decoded
+    at a reduced scale (`draft`), any image is shrunk by an integer factor (`reduce`, a box
+    filter) before the final bilinear resize, and the WebP is encoded at the fastest method.
+    About 1.2 ms for a 384-pixel PNG here, against 1.6 ms for a plain `thumbnail`."""
     with PILImage.open(io.BytesIO(data)) as im:
-        im.thumbnail((side, side))  # shrink first: converting the full image costs more
+        im.draft("RGB", (side, side))  # JPEG only: decode at 1/2, 1/4 or 1/8 scale
+        small = im if im.mode in ("RGB", "L") else im.convert("RGB")
+        factor = min(small.width, small.height) // side
+        if factor > 1:
+            small = small.reduce(factor)
+        small.thumbnail((side, side), PILImage.Resampling.BILINEAR, reducing_gap=None)
         buf = io.BytesIO()
-        im.convert("RGB").save(buf, format="WEBP", quality=70, method=0)
-    return "data:image/webp;base64," + base64.b64encode(buf.getvalue()).decode()
+        small.save(buf, format="WEBP", quality=60, method=0)
+    return buf.getvalue()
+
+
+def thumbnail(data: bytes, side: int = SIDE) -> str:
+    """`webp` as a data URL, for a page that must hold its pictures."""
+    return "data:image/webp;base64," + base64.b64encode(webp(data, side)).decode()
 
 
 def collect(info: dict[str, Any], order: list[str], limit: int) -> tuple[dict[str, str], str]:
@@ -51,6 +65,7 @@ def collect(info: dict[str, Any], order: list[str], limit: int) -> tuple[dict[st
         if len(found) >= target:
             break
     note = "" if len(found) >= len(order) else \
-        f"thumbnails for {len(found)} of {len(order)} images (limit {limit}; wrong answers " \
-        "and errors first; `visioneval report RUN_DIR --thumbnails N` for more)"
+        f"Thumbnails for {len(found)} of the {len(order)} images of the embedded samples " \
+        f"(limit {limit}; errors and wrong answers first; `visioneval report RUN_DIR " \
+        "--thumbnails N` for more)."
     return found, note

@@ -1,5 +1,6 @@
-// The sample browser: filters, paging, one card per sample. Data comes from the JSON block
-// embedded in the page; nothing is fetched.
+// The sample browser: filters, paging, one card per sample. In report.html the rows come
+// from the JSON block embedded in the page and nothing is fetched; under `visioneval view`
+// (data.server set) each page of rows is asked of the local server that served the page.
 (function () {
   "use strict";
   const data = JSON.parse(document.getElementById("run-data").textContent);
@@ -77,17 +78,39 @@
     box.appendChild(body);
     return box;
   }
-  function render() {
-    const rows = data.rows.filter(matches);
-    const pages = Math.max(1, Math.ceil(rows.length / PAGE));
+  function show(rows, matched, all, pages) {
     state.page = Math.min(state.page, pages - 1);
     const list = $("samples");
     list.replaceChildren();
-    rows.slice(state.page * PAGE, (state.page + 1) * PAGE).forEach((r) => list.appendChild(card(r)));
-    $("count").textContent = rows.length + " of " + data.rows.length + " samples";
+    rows.forEach((r) => list.appendChild(card(r)));
+    const embedded = data.total > data.rows.length && !data.server;
+    $("count").textContent = matched + " of " + all + " samples" +
+      (embedded ? " embedded (the run has " + data.total + ")" : "");
     $("page").textContent = "page " + (state.page + 1) + " of " + pages;
     $("prev").disabled = state.page === 0;
     $("next").disabled = state.page >= pages - 1;
+  }
+  function renderEmbedded() {
+    const rows = data.rows.filter(matches);
+    const pages = Math.max(1, Math.ceil(rows.length / PAGE));
+    state.page = Math.min(state.page, pages - 1);
+    show(rows.slice(state.page * PAGE, (state.page + 1) * PAGE), rows.length,
+         data.rows.length, pages);
+  }
+  let asked = 0;
+  function renderServed() {
+    const ask = ++asked;
+    const query = new URLSearchParams({group: state.group, label: state.label,
+      view: state.view, outcome: state.outcome, q: state.text, page: state.page, size: PAGE});
+    fetch(data.server + "?" + query).then((r) => r.json()).then((got) => {
+      if (ask !== asked) return;  // a newer filter was asked meanwhile
+      data.texts = got.texts; data.thumbs = got.thumbs;
+      state.page = got.page;
+      show(got.rows, got.matched, got.total, Math.max(1, Math.ceil(got.matched / PAGE)));
+    });
+  }
+  function render() {
+    if (data.server) renderServed(); else renderEmbedded();
   }
   function bind(id, key, transform) {
     $(id).addEventListener("input", (e) => {

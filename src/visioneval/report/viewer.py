@@ -1,0 +1,144 @@
+"""`visioneval view RUN_DIR`: every sample of a run, paged, filtered and with thumbnails,
+from a small HTTP server on 127.0.0.1.
+
+The page is the run's report (same template, tables and charts) whose sample browser asks
+this server for each page of rows instead of carrying them: the journal is indexed once
+(`journal_index`) and read back by offset, thumbnails are made on demand from the dataset
+(`thumbsource`). Nothing is written to the run directory."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from array import array
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from visioneval.report.journal_index import JournalIndex
+from visioneval.report.page import complete_row, definition_of, render_page
+from visioneval.report.rundir import load
+from visioneval.report.thumbsource import ThumbSource
+
+PAGE_MAX = 500
+
+
+@dataclass
+class Viewer:
+    directory: Path
+    page: str
+    index: JournalIndex
+    to_row: Callable[..., dict[str, Any]]
+    thumbs: ThumbSource
+    _last: tuple[tuple[str, ...], array] | None = field(default=None)
+
+    @classmethod
+    def open(cls, directory: Path) -> Viewer:
+        view = load(directory)
+        definition = definition_of(view)
+        index = JournalIndex.build(directory, definition.browser_row)
+        data = {"views": list(index.outcomes), "groups": sorted(index.group_ids),
+                "labels": sorted(index.label_ids), "texts": [], "thumbs": {}, "rows": [],
+                "total": len(index), "server": "api/rows"}
+        note = (f"All {len(index)} samples of the run, served by `visioneval view` from "
+                f"{directory / 'samples.jsonl'}; each answer in full at api/record/ID.")
+        page = render_page(view, definition, data, note)
+        known = {sha for sha in index.images if sha is not None}
+        return cls(directory, page, index, definition.browser_row,
+                   ThumbSource(view.info, known))
+
+    def matching(self, group: str, label: str, view: str, outcome: str, text: str) -> array:
+        """The slots a filter keeps (the last filter's answer is kept: paging is free)."""
+        key = (group, label, view, outcome, text)
+        if self._last is not None and self._last[0] == key:
+            return self._last[1]
+        slots = self.index.select(group, label, view, outcome)
+        if text:
+            slots = self.index.search(slots, text, self.to_row)
+        found = array("q", slots)
+        self._last = (key, found)
+        return found
+
+    def rows(self, query: dict[str, str]) -> dict[str, Any]:
+        """One page of rows in the page script's shape, with its texts and thumbnail URLs."""
+        size = min(max(_int(query.get("size"), 50), 1), PAGE_MAX)
+        found = self.matching(query.get("group", ""), query.get("label", ""),
+                              query.get("view", ""), query.get("outcome", ""),
+                              query.get("q", "").strip().lower())
+        pages = max(1, -(-len(found) // size))
+        page = min(max(_int(query.get("page"), 0), 0), pages - 1)
+        texts: dict[str, int] = {}
+        thumbs: dict[str, str] = {}
+        rows = []
+        for slot in found[page * size:(page + 1) * size]:
+            record = self.index.read(slot)
+            row = complete_row(record, self.to_row(record))
+            row["p"] = texts.setdefault(row["p"], len(texts))
+            if row["img"]:
+                thumbs[row["img"]] = f"thumb/{row['img']}"
+            rows.append(row)
+        self.thumbs.want(thumbs)
+        return {"rows": rows, "texts": list(texts), "thumbs": thumbs, "page": page,
+                "matched": len(found), "total": len(self.index)}
+
+    def app(self) -> web.Application:
+        app = web.Application()
+        app.router.add_get("/", self._page)
+        app.router.add_get("/api/rows", self._rows)
+        app.router.add_get("/api/record/{sample_id:.+}", self._record)
+        app.router.add_get("/thumb/{sha}", self._thumb)
+        app.router.add_get("/favicon.ico", self._no_icon)
+        return app
+
+    async def _no_icon(self, request: web.Request) -> web.Response:
+        return web.Response(status=204)  # a browser asks; a 404 would be logged as an error
+
+    async def _page(self, request: web.Request) -> web.Response:
+        return web.Response(text=self.page, content_type="text/html")
+
+    async def _rows(self, request: web.Request) -> web.Response:
+        answer = await asyncio.to_thread(self.rows, dict(request.query))
+        if answer["thumbs"]:  # start on the page's pictures before the browser asks
+            asyncio.get_running_loop().run_in_executor(None, self.thumbs.fill)
+        return web.json_response(answer)
+
+    async def _record(self, request: web.Request) -> web.Response:
+        slot = self.index.slot.get(request.match_info["sample_id"])
+        if slot is None:
+            raise web.HTTPNotFound(text="no such sample in this run")
+        record = await asyncio.to_thread(self.index.read, slot)
+        return web.Response(text=record.model_dump_json(), content_type="application/json")
+
+    async def _thumb(self, request: web.Request) -> web.Response:
+        thumb = await asyncio.to_thread(self.thumbs.get, request.match_info["sha"])
+        if thumb is None:
+            reason = self.thumbs.problem or "no such image in this run or its data"
+            raise web.HTTPNotFound(text=reason)
+        return web.Response(body=thumb, content_type="image/webp",
+                            headers={"Cache-Control": "max-age=3600"})
+
+
+def _int(value: str | None, default: int) -> int:
+    try:
+        return int(value) if value is not None else default
+    except ValueError:
+        return default
+
+
+async def serve(viewer: Viewer, port: int, ready: Callable[[str], None]) -> None:
+    """Serve on 127.0.0.1 until cancelled; `ready` gets the page's URL (port 0: any free
+    port, the one taken is in the URL)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port))
+    runner = web.AppRunner(viewer.app(), access_log=None, shutdown_timeout=0.5)
+    await runner.setup()
+    try:
+        await web.SockSite(runner, sock).start()
+        ready(f"http://127.0.0.1:{sock.getsockname()[1]}/")
+        await asyncio.Event().wait()
+    finally:
+        await runner.cleanup()
