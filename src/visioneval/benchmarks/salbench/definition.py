@@ -112,17 +112,19 @@ class SalBenchDefinition(BenchmarkDefinition):
                  "format.")])]
         from visioneval.report import charts  # matplotlib: only when a page is drawn
 
+        wanted = {config: list(block["strict"]["per_class"])
+                  for config, block in view.metrics.items()
+                  if block["strict"].get("per_class")}
+        matrices = confusions(view.iter_records(), wanted)  # one pass for every config
         for config, block in view.metrics.items():
-            per_class = block["strict"].get("per_class")
-            if not per_class:
+            if config not in wanted:
                 continue
-            classes = list(per_class)
+            per_class, classes = block["strict"]["per_class"], wanted[config]
             series = {m.capitalize(): [100 * per_class[c][m] for c in classes]
                       for m in ("precision", "recall", "f1")}
             bars = charts.grouped_bars(classes, series, f"{config}: per-class (strict)",
                                        "percent")
-            counts = confusion(view.iter_records(), config, classes)
-            matrix = charts.heatmap(classes, [*classes, "(none)"], counts,
+            matrix = charts.heatmap(classes, [*classes, "(none)"], matrices[config],
                                     f"{config}: true vs predicted (strict)", "predicted", "true")
             out.append(Section(f"{config}: per class", [Charts([bars, matrix])]))
         return out
@@ -155,19 +157,25 @@ class SalBenchDefinition(BenchmarkDefinition):
         return sum(block.get("strict", {}).get("n_unparsed", 0) for block in metrics.values())
 
 
-def confusion(records: Iterable[Record], config: str, classes: list[str]) -> list[list[int]]:
-    """Gold label x predicted label counts (multi-label: every pair counts once), strict
-    parser; answers with no class land in the last column, "(none)"."""
-    columns = [*classes, "(none)"]
-    counts = [[0] * len(columns) for _ in classes]
+def confusions(records: Iterable[Record], classes: dict[str, list[str]]
+               ) -> dict[str, list[list[int]]]:
+    """Per config, gold label x predicted label counts (multi-label: every pair counts
+    once), strict parser, in one pass over the records; answers with no class land in the
+    last column, "(none)"."""
+    counts = {config: [[0] * (len(names) + 1) for _ in names]
+              for config, names in classes.items()}
     for record in records:
-        if record.group != config or not record.ok:
+        names = classes.get(record.group)
+        if names is None or not record.ok:
             continue
-        predicted = [c for c in record.parsed.get("strict", []) if c in classes] or ["(none)"]
+        matrix = counts[record.group]
+        predicted = [names.index(c) for c in record.parsed.get("strict", []) if c in names] \
+            or [len(names)]
         for gold in target_labels(record.target):
-            if gold in classes:
+            if gold in names:
+                row = matrix[names.index(gold)]
                 for p in predicted:
-                    counts[classes.index(gold)][columns.index(p)] += 1
+                    row[p] += 1
     return counts
 
 
