@@ -129,7 +129,7 @@ class HttpBackend(Backend):
                 raw = await resp.read()
                 status, headers = resp.status, resp.headers
         except aiohttp.ClientConnectorError as exc:  # nothing reached the server
-            raise ConnectError(self.redact(f"cannot connect: {exc!r}")) from None
+            raise ConnectError(self.redact(f"cannot connect: {exc.os_error}")) from None
         except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
             raise TransientError(self.redact(f"connection failed: {exc!r}")) from None
         return self._decode(status, headers, raw)

@@ -2,9 +2,9 @@
 
 A hosted API counts requests and tokens per minute and answers 429 past its limit; sending
 at the limit from the start costs no retries. Each bucket refills at `per_minute / 60` a
-second and holds at most one second's worth, so a burst after an idle spell stays small. A
-request may go while the bucket is not in debt and takes its whole cost, into debt if need
-be: a request bigger than a second's worth still goes, and the long-run rate is exact.
+second and saves nothing up while idle (its level is at most 0): a request may go while the
+bucket is not in debt and takes its whole cost, into debt if need be. So requests are paced
+evenly, never in a burst, a request of any size can go, and the long-run rate is exact.
 
 Tokens are not known before the answer, so a request is charged an estimate (its text, its
 images and its `max_tokens`, see `estimate_tokens`) and the bucket is corrected by the
@@ -63,9 +63,10 @@ def used_tokens(response: Response) -> int | None:
 class TokenBucket:
     """`per_minute` units a minute; a taker waits while the bucket is in debt."""
 
+    capacity = 0.0  # nothing saved up while idle: no burst, ever
+
     def __init__(self, per_minute: float, clock=time.monotonic):
         self.rate = per_minute / 60.0
-        self.capacity = max(1.0, self.rate)  # one second's worth
         self.level = 0.0
         self._clock = clock
         self._at = clock()
