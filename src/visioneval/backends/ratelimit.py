@@ -103,14 +103,22 @@ class RateLimiter:
         self.tokens = TokenBucket(tpm) if tpm else None
         self.stats = LimitStats()
         self._lock = asyncio.Lock()
+        self._refunded = asyncio.Event()
 
     async def take(self, request: Request) -> int:
-        """Wait until the request may go; returns the tokens charged (for `settle`)."""
+        """Wait until the request may go; returns the tokens charged (for `settle`). A
+        refund (an answer that cost less than charged) ends the wait early."""
         cost = estimate_tokens(request) if self.tokens is not None else 0
         async with self._lock:
             while (wait := self._wait_s()) > 0:
-                self.stats.waited_s += wait
-                await asyncio.sleep(wait)
+                started = time.monotonic()
+                self._refunded.clear()
+                try:
+                    async with asyncio.timeout(wait):
+                        await self._refunded.wait()
+                except TimeoutError:
+                    pass
+                self.stats.waited_s += time.monotonic() - started
             if self.requests is not None:
                 self.requests.take(1)
             if self.tokens is not None:
@@ -128,3 +136,5 @@ class RateLimiter:
         used = used_tokens(response)
         if used is not None:
             self.tokens.give_back(charged - used)
+            if charged > used:
+                self._refunded.set()
