@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from cli_helpers import invoke, load
 
 from visioneval.backends.openai import OpenAIBackend
@@ -26,6 +27,7 @@ def _rate(times: list[float]) -> float:
     return (len(times) - 1) / (times[-1] - times[0])
 
 
+@pytest.mark.slow
 def test_rpm_holds(serve, synth_data, tmp_path):
     server = serve()
     server.stats.keep_arrivals = True
@@ -43,6 +45,7 @@ def test_rpm_holds(serve, synth_data, tmp_path):
         "rate_limit_wait_s"] > 1.0
 
 
+@pytest.mark.slow
 def test_tpm_holds_after_correcting_by_the_reported_usage(serve, synth_data, tmp_path):
     server = serve()
     server.stats.keep_arrivals = True
@@ -76,6 +79,7 @@ def test_aimd_cuts_on_429_and_grows_back(serve, synth_data, tmp_path):
     assert session["errors"] == 0
 
 
+@pytest.mark.slow
 def test_aimd_limits_a_storm_of_429s(serve):
     """The same server, more samples, at the engine level: once cut, the limit hovers near
     the server's 3 and most requests are answered at the first attempt."""
@@ -113,6 +117,7 @@ def test_token_estimate_counts_text_images_and_max_tokens():
     assert estimate_tokens(request) == 100 + 255 + 100
 
 
+@pytest.mark.slow
 def test_a_request_bigger_than_the_budget_still_goes_and_pays_in_debt():
     async def go():
         limiter = RateLimiter(tpm=600)  # 10 a second

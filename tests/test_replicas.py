@@ -53,6 +53,7 @@ def _wait_until(condition, timeout_s: float = 30.0) -> bool:
     return True
 
 
+@pytest.mark.slow
 def test_a_stopped_endpoint_loses_nothing_and_comes_back(three, many_rows, tmp_path):
     contexts, (a, b, c) = three
     moments: dict[str, int] = {}

@@ -3,12 +3,14 @@ never while the request waits for a connection slot or a rate-limit token."""
 
 from __future__ import annotations
 
+import pytest
 import yaml
 from cli_helpers import invoke, load
 
 from visioneval.loopback.server import answer_judge
 
 
+@pytest.mark.slow
 def test_judge_samples_beyond_concurrency_never_time_out_waiting(serve, tmp_path):
     # 4 cases x 4 judge samples at 2 in flight: 16 requests queue for 2 slots, 0.3 s each.
     # Each attempt takes 0.3 s on the wire against a 0.9 s timeout; a timeout that counted
