@@ -30,6 +30,7 @@ class BackendKind(StrEnum):
 BackendOpt = Annotated[BackendKind | None, typer.Option(help="Where the model runs.",
                                                         rich_help_panel=MODEL)]
 BaseUrl = Annotated[list[str] | None, typer.Option(
+    metavar="URL",
     help="Server URL (openai: https://api.openai.com/v1; openrouter: https://openrouter.ai/"
     "api/v1; ollama: http://localhost:11434). Repeat it (or give a comma list) for replicas "
     "of one model: each gets --concurrency requests, the least busy gets the next one, one "
