@@ -21,7 +21,8 @@ from rich.console import Console
 
 from visioneval import __version__
 from visioneval.backends.base import Backend
-from visioneval.backends.registry import BackendSpec
+from visioneval.backends.registry import BackendSpec, Dispatch
+from visioneval.backends.replicas import Replicas
 from visioneval.benchmarks.base import Benchmark
 from visioneval.engine.cache import ResponseCache
 from visioneval.engine.progress import RunProgress
@@ -42,10 +43,17 @@ class EngineOptions(BaseModel, frozen=True):
     backoff_base_s: float = Field(1.0, ge=0)
     backoff_cap_s: float = Field(30.0, ge=0)
     cache_path: Path | None = None
+    rpm: int | None = Field(None, gt=0)
+    tpm: int | None = Field(None, gt=0)
+    cache_key_url: bool = False
 
     def retry_policy(self) -> RetryPolicy:
         return RetryPolicy(self.max_attempts, self.timeout_s, self.backoff_base_s,
                            self.backoff_cap_s)
+
+    def dispatch(self) -> Dispatch:
+        """`concurrency` is per endpoint; the limits are for the model."""
+        return Dispatch(self.concurrency, self.rpm, self.tpm, self.cache_key_url)
 
 
 @dataclass
@@ -113,8 +121,10 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     """Run what is not yet done, then recompute metrics and tables from the journal."""
     done = {r.id for r in store.iter_latest() if r.ok}
     cache = ResponseCache(engine_options.cache_path) if engine_options.cache_path else None
-    engine = Engine(backend, store, settings, engine_options.retry_policy(),
-                    engine_options.concurrency, cache)
+    replicas = backend if isinstance(backend, Replicas) else None
+    # Enough workers to fill every endpoint; the dispatcher holds each to its share.
+    workers = replicas.capacity if replicas else engine_options.concurrency
+    engine = Engine(backend, store, settings, engine_options.retry_policy(), workers, cache)
     for earlier in store.info["sessions"]:
         earlier.setdefault("status", "killed")  # it ended without writing its own end
     session: dict[str, Any] = {"started_at": _now(), "resumed_from": len(done)}
@@ -130,6 +140,8 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     try:
         with RunProgress(benchmark.total(), benchmark.name, completed=len(done),
                          console=console, enabled=show_progress) as progress:
+            if replicas:
+                progress.watch_dispatch(replicas)
             await engine.run(benchmark.samples(), benchmark.score, progress, done, stats,
                              benchmark.solve)
         status = "finished"
@@ -140,6 +152,9 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
         session |= {"ended_at": _now(), "seconds": round(time.perf_counter() - started, 3),
                     "cpu_seconds": round(time.process_time() - cpu_started, 3),
                     "status": status, **stats.as_dict()}
+        if replicas:
+            session |= {"endpoints": replicas.endpoint_stats(),
+                        "dispatch": replicas.dispatch_stats()}
         result = finish(benchmark, store, status, stats)
     return result
 

@@ -8,7 +8,8 @@ engine's job (`visioneval.engine.retry`), so every backend behaves the same way.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Protocol
 
 from visioneval.records import Request, Response
 
@@ -20,9 +21,18 @@ class BackendError(Exception):
 class TransientError(BackendError):
     """Worth retrying: rate limits, server errors, timeouts, dropped connections."""
 
-    def __init__(self, message: str, retry_after: float | None = None):
+    def __init__(self, message: str, retry_after: float | None = None, *,
+                 throttled: bool = False):
         super().__init__(message)
         self.retry_after = retry_after
+        self.throttled = throttled  # HTTP 429: the server asks for fewer requests
+        # Set by a dispatcher when the failure was the endpoint's (it was taken out) and
+        # another endpoint can take the request: the attempt is not counted against it.
+        self.reroute = False
+
+
+class ConnectError(TransientError):
+    """The server could not be reached at all (refused, unresolvable, unreachable)."""
 
 
 class PermanentError(BackendError):
@@ -39,6 +49,31 @@ class AuthError(PermanentError):
 
 class PreflightError(Exception):
     """The run cannot start: unreachable server, missing key, unknown model."""
+
+
+class Unreachable(PreflightError):
+    """No answer at all from the server (one replica of several may be down for a while)."""
+
+
+class Sender(Protocol):
+    """What sends one attempt once a slot is held (a backend, or a dispatcher's lease)."""
+
+    async def complete(self, request: Request) -> Response: ...
+
+
+class _Direct:
+    """The slot of a backend that never waits: the backend itself sends."""
+
+    __slots__ = ("backend",)
+
+    def __init__(self, backend: Backend):
+        self.backend = backend
+
+    async def __aenter__(self) -> Sender:
+        return self.backend
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
 
 
 class Backend(ABC):
@@ -60,6 +95,12 @@ class Backend(ABC):
     @abstractmethod
     async def complete(self, request: Request) -> Response:
         """One attempt; raise TransientError or PermanentError on failure."""
+
+    def slot(self, request: Request) -> AbstractAsyncContextManager[Sender]:
+        """Wait for room to send `request` (a free connection, a rate-limit token) and hold
+        it while the sender works. The engine starts an attempt's timeout only once inside,
+        so the timeout measures the server, never the queue in front of it."""
+        return _Direct(self)
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release connections or worker processes."""

@@ -7,9 +7,11 @@ orjson keeps the same request and response shapes at a fraction of that.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import email.utils
 import time
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
@@ -20,9 +22,12 @@ from visioneval.backends import body
 from visioneval.backends.base import (
     AuthError,
     Backend,
+    ConnectError,
     PermanentError,
     PreflightError,
+    Sender,
     TransientError,
+    Unreachable,
 )
 from visioneval.backends.keys import MASK, redact_url, url_secrets
 from visioneval.backends.replies import MetadataReader
@@ -75,6 +80,7 @@ class HttpBackend(Backend):
                                  "set too; give one of them")
         self._connections = connections
         self._session: aiohttp.ClientSession | None = None
+        self._slots: _Slots | None = None
         self.metadata = MetadataReader(self.name)
 
     def auth_headers(self) -> dict[str, str]:
@@ -91,6 +97,13 @@ class HttpBackend(Backend):
         if not self._query:
             return self._prefix + path
         return f"{self._prefix}{path}{'&' if '?' in path else '?'}{self._query}"
+
+    def slot(self, request: Any) -> AbstractAsyncContextManager[Sender]:
+        """One of `connections` slots: a request never waits for a connection inside its
+        timeout. (A dispatcher in front of several backends counts slots itself.)"""
+        if self._slots is None:
+            self._slots = _Slots(self, self._connections)
+        return self._slots
 
     def _session_or_new(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
@@ -115,6 +128,8 @@ class HttpBackend(Backend):
             async with session.post(self.url(path), data=data) as resp:
                 raw = await resp.read()
                 status, headers = resp.status, resp.headers
+        except aiohttp.ClientConnectorError as exc:  # nothing reached the server
+            raise ConnectError(self.redact(f"cannot connect: {exc.os_error}")) from None
         except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
             raise TransientError(self.redact(f"connection failed: {exc!r}")) from None
         return self._decode(status, headers, raw)
@@ -127,7 +142,7 @@ class HttpBackend(Backend):
                 raw = await resp.read()
                 status = resp.status
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
-            raise PreflightError(self.redact(
+            raise Unreachable(self.redact(
                 f"cannot reach {self.name} server at {self.base_url}: {exc.__class__.__name__}"
                 f"{': ' + str(exc) if str(exc) else ''}")) from None
         try:
@@ -138,7 +153,8 @@ class HttpBackend(Backend):
     def _decode(self, status: int, headers: Any, raw: bytes) -> Any:
         if status in RETRYABLE_STATUS or status >= 500:
             raise TransientError(self.redact(f"HTTP {status}: {_snippet(raw)}"),
-                                 retry_after=parse_retry_after(headers))
+                                 retry_after=parse_retry_after(headers),
+                                 throttled=status == 429)
         if status in (401, 403):
             raise AuthError(self.redact(f"HTTP {status}: {_snippet(raw)}"),
                             self.key_line(status))
@@ -167,6 +183,23 @@ class HttpBackend(Backend):
         """Turn a 401/403 at preflight into one line naming the key's variable."""
         if status in (401, 403):
             raise PreflightError(self.key_line(status))
+
+
+class _Slots:
+    """A semaphore as the backend's slot: entering waits for a free connection."""
+
+    __slots__ = ("backend", "_free")
+
+    def __init__(self, backend: HttpBackend, n: int):
+        self.backend = backend
+        self._free = asyncio.Semaphore(n)
+
+    async def __aenter__(self) -> Sender:
+        await self._free.acquire()
+        return self.backend
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._free.release()
 
 
 def _snippet(raw: bytes, limit: int = 300) -> str:

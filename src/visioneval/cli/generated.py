@@ -23,14 +23,17 @@ from visioneval.cli.options import (
     BackoffCap,
     BaseUrl,
     CacheDir,
+    CacheKeyUrl,
     Concurrency,
     MaxAttempts,
     NoCache,
     NoProgress,
     NoReport,
     Resume,
+    Rpm,
     Temperature,
     Timeout,
+    Tpm,
     Verbose,
     engine_options,
     run_command,
@@ -61,7 +64,9 @@ def _run_options() -> list[inspect.Parameter]:
         ("resume", Resume, None), ("concurrency", Concurrency, 16),
         ("max_attempts", MaxAttempts, 6), ("timeout", Timeout, 120.0),
         ("backoff_base", BackoffBase, 1.0), ("backoff_cap", BackoffCap, 30.0),
+        ("rpm", Rpm, None), ("tpm", Tpm, None),
         ("no_cache", NoCache, False), ("cache_dir", CacheDir, None),
+        ("cache_key_url", CacheKeyUrl, False),
         ("no_progress", NoProgress, False), ("no_report", NoReport, False),
         ("verbose", Verbose, False)]
     return [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d, annotation=a)
@@ -70,7 +75,8 @@ def _run_options() -> list[inspect.Parameter]:
 
 SHARED_NAMES = ("backend", "model", "base_url", "api_key_env", "temperature", "max_tokens",
                 "out", "resume", "concurrency", "max_attempts", "timeout", "backoff_base",
-                "backoff_cap", "no_cache", "cache_dir", "no_progress", "no_report", "verbose")
+                "backoff_cap", "rpm", "tpm", "no_cache", "cache_dir", "cache_key_url",
+                "no_progress", "no_report", "verbose")
 
 
 def _unwrap(annotation: Any) -> tuple[Any, bool]:
@@ -174,10 +180,7 @@ def benchmark_command(definition: BenchmarkDefinition) -> Callable[..., None]:
                     base_url=run["base_url"], api_key_env=run["api_key_env"],
                     benchmark=benchmark,
                     settings=lambda: settings(run["temperature"], run["max_tokens"]),
-                    engine=lambda: engine_options(run["concurrency"], run["max_attempts"],
-                                                  run["timeout"], run["backoff_base"],
-                                                  run["backoff_cap"], run["no_cache"],
-                                                  run["cache_dir"]),
+                    engine=lambda: _engine(run),
                     out=run["out"], verbose=run["verbose"], no_progress=run["no_progress"],
                     no_report=run["no_report"])
 
@@ -238,10 +241,7 @@ def any_benchmark_command() -> Callable[..., None]:
                     model=run["model"], base_url=run["base_url"],
                     api_key_env=run["api_key_env"], benchmark=benchmark,
                     settings=lambda: settings(run["temperature"], run["max_tokens"]),
-                    engine=lambda: engine_options(run["concurrency"], run["max_attempts"],
-                                                  run["timeout"], run["backoff_base"],
-                                                  run["backoff_cap"], run["no_cache"],
-                                                  run["cache_dir"]),
+                    engine=lambda: _engine(run),
                     out=run["out"], verbose=run["verbose"], no_progress=run["no_progress"],
                     no_report=run["no_report"], definition=definition_ref,
                     any_benchmark=True)
@@ -251,6 +251,13 @@ def any_benchmark_command() -> Callable[..., None]:
     command.__doc__ = ("Run any benchmark: a registered one, or your own definition "
                        "(module:attribute), with its options as --option key=value.")
     return command
+
+
+def _engine(run: dict[str, Any]):
+    """The engine options from the shared flags."""
+    return engine_options(run["concurrency"], run["max_attempts"], run["timeout"],
+                          run["backoff_base"], run["backoff_cap"], run["no_cache"],
+                          run["cache_dir"], run["rpm"], run["tpm"], run["cache_key_url"])
 
 
 def _pair(text: str) -> tuple[str, str]:

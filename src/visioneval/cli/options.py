@@ -29,11 +29,13 @@ class BackendKind(StrEnum):
 
 BackendOpt = Annotated[BackendKind | None, typer.Option(help="Where the model runs.",
                                                         rich_help_panel=MODEL)]
-BaseUrl = Annotated[str | None, typer.Option(help="Server URL (openai: https://api.openai.com/"
-                                             "v1; openrouter: https://openrouter.ai/api/v1; "
-                                             "ollama: http://localhost:11434). With --resume: "
-                                             "the URL again when it held credentials.",
-                                             rich_help_panel=MODEL)]
+BaseUrl = Annotated[list[str] | None, typer.Option(
+    metavar="URL",
+    help="Server URL (openai: https://api.openai.com/v1; openrouter: https://openrouter.ai/"
+    "api/v1; ollama: http://localhost:11434). Repeat it (or give a comma list) for replicas "
+    "of one model: each gets --concurrency requests, the least busy gets the next one, one "
+    "that stops answering is left out until it answers again. With --resume: the URLs that "
+    "held credentials, again.", rich_help_panel=MODEL)]
 ApiKeyEnv = Annotated[str | None, typer.Option(help="Environment variable whose key is sent "
                                                "to --base-url. Default: OPENAI_API_KEY only "
                                                "to api.openai.com, OPENROUTER_API_KEY only "
@@ -55,6 +57,17 @@ BackoffBase = Annotated[float, typer.Option(min=0, help="First retry waits about
 BackoffCap = Annotated[float, typer.Option(min=0, help="Longest wait between attempts "
                                            "(a server's Retry-After is honoured).",
                                            rich_help_panel=ENGINE)]
+Rpm = Annotated[int | None, typer.Option(min=1, help="At most this many requests per minute "
+                                        "for the model, over all its URLs.",
+                                        rich_help_panel=ENGINE)]
+Tpm = Annotated[int | None, typer.Option(min=1, help="At most this many tokens per minute for "
+                                        "the model (estimated before sending: text / 4, "
+                                        "images, max tokens; corrected by the usage the "
+                                        "server reports).", rich_help_panel=ENGINE)]
+CacheKeyUrl = Annotated[bool, typer.Option("--cache-key-url", help="Put the server URL in "
+                                           "the cache key (by default the key names the "
+                                           "backend and model, so replicas share answers).",
+                                           rich_help_panel=ENGINE)]
 NoCache = Annotated[bool, typer.Option("--no-cache", help="Send every request even if an "
                                        "identical one is cached.", rich_help_panel=ENGINE)]
 CacheDir = Annotated[Path | None, typer.Option(help="Response cache folder (default "
@@ -66,7 +79,9 @@ NoReport = Annotated[bool, typer.Option("--no-report", help="Do not write report
 
 
 def engine_options(concurrency: int, max_attempts: int, timeout: float, backoff_base: float,
-                   backoff_cap: float, no_cache: bool, cache_dir: Path | None) -> EngineOptions:
+                   backoff_cap: float, no_cache: bool, cache_dir: Path | None,
+                   rpm: int | None = None, tpm: int | None = None,
+                   cache_key_url: bool = False) -> EngineOptions:
     from visioneval.engine.cache import default_cache_path
     from visioneval.session import EngineOptions
 
@@ -74,11 +89,11 @@ def engine_options(concurrency: int, max_attempts: int, timeout: float, backoff_
         cache_dir / "responses.sqlite3" if cache_dir else default_cache_path())
     return EngineOptions(concurrency=concurrency, max_attempts=max_attempts, timeout_s=timeout,
                          backoff_base_s=backoff_base, backoff_cap_s=backoff_cap,
-                         cache_path=cache)
+                         cache_path=cache, rpm=rpm, tpm=tpm, cache_key_url=cache_key_url)
 
 
 def run_command(name: str, *, resume: Path | None, engine: Callable[[], EngineOptions],
-                backend: str | None, model: str | None, base_url: str | None,
+                backend: str | None, model: str | None, base_url: list[str] | None,
                 api_key_env: str | None, settings: Callable[[], GenerationSettings],
                 benchmark: Callable[[], Benchmark], out: Path | None, verbose: bool,
                 no_progress: bool, no_report: bool = False,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,8 +11,8 @@ from typing import Any
 from rich.console import Console
 
 from visioneval.backends.builtin import check_fits
-from visioneval.backends.keys import redact_url
-from visioneval.backends.registry import BackendSpec, make_backend
+from visioneval.backends.keys import MASK, redact_url
+from visioneval.backends.registry import BackendSpec, make_backend, split_urls
 from visioneval.baselines.hints import majority_answers
 from visioneval.benchmarks import registry
 from visioneval.benchmarks.base import Benchmark
@@ -55,7 +55,8 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
     majority = majority_answers(benchmark) if spec.kind == "builtin" and \
         spec.model == "majority" else None
     backend = make_backend(spec, connections=engine.concurrency, majority=majority,
-                           seed=getattr(benchmark.options, "seed", 0))
+                           seed=getattr(benchmark.options, "seed", 0),
+                           dispatch=engine.dispatch())
     async with backend:
         await backend.preflight()
         plan = benchmark.plan()
@@ -92,40 +93,52 @@ def resume_command(info: dict[str, Any], directory: Path) -> str:
 
 
 def resume(directory: Path, expected: str | None, engine: EngineOptions, output: Output, *,
-           base_url: str | None = None) -> int:
+           base_url: str | Sequence[str] | None = None) -> int:
     """Continue a run with the configuration its run.json recorded (`expected`: the
     benchmark the command is for; None: any). A base URL that held credentials was recorded
-    without them, so the user gives it again (`base_url`)."""
+    without them, so the user gives it again (`base_url`: one or several)."""
     info = RunStore.open(directory).info
     if expected is not None and info.get("benchmark") != expected:
         raise ValueError(f"{directory} is a {info.get('benchmark')} run; resume it with "
                          f"`{resume_command(info, directory)}`")
     with RunLock(directory) as lock:  # before anything is read for the session
-        return _resume(directory, engine, output, lock, base_url)
+        return _resume(directory, engine, output, lock, split_urls(base_url))
 
 
-def _resume_url(stored: dict[str, Any], given: str | None) -> str | None:
-    """The recorded URL, or the one given again: it must be the same server (it matches
-    the recorded URL once its credentials are masked)."""
-    recorded = stored.get("base_url")
-    if given is None:
-        if stored.get("base_url_credentials"):
+def _resume_urls(stored: dict[str, Any], given: Sequence[str]) -> list[str]:
+    """The recorded URLs, each replaced by the one given again for it: a given URL must be
+    one of the run's servers (it matches a recorded URL once its credentials are masked),
+    and every recorded URL that held credentials must be given again."""
+    recorded = [u.rstrip("/") for u in stored.get("base_urls") or
+                ([stored["base_url"]] if stored.get("base_url") else [])]
+    if not recorded:
+        return list(given)
+    urls = dict(enumerate(recorded))
+    replaced: set[int] = set()
+    for url in given:
+        safe = redact_url(url.rstrip("/"))
+        if safe not in recorded:
+            raise ValueError(f"--base-url {redact_url(url)} does not match the run's "
+                             f"{' or '.join(recorded)}; a resume continues with the same "
+                             f"server{'s' if len(recorded) > 1 else ''}")
+        index = recorded.index(safe)
+        urls[index] = url
+        replaced.add(index)
+    if stored.get("base_url_credentials"):
+        missing = [u for i, u in urls.items() if i not in replaced and MASK in u]
+        if missing:
             raise ValueError(f"the run's base URL held credentials, which are not recorded "
-                             f"({recorded}); give it again with --base-url")
-        return recorded
-    if recorded is not None and redact_url(given.rstrip("/")) != recorded.rstrip("/"):
-        raise ValueError(f"--base-url {redact_url(given)} does not match the run's "
-                         f"{recorded}; a resume continues with the same server")
-    return given
+                             f"({', '.join(missing)}); give it again with --base-url")
+    return list(urls.values())
 
 
 def _resume(directory: Path, engine: EngineOptions, output: Output, lock: RunLock,
-            base_url: str | None) -> int:
+            base_urls: Sequence[str]) -> int:
     info = RunStore.open(directory).info
     benchmark = registry.build(info.get("definition") or info["benchmark"], info["options"])
     stored = info["backend"]
     spec = BackendSpec(kind=stored["kind"], model=stored["model"],
-                       base_url=_resume_url(stored, base_url),
+                       base_urls=tuple(_resume_urls(stored, base_urls)),
                        api_key_env=stored.get("api_key_env"))
     settings = GenerationSettings.model_validate(info["generation"])
     output.err.print(f"resuming {directory}: {spec.kind} {spec.model}", highlight=False,

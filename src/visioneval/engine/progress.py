@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from rich.console import Console
 from rich.progress import (
@@ -46,6 +46,42 @@ class WaitColumn(ProgressColumn):
         return Text(self.text(), style="yellow")
 
 
+class DispatchState(Protocol):
+    """What a dispatcher shows: the current concurrency limit, 429s and endpoints out."""
+
+    in_flight: int
+    http_429: int
+
+    @property
+    def endpoints_out(self) -> int: ...
+
+    @property
+    def concurrency_now(self) -> int: ...
+
+
+class DispatchColumn(ProgressColumn):
+    """Requests in flight against the current limit (cut on 429, grown back slowly), the
+    429 count and endpoints taken out; read at each refresh."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.state: DispatchState | None = None
+
+    def text(self) -> str:
+        state = self.state
+        if state is None:
+            return ""
+        parts = [f"{state.in_flight}/{state.concurrency_now} in flight"]
+        if state.http_429:
+            parts.append(f"{state.http_429} x 429")
+        if state.endpoints_out:
+            parts.append(f"{state.endpoints_out} endpoint(s) out")
+        return ", ".join(parts)
+
+    def render(self, task: Task) -> Text:
+        return Text(self.text(), style="magenta")
+
+
 class RunProgress:
     """Wraps rich's Progress; `advance` counts one finished sample."""
 
@@ -55,11 +91,12 @@ class RunProgress:
         self._pending = 0
         self._last = 0.0
         self._waits = WaitColumn()
+        self._dispatch = DispatchColumn()
         self._progress = Progress(
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
             RateColumn(), TextColumn("[red]{task.fields[errors]} errors"),
-            TimeRemainingColumn(), self._waits, console=console, disable=not enabled,
-            transient=False)
+            TimeRemainingColumn(), self._dispatch, self._waits, console=console,
+            disable=not enabled, transient=False)
         # Samples finished in an earlier session start as completed, so the rate and ETA
         # describe this session's work only.
         self._task = self._progress.add_task(description, total=total, completed=completed,
@@ -79,6 +116,13 @@ class RunProgress:
 
     def waits_text(self) -> str:
         return self._waits.text()
+
+    def watch_dispatch(self, state: DispatchState) -> None:
+        """Show the concurrency in use, the 429s and the endpoints taken out."""
+        self._dispatch.state = state
+
+    def dispatch_text(self) -> str:
+        return self._dispatch.text()
 
     def skip(self, samples: int = 1) -> None:
         """A row that could not become samples: done, but neither answered nor failed."""

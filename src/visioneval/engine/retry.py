@@ -82,11 +82,20 @@ class RetryWatch:
 
 
 async def _attempt(backend: Backend, request: Request, timeout_s: float) -> Response:
-    try:
-        async with asyncio.timeout(timeout_s):
-            return await backend.complete(request)
-    except TimeoutError:
-        raise TransientError(f"no answer within {timeout_s:g} s") from None
+    """One attempt. The timeout starts once the backend gave the request its slot (a
+    connection, a rate-limit token): it measures the server, not the queue before it, so
+    the N requests of one sample never time out waiting for each other."""
+    async with backend.slot(request) as sender:
+        try:
+            async with asyncio.timeout(timeout_s):
+                return await sender.complete(request)
+        except TimeoutError:
+            raise TransientError(f"no answer within {timeout_s:g} s") from None
+
+
+MAX_REROUTES = 10
+"""Attempts that failed on an endpoint taken out, sent again to another at no cost to the
+retry budget; past this many a request counts its attempts as usual."""
 
 
 async def generate(backend: Backend, request: Request, policy: RetryPolicy,
@@ -97,12 +106,21 @@ async def generate(backend: Backend, request: Request, policy: RetryPolicy,
     trace = watch.trace
     tag = stable_hash(request.fingerprint())[:8] if trace else ""
     start = time.perf_counter()
-    for attempt in range(1, policy.max_attempts + 1):
+    attempt, reroutes = 0, 0
+    while attempt < policy.max_attempts:
+        attempt += 1
         if trace:
             log.debug("request %s attempt %d sent", tag, attempt)
         try:
             response = await _attempt(backend, request, policy.timeout_s)
         except TransientError as exc:
+            if exc.reroute and reroutes < MAX_REROUTES:
+                reroutes += 1
+                attempt -= 1
+                if trace:
+                    log.debug("request %s failed on an endpoint taken out (%s); sent to "
+                              "another", tag, exc)
+                continue
             wait = policy.delay(attempt, exc.retry_after)
             if trace:
                 log.debug("request %s attempt %d failed (%s) in %.3f s%s", tag, attempt, exc,

@@ -115,6 +115,9 @@ class ServerScript:
     seed: int = 0
     list_models: bool = True
     reply: Replier | None = None
+    # A hosted API's limit: chat requests beyond this many at a time are answered 429 (with
+    # `retry_after_s`), as a provider that counts concurrent requests does.
+    max_in_flight: int | None = None
 
 
 @dataclass
@@ -127,6 +130,11 @@ class ServerStats:
     last_query: str = ""  # the query string of the last request (tests of URL handling)
     bodies: list[dict[str, Any]] = field(default_factory=list)
     keep_bodies: bool = False
+    in_flight: int = 0
+    most_in_flight: int = 0
+    over_limit: int = 0  # 429s for max_in_flight
+    arrivals: list[float] = field(default_factory=list)  # time.monotonic() of chat requests
+    keep_arrivals: bool = False
 
 
 def _openai_prompt(body: dict[str, Any]) -> Prompt:
@@ -234,7 +242,8 @@ class LoopbackServer:
         if self._closing is not None:
             self._closing.set()  # releases stalled requests
         if self._runner is not None:
-            await self._runner.cleanup()
+            runner, self._runner = self._runner, None
+            await runner.cleanup()
 
     def _authorized(self, request: web.Request) -> bool:
         self.stats.last_query = request.query_string
@@ -257,7 +266,22 @@ class LoopbackServer:
                                              for m in self.script.models]})
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
-        self.stats.requests += 1
+        stats = self.stats
+        stats.requests += 1
+        if stats.keep_arrivals:
+            stats.arrivals.append(time.monotonic())
+        limit = self.script.max_in_flight
+        if limit is not None and stats.in_flight >= limit:
+            stats.over_limit += 1
+            return await self._fault(request, "429")
+        stats.in_flight += 1
+        stats.most_in_flight = max(stats.most_in_flight, stats.in_flight)
+        try:
+            return await self._answer(request)
+        finally:
+            stats.in_flight -= 1
+
+    async def _answer(self, request: web.Request) -> web.StreamResponse:
         raw = await request.read()
         self.stats.bytes_in += len(raw)
         if not self._authorized(request):
@@ -320,6 +344,15 @@ class ThreadedServer:
         self._thread.start()
         asyncio.run_coroutine_threadsafe(self.server.start(), self._loop).result(10)
         return self.server
+
+    def pause(self) -> None:
+        """Stop listening (connections are refused) until `unpause`; stats are kept."""
+        asyncio.run_coroutine_threadsafe(self.server.stop(), self._loop).result(10)
+
+    def unpause(self) -> None:
+        """Listen again on the same port."""
+        port = self.server.port
+        asyncio.run_coroutine_threadsafe(self.server.start(port), self._loop).result(10)
 
     def __exit__(self, *exc: object) -> None:
         asyncio.run_coroutine_threadsafe(self.server.stop(), self._loop).result(10)
