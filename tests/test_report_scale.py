@@ -68,15 +68,22 @@ def test_per_endpoint_stats_show_in_the_run_section(synth_data, tmp_path):
     store.info["sessions"] = [{"seconds": 1.0, "endpoints": {
         "http://127.0.0.1:9001/v1": {"requests": 20, "errors": 1, "latency_s_mean": 0.2041},
         "http://127.0.0.1:9002/v1": {"requests": 10, "errors": 0, "latency_s_mean": 0.5,
-                                     "taken_out": 2}}}]
+                                     "taken_out": 2},
+        "http://127.0.0.1:9003/v1": {"requests": 3, "errors": 3, "latency_s_mean": None,
+                                     "taken_out": 1}},
+        "dispatch": {"concurrency_ceiling": 48, "concurrency_lowest": 12, "http_429": 7,
+                     "rate_limit_wait_s": 2.25}}]
     store.save_info()
     page = write_report(run).read_text()
     table = re.search(r"<h2>Run</h2>.*?(<table.*?</table>)", page, re.DOTALL)
     assert table is not None
     cells = re.findall(r"<t[hd](?: [^>]*)?>(.*?)</t[hd]>", table.group(1))
-    assert cells[:5] == ["endpoint", "requests", "errors", "latency_s_mean", "taken_out"]
+    assert cells[:5] == ["endpoint", "requests", "errors", "mean latency (s)",
+                         "times taken out"]
     assert cells[5:10] == ["http://127.0.0.1:9001/v1", "20", "1", "0.204", ""]
     assert cells[10:15] == ["http://127.0.0.1:9002/v1", "10", "0", "0.500", "2"]
+    assert cells[15:20] == ["http://127.0.0.1:9003/v1", "3", "3", "-", "1"]
+    assert "in flight at most 48 (lowest 12 after HTTP 429s, 7 of them); 2.2 s waited" in page
 
 
 class Viewing:

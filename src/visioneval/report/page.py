@@ -60,9 +60,15 @@ def render_page(view: RunView, definition: BenchmarkDefinition, data: dict[str, 
         script=(templating.ASSETS / "report.js").read_text())
 
 
-def endpoint_tables(info: dict[str, Any]) -> list[Table]:
+ENDPOINT_COLUMNS = {"requests": "requests", "errors": "errors",
+                    "latency_s_mean": "mean latency (s)", "taken_out": "times taken out"}
+"""run.json's per-endpoint stats as the table heads them; unknown keys show as they are."""
+
+
+def endpoint_tables(info: dict[str, Any]) -> list[Table | Note]:
     """Requests, errors and latency per endpoint (run.json's sessions[i]["endpoints"], one
-    row per endpoint and session), when the run recorded them."""
+    row per endpoint and session) and how the dispatcher throttled (sessions[i]
+    ["dispatch"]), when the run recorded them."""
     sessions = [s for s in info.get("sessions", []) if isinstance(s.get("endpoints"), dict)]
     if not sessions:
         return []
@@ -74,12 +80,34 @@ def endpoint_tables(info: dict[str, Any]) -> list[Table]:
         for url, stats in session["endpoints"].items():
             stats = stats if isinstance(stats, dict) else {}
             rows.append([*([number] if several else []), url,
-                         *[_stat(stats.get(c)) for c in columns]])
-    header = [*(["session"] if several else []), "endpoint", *columns]
-    return [Table(header, rows, numeric_from=2 if several else 1)]
+                         *[_stat(stats.get(c), c in stats) for c in columns]])
+    header = [*(["session"] if several else []), "endpoint",
+              *[ENDPOINT_COLUMNS.get(c, c) for c in columns]]
+    blocks: list[Table | Note] = [Table(header, rows, numeric_from=2 if several else 1)]
+    notes = [_dispatch_line(n, s["dispatch"], several) for n, s in enumerate(sessions, 1)
+             if isinstance(s.get("dispatch"), dict)]
+    if notes:
+        blocks.append(Note(" ".join(notes) + " A mean latency of - : that endpoint answered "
+                           "nothing."))
+    return blocks
 
 
-def _stat(value: Any) -> Any:
+def _dispatch_line(number: int, dispatch: dict[str, Any], several: bool) -> str:
+    """Concurrency and rate limits of one session, in a sentence."""
+    parts = [f"in flight at most {dispatch.get('concurrency_ceiling', '?')} (lowest "
+             f"{dispatch.get('concurrency_lowest', '?')} after HTTP 429s, "
+             f"{dispatch.get('http_429', 0)} of them)"]
+    wait = dispatch.get("rate_limit_wait_s")
+    if wait:
+        parts.append(f"{wait:.1f} s waited for --rpm/--tpm")
+    return f"{f'Session {number}: ' if several else ''}{'; '.join(parts)}."
+
+
+def _stat(value: Any, present: bool) -> Any:
+    """A cell: floats to 3 decimals; a key present with no value (an endpoint that never
+    answered has no mean latency) as "-"."""
+    if value is None:
+        return "-" if present else ""
     return f"{value:.3f}" if isinstance(value, float) else value
 
 
@@ -119,8 +147,11 @@ def _cards(view: RunView, definition: BenchmarkDefinition) -> list[tuple[str, An
 
 def _backend_line(info: dict[str, Any]) -> str:
     backend = info.get("backend", {})
-    return (f"{backend.get('kind')} · model {backend.get('model')}"
-            f"{' · ' + backend['base_url'] if backend.get('base_url') else ''} · "
+    urls = backend.get("base_urls") or ([backend["base_url"]] if backend.get("base_url")
+                                        else [])
+    where = (f" · {urls[0]}" if len(urls) == 1 else
+             f" · {len(urls)} endpoints (table below)" if urls else "")
+    return (f"{backend.get('kind')} · model {backend.get('model')}{where} · "
             f"generation {json.dumps(info.get('generation', {}))}")
 
 
