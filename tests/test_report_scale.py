@@ -83,7 +83,7 @@ def test_per_endpoint_stats_show_in_the_run_section(synth_data, tmp_path):
     assert cells[5:10] == ["http://127.0.0.1:9001/v1", "20", "1", "0.204", ""]
     assert cells[10:15] == ["http://127.0.0.1:9002/v1", "10", "0", "0.500", "2"]
     assert cells[15:20] == ["http://127.0.0.1:9003/v1", "3", "3", "-", "1"]
-    assert "in flight at most 48 (lowest 12 after HTTP 429s, 7 of them); 2.2 s waited" in page
+    assert "In flight at most 48 (lowest 12 after HTTP 429s, 7 of them); 2.2 s waited" in page
 
 
 class Viewing:

@@ -86,15 +86,16 @@ def endpoint_tables(info: dict[str, Any]) -> list[Table | Note]:
     blocks: list[Table | Note] = [Table(header, rows, numeric_from=2 if several else 1)]
     notes = [_dispatch_line(n, s["dispatch"], several) for n, s in enumerate(sessions, 1)
              if isinstance(s.get("dispatch"), dict)]
+    if any("-" in row for row in rows):
+        notes.append("A mean latency of - : that endpoint answered nothing.")
     if notes:
-        blocks.append(Note(" ".join(notes) + " A mean latency of - : that endpoint answered "
-                           "nothing."))
+        blocks.append(Note(" ".join(notes)))
     return blocks
 
 
 def _dispatch_line(number: int, dispatch: dict[str, Any], several: bool) -> str:
     """Concurrency and rate limits of one session, in a sentence."""
-    parts = [f"in flight at most {dispatch.get('concurrency_ceiling', '?')} (lowest "
+    parts = [f"In flight at most {dispatch.get('concurrency_ceiling', '?')} (lowest "
              f"{dispatch.get('concurrency_lowest', '?')} after HTTP 429s, "
              f"{dispatch.get('http_429', 0)} of them)"]
     wait = dispatch.get("rate_limit_wait_s")
