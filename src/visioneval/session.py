@@ -33,6 +33,10 @@ from visioneval.records import GenerationSettings, Record
 
 log = logging.getLogger(__name__)
 
+RUN_FORMAT = 1
+"""run.json's layout version: bumped when a reader must tell layouts apart. Runs written
+before it existed have no `run_format` and read as version 1 (the layout is the same)."""
+
 
 class EngineOptions(BaseModel, frozen=True):
     """How to run; recorded in run.json but free to change on --resume."""
@@ -77,6 +81,7 @@ def new_run_info(plan: dict[str, Any], spec: BackendSpec, settings: GenerationSe
     """run.json at the start. `definition`: where a benchmark that is not registered was
     loaded from (module:attribute), so resume, report and compare can load it again."""
     return {
+        "run_format": RUN_FORMAT,
         "visioneval_version": __version__,
         "benchmark": plan["benchmark"],
         **({"definition": definition} if definition else {}),

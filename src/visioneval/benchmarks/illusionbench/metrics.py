@@ -15,6 +15,7 @@ n = 0 is absent and `unavailable` says why (never 0).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -26,93 +27,135 @@ from visioneval.records import Record
 BUCKETS = ("shape", "texture", "rest")
 
 
-def tally(records: Sequence[Record], rule: str) -> dict[str, Any]:
-    """n, n_errors and the recall of `rule` over some records (one task)."""
-    scored = [r for r in records if r.ok]
-    n_errors = len(records) - len(scored)
-    block: dict[str, Any] = {"n": len(scored), "n_errors": n_errors}
-    if not scored:
-        block["unavailable"] = f"no scored samples ({n_errors} failed requests)"
-    else:
-        block["recall"] = sum(r.scores[rule]["correct"] for r in scored) / len(scored)
-    return block
+class Cell:
+    """Scored and failed samples of one slice, and the sum of `correct` per rule (summed in
+    journal order, so recalls are bit-identical to summing a list)."""
+
+    __slots__ = ("n", "n_errors", "correct")
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.n_errors = 0
+        self.correct: dict[str, float] = {}
+
+    def add(self, record: Record) -> None:
+        if not record.ok:
+            self.n_errors += 1
+            return
+        self.n += 1
+        for rule, score in record.scores.items():
+            self.correct[rule] = self.correct.get(rule, 0) + score["correct"]
+
+    def block(self, rule: str) -> dict[str, Any]:
+        """n, n_errors and the recall of `rule` (absent with a reason when n = 0)."""
+        block: dict[str, Any] = {"n": self.n, "n_errors": self.n_errors}
+        if not self.n:
+            block["unavailable"] = f"no scored samples ({self.n_errors} failed requests)"
+        else:
+            block["recall"] = self.correct[rule] / self.n
+        return block
 
 
-def task_block(records: Sequence[Record], rule: str, task: str) -> dict[str, Any]:
-    """The task's recall overall, per difficulty and per class."""
-    by_difficulty = {d: [r for r in records if r.metadata["difficulty"] == d]
-                     for d in DIFFICULTIES}
-    by_class: dict[str, list[Record]] = {}
-    for record in records:
-        by_class.setdefault(record.target[task], []).append(record)
-    return tally(records, rule) | {
-        "per_difficulty": {d: tally(rs, rule) for d, rs in by_difficulty.items() if rs},
-        "per_class": {c: tally(by_class[c], rule) for c in sorted(by_class)},
-    }
+class TaskTally:
+    """One subset x prompt family x task, fed record by record: memory grows with the
+    classes and difficulties, not with the samples."""
+
+    def __init__(self) -> None:
+        self.all = Cell()
+        self.by_difficulty: dict[str, Cell] = {}
+        self.by_class: dict[str, Cell] = {}
+        self.buckets: dict[str, Counter[str]] = {}
+        self.changed = 0  # scored answers the two variants of the original rule bucket apart
+
+    def add(self, record: Record, task: str) -> None:
+        self.all.add(record)
+        self.by_difficulty.setdefault(record.metadata["difficulty"], Cell()).add(record)
+        self.by_class.setdefault(record.target[task], Cell()).add(record)
+        if record.ok:
+            for rule in ("original", ORIGINAL_FIXED):
+                if rule in record.parsed:
+                    self.buckets.setdefault(rule, Counter())[record.parsed[rule]] += 1
+            if record.parsed.get("original") != record.parsed.get(ORIGINAL_FIXED):
+                self.changed += 1
+
+    def block(self, rule: str) -> dict[str, Any]:
+        """The task's recall overall, per difficulty and per class."""
+        return self.all.block(rule) | {
+            "per_difficulty": {d: self.by_difficulty[d].block(rule) for d in DIFFICULTIES
+                               if d in self.by_difficulty},
+            "per_class": {c: self.by_class[c].block(rule) for c in sorted(self.by_class)},
+        }
+
+    def distribution(self, rule: str) -> dict[str, Any]:
+        """Shares of the shape/texture/rest buckets among scored records."""
+        n = self.all.n
+        if not n:
+            return {"n": 0, "unavailable": "no scored samples"}
+        counts = self.buckets.get(rule, Counter())
+        return {"n": n} | {b: counts[b] / n for b in BUCKETS}
 
 
-def distribution(records: Sequence[Record], rule: str) -> dict[str, Any]:
-    """Shares of the shape/texture/rest buckets among scored records."""
-    scored = [r for r in records if r.ok]
-    if not scored:
-        return {"n": 0, "unavailable": "no scored samples"}
-    counts = {b: sum(1 for r in scored if r.parsed[rule] == b) for b in BUCKETS}
-    return {"n": len(scored)} | {b: c / len(scored) for b, c in counts.items()}
-
-
-def not_offered(records: Iterable[Record], family: str, subset: str,
-                tasks: Sequence[str]) -> dict[str, list[str]]:
+def not_offered(labels: dict[str, set[str]], family: str, subset: str) -> dict[str, list[str]]:
     """Labels of the data that the family's prompt does not list (compared normalised:
     case, `_`, `-` and punctuation ignored), e.g. `stationary` when `Stationery` is offered."""
-    records = list(records)
     out = {}
-    for task in tasks:
+    for task, seen in labels.items():
         options = {lmms_normalize(o) for o in offered(family, subset, task)}
-        labels = {r.target[task] for r in records}
-        out[task] = sorted(label for label in labels if lmms_normalize(label) not in options)
+        out[task] = sorted(label for label in seen if lmms_normalize(label) not in options)
     return out
 
 
-def subset_block(records: Sequence[Record], rule: str, subset: str,
-                 tasks: Sequence[str]) -> dict[str, Any]:
+def subset_block(by_task: dict[str, TaskTally], labels: dict[str, set[str]], rule: str,
+                 subset: str) -> dict[str, Any]:
     """One protocol's metrics for one subset (records of the protocol's prompt family)."""
-    by_task = {t: [r for r in records if r.metadata["task"] == t] for t in tasks}
-    tasks_out = {t: task_block(rs, rule, t) for t, rs in by_task.items()}
+    tasks_out = {t: tally.block(rule) for t, tally in by_task.items()}
     block: dict[str, Any] = {"rule": rule}
     block |= {f"{t}_recall": b["recall"] for t, b in tasks_out.items() if "recall" in b}
     block |= tasks_out
-    block["labels_not_offered"] = not_offered(records, FAMILY[rule], subset, tasks)
+    block["labels_not_offered"] = not_offered(labels, FAMILY[rule], subset)
     if rule in ("original", ORIGINAL_FIXED):
-        block["distribution"] = {f"{t}_prompt": distribution(rs, rule)
-                                 for t, rs in by_task.items()}
+        block["distribution"] = {f"{t}_prompt": tally.distribution(rule)
+                                 for t, tally in by_task.items()}
         block["quirks"] = quirk_block(by_task, rule)
     return block
 
 
-def quirk_block(by_task: dict[str, list[Record]], rule: str) -> dict[str, Any]:
+def quirk_block(by_task: dict[str, TaskTally], rule: str) -> dict[str, Any]:
     """The other variant of the original rule on the same responses, and the difference."""
     other = "original" if rule == ORIGINAL_FIXED else ORIGINAL_FIXED
     block: dict[str, Any] = {"rule": other}
-    for task, recs in by_task.items():
-        mine, theirs = tally(recs, rule), tally(recs, other)
+    for task, tally in by_task.items():
+        mine, theirs = tally.all.block(rule), tally.all.block(other)
         if "recall" in theirs:
             block[f"{task}_recall"] = theirs["recall"]
             block[f"{task}_delta"] = theirs["recall"] - mine["recall"]
-        block[f"{task}_changed"] = sum(1 for r in recs
-                                       if r.ok and r.parsed[rule] != r.parsed[other])
+        block[f"{task}_changed"] = tally.changed
     return block
 
 
 def summarize(records: Iterable[Record], protocols: Sequence[str], subsets: Sequence[str],
               tasks: Sequence[str], fix_quirks: bool) -> dict[str, Any]:
-    """metrics.json from the records alone (the newest record per sample)."""
-    by_family: dict[tuple[str, str], list[Record]] = {}
+    """metrics.json from the records alone (the newest record per sample), in one pass."""
+    tallies: dict[tuple[str, str, str], TaskTally] = {}
+    # Every task's label of every record of a subset and family, whatever task the record
+    # asked: the labels the data holds that the family's prompts would have to offer.
+    labels: dict[tuple[str, str], dict[str, set[str]]] = {}
     for record in records:
-        by_family.setdefault((record.group, record.metadata["family"]), []).append(record)
+        task, family = record.metadata["task"], record.metadata["family"]
+        key = (record.group, family, task)
+        if key not in tallies:
+            tallies[key] = TaskTally()
+        tallies[key].add(record, task)
+        seen = labels.setdefault((record.group, family), {t: set() for t in tasks})
+        for t in tasks:
+            seen[t].add(record.target[t])
     out: dict[str, Any] = {}
     for protocol in protocols:
         rule = (ORIGINAL_FIXED if fix_quirks else "original") if protocol == "original" \
             else protocol
-        out[protocol] = {s: subset_block(by_family.get((s, FAMILY[rule]), []), rule, s, tasks)
-                         for s in subsets}
+        family = FAMILY[rule]
+        out[protocol] = {
+            s: subset_block({t: tallies.get((s, family, t)) or TaskTally() for t in tasks},
+                            labels.get((s, family)) or {t: set() for t in tasks}, rule, s)
+            for s in subsets}
     return out

@@ -12,7 +12,7 @@ from rich.console import Console
 
 from visioneval.benchmarks import parquet, stored
 from visioneval.benchmarks.salbench import tables
-from visioneval.benchmarks.salbench.metrics import sample_scores, summarize_config
+from visioneval.benchmarks.salbench.metrics import ConfigTally, sample_scores
 from visioneval.benchmarks.salbench.parse import lenient_labels, strict_tokens, target_labels
 from visioneval.benchmarks.salbench.prompts import (
     Example,
@@ -144,11 +144,13 @@ class SalBench:
         return parsed, scores
 
     def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
-        by_config: dict[str, list[Record]] = {s.name: [] for s in self.specs}
+        tallies = {s.name: ConfigTally(CONFIGS[s.name].classes) for s in self.specs}
         for record in records:
-            by_config.setdefault(record.group, []).append(record)
-        return {name: summarize_config(recs, CONFIGS[name].classes)
-                for name, recs in by_config.items() if name in CONFIGS}
+            if record.group not in tallies and record.group in CONFIGS:
+                tallies[record.group] = ConfigTally(CONFIGS[record.group].classes)
+            if record.group in tallies:
+                tallies[record.group].add(record)
+        return {name: tally.result() for name, tally in tallies.items()}
 
     def majority_answers(self) -> dict[tuple[str, ...], str]:
         """The most common answer per class vocabulary (P3 or O3), for the majority baseline."""

@@ -12,7 +12,9 @@ Failed requests are counted in n_errors and left out of every score.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from visioneval.benchmarks.salbench.parse import target_labels
@@ -32,21 +34,72 @@ def sample_scores(pred: set[str], gold: set[str]) -> dict[str, float]:
 
 def class_scores(pairs: Sequence[tuple[set[str], set[str]]], classes: Sequence[str]
                  ) -> dict[str, dict[str, float]]:
-    out = {}
-    for label in classes:
-        tp = sum(1 for pred, gold in pairs if label in pred and label in gold)
-        fp = sum(1 for pred, gold in pairs if label in pred and label not in gold)
-        fn = sum(1 for pred, gold in pairs if label not in pred and label in gold)
-        precision = tp / (tp + fp + EPS)
-        recall = tp / (tp + fn + EPS)
-        out[label] = {
-            "precision": precision,
-            "recall": recall,
-            "f1": 2 * precision * recall / (precision + recall + EPS),
-            "support": tp + fn,
-            "predicted": tp + fp,
+    tally = ParserTally()
+    for pred, gold in pairs:
+        tally.count_classes(pred, gold)
+    return tally.per_class(classes)
+
+
+@dataclass
+class ParserTally:
+    """One parser's running counts over one config's scored samples: everything the
+    metrics need, in memory that grows with the classes, not the samples. Sums are taken
+    in sample order, so the figures are bit-identical to summing a list."""
+
+    n: int = 0
+    n_unparsed: int = 0
+    exact_match: float = 0.0
+    sample_f1: float = 0.0
+    tp: Counter[str] = field(default_factory=Counter)
+    fp: Counter[str] = field(default_factory=Counter)
+    fn: Counter[str] = field(default_factory=Counter)
+
+    def add(self, pred: set[str], gold: set[str], scores: dict[str, float] | None,
+            classes: Sequence[str] = ()) -> None:
+        """One scored sample; `scores` as computed when it was parsed (None: from the sets);
+        an answer naming none of `classes` counts as unparsed."""
+        scores = scores or sample_scores(pred, gold)
+        self.n += 1
+        self.n_unparsed += not pred.intersection(classes)
+        self.exact_match += scores["exact_match"]
+        self.sample_f1 += scores["sample_f1"]
+        self.count_classes(pred, gold)
+
+    def count_classes(self, pred: set[str], gold: set[str]) -> None:
+        for label in pred:
+            (self.tp if label in gold else self.fp)[label] += 1
+        for label in gold - pred:
+            self.fn[label] += 1
+
+    def per_class(self, classes: Sequence[str]) -> dict[str, dict[str, float]]:
+        out = {}
+        for label in classes:
+            tp, fp, fn = self.tp[label], self.fp[label], self.fn[label]
+            precision = tp / (tp + fp + EPS)
+            recall = tp / (tp + fn + EPS)
+            out[label] = {
+                "precision": precision,
+                "recall": recall,
+                "f1": 2 * precision * recall / (precision + recall + EPS),
+                "support": tp + fn,
+                "predicted": tp + fp,
+            }
+        return out
+
+    def result(self, classes: Sequence[str], n_errors: int) -> dict[str, Any]:
+        """Metrics for the samples added (see the module's docstring)."""
+        n = self.n
+        base: dict[str, Any] = {"n": n, "n_errors": n_errors, "n_unparsed": self.n_unparsed}
+        if n == 0:
+            base["unavailable"] = f"no scored samples ({n_errors} failed requests)"
+            return base
+        per_class = self.per_class(classes)
+        return base | {
+            "exact_match": self.exact_match / n,
+            "macro_f1": sum(c["f1"] for c in per_class.values()) / len(classes),
+            "sample_f1": self.sample_f1 / n,
+            "per_class": per_class,
         }
-    return out
 
 
 def summarize_parser(pairs: Sequence[tuple[set[str], set[str]]], classes: Sequence[str],
@@ -55,32 +108,38 @@ def summarize_parser(pairs: Sequence[tuple[set[str], set[str]]], classes: Sequen
     """Metrics for one parser over one config's scored samples. `per_sample`: the scores
     computed when each answer was parsed (a record keeps class labels exactly but may elide
     other pieces, so set sizes are taken from there); computed from `pairs` when None."""
-    n = len(pairs)
-    base: dict[str, Any] = {"n": n, "n_errors": n_errors,
-                            "n_unparsed": sum(1 for pred, _ in pairs if not pred & set(classes))}
-    if n == 0:
-        base["unavailable"] = f"no scored samples ({n_errors} failed requests)"
-        return base
-    if per_sample is None:
-        per_sample = [sample_scores(pred, gold) for pred, gold in pairs]
-    per_class = class_scores(pairs, classes)
-    return base | {
-        "exact_match": sum(s["exact_match"] for s in per_sample) / n,
-        "macro_f1": sum(c["f1"] for c in per_class.values()) / len(classes),
-        "sample_f1": sum(s["sample_f1"] for s in per_sample) / n,
-        "per_class": per_class,
-    }
+    tally = ParserTally()
+    for i, (pred, gold) in enumerate(pairs):
+        tally.add(pred, gold, per_sample[i] if per_sample is not None else None, classes)
+    return tally.result(classes, n_errors)
+
+
+@dataclass
+class ConfigTally:
+    """Both parsers' tallies and the failed requests of one config, fed record by record."""
+
+    classes: Sequence[str]
+    n_errors: int = 0
+    parsers: dict[str, ParserTally] = field(
+        default_factory=lambda: {parser: ParserTally() for parser in PARSERS})
+
+    def add(self, record: Any) -> None:
+        if not record.ok:
+            self.n_errors += 1
+            return
+        gold = target_labels(record.target)
+        for parser, tally in self.parsers.items():
+            tally.add(set(record.parsed[parser]), gold, record.scores.get(parser),
+                      self.classes)
+
+    def result(self) -> dict[str, Any]:
+        return {parser: tally.result(self.classes, self.n_errors)
+                for parser, tally in self.parsers.items()}
 
 
 def summarize_config(records: Iterable[Any], classes: Sequence[str]) -> dict[str, Any]:
-    """`{"strict": {...}, "lenient": {...}}` for one config's records."""
-    records = list(records)
-    n_errors = sum(1 for r in records if not r.ok)
-    scored = [r for r in records if r.ok]
-    out = {}
-    for parser in PARSERS:
-        pairs = [(set(r.parsed[parser]), target_labels(r.target)) for r in scored]
-        per_sample = [r.scores.get(parser) or sample_scores(pred, gold)
-                      for r, (pred, gold) in zip(scored, pairs, strict=True)]
-        out[parser] = summarize_parser(pairs, classes, n_errors, per_sample)
-    return out
+    """`{"strict": {...}, "lenient": {...}}` for one config's records, streamed."""
+    tally = ConfigTally(classes)
+    for record in records:
+        tally.add(record)
+    return tally.result()

@@ -202,7 +202,7 @@ class Vqa:
         return {scorer: parsed}, {scorer: verdict.scores() | extra}
 
     def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
-        return metrics.summarize(list(records), self.options.scorer)  # TODO(issue 11): stream
+        return metrics.summarize(records, self.options.scorer)
 
     # -- output ------------------------------------------------------------------------------------
     def write_tables(self, metrics: dict[str, Any], info: dict[str, Any],

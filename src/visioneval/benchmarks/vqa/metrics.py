@@ -7,38 +7,60 @@ sample F1 (`salbench.metrics.summarize_parser`, over the labels of the block's t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from typing import Any
 
-from visioneval.benchmarks.salbench.metrics import summarize_parser
+from visioneval.benchmarks.salbench.metrics import ParserTally
 from visioneval.benchmarks.vqa.scorers import labels
 from visioneval.records import Record
 
 
-def block(records: Sequence[Record], scorer: str) -> dict[str, Any]:
-    scored = [r for r in records if r.ok]
-    n_errors = len(records) - len(scored)
-    scores = [r.scores.get(scorer, {}) for r in scored]
-    out: dict[str, Any] = {
-        "n": len(scored), "n_errors": n_errors,
-        "n_unparsed": sum(int(s.get("unparsed", 0)) for s in scores),
-        "n_ambiguous": sum(int(s.get("ambiguous", 0)) for s in scores),
-    }
-    if not scored:
-        out["unavailable"] = f"no scored samples ({n_errors} failed requests)"
+class BlockTally:
+    """One block's running counts (a group, or the whole run), fed record by record: memory
+    grows with the labels, not the samples."""
+
+    def __init__(self, scorer: str):
+        self.scorer = scorer
+        self.n = self.n_errors = self.n_unparsed = self.n_ambiguous = 0
+        self.correct = 0.0
+        self.labels = ParserTally()  # the set scorer's SalBench metrics
+        self.classes: set[str] = set()
+
+    def add(self, record: Record) -> None:
+        if not record.ok:
+            self.n_errors += 1
+            return
+        score = record.scores.get(self.scorer, {})
+        self.n += 1
+        self.n_unparsed += int(score.get("unparsed", 0))
+        self.n_ambiguous += int(score.get("ambiguous", 0))
+        self.correct += score.get("correct", 0.0)
+        if self.scorer == "set":
+            gold = labels(record.target)
+            self.classes |= gold
+            self.labels.add(set(record.parsed.get(self.scorer) or []), gold, score)
+
+    def result(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"n": self.n, "n_errors": self.n_errors,
+                               "n_unparsed": self.n_unparsed,
+                               "n_ambiguous": self.n_ambiguous}
+        if not self.n:
+            out["unavailable"] = f"no scored samples ({self.n_errors} failed requests)"
+            return out
+        out["accuracy"] = self.correct / self.n
+        if self.scorer == "set":
+            found = self.labels.result(sorted(self.classes), self.n_errors)
+            out |= {k: found[k] for k in ("exact_match", "macro_f1", "sample_f1", "per_class")}
         return out
-    out["accuracy"] = sum(s.get("correct", 0.0) for s in scores) / len(scored)
-    if scorer == "set":
-        pairs = [(set(r.parsed.get(scorer) or []), labels(r.target)) for r in scored]
-        classes = sorted(set().union(*(gold for _, gold in pairs)))
-        found = summarize_parser(pairs, classes, n_errors, scores)
-        out |= {k: found[k] for k in ("exact_match", "macro_f1", "sample_f1", "per_class")}
-    return out
 
 
-def summarize(records: Sequence[Record], scorer: str) -> dict[str, Any]:
-    groups: dict[str, list[Record]] = {}
+def summarize(records: Iterable[Record], scorer: str) -> dict[str, Any]:
+    """metrics.json in one pass: the whole run and each group."""
+    overall, groups = BlockTally(scorer), {}
     for record in records:
-        groups.setdefault(record.group, []).append(record)
-    return {"scorer": scorer, "overall": block(records, scorer),
-            "groups": {g: block(rs, scorer) for g, rs in sorted(groups.items())}}
+        overall.add(record)
+        if record.group not in groups:
+            groups[record.group] = BlockTally(scorer)
+        groups[record.group].add(record)
+    return {"scorer": scorer, "overall": overall.result(),
+            "groups": {g: tally.result() for g, tally in sorted(groups.items())}}
