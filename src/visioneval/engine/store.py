@@ -231,9 +231,12 @@ class RunStore:
         """One record per sample id, the last one written (a retried error is superseded),
         in journal order and streamed: memory holds the id index, never the records."""
         last = self.last_lines()
-        wanted = set(last.values())
         for number, line in self.iter_lines():
-            if number in wanted and (record := self._parse(number, line)) is not None:
+            sample_id = record_id(line)
+            if sample_id is not None and last.get(sample_id) != number:
+                continue  # superseded by a later record of the same sample
+            record = self._parse(number, line)
+            if record is not None and (sample_id is not None or last.get(record.id) == number):
                 yield record
 
     def latest_records(self) -> list[Record]:
