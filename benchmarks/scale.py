@@ -21,18 +21,17 @@ import argparse
 import asyncio
 import itertools
 import json
-import os
 import re
-import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-LATENCY = 0.2
-# As on a user's machine: modules byte-compiled once (this sandbox disables it).
-ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+import throughput  # benchmarks/: the same process measurements
+
+LATENCY = throughput.LATENCY
+ENV = throughput.ENV  # as on a user's machine: modules byte-compiled once
 
 
 def start_servers(n: int) -> tuple[list[subprocess.Popen], list[str]]:
@@ -50,45 +49,11 @@ def start_servers(n: int) -> tuple[list[subprocess.Popen], list[str]]:
     return procs, urls
 
 
-def _peak_rss_mb(pid: int) -> float | None:
-    try:
-        with open(f"/proc/{pid}/status") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        return None
-    return None
-
-
-_CPU_SEEN = 0.0
-
-
-def _child_cpu() -> float:
-    global _CPU_SEEN
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    total = usage.ru_utime + usage.ru_stime
-    delta, _CPU_SEEN = total - _CPU_SEEN, total
-    return delta
-
-
 def measure(cmd: list[str]) -> dict:
-    """Run a client process: stdout, wall s, CPU s (wait4), peak RSS MB (/proc VmHWM)."""
-    _child_cpu()
-    start = time.perf_counter()
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, text=True, env=ENV)
-        peak = 0.0
-        while proc.poll() is None:
-            peak = max(peak, _peak_rss_mb(proc.pid) or 0.0)
-            time.sleep(0.05)
-        wall = time.perf_counter() - start
-        out.seek(0)
-        err.seek(0)
-        stdout, stderr = out.read(), err.read()
-    if proc.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(cmd[:5])} failed ({proc.returncode}):\n{stderr[-3000:]}")
-    return {"stdout": stdout, "wall": wall, "cpu": _child_cpu(), "rss": peak}
+    """A client process measured as throughput.py measures it: stdout, wall s, CPU s
+    (wait4), peak RSS MB (/proc VmHWM)."""
+    stdout, wall, cpu, rss = throughput.measure(cmd)
+    return {"stdout": stdout, "wall": wall, "cpu": cpu, "rss": rss}
 
 
 def run_visioneval(urls: list[str], data: Path, work: Path, concurrency: int) -> dict:
@@ -206,6 +171,7 @@ def main() -> None:
         print(f"dataset: {args.rows} rows x 3 parts, made in {time.perf_counter() - t0:.0f} s",
               file=sys.stderr)
         servers, urls = start_servers(args.endpoints)
+        throughput._child_cpu()  # count only the clients' CPU from here on
         try:
             results = [run_visioneval(urls, data, work, args.concurrency)]
             if not args.skip_bare:
