@@ -32,7 +32,8 @@ from visioneval.engine.store import RunStore
 from visioneval.session import finish
 store = RunStore.open(Path(sys.argv[1]))
 started = time.perf_counter()
-done = {r.id for r in store.iter_latest() if r.ok}
+from visioneval.engine.idset import IdSet
+done = IdSet(r.id for r in store.iter_latest() if r.ok)  # as run_session holds it
 benchmark = registry.build(store.info["benchmark"], store.info["options"])
 result = finish(benchmark, store, "finished", RunStats())
 with open("/proc/self/status") as fh:

@@ -28,14 +28,11 @@ from visioneval.engine.cache import ResponseCache
 from visioneval.engine.progress import RunProgress
 from visioneval.engine.retry import RetryPolicy
 from visioneval.engine.runner import Engine, RunStats
-from visioneval.engine.store import RunDirError, RunStore
+from visioneval.engine.store import RUN_FORMAT, RunDirError, RunStore
 from visioneval.records import GenerationSettings, Record
 
 log = logging.getLogger(__name__)
 
-RUN_FORMAT = 1
-"""run.json's layout version: bumped when a reader must tell layouts apart. Runs written
-before it existed have no `run_format` and read as version 1 (the layout is the same)."""
 
 
 class EngineOptions(BaseModel, frozen=True):
@@ -124,7 +121,9 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
                       settings: GenerationSettings, engine_options: EngineOptions,
                       console: Console, show_progress: bool = True) -> SessionResult:
     """Run what is not yet done, then recompute metrics and tables from the journal."""
-    done = {r.id for r in store.iter_latest() if r.ok}
+    from visioneval.engine.idset import IdSet  # numpy: loaded when a session starts
+
+    done = IdSet(r.id for r in store.iter_latest() if r.ok)
     cache = ResponseCache(engine_options.cache_path) if engine_options.cache_path else None
     replicas = backend if isinstance(backend, Replicas) else None
     # Enough workers to fill every endpoint; the dispatcher holds each to its share.

@@ -1,6 +1,7 @@
 """Reading benchmark parquet files lazily and fingerprinting them (shared by benchmarks).
 
-Rows are read a record batch at a time, so memory stays flat however large the split;
+Rows are read a few at a time (never a whole row group), so memory stays flat however
+large the split and whatever its row-group size;
 image columns may be HF `Image` structs ({"bytes", "path"}) or plain binary.
 """
 
@@ -14,7 +15,8 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-BATCH_ROWS = 32
+READ_ROWS = 8  # rows decoded at a time: 8 images of 1.3 MB are 10 MB
+READ_BUFFER = 1 << 20  # bytes read from the file at a time
 
 
 class DataError(Exception):
@@ -56,24 +58,46 @@ def missing_columns(path: Path, columns: Iterable[str]) -> list[str]:
 def iter_rows(files: Sequence[Path], columns: Sequence[str], limit: int | None = None,
               wanted: set[int] | None = None) -> Iterator[Row]:
     """Rows in file order, `columns` only; stop after `limit` rows; with `wanted`, only
-    those row indices (row groups without any are not read)."""
+    those row indices (row groups without any are not read). Rows are decoded READ_ROWS at
+    a time from a buffered stream, never a whole row group at once (see `_row_slices`)."""
     index = 0
     for path in files:
-        handle = _open(path)
+        handle = _open_stream(path)
         present = [c for c in columns if c in handle.schema_arrow.names]
         for group in range(handle.metadata.num_row_groups):
             n = handle.metadata.row_group(group).num_rows
+            if limit is not None and index >= limit:
+                return
             if wanted is not None and not any(index <= w < index + n for w in wanted):
                 index += n
                 continue
-            table = handle.read_row_group(group, columns=present)
-            for batch in table.to_batches(max_chunksize=BATCH_ROWS):
-                for values in batch.to_pylist():
-                    if limit is not None and index >= limit:
-                        return
-                    if wanted is None or index in wanted:
-                        yield Row(index, path, values)
-                    index += 1
+            for values in _row_slices(handle, group, present):
+                if limit is not None and index >= limit:
+                    return
+                if wanted is None or index in wanted:
+                    yield Row(index, path, values)
+                index += 1
+
+
+def _open_stream(path: Path) -> pq.ParquetFile:
+    """A file opened for reading in slices: column data comes through a READ_BUFFER-byte
+    buffered stream (no pre-buffering of whole column chunks)."""
+    try:
+        return pq.ParquetFile(path, buffer_size=READ_BUFFER, pre_buffer=False)
+    except Exception as exc:  # pyarrow raises ArrowInvalid, OSError ...
+        raise DataError(f"{path}: not a readable parquet file ({exc})") from None
+
+
+def _row_slices(handle: pq.ParquetFile, group: int, columns: list[str]
+                ) -> Iterator[dict[str, Any]]:
+    """One row group's rows, decoded READ_ROWS at a time. Memory holds a slice of rows and
+    the data page being read: a file written with one page per image (or per few) streams
+    whatever its row-group size; one whose whole row group is a single page (pyarrow's
+    default writer puts up to 1024 rows in a page) costs that page, a floor no reader
+    avoids (docs/PERFORMANCE.md, "Big images and row groups")."""
+    for batch in handle.iter_batches(batch_size=READ_ROWS, row_groups=[group],
+                                     columns=columns, use_threads=False):
+        yield from batch.to_pylist()
 
 
 def image_bytes(value: Any) -> bytes:
@@ -102,10 +126,12 @@ def fingerprint(files: Sequence[Path], root: Path) -> str:
 
 
 def write_hf_parquet(path: Path, rows: Sequence[dict[str, Any]], image_columns: Sequence[str],
-                     row_group: int = 64) -> None:
+                     row_group: int = 64, page_rows: int = 8) -> None:
     """Write rows as the Hugging Face Hub stores them: image columns as {"bytes", "path"}
     structs, the rest as strings, with the `huggingface` schema metadata that lets
-    `datasets` read the images back as Image features. Used for fixtures and synthetic sets."""
+    `datasets` read the images back as Image features. Used for fixtures and synthetic sets.
+    A data page holds at most `page_rows` rows (pyarrow's default is 1024, a whole row group
+    of images in one page, which a reader must hold at once)."""
     import json
 
     import pyarrow as pa
@@ -119,7 +145,7 @@ def write_hf_parquet(path: Path, rows: Sequence[dict[str, Any]], image_columns: 
         {"info": {"features": features}}).encode()})
     table = pa.Table.from_pylist(list(rows), schema=schema)
     path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, path, row_group_size=row_group)
+    pq.write_table(table, path, row_group_size=row_group, write_batch_size=page_rows)
 
 
 def dataset_plan(name: str, options: Any, root: Path, files: dict[str, list[Path]],

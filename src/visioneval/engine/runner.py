@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Container, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
@@ -100,7 +100,7 @@ class Engine:
     watch: RetryWatch = field(default_factory=RetryWatch)
 
     async def run(self, samples: Iterable[Sample | SkippedRow], scorer: Scorer,
-                  progress: RunProgress, done: set[str], stats: RunStats,
+                  progress: RunProgress, done: Container[str], stats: RunStats,
                   solver: Solver | None = None) -> RunStats:
         """Run every sample not in `done` with `concurrency` workers; `stats` is updated as
         samples finish, so an interrupted session still knows what it did.

@@ -14,17 +14,32 @@ import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
 from visioneval.records import Record
+
+if TYPE_CHECKING:
+    import numpy as np
 
 log = logging.getLogger(__name__)
 
 RUN_FILE = "run.json"
 SAMPLES_FILE = "samples.jsonl"
 LOCK_FILE = ".lock"
+
+RUN_FORMAT = 2
+"""The layout of run.json and samples.jsonl, written as run.json's `run_format`. Runs from
+before the field existed have none and are format 1 (the same files, except that validator
+records held their result as response text); a run written by a newer visioneval (a
+higher number) is refused rather than misread."""
+
+
+def run_format(info: dict[str, Any]) -> int:
+    """The format a run directory was written in (1 when run.json does not say)."""
+    value = info.get("run_format", 1)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 _ID = re.compile(rb'^\{"id":("(?:[^"\\]|\\.)*")')
@@ -151,6 +166,12 @@ class RunStore:
             info = orjson.loads(path.read_bytes())
         except orjson.JSONDecodeError as exc:
             raise RunDirError(f"{path}: not valid JSON ({exc})") from None
+        if not isinstance(info, dict):
+            raise RunDirError(f"{path}: not a run description (a JSON object)")
+        found = run_format(info)
+        if not 1 <= found <= RUN_FORMAT:
+            raise RunDirError(f"{path}: run_format {info.get('run_format')!r} is not one this "
+                              f"visioneval reads (1 to {RUN_FORMAT}); upgrade visioneval")
         return cls(directory, info)
 
     def save_info(self) -> None:
@@ -213,30 +234,41 @@ class RunStore:
         """Every journal record in order, in memory: for small runs and tests only."""
         return list(self.iter_records())
 
-    def last_lines(self) -> dict[str, int]:
-        """Sample id -> the line number of its last record. Reads only the ids (one short
-        parse per line), so its cost is a dict of ids, not of records."""
-        last: dict[str, int] = {}
-        for number, line in self.iter_lines():
-            sample_id = record_id(line)
-            if sample_id is None:  # not our writer's layout: parse it whole
-                record = self._parse(number, line)
-                if record is None:
-                    continue
-                sample_id = record.id
-            last[sample_id] = number
-        return last
+    def latest_lines(self) -> np.ndarray:
+        """A flag per journal line number: whether it holds its sample's last record. Reads
+        only the ids (a short parse of each line's start) and keeps 16-byte digests of them
+        (`idset`), so its cost is a few bytes a line, not a dict of ids."""
+        import numpy as np  # only when a journal is read: the CLI starts without numpy
+
+        from visioneval.engine.idset import DIGEST_BYTES, digest, last_occurrences
+
+        numbers: list[int] = []
+
+        def digests() -> Iterator[bytes]:
+            for number, line in self.iter_lines():
+                sample_id = record_id(line)
+                if sample_id is None:  # not our writer's layout: parse it whole
+                    record = self._parse(number, line)
+                    if record is None:
+                        continue
+                    sample_id = record.id
+                numbers.append(number)
+                yield digest(sample_id)
+
+        found = np.fromiter(digests(), dtype=f"S{DIGEST_BYTES}")
+        lines = np.asarray(numbers, dtype=np.int64)
+        del numbers[:]
+        wanted = np.zeros(int(lines.max()) + 1 if len(lines) else 0, dtype=bool)
+        wanted[lines[last_occurrences(found)]] = True
+        return wanted
 
     def iter_latest(self) -> Iterator[Record]:
         """One record per sample id, the last one written (a retried error is superseded),
-        in journal order and streamed: memory holds the id index, never the records."""
-        last = self.last_lines()
+        in journal order and streamed: memory holds a flag per line, never the records."""
+        wanted = self.latest_lines()
         for number, line in self.iter_lines():
-            sample_id = record_id(line)
-            if sample_id is not None and last.get(sample_id) != number:
-                continue  # superseded by a later record of the same sample
-            record = self._parse(number, line)
-            if record is not None and (sample_id is not None or last.get(record.id) == number):
+            if number < len(wanted) and wanted[number] and \
+                    (record := self._parse(number, line)) is not None:
                 yield record
 
     def latest_records(self) -> list[Record]:

@@ -1,0 +1,52 @@
+"""Sample ids held compactly: 16 bytes each, whatever the id's length.
+
+A run of 130,000 samples keeps two id indexes (which journal line is each sample's last,
+and which samples resume skips). As Python strings in a dict or set they cost ~150 bytes
+an id, ~20 MB each at that size (docs/PERFORMANCE.md); as sorted 128-bit BLAKE2b digests
+in one numpy array, 2 MB. Two distinct ids share a digest with probability ~n^2 / 2^129
+(1e-29 at 130,000 ids).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+
+import numpy as np
+
+DIGEST_BYTES = 16
+
+
+def digest(sample_id: str) -> bytes:
+    return hashlib.blake2b(sample_id.encode(), digest_size=DIGEST_BYTES).digest()
+
+
+class IdSet:
+    """An immutable set of sample ids: membership by binary search over sorted digests."""
+
+    __slots__ = ("_digests",)
+
+    def __init__(self, ids: Iterable[str] = ()):
+        found = np.fromiter((digest(i) for i in ids), dtype=f"S{DIGEST_BYTES}")
+        self._digests = np.unique(found)
+
+    def __len__(self) -> int:
+        return len(self._digests)
+
+    def __contains__(self, sample_id: object) -> bool:
+        if not isinstance(sample_id, str) or not len(self._digests):
+            return False
+        # Both sides taken from S16 arrays, so numpy pads and compares them alike.
+        key = np.array([digest(sample_id)], dtype=f"S{DIGEST_BYTES}")
+        at = int(np.searchsorted(self._digests, key)[0])
+        return at < len(self._digests) and self._digests[at] == key[0]
+
+
+def last_occurrences(digests: np.ndarray) -> np.ndarray:
+    """For each position, whether no later position holds the same digest (the journal's
+    last record of a sample supersedes the earlier ones)."""
+    last = np.zeros(len(digests), dtype=bool)
+    if len(digests):
+        _, first_in_reverse = np.unique(digests[::-1], return_index=True)
+        last[len(digests) - 1 - first_in_reverse] = True
+    return last
