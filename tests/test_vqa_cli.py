@@ -75,7 +75,8 @@ def test_user_errors_are_one_line_and_exit_2(serve, tmp_path):
     data = EXAMPLE / "questions.jsonl"
     cases = [
         (["--answer-col", "label"], "no column 'label'"),
-        (["--scorer", "judge"], "--scorer judge is not available yet"),
+        (["--scorer", "judge"], "error: --scorer judge needs --judge-backend and --judge-model"),
+        (["--judge-model", "m"], "error: --judge-model is for --scorer judge"),
         (["--tolerance", "-1"], "--tolerance: Input should be greater than or equal to 0"),
     ]
     for extra, message in cases:

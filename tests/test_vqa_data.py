@@ -155,7 +155,7 @@ def test_a_missing_column_is_one_error_before_anything_runs(tmp_path):
         build({"data": str(path), "image_col": "picture", "scorer": "choice"})
 
 
-def test_unknown_paths_and_judge_are_one_line_errors(tmp_path):
+def test_unknown_paths_and_a_judge_without_a_model_are_one_line_errors(tmp_path):
     with pytest.raises(DataError, match="no such file or folder"):
         build({"data": str(tmp_path / "nothing.jsonl")})
     (tmp_path / "notes.txt").write_text("x")
@@ -163,7 +163,7 @@ def test_unknown_paths_and_judge_are_one_line_errors(tmp_path):
         build({"data": str(tmp_path / "notes.txt")})
     with pytest.raises(DataError, match="no .parquet, .jsonl or .csv file in it"):
         build({"data": str(tmp_path)})
-    with pytest.raises(ValueError, match="--scorer judge is not available yet"):
+    with pytest.raises(ValueError, match="--scorer judge needs --judge-backend and"):
         build({"data": str(EXAMPLE), "scorer": "judge"})
 
 

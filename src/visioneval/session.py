@@ -119,8 +119,10 @@ def check_resumable(info: dict[str, Any], plan: dict[str, Any]) -> None:
 
 async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
                       settings: GenerationSettings, engine_options: EngineOptions,
-                      console: Console, show_progress: bool = True) -> SessionResult:
-    """Run what is not yet done, then recompute metrics and tables from the journal."""
+                      console: Console, show_progress: bool = True,
+                      judge: Backend | None = None) -> SessionResult:
+    """Run what is not yet done, then recompute metrics and tables from the journal.
+    `judge`: the benchmark's judge model, opened and checked by the caller."""
     from visioneval.engine.idset import IdSet  # numpy: loaded when a session starts
 
     done = IdSet(r.id for r in store.iter_latest() if r.ok)
@@ -128,7 +130,8 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     replicas = backend if isinstance(backend, Replicas) else None
     # Enough workers to fill every endpoint; the dispatcher holds each to its share.
     workers = replicas.capacity if replicas else engine_options.concurrency
-    engine = Engine(backend, store, settings, engine_options.retry_policy(), workers, cache)
+    engine = Engine(backend, store, settings, engine_options.retry_policy(), workers, cache,
+                    judge=judge)
     for earlier in store.info["sessions"]:
         earlier.setdefault("status", "killed")  # it ended without writing its own end
     session: dict[str, Any] = {"started_at": _now(), "resumed_from": len(done)}

@@ -16,6 +16,7 @@ from rich.console import Console
 from visioneval.records import Record, Sample, SkippedRow
 
 if TYPE_CHECKING:
+    from visioneval.backends.registry import BackendSpec
     from visioneval.engine.runner import Solver
     from visioneval.report.blocks import ComparisonTable, Section
     from visioneval.report.rundir import RunView
@@ -37,6 +38,11 @@ class Benchmark(Protocol):
     @property
     def solve(self) -> Solver | None:
         """None: one request per sample; else how a sample is answered (`Solver`)."""
+
+    @property
+    def judge(self) -> BackendSpec | None:
+        """A second model the solver asks with `ask(..., judge=True)` to grade answers
+        (None: no judge); the run opens, checks and closes it beside the model."""
 
     def plan(self) -> dict[str, Any]:
         """The benchmark's configuration and dataset fingerprint, recorded in run.json."""

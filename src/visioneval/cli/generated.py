@@ -147,8 +147,11 @@ def _options_from(model: type[BaseModel], given: dict[str, Any]) -> BaseModel:
     except ValidationError as exc:
         problems = []
         for error in exc.errors():
-            where = flag(str(error["loc"][0])) if error["loc"] else "options"
-            problems.append(f"{where}: {error['msg']}")
+            # A check across options says itself which flags it is about.
+            message = str(error["ctx"]["error"]) if error["type"] == "value_error" \
+                else error["msg"]
+            problems.append(f"{flag(str(error['loc'][0]))}: {message}" if error["loc"]
+                            else message)
         raise ValueError("; ".join(problems)) from None
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,8 +58,12 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
     backend = make_backend(spec, connections=engine.concurrency, majority=majority,
                            seed=getattr(benchmark.options, "seed", 0),
                            dispatch=engine.dispatch())
-    async with backend:
+    judge = make_backend(benchmark.judge, connections=engine.concurrency) \
+        if benchmark.judge is not None else None
+    async with backend, (judge or contextlib.nullcontext()):
         await backend.preflight()
+        if judge is not None:
+            await judge.preflight()
         plan = benchmark.plan()
         lock.acquire()  # a new run's directory exists from here on; a resume holds it already
         if resume:
@@ -68,7 +73,7 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
             store = RunStore.create(directory, new_run_info(plan, spec, settings, engine,
                                                             definition))
         return await run_session(benchmark, backend, store, settings, engine, output.err,
-                                 output.progress)
+                                 output.progress, judge)
 
 
 def run(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,

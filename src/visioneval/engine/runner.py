@@ -29,10 +29,31 @@ that is not a verdict must not be replayed on the next run."""
 
 
 class Ask(Protocol):
-    """Send one request through the engine: cache, retries, counting. Never raises."""
+    """Send one request through the engine: cache, retries, counting. Never raises.
+    `judge=True` sends it to the benchmark's judge model instead of the model under test;
+    `settings` are the run's generation settings, for a solver's own model requests."""
 
-    def __call__(self, request: Request, cache_if: CacheIf | None = None
-                 ) -> Awaitable[Response]: ...
+    @property
+    def settings(self) -> GenerationSettings: ...
+
+    def __call__(self, request: Request, cache_if: CacheIf | None = None, *,
+                 judge: bool = False) -> Awaitable[Response]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _EngineAsk:
+    """The `Ask` a solver gets: the engine's request path, this session's counters."""
+
+    engine: Engine
+    stats: RunStats
+
+    @property
+    def settings(self) -> GenerationSettings:
+        return self.engine.settings
+
+    def __call__(self, request: Request, cache_if: CacheIf | None = None, *,
+                 judge: bool = False) -> Awaitable[Response]:
+        return self.engine.ask(request, self.stats, cache_if, judge=judge)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +90,7 @@ class RunStats:
     skipped: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    judge_requests: int = 0  # of the requests above, those sent to (or cached from) the judge
     skipped_rows: list[dict[str, str]] = field(default_factory=list)
     error_reasons: dict[str, int] = field(default_factory=dict)
 
@@ -98,6 +120,8 @@ class Engine:
     concurrency: int = 16
     cache: ResponseCache | None = None
     watch: RetryWatch = field(default_factory=RetryWatch)
+    judge: Backend | None = None
+    """The benchmark's judge model, for solvers that grade answers with one."""
 
     async def run(self, samples: Iterable[Sample | SkippedRow], scorer: Scorer,
                   progress: RunProgress, done: Container[str], stats: RunStats,
@@ -118,8 +142,7 @@ class Engine:
         todo: asyncio.Queue[Sample | None] = asyncio.Queue(maxsize=self.concurrency)
         answered: asyncio.Queue[tuple[Sample, Solved] | None] = asyncio.Queue()
 
-        async def ask(request: Request, cache_if: CacheIf | None = None) -> Response:
-            return await self.ask(request, stats, cache_if)
+        ask = _EngineAsk(self, stats)
 
         async def produce() -> None:
             for item in samples:
@@ -182,10 +205,17 @@ class Engine:
         progress.advance(error=not response.ok)
 
     async def ask(self, request: Request, stats: RunStats,
-                  cache_if: CacheIf | None = None) -> Response:
+                  cache_if: CacheIf | None = None, *, judge: bool = False) -> Response:
         """The cached answer, or the backend's (with retries), cached when it succeeds and
-        `cache_if` (if given) accepts it; a cached answer `cache_if` rejects is not used."""
-        key = cache_key(self.backend.identity(), request) if self.cache else None
+        `cache_if` (if given) accepts it; a cached answer `cache_if` rejects is not used.
+        `judge`: the judge model's answer (its identity keys its cache entries)."""
+        backend = self.backend
+        if judge:
+            if self.judge is None:
+                raise RuntimeError("a solver asked for a judge, but the run has none")
+            backend = self.judge
+            stats.judge_requests += 1
+        key = cache_key(backend.identity(), request) if self.cache else None
         if self.cache and key:
             hit = self.cache.get(key)
             if hit is not None and (cache_if is None or cache_if(hit)):
@@ -194,7 +224,7 @@ class Engine:
         if self.watch.key_refused:
             raise RunStopped(self._key_refused_line())
         stats.sent += 1
-        response = await generate(self.backend, request, self.policy, self.watch)
+        response = await generate(backend, request, self.policy, self.watch)
         stats.prompt_tokens += response.prompt_tokens or 0  # tokens paid for in this session
         stats.completion_tokens += response.completion_tokens or 0
         if self.cache and key and (cache_if is None or cache_if(response)):

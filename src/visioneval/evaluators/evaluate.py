@@ -53,6 +53,7 @@ class EvaluateOptions(BaseModel, frozen=True):
 class EvalRun:
     name = "evaluate"
     builtin_models: tuple[str, ...] = ()  # judges are models; validators ask none
+    judge = None  # the run's own model is the judge: cases hold the answers already
 
     def __init__(self, options: EvaluateOptions):
         self.options = options

@@ -137,13 +137,15 @@ def is_verdict(rubric: Rubric):
     return check
 
 
-async def judge_once(ask: Ask, request: Request,
-                     rubric: Rubric) -> tuple[dict | None, dict, str | None]:
+async def judge_once(ask: Ask, request: Request, rubric: Rubric, *,
+                     to_judge: bool = False) -> tuple[dict | None, dict, str | None]:
     """One verdict with at most one repair: (verdict or None, trace of replies and errors,
     the first reply in full). The trace keeps each reply up to REPLY_CHARS: the record holds
-    the first one in full as its response, and a runaway reply is not stored twice."""
+    the first one in full as its response, and a runaway reply is not stored twice.
+    `to_judge`: send to the run's judge model (a benchmark grading its model's answers)
+    rather than to the run's own model (`visioneval evaluate`, whose model is the judge)."""
     cache_if = is_verdict(rubric)
-    response = await ask(request, cache_if)
+    response = await ask(request, cache_if, judge=to_judge)
     trace: dict[str, Any] = {"replies": [], "attempts": 1}
     if not response.ok:
         return None, trace | {"request_error": response.error}, None
@@ -158,7 +160,7 @@ async def judge_once(ask: Ask, request: Request,
         Message("assistant", (first,)),
         Message("user", (REPAIR.format(problem=trace["parse_errors"][0], keys=keys),))),
         request.settings)
-    second = await ask(repair, cache_if)
+    second = await ask(repair, cache_if, judge=to_judge)
     trace["attempts"] = 2
     if not second.ok:
         return None, trace | {"request_error": second.error}, first

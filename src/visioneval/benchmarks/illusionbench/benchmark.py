@@ -78,6 +78,7 @@ class IllusionBench:
     name = "illusionbench"
     builtin_models = ("random",)  # popout and majority answer SalBench's question
     solve = None  # one request per sample
+    judge = None  # no judge model
 
     def __init__(self, options: IllusionBenchOptions, root: Path, files: dict[str, list[Path]]):
         self.options = options

@@ -42,6 +42,7 @@ class SalBench:
     name = "salbench"
     builtin_models = ("popout", "random", "majority")
     solve = None  # one request per sample
+    judge = None  # no judge model
 
     def __init__(self, options: SalBenchOptions, root: Path):
         self.options = options

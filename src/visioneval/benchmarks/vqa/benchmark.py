@@ -11,11 +11,12 @@ from rich.console import Console
 
 from visioneval.benchmarks import stored
 from visioneval.benchmarks.parquet import DataError
-from visioneval.benchmarks.vqa import data, metrics, prompts, scorers, tables
+from visioneval.benchmarks.vqa import data, judging, metrics, prompts, scorers, tables
 from visioneval.benchmarks.vqa.options import VqaOptions
 from visioneval.records import Record, Sample, SkippedRow
 
 if TYPE_CHECKING:
+    from visioneval.backends.registry import BackendSpec
     from visioneval.engine.runner import Solver
 
 ALL = "all"  # the group of every row when no --group-col is given
@@ -24,7 +25,6 @@ MAX_CHOICES = len(scorers.LETTERS)
 
 class Vqa:
     name = "vqa"
-    solve: Solver | None = None  # one request per sample
 
     @property
     def builtin_models(self) -> tuple[str, ...]:
@@ -37,6 +37,18 @@ class Vqa:
         self.source = source
         self.choices_cols, self.id_col = self._check_columns()
         self.suffix = prompts.suffix(options.scorer, options.prompt_suffix)
+        self.grader = judging.Grader.for_options(options) if options.scorer == "judge" \
+            else None
+
+    @property
+    def judge(self) -> BackendSpec | None:
+        """The judge model of `--scorer judge`; the others need none."""
+        return self.grader.spec if self.grader else None
+
+    @property
+    def solve(self) -> Solver | None:
+        """`--scorer judge`: the answer, then the judge's verdict on it; else one request."""
+        return self.grader.solve if self.grader else None
 
     def _check_columns(self) -> tuple[list[str], str | None]:
         """Every file has every column asked for, before anything is sent: one DataError
@@ -196,6 +208,8 @@ class Vqa:
         elif scorer == "set":
             verdict, extra = scorers.label_set(text, sample.target)
             parsed = stored.pieces(verdict.parsed, scorers.labels(sample.target))
+        elif scorer == "judge":  # graded by the solver; a bare score call has no verdict
+            raise ValueError("the judge scorer grades answers in its solver")
         else:
             verdict = scorers.exact(text, sample.target)
             parsed = None if verdict.parsed is None else stored.excerpt(verdict.parsed)
@@ -222,7 +236,4 @@ def _short(value: Any, limit: int = 60) -> str:
 def build(options: dict[str, Any] | VqaOptions) -> Vqa:
     """The benchmark from its options (as run.json records them); finds the data."""
     options = VqaOptions.model_validate(options)
-    if options.scorer == "judge":
-        raise ValueError("--scorer judge is not available yet; use exact, choice, set or "
-                         "number (or grade answers with `visioneval evaluate`)")
     return Vqa(options, data.locate(options.data, options.split))
