@@ -17,7 +17,8 @@ PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#d
 BLUES = ("#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5",
          "#08519c", "#08306b")
 AXIS, GRID_TEXT = "#444", "#222"
-FONT, SMALL, TITLE = 9, 7, 10  # font sizes (px): axis text, values on bars, title
+FONT, SMALL, TITLE = 9, 7, 10  # font sizes (points): axis text, values on bars, title
+PIXELS_PER_POINT = 4 / 3  # drawn in points (as matplotlib's were), shown at CSS pixels
 
 
 @dataclass(frozen=True)
@@ -62,10 +63,18 @@ class Text:
 
 @dataclass
 class Chart:
-    """Shapes in pixels, origin top left; the template draws rects, then lines, then texts."""
+    """Shapes in points, origin top left; the template draws rects, then lines, then texts."""
     title: str
-    width: float = 0.0
+    width: float = 0.0  # points, the viewBox
     height: float = 0.0
+
+    @property
+    def shown_width(self) -> int:
+        return math.ceil(self.width * PIXELS_PER_POINT)
+
+    @property
+    def shown_height(self) -> int:
+        return math.ceil(self.height * PIXELS_PER_POINT)
     rects: list[Rect] = field(default_factory=list)
     lines: list[Line] = field(default_factory=list)
     texts: list[Text] = field(default_factory=list)
@@ -153,13 +162,15 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
                           for v in values[n]), default=0) + 3)
     group = max(len(names), 1) * slot + 14
     label_room = max((text_width(c) for c in categories), default=0)
+    group = max(group, min(label_room + 10, 90.0))  # room for a label; longer ones rotate
     rotated = label_room > group - 4
+    group = max(group, 120.0 / max(len(categories), 1))  # a few bars: spread, not squeezed
     tick_labels = [_tick_label(t) for t in ticks(top)]
     left = 22 + max(text_width(t) for t in tick_labels) + 8
     if rotated:  # a rotated label reaches left of its bar: keep every one in the picture
         left = max(left, _rotated_reach(categories, group) + 4)
     plot_top, plot_h = 34.0, 170.0
-    plot_w = max(group * len(categories), 120.0)
+    plot_w = group * len(categories)
     axis_y = plot_top + plot_h
     chart.text(4, 16, title, anchor="start", size=TITLE)
     scale = plot_h / top
@@ -170,7 +181,7 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
     ylabel_x = max(11, left - 14 - max(text_width(t) for t in tick_labels))
     chart.text(ylabel_x, plot_top + plot_h / 2, ylabel, baseline="central", rotate=-90)
     for c, category in enumerate(categories):
-        start = left + c * group + 7
+        start = left + c * group + (group - len(names) * slot) / 2  # bars centred
         for i, name in enumerate(names):
             value = values[name][c]
             height = min(max(value or 0.0, 0.0), top) * scale
