@@ -210,7 +210,7 @@ def report(result: SessionResult, benchmark: Benchmark, output: Output) -> int:
         f"[bold]{result.directory}[/]", highlight=False, soft_wrap=True)
     page = None
     if output.report:
-        from visioneval.report.page import try_write_report  # matplotlib: only when needed
+        from visioneval.report.page import try_write_report  # only when a page is written
 
         page = try_write_report(result.directory)
     if page is not None:

@@ -40,7 +40,7 @@ class EvaluateDefinition(BenchmarkDefinition):
                                              "mean score", "errors"], rows)])]
         labels = list(evaluators)
         if labels:
-            from visioneval.report import charts  # matplotlib: only when a page is drawn
+            from visioneval.report import charts  # only when a page is drawn
 
             rates = [None if (r := evaluators[k].get("pass_rate")) is None else 100 * r
                      for k in labels]

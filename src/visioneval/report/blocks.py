@@ -30,8 +30,8 @@ class Items:
 
 @dataclass(frozen=True)
 class Charts:
-    """Inline SVG charts side by side, as made by `report.charts` (matplotlib escapes the
-    text it writes into the SVG)."""
+    """Inline SVG charts side by side, as made by `report.charts` (its template escapes the
+    labels it writes into the SVG; the layout report's pictures come from matplotlib)."""
     svgs: list[str]
     kind: str = "charts"
 

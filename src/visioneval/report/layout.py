@@ -9,8 +9,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-import matplotlib.pyplot as plt
-
 from visioneval.engine.store import write_atomic
 from visioneval.report import charts, templating
 from visioneval.report.blocks import Block, Cards, Charts, Link, Note, Section, Table
@@ -88,6 +86,10 @@ def _distributions(samples: list[dict[str, Any]], variants: list[str]) -> Block:
     keys = [k for k in DISTRIBUTED if any(isinstance(s.get(k), int | float) for s in samples)]
     if not keys:
         return Note("No metric values.")
+    import matplotlib.pyplot as plt  # here: `visioneval report RUN` imports this module
+
+    from visioneval.report import mplsvg
+
     cols = 4
     rows = (len(keys) + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(3.0 * cols, 2.2 * rows), squeeze=False)
@@ -106,7 +108,7 @@ def _distributions(samples: list[dict[str, Any]], variants: list[str]) -> Block:
         ax.axis("off")
     axes.flat[0].legend(fontsize=7, frameon=False)
     fig.tight_layout()
-    return Charts([charts.svg(fig)])
+    return Charts([mplsvg.svg(fig)])
 
 
 def _problems(document: dict[str, Any], samples: list[dict[str, Any]]) -> Section:

@@ -1,6 +1,8 @@
 """Every HTML page visioneval writes comes from one skeleton (`templates/base.html`) through
 jinja2 with autoescaping on: a value from a run (a model name, an answer, a label) is text on
-the page, never markup. Only our own CSS, scripts and matplotlib's SVG pass as they are."""
+the page, never markup. Only our own CSS, scripts and charts (SVG
+rendered from our own escaped template, or matplotlib's for layout pictures) pass as they
+are."""
 
 from __future__ import annotations
 

@@ -90,7 +90,7 @@ class IllusionBenchDefinition(BenchmarkDefinition):
                 for subset, path in write_synthetic(out, rows, seed).items()]
 
     def sections(self, view: RunView) -> list[Section]:
-        from visioneval.report import charts  # matplotlib: only when a page is drawn
+        from visioneval.report import charts  # only when a page is drawn
 
         metrics = view.metrics
         protocols = list(metrics)

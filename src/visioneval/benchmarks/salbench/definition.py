@@ -110,7 +110,7 @@ class SalBenchDefinition(BenchmarkDefinition):
                  "mean of per-class F1 (TP/FP/FN pooled over samples) over all classes. "
                  "strict is the reference parser and the headline; lenient forgives answer "
                  "format.")])]
-        from visioneval.report import charts  # matplotlib: only when a page is drawn
+        from visioneval.report import charts  # only when a page is drawn
 
         wanted = {config: list(block["strict"]["per_class"])
                   for config, block in view.metrics.items()

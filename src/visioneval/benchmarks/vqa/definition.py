@@ -78,7 +78,7 @@ class VqaDefinition(BenchmarkDefinition):
         out = [Section("Results (percent)", [Table(header, rows), *notes])]
         groups = metrics.get("groups", {})
         if len(groups) > 1:
-            from visioneval.report import charts  # matplotlib: only when a page is drawn
+            from visioneval.report import charts  # only when a page is drawn
 
             names = list(groups)
             accuracy = [None if groups[g].get("accuracy") is None
