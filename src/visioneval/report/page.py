@@ -95,9 +95,10 @@ def endpoint_tables(info: dict[str, Any]) -> list[Table | Note]:
 
 def _dispatch_line(number: int, dispatch: dict[str, Any], several: bool) -> str:
     """Concurrency and rate limits of one session, in a sentence."""
-    parts = [f"In flight at most {dispatch.get('concurrency_ceiling', '?')} (lowest "
-             f"{dispatch.get('concurrency_lowest', '?')} after HTTP 429s, "
-             f"{dispatch.get('http_429', 0)} of them)"]
+    ceiling, throttled = dispatch.get("concurrency_ceiling", "?"), dispatch.get("http_429", 0)
+    parts = [f"In flight at most {ceiling} (lowest {dispatch.get('concurrency_lowest', '?')} "
+             f"after HTTP 429s, {throttled} of them)" if throttled
+             else f"In flight at most {ceiling}, no HTTP 429"]
     wait = dispatch.get("rate_limit_wait_s")
     if wait:
         parts.append(f"{wait:.1f} s waited for --rpm/--tpm")
