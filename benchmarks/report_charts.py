@@ -21,10 +21,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from report_scale import OPTIONS  # benchmarks/: the same synthetic runs
+
 from visioneval.report.synthrun import write_run
 
-OPTIONS = {"salbench": {"configs": ["P3", "P3_box", "P3_box_img"]},
-           "illusionbench": {"protocol": "all"}}
 CALL = ("import sys, time; from pathlib import Path; from visioneval.report import page; "
         "c = time.process_time(); w = time.perf_counter(); "
         "page.try_write_report(Path(sys.argv[1])); "

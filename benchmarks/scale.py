@@ -137,18 +137,6 @@ async def bare_client(urls: list[str], data: Path, concurrency: int) -> dict:
             "run_cpu": cpu}
 
 
-def table(results: list[dict], ideal: float) -> str:
-    lines = ["| client | requests | errors | requests/s | % of ideal | CPU ms/request, run | "
-             "CPU ms/request, whole process | peak RSS MB |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for r in results:
-        rate = r["n"] / r["seconds"]
-        lines.append(f"| {r['client']} | {r['n']} | {r['errors']} | {rate:.1f} | "
-                     f"{100 * rate / ideal:.0f}% | {1000 * r['run_cpu'] / r['n']:.2f} | "
-                     f"{1000 * r['cpu'] / r['n']:.2f} | {r['rss']:.0f} |")
-    return "\n".join(lines)
-
-
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--bare-client":
         urls, data, concurrency = sys.argv[2].split(","), Path(sys.argv[3]), int(sys.argv[4])
@@ -181,7 +169,7 @@ def main() -> None:
                 server.terminate()
                 server.wait()
     ideal = args.endpoints * args.concurrency / LATENCY
-    print(table(results, ideal))
+    print(throughput.table(results, ideal, unit="request"))
     run = results[0]
     report = run["report"]
     print(f"\njournal {run['journal_mb']:.0f} MB; `visioneval report`: {report['wall']:.1f} s "

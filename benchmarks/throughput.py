@@ -146,12 +146,12 @@ def run_reference(client: str, url: str, data: Path, concurrency: int,
     return json.loads(out.strip().splitlines()[-1]) | {"wall": wall, "cpu": cpu, "rss": rss}
 
 
-def table(results: list[dict], concurrency: int) -> str:
+def table(results: list[dict], ideal: float, unit: str = "sample") -> str:
     """Rate over the request phase; CPU per sample both for the request phase alone (what the
-    engine costs) and for the whole process (start-up, imports and dataset checks included)."""
-    ideal = concurrency / LATENCY
-    lines = ["| client | samples | errors | samples/s | % of ideal | CPU ms/sample, run | "
-             "CPU ms/sample, whole process | peak RSS MB |",
+    engine costs) and for the whole process (start-up, imports and dataset checks included).
+    `ideal`: the rate the concurrency and latency allow; `unit`: what one item is."""
+    lines = [f"| client | {unit}s | errors | {unit}s/s | % of ideal | CPU ms/{unit}, run | "
+             f"CPU ms/{unit}, whole process | peak RSS MB |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results:
         rate = r["n"] / r["seconds"]
@@ -184,12 +184,12 @@ def main() -> None:
                     sub = work / f"data-{size}"
                     (make_big if args.big else make_small)(sub, size)
                     sweep.append(run_visioneval(url, sub, work, args.concurrency, f"n{size}"))
-                print(table(sweep, args.concurrency))
+                print(table(sweep, args.concurrency / LATENCY))
                 return
             results = [run_visioneval(url, data, work, args.concurrency, "main"),
                        run_reference("aiohttp", url, data, args.concurrency),
                        run_reference("openai", url, data, args.concurrency)]
-            print(table(results, args.concurrency))
+            print(table(results, args.concurrency / LATENCY))
             # The report is a separate cost (the runs above use --no-report): measure it.
             _, wall, cpu, rss = measure([sys.executable, "-m", "visioneval", "report",
                                          str(work / "run-main")])
