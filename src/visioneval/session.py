@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import gc
 import logging
+import os
 import re
 import sys
 import time
@@ -29,7 +30,8 @@ from visioneval.engine.progress import RunProgress
 from visioneval.engine.retry import RetryPolicy
 from visioneval.engine.runner import Engine, RunStats
 from visioneval.engine.store import RUN_FORMAT, RunDirError, RunStore
-from visioneval.records import GenerationSettings, Record
+from visioneval.records import GenerationSettings, Record, Sample, SkippedRow
+from visioneval.shards import Shard
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +53,16 @@ class EngineOptions(BaseModel, frozen=True):
     def retry_policy(self) -> RetryPolicy:
         return RetryPolicy(self.max_attempts, self.timeout_s, self.backoff_base_s,
                            self.backoff_cap_s)
+
+    def for_shard(self, shard: Shard) -> EngineOptions:
+        """A shard keeps its own response cache (a file beside the usual one, named after
+        the shard): shards on one machine or on a shared home folder never write one
+        SQLite file at once, and a shard run again finds its own answers."""
+        if self.cache_path is None:
+            return self
+        path = self.cache_path
+        return self.model_copy(update={"cache_path": path.with_name(
+            f"{path.stem}-shard-{shard.dirname}{path.suffix}")})
 
     def dispatch(self) -> Dispatch:
         """`concurrency` is per endpoint; the limits are for the model."""
@@ -74,14 +86,17 @@ def default_run_dir(benchmark: str, model: str, root: Path = Path("results")) ->
 
 
 def new_run_info(plan: dict[str, Any], spec: BackendSpec, settings: GenerationSettings,
-                 engine: EngineOptions, definition: str | None = None) -> dict[str, Any]:
+                 engine: EngineOptions, definition: str | None = None,
+                 shard: Shard | None = None) -> dict[str, Any]:
     """run.json at the start. `definition`: where a benchmark that is not registered was
-    loaded from (module:attribute), so resume, report and compare can load it again."""
+    loaded from (module:attribute), so resume, report and compare can load it again;
+    `shard`: the part of the samples this run holds (None: all of them)."""
     return {
         "run_format": RUN_FORMAT,
         "visioneval_version": __version__,
         "benchmark": plan["benchmark"],
         **({"definition": definition} if definition else {}),
+        **({"shard": shard.as_dict()} if shard else {}),
         "options": plan["options"],
         "dataset": plan["dataset"],
         # api_key_env is what the user chose (None: the default); key_env_used is where the
@@ -134,7 +149,9 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
                     judge=judge)
     for earlier in store.info["sessions"]:
         earlier.setdefault("status", "killed")  # it ended without writing its own end
-    session: dict[str, Any] = {"started_at": _now(), "resumed_from": len(done)}
+    # The host and process: which machine ran (or is running) a shard of a distributed run.
+    session: dict[str, Any] = {"started_at": _now(), "resumed_from": len(done),
+                               "host": os.uname().nodename, "pid": os.getpid()}
     store.info["status"] = "running"
     store.info["sessions"].append(session)
     store.save_info()
@@ -144,13 +161,17 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     started, cpu_started = time.perf_counter(), time.process_time()
     status = "interrupted"
     stats = RunStats()
+    shard = Shard.from_info(store.info)
+    total = benchmark.total() if shard is None else -(-benchmark.total() // shard.count)
     try:
-        with RunProgress(benchmark.total(), benchmark.name, completed=len(done),
-                         console=console, enabled=show_progress) as progress:
+        with RunProgress(total, benchmark.name + (f" {shard.label}" if shard else ""),
+                         completed=len(done), console=console,
+                         enabled=show_progress) as progress:
             if replicas:
                 progress.watch_dispatch(replicas)
-            await engine.run(benchmark.samples(), benchmark.score, progress, done, stats,
-                             benchmark.solve)
+            samples = benchmark.samples() if shard is None else \
+                in_shard(benchmark.samples(), shard, progress)
+            await engine.run(samples, benchmark.score, progress, done, stats, benchmark.solve)
         status = "finished"
     finally:
         store.close()
@@ -164,6 +185,19 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
                         "dispatch": replicas.dispatch_stats()}
         result = finish(benchmark, store, status, stats)
     return result
+
+
+def in_shard(items: Iterable[Sample | SkippedRow], shard: Shard,
+             progress: RunProgress) -> Iterator[Sample | SkippedRow]:
+    """The samples (and skipped rows, keyed by part and row) that fall in `shard`; the
+    progress bar's estimate (total / N) becomes the real count once the data is read."""
+    n = 0
+    for item in items:
+        key = item.id if isinstance(item, Sample) else f"skipped\0{item.group}\0{item.row}"
+        if shard.holds(key):
+            n += item.samples if isinstance(item, SkippedRow) else 1
+            yield item
+    progress.set_total(n)
 
 
 def finish(benchmark: Benchmark, store: RunStore, status: str,
@@ -182,7 +216,7 @@ def finish(benchmark: Benchmark, store: RunStore, status: str,
             "records": n_records,
             "scored": n_records - n_errors,
             "errors": n_errors,
-            "skipped_rows": sessions[-1].get("skipped", 0) if sessions else 0,
+            "skipped_rows": skipped_rows(sessions),
             "cache_hits": sum(s.get("cache_hits", 0) for s in sessions),
             "requests_sent": sum(s.get("sent", 0) for s in sessions),
             "prompt_tokens": sum(s.get("prompt_tokens", 0) for s in sessions),
@@ -191,6 +225,15 @@ def finish(benchmark: Benchmark, store: RunStore, status: str,
     }
     store.save_info()
     return SessionResult(store.directory, metrics, stats, n_records, n_errors, status)
+
+
+def skipped_rows(sessions: list[dict[str, Any]]) -> int:
+    """Rows skipped, as the last session of each shard counted them (every session reads
+    all its rows again; a merged run's sessions carry the shard they came from)."""
+    last: dict[Any, int] = {}
+    for session in sessions:
+        last[session.get("shard")] = session.get("skipped", 0)
+    return sum(last.values())
 
 
 @dataclass

@@ -18,15 +18,20 @@ from visioneval.cli.options import (
     CacheDir,
     CacheKeyUrl,
     Concurrency,
+    ExecutorOpt,
     MaxAttempts,
     NoCache,
     NoProgress,
     NoReport,
+    RayAddressOpt,
     Resume,
     Rpm,
+    ShardOpt,
+    ShardsOpt,
     Timeout,
     Tpm,
     Verbose,
+    distribution,
     engine_options,
     run_command,
 )
@@ -76,6 +81,10 @@ def evaluate(
     no_progress: NoProgress = False,
     no_report: NoReport = False,
     verbose: Verbose = False,
+    shard: ShardOpt = None,
+    executor: ExecutorOpt = "local",
+    shards: ShardsOpt = None,
+    ray_address: RayAddressOpt = None,
 ) -> None:
     """Grade free-form answers about images with rubric judges and code validators."""
 
@@ -108,7 +117,8 @@ def evaluate(
                 engine=lambda: engine_options(concurrency, max_attempts, timeout, backoff_base,
                                               backoff_cap, no_cache, cache_dir, rpm, tpm,
                                               cache_key_url),
-                out=out, verbose=verbose, no_progress=no_progress, no_report=no_report)
+                out=out, verbose=verbose, no_progress=no_progress, no_report=no_report,
+                spread=lambda: distribution(shard, executor, shards, ray_address))
 
 
 @app.command()

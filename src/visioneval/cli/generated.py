@@ -25,16 +25,21 @@ from visioneval.cli.options import (
     CacheDir,
     CacheKeyUrl,
     Concurrency,
+    ExecutorOpt,
     MaxAttempts,
     NoCache,
     NoProgress,
     NoReport,
+    RayAddressOpt,
     Resume,
     Rpm,
+    ShardOpt,
+    ShardsOpt,
     Temperature,
     Timeout,
     Tpm,
     Verbose,
+    distribution,
     engine_options,
     run_command,
 )
@@ -68,7 +73,8 @@ def _run_options() -> list[inspect.Parameter]:
         ("no_cache", NoCache, False), ("cache_dir", CacheDir, None),
         ("cache_key_url", CacheKeyUrl, False),
         ("no_progress", NoProgress, False), ("no_report", NoReport, False),
-        ("verbose", Verbose, False)]
+        ("verbose", Verbose, False), ("shard", ShardOpt, None), ("executor", ExecutorOpt, "local"),
+        ("shards", ShardsOpt, None), ("ray_address", RayAddressOpt, None)]
     return [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d, annotation=a)
             for n, a, d in specs]
 
@@ -76,7 +82,8 @@ def _run_options() -> list[inspect.Parameter]:
 SHARED_NAMES = ("backend", "model", "base_url", "api_key_env", "temperature", "max_tokens",
                 "out", "resume", "concurrency", "max_attempts", "timeout", "backoff_base",
                 "backoff_cap", "rpm", "tpm", "no_cache", "cache_dir", "cache_key_url",
-                "no_progress", "no_report", "verbose")
+                "no_progress", "no_report", "verbose", "shard", "executor", "shards",
+                "ray_address")
 
 
 def _unwrap(annotation: Any) -> tuple[Any, bool]:
@@ -185,7 +192,7 @@ def benchmark_command(definition: BenchmarkDefinition) -> Callable[..., None]:
                     settings=lambda: settings(run["temperature"], run["max_tokens"]),
                     engine=lambda: _engine(run),
                     out=run["out"], verbose=run["verbose"], no_progress=run["no_progress"],
-                    no_report=run["no_report"])
+                    no_report=run["no_report"], spread=lambda: _spread(run))
 
     command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
@@ -247,7 +254,7 @@ def any_benchmark_command() -> Callable[..., None]:
                     engine=lambda: _engine(run),
                     out=run["out"], verbose=run["verbose"], no_progress=run["no_progress"],
                     no_report=run["no_report"], definition=definition_ref,
-                    any_benchmark=True)
+                    any_benchmark=True, spread=lambda: _spread(run))
 
     command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
@@ -261,6 +268,11 @@ def _engine(run: dict[str, Any]):
     return engine_options(run["concurrency"], run["max_attempts"], run["timeout"],
                           run["backoff_base"], run["backoff_cap"], run["no_cache"],
                           run["cache_dir"], run["rpm"], run["tpm"], run["cache_key_url"])
+
+
+def _spread(run: dict[str, Any]):
+    """The shard and executor flags, checked together."""
+    return distribution(run["shard"], run["executor"], run["shards"], run["ray_address"])
 
 
 def _pair(text: str) -> tuple[str, str]:

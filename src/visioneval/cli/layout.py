@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from visioneval.cli.app import app
+from visioneval.cli.options import SPREAD, RayAddressOpt, ShardOpt
 
 _MODEL = "Semantic match"
 _OUT = "Output"
@@ -59,6 +60,12 @@ def layout(
     no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")
                            ] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logs.")] = False,
+    shard: ShardOpt = None,
+    executor: Annotated[str, typer.Option(
+        "--executor", metavar="<local|ray>", help="ray: compute the per-pair metrics as Ray "
+        "tasks (the `ray` extra) instead of the local process pool; same results file.",
+        rich_help_panel=SPREAD)] = "local",
+    ray_address: RayAddressOpt = None,
     base_dir_alias: Annotated[Path | None, typer.Option("--base_dir", hidden=True)] = None,
     skip_blip: Annotated[bool, typer.Option("--skip_blip", hidden=True)] = False,
 ) -> None:
@@ -76,12 +83,16 @@ def layout(
         chosen = base_dir or base_dir_alias
         if chosen is None:
             raise ValueError("--base-dir is required")
+        from visioneval.distributed.options import Distribution
+
+        how = Distribution.from_flags(shard, executor, None, ray_address)
         return run_layout(LayoutArgs(
             base_dir=chosen, model=model, variant=variant, out=out, ids=split_list(ids),
             skip_semantic=skip_semantic or skip_blip, viz=viz, viz_dir=viz_dir,
             workers=workers, caption_backend=caption_backend, caption_model=caption_model,
             caption_base_url=caption_base_url, caption_api_key_env=caption_api_key_env,
-            caption_prompt=caption_prompt, embedder=embedder, progress=not no_progress),
+            caption_prompt=caption_prompt, embedder=embedder, progress=not no_progress,
+            shard=how.shard, executor=how.executor, ray_address=how.ray_address),
             console, err)
 
     raise typer.Exit(guarded(err, action))

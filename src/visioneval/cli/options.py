@@ -11,12 +11,14 @@ import typer
 
 if TYPE_CHECKING:
     from visioneval.benchmarks.base import Benchmark
+    from visioneval.distributed.options import Distribution
     from visioneval.records import GenerationSettings
     from visioneval.session import EngineOptions
 
 ENGINE = "Engine"
 MODEL = "Model"
 DATA = "Data"
+SPREAD = "Shards and Ray"
 
 
 class BackendKind(StrEnum):
@@ -77,6 +79,27 @@ NoProgress = Annotated[bool, typer.Option("--no-progress", help="No progress bar
 NoReport = Annotated[bool, typer.Option("--no-report", help="Do not write report.html at the "
                                         "end (`visioneval report RUN_DIR` writes it later).")]
 
+ShardOpt = Annotated[str | None, typer.Option(
+    "--shard", metavar="K/N", help="Run shard K of N (1 <= K <= N): the samples whose id "
+    "hashes to K, the same whatever the data's order or the machine; `visioneval merge` puts "
+    "the N run directories back together.", rich_help_panel=SPREAD)]
+ExecutorOpt = Annotated[str, typer.Option(
+    "--executor", metavar="<local|ray>", help="ray: run --shards shards as Ray tasks (the "
+    "`ray` extra), each in <out>/shards/K-of-N, then merge them into <out>.",
+    rich_help_panel=SPREAD)]
+ShardsOpt = Annotated[int | None, typer.Option(
+    "--shards", min=1, help="Shards for --executor ray (default 4).", rich_help_panel=SPREAD)]
+RayAddressOpt = Annotated[str | None, typer.Option(
+    "--ray-address", help="A running Ray cluster (for example ray://head:10001 or auto); "
+    "default: a local Ray started for the command.", rich_help_panel=SPREAD)]
+
+
+def distribution(shard: str | None, executor: str, shards: int | None,
+                 ray_address: str | None) -> Distribution:
+    from visioneval.distributed.options import Distribution
+
+    return Distribution.from_flags(shard, executor, shards, ray_address)
+
 
 def engine_options(concurrency: int, max_attempts: int, timeout: float, backoff_base: float,
                    backoff_cap: float, no_cache: bool, cache_dir: Path | None,
@@ -98,7 +121,8 @@ def run_command(name: str, *, resume: Path | None, engine: Callable[[], EngineOp
                 benchmark: Callable[[], Benchmark], out: Path | None, verbose: bool,
                 no_progress: bool, no_report: bool = False,
                 backend_required: bool = True, definition: str | None = None,
-                any_benchmark: bool = False) -> None:
+                any_benchmark: bool = False,
+                spread: Callable[[], Distribution] | None = None) -> None:
     """The flow of every benchmark command: logging, errors as one line with exit 2,
     resume from the run directory, or build the benchmark and the backend and run."""
     from visioneval.commands import run as command
@@ -109,7 +133,16 @@ def run_command(name: str, *, resume: Path | None, engine: Callable[[], EngineOp
     output = command.Output(console, err, progress=not no_progress, report=not no_report)
 
     def action() -> int:
+        how = spread() if spread is not None else None
         if resume is not None:
+            if how is not None and how.shard is not None:
+                raise ValueError("--shard is recorded in the run; --resume continues the same "
+                                 "shard without it")
+            if how is not None and how.on_ray:
+                from visioneval.distributed.ray_runner import resume as resume_on_ray
+
+                return resume_on_ray(resume, None if any_benchmark else name, engine(),
+                                     output, how, base_url=base_url)
             return command.resume(resume, None if any_benchmark else name, engine(), output,
                                   base_url=base_url)
         from visioneval.backends.registry import BackendSpec
@@ -121,6 +154,12 @@ def run_command(name: str, *, resume: Path | None, engine: Callable[[], EngineOp
         else:
             spec = BackendSpec(kind=backend, model=model, base_url=base_url,
                                api_key_env=api_key_env)
-        return command.run(benchmark(), spec, settings(), engine(), out, output, definition)
+        if how is not None and how.on_ray:
+            from visioneval.distributed.ray_runner import run as run_on_ray
+
+            return run_on_ray(benchmark(), spec, settings(), engine(), out, output, how,
+                              definition)
+        return command.run(benchmark(), spec, settings(), engine(), out, output, definition,
+                           how.shard if how is not None else None)
 
     raise typer.Exit(guarded(err, action))

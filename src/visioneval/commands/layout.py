@@ -14,6 +14,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from visioneval.shards import Shard
+
 log = logging.getLogger("visioneval.layout")
 
 CAPTION_BACKENDS = ("openai", "ollama", "anthropic", "blip")
@@ -40,6 +42,9 @@ class LayoutArgs:
     caption_prompt: str | None = None
     embedder: str = "minilm"
     progress: bool = True
+    shard: Shard | None = None  # only the pairs whose variant/id hashes to this shard
+    executor: str = "local"  # ray: the per-pair metrics as Ray tasks
+    ray_address: str | None = None
 
     def variants(self) -> list[str]:
         names = [v.strip() for v in self.variant.split(",") if v.strip()]
@@ -88,6 +93,9 @@ def run_layout(args: LayoutArgs, console: Console, err: Console) -> int:
     if not found:
         raise ValueError(f"no complete GT/generated pair to evaluate in {base} "
                          f"({len(skipped)} skipped)")
+    shard_info = None
+    if args.shard is not None:
+        found, skipped, shard_info = _in_shard(found, skipped, args.shard)
 
     settings = semantic.SemanticSettings(
         caption_backend=args.caption_backend, caption_model=args.caption_model,
@@ -110,7 +118,8 @@ def run_layout(args: LayoutArgs, console: Console, err: Console) -> int:
     viz_dir = args.resolved_viz_dir() if args.viz else None
     options = pipeline.SampleOptions(viz_dir=str(viz_dir) if viz_dir else None)
     started = time.perf_counter()
-    samples = _evaluate(found, options, workers, err, args.progress)
+    samples = _evaluate(found, options, workers, err, args.progress, args.executor,
+                        args.ray_address)
 
     if args.skip_semantic:
         _reuse_semantic(samples, pipeline.load_previous(args.out), args.out)
@@ -127,6 +136,7 @@ def run_layout(args: LayoutArgs, console: Console, err: Console) -> int:
     document = {
         "tool": "visioneval layout", "base_dir": str(base), "model": args.model,
         "variants": args.variants(), "ids": args.ids,
+        **({"shard": shard_info} if shard_info is not None else {}),
         "settings": {"workers": workers, "skip_semantic": args.skip_semantic,
                      "semantic": {k: v for k, v in asdict(settings).items()
                                   if k != "caption_api_key_env"}
@@ -192,14 +202,34 @@ async def _caption(captioner, found) -> dict:
         await captioner.aclose()
 
 
-def _evaluate(found, options, workers: int, err: Console, show: bool) -> list[dict]:
+def _in_shard(found: list, skipped: list, shard: Shard) -> tuple[list, list, dict]:
+    """The pairs (and skipped pairs) of `shard`, keyed by variant/id, and where each stood
+    in the whole run's order, so `visioneval merge` puts them back in that order."""
+    def key(item) -> str:
+        return f"{item.variant}/{item.id}"
+
+    kept = [(i, p) for i, p in enumerate(found) if shard.holds(key(p))]
+    kept_skipped = [(i, s) for i, s in enumerate(skipped) if shard.holds(key(s))]
+    info = shard.as_dict() | {"positions": [i for i, _ in kept],
+                              "skipped_positions": [i for i, _ in kept_skipped],
+                              "pairs": len(found), "skipped_pairs": len(skipped)}
+    return [p for _, p in kept], [s for _, s in kept_skipped], info
+
+
+def _evaluate(found, options, workers: int, err: Console, show: bool, executor: str = "local",
+              ray_address: str | None = None) -> list[dict]:
     from visioneval.engine.progress import RunProgress
     from visioneval.layout import pipeline
 
     with RunProgress(len(found), "layout", console=err, enabled=show) as bar:
-        return pipeline.run_samples(
-            found, options, workers,
-            progress=lambda s: bar.advance(any(k.endswith("_error") for k in s)))
+        def advance(sample: dict) -> None:
+            bar.advance(any(k.endswith("_error") for k in sample))
+
+        if executor == "ray":
+            from visioneval.distributed.layout_ray import run_samples_on_ray
+
+            return run_samples_on_ray(found, options, ray_address, advance, err)
+        return pipeline.run_samples(found, options, workers, progress=advance)
 
 
 def _reuse_semantic(samples: list[dict], previous: dict, out: Path) -> None:

@@ -30,6 +30,7 @@ from visioneval.session import (
     nothing_to_evaluate,
     run_session,
 )
+from visioneval.shards import Shard
 
 EXIT_INTERRUPTED = 130
 EXIT_USAGE = 2
@@ -49,7 +50,8 @@ class Output:
 
 async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
                   engine: EngineOptions, directory: Path, resume: bool, output: Output,
-                  lock: RunLock, definition: str | None = None) -> SessionResult:
+                  lock: RunLock, definition: str | None = None,
+                  shard: Shard | None = None) -> SessionResult:
     """Preflight, run directory (new or resumed, locked), the engine, metrics and tables."""
     if spec.kind == "builtin":
         check_fits(spec.model, benchmark.name, benchmark.builtin_models)
@@ -71,21 +73,26 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
             check_resumable(store.info, plan)
         else:
             store = RunStore.create(directory, new_run_info(plan, spec, settings, engine,
-                                                            definition))
+                                                            definition, shard))
         return await run_session(benchmark, backend, store, settings, engine, output.err,
                                  output.progress, judge)
 
 
 def run(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
         engine: EngineOptions, out: Path | None, output: Output,
-        definition: str | None = None) -> int:
+        definition: str | None = None, shard: Shard | None = None) -> int:
+    """A new run (of `shard` of the samples, or all of them)."""
     if benchmark.total() == 0:  # before anything is sent or created
         raise DataError(nothing_to_evaluate(benchmark.plan()))
     directory = out or default_run_dir(benchmark.name, spec.model)
+    if shard is not None:
+        engine = engine.for_shard(shard)
+        if out is None:
+            directory = directory.with_name(f"{directory.name}-shard-{shard.dirname}")
     lock = RunLock(directory)  # taken after preflight, by the session; held to the report
     try:
         return _execute(session(benchmark, spec, settings, engine, directory, False, output,
-                                lock, definition), benchmark, directory, output)
+                                lock, definition, shard), benchmark, directory, output)
     finally:
         lock.release()
 
@@ -146,7 +153,11 @@ def _resume(directory: Path, engine: EngineOptions, output: Output, lock: RunLoc
                        base_urls=tuple(_resume_urls(stored, base_urls)),
                        api_key_env=stored.get("api_key_env"))
     settings = GenerationSettings.model_validate(info["generation"])
-    output.err.print(f"resuming {directory}: {spec.kind} {spec.model}", highlight=False,
+    shard = Shard.from_info(info)
+    if shard is not None:
+        engine = engine.for_shard(shard)
+    output.err.print(f"resuming {directory}: {spec.kind} {spec.model}"
+                     + (f", shard {shard.label}" if shard else ""), highlight=False,
                      soft_wrap=True)
     return _execute(session(benchmark, spec, settings, engine, directory, True, output, lock),
                     benchmark, directory, output)

@@ -124,6 +124,14 @@ class RunProgress:
     def dispatch_text(self) -> str:
         return self._dispatch.text()
 
+    def set_total(self, total: int) -> None:
+        """The real total, once known (a shard's share is known after its data is read)."""
+        self._progress.update(self._task, total=total)
+
+    def set_completed(self, completed: int) -> None:
+        """Samples done so far, counted elsewhere (a distributed run's shards)."""
+        self._progress.update(self._task, completed=completed)
+
     def skip(self, samples: int = 1) -> None:
         """A row that could not become samples: done, but neither answered nor failed."""
         self._count(0, samples)

@@ -247,8 +247,12 @@ def summarize(records: Iterable[Record]) -> dict[str, Any]:
         by_evaluator.setdefault(record.group, []).append(result)
         case = cases.setdefault(record.metadata.get("case", record.id), {"evaluators": {}})
         case["evaluators"][record.group] = {k: result[k] for k in ("status", "score", "passed")}
-    evaluators = {label: _block(results) for label, results in by_evaluator.items()}
+    # Sorted, and means by fsum (statistics): the same whatever the journal's order, so a
+    # merged run's metrics equal the run's done in one piece.
+    evaluators = {label: _block(by_evaluator[label]) for label in sorted(by_evaluator)}
+    cases = {key: cases[key] for key in sorted(cases)}
     for case in cases.values():
+        case["evaluators"] = dict(sorted(case["evaluators"].items()))
         results = list(case["evaluators"].values())
         done = [r for r in results if r["status"] == "processed"]
         case["passed_all"] = bool(done) and len(done) == len(results) and \

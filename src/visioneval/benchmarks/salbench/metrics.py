@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from visioneval.benchmarks.salbench.parse import target_labels
+from visioneval.exactsum import ExactSum
 
 EPS = 1e-8
 PARSERS = ("strict", "lenient")
@@ -43,13 +44,14 @@ def class_scores(pairs: Sequence[tuple[set[str], set[str]]], classes: Sequence[s
 @dataclass
 class ParserTally:
     """One parser's running counts over one config's scored samples: everything the
-    metrics need, in memory that grows with the classes, not the samples. Sums are taken
-    in sample order, so the figures are bit-identical to summing a list."""
+    metrics need, in memory that grows with the classes, not the samples. Sums are exact
+    (`ExactSum`), so the figures do not depend on the order of the samples: a merged run's
+    equal the same run's done in one piece."""
 
     n: int = 0
     n_unparsed: int = 0
-    exact_match: float = 0.0
-    sample_f1: float = 0.0
+    exact_match: ExactSum = field(default_factory=ExactSum)
+    sample_f1: ExactSum = field(default_factory=ExactSum)
     tp: Counter[str] = field(default_factory=Counter)
     fp: Counter[str] = field(default_factory=Counter)
     fn: Counter[str] = field(default_factory=Counter)
@@ -95,9 +97,9 @@ class ParserTally:
             return base
         per_class = self.per_class(classes)
         return base | {
-            "exact_match": self.exact_match / n,
+            "exact_match": self.exact_match.value / n,
             "macro_f1": sum(c["f1"] for c in per_class.values()) / len(classes),
-            "sample_f1": self.sample_f1 / n,
+            "sample_f1": self.sample_f1.value / n,
             "per_class": per_class,
         }
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from visioneval.benchmarks.salbench.metrics import ParserTally
 from visioneval.benchmarks.vqa.scorers import labels
+from visioneval.exactsum import ExactSum
 from visioneval.records import Record
 
 
@@ -22,7 +23,7 @@ class BlockTally:
     def __init__(self, scorer: str):
         self.scorer = scorer
         self.n = self.n_errors = self.n_unparsed = self.n_ambiguous = 0
-        self.correct = 0.0
+        self.correct = ExactSum()  # order-free: a merged run's sums equal a whole run's
         self.labels = ParserTally()  # the set scorer's SalBench metrics
         self.classes: set[str] = set()
 
@@ -47,7 +48,7 @@ class BlockTally:
         if not self.n:
             out["unavailable"] = f"no scored samples ({self.n_errors} failed requests)"
             return out
-        out["accuracy"] = self.correct / self.n
+        out["accuracy"] = self.correct.value / self.n
         if self.scorer == "set":
             found = self.labels.result(sorted(self.classes), self.n_errors)
             out |= {k: found[k] for k in ("exact_match", "macro_f1", "sample_f1", "per_class")}

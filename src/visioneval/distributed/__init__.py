@@ -1,0 +1,1 @@
+"""Runs past one machine: shards merged into one run, and Ray running the shards."""

@@ -1,0 +1,309 @@
+"""`--executor ray`: the shards of a run as Ray tasks, then one merge.
+
+Each task is an ordinary shard run (`--shard K/N`) in `<out>/shards/K-of-N`, with its own
+journal and response cache, so a task that dies is retried by Ray and resumes from its
+journal, and Ctrl-C leaves shards that the same command (or `--resume <out> --executor
+ray`) continues. The only thing the tasks share is the output folder: on a cluster it must
+be on a filesystem every node sees.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from visioneval.backends.registry import BackendSpec, split_urls
+from visioneval.benchmarks.base import Benchmark
+from visioneval.benchmarks.parquet import DataError
+from visioneval.commands.run import EXIT_INTERRUPTED, Output, _resume_urls
+from visioneval.distributed.options import Distribution
+from visioneval.records import GenerationSettings
+from visioneval.session import EngineOptions, default_run_dir, nothing_to_evaluate
+from visioneval.shards import Shard
+
+EXTRA_HINT = ("--executor ray needs the `ray` extra: uv sync --extra ray "
+              "(or pip install 'visioneval[ray]')")
+SHARDS_DIR = "shards"
+TASK_RETRIES = 3  # a task whose worker dies (killed, node lost) runs again, resuming
+PROBE_TIMEOUT_S = 180.0  # a cluster whose workers cannot start says so instead of hanging
+
+
+def import_ray() -> Any:
+    """Ray, or the one line saying which extra to install. Ray's own `uv run` integration is
+    turned off (unless the user set it): it would make every worker `uv run` the project
+    again in a copy of the current folder, instead of using this environment's Python."""
+    os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
+    try:
+        import ray
+    except ImportError:
+        raise ValueError(EXTRA_HINT) from None
+    return ray
+
+
+@dataclass(frozen=True)
+class ShardJob:
+    """Everything a Ray task needs to run (or resume) one shard; no secret but what the
+    user put in a base URL (keys are read from each worker's environment)."""
+
+    benchmark: str  # registered name, or a user's definition as module:attribute
+    options: dict[str, Any]
+    spec: BackendSpec
+    settings: GenerationSettings
+    engine: EngineOptions
+    shard: Shard
+    directory: str
+    cwd: str
+
+
+def run_shard(job: ShardJob) -> dict[str, Any]:
+    """One shard, in a Ray worker: a new run, or the resume of the one in its directory.
+    The tables go nowhere (the merge prints the run's); logs go to the worker's stderr."""
+    from visioneval.benchmarks import registry
+    from visioneval.commands import run as command
+    from visioneval.commands.common import setup_logging
+
+    if os.path.isdir(job.cwd):
+        os.chdir(job.cwd)  # relative paths in the options mean what they meant to the user
+    err = Console(stderr=True)
+    setup_logging(err, False)
+    output = Output(Console(file=io.StringIO()), err, progress=False, report=False)
+    directory = Path(job.directory)
+    if (directory / "run.json").exists():
+        code = command.resume(directory, None, job.engine, output,
+                              base_url=list(job.spec.base_urls) or None)
+    else:
+        benchmark = registry.build(job.benchmark, job.options)
+        definition = job.benchmark if job.benchmark not in registry.names() else None
+        code = command.run(benchmark, job.spec, job.settings, job.engine, directory, output,
+                           definition, job.shard)
+    return {"shard": job.shard.index, "code": code, "host": os.uname().nodename,
+            "pid": os.getpid()}
+
+
+def run(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
+        engine: EngineOptions, out: Path | None, output: Output, how: Distribution,
+        definition: str | None = None) -> int:
+    """A new distributed run: N shard tasks in `<out>/shards`, merged into `<out>`."""
+    ray = import_ray()
+    if benchmark.total() == 0:
+        raise DataError(nothing_to_evaluate(benchmark.plan()))
+    out = (out or default_run_dir(benchmark.name, spec.model)).absolute()
+    count = how.shard_count
+    _check_existing(out, benchmark, spec, count)
+    name = definition or benchmark.name
+    jobs = [ShardJob(name, benchmark.options.model_dump(), spec, settings, engine,
+                     Shard(k, count), str(out / SHARDS_DIR / Shard(k, count).dirname),
+                     os.getcwd()) for k in range(1, count + 1)]
+    return _run_jobs(ray, jobs, out, output, how, benchmark.total(), benchmark.name)
+
+
+def resume(directory: Path, expected: str | None, engine: EngineOptions, output: Output,
+           how: Distribution, *, base_url: str | Sequence[str] | None = None) -> int:
+    """Continue a distributed run from its shard folders (each resumes its journal; a shard
+    that never started starts)."""
+    from visioneval.benchmarks import registry
+    from visioneval.engine.store import RunStore
+
+    ray = import_ray()
+    directory = directory.absolute()
+    found = _shard_dirs(directory)
+    if not found:
+        raise ValueError(f"{directory} holds no shards ({SHARDS_DIR}/K-of-N with run.json): "
+                         "it is not a run made with --executor ray")
+    info = RunStore.open(found[0]).info
+    shard = Shard.from_info(info)
+    assert shard is not None  # _shard_dirs keeps shard runs only
+    if how.shards is not None and how.shards != shard.count:
+        raise ValueError(f"{directory} was run in {shard.count} shards; --shards "
+                         f"{how.shards} cannot resume it")
+    if expected is not None and info.get("benchmark") != expected:
+        raise ValueError(f"{directory} is a {info.get('benchmark')} run")
+    name = info.get("definition") or info["benchmark"]
+    benchmark = registry.build(name, info["options"])
+    stored = info["backend"]
+    spec = BackendSpec(kind=stored["kind"], model=stored["model"],
+                       base_urls=tuple(_resume_urls(stored, split_urls(base_url))),
+                       api_key_env=stored.get("api_key_env"))
+    settings = GenerationSettings.model_validate(info["generation"])
+    jobs = [ShardJob(name, info["options"], spec, settings, engine, Shard(k, shard.count),
+                     str(directory / SHARDS_DIR / Shard(k, shard.count).dirname), os.getcwd())
+            for k in range(1, shard.count + 1)]
+    output.err.print(f"resuming {directory}: {len(found)} of {shard.count} shards started "
+                     "before", highlight=False, soft_wrap=True)
+    return _run_jobs(ray, jobs, directory, output, how, benchmark.total(), benchmark.name)
+
+
+def _shard_dirs(out: Path) -> list[Path]:
+    folder = out / SHARDS_DIR
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if (p / "run.json").is_file())
+
+
+def _check_existing(out: Path, benchmark: Benchmark, spec: BackendSpec, count: int) -> None:
+    """Shards already in `out` must be this run's (the same command run again resumes
+    them); anything else is refused rather than mixed in."""
+    from visioneval.engine.store import RunStore
+
+    plan = benchmark.plan()
+    for directory in _shard_dirs(out):
+        info = RunStore.open(directory).info
+        shard = Shard.from_info(info)
+        recorded = info.get("backend") or {}
+        same = (shard is not None and shard.count == count
+                and info.get("benchmark") == plan["benchmark"]
+                and info.get("options") == plan["options"]
+                and (info.get("dataset") or {}).get("fingerprint")
+                == plan["dataset"]["fingerprint"]
+                and (recorded.get("kind"), recorded.get("model")) == (spec.kind, spec.model))
+        if not same:
+            raise ValueError(f"{directory} holds another run's shard (a different benchmark, "
+                             "option, dataset, model or shard count); choose another --out")
+
+
+def connect(ray: Any, address: str | None) -> bool:
+    """Join the cluster at `address`, or start a local Ray; True if this call started it."""
+    if ray.is_initialized():
+        return False
+    if address:
+        ray.init(address=address, log_to_driver=False)
+    else:
+        ray.init(num_cpus=max(os.cpu_count() or 1, 1), include_dashboard=False,
+                 log_to_driver=False)
+    return True
+
+
+def probe(ray: Any) -> None:
+    """Check that a worker starts and has this visioneval: a missing install on a node, or
+    another version, is one line instead of a hang or a half-merged run."""
+    from visioneval import __version__
+
+    @ray.remote(num_cpus=0)
+    def version() -> str:
+        import visioneval
+
+        return visioneval.__version__
+
+    try:
+        theirs = ray.get(version.remote(), timeout=PROBE_TIMEOUT_S)
+    except Exception as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ValueError(f"Ray workers could not run visioneval ({first}); install it on "
+                         "every node") from None
+    if theirs != __version__:
+        raise ValueError(f"Ray workers have visioneval {theirs}, this command {__version__}; "
+                         "install the same version on every node")
+
+
+def _run_jobs(ray: Any, jobs: list[ShardJob], out: Path, output: Output, how: Distribution,
+              total: int, label: str) -> int:
+    from visioneval.distributed.report import merge_and_report
+
+    started = connect(ray, how.ray_address)
+    try:
+        probe(ray)
+        task = ray.remote(max_retries=TASK_RETRIES, num_cpus=1)(run_shard)
+        refs = {task.options(name=f"visioneval-shard-{job.shard.dirname}").remote(job): job
+                for job in jobs}
+        output.err.print(f"{len(jobs)} shards on Ray ({_where(ray, how)}) -> {out}/"
+                         f"{SHARDS_DIR}", highlight=False, soft_wrap=True)
+        try:
+            results, failures = _wait(ray, refs, output, total, label)
+        except KeyboardInterrupt:
+            for ref in refs:
+                ray.cancel(ref, force=True)
+            output.err.print(f"[yellow]interrupted: every shard stopped; what they finished "
+                             f"is kept in {out}/{SHARDS_DIR}. Continue with the same command, "
+                             f"or --resume {out} --executor ray[/]", highlight=False,
+                             soft_wrap=True)
+            return EXIT_INTERRUPTED
+    finally:
+        if started:
+            ray.shutdown()
+    for line in failures:
+        output.err.print(f"[bold red]error:[/] {line}", highlight=False, soft_wrap=True)
+    if failures:
+        output.err.print(f"[yellow]not merged: run the same command again (or --resume {out} "
+                         "--executor ray) to resume the shards that stopped[/]",
+                         highlight=False, soft_wrap=True)
+        return 2
+    stopped = [r for r in results if r["code"] not in (0, 1)]
+    if stopped:
+        shards = ", ".join(str(r["shard"]) for r in stopped)
+        output.err.print(f"[bold red]error:[/] shard(s) {shards} stopped before the end (see "
+                         "the worker logs); run the same command again to resume them",
+                         highlight=False, soft_wrap=True)
+        return 2
+    return merge_and_report([Path(j.directory) for j in jobs], out, False, output,
+                            replace=True)
+
+
+def _where(ray: Any, how: Distribution) -> str:
+    if how.ray_address:
+        return f"cluster {how.ray_address}"
+    cpus = int(ray.cluster_resources().get("CPU", 0))
+    return f"a local Ray with {cpus} CPUs"
+
+
+def _wait(ray: Any, refs: dict[Any, ShardJob], output: Output, total: int,
+          label: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """Wait for every task, with a progress bar fed by the shards' journals (lines written
+    so far, read as they grow); a task that failed for good is one line."""
+    from visioneval.engine.progress import RunProgress
+
+    journals = _JournalCounter([Path(j.directory) / "samples.jsonl" for j in refs.values()])
+    results: list[dict[str, Any]] = []
+    failures: list[str] = []
+    pending = list(refs)
+    with RunProgress(total, f"{label} on ray", console=output.err,
+                     enabled=output.progress) as progress:
+        shown = 0
+        while pending:
+            done, pending = ray.wait(pending, num_returns=len(pending), timeout=0.5)
+            for ref in done:
+                job = refs[ref]
+                try:
+                    results.append(ray.get(ref))
+                except Exception as exc:  # RayTaskError wraps the shard's own error
+                    failures.append(f"shard {job.shard.label} ({job.directory}) failed: "
+                                    f"{_first_line(exc)}")
+            now = min(journals.lines(), total)
+            if now > shown:
+                progress.set_completed(now)
+                shown = now
+    return results, failures
+
+
+def _first_line(exc: BaseException) -> str:
+    """The shard's own error, not Ray's traceback around it."""
+    cause = getattr(exc, "cause", None) or exc
+    text = str(cause).strip()
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else type(cause).__name__
+
+
+class _JournalCounter:
+    """Lines in a set of growing files, counted from where the last count stopped."""
+
+    def __init__(self, paths: list[Path]):
+        self.paths = paths
+        self.offsets = [0] * len(paths)
+        self.counts = [0] * len(paths)
+
+    def lines(self) -> int:
+        for i, path in enumerate(self.paths):
+            try:
+                with open(path, "rb") as fh:
+                    fh.seek(self.offsets[i])
+                    chunk = fh.read()
+            except FileNotFoundError:
+                continue
+            self.offsets[i] += len(chunk)
+            self.counts[i] += chunk.count(b"\n")
+        return sum(self.counts)

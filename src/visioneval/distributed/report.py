@@ -1,0 +1,26 @@
+"""A merge as a command says it: what was merged, what is missing, the run's tables."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from visioneval.commands.run import Output, report
+from visioneval.distributed.merge import merge
+
+
+def merge_and_report(directories: Sequence[Path], out: Path, allow_partial: bool,
+                     output: Output, replace: bool = False) -> int:
+    """Merge, print the merged run's tables and closing line; exit 1 if samples failed or
+    shards are missing (the merged numbers are then not the whole run's)."""
+    result, benchmark, plan = merge(directories, out, allow_partial, replace)
+    output.err.print(f"merged {len(plan.runs)} of {plan.count} shards into {out}",
+                     highlight=False, soft_wrap=True)
+    code = report(result, benchmark, output)
+    if plan.missing:
+        missing = ", ".join(f"{k}/{plan.count}" for k in plan.missing)
+        output.err.print(f"[yellow]shards {missing} are missing: these numbers leave their "
+                         f"samples out; `--resume {out}` runs them[/]", highlight=False,
+                         soft_wrap=True)
+        return max(code, 1)
+    return code
