@@ -6,6 +6,7 @@ import logging
 from collections.abc import Callable
 
 from rich.console import Console
+from rich.markup import escape
 
 from visioneval.backends.base import PreflightError
 from visioneval.benchmarks.parquet import DataError
@@ -50,7 +51,8 @@ def guarded(err: Console, action: Callable[[], int]) -> int:
     try:
         return action()
     except USER_ERRORS as exc:
-        err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        # The message is text, not markup: "visioneval[ray]" must print as written.
+        err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         return EXIT_USAGE
 
 

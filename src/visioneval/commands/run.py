@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from visioneval.backends.builtin import check_fits
 from visioneval.backends.keys import MASK, redact_url
@@ -177,7 +178,7 @@ def _execute(session: Coroutine[Any, Any, SessionResult], benchmark: Benchmark,
                          highlight=False, soft_wrap=True)
         return EXIT_INTERRUPTED
     except RunStopped as exc:
-        output.err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        output.err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         output.err.print(f"[yellow]{_kept(directory)} samples are recorded in {directory}; "
                          f"the rest were not sent. Continue with: {again()}[/]",
                          highlight=False, soft_wrap=True)

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import io
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from visioneval.backends.registry import BackendSpec, split_urls
 from visioneval.benchmarks.base import Benchmark
@@ -39,10 +41,15 @@ def import_ray() -> Any:
     turned off (unless the user set it): it would make every worker `uv run` the project
     again in a copy of the current folder, instead of using this environment's Python."""
     os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
+    already = "ray" in sys.modules  # imported before us: the variable was read already
     try:
         import ray
     except ImportError:
         raise ValueError(EXTRA_HINT) from None
+    if already and os.environ["RAY_ENABLE_UV_RUN_RUNTIME_ENV"] == "0":
+        from ray._private import ray_constants
+
+        ray_constants.RAY_ENABLE_UV_RUN_RUNTIME_ENV = False
     return ray
 
 
@@ -174,8 +181,8 @@ def connect(ray: Any, address: str | None) -> bool:
     if address:
         ray.init(address=address, log_to_driver=False)
     else:
-        ray.init(num_cpus=max(os.cpu_count() or 1, 1), include_dashboard=False,
-                 log_to_driver=False)
+        ray.init(address="local", num_cpus=max(os.cpu_count() or 1, 1),
+                 include_dashboard=False, log_to_driver=False)
     return True
 
 
@@ -227,7 +234,7 @@ def _run_jobs(ray: Any, jobs: list[ShardJob], out: Path, output: Output, how: Di
         if started:
             ray.shutdown()
     for line in failures:
-        output.err.print(f"[bold red]error:[/] {line}", highlight=False, soft_wrap=True)
+        output.err.print(f"[bold red]error:[/] {escape(line)}", highlight=False, soft_wrap=True)
     if failures:
         output.err.print(f"[yellow]not merged: run the same command again (or --resume {out} "
                          "--executor ray) to resume the shards that stopped[/]",
