@@ -293,6 +293,9 @@ def test_partial_merge_says_what_is_missing_and_resume_completes_it(three, tmp_p
     assert result.exit_code == 1 and "shards 3/3 are missing" in result.stderr, result.output
     info = load(partial, "run.json")
     assert info["status"] == "partial" and info["missing_shards"] == [{"index": 3, "count": 3}]
+    assert invoke("report", partial).exit_code == 0
+    page = (partial / "report.html").read_text()
+    assert "merged from 2 of 3 shards (missing 3/3)" in page and "shard 2:" in page
     resumed = invoke("salbench", "--resume", partial, "--no-progress", "--no-report")
     assert resumed.exit_code == 0, resumed.output
     assert _metrics_bytes(partial) == _metrics_bytes(whole)

@@ -49,12 +49,14 @@ def render_page(view: RunView, definition: BenchmarkDefinition, data: dict[str, 
     info = view.info
     return templating.render(
         "run.html", title=view.title,
-        subtitle=f"{view.directory} · {info.get('status', '')} · visioneval "
-                 f"{info.get('visioneval_version', '')}",
+        subtitle=f"{view.directory} · {info.get('status', '')}{_parts_note(info)} · "
+                 f"visioneval {info.get('visioneval_version', '')}",
         cards=_cards(view, definition), backend_line=_backend_line(info),
         run_blocks=endpoint_tables(info),
         config=json.dumps({k: info.get(k) for k in ("options", "dataset", "backend",
-                                                   "generation", "engine", "sessions")},
+                                                   "generation", "engine", "shard",
+                                                   "merged_from", "missing_shards",
+                                                   "sessions") if k in info},
                           indent=2),
         sections=shown, browser_note=note, payload=payload,
         script=(templating.ASSETS / "report.js").read_text())
@@ -75,16 +77,18 @@ def endpoint_tables(info: dict[str, Any]) -> list[Table | Note]:
     columns = list(dict.fromkeys(k for s in sessions for stats in s["endpoints"].values()
                                  if isinstance(stats, dict) for k in stats))
     several = len(sessions) > 1
+    names = _session_names(sessions)
     rows = []
-    for number, session in enumerate(sessions, 1):
+    for name, session in zip(names, sessions, strict=True):
         for url, stats in session["endpoints"].items():
             stats = stats if isinstance(stats, dict) else {}
-            rows.append([*([number] if several else []), url,
+            rows.append([*([name] if several else []), url,
                          *[_stat(stats.get(c), c in stats) for c in columns]])
     header = [*(["session"] if several else []), "endpoint",
               *[ENDPOINT_COLUMNS.get(c, c) for c in columns]]
     blocks: list[Table | Note] = [Table(header, rows, numeric_from=2 if several else 1)]
-    notes = [_dispatch_line(n, s["dispatch"], several) for n, s in enumerate(sessions, 1)
+    notes = [_dispatch_line(n, s["dispatch"], several) for n, s in zip(names, sessions,
+                                                                        strict=True)
              if isinstance(s.get("dispatch"), dict)]
     if any("-" in row for row in rows):
         notes.append("A mean latency of - : that endpoint answered nothing.")
@@ -93,7 +97,24 @@ def endpoint_tables(info: dict[str, Any]) -> list[Table | Note]:
     return blocks
 
 
-def _dispatch_line(number: int, dispatch: dict[str, Any], several: bool) -> str:
+def _session_names(sessions: list[dict[str, Any]]) -> list[str]:
+    """1, 2, ... for one run's sessions; "shard 2" (or "shard 2.1", "shard 2.2" when a
+    shard resumed) for a merged run's, whose sessions carry their shard."""
+    if not any("shard" in s for s in sessions):
+        return [str(n) for n in range(1, len(sessions) + 1)]
+    per_shard: dict[Any, int] = {}
+    for s in sessions:
+        per_shard[s.get("shard")] = per_shard.get(s.get("shard"), 0) + 1
+    seen: dict[Any, int] = {}
+    names = []
+    for s in sessions:
+        shard = s.get("shard")
+        seen[shard] = seen.get(shard, 0) + 1
+        names.append(f"shard {shard}" + (f".{seen[shard]}" if per_shard[shard] > 1 else ""))
+    return names
+
+
+def _dispatch_line(number: str, dispatch: dict[str, Any], several: bool) -> str:
     """Concurrency and rate limits of one session, in a sentence."""
     ceiling, throttled = dispatch.get("concurrency_ceiling", "?"), dispatch.get("http_429", 0)
     parts = [f"In flight at most {ceiling} (lowest {dispatch.get('concurrency_lowest', '?')} "
@@ -102,7 +123,8 @@ def _dispatch_line(number: int, dispatch: dict[str, Any], several: bool) -> str:
     wait = dispatch.get("rate_limit_wait_s")
     if wait:
         parts.append(f"{wait:.1f} s waited for --rpm/--tpm")
-    return f"{f'Session {number}: ' if several else ''}{'; '.join(parts)}."
+    label = number if number.startswith("shard") else f"Session {number}"
+    return f"{f'{label}: ' if several else ''}{'; '.join(parts)}."
 
 
 def _stat(value: Any, present: bool) -> Any:
@@ -132,6 +154,21 @@ def no_records(view: RunView) -> Section:
                                     "score, chart or browse.")])
 
 
+def _parts_note(info: dict[str, Any]) -> str:
+    """A shard says which; a merged run says of how many shards, and which are missing."""
+    shard = info.get("shard")
+    if isinstance(shard, dict):
+        return f" · shard {shard.get('index')}/{shard.get('count')}"
+    merged = info.get("merged_from")
+    if not isinstance(merged, list) or not merged:
+        return ""
+    count = (merged[0].get("shard") or {}).get("count", len(merged))
+    missing = info.get("missing_shards") or []
+    gone = ", ".join(f"{m.get('index')}/{m.get('count')}" for m in missing)
+    return f" · merged from {len(merged)} of {count} shards" + (f" (missing {gone})"
+                                                                 if gone else "")
+
+
 def _cards(view: RunView, definition: BenchmarkDefinition) -> list[tuple[str, Any]]:
     counts = view.info.get("counts", {})
     seconds = sum(s.get("seconds", 0) for s in view.info.get("sessions", []))
@@ -144,7 +181,8 @@ def _cards(view: RunView, definition: BenchmarkDefinition) -> list[tuple[str, An
             ("requests sent", counts.get("requests_sent", 0)),
             ("tokens in / out", f"{counts.get('prompt_tokens', 0)} / "
                                 f"{counts.get('completion_tokens', 0)}"),
-            ("time", f"{seconds:.1f} s")]
+            ("time, all shards" if view.info.get("merged_from") else "time",
+             f"{seconds:.1f} s")]
 
 
 def _backend_line(info: dict[str, Any]) -> str:
