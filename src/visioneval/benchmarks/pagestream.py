@@ -54,7 +54,7 @@ class Budget:
 
     read_chunk: int = 1 << 20
     whole_page: int = 4 << 20
-    dictionary_cache: int = 8 << 20
+    dictionary_cache: int = 4 << 20
 
 
 class PageError(ValueError):
@@ -372,7 +372,7 @@ class _Dictionary:
         self._all = (list(self._open()) if header.uncompressed_size <= source.budget.whole_page
                      else None)
         self._keep = source.budget.dictionary_cache
-        self._stream: Iterator[bytes] = iter(())
+        self._stream: Iterator[bytes] | None = None
         self._next = 0  # index of the value the stream yields next
         self._cache: OrderedDict[int, bytes] = OrderedDict()
         self._cached = 0
@@ -387,11 +387,12 @@ class _Dictionary:
         if value is not None:
             self._cache.move_to_end(index)
             return value
-        if index < self._next:  # an old value no longer cached: read again from the start
-            self._restarts += 1
-            if self._restarts > RESTART_LIMIT:
-                raise Unsupported(f"dictionary values repeat out of order over "
-                                  f"{RESTART_LIMIT} times")
+        if self._stream is None or index < self._next:
+            if self._stream is not None:  # an old value no longer cached: read it again
+                self._restarts += 1
+                if self._restarts > RESTART_LIMIT:
+                    raise Unsupported(f"dictionary values repeat out of order over "
+                                      f"{RESTART_LIMIT} times")
             self._stream, self._next = self._open(), 0
         while True:
             value = next(self._stream)
