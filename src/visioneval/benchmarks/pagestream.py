@@ -100,8 +100,8 @@ def stream_values(chunk: LeafChunk, budget: Budget = Budget()
                   ) -> Iterator[tuple[int, bytes | None]]:
     """(definition level, value) for each row of the chunk, in order: the value is None
     when the level is below the leaf's maximum (the leaf or a parent is null)."""
-    with open(chunk.file, "rb") as fh:
-        source = _Source(fh, chunk.end, budget)
+    with open(chunk.file, "rb") as fh, pa.OSFile(str(chunk.file)) as arrow_file:
+        source = _Source(fh, arrow_file, chunk.end, budget)
         dictionary: _Dictionary | None = None
         position, count = chunk.start, 0
         while count < chunk.num_values:
@@ -131,8 +131,10 @@ def stream_values(chunk: LeafChunk, budget: Budget = Budget()
 class _Source:
     """Positioned reads of one file, never past `end` (the column chunk's end)."""
 
-    def __init__(self, fh: BinaryIO, end: int, budget: Budget) -> None:
+    def __init__(self, fh: BinaryIO, arrow_file: pa.NativeFile, end: int,
+                 budget: Budget) -> None:
         self._fh = fh
+        self._arrow_file = arrow_file
         self._end = end
         self.budget = budget
 
@@ -143,6 +145,17 @@ class _Source:
         data = self._fh.read(size)
         if len(data) != size:
             raise PageError(f"the file ends at byte {offset + len(data)}, inside a page")
+        return data
+
+    def buffer(self, offset: int, size: int) -> pa.Buffer:
+        """`size` bytes from `offset` in an Arrow buffer (a whole page: Arrow's memory pool
+        reuses its memory page after page, where a new Python bytes object would not)."""
+        if offset + size > self._end:
+            raise PageError(f"a read at byte {offset} runs past the column chunk")
+        self._arrow_file.seek(offset)
+        data = self._arrow_file.read_buffer(size)
+        if data.size != size:
+            raise PageError(f"the file ends at byte {offset + data.size}, inside a page")
         return data
 
     def chunks(self, offset: int, size: int) -> Iterator[bytes]:
@@ -169,11 +182,12 @@ class _Source:
 
 
 class _Bytes:
-    """A page body's uncompressed bytes, read in exact lengths from a stream of chunks."""
+    """A page body's uncompressed bytes, read in exact lengths from a stream of chunks
+    (bytes or buffers: a value is copied once, out of its chunk)."""
 
-    def __init__(self, chunks: Iterator[bytes], size: int) -> None:
+    def __init__(self, chunks: Iterator[bytes | memoryview], size: int) -> None:
         self._chunks = chunks
-        self._buf = b""
+        self._view = memoryview(b"")
         self._pos = 0
         self.left = size
 
@@ -182,23 +196,24 @@ class _Bytes:
             raise PageError(f"a {n}-byte value runs past its page ({self.left} bytes left)")
         self.left -= n
         end = self._pos + n
-        if end <= len(self._buf):
-            piece = self._buf[self._pos:end]
+        if end <= len(self._view):
+            piece = bytes(self._view[self._pos:end])
             self._pos = end
             return piece
-        parts = [self._buf[self._pos:]]
+        parts = [self._view[self._pos:]]
         need = n - len(parts[0])
-        self._buf, self._pos = b"", 0
+        self._view, self._pos = memoryview(b""), 0
         while need:
             chunk = next(self._chunks, None)
             if chunk is None:
                 raise PageError("a page's data ends before its stated size")
-            if len(chunk) <= need:
-                parts.append(chunk)
-                need -= len(chunk)
+            view = memoryview(chunk)
+            if len(view) <= need:
+                parts.append(view)
+                need -= len(view)
             else:
-                parts.append(chunk[:need])
-                self._buf, self._pos = chunk, need
+                parts.append(view[:need])
+                self._view, self._pos = view, need
                 need = 0
         return b"".join(parts)
 
@@ -208,28 +223,31 @@ class _Bytes:
 
 def _body(source: _Source, offset: int, size: int, uncompressed: int, codec: str
           ) -> _Bytes:
-    """The uncompressed bytes of a page body of `size` bytes at `offset`."""
-    if codec == "UNCOMPRESSED":
-        if size != uncompressed:
-            raise PageError(f"an uncompressed page of {size} bytes says {uncompressed}")
-        return _Bytes(source.chunks(offset, size), size)
+    """The uncompressed bytes of a page body of `size` bytes at `offset`: read and
+    decompressed whole (in C) up to `budget.whole_page`, else streamed."""
+    if codec == "UNCOMPRESSED" and size != uncompressed:
+        raise PageError(f"an uncompressed page of {size} bytes says {uncompressed}")
     if uncompressed <= source.budget.whole_page:
-        return _Bytes(iter([_decompress_whole(source.read(offset, size), uncompressed,
-                                              codec)]), uncompressed)
+        data = source.buffer(offset, size)
+        whole = (memoryview(data) if codec == "UNCOMPRESSED"
+                 else _decompress_whole(data, uncompressed, codec))
+        return _Bytes(iter([whole]), uncompressed)
+    if codec == "UNCOMPRESSED":
+        return _Bytes(source.chunks(offset, size), size)
     if codec == "SNAPPY":
         return _Bytes(_snappy(source.chunks(offset, size), uncompressed), uncompressed)
     return _Bytes(_gunzip(source.chunks(offset, size), uncompressed,
                           source.budget.read_chunk), uncompressed)
 
 
-def _decompress_whole(data: bytes, size: int, codec: str) -> bytes:
+def _decompress_whole(data: pa.Buffer, size: int, codec: str) -> memoryview:
     try:
-        out = pa.decompress(data, decompressed_size=size, codec=codec.lower(), asbytes=True)
+        out = pa.decompress(data, decompressed_size=size, codec=codec.lower())
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise PageError(f"{codec.lower()} page does not decompress ({exc})") from None
-    if len(out) != size:
-        raise PageError(f"a page decompresses to {len(out)} bytes, its header says {size}")
-    return out
+    if out.size != size:
+        raise PageError(f"a page decompresses to {out.size} bytes, its header says {size}")
+    return memoryview(out)
 
 
 def _snappy(chunks: Iterator[bytes], size: int) -> Iterator[bytes]:
