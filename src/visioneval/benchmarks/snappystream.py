@@ -53,64 +53,36 @@ def decompress(chunks: Iterable[bytes], expected: int | None = None,
             raise SnappyError("snappy length varint is too long")
     if expected is not None and length != expected:
         raise SnappyError(f"snappy block holds {length} bytes, the page says {expected}")
+    try:
+        yield from _elements(source, buf, pos, length, window)
+    except IndexError:  # an element's operand cut off by the end of the input
+        raise SnappyError("snappy block ends inside an element") from None
+
+
+def _elements(source: Iterator[bytes], buf: bytes, pos: int, length: int, window: int
+              ) -> Iterator[bytes]:
+    """The output of the elements after the preamble (one loop, kept lean: it runs once per
+    element, and compressible data has an element every few bytes)."""
     out = bytearray()
-    dropped = 0  # output bytes already handed on (and no longer in `out`)
+    room = length  # the bytes `out` may still reach: the length less what was handed on
+    flush_at = window + FLUSH
     view = memoryview(buf)
-    while dropped + len(out) < length:
-        if len(buf) - pos < 5:  # a tag and its longest operand are 5 bytes
+    end = len(buf)
+    while len(out) < room:
+        if pos > end - 5:  # a tag and its longest operand are 5 bytes
             rest = buf[pos:]
             for chunk in source:
                 rest += chunk
                 if len(rest) >= 5:
                     break
-            buf, pos = rest, 0
+            buf, pos, end = rest, 0, len(rest)
             view = memoryview(buf)
             if not buf:
-                raise SnappyError(f"snappy block ends after {dropped + len(out)} of "
+                raise SnappyError(f"snappy block ends after {length - room + len(out)} of "
                                   f"{length} bytes")
         tag = buf[pos]
         kind = tag & 3
-        if kind == 0:  # a literal: its length - 1 in the tag, or in 1-4 bytes after it
-            size = tag >> 2
-            if size < 60:
-                size += 1
-                pos += 1
-            else:
-                extra = size - 59
-                if pos + 1 + extra > len(buf):
-                    raise SnappyError("snappy block ends inside a literal's length")
-                size = int.from_bytes(buf[pos + 1:pos + 1 + extra], "little") + 1
-                pos += 1 + extra
-            if dropped + len(out) + size > length:
-                raise SnappyError("snappy literal runs past the block's length")
-            have = len(buf) - pos
-            if size <= have:
-                out += view[pos:pos + size]
-                pos += size
-            else:  # the literal continues in the next chunks
-                out += view[pos:]
-                size -= have
-                buf, pos = b"", 0
-                while size:
-                    chunk = next(source, b"")
-                    if not chunk:
-                        raise SnappyError("snappy block ends inside a literal")
-                    if len(chunk) <= size:
-                        out += chunk
-                        size -= len(chunk)
-                    else:
-                        out += memoryview(chunk)[:size]
-                        buf, pos = chunk, size
-                        size = 0
-                    if len(out) >= window + FLUSH:
-                        cut = len(out) - window
-                        yield bytes(out[:cut])
-                        del out[:cut]
-                        dropped += cut
-                view = memoryview(buf)
-        else:
-            if pos + kind + (kind == 3) >= len(buf):  # operand: 1, 2 or 4 bytes
-                raise SnappyError("snappy block ends inside a copy")
+        if kind:  # a copy of `size` bytes from `offset` back
             if kind == 1:  # length 4-11, an 11-bit offset
                 size = ((tag >> 2) & 7) + 4
                 offset = ((tag >> 5) << 8) | buf[pos + 1]
@@ -123,25 +95,68 @@ def decompress(chunks: Iterable[bytes], expected: int | None = None,
                 size = (tag >> 2) + 1
                 offset = int.from_bytes(buf[pos + 1:pos + 5], "little")
                 pos += 5
-            if offset == 0:
-                raise SnappyError("snappy copy offset 0")
-            if offset > dropped + len(out):
-                raise SnappyError(f"snappy copy offset {offset} is before the output")
-            if offset > window:  # whether or not `out` still holds it: the same every time
-                raise WindowExceeded(f"snappy copy offset {offset} is past the {window}-byte "
-                                     "window")
-            if dropped + len(out) + size > length:
+            have = len(out)
+            if not 0 < offset <= have or offset > window or pos > end:
+                _bad_copy(offset, length - room + have, window, pos > end)
+            if have + size > room:
                 raise SnappyError("snappy copy runs past the block's length")
-            start = len(out) - offset
+            start = have - offset
             if size <= offset:
                 out += out[start:start + size]
             else:  # the copy overlaps its own output: the last `offset` bytes repeat
-                pattern = out[start:]
-                out += (pattern * (size // offset + 1))[:size]
-        if len(out) >= window + FLUSH:
+                out += (out[start:] * (size // offset + 1))[:size]
+        else:  # a literal: its length - 1 in the tag, or in the 1-4 bytes after it
+            size = (tag >> 2) + 1
+            if size <= 60:
+                pos += 1
+            else:
+                extra = size - 60
+                size = int.from_bytes(buf[pos + 1:pos + 1 + extra], "little") + 1
+                pos += 1 + extra
+                if pos > end:
+                    raise SnappyError("snappy block ends inside a literal's length")
+            if len(out) + size > room:
+                raise SnappyError("snappy literal runs past the block's length")
+            if pos + size <= end:
+                out += buf[pos:pos + size] if size < 256 else view[pos:pos + size]
+                pos += size
+            else:  # the literal continues in the next chunks
+                out += view[pos:]
+                size -= end - pos
+                buf, pos = b"", 0
+                while size:
+                    chunk = next(source, b"")
+                    if not chunk:
+                        raise SnappyError("snappy block ends inside a literal")
+                    if len(chunk) <= size:
+                        out += chunk
+                        size -= len(chunk)
+                    else:
+                        out += memoryview(chunk)[:size]
+                        buf, pos = chunk, size
+                        size = 0
+                    if len(out) >= flush_at:
+                        cut = len(out) - window
+                        yield bytes(out[:cut])
+                        del out[:cut]
+                        room -= cut
+                view, end = memoryview(buf), len(buf)
+        if len(out) >= flush_at:
             cut = len(out) - window
             yield bytes(out[:cut])
             del out[:cut]
-            dropped += cut
+            room -= cut
     if out:
         yield bytes(out)
+
+
+def _bad_copy(offset: int, produced: int, window: int, cut_short: bool) -> None:
+    if cut_short:
+        raise SnappyError("snappy block ends inside a copy")
+    if offset == 0:
+        raise SnappyError("snappy copy offset 0")
+    if offset > produced:
+        raise SnappyError(f"snappy copy offset {offset} is before the output")
+    # valid, but further back than the history kept (whether or not `out` still holds it:
+    # the same every time)
+    raise WindowExceeded(f"snappy copy offset {offset} is past the {window}-byte window")
