@@ -137,17 +137,23 @@ def _elements(source: Iterator[bytes], buf: bytes, pos: int, length: int, window
                         size = 0
                     if len(out) >= flush_at:
                         cut = len(out) - window
-                        yield bytes(out[:cut])
-                        del out[:cut]
+                        yield _head(out, cut)
                         room -= cut
                 view, end = memoryview(buf), len(buf)
         if len(out) >= flush_at:
             cut = len(out) - window
-            yield bytes(out[:cut])
-            del out[:cut]
+            yield _head(out, cut)
             room -= cut
     if out:
         yield bytes(out)
+
+
+def _head(out: bytearray, cut: int) -> bytes:
+    """The first `cut` bytes of `out`, removed from it (copied once: no slice in between)."""
+    with memoryview(out) as view, view[:cut] as head:
+        piece = bytes(head)
+    del out[:cut]
+    return piece
 
 
 def _bad_copy(offset: int, produced: int, window: int, cut_short: bool) -> None:
