@@ -11,8 +11,8 @@ several layouts, then for each layout:
 Layouts: as Hugging Face and pyarrow write by default (snappy, a dictionary, pages checked
 every 1024 rows: a row group's images land in ONE dictionary page) with 100-row groups and
 with one 300-row group; the same group without a dictionary (one data page), uncompressed,
-gzip, zstd (read by pyarrow: `pagestream` does not stream zstd), and with small pages (a page
-per image; `write_hf_parquet`'s 8 rows).
+gzip, zstd, lz4 (read by pyarrow: `pagestream` cannot stream LZ4), and with small pages (a
+page per image; `write_hf_parquet`'s 8 rows).
 
     uv run python benchmarks/big_images_memory.py
     uv run python benchmarks/big_images_memory.py --repeat 3 --concurrency 16
@@ -64,7 +64,8 @@ LAYOUTS = {
     "one 300-row group, uncompressed, one data page": Layout(300, PYARROW_PAGE_ROWS, "none",
                                                              False),
     "one 300-row group, gzip, one data page": Layout(300, PYARROW_PAGE_ROWS, "gzip", False),
-    "one 300-row group, zstd (read by pyarrow)": Layout(300, PYARROW_PAGE_ROWS, "zstd"),
+    "one 300-row group, zstd": Layout(300, PYARROW_PAGE_ROWS, "zstd"),
+    "one 300-row group, lz4 (read by pyarrow)": Layout(300, PYARROW_PAGE_ROWS, "lz4"),
     "one 300-row group, a page per image": Layout(300, 1),
     "one 300-row group, 8 rows per page (write_hf_parquet)": Layout(300, 8),
 }

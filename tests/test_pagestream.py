@@ -91,7 +91,8 @@ def _pages(chunk: pagestream.LeafChunk):
     return headers
 
 
-CASES = list(itertools.product(["binary", "hf"], ["NONE", "SNAPPY", "GZIP"], ["1.0", "2.0"],
+CODECS = ["NONE", "SNAPPY", "GZIP", "ZSTD", "BROTLI"]
+CASES = list(itertools.product(["binary", "hf"], CODECS, ["1.0", "2.0"],
                                [1, 1024], ["plain", "dictionary", "dictionary then plain"]))
 
 
@@ -175,10 +176,13 @@ IMAGES = 32
 IMAGE_BYTES = 1_250_000  # 32 x 1.25 MB: a 40 MB page
 
 
+BIG = [("SNAPPY", False), ("SNAPPY", True), ("ZSTD", False)]  # codec, dictionary
+
+
 @pytest.fixture(scope="module")
 def one_big_page(tmp_path_factory):
     """HF-style files whose whole 40 MB row group of incompressible images is one page:
-    pyarrow's default pages, with a dictionary (its default) and without."""
+    pyarrow's default pages, with a dictionary (its default) and without, and zstd."""
     rnd = random.Random(7)
     images = [rnd.randbytes(IMAGE_BYTES) for _ in range(IMAGES)]
     table = pa.table({"image": pa.array([{"bytes": b, "path": f"{i}.png"}
@@ -186,16 +190,17 @@ def one_big_page(tmp_path_factory):
                       "image_id": [f"i{i}" for i in range(IMAGES)]})
     root = tmp_path_factory.mktemp("big")
     files = {}
-    for dictionary in (False, True):
-        files[dictionary] = root / f"dictionary-{dictionary}.parquet"
-        pq.write_table(table, files[dictionary], use_dictionary=dictionary)
+    for codec, dictionary in BIG:
+        files[codec, dictionary] = root / f"{codec}-{dictionary}.parquet"
+        pq.write_table(table, files[codec, dictionary], compression=codec,
+                       use_dictionary=dictionary)
     return images, files
 
 
-@pytest.mark.parametrize("dictionary", [False, True])
-def test_a_40_mb_page_streams_through_a_few_mb(one_big_page, dictionary):
+@pytest.mark.parametrize(("codec", "dictionary"), BIG[:2])
+def test_a_40_mb_page_streams_through_a_few_mb(one_big_page, codec, dictionary):
     images, files = one_big_page
-    chunk = _leaf(files[dictionary], "image.bytes", 0)
+    chunk = _leaf(files[codec, dictionary], "image.bytes", 0)
     pages = _pages(chunk)
     big = pages[0]  # the premise: one page holds every image
     assert big.kind == (DICTIONARY_PAGE if dictionary else DATA_PAGE)
@@ -218,15 +223,16 @@ def test_a_40_mb_page_streams_through_a_few_mb(one_big_page, dictionary):
     assert peak < big.uncompressed_size / 3
 
 
-@pytest.mark.parametrize("dictionary", [False, True])
-def test_iter_rows_never_asks_pyarrow_for_the_page(one_big_page, dictionary):
+@pytest.mark.parametrize(("codec", "dictionary"), BIG)
+def test_iter_rows_never_asks_pyarrow_for_the_page(one_big_page, codec, dictionary):
     """pyarrow's own allocations while `iter_rows` reads the file stay far below the page
-    (pyarrow alone holds the page compressed and decompressed: over 80 MB here)."""
+    (pyarrow alone holds the page compressed and decompressed: over 80 MB here); zstd
+    pages go through pyarrow's streaming decompressor, 1 MiB at a time."""
     images, files = one_big_page
     before = pa.total_allocated_bytes()
     most = 0
     got = []
-    for row in parquet.iter_rows([files[dictionary]], ["image", "image_id"]):
+    for row in parquet.iter_rows([files[codec, dictionary]], ["image", "image_id"]):
         most = max(most, pa.total_allocated_bytes() - before)
         got.append(row.values["image"]["bytes"] == images[row.index])
     assert got == [True] * IMAGES

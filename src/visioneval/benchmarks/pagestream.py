@@ -8,15 +8,16 @@ page's body as a stream: the definition levels (small, read whole), then the val
 at a time, from the file through a streaming decompressor. It holds one input chunk, the
 decompressor's window and the value being read, whatever the page's size.
 
-Read here: BYTE_ARRAY leaves that are not repeated; UNCOMPRESSED, SNAPPY and GZIP pages;
-data pages v1 and v2; PLAIN values and dictionary-encoded ones (RLE_DICTIONARY or
-PLAIN_DICTIONARY indices into a PLAIN dictionary page, which is itself streamed in index
-order). Anything else raises `Unsupported` (the caller reads the column with pyarrow);
-bytes that cannot be a valid page raise `PageError`.
+Read here: BYTE_ARRAY leaves that are not repeated; UNCOMPRESSED, SNAPPY, GZIP, ZSTD and
+BROTLI pages; data pages v1 and v2; PLAIN values and dictionary-encoded ones (RLE_DICTIONARY
+or PLAIN_DICTIONARY indices into a PLAIN dictionary page, itself streamed in index order).
+Anything else raises `Unsupported` (the caller reads the column with pyarrow); bytes that
+cannot be a valid page raise `PageError`.
 """
 
 from __future__ import annotations
 
+import io
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -41,7 +42,9 @@ from visioneval.benchmarks.pageheader import (
     read_page_header,
 )
 
-CODECS = ("UNCOMPRESSED", "SNAPPY", "GZIP")  # codecs streamed here
+# codecs streamed here: snappy by `snappystream`, gzip by zlib, zstd and brotli by pyarrow's
+# streaming decompressor (raw snappy and LZ4 have no streaming form in pyarrow)
+CODECS = ("UNCOMPRESSED", "SNAPPY", "GZIP", "ZSTD", "BROTLI")
 RESTART_LIMIT = 16  # dictionary re-reads (for repeats out of the cache) before giving up
 
 
@@ -236,8 +239,11 @@ def _body(source: _Source, offset: int, size: int, uncompressed: int, codec: str
         return _Bytes(source.chunks(offset, size), size)
     if codec == "SNAPPY":
         return _Bytes(_snappy(source.chunks(offset, size), uncompressed), uncompressed)
-    return _Bytes(_gunzip(source.chunks(offset, size), uncompressed,
-                          source.budget.read_chunk), uncompressed)
+    if codec == "GZIP":
+        return _Bytes(_gunzip(source.chunks(offset, size), uncompressed,
+                              source.budget.read_chunk), uncompressed)
+    return _Bytes(_arrow_stream(source.chunks(offset, size), codec, uncompressed,
+                                source.budget.read_chunk), uncompressed)
 
 
 def _decompress_whole(data: pa.Buffer, size: int, codec: str) -> memoryview:
@@ -284,6 +290,44 @@ def _gunzip(chunks: Iterator[bytes], size: int, step: int) -> Iterator[bytes]:
         yield out
     if not inflater.eof or produced != size:
         raise PageError(f"a gzip page holds {produced} bytes, its header says {size}")
+
+
+def _arrow_stream(chunks: Iterator[bytes], codec: str, size: int, step: int
+                  ) -> Iterator[bytes]:
+    """A ZSTD or BROTLI page body through pyarrow's streaming decompressor, `step` bytes of
+    output at a time (it decompresses into a 1 MiB buffer, whatever the page's size)."""
+    raw = pa.PythonFile(_ChunkReader(chunks), mode="r")
+    produced = 0
+    try:
+        with pa.CompressedInputStream(raw, codec.lower()) as stream:
+            while piece := stream.read(step):
+                produced += len(piece)
+                yield piece
+    except (pa.ArrowException, OSError) as exc:
+        raise PageError(f"{codec.lower()} page does not decompress ({exc})") from None
+    if produced != size:
+        raise PageError(f"a {codec.lower()} page holds {produced} bytes, its header says "
+                        f"{size}")
+
+
+class _ChunkReader(io.RawIOBase):
+    """A readable file over an iterator of byte chunks (for pyarrow's `PythonFile`)."""
+
+    def __init__(self, chunks: Iterator[bytes]) -> None:
+        super().__init__()
+        self._chunks = chunks
+        self._left = memoryview(b"")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, target) -> int:
+        if not self._left:
+            self._left = memoryview(next(self._chunks, b""))
+        n = min(len(target), len(self._left))
+        target[:n] = self._left[:n]
+        self._left = self._left[n:]
+        return n
 
 
 def levels(data: bytes, bit_width: int, count: int) -> list[int]:
