@@ -18,6 +18,7 @@ page per image; `write_hf_parquet`'s 8 rows).
     uv run python benchmarks/big_images_memory.py --repeat 3 --concurrency 16
     git archive c8e531f src | tar -x -C /tmp/before     # an older reader, for "before"
     uv run python benchmarks/big_images_memory.py --repeat 3 --src /tmp/before/src
+    uv run python benchmarks/big_images_memory.py --only "HF default"
 
 Each figure is the range over `--repeat` runs. Results go to stdout as a Markdown table;
 docs/PERFORMANCE.md records them.
@@ -167,6 +168,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--only", default="", help="only the layouts whose name has this")
     parser.add_argument("--src", type=Path, help="read and run with the visioneval package "
                         "of this src folder (another checkout), not this one")
     args = parser.parse_args()
@@ -187,6 +189,8 @@ def main() -> None:
                      "MB/s | run: samples | run: errors | run: samples/s | run: peak RSS MB |",
                      "|---|---:|---:|---:|---:|---:|---:|---:|"]
             for i, (name, layout) in enumerate(LAYOUTS.items()):
+                if args.only not in name:
+                    continue
                 data = write_layout(work / f"data-{i}", table, layout)
                 reads = [read_alone(data, env) for _ in range(args.repeat)]
                 runs = [run(url, data, work, args.concurrency, f"{i}-{k}", env)
