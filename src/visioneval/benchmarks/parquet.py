@@ -1,19 +1,23 @@
 """Reading benchmark parquet files lazily and fingerprinting them (shared by benchmarks).
 
-Rows are read a few at a time (never a whole row group), so memory stays flat however
-large the split and whatever its row-group size;
-image columns may be HF `Image` structs ({"bytes", "path"}) or plain binary.
+Rows are read a few at a time (never a whole row group, never a whole data page of
+images), so memory stays flat however large the split and whatever its row-group and page
+sizes; image columns may be HF `Image` structs ({"bytes", "path"}) or plain binary.
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
+
+from visioneval.benchmarks import pagestream
 
 READ_ROWS = 8  # rows decoded at a time: 8 images of 1.3 MB are 10 MB
 READ_BUFFER = 1 << 20  # bytes read from the file at a time
@@ -59,11 +63,13 @@ def iter_rows(files: Sequence[Path], columns: Sequence[str], limit: int | None =
               wanted: set[int] | None = None) -> Iterator[Row]:
     """Rows in file order, `columns` only; stop after `limit` rows; with `wanted`, only
     those row indices (row groups without any are not read). Rows are decoded READ_ROWS at
-    a time from a buffered stream, never a whole row group at once (see `_row_slices`)."""
+    a time, and image columns value by value, never a whole row group or data page of
+    images at once (see `_row_slices`)."""
     index = 0
     for path in files:
         handle = _open_stream(path)
-        present = [c for c in columns if c in handle.schema_arrow.names]
+        present = list(dict.fromkeys(c for c in columns if c in handle.schema_arrow.names))
+        streamed = _streamed_columns(handle, present)
         for group in range(handle.metadata.num_row_groups):
             n = handle.metadata.row_group(group).num_rows
             if limit is not None and index >= limit:
@@ -71,7 +77,7 @@ def iter_rows(files: Sequence[Path], columns: Sequence[str], limit: int | None =
             if wanted is not None and not any(index <= w < index + n for w in wanted):
                 index += n
                 continue
-            for values in _row_slices(handle, group, present):
+            for values in _row_slices(path, handle, group, present, streamed):
                 if limit is not None and index >= limit:
                     return
                 if wanted is None or index in wanted:
@@ -88,16 +94,146 @@ def _open_stream(path: Path) -> pq.ParquetFile:
         raise DataError(f"{path}: not a readable parquet file ({exc})") from None
 
 
-def _row_slices(handle: pq.ParquetFile, group: int, columns: list[str]
-                ) -> Iterator[dict[str, Any]]:
-    """One row group's rows, decoded READ_ROWS at a time. Memory holds a slice of rows and
-    the data page being read: a file written with one page per image (or per few) streams
-    whatever its row-group size; one whose whole row group is a single page (pyarrow's
-    default writer puts up to 1024 rows in a page) costs that page, a floor no reader
-    avoids (docs/PERFORMANCE.md, "Big images and row groups")."""
-    for batch in handle.iter_batches(batch_size=READ_ROWS, row_groups=[group],
-                                     columns=columns, use_threads=False):
-        yield from batch.to_pylist()
+@dataclass(frozen=True)
+class _Streamed:
+    """A requested column whose binary values come from `pagestream`: a plain binary column
+    (`order` empty) or a struct such as HF's Image, whose binary fields (`leaves`) are
+    streamed and whose other fields (`siblings`) pyarrow reads; `order` is the struct's."""
+
+    name: str
+    leaves: dict[str, int]  # streamed field ("" for the column itself) -> parquet leaf index
+    order: tuple[str, ...] = ()
+    siblings: tuple[str, ...] = ()
+    present_from: int = 0  # the struct is null below this definition level
+
+    def value(self, leaves: dict[str, tuple[bool, bytes | None]], partial: Any) -> Any:
+        """The column's value in a row, as pyarrow's `to_pylist()` gives it, from the
+        streamed leaves' (struct present, value) and pyarrow's `partial` struct (the
+        siblings' values, None for a null struct)."""
+        if not self.order:
+            return leaves[""][1]
+        present = partial is not None if self.siblings else next(iter(leaves.values()))[0]
+        if not present:
+            return None
+        return {f: leaves[f][1] if f in leaves else partial[f] for f in self.order}
+
+
+def _streamed_columns(handle: pq.ParquetFile, columns: Sequence[str]) -> dict[str, _Streamed]:
+    """Which requested columns stream their binary values. The rule: a top-level `binary`
+    or `large_binary` column, or a top-level struct with such fields (HF's Image struct,
+    {"bytes": binary, "path": string}), when no name involved has a dot in it (pyarrow
+    reads the struct's other fields by their dotted path). Whether each column chunk can
+    stream (codec, encodings, page kinds) is decided while reading it (`_leaf_values`)."""
+    arrow = handle.schema_arrow
+    leaf_index = {handle.schema.column(i).path: i for i in range(len(handle.schema))}
+    out: dict[str, _Streamed] = {}
+    for name in columns:
+        if "." in name or len(arrow.get_all_field_indices(name)) != 1:
+            continue
+        field = arrow.field(name)
+        if _is_binary(field.type) and name in leaf_index:
+            out[name] = _Streamed(name, {"": leaf_index[name]})
+        elif pa.types.is_struct(field.type):
+            children = [field.type.field(i) for i in range(field.type.num_fields)]
+            order = tuple(c.name for c in children)
+            leaves = {c.name: leaf_index[f"{name}.{c.name}"] for c in children
+                      if _is_binary(c.type) and f"{name}.{c.name}" in leaf_index}
+            if leaves and not any("." in f for f in order) and len(set(order)) == len(order):
+                out[name] = _Streamed(name, leaves, order,
+                                      tuple(f for f in order if f not in leaves),
+                                      1 if field.nullable else 0)
+    return out
+
+
+def _is_binary(kind: pa.DataType) -> bool:
+    return pa.types.is_binary(kind) or pa.types.is_large_binary(kind)
+
+
+def _row_slices(path: Path, handle: pq.ParquetFile, group: int, columns: list[str],
+                streamed: dict[str, _Streamed]) -> Iterator[dict[str, Any]]:
+    """One row group's rows, each equal to pyarrow's `to_pylist()` row. Small columns (and
+    a struct's small fields) are decoded READ_ROWS at a time by pyarrow; the binary values
+    of `streamed` columns come one at a time from `pagestream`. Memory holds a slice of
+    rows, one image and a few MB of buffers, whatever the file's row-group and page sizes;
+    pyarrow alone would hold a whole data page, and its writer puts up to 1024 rows in a
+    page (docs/PERFORMANCE.md, "Big images and row groups")."""
+    if not streamed:
+        yield from _pyarrow_rows(path, handle, group, columns)
+        return
+    selection = [c for c in columns if c not in streamed]
+    selection += [f"{c}.{f}" for c in columns if c in streamed for f in streamed[c].siblings]
+    rows = handle.metadata.row_group(group).num_rows
+    base = (_pyarrow_rows(path, handle, group, selection) if selection
+            else itertools.repeat({}, rows))
+    leaves = {name: {field: _leaf_values(path, handle, group, spec, field, leaf)
+                     for field, leaf in spec.leaves.items()} for name, spec in streamed.items()}
+    for _ in range(rows):
+        small = _next(base, path, group)
+        values: dict[str, Any] = {}
+        for name in columns:
+            spec = streamed.get(name)
+            values[name] = small[name] if spec is None else spec.value(
+                {field: _next(it, path, group) for field, it in leaves[name].items()},
+                small.get(name))
+        yield values
+
+
+def _next(values: Iterator[Any], path: Path, group: int) -> Any:
+    for value in values:
+        return value
+    raise DataError(f"{path}: row group {group}: a column holds fewer rows than the group")
+
+
+def _leaf_values(path: Path, handle: pq.ParquetFile, group: int, spec: _Streamed,
+                 field: str, leaf: int) -> Iterator[tuple[bool, bytes | None]]:
+    """(the struct is present, the value) for each row of one streamed leaf. What
+    `pagestream` cannot stream (another codec, a delta encoding, a far snappy copy ...) or
+    finds corrupt is read by pyarrow from the row it stopped at: never a wrong value, and a
+    file pyarrow cannot read either is one DataError naming the row group and column."""
+    column = handle.schema.column(leaf)
+    done = 0
+    problem = ""
+    try:
+        chunk = pagestream.leaf_chunk(path, handle.metadata, group, leaf,
+                                      column.max_definition_level,
+                                      column.max_repetition_level)
+        for level, value in pagestream.stream_values(chunk):
+            yield level >= spec.present_from, value
+            done += 1
+        return
+    except pagestream.Unsupported:
+        pass
+    except pagestream.PageError as exc:
+        problem = str(exc)
+    selection = f"{spec.name}.{field}" if field else spec.name
+    fallback = _open_stream(path)
+    try:
+        for row in itertools.islice(_pyarrow_rows(path, fallback, group, [selection],
+                                                  column.path), done, None):
+            value = row[spec.name]
+            if not field:
+                yield True, value
+            else:
+                yield value is not None, None if value is None else value[field]
+    except DataError:
+        if not problem:
+            raise
+        raise DataError(f"{path}: row group {group}, column {column.path}: "
+                        f"{problem}") from None
+
+
+def _pyarrow_rows(path: Path, handle: pq.ParquetFile, group: int, columns: list[str],
+                  what: str = "") -> Iterator[dict[str, Any]]:
+    """One row group's rows of `columns` as pyarrow decodes them, READ_ROWS at a time; a
+    file it cannot decode is one DataError naming the row group (and `what` column)."""
+    try:
+        for batch in handle.iter_batches(batch_size=READ_ROWS, row_groups=[group],
+                                         columns=columns, use_threads=False):
+            yield from batch.to_pylist()
+    except (pa.ArrowException, OSError) as exc:
+        where = f"row group {group}" + (f", column {what}" if what else "")
+        first = str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__
+        raise DataError(f"{path}: {where}: {first}") from None
 
 
 def image_bytes(value: Any) -> bytes:

@@ -1,0 +1,239 @@
+"""Image columns streamed out of parquet pages (`pagestream`) give exactly pyarrow's values,
+whatever the codec, page version, page size, encoding and row-group layout, and hold a
+bounded window while doing it, even when a whole row group is one 40 MB page."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import tracemalloc
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from visioneval.benchmarks import pagestream, parquet
+from visioneval.benchmarks.pageheader import DATA_PAGE, DICTIONARY_PAGE, read_page_header
+
+N = 40
+IMAGE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
+# a budget that streams every page and dictionary through the Python decoders, in small
+# reads, keeping no dictionary values: every path of the reader on small files
+TIGHT = pagestream.Budget(read_chunk=1000, whole_page=0, dictionary_cache=0)
+
+
+def _cell(rnd: random.Random, i: int) -> bytes | None:
+    kind = i % 6
+    if kind == 0:
+        return rnd.randbytes(rnd.randrange(1, 3000))  # noise: snappy emits literals
+    if kind == 1:
+        return (f"pixel row {i}, " * rnd.randrange(1, 400)).encode()  # snappy emits copies
+    if kind == 2:
+        return b""
+    if kind == 3:
+        return None
+    if kind == 4:
+        return rnd.randbytes(20_000)
+    return bytes(range(256)) * 30 + rnd.randbytes(100)
+
+
+def _values(seed: int = 0) -> list[bytes | None]:
+    rnd = random.Random(seed)
+    values = [_cell(rnd, i) for i in range(N)]
+    values[13], values[31], values[32] = values[0], values[4], values[1]  # repeats
+    return values
+
+
+def _table(kind: str) -> pa.Table:
+    values = _values()
+    if kind == "binary":
+        return pa.table({"image": pa.array(values, pa.binary()),
+                         "question": [f"q{i}" for i in range(N)]})
+    images = [None if i % 9 == 7 else {"bytes": v, "path": None if i % 4 == 2 else f"{i}.png"}
+              for i, v in enumerate(values)]
+    return pa.table({"question": [f"q{i}" for i in range(N)],
+                     "image": pa.array(images, IMAGE), "answer": ["a"] * N})
+
+
+def _write(path: Path, kind: str, codec: str, version: str, page_rows: int,
+           encoding: str, **extra) -> Path:
+    options = {"plain": {"use_dictionary": False},
+               "dictionary": {"use_dictionary": True},
+               # a dictionary page, dictionary-encoded pages, then PLAIN pages (the writer
+               # gives up on the dictionary past its size limit)
+               "dictionary then plain": {"use_dictionary": True,
+                                         "dictionary_pagesize_limit": 8000}}[encoding]
+    # a page is cut once over data_page_size, checked every write_batch_size rows
+    pq.write_table(_table(kind), path, compression=codec, data_page_version=version,
+                   write_batch_size=page_rows, data_page_size=1 if page_rows == 1 else None,
+                   row_group_size=16, **options, **extra)
+    return path
+
+
+def _leaf(path: Path, name: str, group: int) -> pagestream.LeafChunk:
+    handle = pq.ParquetFile(path)
+    leaf = next(i for i in range(len(handle.schema)) if handle.schema.column(i).path == name)
+    column = handle.schema.column(leaf)
+    return pagestream.leaf_chunk(path, handle.metadata, group, leaf,
+                                 column.max_definition_level, column.max_repetition_level)
+
+
+def _pages(chunk: pagestream.LeafChunk):
+    """The page headers of a column chunk, read with our own header parser."""
+    with open(chunk.file, "rb") as fh:
+        position, headers = chunk.start, []
+        while position < chunk.end:
+            fh.seek(position)
+            header = read_page_header(fh.read)
+            headers.append(header)
+            position += header.size + header.compressed_size
+    return headers
+
+
+CODECS = ["NONE", "SNAPPY", "GZIP", "ZSTD", "BROTLI"]
+CASES = list(itertools.product(["binary", "hf"], CODECS, ["1.0", "2.0"],
+                               [1, 1024], ["plain", "dictionary", "dictionary then plain"]))
+
+
+@pytest.mark.parametrize(("kind", "codec", "version", "page_rows", "encoding"), CASES)
+def test_rows_equal_pyarrow_and_the_streamer_reads_every_page(tmp_path, kind, codec, version,
+                                                              page_rows, encoding):
+    path = _write(tmp_path / "t.parquet", kind, codec, version, page_rows, encoding)
+    table = pq.read_table(path)
+    columns = table.column_names
+    assert [r.values for r in parquet.iter_rows([path], columns)] == table.to_pylist()
+    # the same through a different column order and a subset
+    picked = list(reversed(columns))[:2]
+    assert [r.values for r in parquet.iter_rows([path], picked)] == \
+        pq.read_table(path, columns=picked).to_pylist()
+    # the streamer itself read every page (no fallback), with both budgets
+    name = "image" if kind == "binary" else "image.bytes"
+    cells = table.column("image").to_pylist()
+    expected = [c if kind == "binary" else (c is not None, c and c["bytes"]) for c in cells]
+    kinds, pages = set(), []
+    for budget in (pagestream.Budget(), TIGHT):
+        got = []
+        for group in range(pq.ParquetFile(path).metadata.num_row_groups):
+            chunk = _leaf(path, name, group)
+            if budget is TIGHT:
+                kinds |= {h.kind for h in _pages(chunk)}
+                pages += [h.num_values for h in _pages(chunk) if h.kind != DICTIONARY_PAGE]
+            got += [value if kind == "binary" else (level >= 1, value)
+                    for level, value in pagestream.stream_values(chunk, budget)]
+        assert got == expected
+    assert (DICTIONARY_PAGE in kinds) == (encoding != "plain")
+    # a page per row (nulls share the next row's), or a page per row group (3 groups)
+    assert (len(pages) > N / 2 and max(pages) <= 3) if page_rows == 1 else len(pages) == 3
+
+
+def test_page_checksums_statistics_and_a_required_column(tmp_path):
+    """Headers with a CRC (field 4) and statistics are read; a non-nullable binary column
+    has no definition levels."""
+    schema = pa.schema([pa.field("image", pa.binary(), nullable=False)])
+    values = [v or b"x" for v in _values()]
+    path = tmp_path / "crc.parquet"
+    pq.write_table(pa.table({"image": values}, schema=schema), path, compression="SNAPPY",
+                   write_page_checksum=True, write_statistics=True, use_dictionary=False,
+                   write_batch_size=3, data_page_size=1)
+    assert [r.values["image"] for r in parquet.iter_rows([path], ["image"])] == values
+    chunk = _leaf(path, "image", 0)
+    assert chunk.max_def == 0 and len(_pages(chunk)) == 14
+    assert [v for _, v in pagestream.stream_values(chunk, TIGHT)] == values
+
+
+def test_large_binary_and_a_struct_of_only_bytes(tmp_path):
+    only = pa.struct([("bytes", pa.large_binary())])
+    values = _values()
+    cells = [None if i % 5 == 1 else {"bytes": v} for i, v in enumerate(values)]
+    table = pa.table({"raw": pa.array(values, pa.large_binary()), "image": pa.array(cells, only)})
+    path = tmp_path / "large.parquet"
+    pq.write_table(table, path, row_group_size=7)
+    assert [r.values for r in parquet.iter_rows([path], ["image", "raw"])] == \
+        pq.read_table(path, columns=["image", "raw"]).to_pylist()
+
+
+def test_hf_writer_rows_come_out_equal_across_files_limit_and_wanted(tmp_path):
+    rows = [{"image": {"bytes": v or b"", "path": f"{i}.png"}, "question": f"q{i}",
+             "answer": "a", "image_id": f"i{i}"} for i, v in enumerate(_values())]
+    first, second = tmp_path / "a.parquet", tmp_path / "b.parquet"
+    parquet.write_hf_parquet(first, rows, ["image"], row_group=100, page_rows=1024)
+    parquet.write_hf_parquet(second, rows[:5], ["image"], row_group=2, page_rows=1)
+    got = list(parquet.iter_rows([first, second], ["image", "image_id"]))
+    assert [r.values for r in got] == [{"image": r["image"], "image_id": r["image_id"]}
+                                       for r in rows + rows[:5]]
+    assert [r.index for r in parquet.iter_rows([first, second], ["image"], limit=42)] == \
+        list(range(42))
+    wanted = {3, 39, 41, 44}
+    picked = list(parquet.iter_rows([first, second], ["image"], wanted=wanted))
+    assert [r.values["image"] for r in picked] == [rows[3]["image"], rows[39]["image"],
+                                                   rows[1]["image"], rows[4]["image"]]
+
+
+# -- bounded memory --------------------------------------------------------------------------
+
+IMAGES = 32
+IMAGE_BYTES = 1_250_000  # 32 x 1.25 MB: a 40 MB page
+
+
+BIG = [("SNAPPY", False), ("SNAPPY", True), ("ZSTD", False)]  # codec, dictionary
+
+
+@pytest.fixture(scope="module")
+def one_big_page(tmp_path_factory):
+    """HF-style files whose whole 40 MB row group of incompressible images is one page:
+    pyarrow's default pages, with a dictionary (its default) and without, and zstd."""
+    rnd = random.Random(7)
+    images = [rnd.randbytes(IMAGE_BYTES) for _ in range(IMAGES)]
+    table = pa.table({"image": pa.array([{"bytes": b, "path": f"{i}.png"}
+                                         for i, b in enumerate(images)], IMAGE),
+                      "image_id": [f"i{i}" for i in range(IMAGES)]})
+    root = tmp_path_factory.mktemp("big")
+    files = {}
+    for codec, dictionary in BIG:
+        files[codec, dictionary] = root / f"{codec}-{dictionary}.parquet"
+        pq.write_table(table, files[codec, dictionary], compression=codec,
+                       use_dictionary=dictionary)
+    return images, files
+
+
+@pytest.mark.parametrize(("codec", "dictionary"), BIG[:2])
+def test_a_40_mb_page_streams_through_a_few_mb(one_big_page, codec, dictionary):
+    images, files = one_big_page
+    chunk = _leaf(files[codec, dictionary], "image.bytes", 0)
+    pages = _pages(chunk)
+    big = pages[0]  # the premise: one page holds every image
+    assert big.kind == (DICTIONARY_PAGE if dictionary else DATA_PAGE)
+    assert big.uncompressed_size > IMAGES * IMAGE_BYTES
+    tracemalloc.start()
+    try:
+        count = 0
+        for (_, value), image in zip(pagestream.stream_values(chunk), images, strict=True):
+            assert value == image
+            count += 1
+            del value
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert count == IMAGES
+    # an image being read, the one before it, a read chunk, the snappy window and output,
+    # and the recently used values a streamed dictionary keeps for repeats
+    cache = pagestream.Budget().dictionary_cache if dictionary else 0
+    assert peak < 5 * IMAGE_BYTES + (4 << 20) + cache, peak
+    assert peak < big.uncompressed_size / 3
+
+
+@pytest.mark.parametrize(("codec", "dictionary"), BIG)
+def test_iter_rows_never_asks_pyarrow_for_the_page(one_big_page, codec, dictionary):
+    """pyarrow's own allocations while `iter_rows` reads the file stay far below the page
+    (pyarrow alone holds the page compressed and decompressed: over 80 MB here); zstd
+    pages go through pyarrow's streaming decompressor, 1 MiB at a time."""
+    images, files = one_big_page
+    before = pa.total_allocated_bytes()
+    most = 0
+    got = []
+    for row in parquet.iter_rows([files[codec, dictionary]], ["image", "image_id"]):
+        most = max(most, pa.total_allocated_bytes() - before)
+        got.append(row.values["image"]["bytes"] == images[row.index])
+    assert got == [True] * IMAGES
+    assert most < 8 << 20, most
