@@ -11,8 +11,8 @@ from visioneval.cli.app import app
 
 @app.command()
 def reference(
-    benchmark: Annotated[str, typer.Argument(help="A benchmark with published numbers "
-                                             "(salbench, illusionbench).")],
+    benchmark: Annotated[str, typer.Argument(help="A benchmark that ships published numbers "
+                                             "(another name lists those that do).")],
     model: Annotated[str | None, typer.Option(help="Only this model's rows (any spelling: "
                                               "llava-1.6-7b, LLaVA 1.6 7B).")] = None,
 ) -> None:
