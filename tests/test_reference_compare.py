@@ -247,3 +247,24 @@ def test_common_only_says_the_published_comparison_uses_all_samples(serve, synth
             "own metrics (all its samples)")
     assert note in _text(result.stdout)
     assert note in (tmp_path / "cmp" / "comparison.md").read_text().replace("\\-", "-")
+
+
+def test_an_o3_f1_over_three_classes_is_named():
+    """A run whose O3 F1 averages fewer classes than the paper's (lmms-eval main's 3-class
+    aggregation, e.g. numbers taken over from its output) is flagged; one over all 7 is not."""
+    from visioneval.benchmarks.salbench.published import differences
+
+    def metrics(classes):
+        per_class = {c: {"f1": 0.5} for c in classes}
+        return {"O3": {"strict": {"n": 10, "n_errors": 0, "exact_match": 0.5,
+                                  "macro_f1": 0.5, "per_class": per_class}}}
+
+    info = {"options": {"prompt": "paper", "shots": 0}, "dataset": {"rows": {"O3": 10}}}
+    three = differences(info, metrics(["orientation", "color", "size"]))
+    assert ("O3: its F1 averages 3 classes (as lmms-eval main's O3 F1 does); the paper's "
+            "averages all 7") in three
+    all_seven = ["orientation", "color", "size", "focus", "shape", "location", "pattern"]
+    seven = differences(info, metrics(all_seven))
+    assert not any("classes" in d for d in seven)
+    lmms = differences({**info, "options": {"prompt": "lmms-eval"}}, metrics(all_seven))
+    assert any(d.startswith("lmms-eval's own O3 F1 (all_cat_f1) is a 3-class mean") for d in lmms)
