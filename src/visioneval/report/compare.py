@@ -168,7 +168,7 @@ def to_html(result: ComparisonTable, reference: ReferenceReport | None = None) -
     return templating.render("comparison.html", title=f"{result.benchmark} comparison",
                              subtitle=f"{len(result.rows)} rows", table=result,
                              best=result.best(),
-                             reference=reference and _reference_context(reference))
+                             reference=_reference_context(reference) if reference else None)
 
 
 def _reference_context(reference: ReferenceReport) -> dict[str, object]:
