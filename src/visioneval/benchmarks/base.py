@@ -17,6 +17,7 @@ from visioneval.records import Record, Sample, SkippedRow
 
 if TYPE_CHECKING:
     from visioneval.backends.registry import BackendSpec
+    from visioneval.benchmarks.published import PublishedTable, RunBeside
     from visioneval.engine.runner import Solver
     from visioneval.report.blocks import ComparisonTable, Section
     from visioneval.report.rundir import RunView
@@ -135,6 +136,17 @@ class BenchmarkDefinition:
     def comparison(self, views: Sequence[RunView]) -> ComparisonTable | None:
         """Several runs in one table; None: this benchmark has no comparison table."""
         return None
+
+    def published(self) -> PublishedTable | None:
+        """The paper's published numbers with their provenance (`visioneval reference`,
+        `compare --reference paper`); None: none shipped."""
+        return None
+
+    def beside_published(self, view: RunView) -> RunBeside:
+        """A run laid out as `published()`'s columns: the published setting it corresponds
+        to, its value per column, and every run setting that differs from the published
+        protocol. Only asked when `published()` is not None."""
+        raise NotImplementedError
 
     def unparsed(self, metrics: dict[str, Any]) -> int | None:
         """Answers the headline parser could not read (the report's card); None: no notion."""

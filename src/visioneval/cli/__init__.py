@@ -7,6 +7,7 @@ from visioneval.cli import (  # noqa: F401 - each module registers its commands
     distributed,
     evaluators,
     layout,
+    reference,
     reports,
     tools,
 )

@@ -4,11 +4,14 @@ locally) and `visioneval compare` (several runs, one table)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from visioneval.cli.app import app
+
+if TYPE_CHECKING:
+    from visioneval.report.reference import ReferenceReport
 
 
 @app.command()
@@ -80,6 +83,13 @@ def compare(
     common_only: Annotated[bool, typer.Option(
         "--common-only", help="Compare on the samples every run has: each run's metrics "
         "recomputed from its journal for those samples.")] = False,
+    reference: Annotated[str | None, typer.Option(
+        help="paper: put the benchmark's published row beside each run, cell by cell "
+        "(difference, inside the run's 95% interval?), and name every setting that differs "
+        "from the published protocol (`visioneval reference` prints the table).")] = None,
+    reference_model: Annotated[str | None, typer.Option(
+        help="The published model to compare with (default: the run's model name, matched "
+        "forgivingly).")] = None,
 ) -> None:
     """Compare runs in the paper's table layout; differing settings are flagged, not mixed."""
     from visioneval.commands.common import consoles, guarded
@@ -89,13 +99,34 @@ def compare(
 
     def action() -> int:
         result = comparison.compare(run_dirs, common_only=common_only)
+        published = _beside_published(run_dirs, reference, reference_model, common_only)
         for flag in result.flags:
             err.print(f"[yellow]warning:[/] {flag}", highlight=False, soft_wrap=True)
         console.print(comparison.to_markdown(result), highlight=False, soft_wrap=True,
                       markup=False)
+        if published is not None:
+            from visioneval.report.reference_console import show_beside
+
+            show_beside(published, console)
         if out is not None:
-            for path in comparison.write(result, out):
+            for path in comparison.write(result, out, published):
                 console.print(f"wrote {path}", highlight=False, soft_wrap=True)
         return 0
 
     raise typer.Exit(guarded(err, action))
+
+
+def _beside_published(run_dirs: list[Path], reference: str | None,
+                      reference_model: str | None, common_only: bool) -> ReferenceReport | None:
+    """compare's --reference part (None when not asked)."""
+    from visioneval.report.reference import REFERENCES, beside_paper
+
+    if reference is None:
+        if reference_model is not None:
+            raise ValueError("--reference-model needs --reference paper")
+        return None
+    if reference not in REFERENCES:
+        raise ValueError(f"--reference {reference!r}: choose from {', '.join(REFERENCES)}")
+    note = ("--common-only narrows the table above; the published comparison uses each "
+            "run's own metrics (all its samples)") if common_only else ""
+    return beside_paper(run_dirs, reference_model, note)

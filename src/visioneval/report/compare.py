@@ -16,12 +16,16 @@ import io
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from visioneval.benchmarks import registry
 from visioneval.engine.store import RunDirError, write_atomic
 from visioneval.report import templating
 from visioneval.report.blocks import ComparisonTable
 from visioneval.report.rundir import RunView, load
+
+if TYPE_CHECKING:
+    from visioneval.report.reference import ReferenceReport
 
 
 def compare(directories: list[Path], common_only: bool = False) -> ComparisonTable:
@@ -140,7 +144,7 @@ def md_escape(value: object) -> str:
     return re.sub(r"[\r\n]+", " ", text)
 
 
-def to_markdown(result: ComparisonTable) -> str:
+def to_markdown(result: ComparisonTable, reference: ReferenceReport | None = None) -> str:
     best = result.best()
     lines = [f"> {md_escape(flag)}" for flag in result.flags] + ([""] if result.flags else [])
     lines.append("| " + " | ".join(map(md_escape, result.header)) + " |")
@@ -152,19 +156,36 @@ def to_markdown(result: ComparisonTable) -> str:
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     lines.append("Best value per column in bold. Values in percent.")
-    return "\n".join(lines) + "\n"
+    text = "\n".join(lines) + "\n"
+    if reference is not None:  # --reference: the published rows beside each run
+        from visioneval.report import reference as published
+
+        text += "\n" + published.to_markdown(reference)
+    return text
 
 
-def to_html(result: ComparisonTable) -> str:
+def to_html(result: ComparisonTable, reference: ReferenceReport | None = None) -> str:
     return templating.render("comparison.html", title=f"{result.benchmark} comparison",
                              subtitle=f"{len(result.rows)} rows", table=result,
-                             best=result.best())
+                             best=result.best(),
+                             reference=_reference_context(reference) if reference else None)
 
 
-def write(result: ComparisonTable, out: Path) -> list[Path]:
+def _reference_context(reference: ReferenceReport) -> dict[str, object]:
+    from visioneval.report import reference as published
+
+    return published.html_context(reference)
+
+
+def write(result: ComparisonTable, out: Path, reference: ReferenceReport | None = None
+          ) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
-    files = {"comparison.csv": to_csv(result), "comparison.md": to_markdown(result),
-             "comparison.html": to_html(result)}
+    files = {"comparison.csv": to_csv(result), "comparison.md": to_markdown(result, reference),
+             "comparison.html": to_html(result, reference)}
+    if reference is not None:
+        from visioneval.report import reference as published
+
+        files["reference.csv"] = published.to_csv(reference)
     for name, text in files.items():
         write_atomic(out / name, text.encode("utf-8"))
     return [out / name for name in files]

@@ -13,6 +13,7 @@ from visioneval import fmt
 from visioneval.benchmarks.base import Benchmark, BenchmarkDefinition
 from visioneval.benchmarks.illusionbench import tables
 from visioneval.benchmarks.illusionbench.spec import SUBSETS
+from visioneval.benchmarks.published import PublishedTable, RunBeside
 from visioneval.records import Record
 from visioneval.report.blocks import Charts, ComparisonTable, Items, Section, Table
 from visioneval.report.rundir import RunView
@@ -136,6 +137,16 @@ class IllusionBenchDefinition(BenchmarkDefinition):
                 "labels": [label] if label else [], "v": views,
                 "meta": f"{meta.get('task', '')} task, {meta.get('family', '')} prompt, "
                         f"{meta.get('difficulty', '')}"}
+
+    def published(self) -> PublishedTable:
+        from visioneval.benchmarks.illusionbench.published import table
+
+        return table()
+
+    def beside_published(self, view: RunView) -> RunBeside:
+        from visioneval.benchmarks.illusionbench.published import beside
+
+        return beside(view.info, view.metrics)
 
     def comparison(self, views: Sequence[RunView]) -> ComparisonTable:
         """Shape and scene recall per subset, one row per model and protocol."""

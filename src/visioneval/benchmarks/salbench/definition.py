@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 
 from visioneval import fmt
 from visioneval.benchmarks.base import Benchmark, BenchmarkDefinition, Demo
+from visioneval.benchmarks.published import PublishedTable, RunBeside
 from visioneval.benchmarks.salbench.parse import target_labels
 from visioneval.benchmarks.salbench.spec import CONFIGS, TASKS
 from visioneval.records import Record
@@ -137,6 +138,16 @@ class SalBenchDefinition(BenchmarkDefinition):
                                  "ok": record.scores[parser]["exact_match"] == 1.0}
         return {"t": str(record.target), "labels": sorted(target_labels(str(record.target))),
                 "v": views}
+
+    def published(self) -> PublishedTable:
+        from visioneval.benchmarks.salbench.published import table
+
+        return table()
+
+    def beside_published(self, view: RunView) -> RunBeside:
+        from visioneval.benchmarks.salbench.published import beside
+
+        return beside(view.info, view.metrics)
 
     def comparison(self, views: Sequence[RunView]) -> ComparisonTable:
         """The paper's Table 1: models and shots as rows, macro F1 and exact match per

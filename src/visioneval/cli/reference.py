@@ -1,0 +1,38 @@
+"""`visioneval reference`: a benchmark's published numbers, with where they come from."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from visioneval.cli.app import app
+
+
+@app.command()
+def reference(
+    benchmark: Annotated[str, typer.Argument(help="A benchmark that ships published numbers "
+                                             "(another name lists those that do).")],
+    model: Annotated[str | None, typer.Option(help="Only this model's rows (any spelling: "
+                                              "llava-1.6-7b, LLaVA 1.6 7B).")] = None,
+) -> None:
+    """Print a benchmark's published results (the paper's or its authors' leaderboard) with
+    their source, version and what each number means."""
+    from visioneval.benchmarks import registry
+    from visioneval.commands.common import consoles, guarded
+    from visioneval.report.reference import published_table, unknown_model
+    from visioneval.report.reference_console import show_published
+
+    console, err = consoles()
+
+    def action() -> int:
+        table = published_table(registry.definition(benchmark))
+        chosen = None
+        if model is not None:
+            chosen = table.find_model(model)
+            if chosen is None:
+                raise unknown_model(table, model, "--model")
+        show_published(table, console, chosen)
+        return 0
+
+    raise typer.Exit(guarded(err, action))

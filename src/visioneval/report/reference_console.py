@@ -1,0 +1,130 @@
+"""The terminal's view of published numbers: a benchmark's published tables
+(`visioneval reference`) and runs beside their published rows (`compare --reference`)."""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from visioneval.benchmarks.published import Model, PublishedTable, Row
+from visioneval.report.reference import (
+    HEADER,
+    LEGEND,
+    ReferenceReport,
+    cell_row,
+    heading,
+    source_lines,
+)
+
+
+def _table(title: str, header: list[str], numeric_from: int, stack: bool = False,
+           name_width: int = 12) -> Table:
+    """A table whose numbers are never cut: `stack` puts each word of a numeric column's
+    header on its own line (narrow columns); the first column (a name) folds when the
+    terminal is narrow, but not below `name_width`."""
+    table = Table(title=escape(title), box=box.SIMPLE_HEAVY, pad_edge=False, padding=0,
+                  collapse_padding=True, title_justify="left")
+    for i, name in enumerate(header):
+        numeric = i >= numeric_from
+        table.add_column(escape(name.replace(" ", "\n") if numeric and stack else name),
+                         justify="right" if numeric else "left", no_wrap=numeric,
+                         overflow="fold", min_width=name_width if i == 0 else None)
+    return table
+
+
+def show_published(table: PublishedTable, console: Console, model: Model | None = None
+                   ) -> None:
+    """Every sub-table of the published numbers (one model's rows when `model` is given),
+    then where they come from, what each means and the caveats."""
+    rows = table.rows_of(model.name) if model else list(table.rows)
+    for title in table.tables():
+        columns = [c for c in table.columns if c.table == title]
+        names = list(dict.fromkeys(c.name for c in columns))
+        labels = list(dict.fromkeys(c.row for c in columns))
+        lead = ["Model", *(s.capitalize() for s in table.settings)] + (["Task"] if any(labels)
+                                                                      else [])
+        longest = max((len(r.model) for r in rows), default=5)
+        out = _table(f"{title} ({table.units})", lead + names, len(lead), stack=True,
+                     name_width=min(longest, 12))
+        for row in rows:
+            for label in labels:
+                keys = {c.name: c.key for c in columns if c.row == label}
+                values = [_value(row, keys.get(n)) for n in names]
+                if any(v != "-" for v in values):
+                    out.add_row(*map(escape, [row.model, *(str(row.setting.get(s, ""))
+                                                           for s in table.settings),
+                                              *([label] if any(labels) else []), *values]))
+        console.print(out)
+    if model is not None:
+        _model_notes(table, model, rows, console)
+    else:
+        flagged = sum(len(r.cell_notes) for r in rows)
+        if flagged:
+            console.print(f"* {flagged} cells carry a note; --model NAME shows a model's.",
+                          highlight=False)
+    _provenance(table, console)
+
+
+def _value(row: Row, key: str | None) -> str:
+    if key is None or key not in row.cells:
+        return "-"
+    return f"{row.cells[key]:.1f}" + (" *" if key in row.cell_notes else "")
+
+
+def _model_notes(table: PublishedTable, model: Model, rows: list[Row],
+                 console: Console) -> None:
+    if model.printed and model.printed != (model.name,):
+        console.print(f"{model.name}: printed as {', '.join(model.printed)} in the source.",
+                      highlight=False, markup=False)
+    if model.note:
+        console.print(f"{model.name}: {model.note}.", highlight=False, markup=False)
+    for row in rows:
+        for key, note in row.cell_notes.items():
+            setting = ", ".join(f"{k} {v}" for k, v in row.setting.items())
+            console.print(f"* {row.model} ({setting}), {table.column(key).label}: {note}",
+                          highlight=False, markup=False)
+
+
+def _provenance(table: PublishedTable, console: Console) -> None:
+    console.print()
+    for line in source_lines(table):
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
+    console.print("What the published numbers were produced with:", highlight=False)
+    for key, value in table.protocol:
+        console.print(f"  {key}: {value}", highlight=False, markup=False, soft_wrap=True)
+    console.print("Notes:", highlight=False)
+    for note in table.notes:
+        console.print(f"  - {note}", highlight=False, markup=False, soft_wrap=True)
+
+
+def show_beside(report: ReferenceReport, console: Console) -> None:
+    """Each run's cells beside the published row, then what differs and the sources."""
+    console.print()
+    if report.note:
+        console.print(report.note, highlight=False, markup=False, soft_wrap=True)
+    for run in report.runs:
+        if run.problem:
+            console.print(f"{heading(run)}: {run.problem}", highlight=False, markup=False,
+                          soft_wrap=True)
+            continue
+        widest = max((len(c.column.label) + 2 for c in run.cells), default=4)
+        out = _table(heading(run), HEADER, 1, name_width=widest)
+        for cell in run.cells:
+            out.add_row(*map(escape, cell_row(cell, report.table.tolerance)))
+        console.print(out)
+        lines = [LEGEND, f"compared as: {run.compared_as}"]
+        lines += [f"* {c.column.label}: {c.note}" for c in run.cells if c.note]
+        if run.not_run:
+            lines.append("not in this run: " + "; ".join(run.not_run))
+        lines.append("differs from the published protocol:"
+                     + ("" if run.differences else " nothing visioneval can see"))
+        lines += [f"  - {d}" for d in run.differences]
+        for line in lines:
+            console.print(line, highlight=False, markup=False, soft_wrap=True)
+        console.print()
+    for line in source_lines(report.table):
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
+    for note in report.table.notes:
+        console.print(f"  - {note}", highlight=False, markup=False, soft_wrap=True)
