@@ -80,8 +80,8 @@ def _not_counted(benchmark: Benchmark) -> str | None:
     """What the estimate leaves out: a judge's requests, a solver's extra ones."""
     judge: Any = benchmark.judge
     if judge is not None:
-        return (f"the judge's requests ({judge.kind} {judge.model}: at least one per answer, "
-                "priced by its own table)")
+        return (f"the judge's requests ({judge.kind} {judge.model}): at least one per "
+                "answer, not estimated")
     if benchmark.solve is not None:
         return ("requests the benchmark's solver may add (a judge asked several times, a "
                 "repair): each sample is counted as one request")

@@ -14,7 +14,8 @@ from decimal import Decimal
 from visioneval.cost.estimate import request_tokens
 from visioneval.cost.images import image_rule
 from visioneval.cost.money import usd
-from visioneval.cost.prices import ModelRef, NoPrice, Price, price_for
+from visioneval.cost.prices import ModelRef, NoPrice, Price
+from visioneval.cost.total import role_prices
 from visioneval.records import Request, Response
 
 
@@ -32,12 +33,11 @@ class Budget:
         """The session's budget; a ValueError (one line) when a price is unknown."""
         refs = {"model": model, **({"judge": judge} if judge is not None else {})}
         prices = {}
-        for role, ref in refs.items():
-            price = price_for(ref, given if role == "model" else None)
+        for role, price in role_prices(model, judge, given).items():
+            if role not in refs:
+                continue
             if isinstance(price, NoPrice):
-                raise ValueError(f"--max-cost needs a price, and there is none: {price.reason}"
-                                 if role == "model" else
-                                 f"--max-cost needs the judge's price too: {price.reason}")
+                raise ValueError(f"--max-cost needs a price, and there is none: {price.reason}")
             prices[role] = price
         return cls(Decimal(str(limit)), prices, {r: ref.model for r, ref in refs.items()})
 

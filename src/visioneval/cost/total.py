@@ -57,12 +57,10 @@ def cost_of(count: UsageCount, price: Price | NoPrice, who: str) -> Cost:
 def run_cost(sessions: Iterable[dict[str, Any]], model: ModelRef, judge: ModelRef | None,
              given: Price | None) -> dict[str, Any]:
     """counts.cost: {"usd", "source", "unavailable" (when usd is null), "groups"}.
-    `given`: the user's prices, for the model under test (a judge is priced by its table)."""
+    `given`: the user's prices, for the model under test (see `role_prices`)."""
     book = UsageBook.from_sessions(sessions)
     refs = {"model": model, "judge": judge}
-    prices = {role: (price_for(ref, given if role == "model" else None) if ref is not None
-                     else NoPrice("the run's judge model is not known"))
-              for role, ref in refs.items()}
+    prices = role_prices(model, judge, given)
 
     def cost(counts: dict[str, UsageCount]) -> Cost:
         out = Cost(Decimal(0))
@@ -78,6 +76,21 @@ def run_cost(sessions: Iterable[dict[str, Any]], model: ModelRef, judge: ModelRe
     per_group = {group: cost({role: counts[group] for role, counts in book.roles.items()
                               if group in counts}) for group in book.groups()}
     return {**as_json(total), "groups": {g: _float(c.usd) for g, c in per_group.items()}}
+
+
+def role_prices(model: ModelRef, judge: ModelRef | None,
+                given: Price | None) -> dict[str, Price | NoPrice]:
+    """The model's price and its judge's. The user's prices are the model's; a judge gets
+    them only when it is the same model at the same place, else its table price."""
+    prices: dict[str, Price | NoPrice] = {"model": price_for(model, given)}
+    if judge is None:
+        prices["judge"] = NoPrice("the run's judge model is not known")
+    else:
+        prices["judge"] = price_for(judge, given if judge == model else None)
+        if isinstance(prices["judge"], NoPrice):
+            prices["judge"] = NoPrice(f"judge: {prices['judge'].reason} (--price-in and "
+                                      "--price-out price the model under test)")
+    return prices
 
 
 def as_json(cost: Cost) -> dict[str, Any]:
