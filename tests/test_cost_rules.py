@@ -188,7 +188,7 @@ def test_an_unknown_price_is_absent_with_its_reason_never_zero():
     book.add("model", "g", Response(text="a", prompt_tokens=10, completion_tokens=1))
     cost = run_cost([session(book)], LOOPBACK, None, None)
     assert cost["usd"] is None and "--price-in" in cost["unavailable"]
-    assert cost["groups"] == {"g": None}
+    assert cost["groups"] == {"g": None} and cost["source"] == "unknown"
 
 
 def test_answers_without_token_counts_make_a_paid_cost_unknown_but_not_a_free_one():

@@ -94,11 +94,10 @@ def role_prices(model: ModelRef, judge: ModelRef | None,
 
 
 def as_json(cost: Cost) -> dict[str, Any]:
-    out: dict[str, Any] = {"usd": _float(cost.usd),
-                           "source": " + ".join(cost.sources) or NO_USAGE}
     if cost.usd is None:
-        out["unavailable"] = cost.unavailable or "unknown"
-    return out
+        return {"usd": None, "source": " + ".join(cost.sources) or "unknown",
+                "unavailable": cost.unavailable or "unknown"}
+    return {"usd": _float(cost.usd), "source": " + ".join(cost.sources) or NO_USAGE}
 
 
 def _float(value: Decimal | None) -> float | None:
