@@ -206,3 +206,19 @@ def test_a_judges_requests_are_counted_and_priced_apart(serve, tmp_path):
     assert cost["usd"] == pytest.approx(math.fsum([0.01] * 12) + model_usd, rel=1e-12)
     assert set(cost["source"].split(" + ")) == {GIVEN, "provider"}
     assert sum(cost["groups"].values()) == pytest.approx(cost["usd"], rel=1e-12)
+
+
+def test_merged_shards_add_their_costs_up(serve, synth_data, tmp_path):
+    server = serve()
+    parts = [tmp_path / f"part{k}" for k in (1, 2)]
+    for k, part in enumerate(parts, 1):
+        result = invoke(*salbench_args(server, synth_data, part, *P3, "--price-in", "1",
+                                       "--price-out", "2", "--shard", f"{k}/2"))
+        assert result.exit_code == 0, result.output
+    merged = tmp_path / "merged"
+    assert invoke("merge", *parts, "--out", merged, "--no-report").exit_code == 0
+    got = counts(merged)
+    assert got["records"] == 16
+    assert got["cost"]["usd"] == (got["prompt_tokens"] + 2 * got["completion_tokens"]) / 1e6
+    assert got["cost"]["usd"] == pytest.approx(sum(counts(p)["cost"]["usd"] for p in parts),
+                                               rel=1e-12)

@@ -83,8 +83,9 @@ NoReport = Annotated[bool, typer.Option("--no-report", help="Do not write report
 
 PriceIn = Annotated[float | None, typer.Option(
     min=0, metavar="USD", help="The model's price per million input tokens, with "
-    "--price-out (0 and 0: your own server, free). Default: the cost the provider reports "
-    "(OpenRouter), else the genai-prices table for a hosted API; with --resume: the run's.",
+    "--price-out (0 and 0: your own server, free). Without them a hosted API is priced by "
+    "the genai-prices table (with --resume: the run's prices); a cost the provider reports "
+    "(OpenRouter) wins over any price.",
     rich_help_panel=COST)]
 PriceOut = Annotated[float | None, typer.Option(
     min=0, metavar="USD", help="The model's price per million output tokens (see "

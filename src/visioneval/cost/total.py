@@ -16,7 +16,7 @@ from visioneval.cost.prices import ModelRef, NoPrice, Price, price_for
 from visioneval.cost.usage import UsageBook, UsageCount
 
 NO_USAGE = "no answer reported usage (failed requests are taken as free)"
-NOTHING_SENT = "no request sent (every answer came from the cache, or none was needed)"
+NOTHING_SENT = "no request sent: every answer came from the cache or needed no model"
 
 
 @dataclass(frozen=True)
