@@ -78,6 +78,9 @@ class Response(BaseModel):
     finish_reason: str | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    # What the provider says the request cost (OpenRouter's usage.cost), in US dollars; left
+    # out of the JSON when None, so records of servers that say nothing stay as they were.
+    cost_usd: float | None = Field(None, exclude_if=lambda v: v is None)
     latency_s: float = 0.0
     attempts: int = 1
     cached: bool = False

@@ -15,9 +15,9 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 from rich.console import Console
 
 from visioneval import __version__
@@ -25,13 +25,18 @@ from visioneval.backends.base import Backend
 from visioneval.backends.registry import BackendSpec, Dispatch
 from visioneval.backends.replicas import Replicas
 from visioneval.benchmarks.base import Benchmark
+from visioneval.cost.prices import ModelRef, recorded_price
+from visioneval.cost.total import run_cost
 from visioneval.engine.cache import ResponseCache
 from visioneval.engine.progress import RunProgress
 from visioneval.engine.retry import RetryPolicy
-from visioneval.engine.runner import Engine, RunStats
+from visioneval.engine.runner import CostLimitReached, Engine, RunStats
 from visioneval.engine.store import RUN_FORMAT, RunDirError, RunStore
 from visioneval.records import GenerationSettings, Record, Sample, SkippedRow
 from visioneval.shards import Shard
+
+if TYPE_CHECKING:
+    from visioneval.cost.budget import Budget
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +54,24 @@ class EngineOptions(BaseModel, frozen=True):
     rpm: int | None = Field(None, gt=0)
     tpm: int | None = Field(None, gt=0)
     cache_key_url: bool = False
+    # The model's price in US dollars per million tokens (None: the provider's reported
+    # cost, else the price table); max_cost: this session stops sending once it spent that.
+    price_in: float | None = Field(None, ge=0)
+    price_out: float | None = Field(None, ge=0)
+    max_cost: float | None = Field(None, gt=0)
+
+    @model_validator(mode="after")
+    def _both_prices(self) -> EngineOptions:
+        if (self.price_in is None) != (self.price_out is None):
+            raise ValueError("give both --price-in and --price-out (US dollars per million "
+                             "input and output tokens; 0 and 0 for a free, self-hosted model)")
+        return self
+
+    def pricing(self) -> dict[str, float] | None:
+        """What run.json keeps under `pricing` (None: no prices were given)."""
+        if self.price_in is None or self.price_out is None:
+            return None
+        return {"price_in": self.price_in, "price_out": self.price_out}
 
     def retry_policy(self) -> RetryPolicy:
         return RetryPolicy(self.max_attempts, self.timeout_s, self.backoff_base_s,
@@ -104,6 +127,7 @@ def new_run_info(plan: dict[str, Any], spec: BackendSpec, settings: GenerationSe
         "backend": spec.recorded(),
         "generation": settings.model_dump(),
         "engine": engine.model_dump(mode="json"),
+        **({"pricing": pricing} if (pricing := engine.pricing()) else {}),
         "python": sys.version.split()[0],
         "started_at": _now(),
         "status": "running",
@@ -135,9 +159,11 @@ def check_resumable(info: dict[str, Any], plan: dict[str, Any]) -> None:
 async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
                       settings: GenerationSettings, engine_options: EngineOptions,
                       console: Console, show_progress: bool = True,
-                      judge: Backend | None = None) -> SessionResult:
+                      judge: Backend | None = None,
+                      budget: Budget | None = None) -> SessionResult:
     """Run what is not yet done, then recompute metrics and tables from the journal.
-    `judge`: the benchmark's judge model, opened and checked by the caller."""
+    `judge`: the benchmark's judge model, opened and checked by the caller; `budget`:
+    --max-cost, after which no request is sent (CostLimitReached, status "stopped")."""
     from visioneval.engine.idset import IdSet  # numpy: loaded when a session starts
 
     done = IdSet(r.id for r in store.iter_latest() if r.ok)
@@ -146,7 +172,7 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     # Enough workers to fill every endpoint; the dispatcher holds each to its share.
     workers = replicas.capacity if replicas else engine_options.concurrency
     engine = Engine(backend, store, settings, engine_options.retry_policy(), workers, cache,
-                    judge=judge)
+                    judge=judge, budget=budget)
     for earlier in store.info["sessions"]:
         earlier.setdefault("status", "killed")  # it ended without writing its own end
     # The host and process: which machine ran (or is running) a shard of a distributed run.
@@ -173,6 +199,9 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
                 in_shard(benchmark.samples(), shard, progress)
             await engine.run(samples, benchmark.score, progress, done, stats, benchmark.solve)
         status = "finished"
+    except CostLimitReached:
+        status = "stopped"
+        raise
     finally:
         store.close()
         if cache:
@@ -183,6 +212,8 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
         if replicas:
             session |= {"endpoints": replicas.endpoint_stats(),
                         "dispatch": replicas.dispatch_stats()}
+        if budget is not None:
+            session |= {"max_cost_usd": float(budget.limit), "spent_usd": float(budget.spent)}
         result = finish(benchmark, store, status, stats)
     return result
 
@@ -193,11 +224,15 @@ def in_shard(items: Iterable[Sample | SkippedRow], shard: Shard,
     progress bar's estimate (total / N) becomes the real count once the data is read."""
     n = 0
     for item in items:
-        key = item.id if isinstance(item, Sample) else f"skipped\0{item.group}\0{item.row}"
-        if shard.holds(key):
+        if shard.holds(shard_key(item)):
             n += item.samples if isinstance(item, SkippedRow) else 1
             yield item
     progress.set_total(n)
+
+
+def shard_key(item: Sample | SkippedRow) -> str:
+    """What decides an item's shard: a sample's id; a skipped row's part and row."""
+    return item.id if isinstance(item, Sample) else f"skipped\0{item.group}\0{item.row}"
 
 
 def finish(benchmark: Benchmark, store: RunStore, status: str,
@@ -221,10 +256,18 @@ def finish(benchmark: Benchmark, store: RunStore, status: str,
             "requests_sent": sum(s.get("sent", 0) for s in sessions),
             "prompt_tokens": sum(s.get("prompt_tokens", 0) for s in sessions),
             "completion_tokens": sum(s.get("completion_tokens", 0) for s in sessions),
+            "cost": cost_counts(benchmark, store.info),
         },
     }
     store.save_info()
     return SessionResult(store.directory, metrics, stats, n_records, n_errors, status)
+
+
+def cost_counts(benchmark: Benchmark, info: dict[str, Any]) -> dict[str, Any]:
+    """counts.cost: every session's usage, priced (see `visioneval.cost.total`)."""
+    judge = ModelRef.from_spec(benchmark.judge) if benchmark.judge is not None else None
+    return run_cost(info.get("sessions", []), ModelRef.from_recorded(info.get("backend", {})),
+                    judge, recorded_price(info.get("pricing")))
 
 
 def skipped_rows(sessions: list[dict[str, Any]]) -> int:

@@ -43,6 +43,13 @@ def chat_payload(model: str, request: Request,
     return payload
 
 
+def asks_for_cost(base_url: str) -> bool:
+    """OpenRouter reports each request's cost in `usage.cost`. Its older API did so only
+    when asked with `"usage": {"include": true}`; the current one always does and ignores
+    the flag. Only OpenRouter gets it: OpenAI rejects unknown fields."""
+    return host_of(base_url) == "openrouter.ai"
+
+
 def token_field_for(base_url: str) -> str:
     """OpenAI's own API takes max_completion_tokens for every chat model and its reasoning
     models (o1, o3, gpt-5 ...) reject max_tokens; other servers (vLLM, SGLang, Ollama,
@@ -96,7 +103,21 @@ def parse_chat_response(data: Any, meta: MetadataReader) -> Response:
         prompt_tokens=meta.count(usage.get("prompt_tokens"), "usage.prompt_tokens"),
         completion_tokens=meta.count(usage.get("completion_tokens"),
                                      "usage.completion_tokens"),
+        cost_usd=reported_cost(usage, meta),
     )
+
+
+def reported_cost(usage: dict[str, Any], meta: MetadataReader) -> float | None:
+    """The request's cost as the server reports it (OpenRouter: `usage.cost`, in US dollars
+    of credit). With the user's own provider key (BYOK, `usage.is_byok`), `cost` is only
+    OpenRouter's fee and the provider bills `cost_details.upstream_inference_cost` besides."""
+    cost = meta.money(usage.get("cost", replies.MISSING), "usage.cost")
+    if cost is None or usage.get("is_byok") is not True:
+        return cost
+    details = meta.mapping(usage.get("cost_details"), "usage.cost_details")
+    upstream = meta.money(details.get("upstream_inference_cost", replies.MISSING),
+                          "usage.cost_details.upstream_inference_cost")
+    return cost + upstream if upstream is not None else cost
 
 
 def content_text(content: Any) -> str | None:
@@ -125,6 +146,7 @@ class OpenAIBackend(HttpBackend):
         super().__init__(model, base_url, api_key=api_key, api_key_env=api_key_env,
                          connections=connections)
         self._token_field = token_field_for(base_url)
+        self._ask_cost = asks_for_cost(base_url)
 
     def auth_headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
@@ -146,7 +168,10 @@ class OpenAIBackend(HttpBackend):
                                  f"(it lists: {listed or 'nothing'})")
 
     def chat_payload(self, request: Request) -> dict[str, Any]:
-        return chat_payload(self.model, request, self._token_field)
+        payload = chat_payload(self.model, request, self._token_field)
+        if self._ask_cost:
+            payload["usage"] = {"include": True}
+        return payload
 
     async def complete(self, request: Request) -> Response:
         try:

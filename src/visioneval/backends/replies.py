@@ -11,6 +11,7 @@ good answer (usage, token counts, finish reason) is dropped with one warning per
 from __future__ import annotations
 
 import logging
+import math
 import reprlib
 from typing import Any
 
@@ -92,6 +93,14 @@ class MetadataReader:
             return value
         if type(value) is float and value.is_integer() and 0 <= value < MAX_TOKENS_COUNT:
             return int(value)
+        if value is not None and value is not MISSING:
+            self.drop(kind, value)
+        return None
+
+    def money(self, value: Any, kind: str) -> float | None:
+        """An amount of money: a finite, non-negative number (never a boolean)."""
+        if type(value) in (int, float) and math.isfinite(value) and value >= 0:
+            return float(value)
         if value is not None and value is not MISSING:
             self.drop(kind, value)
         return None

@@ -18,11 +18,15 @@ from visioneval.cli.options import (
     CacheDir,
     CacheKeyUrl,
     Concurrency,
+    DryRun,
     ExecutorOpt,
     MaxAttempts,
+    MaxCost,
     NoCache,
     NoProgress,
     NoReport,
+    PriceIn,
+    PriceOut,
     RayAddressOpt,
     Resume,
     Rpm,
@@ -78,6 +82,10 @@ def evaluate(
     no_cache: NoCache = False,
     cache_dir: CacheDir = None,
     cache_key_url: CacheKeyUrl = False,
+    price_in: PriceIn = None,
+    price_out: PriceOut = None,
+    max_cost: MaxCost = None,
+    dry_run: DryRun = False,
     no_progress: NoProgress = False,
     no_report: NoReport = False,
     verbose: Verbose = False,
@@ -116,9 +124,10 @@ def evaluate(
                 settings=settings, backend_required=False,
                 engine=lambda: engine_options(concurrency, max_attempts, timeout, backoff_base,
                                               backoff_cap, no_cache, cache_dir, rpm, tpm,
-                                              cache_key_url),
+                                              cache_key_url, price_in, price_out, max_cost),
                 out=out, verbose=verbose, no_progress=no_progress, no_report=no_report,
-                spread=lambda: distribution(shard, executor, shards, ray_address))
+                spread=lambda: distribution(shard, executor, shards, ray_address),
+                dry_run=dry_run)
 
 
 @app.command()

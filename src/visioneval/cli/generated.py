@@ -25,11 +25,15 @@ from visioneval.cli.options import (
     CacheDir,
     CacheKeyUrl,
     Concurrency,
+    DryRun,
     ExecutorOpt,
     MaxAttempts,
+    MaxCost,
     NoCache,
     NoProgress,
     NoReport,
+    PriceIn,
+    PriceOut,
     RayAddressOpt,
     Resume,
     Rpm,
@@ -72,6 +76,8 @@ def _run_options() -> list[inspect.Parameter]:
         ("rpm", Rpm, None), ("tpm", Tpm, None),
         ("no_cache", NoCache, False), ("cache_dir", CacheDir, None),
         ("cache_key_url", CacheKeyUrl, False),
+        ("price_in", PriceIn, None), ("price_out", PriceOut, None), ("max_cost", MaxCost, None),
+        ("dry_run", DryRun, False),
         ("no_progress", NoProgress, False), ("no_report", NoReport, False),
         ("verbose", Verbose, False), ("shard", ShardOpt, None), ("executor", ExecutorOpt, "local"),
         ("shards", ShardsOpt, None), ("ray_address", RayAddressOpt, None)]
@@ -82,8 +88,8 @@ def _run_options() -> list[inspect.Parameter]:
 SHARED_NAMES = ("backend", "model", "base_url", "api_key_env", "temperature", "max_tokens",
                 "out", "resume", "concurrency", "max_attempts", "timeout", "backoff_base",
                 "backoff_cap", "rpm", "tpm", "no_cache", "cache_dir", "cache_key_url",
-                "no_progress", "no_report", "verbose", "shard", "executor", "shards",
-                "ray_address")
+                "price_in", "price_out", "max_cost", "dry_run", "no_progress", "no_report",
+                "verbose", "shard", "executor", "shards", "ray_address")
 
 
 def _unwrap(annotation: Any) -> tuple[Any, bool]:
@@ -192,7 +198,8 @@ def benchmark_command(definition: BenchmarkDefinition) -> Callable[..., None]:
                     settings=lambda: settings(run["temperature"], run["max_tokens"]),
                     engine=lambda: _engine(run),
                     out=run["out"], verbose=run["verbose"], no_progress=run["no_progress"],
-                    no_report=run["no_report"], spread=lambda: _spread(run))
+                    no_report=run["no_report"], spread=lambda: _spread(run),
+                    dry_run=run["dry_run"])
 
     command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
@@ -254,7 +261,7 @@ def any_benchmark_command() -> Callable[..., None]:
                     engine=lambda: _engine(run),
                     out=run["out"], verbose=run["verbose"], no_progress=run["no_progress"],
                     no_report=run["no_report"], definition=definition_ref,
-                    any_benchmark=True, spread=lambda: _spread(run))
+                    any_benchmark=True, spread=lambda: _spread(run), dry_run=run["dry_run"])
 
     command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
@@ -267,7 +274,8 @@ def _engine(run: dict[str, Any]):
     """The engine options from the shared flags."""
     return engine_options(run["concurrency"], run["max_attempts"], run["timeout"],
                           run["backoff_base"], run["backoff_cap"], run["no_cache"],
-                          run["cache_dir"], run["rpm"], run["tpm"], run["cache_key_url"])
+                          run["cache_dir"], run["rpm"], run["tpm"], run["cache_key_url"],
+                          run["price_in"], run["price_out"], run["max_cost"])
 
 
 def _spread(run: dict[str, Any]):

@@ -11,6 +11,7 @@ import typer
 
 if TYPE_CHECKING:
     from visioneval.benchmarks.base import Benchmark
+    from visioneval.commands.run import Output
     from visioneval.distributed.options import Distribution
     from visioneval.records import GenerationSettings
     from visioneval.session import EngineOptions
@@ -19,6 +20,7 @@ ENGINE = "Engine"
 MODEL = "Model"
 DATA = "Data"
 SPREAD = "Shards and Ray"
+COST = "Cost"
 
 
 class BackendKind(StrEnum):
@@ -79,6 +81,25 @@ NoProgress = Annotated[bool, typer.Option("--no-progress", help="No progress bar
 NoReport = Annotated[bool, typer.Option("--no-report", help="Do not write report.html at the "
                                         "end (`visioneval report RUN_DIR` writes it later).")]
 
+PriceIn = Annotated[float | None, typer.Option(
+    min=0, metavar="USD", help="The model's price per million input tokens, with "
+    "--price-out (0 and 0: your own server, free). Without them a hosted API is priced by "
+    "the genai-prices table (with --resume: the run's prices); a cost the provider reports "
+    "(OpenRouter) wins over any price.",
+    rich_help_panel=COST)]
+PriceOut = Annotated[float | None, typer.Option(
+    min=0, metavar="USD", help="The model's price per million output tokens (see "
+    "--price-in).", rich_help_panel=COST)]
+MaxCost = Annotated[float | None, typer.Option(
+    min=0, metavar="USD", help="Stop sending once this session has spent "
+    "this much (exit code 3); what finished is kept and --resume continues (the limit is "
+    "this session's: give it again to limit the next). Needs a known price.",
+    rich_help_panel=COST)]
+DryRun = Annotated[bool, typer.Option(
+    "--dry-run", help="Send nothing and write nothing: print the requests, estimated input "
+    "tokens (text and images), the most output tokens and the cost range, then exit.",
+    rich_help_panel=COST)]
+
 ShardOpt = Annotated[str | None, typer.Option(
     "--shard", metavar="K/N", help="Run shard K of N (1 <= K <= N): the samples whose id "
     "hashes to K, the same whatever the data's order or the machine; `visioneval merge` puts "
@@ -104,15 +125,23 @@ def distribution(shard: str | None, executor: str, shards: int | None,
 def engine_options(concurrency: int, max_attempts: int, timeout: float, backoff_base: float,
                    backoff_cap: float, no_cache: bool, cache_dir: Path | None,
                    rpm: int | None = None, tpm: int | None = None,
-                   cache_key_url: bool = False) -> EngineOptions:
+                   cache_key_url: bool = False, price_in: float | None = None,
+                   price_out: float | None = None,
+                   max_cost: float | None = None) -> EngineOptions:
     from visioneval.engine.cache import default_cache_path
     from visioneval.session import EngineOptions
 
+    if (price_in is None) != (price_out is None):
+        raise ValueError("give both --price-in and --price-out (US dollars per million input "
+                         "and output tokens; 0 and 0 for a free, self-hosted model)")
+    if max_cost is not None and max_cost <= 0:
+        raise ValueError("--max-cost must be more than 0 US dollars")
     cache = None if no_cache else (
         cache_dir / "responses.sqlite3" if cache_dir else default_cache_path())
     return EngineOptions(concurrency=concurrency, max_attempts=max_attempts, timeout_s=timeout,
                          backoff_base_s=backoff_base, backoff_cap_s=backoff_cap,
-                         cache_path=cache, rpm=rpm, tpm=tpm, cache_key_url=cache_key_url)
+                         cache_path=cache, rpm=rpm, tpm=tpm, cache_key_url=cache_key_url,
+                         price_in=price_in, price_out=price_out, max_cost=max_cost)
 
 
 def run_command(name: str, *, resume: Path | None, engine: Callable[[], EngineOptions],
@@ -122,9 +151,11 @@ def run_command(name: str, *, resume: Path | None, engine: Callable[[], EngineOp
                 no_progress: bool, no_report: bool = False,
                 backend_required: bool = True, definition: str | None = None,
                 any_benchmark: bool = False,
-                spread: Callable[[], Distribution] | None = None) -> None:
+                spread: Callable[[], Distribution] | None = None,
+                dry_run: bool = False) -> None:
     """The flow of every benchmark command: logging, errors as one line with exit 2,
-    resume from the run directory, or build the benchmark and the backend and run."""
+    resume from the run directory, or build the benchmark and the backend and run;
+    `dry_run`: only print what the run (or the resume) would send and cost."""
     from visioneval.commands import run as command
     from visioneval.commands.common import consoles, guarded, setup_logging
 
@@ -134,6 +165,14 @@ def run_command(name: str, *, resume: Path | None, engine: Callable[[], EngineOp
 
     def action() -> int:
         how = spread() if spread is not None else None
+        if how is not None and how.on_ray and engine().max_cost is not None and not dry_run:
+            raise ValueError("--max-cost limits one process's session; with --executor ray "
+                             "every shard would get the whole limit: run the shards with "
+                             "--shard K/N and a --max-cost each instead")
+        if dry_run:
+            return _dry_run(name, resume, engine, backend, model, base_url, api_key_env,
+                            settings, benchmark, backend_required, any_benchmark, how,
+                            output)
         if resume is not None:
             if how is not None and how.shard is not None:
                 raise ValueError("--shard is recorded in the run; --resume continues the same "
@@ -163,3 +202,27 @@ def run_command(name: str, *, resume: Path | None, engine: Callable[[], EngineOp
                            how.shard if how is not None else None)
 
     raise typer.Exit(guarded(err, action))
+
+
+def _dry_run(name: str, resume: Path | None, engine: Callable[[], EngineOptions],
+             backend: str | None, model: str | None, base_url: list[str] | None,
+             api_key_env: str | None, settings: Callable[[], GenerationSettings],
+             benchmark: Callable[[], Benchmark], backend_required: bool,
+             any_benchmark: bool, how: Distribution | None, output: Output) -> int:
+    """--dry-run: the estimate of a new run (of --shard K/N) or of what a resume would send;
+    --executor ray changes where a run goes, not what it sends."""
+    from visioneval.backends.registry import BackendSpec
+    from visioneval.commands import dryrun
+
+    if resume is not None:
+        return dryrun.dry_run_resume(resume, None if any_benchmark else name, engine(),
+                                     output)
+    if backend is None or model is None:
+        if backend_required:
+            raise ValueError("--backend and --model are required (or --resume RUN_DIR)")
+        spec = BackendSpec(kind="none", model="none")
+    else:
+        spec = BackendSpec(kind=backend, model=model, base_url=base_url,
+                           api_key_env=api_key_env)
+    return dryrun.dry_run(benchmark(), spec, settings(), engine(), output,
+                          how.shard if how is not None else None)

@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -19,7 +19,9 @@ from visioneval.baselines.hints import majority_answers
 from visioneval.benchmarks import registry
 from visioneval.benchmarks.base import Benchmark
 from visioneval.benchmarks.parquet import DataError
-from visioneval.engine.runner import RunStopped
+from visioneval.cost.money import usd
+from visioneval.cost.prices import ModelRef, given_price, recorded_price
+from visioneval.engine.runner import CostLimitReached, RunStopped
 from visioneval.engine.store import RunLock, RunStore
 from visioneval.records import GenerationSettings
 from visioneval.session import (
@@ -33,9 +35,13 @@ from visioneval.session import (
 )
 from visioneval.shards import Shard
 
+if TYPE_CHECKING:
+    from visioneval.cost.budget import Budget
+
 EXIT_INTERRUPTED = 130
 EXIT_USAGE = 2
 EXIT_STOPPED = 2  # the run could not go on (refused key): as for a run that cannot start
+EXIT_COST_LIMIT = 3  # --max-cost was spent: what finished is recorded, --resume continues
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,7 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
                   lock: RunLock, definition: str | None = None,
                   shard: Shard | None = None) -> SessionResult:
     """Preflight, run directory (new or resumed, locked), the engine, metrics and tables."""
+    budget = _budget(benchmark, spec, engine, directory if resume else None)
     if spec.kind == "builtin":
         check_fits(spec.model, benchmark.name, benchmark.builtin_models)
     majority = majority_answers(benchmark) if spec.kind == "builtin" and \
@@ -72,11 +79,28 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
         if resume:
             store = RunStore.open(directory)
             check_resumable(store.info, plan)
+            if engine.pricing():  # prices given again replace the recorded ones
+                store.info["pricing"] = engine.pricing()
         else:
             store = RunStore.create(directory, new_run_info(plan, spec, settings, engine,
                                                             definition, shard))
         return await run_session(benchmark, backend, store, settings, engine, output.err,
-                                 output.progress, judge)
+                                 output.progress, judge, budget)
+
+
+def _budget(benchmark: Benchmark, spec: BackendSpec, engine: EngineOptions,
+            resumed: Path | None) -> Budget | None:
+    """--max-cost's budget for this session, priced before anything is sent (a resume
+    without prices uses the ones the run recorded); a ValueError when a price is unknown."""
+    if engine.max_cost is None:
+        return None
+    from visioneval.cost.budget import Budget
+
+    given = given_price(engine.price_in, engine.price_out)
+    if given is None and resumed is not None:
+        given = recorded_price(RunStore.open(resumed).info.get("pricing"))
+    judge = ModelRef.from_spec(benchmark.judge) if benchmark.judge is not None else None
+    return Budget.for_run(engine.max_cost, ModelRef.from_spec(spec), judge, given)
 
 
 def run(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
@@ -177,6 +201,12 @@ def _execute(session: Coroutine[Any, Any, SessionResult], benchmark: Benchmark,
                          f"{directory}; continue with: {again()}[/]",
                          highlight=False, soft_wrap=True)
         return EXIT_INTERRUPTED
+    except CostLimitReached as exc:
+        output.err.print(f"[yellow]stopped: {escape(str(exc))}. {_kept(directory)} samples are "
+                         f"recorded in {directory}; the rest were not sent. Continue with: "
+                         f"{again()} (add --max-cost to limit that session too)[/]",
+                         highlight=False, soft_wrap=True)
+        return EXIT_COST_LIMIT
     except RunStopped as exc:
         output.err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         output.err.print(f"[yellow]{_kept(directory)} samples are recorded in {directory}; "
@@ -210,6 +240,21 @@ def _kept(directory: Path) -> int:
         if (directory / "run.json").exists() else 0
 
 
+def cost_line(cost: Any, cache_hits: int = 0) -> str:
+    """The run's cost as run.json says it (all sessions): dollars and where they come from,
+    or why it is unknown; per group when there are several; cached answers are free."""
+    cached = (f"; {cache_hits} answers from the cache cost nothing this session"
+              if cache_hits else "")
+    if not isinstance(cost, dict):
+        return "cost: not recorded"
+    if cost.get("usd") is None:
+        return f"cost: unknown ({cost.get('unavailable', 'no reason recorded')}){cached}"
+    groups = cost.get("groups") or {}
+    per = ("; per group: " + ", ".join(f"{g} {usd(v)}" for g, v in groups.items())
+           if len(groups) > 1 else "")
+    return f"cost: {usd(cost['usd'])} ({cost.get('source')}){per}{cached}"
+
+
 def report(result: SessionResult, benchmark: Benchmark, output: Output) -> int:
     """Print the tables and where everything is; exit 1 if some samples ended in error."""
     console, err = output.console, output.err
@@ -220,6 +265,8 @@ def report(result: SessionResult, benchmark: Benchmark, output: Output) -> int:
         f"{result.n_records} samples recorded ({result.n_errors} errors, {stats.skipped} rows "
         f"skipped, {stats.cache_hits} from cache, {stats.resumed} done before) -> "
         f"[bold]{result.directory}[/]", highlight=False, soft_wrap=True)
+    console.print(cost_line(info.get("counts", {}).get("cost"), stats.cache_hits),
+                  highlight=False, soft_wrap=True, markup=False)
     page = None
     if output.report:
         from visioneval.report.page import try_write_report  # only when a page is written

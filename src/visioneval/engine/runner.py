@@ -9,14 +9,18 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Container, Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from visioneval.backends.base import Backend
+from visioneval.cost.usage import UsageBook
 from visioneval.engine.cache import ResponseCache, cache_key
 from visioneval.engine.progress import RunProgress
 from visioneval.engine.retry import AUTH_STOP_AFTER, RetryPolicy, RetryWatch, error_reason, generate
 from visioneval.engine.store import RunStore
 from visioneval.records import GenerationSettings, Record, Request, Response, Sample, SkippedRow
+
+if TYPE_CHECKING:
+    from visioneval.cost.budget import Budget
 
 log = logging.getLogger(__name__)
 
@@ -42,10 +46,12 @@ class Ask(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class _EngineAsk:
-    """The `Ask` a solver gets: the engine's request path, this session's counters."""
+    """The `Ask` a solver gets: the engine's request path, this session's counters, and the
+    sample's group (its requests' usage is counted under it)."""
 
     engine: Engine
     stats: RunStats
+    group: str = ""
 
     @property
     def settings(self) -> GenerationSettings:
@@ -53,7 +59,7 @@ class _EngineAsk:
 
     def __call__(self, request: Request, cache_if: CacheIf | None = None, *,
                  judge: bool = False) -> Awaitable[Response]:
-        return self.engine.ask(request, self.stats, cache_if, judge=judge)
+        return self.engine.ask(request, self.stats, cache_if, judge=judge, group=self.group)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +77,10 @@ Solver = Callable[[Sample, Ask], Awaitable[Solved]]
 
 class RunStopped(Exception):
     """The run stopped sending (the server refused the key); what finished is recorded."""
+
+
+class CostLimitReached(RunStopped):
+    """The session spent its --max-cost: no new request is sent; what finished is recorded."""
 
 
 READ_AHEAD = 8
@@ -99,9 +109,10 @@ class RunStats:
     judge_requests: int = 0  # of the requests above, those sent to (or cached from) the judge
     skipped_rows: list[dict[str, str]] = field(default_factory=list)
     error_reasons: dict[str, int] = field(default_factory=dict)
+    usage: UsageBook = field(default_factory=UsageBook)  # per role and group, for the cost
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return asdict(self) | {"usage": self.usage.as_dict()}
 
     def count_error(self, error: str) -> None:
         """Count a failed sample under its reason (bounded: at most MAX_REASONS kept)."""
@@ -128,6 +139,8 @@ class Engine:
     watch: RetryWatch = field(default_factory=RetryWatch)
     judge: Backend | None = None
     """The benchmark's judge model, for solvers that grade answers with one."""
+    budget: Budget | None = None
+    """--max-cost: no request is sent once it is spent (CostLimitReached)."""
 
     async def run(self, samples: Iterable[Sample | SkippedRow], scorer: Scorer,
                   progress: RunProgress, done: Container[str], stats: RunStats,
@@ -149,8 +162,6 @@ class Engine:
                                                                        READ_AHEAD))
         answered: asyncio.Queue[tuple[Sample, Solved] | None] = asyncio.Queue()
 
-        ask = _EngineAsk(self, stats)
-
         async def produce() -> None:
             for item in samples:
                 if isinstance(item, SkippedRow):
@@ -169,6 +180,7 @@ class Engine:
         async def work() -> None:
             try:
                 while (sample := await todo.get()) is not None:
+                    ask = _EngineAsk(self, stats, sample.group)
                     if solver is None:
                         solved = Solved(await ask(Request(sample.messages, self.settings)))
                     else:
@@ -212,10 +224,12 @@ class Engine:
         progress.advance(error=not response.ok)
 
     async def ask(self, request: Request, stats: RunStats,
-                  cache_if: CacheIf | None = None, *, judge: bool = False) -> Response:
+                  cache_if: CacheIf | None = None, *, judge: bool = False,
+                  group: str = "") -> Response:
         """The cached answer, or the backend's (with retries), cached when it succeeds and
         `cache_if` (if given) accepts it; a cached answer `cache_if` rejects is not used.
-        `judge`: the judge model's answer (its identity keys its cache entries)."""
+        `judge`: the judge model's answer (its identity keys its cache entries); `group`:
+        the sample's group, under which the request's usage is counted."""
         backend = self.backend
         if judge:
             if self.judge is None:
@@ -230,10 +244,17 @@ class Engine:
                 return hit
         if self.watch.key_refused:
             raise RunStopped(self._key_refused_line())
+        budget = self.budget
+        if budget is not None and budget.exhausted():
+            raise CostLimitReached(budget.line())
         stats.sent += 1
         response = await generate(backend, request, self.policy, self.watch)
         stats.prompt_tokens += response.prompt_tokens or 0  # tokens paid for in this session
         stats.completion_tokens += response.completion_tokens or 0
+        role = "judge" if judge else "model"
+        stats.usage.add(role, group, response)
+        if budget is not None:
+            budget.charge(role, request, response)
         if self.cache and key and (cache_if is None or cache_if(response)):
             # After the worker's next send, not before it (the put serialises the response).
             asyncio.get_running_loop().call_soon(self.cache.put, key, response)

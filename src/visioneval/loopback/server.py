@@ -118,6 +118,9 @@ class ServerScript:
     # A hosted API's limit: chat requests beyond this many at a time are answered 429 (with
     # `retry_after_s`), as a provider that counts concurrent requests does.
     max_in_flight: int | None = None
+    # A hosted API's own account of what each request cost (OpenRouter's `usage.cost`), in
+    # US dollars, on OpenAI-style replies; None: no cost in the reply, as most servers.
+    cost_usd: float | None = None
 
 
 @dataclass
@@ -304,8 +307,10 @@ class LoopbackServer:
             return _scripted(self.script.reply(protocol, body, prompt))
         text = self.script.answer(prompt)
         self.stats.answered += 1
-        return web.Response(body=orjson.dumps(reply(body["model"], text, prompt)),
-                            content_type="application/json")
+        data = reply(body["model"], text, prompt)
+        if self.script.cost_usd is not None and protocol == "openai":
+            data["usage"]["cost"] = self.script.cost_usd
+        return web.Response(body=orjson.dumps(data), content_type="application/json")
 
     async def _fault(self, request: web.Request, fault: str) -> web.StreamResponse:
         if fault == "429":

@@ -14,6 +14,7 @@ from visioneval.engine.store import write_atomic
 from visioneval.records import Record
 from visioneval.report import templating, thumbs
 from visioneval.report.blocks import Note, Section, Table
+from visioneval.report.cost import cost_blocks, cost_card
 from visioneval.report.rundir import RunView, image_hashes, load, prompt_text
 from visioneval.report.selection import KINDS, Selection, priority
 
@@ -52,7 +53,7 @@ def render_page(view: RunView, definition: BenchmarkDefinition, data: dict[str, 
         subtitle=f"{view.directory} · {info.get('status', '')}{_parts_note(info)} · "
                  f"visioneval {info.get('visioneval_version', '')}",
         cards=_cards(view, definition), backend_line=_backend_line(info),
-        run_blocks=endpoint_tables(info),
+        run_blocks=[*cost_blocks(info), *endpoint_tables(info)],
         config=json.dumps({k: info.get(k) for k in ("options", "dataset", "backend",
                                                    "generation", "engine", "shard",
                                                    "merged_from", "missing_shards",
@@ -181,6 +182,7 @@ def _cards(view: RunView, definition: BenchmarkDefinition) -> list[tuple[str, An
             ("requests sent", counts.get("requests_sent", 0)),
             ("tokens in / out", f"{counts.get('prompt_tokens', 0)} / "
                                 f"{counts.get('completion_tokens', 0)}"),
+            cost_card(view.info),
             ("time, all shards" if view.info.get("merged_from") else "time",
              f"{seconds:.1f} s")]
 

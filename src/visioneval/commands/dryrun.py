@@ -1,0 +1,88 @@
+"""`--dry-run` on any benchmark command: count what the run would send and what it would
+cost, then stop. No request is sent (not even the preflight), no run directory is created
+or changed, no cache is read or written; the dataset is read (and downloaded once, as a run
+would) to count the samples and read each image's size from its header."""
+
+from __future__ import annotations
+
+from collections.abc import Container, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from visioneval.backends.registry import BackendSpec
+from visioneval.benchmarks import registry
+from visioneval.benchmarks.base import Benchmark
+from visioneval.benchmarks.parquet import DataError
+from visioneval.commands.run import Output, resume_command
+from visioneval.cost import estimate
+from visioneval.cost.images import image_rule
+from visioneval.cost.prices import ModelRef, Price, given_price, price_for, recorded_price
+from visioneval.engine.store import RunStore
+from visioneval.records import GenerationSettings, Sample, SkippedRow
+from visioneval.session import EngineOptions, nothing_to_evaluate, shard_key
+from visioneval.shards import Shard
+
+
+def dry_run(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
+            engine: EngineOptions, output: Output, shard: Shard | None = None) -> int:
+    """A new run's estimate (of `shard` of the samples, or all of them)."""
+    if benchmark.total() == 0:
+        raise DataError(nothing_to_evaluate(benchmark.plan()))
+    return _print(benchmark, spec, settings, given_price(engine.price_in, engine.price_out),
+                  output, shard)
+
+
+def dry_run_resume(directory: Path, expected: str | None, engine: EngineOptions,
+                   output: Output) -> int:
+    """What `--resume` would still send: the samples without a successful record."""
+    from visioneval.engine.idset import IdSet
+
+    store = RunStore.open(directory)
+    info = store.info
+    if expected is not None and info.get("benchmark") != expected:
+        raise ValueError(f"{directory} is a {info.get('benchmark')} run; resume it with "
+                         f"`{resume_command(info, directory)}`")
+    benchmark = registry.build(info.get("definition") or info["benchmark"], info["options"])
+    stored = info["backend"]
+    spec = BackendSpec(kind=stored["kind"], model=stored["model"],
+                       base_urls=tuple(stored.get("base_urls") or ()),
+                       api_key_env=stored.get("api_key_env"))
+    settings = GenerationSettings.model_validate(info["generation"])
+    given = given_price(engine.price_in, engine.price_out) or \
+        recorded_price(info.get("pricing"))
+    done = IdSet(r.id for r in store.iter_latest() if r.ok)
+    return _print(benchmark, spec, settings, given, output, Shard.from_info(info), done)
+
+
+def _print(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
+           given: Price | None, output: Output, shard: Shard | None,
+           done: Container[str] = ()) -> int:
+    ref = ModelRef.from_spec(spec)
+    rule = image_rule(spec.model)
+    items: Iterable[Sample | SkippedRow] = benchmark.samples()
+    if shard is not None:
+        items = _in_shard(items, shard)
+    found = estimate.estimate(items, settings, rule, done)
+    who = f"{benchmark.name} on {spec.kind} {ref.label()}" + \
+        (f", shard {shard.label}" if shard else "")
+    for line in estimate.lines(found, who, rule, price_for(ref, given), settings,
+                               _not_counted(benchmark)):
+        output.console.print(line, highlight=False, soft_wrap=True, markup=False)
+    return 0
+
+
+def _in_shard(items: Iterable[Sample | SkippedRow], shard: Shard
+              ) -> Iterator[Sample | SkippedRow]:
+    return (item for item in items if shard.holds(shard_key(item)))
+
+
+def _not_counted(benchmark: Benchmark) -> str | None:
+    """What the estimate leaves out: a judge's requests, a solver's extra ones."""
+    judge: Any = benchmark.judge
+    if judge is not None:
+        return (f"the judge's requests ({judge.kind} {judge.model}): at least one per "
+                "answer, not estimated")
+    if benchmark.solve is not None:
+        return ("requests the benchmark's solver may add (a judge asked several times, a "
+                "repair): each sample is counted as one request")
+    return None

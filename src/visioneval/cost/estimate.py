@@ -1,0 +1,129 @@
+"""`--dry-run`: what a run would send, before anything is sent or written.
+
+Every sample still to do is read (images by their header only) and its request counted:
+input tokens by `visioneval.cost.images` (text as characters / 4; images by the model's
+provider's published rule, or unknown), output tokens up to `max_tokens` each. The cost is
+a range: the input's estimate with no output, up to every answer using all of `max_tokens`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container, Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+
+from visioneval.cost.images import ImageRule, text_tokens
+from visioneval.cost.money import usd
+from visioneval.cost.prices import NoPrice, Price
+from visioneval.records import GenerationSettings, Request, Sample, SkippedRow
+
+
+@dataclass
+class PromptTokens:
+    """One request's (or many requests') estimated input."""
+
+    chars: int = 0
+    images: int = 0
+    image_tokens: int = 0
+    unknown_images: int = 0  # images of a model with no known rule
+
+    @property
+    def text(self) -> int:
+        return text_tokens(self.chars)
+
+    @property
+    def total(self) -> int:
+        return self.text + self.image_tokens
+
+    def add(self, other: PromptTokens) -> None:
+        self.chars += other.chars
+        self.images += other.images
+        self.image_tokens += other.image_tokens
+        self.unknown_images += other.unknown_images
+
+
+def request_tokens(request: Request, rule: ImageRule | None) -> PromptTokens:
+    out = PromptTokens()
+    for message in request.messages:
+        for part in message.parts:
+            if isinstance(part, str):
+                out.chars += len(part)
+                continue
+            out.images += 1
+            if rule is None:
+                out.unknown_images += 1
+            else:
+                out.image_tokens += rule.tokens(part.width, part.height)
+    return out
+
+
+@dataclass
+class Estimate:
+    """What the samples to do would send."""
+
+    requests: int = 0
+    samples: int = 0
+    done: int = 0  # recorded by earlier sessions: not sent again
+    no_model: int = 0  # samples answered without a model (code validators)
+    skipped_rows: int = 0
+    prompt: PromptTokens | None = None
+    max_output_tokens: int = 0
+
+    def cost_range(self, price: Price) -> tuple[Decimal, Decimal]:
+        """(input only, input and every answer at max_tokens)."""
+        prompt = self.prompt.total if self.prompt else 0
+        return price.cost(prompt, 0), price.cost(prompt, self.max_output_tokens)
+
+
+def estimate(items: Iterable[Sample | SkippedRow], settings: GenerationSettings,
+             rule: ImageRule | None, done: Container[str] = ()) -> Estimate:
+    """Count the requests of `items` not in `done` (one per sample with a prompt)."""
+    out = Estimate(prompt=PromptTokens())
+    assert out.prompt is not None
+    for item in items:
+        if isinstance(item, SkippedRow):
+            out.skipped_rows += 1
+            continue
+        out.samples += 1
+        if item.id in done:
+            out.done += 1
+        elif not item.messages:
+            out.no_model += 1
+        else:
+            out.requests += 1
+            out.prompt.add(request_tokens(Request(item.messages, settings), rule))
+            out.max_output_tokens += settings.max_tokens
+    return out
+
+
+def lines(est: Estimate, who: str, rule: ImageRule | None, price: Price | NoPrice,
+          settings: GenerationSettings, extra_requests: str | None = None) -> list[str]:
+    """The dry run's printout: requests, tokens, cost range, and what it leaves out."""
+    prompt = est.prompt or PromptTokens()
+    out = [f"dry run for {who}: nothing sent, nothing written",
+           f"  requests        {est.requests:,}"
+           + (f" ({est.done:,} samples done before are not sent again)" if est.done else "")
+           + (f"; {est.no_model:,} samples need no model" if est.no_model else "")]
+    if est.skipped_rows:
+        out.append(f"  rows skipped    {est.skipped_rows:,} (they would be skipped by the run)")
+    image_part = ""
+    if prompt.images:
+        image_part = (f"; images {prompt.image_tokens:,} by {rule.name}" if rule else
+                      f"; {prompt.images:,} images: tokens unknown (no published rule known "
+                      "for this model)")
+    out.append(f"  input tokens    ~{prompt.total:,} (text {prompt.text:,} as characters / 4"
+               f"{image_part})")
+    out.append(f"  output tokens   at most {est.max_output_tokens:,} "
+               f"({est.requests:,} x max tokens {settings.max_tokens})")
+    if isinstance(price, NoPrice):
+        out.append(f"  cost            unknown: {price.reason}")
+    else:
+        low, high = est.cost_range(price)
+        partial = " (image tokens not counted)" if prompt.unknown_images and not price.free \
+            else ""
+        out.append(f"  price           {price.line()}")
+        out.append(f"  cost            {usd(float(low))} to {usd(float(high))}{partial} "
+                   "(input only, up to every answer at max tokens)")
+    if extra_requests:
+        out.append(f"  not counted     {extra_requests}")
+    return out

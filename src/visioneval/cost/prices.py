@@ -1,0 +1,152 @@
+"""What a token costs, and who says so.
+
+In order: the prices the user gives (`--price-in`/`--price-out`, US dollars per million
+tokens: their contract, a discount, or 0 for their own server); for a hosted API, the price
+table of the `genai-prices` library (pydantic's, MIT; bundled data, never updated over the
+network by visioneval); the builtin baselines run locally and cost nothing. A model on the
+user's own server (a loopback, private or single-label host) has no table price: the table
+would give the hosted API's price for a model that runs for free, or for a fee no table knows.
+What the provider reports per request (`Response.cost_usd`) wins over all of these; see
+`visioneval.cost.total`.
+"""
+
+from __future__ import annotations
+
+import functools
+import ipaddress
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from visioneval.backends.keys import host_of, redact_url
+
+if TYPE_CHECKING:
+    from visioneval.backends.registry import BackendSpec
+
+MILLION = Decimal(1_000_000)
+GIVEN = "--price-in/--price-out"
+PROBE_TOKENS = 1000  # the table is asked for 1000 tokens: the first tier of tiered prices
+
+
+@dataclass(frozen=True)
+class Price:
+    """US dollars per million tokens in and out, and where the numbers come from."""
+
+    usd_in: Decimal
+    usd_out: Decimal
+    source: str
+
+    @property
+    def free(self) -> bool:
+        return self.usd_in == 0 and self.usd_out == 0
+
+    def cost(self, prompt_tokens: int, completion_tokens: int) -> Decimal:
+        return (self.usd_in * prompt_tokens + self.usd_out * completion_tokens) / MILLION
+
+    def line(self) -> str:
+        return (f"${_plain(self.usd_in)} in / ${_plain(self.usd_out)} out per million tokens "
+                f"({self.source})")
+
+
+def _plain(value: Decimal) -> str:
+    """2.5 for Decimal("2.5000"), 15 for Decimal("15.000")."""
+    return format(value.normalize(), "f")
+
+
+@dataclass(frozen=True)
+class NoPrice:
+    """Why a model has no price (said where the cost would be)."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    """Which model answers, and where: enough to look its price up."""
+
+    kind: str
+    model: str
+    base_url: str | None = None
+
+    @classmethod
+    def from_recorded(cls, backend: dict[str, Any]) -> ModelRef:
+        """From run.json's `backend` (or a BackendSpec's `recorded()`)."""
+        return cls(str(backend.get("kind")), str(backend.get("model")), backend.get("base_url"))
+
+    @classmethod
+    def from_spec(cls, spec: BackendSpec) -> ModelRef:
+        url = spec.resolved_base_url()
+        return cls(spec.kind, spec.model, redact_url(url) if url else None)
+
+    def label(self) -> str:
+        where = f" at {host_of(self.base_url)}" if self.base_url else ""
+        return f"{self.model}{where}"
+
+
+def given_price(price_in: float | None, price_out: float | None) -> Price | None:
+    """The user's prices, or None when not given (both or neither, checked by the options)."""
+    if price_in is None or price_out is None:
+        return None
+    return Price(Decimal(str(price_in)), Decimal(str(price_out)), GIVEN)
+
+
+def recorded_price(pricing: Any) -> Price | None:
+    """The prices run.json keeps under `pricing` (None: none were given)."""
+    if not isinstance(pricing, dict):
+        return None
+    return given_price(pricing.get("price_in"), pricing.get("price_out"))
+
+
+def price_for(ref: ModelRef, given: Price | None = None) -> Price | NoPrice:
+    """The price of `ref`'s tokens: the user's, the builtin's nothing, or the table's."""
+    if given is not None:
+        return given
+    if ref.kind in ("builtin", "none"):
+        return Price(Decimal(0), Decimal(0), "builtin baseline: runs locally, free")
+    if not ref.base_url or self_hosted(ref.base_url):
+        return NoPrice(f"no price for {ref.label()} (your own server?): give --price-in and "
+                       "--price-out (0 for a free one)")
+    return table_price(ref.model, ref.base_url)
+
+
+def self_hosted(base_url: str) -> bool:
+    """A host no price table can know: loopback, private or link-local addresses, localhost,
+    and single-label names (a machine on the local network)."""
+    host = host_of(base_url).strip("[]")
+    if host == "localhost" or host.endswith((".local", ".internal", ".localhost")):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return "." not in host
+    return address.is_loopback or address.is_private or address.is_link_local
+
+
+def table_version() -> str | None:
+    try:
+        from importlib.metadata import version
+
+        return version("genai-prices")
+    except Exception:  # not installed: the table is simply not there
+        return None
+
+
+@functools.lru_cache(maxsize=64)
+def table_price(model: str, base_url: str) -> Price | NoPrice:
+    """The `genai-prices` table's price for `model` at the provider that serves `base_url`
+    (its price today, first tier). Its data loads in about a second, once per process."""
+    version = table_version()
+    if version is None:
+        return NoPrice(f"no price for {model}: genai-prices is not installed; give "
+                       "--price-in and --price-out")
+    from genai_prices import Usage, calc_price
+
+    try:
+        calc = calc_price(Usage(input_tokens=PROBE_TOKENS, output_tokens=PROBE_TOKENS), model,
+                          provider_api_url=base_url)
+    except LookupError as exc:
+        return NoPrice(f"no price for {model} at {host_of(base_url)} in genai-prices "
+                       f"{version} ({exc}); give --price-in and --price-out")
+    scale = MILLION / PROBE_TOKENS
+    return Price(Decimal(calc.input_price) * scale, Decimal(calc.output_price) * scale,
+                 f"price table genai-prices {version}, {calc.provider.id} {calc.model.id}")

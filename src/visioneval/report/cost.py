@@ -1,0 +1,46 @@
+"""The run's cost on its report page, as run.json's `counts.cost` says it: a card with the
+total, and a note (where it comes from, or why it is unknown) with a table per group when
+there are several groups."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from visioneval.cost.money import usd
+from visioneval.cost.usage import UsageBook
+from visioneval.report.blocks import Note, Table
+
+
+def cost_card(info: dict[str, Any]) -> tuple[str, str]:
+    cost = info.get("counts", {}).get("cost")
+    if not isinstance(cost, dict):
+        return ("cost", "-")
+    return ("cost", usd(cost.get("usd")))
+
+
+def cost_blocks(info: dict[str, Any]) -> list[Table | Note]:
+    """Where the cost comes from (or why it is unknown), and the cost per group with its
+    requests and tokens (every session's usage added up)."""
+    counts = info.get("counts", {})
+    cost = counts.get("cost")
+    if not isinstance(cost, dict):
+        return []
+    cached = counts.get("cache_hits", 0)
+    free = f" {cached} answers came from the cache and cost nothing." if cached else ""
+    if cost.get("usd") is None:
+        text = f"Cost unknown: {cost.get('unavailable', 'no reason recorded')}.{free}"
+    else:
+        text = f"Cost {usd(cost['usd'])}, from {cost.get('source')}, over all sessions.{free}"
+    blocks: list[Table | Note] = [Note(text)]
+    groups = cost.get("groups") or {}
+    if len(groups) > 1:
+        book = UsageBook.from_sessions(info.get("sessions", []))
+        rows = []
+        for group, value in groups.items():
+            counted = [c for role in book.roles.values() if (c := role.get(group))]
+            rows.append([group, sum(c.requests for c in counted),
+                         sum(c.prompt_tokens for c in counted),
+                         sum(c.completion_tokens for c in counted), usd(value)])
+        blocks.append(Table(["group", "requests sent", "tokens in", "tokens out", "cost"],
+                            rows))
+    return blocks
