@@ -8,6 +8,7 @@ from visioneval.cli import (  # noqa: F401 - each module registers its commands
     evaluators,
     layout,
     reports,
+    rescore,
     tools,
 )
 from visioneval.cli.app import app

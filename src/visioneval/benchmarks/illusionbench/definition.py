@@ -16,6 +16,7 @@ from visioneval.benchmarks.illusionbench.spec import SUBSETS
 from visioneval.records import Record
 from visioneval.report.blocks import Charts, ComparisonTable, Items, Section, Table
 from visioneval.report.rundir import RunView
+from visioneval.rescore.foreign import ForeignReader
 
 
 def _pct(value: float | None) -> str:
@@ -155,6 +156,12 @@ class IllusionBenchDefinition(BenchmarkDefinition):
                             fmt.pct(block.get("scene_recall"))]
                 rows.append(row)
         return ComparisonTable(self.name, header, rows, [True] * (len(header) - 2))
+
+    def foreign_logs(self) -> dict[str, ForeignReader]:
+        """lmms-eval's illusionbench samples logs (`visioneval rescore --from lmms-eval`)."""
+        from visioneval.benchmarks.illusionbench.lmms_eval import IllusionBenchLmmsEval
+
+        return {"lmms-eval": IllusionBenchLmmsEval()}
 
 
 DEFINITION = IllusionBenchDefinition()
