@@ -210,6 +210,9 @@ def test_same_answers_as_a_real_run_give_its_ids_and_numbers(synth_data, tmp_pat
     rows = [r for r in compared.stdout.splitlines() if r.startswith("| random")]
     assert len(rows) == 2 and rows[0] == rows[1]
     assert invoke("compare", rescored, real, "--common-only").exit_code == 0
+    from visioneval.report.viewer import Viewer
+
+    assert Viewer.open(rescored).rows({})["total"] == len(real_records)  # `visioneval view`
     report = invoke("report", rescored)
     assert report.exit_code == 0, report.output
     page = (rescored / "report.html").read_text()

@@ -15,6 +15,8 @@ import orjson
 
 log = logging.getLogger(__name__)
 
+_KINDS = {str: "string", list: "list", int: "number", float: "number", bool: "boolean",
+          type(None): "null"}
 WARN_PER_FILE = 20
 """Bad lines warned one by one per file; the rest are counted and summed up in one line."""
 
@@ -69,7 +71,8 @@ def json_lines(path: Path, bad: BadLines) -> Iterator[tuple[int, dict[str, Any]]
                 bad.report(path, number, f"not JSON{torn}: {str(exc).splitlines()[0]}")
                 continue
             if not isinstance(value, dict):
-                bad.report(path, number, f"a JSON {type(value).__name__}, not an object")
+                bad.report(path, number, f"a JSON {_KINDS.get(type(value), 'value')}, not an "
+                           "object")
                 continue
             yield number, value
     tally.sha256 = digest.hexdigest()

@@ -13,9 +13,11 @@ Facts from lmms-eval's own code (EvolvingLMMs-Lab/lmms-eval; docs/rescore.md cit
   (commit b7b4b1d9) `doc` and `arguments` are dropped, and `resps` is dropped too when it
   equals `filtered_resps`; from v0.7 a one-element list is flattened (`filtered_resps` is the
   text itself). v0.7 adds `token_counts` (`[{"input_tokens", "output_tokens"}]`).
-- A request that failed after its retries is logged as the empty string before lmms-eval
-  0.6 (`response_text = ""` in its API models), and as "[LMMS_EVAL_REQUEST_FAILED after N
-  retries] ..." since commit 99510def (2026-02). Responses pass `sanitize_list` (`str()`).
+- A request that failed after its retries is logged as "[LMMS_EVAL_REQUEST_FAILED after N
+  retries] ..." by the OpenAI-protocol models since v0.6 (commit 99510def), and as the empty
+  string by the others and before (`response_text = ""`, `res.append("")` in gpt4v,
+  claude, qwen_vl_api, llava_hf ...). An empty answer is therefore recorded as an error,
+  never scored. Responses pass `sanitize_list` (`str()`).
 
 Nothing here names a benchmark: a benchmark's reader turns a `Logged` into its own sample.
 """
@@ -40,7 +42,7 @@ TOOL = "lmms-eval"
 SAMPLES_MARK = "_samples_"
 FAILED_MARK = "[LMMS_EVAL_REQUEST_FAILED"
 RESULTS_LIMIT = 64 << 20  # a results file larger than this is not read (it is metadata)
-EMPTY_ERROR = "empty response (lmms-eval before 0.6 logs a failed request as an empty string)"
+EMPTY_ERROR = "empty response (lmms-eval logs a failed request as an empty string)"
 
 
 def task_of(path: Path) -> str | None:
