@@ -154,7 +154,9 @@ def test_ids_are_a_real_runs_and_both_open_in_compare(tmp_path):
     assert compared.exit_code == 0, compared.output
     assert "| m | original |" in compared.stdout and "| random | original |" in compared.stdout
     assert invoke("report", rescored).exit_code == 0
-    assert "lmms-eval" in (rescored / "report.html").read_text()
+    page = (rescored / "report.html").read_text()
+    assert "rescored_from" in page and "kkv233/unig2u_dataset" not in page  # given --data-dir
+    assert "unig2u_illusionbench_arshia_icon_shape_test" in page
 
 
 def test_data_that_is_not_what_lmms_eval_read_is_noticed(tmp_path):

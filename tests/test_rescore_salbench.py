@@ -210,6 +210,10 @@ def test_same_answers_as_a_real_run_give_its_ids_and_numbers(synth_data, tmp_pat
     rows = [r for r in compared.stdout.splitlines() if r.startswith("| random")]
     assert len(rows) == 2 and rows[0] == rows[1]
     assert invoke("compare", rescored, real, "--common-only").exit_code == 0
+    again = invoke("rescore", "--from", "lmms-eval", logs, "--out", rescored)
+    assert again.exit_code == 2 and "already holds a run" in again.stderr
+    resumed = invoke("salbench", "--resume", rescored, "--no-progress")
+    assert resumed.exit_code == 2 and "nothing to resume" in resumed.stderr
     from visioneval.report.viewer import Viewer
 
     assert Viewer.open(rescored).rows({})["total"] == len(real_records)  # `visioneval view`

@@ -21,7 +21,7 @@ from typing import Any
 from visioneval import __version__
 from visioneval.benchmarks import registry
 from visioneval.engine.runner import RunStats
-from visioneval.engine.store import RUN_FORMAT, RunLock, RunStore
+from visioneval.engine.store import RUN_FORMAT, SAMPLES_FILE, RunDirError, RunLock, RunStore
 from visioneval.records import Record, SkippedRow, stable_hash
 from visioneval.rescore import lmms_eval
 from visioneval.rescore.foreign import Answered, ForeignReader, LogFile, RescoreRequest, Source
@@ -131,6 +131,9 @@ def rescore(tool: str, paths: Sequence[Path], out: Path | None, request: Rescore
     bad = BadLines()
     source = reader.read(mine, request, bad)
     directory = out or default_run_dir(f"{name}-rescored", source.model)
+    if (directory / SAMPLES_FILE).exists():
+        raise RunDirError(f"{directory} already holds a run; choose another --out (a rescore "
+                          "writes a new run)")
     with RunLock(directory):
         store = RunStore.create(directory, run_info(name, tool, source, mine))
         return _write(name, tool, source, mine, store, bad)
