@@ -209,3 +209,20 @@ def test_other_benchmarks_of_the_name_and_mixed_logs(tmp_path):
                     "--out", out, "--no-report")
     assert result.exit_code == 0, result.output
     assert "left out" in result.stderr and load(out, "run.json")["benchmark"] == "salbench"
+
+
+def test_a_data_folder_that_mixes_files_or_lacks_names_is_refused(tmp_path):
+    folder = logs(tmp_path / "logs" / "m")
+    mixed = lmms_data(tmp_path / "mixed")
+    data(mixed, {"ICON": "data/Illusion_{subset}-00000-of-00001.parquet",
+                 "LOGO": "other/illusion_{low}_extra.parquet"})
+    result = invoke("rescore", "--from", "lmms-eval", folder, "--data-dir", mixed)
+    assert result.exit_code == 2
+    assert "holds both the full ICON split" in result.stderr.replace("\n", " ")
+    nameless = tmp_path / "nameless"
+    for subset in ("icon", "logo"):
+        write_hf_parquet(nameless / f"illusion_{subset}_test100.parquet",
+                         [{"name": "x", "image": {"bytes": png_bytes(), "path": "x"}}],
+                         ["image"])
+    result = invoke("rescore", "--from", "lmms-eval", folder, "--data-dir", nameless)
+    assert result.exit_code == 2 and "no image_name column" in result.stderr

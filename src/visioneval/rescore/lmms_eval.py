@@ -64,14 +64,14 @@ def find_logs(paths: Iterable[Path]) -> list[LogFile]:
             if not files:
                 raise ValueError(f"{path}: no lmms-eval samples file (*{SAMPLES_MARK}<task>"
                                  ".jsonl, what --log_samples writes) in this folder")
-            found += [LogFile(p, task_of(p) or "") for p in files]
+            found += [LogFile(p.resolve(), task_of(p) or "") for p in files]
         elif path.is_file():
             task = task_of(path)
             if task is None:
                 raise ValueError(f"{path}: not an lmms-eval samples file (expected "
                                  f"<date>{SAMPLES_MARK}<task>.jsonl, what --log_samples "
                                  "writes)")
-            found.append(LogFile(path, task))
+            found.append(LogFile(path.resolve(), task))
         else:
             raise ValueError(f"{path}: no such file or folder")
     return list(dict.fromkeys(found))

@@ -71,6 +71,10 @@ def index(files: list[Path]) -> list[Doc]:
     """lmms-eval's docs of these files: the rows it keeps, numbered as it numbers them. A
     name repeated in the data gets `#<row>` after its first row whose name visioneval
     reads, as a visioneval run names it."""
+    for path in files:
+        if parquet.missing_columns(path, ("image_name",)):
+            raise DataError(f"{path} has no image_name column (lmms-eval's IllusionBench "
+                            "data has image_name and image)")
     docs: list[Doc] = []
     seen: set[str] = set()
     for row in parquet.iter_rows(files, ("image_name",)):
@@ -105,6 +109,12 @@ def locate(subset: str, data_dir: Path | None, data_files: Any) -> tuple[list[Pa
         if not data_dir.is_dir():
             raise DataError(f"--data-dir {data_dir}: no such folder")
         files = subset_files(data_dir, subset)
+        shards = [f for f in files if f.name.startswith(f"Illusion_{subset}-")]
+        if shards and len(shards) < len(files):
+            raise DataError(f"--data-dir {data_dir} holds both the full {subset} split "
+                            f"({shards[0].name} ...) and other {subset} files "
+                            f"({next(f for f in files if f not in shards).name}); point it at "
+                            "the files lmms-eval read")
         if not files:
             raise DataError(f"--data-dir {data_dir} has no parquet file of {subset} (named "
                             f"illusion_{subset.lower()}_*.parquet, as lmms-eval's yaml reads "
