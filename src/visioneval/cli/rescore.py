@@ -27,10 +27,10 @@ def rescore(
                    ] = None,
     benchmark: Annotated[str | None, typer.Option(help="The benchmark to re-score when the "
                                                   "logs hold several.")] = None,
-    data_dir: Annotated[Path | None, typer.Option(help="Local copy of data a log only points "
-                                                  "at (IllusionBench: the parquet files "
-                                                  "lmms-eval read; default: download them).")
-                        ] = None,
+    data_dir: Annotated[Path | None, typer.Option(help="Local copy of the data a log only "
+                                                  "points at (a log without labels is joined "
+                                                  "with the files the tool read; default: "
+                                                  "download them).")] = None,
     model: Annotated[str | None, typer.Option(help="Model name to record (default: the "
                                               "tool's results file, else its folder).")
                      ] = None,
