@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from visioneval.engine.runner import Solver
     from visioneval.report.blocks import ComparisonTable, Section
     from visioneval.report.rundir import RunView
+    from visioneval.rescore.foreign import ForeignReader
 
 
 class Benchmark(Protocol):
@@ -151,6 +152,11 @@ class BenchmarkDefinition:
     def unparsed(self, metrics: dict[str, Any]) -> int | None:
         """Answers the headline parser could not read (the report's card); None: no notion."""
         return None
+
+    def foreign_logs(self) -> dict[str, ForeignReader]:
+        """Readers of other tools' per-sample outputs for this benchmark, by tool name (e.g.
+        "lmms-eval"), for `visioneval rescore`; none by default."""
+        return {}
 
 
 def _ok(scores: Any) -> bool | None:

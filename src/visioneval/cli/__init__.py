@@ -9,6 +9,7 @@ from visioneval.cli import (  # noqa: F401 - each module registers its commands
     layout,
     reference,
     reports,
+    rescore,
     tools,
 )
 from visioneval.cli.app import app

@@ -135,6 +135,9 @@ def resume(directory: Path, expected: str | None, engine: EngineOptions, output:
     benchmark the command is for; None: any). A base URL that held credentials was recorded
     without them, so the user gives it again (`base_url`: one or several)."""
     info = RunStore.open(directory).info
+    if info.get("backend", {}).get("kind") == "rescored":
+        raise ValueError(f"{directory} holds answers re-scored from another tool's log (no "
+                         "model was asked), so there is nothing to resume")
     if expected is not None and info.get("benchmark") != expected:
         raise ValueError(f"{directory} is a {info.get('benchmark')} run; resume it with "
                          f"`{resume_command(info, directory)}`")

@@ -57,7 +57,8 @@ def render_page(view: RunView, definition: BenchmarkDefinition, data: dict[str, 
         config=json.dumps({k: info.get(k) for k in ("options", "dataset", "backend",
                                                    "generation", "engine", "shard",
                                                    "merged_from", "missing_shards",
-                                                   "sessions") if k in info},
+                                                   "rescored_from", "sessions")
+                            if k in info},
                           indent=2),
         sections=shown, browser_note=note, payload=payload,
         script=(templating.ASSETS / "report.js").read_text())

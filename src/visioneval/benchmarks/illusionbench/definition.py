@@ -17,6 +17,7 @@ from visioneval.benchmarks.published import PublishedTable, RunBeside
 from visioneval.records import Record
 from visioneval.report.blocks import Charts, ComparisonTable, Items, Section, Table
 from visioneval.report.rundir import RunView
+from visioneval.rescore.foreign import ForeignReader
 
 
 def _pct(value: float | None) -> str:
@@ -166,6 +167,12 @@ class IllusionBenchDefinition(BenchmarkDefinition):
                             fmt.pct(block.get("scene_recall"))]
                 rows.append(row)
         return ComparisonTable(self.name, header, rows, [True] * (len(header) - 2))
+
+    def foreign_logs(self) -> dict[str, ForeignReader]:
+        """lmms-eval's illusionbench samples logs (`visioneval rescore --from lmms-eval`)."""
+        from visioneval.benchmarks.illusionbench.lmms_eval import IllusionBenchLmmsEval
+
+        return {"lmms-eval": IllusionBenchLmmsEval()}
 
 
 DEFINITION = IllusionBenchDefinition()

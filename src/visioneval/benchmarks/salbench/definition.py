@@ -17,6 +17,7 @@ from visioneval.benchmarks.salbench.spec import CONFIGS, TASKS
 from visioneval.records import Record
 from visioneval.report.blocks import Charts, ComparisonTable, Note, Section, Table
 from visioneval.report.rundir import RunView
+from visioneval.rescore.foreign import ForeignReader
 
 # The paper's Table 1 columns (its results CSV's names) and the config behind each.
 TABLE1_COLUMNS = {
@@ -166,6 +167,12 @@ class SalBenchDefinition(BenchmarkDefinition):
 
     def unparsed(self, metrics: dict[str, Any]) -> int | None:
         return sum(block.get("strict", {}).get("n_unparsed", 0) for block in metrics.values())
+
+    def foreign_logs(self) -> dict[str, ForeignReader]:
+        """lmms-eval's salbench samples logs (`visioneval rescore --from lmms-eval`)."""
+        from visioneval.benchmarks.salbench.lmms_eval import SalBenchLmmsEval
+
+        return {"lmms-eval": SalBenchLmmsEval()}
 
 
 def confusions(records: Iterable[Record], classes: dict[str, list[str]]

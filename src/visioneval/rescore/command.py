@@ -1,0 +1,51 @@
+"""What `visioneval rescore` prints: the benchmark's own tables, where the run is, what the
+reading found (bad lines, skipped samples, the tool's failed requests, checks)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+
+from visioneval.benchmarks import registry
+from visioneval.engine.store import RunStore
+from visioneval.rescore.foreign import RescoreRequest
+from visioneval.rescore.run import rescore
+
+
+def run_command(tool: str, paths: Sequence[Path], out: Path | None, request: RescoreRequest,
+                only: str | None, console: Console, err: Console, report: bool = True) -> int:
+    """Re-score, print, write the report; 0 when something was re-scored, else 2."""
+    def left_out(line: str) -> None:
+        err.print(line, highlight=False, soft_wrap=True, markup=False)
+
+    done = rescore(tool, paths, out, request, only, left_out)
+    result = done.result
+    info = RunStore.open(result.directory).info
+    benchmark = registry.build(info["definition"], info["options"])
+    benchmark.print_summary(result.metrics, info, console)
+    stats = result.stats
+    console.print(f"{result.n_records} samples re-scored from {tool} logs, no request sent "
+                  f"({result.n_errors} failed in {tool}'s run, {stats.skipped} skipped, "
+                  f"{done.bad_lines} bad lines) -> [bold]{result.directory}[/]",
+                  highlight=False, soft_wrap=True)
+    for note in done.notes:
+        err.print(f"  {note}", highlight=False, soft_wrap=True, markup=False)
+    if stats.error_reasons:
+        err.print(f"failed requests in {tool}'s log (left out of every score):",
+                  highlight=False)
+        for reason, count in stats.top_reasons():
+            err.print(f"  {count:>6} x {reason}", highlight=False, soft_wrap=True,
+                      markup=False)
+    if report:
+        from visioneval.report.page import try_write_report  # only when a page is written
+
+        page = try_write_report(result.directory)
+        if page is not None:
+            console.print(f"report: [bold]{page}[/]", highlight=False, soft_wrap=True)
+    if not result.n_records:
+        err.print("[bold red]error:[/] nothing was re-scored (see the lines above); "
+                  f"{result.directory} holds the empty run", highlight=False, soft_wrap=True)
+        return 2
+    return 0
