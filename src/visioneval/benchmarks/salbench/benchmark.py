@@ -74,7 +74,10 @@ class SalBench:
                                  f"missing column(s) {', '.join(missing)}")
         plan, examples = self._examples(spec) if self.options.shots else (None, {})
         seen: set[str] = set()
-        for row in parquet.iter_rows(files, COLUMNS, limit=self.options.num_samples):
+        # A `difficulty` column is read when a file has one (SalBench's own configs carry none,
+        # docs/salbench.md): the metrics then give results per difficulty.
+        for row in parquet.iter_rows(files, (*COLUMNS, DIFFICULTY),
+                                     limit=self.options.num_samples):
             if any(c not in row.values for c in COLUMNS):
                 continue  # the whole file was reported above
             item = self._sample(spec, row, plan, examples)
@@ -108,7 +111,8 @@ class SalBench:
             id=f"{spec.name}/{name}", group=spec.name, messages=messages,
             target=values["answer"],
             metadata={"config": spec.name, "task": spec.task, "dataset": spec.dataset,
-                      "image_id": name, "row": row.index, "shots": self.options.shots})
+                      "image_id": name, "row": row.index, "shots": self.options.shots,
+                      **_difficulty(values)})
 
     def _examples(self, spec: ConfigSpec) -> tuple[ExamplePlan, dict[int, Example]]:
         """Pick the config's few-shot examples from its whole split and read their images."""
@@ -151,7 +155,7 @@ class SalBench:
                 tallies[record.group] = ConfigTally(CONFIGS[record.group].classes)
             if record.group in tallies:
                 tallies[record.group].add(record)
-        return {name: tally.result() for name, tally in tallies.items()}
+        return {name: tally.result(name) for name, tally in tallies.items()}
 
     def majority_answers(self) -> dict[tuple[str, ...], str]:
         """The most common answer per class vocabulary (P3 or O3), for the majority baseline."""
@@ -197,3 +201,14 @@ def build(options: dict[str, Any] | SalBenchOptions) -> SalBench:
     options = SalBenchOptions.model_validate(options)
     data_dir = Path(options.data_dir) if options.data_dir else None
     return SalBench(options, locate(data_dir, options.configs))
+
+
+DIFFICULTY = "difficulty"
+
+
+def _difficulty(values: dict[str, Any]) -> dict[str, str]:
+    """{"difficulty": level} when the row has a non-empty difficulty, else nothing."""
+    level = values.get(DIFFICULTY)
+    if level is None or not str(level).strip():
+        return {}
+    return {DIFFICULTY: str(level).strip().lower()}

@@ -112,6 +112,7 @@ class SalBenchDefinition(BenchmarkDefinition):
                  "mean of per-class F1 (TP/FP/FN pooled over samples) over all classes. "
                  "strict is the reference parser and the headline; lenient forgives answer "
                  "format.")])]
+        out.append(_protocol_section(view.metrics))
         from visioneval.report import charts  # only when a page is drawn
 
         wanted = {config: list(block["strict"]["per_class"])
@@ -198,3 +199,25 @@ def confusions(records: Iterable[Record], classes: dict[str, list[str]]
 
 
 DEFINITION = SalBenchDefinition()
+
+
+def _protocol_section(metrics: dict[str, Any]) -> Section:
+    """The same answers scored as the paper, leniently, as sample F1 and as lmms-eval's
+    O3; then results per difficulty, or why there are none."""
+    from visioneval.benchmarks.salbench.metrics import NO_DIFFICULTY
+    from visioneval.benchmarks.salbench.tables import (
+        PROTOCOL_COLUMNS,
+        PROTOCOL_NOTE,
+        difficulty_rows,
+        protocol_rows,
+    )
+
+    blocks: list[Any] = [Table(["config", *PROTOCOL_COLUMNS.values()], protocol_rows(metrics)),
+                         Note(PROTOCOL_NOTE)]
+    levels = difficulty_rows(metrics)
+    if levels:
+        blocks += [Table(["config", "difficulty", "n", "errors", "EM", "F1"], levels),
+                   Note("By difficulty: strict parser; EM exact match, F1 macro F1.")]
+    else:
+        blocks.append(Note(f"By difficulty: not available: {NO_DIFFICULTY}."))
+    return Section("Why published numbers differ", blocks)

@@ -116,27 +116,81 @@ def summarize_parser(pairs: Sequence[tuple[set[str], set[str]]], classes: Sequen
     return tally.result(classes, n_errors)
 
 
+# lmms-eval's O3 tasks average per-class F1 over these three only (its `_o3_default` reuses
+# the P3 aggregation since commit c542634, merged in PR #744; research/salbench.md §5).
+LMMS_EVAL_O3_CLASSES = ("orientation", "color", "size")
+NO_DIFFICULTY = ("the data has no difficulty column (SalBench's own configs carry image, "
+                 "question, answer and image_id only)")
+
+
 @dataclass
 class ConfigTally:
-    """Both parsers' tallies and the failed requests of one config, fed record by record."""
+    """Both parsers' tallies and the failed requests of one config, fed record by record;
+    the headline parser's tallies per difficulty too, when the records carry one."""
 
     classes: Sequence[str]
     n_errors: int = 0
     parsers: dict[str, ParserTally] = field(
         default_factory=lambda: {parser: ParserTally() for parser in PARSERS})
+    by_difficulty: dict[str, ParserTally] = field(default_factory=dict)
+    errors_by_difficulty: Counter[str] = field(default_factory=Counter)
 
     def add(self, record: Any) -> None:
+        level = record.metadata.get("difficulty") if record.metadata else None
         if not record.ok:
             self.n_errors += 1
+            if level:
+                self.errors_by_difficulty[level] += 1
             return
         gold = target_labels(record.target)
         for parser, tally in self.parsers.items():
             tally.add(set(record.parsed[parser]), gold, record.scores.get(parser),
                       self.classes)
+        if level:
+            self.by_difficulty.setdefault(level, ParserTally()).add(
+                set(record.parsed[HEADLINE]), gold, record.scores.get(HEADLINE), self.classes)
 
-    def result(self) -> dict[str, Any]:
-        return {parser: tally.result(self.classes, self.n_errors)
-                for parser, tally in self.parsers.items()}
+    def result(self, config: str = "") -> dict[str, Any]:
+        out: dict[str, Any] = {parser: tally.result(self.classes, self.n_errors)
+                               for parser, tally in self.parsers.items()}
+        out["protocols"] = protocol_view(out, self.classes, config)
+        levels = sorted(set(self.by_difficulty) | set(self.errors_by_difficulty))
+        if levels:
+            out["by_difficulty"] = {
+                level: (self.by_difficulty.get(level) or ParserTally()).result(
+                    self.classes, self.errors_by_difficulty[level]) for level in levels}
+        else:
+            out["by_difficulty_unavailable"] = NO_DIFFICULTY
+        return out
+
+
+HEADLINE = "strict"
+
+
+def protocol_view(blocks: dict[str, Any], classes: Sequence[str], config: str
+                  ) -> dict[str, Any]:
+    """Why published SalBench numbers differ, from the same answers: the headline (strict
+    parser, macro F1 over every class, as the paper), lenient parsing, sample-averaged F1
+    (the seed plan's and lmms-eval's `sample_f1`) and, for O3, lmms-eval main's mean over
+    three classes. A figure that cannot be computed is absent with a reason."""
+    strict, lenient = blocks[HEADLINE], blocks["lenient"]
+    view: dict[str, Any] = {}
+    for key, block, metric in (("headline_macro_f1", strict, "macro_f1"),
+                               ("lenient_macro_f1", lenient, "macro_f1"),
+                               ("sample_f1", strict, "sample_f1")):
+        if metric in block:
+            view[key] = block[metric]
+        else:
+            view[f"{key}_unavailable"] = block.get("unavailable", "not computed")
+    if config.startswith("O3"):
+        per_class = strict.get("per_class") or {}
+        if all(c in per_class for c in LMMS_EVAL_O3_CLASSES):
+            view["lmms_eval_o3_3class_f1"] = sum(
+                per_class[c]["f1"] for c in LMMS_EVAL_O3_CLASSES) / len(LMMS_EVAL_O3_CLASSES)
+        else:
+            view["lmms_eval_o3_3class_f1_unavailable"] = strict.get(
+                "unavailable", "per-class F1 not computed")
+    return view
 
 
 def summarize_config(records: Iterable[Any], classes: Sequence[str]) -> dict[str, Any]:

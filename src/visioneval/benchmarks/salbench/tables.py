@@ -12,6 +12,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from visioneval.benchmarks.salbench.metrics import NO_DIFFICULTY
 from visioneval.benchmarks.salbench.spec import CONFIGS
 from visioneval.fmt import pct
 
@@ -73,3 +74,62 @@ def show(metrics: dict[str, Any], label: dict[str, Any], console: Console) -> No
                       percent(lenient, "exact_match") or "-",
                       percent(lenient, "macro_f1") or "-")
     console.print(table)
+    console.print(protocol_table(metrics))
+    levels = difficulty_rows(metrics)
+    if levels:
+        console.print(_simple("SalBench by difficulty (strict parser, percent)",
+                              ["config", "difficulty", "n", "errors", "EM", "F1"], levels))
+    else:
+        console.print("By difficulty: not available: " + NO_DIFFICULTY + ".", highlight=False,
+                      soft_wrap=True)
+
+
+PROTOCOL_COLUMNS = {
+    "headline_macro_f1": "headline F1",
+    "lenient_macro_f1": "lenient F1",
+    "sample_f1": "sample F1",
+    "lmms_eval_o3_3class_f1": "lmms-eval O3 3-class F1",
+}
+PROTOCOL_NOTE = ("The same answers scored four ways. headline: strict parser, macro F1 over "
+                 "every class (the paper's F1 Overall); lenient: forgiving parser; sample F1: "
+                 "per-sample set F1 averaged (the seed plan's and lmms-eval's sample_f1, not "
+                 "the paper's); lmms-eval O3 3-class: lmms-eval main averages O3's per-class "
+                 "F1 over orientation, color and size only (a bug since PR #744), so its O3 "
+                 "numbers are not the paper's.")
+
+
+def protocol_rows(metrics: dict[str, Any]) -> list[list[str]]:
+    rows = []
+    for config, block in metrics.items():
+        view = block.get("protocols") or {}
+        rows.append([config, *[pct(view.get(key)) or "-" for key in PROTOCOL_COLUMNS]])
+    return rows
+
+
+def protocol_table(metrics: dict[str, Any]) -> Table:
+    return _simple("Why published numbers differ: the same answers, four ways (percent)",
+                   ["config", *PROTOCOL_COLUMNS.values()], protocol_rows(metrics),
+                   caption="headline = the paper's F1; sample F1 is not the paper's; "
+                           "lmms-eval O3 averages 3 of 7 classes (docs/salbench.md)")
+
+
+def difficulty_rows(metrics: dict[str, Any]) -> list[list[str]]:
+    rows = []
+    for config, block in metrics.items():
+        for level, scores in (block.get("by_difficulty") or {}).items():
+            rows.append([config, level, str(scores["n"]), str(scores["n_errors"]),
+                         percent(scores, "exact_match") or "-",
+                         percent(scores, "macro_f1") or "-"])
+    return rows
+
+
+def _simple(title: str, header: list[str], rows: list[list[str]],
+            caption: str | None = None) -> Table:
+    table = Table(title=title, caption=caption, pad_edge=False, box=box.SIMPLE_HEAVY,
+                  collapse_padding=True)
+    for i, column in enumerate(header):
+        table.add_column(column, justify="left" if i == 0 or column == "difficulty"
+                         else "right")
+    for row in rows:
+        table.add_row(*row)
+    return table
