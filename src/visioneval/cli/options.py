@@ -184,15 +184,7 @@ def run_command(name: str, *, resume: Path | None, engine: Callable[[], EngineOp
                                      output, how, base_url=base_url)
             return command.resume(resume, None if any_benchmark else name, engine(), output,
                                   base_url=base_url)
-        from visioneval.backends.registry import BackendSpec
-
-        if backend is None or model is None:
-            if backend_required:
-                raise ValueError("--backend and --model are required (or --resume RUN_DIR)")
-            spec = BackendSpec(kind="none", model="none")
-        else:
-            spec = BackendSpec(kind=backend, model=model, base_url=base_url,
-                               api_key_env=api_key_env)
+        spec = _backend_spec(backend, model, base_url, api_key_env, backend_required)
         if how is not None and how.on_ray:
             from visioneval.distributed.ray_runner import run as run_on_ray
 
@@ -211,18 +203,24 @@ def _dry_run(name: str, resume: Path | None, engine: Callable[[], EngineOptions]
              any_benchmark: bool, how: Distribution | None, output: Output) -> int:
     """--dry-run: the estimate of a new run (of --shard K/N) or of what a resume would send;
     --executor ray changes where a run goes, not what it sends."""
-    from visioneval.backends.registry import BackendSpec
     from visioneval.commands import dryrun
 
     if resume is not None:
         return dryrun.dry_run_resume(resume, None if any_benchmark else name, engine(),
                                      output)
+    spec = _backend_spec(backend, model, base_url, api_key_env, backend_required)
+    return dryrun.dry_run(benchmark(), spec, settings(), engine(), output,
+                          how.shard if how is not None else None)
+
+
+def _backend_spec(backend: str | None, model: str | None, base_url: list[str] | None,
+                  api_key_env: str | None, backend_required: bool):
+    """The model from the flags; a command whose benchmark may need none (evaluate with
+    validators only) gets the "none" backend."""
+    from visioneval.backends.registry import BackendSpec
+
     if backend is None or model is None:
         if backend_required:
             raise ValueError("--backend and --model are required (or --resume RUN_DIR)")
-        spec = BackendSpec(kind="none", model="none")
-    else:
-        spec = BackendSpec(kind=backend, model=model, base_url=base_url,
-                           api_key_env=api_key_env)
-    return dryrun.dry_run(benchmark(), spec, settings(), engine(), output,
-                          how.shard if how is not None else None)
+        return BackendSpec(kind="none", model="none")
+    return BackendSpec(kind=backend, model=model, base_url=base_url, api_key_env=api_key_env)
