@@ -56,6 +56,17 @@ def _run_metric(metrics, key) -> float:
     return 100 * block["exact_match" if metric == "em" else "macro_f1"]
 
 
+def _run_interval(metrics, key) -> tuple[float, float] | None:
+    """The run's 95% interval of a published column, in percent (None: per-class F1)."""
+    image_set, task, metric, *label = key.split("/")
+    if label:
+        return None
+    config = image_set + {"D": "", "R": "_box", "VR": "_box_img"}[task]
+    low, high = metrics[config]["strict"]["exact_match_ci95" if metric == "em"
+                                          else "macro_f1_ci95"]
+    return 100 * low, 100 * high
+
+
 def test_run_beside_the_published_row_matched_by_its_model_name(serve, synth_data, tmp_path):
     run = _salbench_run(serve, synth_data, tmp_path / "run", "gpt-4o-2024-08-06")
     result = invoke("compare", run, "--reference", "paper", "--out", tmp_path / "cmp")
@@ -73,11 +84,18 @@ def test_run_beside_the_published_row_matched_by_its_model_name(serve, synth_dat
         assert float(row["run"]) == pytest.approx(_run_metric(metrics, row["key"]), abs=1e-4)
         assert float(row["difference"]) == pytest.approx(float(row["run"]) - published,
                                                          abs=2e-4)
-        assert row["verdict"] == "no interval" and row["ci95_low"] == ""
         assert row["published_model"] == "GPT-4o" and row["setting"] == "shots 0"
-        # The terminal shows the same line: cell, run, no interval, published, difference.
-        assert (f"{row['cell']} {float(row['run']):.1f} - {published:.1f} "
-                f"{float(row['difference']):+.1f} no interval") in text
+        interval = _run_interval(metrics, row["key"])
+        if interval is None:  # per-class F1 has no interval
+            assert row["verdict"] == "no interval" and row["ci95_low"] == ""
+            # The terminal shows the same line: cell, run, no interval, published, difference.
+            assert (f"{row['cell']} {float(row['run']):.1f} - {published:.1f} "
+                    f"{float(row['difference']):+.1f} no interval") in text
+        else:  # the run's bootstrap interval (metrics.json) decides
+            low, high = interval
+            assert float(row["ci95_low"]) == pytest.approx(low, abs=1e-4)
+            assert row["verdict"] == ("inside" if low <= published <= high else "at the edge"
+                                      if low - 0.05 <= published <= high + 0.05 else "outside")
     assert ("not in this run: O3 (natural): exact match and F1 Overall (6 cells); O3: "
             "per-class F1 (21 cells)") in text
     assert "samples: the data has P3 8, P3_box 8, P3_box_img 8 rows; the published set 2589 " \
@@ -85,7 +103,8 @@ def test_run_beside_the_published_row_matched_by_its_model_name(serve, synth_dat
     md = (tmp_path / "cmp" / "comparison.md").read_text()
     assert "## Beside the published numbers" in md
     assert "samples: the data has P3 8, P3\\_box 8" in md
-    assert md.count("| no interval |") == len(rows)
+    assert md.count("| no interval |") == sum(_run_interval(metrics, r["key"]) is None
+                                              for r in rows)
     page = (tmp_path / "cmp" / "comparison.html").read_text()
     assert "beside GPT-4o (shots 0)" in page and "Where the published numbers come from" in page
     assert SALBENCH.sources[0].url in page
@@ -108,6 +127,7 @@ def test_intervals_in_metrics_decide_inside_or_outside(serve, synth_data, tmp_pa
     for block in metrics.values():
         strict = block["strict"]
         strict["exact_match_ci95"] = _wilson(strict["exact_match"] * strict["n"], strict["n"])
+        strict.pop("macro_f1_ci95", None)
         strict["macro_f1_ci95_unavailable"] = "fewer than 10 samples"
     (run / "metrics.json").write_text(json.dumps(metrics))
     result = invoke("compare", run, "--reference", "paper", "--reference-model", "GPT-4o",

@@ -78,7 +78,9 @@ def test_salbench_metrics_equal_those_of_the_full_parse(synth_data):
                           response=Response(error="gave up")))
     got = bench.summarize(records)["P3"]
     for parser in ("strict", "lenient"):
-        assert got[parser] == summarize_parser(full[parser], classes, 1)
+        # The intervals (only a run's records carry the ids they need) aside.
+        point = {k: v for k, v in got[parser].items() if not k.endswith(("_se", "_ci95"))}
+        assert point == summarize_parser(full[parser], classes, 1)
     assert any(len(r.parsed["strict"]) < len(strict_tokens(r.response.text or ""))
                for r in records if r.ok)  # some answers were elided in the record
 

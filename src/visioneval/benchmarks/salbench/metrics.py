@@ -15,10 +15,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from visioneval.benchmarks.salbench.parse import target_labels
 from visioneval.exactsum import ExactSum
+from visioneval.stats.bootstrap import Outcomes, attach, summaries
+
+if TYPE_CHECKING:
+    import numpy as np
 
 EPS = 1e-8
 PARSERS = ("strict", "lenient")
@@ -55,17 +59,28 @@ class ParserTally:
     tp: Counter[str] = field(default_factory=Counter)
     fp: Counter[str] = field(default_factory=Counter)
     fn: Counter[str] = field(default_factory=Counter)
+    # Per-sample rows for the bootstrap (`stats.bootstrap`), kept when samples come with ids.
+    outcomes: Outcomes | None = None
 
     def add(self, pred: set[str], gold: set[str], scores: dict[str, float] | None,
-            classes: Sequence[str] = ()) -> None:
+            classes: Sequence[str] = (), sample_id: str | None = None) -> None:
         """One scored sample; `scores` as computed when it was parsed (None: from the sets);
-        an answer naming none of `classes` counts as unparsed."""
+        an answer naming none of `classes` counts as unparsed. With `sample_id`, the
+        sample's outcome is kept for the intervals."""
         scores = scores or sample_scores(pred, gold)
         self.n += 1
         self.n_unparsed += not pred.intersection(classes)
         self.exact_match += scores["exact_match"]
         self.sample_f1 += scores["sample_f1"]
         self.count_classes(pred, gold)
+        if sample_id is not None and classes:
+            if self.outcomes is None:
+                self.outcomes = Outcomes(2 + 3 * len(classes))
+            self.outcomes.add(sample_id, [
+                scores["exact_match"], scores["sample_f1"],
+                *[float(c in pred and c in gold) for c in classes],
+                *[float(c in pred and c not in gold) for c in classes],
+                *[float(c in gold and c not in pred) for c in classes]])
 
     def count_classes(self, pred: set[str], gold: set[str]) -> None:
         for label in pred:
@@ -96,12 +111,33 @@ class ParserTally:
             base["unavailable"] = f"no scored samples ({n_errors} failed requests)"
             return base
         per_class = self.per_class(classes)
-        return base | {
+        out = base | {
             "exact_match": self.exact_match.value / n,
             "macro_f1": sum(c["f1"] for c in per_class.values()) / len(classes),
             "sample_f1": self.sample_f1.value / n,
             "per_class": per_class,
         }
+        if self.outcomes is not None and self.outcomes.width == 2 + 3 * len(classes):
+            attach(out, summaries(self.outcomes.matrix(), _statistic(len(classes)),
+                                  ("exact_match", "macro_f1", "sample_f1")))
+        return out
+
+
+def _statistic(n_classes: int):
+    """Exact match, macro F1 (pooled per-class F1, then the mean over the classes, with the
+    reference's 1e-8 guards) and sample F1 from a resample's column sums."""
+    import numpy as np
+
+    c = n_classes
+
+    def statistic(sums: np.ndarray, n: int) -> np.ndarray:
+        tp, fp, fn = sums[:, 2:2 + c], sums[:, 2 + c:2 + 2 * c], sums[:, 2 + 2 * c:2 + 3 * c]
+        precision = tp / (tp + fp + EPS)
+        recall = tp / (tp + fn + EPS)
+        f1 = 2 * precision * recall / (precision + recall + EPS)
+        return np.column_stack([sums[:, 0] / n, f1.mean(axis=1), sums[:, 1] / n])
+
+    return statistic
 
 
 def summarize_parser(pairs: Sequence[tuple[set[str], set[str]]], classes: Sequence[str],
@@ -145,10 +181,11 @@ class ConfigTally:
         gold = target_labels(record.target)
         for parser, tally in self.parsers.items():
             tally.add(set(record.parsed[parser]), gold, record.scores.get(parser),
-                      self.classes)
+                      self.classes, record.id)
         if level:
             self.by_difficulty.setdefault(level, ParserTally()).add(
-                set(record.parsed[HEADLINE]), gold, record.scores.get(HEADLINE), self.classes)
+                set(record.parsed[HEADLINE]), gold, record.scores.get(HEADLINE), self.classes,
+                record.id)
 
     def result(self, config: str = "") -> dict[str, Any]:
         out: dict[str, Any] = {parser: tally.result(self.classes, self.n_errors)

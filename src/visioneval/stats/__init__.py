@@ -1,0 +1,1 @@
+"""Uncertainty of the metrics: bootstrap standard errors and intervals over samples."""
