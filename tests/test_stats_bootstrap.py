@@ -82,3 +82,17 @@ def test_a_run_writes_intervals_beside_each_headline_metric(serve, synth_data, t
     for key in ("exact_match", "macro_f1", "sample_f1"):
         low, high = strict[f"{key}_ci95"]
         assert 0 <= low <= strict[key] <= high <= 1 and strict[f"{key}_se"] >= 0
+
+
+def test_illusionbench_recall_has_an_interval(serve, illusion_data, tmp_path):
+    server = serve()
+    out = tmp_path / "run"
+    assert invoke("illusionbench", "--backend", "openai", "--base-url",
+                  server.base_url + "/v1", "--model", "m", "--data-dir", illusion_data,
+                  "--out", out, "--no-progress", "--no-report").exit_code == 0
+    for subset in load(out).values():
+        for block in subset.values():
+            for task in ("shape", "scene"):
+                cell = block[task]
+                low, high = cell["recall_ci95"]
+                assert low <= cell["recall"] <= high and cell["recall_se"] >= 0

@@ -23,6 +23,7 @@ from visioneval.benchmarks.illusionbench.prompts import offered
 from visioneval.benchmarks.illusionbench.protocols import lmms_normalize
 from visioneval.benchmarks.illusionbench.spec import DIFFICULTIES, FAMILY, ORIGINAL_FIXED
 from visioneval.records import Record
+from visioneval.stats.bootstrap import Outcomes, attach, mean_statistic, summaries
 
 BUCKETS = ("shape", "texture", "rest")
 
@@ -31,12 +32,15 @@ class Cell:
     """Scored and failed samples of one slice, and the sum of `correct` per rule (summed in
     journal order, so recalls are bit-identical to summing a list)."""
 
-    __slots__ = ("n", "n_errors", "correct")
+    __slots__ = ("n", "n_errors", "correct", "outcomes")
 
-    def __init__(self) -> None:
+    def __init__(self, intervals: bool = False) -> None:
         self.n = 0
         self.n_errors = 0
         self.correct: dict[str, float] = {}
+        # Per-sample correctness per rule, for the recall's bootstrap interval (headline
+        # cells only: per-class and per-difficulty cells would multiply the cost).
+        self.outcomes: dict[str, Outcomes] | None = {} if intervals else None
 
     def add(self, record: Record) -> None:
         if not record.ok:
@@ -45,14 +49,21 @@ class Cell:
         self.n += 1
         for rule, score in record.scores.items():
             self.correct[rule] = self.correct.get(rule, 0) + score["correct"]
+            if self.outcomes is not None:
+                self.outcomes.setdefault(rule, Outcomes(1)).add(record.id,
+                                                                (float(score["correct"]),))
 
     def block(self, rule: str) -> dict[str, Any]:
-        """n, n_errors and the recall of `rule` (absent with a reason when n = 0)."""
+        """n, n_errors and the recall of `rule` (absent with a reason when n = 0), with its
+        standard error and 95% interval in headline cells."""
         block: dict[str, Any] = {"n": self.n, "n_errors": self.n_errors}
         if not self.n:
             block["unavailable"] = f"no scored samples ({self.n_errors} failed requests)"
         else:
             block["recall"] = self.correct[rule] / self.n
+            kept = (self.outcomes or {}).get(rule)
+            if kept is not None and len(kept) == self.n:
+                attach(block, summaries(kept.matrix(), mean_statistic, ("recall",)))
         return block
 
 
@@ -61,7 +72,7 @@ class TaskTally:
     classes and difficulties, not with the samples."""
 
     def __init__(self) -> None:
-        self.all = Cell()
+        self.all = Cell(intervals=True)
         self.by_difficulty: dict[str, Cell] = {}
         self.by_class: dict[str, Cell] = {}
         self.buckets: dict[str, Counter[str]] = {}

@@ -14,6 +14,7 @@ from visioneval.benchmarks.salbench.metrics import ParserTally
 from visioneval.benchmarks.vqa.scorers import labels
 from visioneval.exactsum import ExactSum
 from visioneval.records import Record
+from visioneval.stats.bootstrap import Outcomes, attach, mean_statistic, summaries
 
 
 class BlockTally:
@@ -24,6 +25,7 @@ class BlockTally:
         self.scorer = scorer
         self.n = self.n_errors = self.n_unparsed = self.n_ambiguous = 0
         self.correct = ExactSum()  # order-free: a merged run's sums equal a whole run's
+        self.outcomes = Outcomes(1)  # per-sample accuracy, for the bootstrap interval
         self.labels = ParserTally()  # the set scorer's SalBench metrics
         self.classes: set[str] = set()
 
@@ -36,6 +38,7 @@ class BlockTally:
         self.n_unparsed += int(score.get("unparsed", 0))
         self.n_ambiguous += int(score.get("ambiguous", 0))
         self.correct += score.get("correct", 0.0)
+        self.outcomes.add(record.id, (float(score.get("correct", 0.0)),))
         if self.scorer == "set":
             gold = labels(record.target)
             self.classes |= gold
@@ -49,6 +52,7 @@ class BlockTally:
             out["unavailable"] = f"no scored samples ({self.n_errors} failed requests)"
             return out
         out["accuracy"] = self.correct.value / self.n
+        attach(out, summaries(self.outcomes.matrix(), mean_statistic, ("accuracy",)))
         if self.scorer == "set":
             found = self.labels.result(sorted(self.classes), self.n_errors)
             out |= {k: found[k] for k in ("exact_match", "macro_f1", "sample_f1", "per_class")}
