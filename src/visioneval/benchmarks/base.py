@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from visioneval.report.blocks import ComparisonTable, Section
     from visioneval.report.rundir import RunView
     from visioneval.rescore.foreign import ForeignReader
+    from visioneval.stats.paired import PairedRow
 
 
 class Benchmark(Protocol):
@@ -148,6 +149,11 @@ class BenchmarkDefinition:
         to, its value per column, and every run setting that differs from the published
         protocol. Only asked when `published()` is not None."""
         raise NotImplementedError
+
+    def paired_rows(self, record: Record) -> dict[str, PairedRow]:
+        """A scored record's outcomes for `visioneval compare`'s paired tests, by metric
+        name (none: this benchmark is compared without paired tests)."""
+        return {}
 
     def unparsed(self, metrics: dict[str, Any]) -> int | None:
         """Answers the headline parser could not read (the report's card); None: no notion."""

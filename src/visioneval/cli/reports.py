@@ -108,8 +108,15 @@ def compare(
             from visioneval.report.reference_console import show_beside
 
             show_beside(published, console)
+        from visioneval.report import paired
+
+        tests = paired.paired_comparisons(run_dirs)
+        paired.show(tests, console)
         if out is not None:
             for path in comparison.write(result, out, published):
+                console.print(f"wrote {path}", highlight=False, soft_wrap=True)
+            if any(t.results or t.unpaired for t in tests):
+                path = paired.write_csv(tests, out / "paired.csv")
                 console.print(f"wrote {path}", highlight=False, soft_wrap=True)
         return 0
 

@@ -44,12 +44,18 @@ class Outcomes:
 
     def matrix(self) -> np.ndarray:
         """The rows (n x width) in the order of their id digests."""
+        return self.sorted()[1]
+
+    def sorted(self) -> tuple[np.ndarray, np.ndarray]:
+        """(id digests, rows), both in the order of the digests: two runs' rows line up
+        sample by sample when their digests are equal."""
         import numpy as np
 
         n = len(self)
         values = np.frombuffer(self._values, dtype=np.float64).reshape(n, self.width)
         digests = np.frombuffer(bytes(self._digests), dtype="S16")
-        return values[np.argsort(digests, kind="stable")]
+        order = np.argsort(digests, kind="stable")
+        return digests[order], values[order]
 
 
 Statistic: TypeAlias = "Callable[[np.ndarray, int], np.ndarray]"

@@ -128,6 +128,15 @@ class IllusionBenchDefinition(BenchmarkDefinition):
                                [Items(list(dict.fromkeys(notes)))]))
         return out
 
+    def paired_rows(self, record: Record) -> dict[str, Any]:
+        """Each rule's recall per subset and task (McNemar on correct answers)."""
+        from visioneval.stats.paired import PairedRow
+
+        task = record.metadata.get("task")
+        return {f"{record.group} {task} recall ({rule})":
+                PairedRow("correct", (float(score["correct"]),))
+                for rule, score in record.scores.items() if "correct" in score}
+
     def browser_row(self, record: Record) -> dict[str, Any]:
         meta = record.metadata
         target = record.target if isinstance(record.target, dict) else {}

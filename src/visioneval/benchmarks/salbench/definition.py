@@ -132,6 +132,23 @@ class SalBenchDefinition(BenchmarkDefinition):
             out.append(Section(f"{config}: per class", [Charts([bars, matrix])]))
         return out
 
+    def paired_rows(self, record: Record) -> dict[str, Any]:
+        """Exact match (McNemar) and macro F1 (paired bootstrap) of the headline parser."""
+        from visioneval.stats.paired import PairedRow
+
+        if "strict" not in record.scores or record.group not in CONFIGS:
+            return {}
+        classes = CONFIGS[record.group].classes
+        pred, gold = set(record.parsed.get("strict") or []), target_labels(str(record.target))
+        return {
+            f"{record.group} exact match": PairedRow(
+                "correct", (float(record.scores["strict"]["exact_match"]),)),
+            f"{record.group} macro F1": PairedRow("macro_f1", (
+                *[float(c in pred and c in gold) for c in classes],
+                *[float(c in pred and c not in gold) for c in classes],
+                *[float(c in gold and c not in pred) for c in classes])),
+        }
+
     def browser_row(self, record: Record) -> dict[str, Any]:
         views = {}
         for parser in ("strict", "lenient"):

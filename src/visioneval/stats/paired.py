@@ -1,0 +1,125 @@
+"""Paired tests between two runs over the same samples: McNemar's exact test for a 0/1
+outcome (exact match, recall) and a paired bootstrap interval for a macro-F1 difference.
+
+A benchmark says what to pair (`BenchmarkDefinition.paired_rows`: per record, named rows of
+either kind); this module only lines the rows up by sample id and tests them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from visioneval.stats.bootstrap import Outcomes, replicates
+
+if TYPE_CHECKING:
+    import numpy as np
+
+Kind = Literal["correct", "macro_f1"]
+ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class PairedRow:
+    """One sample's outcome for a paired test: `correct` is (0 or 1,); `macro_f1` is the
+    sample's TP, FP and FN per class, (tp..., fp..., fn...)."""
+
+    kind: Kind
+    values: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class PairedResult:
+    key: str
+    test: str
+    a: float
+    b: float
+    difference: float  # b - a
+    detail: str  # discordant counts, or the interval of the difference
+    p_value: float | None
+    significant: bool
+
+    def as_row(self) -> dict[str, Any]:
+        return {"metric": self.key, "test": self.test, "first run": self.a, "this run": self.b,
+                "difference": self.difference, "detail": self.detail,
+                "p": self.p_value, "significant at 5%": self.significant}
+
+
+def mcnemar(a: np.ndarray, b: np.ndarray, key: str) -> PairedResult:
+    """McNemar's exact test: the discordant pairs are Binomial(n, 1/2) under no difference."""
+    from scipy.stats import binomtest
+
+    only_a = int(((a == 1) & (b == 0)).sum())
+    only_b = int(((a == 0) & (b == 1)).sum())
+    n = only_a + only_b
+    p = float(binomtest(min(only_a, only_b), n, 0.5).pvalue) if n else 1.0
+    return PairedResult(key, "McNemar exact", float(a.mean()), float(b.mean()),
+                        float(b.mean() - a.mean()),
+                        f"right only in the first run {only_a}, only in this run {only_b}",
+                        p, p < ALPHA)
+
+
+def macro_f1_difference(a: np.ndarray, b: np.ndarray, key: str) -> PairedResult:
+    """A paired bootstrap (the same resampled samples for both runs) of macro F1 (b - a)."""
+    import numpy as np
+
+    classes = a.shape[1] // 3
+    width = a.shape[1]
+
+    def macro(sums: np.ndarray) -> np.ndarray:
+        tp, fp, fn = sums[:, :classes], sums[:, classes:2 * classes], sums[:, 2 * classes:]
+        precision = tp / (tp + fp + 1e-8)
+        recall = tp / (tp + fn + 1e-8)
+        return (2 * precision * recall / (precision + recall + 1e-8)).mean(axis=1)
+
+    def statistic(sums: np.ndarray, n: int) -> np.ndarray:
+        return (macro(sums[:, width:]) - macro(sums[:, :width]))[:, None]
+
+    both = np.hstack([a, b])
+    whole = both.sum(axis=0, keepdims=True)
+    first, second = float(macro(whole[:, :width])[0]), float(macro(whole[:, width:])[0])
+    values = replicates(both, statistic)[:, 0]
+    low, high = (float(x) for x in np.percentile(values, [2.5, 97.5]))
+    return PairedResult(key, "paired bootstrap", first, second, second - first,
+                        f"95% interval of the difference [{low:.4f}, {high:.4f}]", None,
+                        not low <= 0.0 <= high)
+
+
+class PairedCollector:
+    """Rows per metric for one run, kept by sample id (a few bytes a sample)."""
+
+    def __init__(self) -> None:
+        self.kinds: dict[str, Kind] = {}
+        self.rows: dict[str, Outcomes] = {}
+
+    def add(self, sample_id: str, rows: dict[str, PairedRow]) -> None:
+        for key, row in rows.items():
+            if key not in self.rows:
+                self.kinds[key] = row.kind
+                self.rows[key] = Outcomes(len(row.values))
+            if self.rows[key].width == len(row.values):
+                self.rows[key].add(sample_id, row.values)
+
+
+def paired(first: PairedCollector, other: PairedCollector) -> tuple[list[PairedResult],
+                                                                    list[str]]:
+    """The tests on every metric both runs have over the same samples; the metrics whose
+    samples differ are named (compared without pairing)."""
+    import numpy as np
+
+    results, unpaired = [], []
+    for key, kind in first.kinds.items():
+        if key not in other.rows:
+            continue
+        ids_a, a = first.rows[key].sorted()
+        ids_b, b = other.rows[key].sorted()
+        if len(ids_a) != len(ids_b) or not np.array_equal(ids_a, ids_b):
+            unpaired.append(key)
+            continue
+        if len(ids_a) < 2:
+            unpaired.append(key)
+            continue
+        test = mcnemar(a[:, 0], b[:, 0], key) if kind == "correct" else \
+            macro_f1_difference(a, b, key)
+        results.append(test)
+    return results, unpaired
