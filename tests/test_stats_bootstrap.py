@@ -82,6 +82,9 @@ def test_a_run_writes_intervals_beside_each_headline_metric(serve, synth_data, t
     for key in ("exact_match", "macro_f1", "sample_f1"):
         low, high = strict[f"{key}_ci95"]
         assert 0 <= low <= strict[key] <= high <= 1 and strict[f"{key}_se"] >= 0
+    assert invoke("report", out).exit_code == 0
+    low, high = strict["macro_f1_ci95"]
+    assert f"{100 * low:.1f} to {100 * high:.1f}" in (out / "report.html").read_text()
 
 
 def test_illusionbench_recall_has_an_interval(serve, illusion_data, tmp_path):

@@ -104,14 +104,17 @@ class SalBenchDefinition(BenchmarkDefinition):
                          f"{strict['n_unparsed']} / {lenient['n_unparsed']}",
                          _pct(strict.get("exact_match")), _pct(strict.get("macro_f1")),
                          _pct(lenient.get("exact_match")), _pct(lenient.get("macro_f1")),
-                         _pct(strict.get("sample_f1"))])
+                         _pct(strict.get("sample_f1")), _interval(strict, "exact_match"),
+                         _interval(strict, "macro_f1")])
         out = [Section("Results (percent)", [
             Table(["config", "n", "errors", "unparsed strict / lenient", "EM", "macro F1",
-                   "EM lenient", "macro F1 lenient", "sample F1"], rows),
+                   "EM lenient", "macro F1 lenient", "sample F1", "EM 95% interval",
+                   "macro F1 95% interval"], rows),
             Note("EM: exact match of the label set. Macro F1: the paper's 'F1 Overall', the "
                  "mean of per-class F1 (TP/FP/FN pooled over samples) over all classes. "
                  "strict is the reference parser and the headline; lenient forgives answer "
-                 "format.")])]
+                 "format. Intervals: 95% bootstrap over samples (1000 seeded resamples), "
+                 "strict parser.")])]
         out.append(_protocol_section(view.metrics))
         from visioneval.report import charts  # only when a page is drawn
 
@@ -238,3 +241,11 @@ def _protocol_section(metrics: dict[str, Any]) -> Section:
     else:
         blocks.append(Note(f"By difficulty: not available: {NO_DIFFICULTY}."))
     return Section("Why published numbers differ", blocks)
+
+
+def _interval(block: dict[str, Any], metric: str) -> str:
+    """A metric's 95% interval in percent ("-" with no interval)."""
+    found = block.get(f"{metric}_ci95")
+    if not found:
+        return "-"
+    return f"{100 * found[0]:.1f} to {100 * found[1]:.1f}"
