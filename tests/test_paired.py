@@ -38,7 +38,8 @@ def test_two_runs_on_the_same_samples_get_paired_tests(serve, synth_data, tmp_pa
     result = invoke("compare", a, b, "--out", tmp_path / "cmp")
     assert result.exit_code == 0, result.output
     assert "Paired tests" in result.stdout
-    rows = {r["metric"]: r for r in csv.DictReader(open(tmp_path / "cmp" / "paired.csv"))}
+    text = (tmp_path / "cmp" / "paired.csv").read_text()
+    rows = {r["metric"]: r for r in csv.DictReader(text.splitlines())}
     em_a = {r["id"]: r["scores"]["strict"]["exact_match"] for r in journal(a)}
     em_b = {r["id"]: r["scores"]["strict"]["exact_match"] for r in journal(b)}
     only_a = sum(em_a[i] == 1 and em_b[i] == 0 for i in em_a)
