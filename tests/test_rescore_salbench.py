@@ -92,7 +92,7 @@ def test_metrics_by_hand_bad_lines_counted_and_nothing_sent(tmp_path, no_network
     first = records["P3/img_000"]
     assert first["metadata"] | {"lmms_eval": None} == {
         "config": "P3", "task": "D", "dataset": "P3", "image_id": "img_000", "row": 0,
-        "shots": 0, "lmms_eval": None}
+        "shots": 0, "prompt": "lmms-eval", "lmms_eval": None}
     assert first["metadata"]["lmms_eval"]["exact_match"] == 1.0
     assert first["prompt"] == [{"role": "user", "parts": [QUESTION + SALBENCH_SUFFIX]}]
     assert records["P3/img_003"]["response"]["error"].startswith("empty response")

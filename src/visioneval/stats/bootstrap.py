@@ -42,6 +42,20 @@ class Outcomes:
         self._digests += hashlib.blake2b(sample_id.encode(), digest_size=16).digest()
         self._values.extend(values)
 
+    def only(self, digests: np.ndarray) -> Outcomes:
+        """A copy holding the rows whose id digest is among `digests` (16-byte ids)."""
+        import numpy as np
+
+        mine, values = self.sorted()
+        keep = np.isin(mine, digests)
+        out = Outcomes(self.width)
+        out._digests = bytearray(mine[keep].tobytes())
+        out._values = array("d", values[keep].ravel().tobytes())
+        return out
+
+    def digests(self) -> np.ndarray:
+        return self.sorted()[0]
+
     def matrix(self) -> np.ndarray:
         """The rows (n x width) in the order of their id digests."""
         return self.sorted()[1]

@@ -38,6 +38,7 @@ class PairedResult:
     detail: str  # discordant counts, or the interval of the difference
     p_value: float | None
     significant: bool
+    interval: tuple[float, float] | None = None  # the paired bootstrap's, of the difference
 
     def as_row(self) -> dict[str, Any]:
         return {"metric": self.key, "test": self.test, "first run": self.a, "this run": self.b,
@@ -45,8 +46,13 @@ class PairedResult:
                 "p": self.p_value, "significant at 5%": self.significant}
 
 
-def mcnemar(a: np.ndarray, b: np.ndarray, key: str) -> PairedResult:
-    """McNemar's exact test: the discordant pairs are Binomial(n, 1/2) under no difference."""
+RUNS = ("in the first run", "in this run")
+
+
+def mcnemar(a: np.ndarray, b: np.ndarray, key: str,
+            names: tuple[str, str] = RUNS) -> PairedResult:
+    """McNemar's exact test: the discordant pairs are Binomial(n, 1/2) under no difference.
+    `names` say where a sample was right only (the detail line)."""
     from scipy.stats import binomtest
 
     only_a = int(((a == 1) & (b == 0)).sum())
@@ -55,7 +61,7 @@ def mcnemar(a: np.ndarray, b: np.ndarray, key: str) -> PairedResult:
     p = float(binomtest(min(only_a, only_b), n, 0.5).pvalue) if n else 1.0
     return PairedResult(key, "McNemar exact", float(a.mean()), float(b.mean()),
                         float(b.mean() - a.mean()),
-                        f"right only in the first run {only_a}, only in this run {only_b}",
+                        f"right only {names[0]} {only_a}, only {names[1]} {only_b}",
                         p, p < ALPHA)
 
 
@@ -82,7 +88,7 @@ def macro_f1_difference(a: np.ndarray, b: np.ndarray, key: str) -> PairedResult:
     low, high = (float(x) for x in np.percentile(values, [2.5, 97.5]))
     return PairedResult(key, "paired bootstrap", first, second, second - first,
                         f"95% interval of the difference [{low:.4f}, {high:.4f}]", None,
-                        not low <= 0.0 <= high)
+                        not low <= 0.0 <= high, (low, high))
 
 
 class PairedCollector:
@@ -100,9 +106,22 @@ class PairedCollector:
             if self.rows[key].width == len(row.values):
                 self.rows[key].add(sample_id, row.values)
 
+    def common(self, other: PairedCollector) -> tuple[PairedCollector, int]:
+        """A copy narrowed to the samples `other` has too, per metric; and how many of this
+        collector's samples were left out (counted on its first metric)."""
+        out, dropped = PairedCollector(), 0
+        for i, (key, rows) in enumerate(self.rows.items()):
+            if key not in other.rows:
+                continue
+            out.kinds[key] = self.kinds[key]
+            out.rows[key] = rows.only(other.rows[key].digests())
+            if i == 0:
+                dropped = len(rows) - len(out.rows[key])
+        return out, dropped
 
-def paired(first: PairedCollector, other: PairedCollector) -> tuple[list[PairedResult],
-                                                                    list[str]]:
+
+def paired(first: PairedCollector, other: PairedCollector, names: tuple[str, str] = RUNS
+           ) -> tuple[list[PairedResult], list[str]]:
     """The tests on every metric both runs have over the same samples; the metrics whose
     samples differ are named (compared without pairing)."""
     import numpy as np
@@ -119,7 +138,7 @@ def paired(first: PairedCollector, other: PairedCollector) -> tuple[list[PairedR
         if len(ids_a) < 2:
             unpaired.append(key)
             continue
-        test = mcnemar(a[:, 0], b[:, 0], key) if kind == "correct" else \
+        test = mcnemar(a[:, 0], b[:, 0], key, names) if kind == "correct" else \
             macro_f1_difference(a, b, key)
         results.append(test)
     return results, unpaired

@@ -18,7 +18,10 @@ from visioneval.benchmarks.salbench.prompts import (
     Example,
     ExamplePlan,
     choose_examples,
+    family_group,
+    family_id,
     few_shot,
+    prompt_families,
     zero_shot,
 )
 from visioneval.benchmarks.salbench.spec import CONFIGS, HF_REPO, SPLIT, ConfigSpec
@@ -32,10 +35,15 @@ TEXT_COLUMNS = ("question", "answer", "image_id")
 class SalBenchOptions(BaseModel, frozen=True):
     configs: list[str]
     shots: Literal[0, 3, 5] = 0
-    prompt: Literal["paper", "lmms-eval"] = "paper"
+    prompt: Literal["paper", "lmms-eval", "both"] = "paper"
     num_samples: int | None = None
     seed: int = 0
     data_dir: str | None = None
+
+    @property
+    def families(self) -> tuple[str, ...]:
+        """Prompt styles sent for every row, the headline first."""
+        return prompt_families(self.prompt)
 
 
 class SalBench:
@@ -58,7 +66,8 @@ class SalBench:
     def total(self) -> int:
         limit = self.options.num_samples
         counts = (parquet.row_count(fs) for fs in self.files.values())
-        return sum(min(n, limit) if limit is not None else n for n in counts)
+        rows = sum(min(n, limit) if limit is not None else n for n in counts)
+        return rows * len(self.options.families)
 
     # -- samples -----------------------------------------------------------------------------
     def samples(self) -> Iterator[Sample | SkippedRow]:
@@ -67,11 +76,15 @@ class SalBench:
 
     def _config_samples(self, spec: ConfigSpec) -> Iterator[Sample | SkippedRow]:
         files = self.files[spec.name]
+        per_row = len(self.options.families)
         for path in files:
             missing = parquet.missing_columns(path, COLUMNS)
             if missing:
+                rows = parquet.row_count([path])
+                if self.options.num_samples is not None:
+                    rows = min(rows, self.options.num_samples)
                 yield SkippedRow(spec.name, f"{path.name} (every row)",
-                                 f"missing column(s) {', '.join(missing)}")
+                                 f"missing column(s) {', '.join(missing)}", rows * per_row)
         plan, examples = self._examples(spec) if self.options.shots else (None, {})
         seen: set[str] = set()
         # A `difficulty` column is read when a file has one (SalBench's own configs carry none,
@@ -80,39 +93,50 @@ class SalBench:
                                      limit=self.options.num_samples):
             if any(c not in row.values for c in COLUMNS):
                 continue  # the whole file was reported above
-            item = self._sample(spec, row, plan, examples)
-            if isinstance(item, Sample):
-                if item.id in seen:
-                    item.id = f"{item.id}#{row.index}"
-                seen.add(item.id)
-            yield item
+            items = self._row_samples(spec, row, plan, examples)
+            if isinstance(items, SkippedRow):
+                yield items
+                continue
+            base = items[0].metadata["image_id"]
+            suffix = f"#{row.index}" if base in seen else ""
+            seen.add(base)
+            for sample in items:
+                sample.id = family_id(f"{spec.name}/{base}{suffix}",
+                                      sample.metadata["prompt"], self.options.families)
+                yield sample
 
-    def _sample(self, spec: ConfigSpec, row: parquet.Row, plan: ExamplePlan | None,
-                examples: dict[int, Example]) -> Sample | SkippedRow:
+    def _row_samples(self, spec: ConfigSpec, row: parquet.Row, plan: ExamplePlan | None,
+                     examples: dict[int, Example]) -> list[Sample] | SkippedRow:
+        """One sample per prompt family for a row, sharing its image; or why it is skipped."""
         values = row.values
         image_id = values.get("image_id")
         name = str(image_id) if image_id not in (None, "") else f"#{row.index}"
+        per_row = len(self.options.families)
         problem = _row_problem(spec, values)
         if problem:
-            return SkippedRow(spec.name, f"image_id {name}", problem)
+            return SkippedRow(spec.name, f"image_id {name}", problem, per_row)
         try:
             image = Image.from_bytes(parquet.image_bytes(values["image"]))
         except ImageError as exc:
-            return SkippedRow(spec.name, f"image_id {name}", f"undecodable image: {exc}")
+            return SkippedRow(spec.name, f"image_id {name}", f"undecodable image: {exc}",
+                              per_row)
         except ValueError as exc:
-            return SkippedRow(spec.name, f"image_id {name}", str(exc))
+            return SkippedRow(spec.name, f"image_id {name}", str(exc), per_row)
         question = values["question"]
-        if plan is None:
-            messages = zero_shot(question, image, self.options.prompt)
-        else:
-            chosen = [examples[r] for r in plan.for_query(row.index) if r in examples]
-            messages = few_shot(spec, question, image, chosen, self.options.prompt)
-        return Sample(
-            id=f"{spec.name}/{name}", group=spec.name, messages=messages,
-            target=values["answer"],
-            metadata={"config": spec.name, "task": spec.task, "dataset": spec.dataset,
-                      "image_id": name, "row": row.index, "shots": self.options.shots,
-                      **_difficulty(values)})
+        chosen = [examples[r] for r in plan.for_query(row.index) if r in examples] \
+            if plan is not None else []
+        samples = []
+        for family in self.options.families:
+            messages = zero_shot(question, image, family) if plan is None else \
+                few_shot(spec, question, image, chosen, family)
+            samples.append(Sample(
+                id=f"{spec.name}/{name}",  # made unique, per family, by the caller
+                group=family_group(spec.name, family, self.options.families),
+                messages=messages, target=values["answer"],
+                metadata={"config": spec.name, "task": spec.task, "dataset": spec.dataset,
+                          "image_id": name, "row": row.index, "shots": self.options.shots,
+                          "prompt": family, **_difficulty(values)}))
+        return samples
 
     def _examples(self, spec: ConfigSpec) -> tuple[ExamplePlan, dict[int, Example]]:
         """Pick the config's few-shot examples from its whole split and read their images."""
@@ -140,7 +164,7 @@ class SalBench:
 
     # -- scoring -------------------------------------------------------------------------------
     def score(self, sample: Sample, text: str) -> tuple[dict[str, Any], dict[str, dict]]:
-        classes = CONFIGS[sample.group].classes
+        classes = CONFIGS[sample.metadata.get("config", sample.group)].classes
         gold = target_labels(sample.target)
         predictions = {"strict": strict_tokens(text), "lenient": lenient_labels(text, classes)}
         # The record keeps what was extracted, capped (a long answer is in response.text).
@@ -149,12 +173,16 @@ class SalBench:
         return parsed, scores
 
     def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
-        tallies = {s.name: ConfigTally(CONFIGS[s.name].classes) for s in self.specs}
+        """Metrics per config, keyed by config; a second prompt family's records (their
+        group names the family) are tallied inside their config's block."""
+        families = self.options.families
+        tallies = {s.name: ConfigTally(CONFIGS[s.name].classes, families) for s in self.specs}
         for record in records:
-            if record.group not in tallies and record.group in CONFIGS:
-                tallies[record.group] = ConfigTally(CONFIGS[record.group].classes)
-            if record.group in tallies:
-                tallies[record.group].add(record)
+            config = (record.metadata or {}).get("config", record.group)
+            if config not in tallies and config in CONFIGS:
+                tallies[config] = ConfigTally(CONFIGS[config].classes, families)
+            if config in tallies:
+                tallies[config].add(record)
         return {name: tally.result(name) for name, tally in tallies.items()}
 
     def majority_answers(self) -> dict[tuple[str, ...], str]:

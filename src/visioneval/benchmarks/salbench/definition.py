@@ -44,9 +44,10 @@ class SalBenchCommand(BaseModel):
                                     json_schema_extra={"flags": ["--samples"]})
     shots: Literal[0, 3, 5] = Field(0, description="In-context examples.",
                                     json_schema_extra={"flags": ["--num-shots"]})
-    prompt: Literal["paper", "lmms-eval"] = Field(
+    prompt: Literal["paper", "lmms-eval", "both"] = Field(
         "paper", description="paper: the dataset question verbatim; lmms-eval: plus its "
-        "one-word suffix.")
+        "one-word suffix; both: each row sent both ways (paper's the headline), with a "
+        "paired test of the prompt's effect.")
     seed: int = Field(0, description="Seed for few-shot examples and random baseline.")
 
 
@@ -98,14 +99,19 @@ class SalBenchDefinition(BenchmarkDefinition):
     def sections(self, view: RunView) -> list[Section]:
         rows = []
         for config, block in view.metrics.items():
-            strict, lenient = block["strict"], block["lenient"]
             spec = CONFIGS[config]
-            rows.append([f"{TASKS[spec.task]} ({config})", strict["n"], strict["n_errors"],
-                         f"{strict['n_unparsed']} / {lenient['n_unparsed']}",
-                         _pct(strict.get("exact_match")), _pct(strict.get("macro_f1")),
-                         _pct(lenient.get("exact_match")), _pct(lenient.get("macro_f1")),
-                         _pct(strict.get("sample_f1")), _interval(strict, "exact_match"),
-                         _interval(strict, "macro_f1")])
+            # The headline, then a second prompt family's answers (--prompt both).
+            for name, parsers in (("", block),
+                                  *[(f", {family} prompt", other) for family, other
+                                    in (block.get("by_prompt") or {}).items()]):
+                strict, lenient = parsers["strict"], parsers["lenient"]
+                rows.append([f"{TASKS[spec.task]} ({config}){name}", strict["n"],
+                             strict["n_errors"],
+                             f"{strict['n_unparsed']} / {lenient['n_unparsed']}",
+                             _pct(strict.get("exact_match")), _pct(strict.get("macro_f1")),
+                             _pct(lenient.get("exact_match")), _pct(lenient.get("macro_f1")),
+                             _pct(strict.get("sample_f1")), _interval(strict, "exact_match"),
+                             _interval(strict, "macro_f1")])
         out = [Section("Results (percent)", [
             Table(["config", "n", "errors", "unparsed strict / lenient", "EM", "macro F1",
                    "EM lenient", "macro F1 lenient", "sample F1", "EM 95% interval",
@@ -136,21 +142,20 @@ class SalBenchDefinition(BenchmarkDefinition):
         return out
 
     def paired_rows(self, record: Record) -> dict[str, Any]:
-        """Exact match (McNemar) and macro F1 (paired bootstrap) of the headline parser."""
-        from visioneval.stats.paired import PairedRow
+        """Exact match (McNemar) and macro F1 (paired bootstrap) of the headline parser,
+        per config; a second prompt family's under its own names ("O3 (lmms-eval prompt)
+        exact match"), as its group says."""
+        from visioneval.benchmarks.salbench.metrics import paired_values
 
-        if "strict" not in record.scores or record.group not in CONFIGS:
+        config = (record.metadata or {}).get("config", record.group)
+        if "strict" not in record.scores or config not in CONFIGS:
             return {}
-        classes = CONFIGS[record.group].classes
+        name = config if record.group == config else \
+            f"{config} ({record.metadata.get('prompt', '?')} prompt)"
         pred, gold = set(record.parsed.get("strict") or []), target_labels(str(record.target))
-        return {
-            f"{record.group} exact match": PairedRow(
-                "correct", (float(record.scores["strict"]["exact_match"]),)),
-            f"{record.group} macro F1": PairedRow("macro_f1", (
-                *[float(c in pred and c in gold) for c in classes],
-                *[float(c in pred and c not in gold) for c in classes],
-                *[float(c in gold and c not in pred) for c in classes])),
-        }
+        return {f"{name} {metric}": row for metric, row in
+                paired_values(pred, gold, CONFIGS[config].classes,
+                              record.scores["strict"]).items()}
 
     def browser_row(self, record: Record) -> dict[str, Any]:
         views = {}
@@ -226,14 +231,24 @@ def _protocol_section(metrics: dict[str, Any]) -> Section:
     O3; then results per difficulty, or why there are none."""
     from visioneval.benchmarks.salbench.metrics import NO_DIFFICULTY
     from visioneval.benchmarks.salbench.tables import (
+        PROMPT_EFFECT_NOTE,
         PROTOCOL_COLUMNS,
         PROTOCOL_NOTE,
+        SECOND_PROMPT_NOTE,
         difficulty_rows,
+        prompt_effect_rows,
+        protocol_columns,
         protocol_rows,
     )
 
-    blocks: list[Any] = [Table(["config", *PROTOCOL_COLUMNS.values()], protocol_rows(metrics)),
+    columns = protocol_columns(metrics)
+    blocks: list[Any] = [Table(["config", *columns.values()], protocol_rows(metrics)),
                          Note(PROTOCOL_NOTE)]
+    if len(columns) > len(PROTOCOL_COLUMNS):
+        blocks.append(Note(SECOND_PROMPT_NOTE))
+    header, rows = prompt_effect_rows(metrics)
+    if rows:
+        blocks += [Table(header, rows), Note(PROMPT_EFFECT_NOTE)]
     levels = difficulty_rows(metrics)
     if levels:
         blocks += [Table(["config", "difficulty", "n", "errors", "EM", "F1"], levels),

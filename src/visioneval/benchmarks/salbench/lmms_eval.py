@@ -167,7 +167,8 @@ class SalBenchLmmsEval:
             id=sample_id, group=config, target=answer,
             messages=(user(logged.prompt),) if logged.prompt is not None else (),
             metadata={"config": config, "task": spec.task, "dataset": spec.dataset,
-                      "image_id": name, "row": logged.doc_id, "shots": 0, "lmms_eval": extra})
+                      "image_id": name, "row": logged.doc_id, "shots": 0, "prompt": "lmms-eval",
+                      "lmms_eval": extra})
         return Answered(sample, response)
 
     @staticmethod

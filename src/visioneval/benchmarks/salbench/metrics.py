@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from visioneval.benchmarks.salbench.parse import target_labels
 from visioneval.exactsum import ExactSum
 from visioneval.stats.bootstrap import Outcomes, attach, summaries
+from visioneval.stats.paired import PairedCollector, PairedRow, paired
 
 if TYPE_CHECKING:
     import numpy as np
@@ -162,16 +163,29 @@ NO_DIFFICULTY = ("the data has no difficulty column (SalBench's own configs carr
 @dataclass
 class ConfigTally:
     """Both parsers' tallies and the failed requests of one config, fed record by record;
-    the headline parser's tallies per difficulty too, when the records carry one."""
+    the headline parser's tallies per difficulty too, when the records carry one. With a
+    second prompt family (`--prompt both`), that family's records go to a tally of their
+    own, and each sample's outcome under both prompts is kept for the prompt-effect test."""
 
     classes: Sequence[str]
+    families: tuple[str, ...] = ("paper",)
     n_errors: int = 0
     parsers: dict[str, ParserTally] = field(
         default_factory=lambda: {parser: ParserTally() for parser in PARSERS})
     by_difficulty: dict[str, ParserTally] = field(default_factory=dict)
     errors_by_difficulty: Counter[str] = field(default_factory=Counter)
+    other_families: dict[str, ConfigTally] = field(default_factory=dict)
+    pairs: dict[str, PairedCollector] = field(default_factory=dict)
 
     def add(self, record: Any) -> None:
+        family = (record.metadata or {}).get("prompt") or self.families[0]
+        if len(self.families) > 1 and record.ok:
+            self._pair(family, record)
+        if family != self.families[0]:
+            if family not in self.other_families:
+                self.other_families[family] = ConfigTally(self.classes, (family,))
+            self.other_families[family].add(record)
+            return
         level = record.metadata.get("difficulty") if record.metadata else None
         if not record.ok:
             self.n_errors += 1
@@ -179,18 +193,23 @@ class ConfigTally:
                 self.errors_by_difficulty[level] += 1
             return
         gold = target_labels(record.target)
+        # A second family's sample is "<row id>@<family>": its intervals resample by the row's
+        # id, so they equal those of a run that sent that prompt alone.
+        row_id = record.id.removesuffix(f"@{family}")
         for parser, tally in self.parsers.items():
             tally.add(set(record.parsed[parser]), gold, record.scores.get(parser),
-                      self.classes, record.id)
+                      self.classes, row_id)
         if level:
             self.by_difficulty.setdefault(level, ParserTally()).add(
                 set(record.parsed[HEADLINE]), gold, record.scores.get(HEADLINE), self.classes,
-                record.id)
+                row_id)
 
     def result(self, config: str = "") -> dict[str, Any]:
         out: dict[str, Any] = {parser: tally.result(self.classes, self.n_errors)
                                for parser, tally in self.parsers.items()}
         out["protocols"] = protocol_view(out, self.classes, config)
+        if len(self.families) > 1:
+            self._other_families(out, config)
         levels = sorted(set(self.by_difficulty) | set(self.errors_by_difficulty))
         if levels:
             out["by_difficulty"] = {
@@ -199,6 +218,82 @@ class ConfigTally:
         else:
             out["by_difficulty_unavailable"] = NO_DIFFICULTY
         return out
+
+
+    def _pair(self, family: str, record: Any) -> None:
+        """The headline parser's outcome of one answer, keyed by its row, under its family."""
+        pred, gold = set(record.parsed[HEADLINE]), target_labels(record.target)
+        key = f"{record.metadata.get('config', record.group)}/{record.metadata.get('row')}"
+        self.pairs.setdefault(family, PairedCollector()).add(
+            key, paired_values(pred, gold, self.classes, record.scores.get(HEADLINE)))
+
+    def _other_families(self, out: dict[str, Any], config: str) -> None:
+        """Each other prompt family's metrics, its figures in the protocol view, and the
+        paired test of prompt against prompt on the rows both scored."""
+        headline = self.families[0]
+        out["by_prompt"] = {}
+        for family in self.families[1:]:
+            tally = self.other_families.get(family) or ConfigTally(self.classes, (family,))
+            block = tally.result(config)
+            out["by_prompt"][family] = {parser: block[parser] for parser in PARSERS}
+            view, theirs, name = out["protocols"], block["protocols"], f"{_key(family)}_prompt"
+            for key in ("headline_macro_f1", "lmms_eval_o3_3class_f1"):
+                short = key.replace("headline_", "")
+                for suffix in ("", "_unavailable"):
+                    if key + suffix in theirs:
+                        view[f"{name}_{short}{suffix}"] = theirs[key + suffix]
+            out.setdefault("prompt_effect", {})[family] = prompt_effect(
+                self.pairs.get(headline), self.pairs.get(family), headline, family)
+
+
+def _key(family: str) -> str:
+    return family.replace("-", "_")
+
+
+def paired_values(pred: set[str], gold: set[str], classes: Sequence[str],
+                  scores: dict[str, float] | None = None) -> dict[str, PairedRow]:
+    """One answer's rows for the paired tests: exact match (McNemar; from `scores`, as
+    computed when it was parsed, when given) and per-class TP, FP and FN (the paired
+    bootstrap of macro F1)."""
+    exact = scores["exact_match"] if scores else float(pred == gold)
+    return {
+        "exact match": PairedRow("correct", (float(exact),)),
+        "macro F1": PairedRow("macro_f1", (
+            *[float(c in pred and c in gold) for c in classes],
+            *[float(c in pred and c not in gold) for c in classes],
+            *[float(c in gold and c not in pred) for c in classes])),
+    }
+
+
+def prompt_effect(first: PairedCollector | None, second: PairedCollector | None,
+                  first_name: str, second_name: str) -> dict[str, Any]:
+    """Prompt against prompt on the same rows (those both families scored): McNemar's exact
+    test on exact match and a paired bootstrap of the macro-F1 difference (second - first).
+    Absent with a reason when fewer than two rows were scored under both."""
+    effect: dict[str, Any] = {"first": first_name, "second": second_name}
+    if first is None or second is None:
+        effect["unavailable"] = "no row was scored under both prompts"
+        return effect
+    common, dropped = first.common(second)
+    other, dropped_other = second.common(first)
+    effect["n_pairs"] = len(common.rows.get("exact match") or ())
+    if dropped or dropped_other:
+        effect["n_unpaired"] = dropped + dropped_other  # scored under one prompt only
+    if effect["n_pairs"] < 2:
+        effect["unavailable"] = (f"{effect['n_pairs']} rows were scored under both prompts; "
+                                 "a paired test needs two")
+        return effect
+    results, _ = paired(common, other, (f"with the {first_name} prompt",
+                                        f"with the {second_name} prompt"))
+    for result in results:
+        effect[result.key.replace(" ", "_").lower()] = {
+            "test": result.test, "first": result.a, "second": result.b,
+            "difference": result.difference, "detail": result.detail, "p": result.p_value,
+            "significant": result.significant}
+        if result.interval is not None:
+            effect[result.key.replace(" ", "_").lower()]["difference_ci95"] = \
+                list(result.interval)
+    return effect
 
 
 HEADLINE = "strict"

@@ -18,6 +18,26 @@ from visioneval.images import Image
 from visioneval.records import Message, user
 
 PROMPT_STYLES = ("paper", "lmms-eval")
+HEADLINE_PROMPT = "paper"
+
+
+def prompt_families(choice: str) -> tuple[str, ...]:
+    """The prompt styles a run sends, the headline first: `both` sends the paper's and
+    lmms-eval's for every row, as two request families on the same images."""
+    return PROMPT_STYLES if choice == "both" else (choice,)
+
+
+def family_group(config: str, family: str, families: tuple[str, ...]) -> str:
+    """A sample's group: the config for the run's first prompt family (its headline), and
+    "<config> lmms-eval prompt" for a second family, so progress, cost and the viewer keep
+    the families apart and the metrics read the headline alone under the config's name."""
+    return config if family == families[0] else f"{config} {family} prompt"
+
+
+def family_id(base: str, family: str, families: tuple[str, ...]) -> str:
+    """A sample's id: the row's own for the first family (so a `both` run's headline samples
+    pair with a paper-prompt run's), "<id>@<family>" for a second family."""
+    return base if family == families[0] else f"{base}@{family}"
 
 _FEATURE_SENTENCE = re.compile(
     r"Given this list of low[- ]level visual features defined according to "

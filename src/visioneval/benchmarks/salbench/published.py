@@ -202,7 +202,7 @@ def _prompt_and_shots(options: dict[str, Any]) -> list[str]:
     if prompt == "lmms-eval":
         out.append("prompt lmms-eval: the question plus lmms-eval's \"Answer the question "
                    "using a single word or phrase.\"; the paper's: the question verbatim")
-    elif prompt != "paper":
+    elif prompt not in ("paper", "both"):  # both: the headline is the paper's prompt
         out.append(f"prompt {prompt}: the paper's is the dataset question verbatim")
     if options.get("shots"):
         out.append(f"{options['shots']} shots: examples chosen by visioneval's seeded rule "

@@ -57,9 +57,12 @@ SHORT_TASK = {"D": "Detection", "R": "Referring", "VR": "Visual Ref."}
 
 def show(metrics: dict[str, Any], label: dict[str, Any], console: Console) -> None:
     """One row per config: task and image set, counts, then EM and macro F1 per parser."""
+    caption = ("P3 synthetic, O3 natural. EM exact match; F1 the paper's macro F1. strict: "
+               "the reference parser (headline); lenient: forgives format.")
+    if any(block.get("by_prompt") for block in metrics.values()):
+        caption += " Indented: the same rows with lmms-eval's prompt (--prompt both)."
     table = Table(title=f"SalBench: {label['model']}, {label['shots']}-shot (percent)",
-                  caption="P3 synthetic, O3 natural. EM exact match; F1 the paper's macro F1. "
-                          "strict: the reference parser (headline); lenient: forgives format.",
+                  caption=caption,
                   pad_edge=False, box=box.SIMPLE_HEAVY, collapse_padding=True)  # fits 80 columns
     for column in ("task", "set", "n", "errors", "unparsed", "EM\nstrict", "F1\nstrict",
                    "EM\nlenient", "F1\nlenient"):
@@ -67,14 +70,25 @@ def show(metrics: dict[str, Any], label: dict[str, Any], console: Console) -> No
                          no_wrap=True, min_width=5 if column.startswith(("EM", "F1")) else None)
     for config, block in metrics.items():
         spec = CONFIGS[config]
-        strict, lenient = block["strict"], block["lenient"]
-        table.add_row(SHORT_TASK[spec.task], spec.dataset, str(strict["n"]),
-                      str(strict["n_errors"]), str(strict["n_unparsed"]),
-                      percent(strict, "exact_match") or "-", percent(strict, "macro_f1") or "-",
-                      percent(lenient, "exact_match") or "-",
-                      percent(lenient, "macro_f1") or "-")
+        # The headline, then a second prompt family's answers (--prompt both), indented.
+        for task, parsers in ((SHORT_TASK[spec.task], block),
+                              *[(f" {family}", other) for family, other
+                                in (block.get("by_prompt") or {}).items()]):
+            strict, lenient = parsers["strict"], parsers["lenient"]
+            table.add_row(task, spec.dataset, str(strict["n"]),
+                          str(strict["n_errors"]), str(strict["n_unparsed"]),
+                          percent(strict, "exact_match") or "-",
+                          percent(strict, "macro_f1") or "-",
+                          percent(lenient, "exact_match") or "-",
+                          percent(lenient, "macro_f1") or "-")
     console.print(table)
     console.print(protocol_table(metrics))
+    header, rows = prompt_effect_rows(metrics, compact=True)
+    if rows:
+        console.print(_simple("Prompt effect: the same rows under both prompts (percent)",
+                              header, rows, caption="McNemar's exact p on EM; paired "
+                              "bootstrap 95% interval of the F1 difference; * significant "
+                              "at 5%"))
     levels = difficulty_rows(metrics)
     if levels:
         console.print(_simple("SalBench by difficulty (strict parser, percent)",
@@ -98,19 +112,101 @@ PROTOCOL_NOTE = ("The same answers scored four ways. headline: strict parser, ma
                  "numbers are not the paper's.")
 
 
+# With `--prompt both`: the second request family's answers (lmms-eval's prompt), scored as
+# the paper does and as lmms-eval main does for O3 (its own number, prompt and rule).
+SECOND_PROMPT_COLUMNS = {
+    "lmms_eval_prompt_macro_f1": "lmms-eval prompt F1",
+    "lmms_eval_prompt_lmms_eval_o3_3class_f1": "lmms-eval prompt, O3 3-class F1",
+}
+SECOND_PROMPT_NOTE = ("lmms-eval prompt: the second request family (--prompt both), the "
+                      "question plus \"Answer the question using a single word or phrase.\", "
+                      "scored by the headline rule; with lmms-eval's O3 3-class mean it is "
+                      "the number lmms-eval main reports.")
+
+
+def protocol_columns(metrics: dict[str, Any]) -> dict[str, str]:
+    """The protocol view's columns: four from the same answers, two more when the run sent
+    lmms-eval's prompt as a second family."""
+    columns = dict(PROTOCOL_COLUMNS)
+    views = [block.get("protocols") or {} for block in metrics.values()]
+    if any(k.startswith("lmms_eval_prompt_") for view in views for k in view):
+        columns |= SECOND_PROMPT_COLUMNS
+    return columns
+
+
 def protocol_rows(metrics: dict[str, Any]) -> list[list[str]]:
+    columns = protocol_columns(metrics)
     rows = []
     for config, block in metrics.items():
         view = block.get("protocols") or {}
-        rows.append([config, *[pct(view.get(key)) or "-" for key in PROTOCOL_COLUMNS]])
+        rows.append([config, *[pct(view.get(key)) or "-" for key in columns]])
     return rows
 
 
 def protocol_table(metrics: dict[str, Any]) -> Table:
-    return _simple("Why published numbers differ: the same answers, four ways (percent)",
-                   ["config", *PROTOCOL_COLUMNS.values()], protocol_rows(metrics),
-                   caption="headline = the paper's F1; sample F1 is not the paper's; "
-                           "lmms-eval O3 averages 3 of 7 classes (docs/salbench.md)")
+    columns = protocol_columns(metrics)
+    caption = ("headline = the paper's F1; sample F1 is not the paper's; lmms-eval O3 "
+               "averages 3 of 7 classes (docs/salbench.md)")
+    if len(columns) > len(PROTOCOL_COLUMNS):
+        caption += "; lmms-eval prompt: the second request family (--prompt both)"
+    return _simple("Why published numbers differ (percent)",
+                   ["config", *columns.values()], protocol_rows(metrics), caption=caption)
+
+
+PROMPT_EFFECT_HEADER = ["config", "pairs", "EM {a}", "EM {b}", "EM Δ", "McNemar p",
+                        "F1 {a}", "F1 {b}", "F1 Δ (95% interval)", "significant at 5%"]
+COMPACT = (0, 1, 2, 3, 5, 6, 7, 8)  # the terminal's columns (EM Δ is the two EMs apart)
+
+
+def prompt_effect_rows(metrics: dict[str, Any], compact: bool = False
+                       ) -> tuple[list[str], list[list[str]]]:
+    """The paired test of prompt against prompt per config (--prompt both): header, rows;
+    no rows when the run sent one prompt. `compact`: the terminal's narrower columns."""
+    header, rows = _prompt_effect(metrics)
+    if not compact:
+        return header, rows
+    header = [header[i] for i in COMPACT]
+    header[-1] = "F1 Δ 95%"
+    short = []
+    for row in rows:
+        verdict = row[-1]
+        row = [row[i] for i in COMPACT]
+        if verdict.startswith("not available"):
+            row[-1] = "n/a"
+        else:  # a star marks a significant difference
+            row[-1] = row[-1].split("(")[-1].rstrip(")").replace(" to ", "..")
+            row[4] += "*" if "EM" in verdict else ""
+            row[-1] += "*" if "F1" in verdict else ""
+        short.append(row)
+    return header, short
+
+
+def _prompt_effect(metrics: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    rows, names = [], ("first", "second")
+    for config, block in metrics.items():
+        for effect in (block.get("prompt_effect") or {}).values():
+            names = (effect["first"], effect["second"])
+            if "unavailable" in effect:
+                rows.append([config, str(effect.get("n_pairs", 0)), *["-"] * 7,
+                             f"not available: {effect['unavailable']}"])
+                continue
+            em, f1 = effect["exact_match"], effect["macro_f1"]
+            low, high = f1.get("difference_ci95") or (None, None)
+            verdict = [name for name, test in (("EM", em), ("F1", f1)) if test["significant"]]
+            rows.append([config, str(effect["n_pairs"]), pct(em["first"]), pct(em["second"]),
+                         pct(em["difference"], signed=True), f"{em['p']:.3g}",
+                         pct(f1["first"]), pct(f1["second"]),
+                         f"{pct(f1['difference'], signed=True)} "
+                         f"({pct(low, signed=True)} to {pct(high, signed=True)})",
+                         ", ".join(verdict) if verdict else "no"])
+    header = [h.format(a=names[0], b=names[1]) for h in PROMPT_EFFECT_HEADER]
+    return header, rows
+
+
+PROMPT_EFFECT_NOTE = ("The same rows under both prompts, paired: McNemar's exact test on "
+                      "exact match, a paired bootstrap (1000 seeded resamples) of the macro-F1 "
+                      "difference (second minus first); rows scored under one prompt only are "
+                      "left out. \"no\": the difference may be noise.")
 
 
 def difficulty_rows(metrics: dict[str, Any]) -> list[list[str]]:
@@ -128,8 +224,17 @@ def _simple(title: str, header: list[str], rows: list[list[str]],
     table = Table(title=title, caption=caption, pad_edge=False, box=box.SIMPLE_HEAVY,
                   collapse_padding=True)
     for i, column in enumerate(header):
-        table.add_column(column, justify="left" if i == 0 or column == "difficulty"
+        table.add_column(_two_lines(column), justify="left" if i == 0 or column == "difficulty"
                          else "right")
     for row in rows:
         table.add_row(*row)
     return table
+
+
+def _two_lines(header: str) -> str:
+    """A long column name broken at the space nearest its middle (fits 80 columns)."""
+    spaces = [i for i, ch in enumerate(header) if ch == " "]
+    if len(header) <= 7 or not spaces:
+        return header
+    cut = min(spaces, key=lambda i: abs(i - len(header) / 2))
+    return header[:cut] + "\n" + header[cut + 1:]
