@@ -222,3 +222,47 @@ def test_merged_shards_add_their_costs_up(serve, synth_data, tmp_path):
     assert got["cost"]["usd"] == (got["prompt_tokens"] + 2 * got["completion_tokens"]) / 1e6
     assert got["cost"]["usd"] == pytest.approx(sum(counts(p)["cost"]["usd"] for p in parts),
                                                rel=1e-12)
+
+
+def test_compare_has_the_seeds_cost_column(serve, synth_data, illusion_data, tmp_path):
+    """The seed's results table has a Cost column: each run's cost, "unknown" with its
+    reason where no price is known, in every output of `visioneval compare`."""
+    from visioneval.cost.money import usd
+
+    server = serve()
+    priced, cheap, unpriced = tmp_path / "priced", tmp_path / "cheap", tmp_path / "unpriced"
+    for out, price in ((priced, ("--price-in", "1", "--price-out", "2")),
+                       (cheap, ("--price-in", "0.5", "--price-out", "0.5")), (unpriced, ())):
+        result = invoke(*salbench_args(server, synth_data, out, *P3, "--no-report", "--no-cache",
+                                       *price))
+        assert result.exit_code == 0, result.output
+    table = tmp_path / "table"
+    result = invoke("compare", priced, cheap, unpriced, "--out", table)
+    assert result.exit_code == 0, result.output
+    import csv
+
+    with (table / "comparison.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert [r["Cost"] for r in rows] == [usd(counts(run)["cost"]["usd"])
+                                         for run in (priced, cheap, unpriced)]
+    assert rows[0]["Cost"].startswith("$") and rows[2]["Cost"] == "unknown"
+    assert counts(priced)["cost"]["usd"] > counts(cheap)["cost"]["usd"] > 0
+    why = counts(unpriced)["cost"]["unavailable"]
+    markdown = (table / "comparison.md").read_text()
+    assert "| Cost |" in markdown and f"Cost unknown for m: {why}" in markdown
+    page = (table / "comparison.html").read_text()
+    assert "<th>Cost</th>" in page and "Cost unknown for m" in page
+    assert "Cost unknown for m" in result.stdout
+
+    # IllusionBench: a run's protocols are rows of one run, each showing the run's cost.
+    ib = tmp_path / "ib"
+    result = invoke("illusionbench", "--backend", "openai", "--base-url",
+                    server.base_url + "/v1", "--model", "m", "--data-dir", illusion_data,
+                    "--out", ib, "--no-progress", "--no-report", "--price-in", "1",
+                    "--price-out", "1", "--num-samples", "2")
+    assert result.exit_code == 0, result.output
+    result = invoke("compare", ib, "--out", tmp_path / "ibtable")
+    assert result.exit_code == 0, result.output
+    with (tmp_path / "ibtable" / "comparison.csv").open() as handle:
+        costs = {r["Cost"] for r in csv.DictReader(handle)}
+    assert costs == {usd(counts(ib)["cost"]["usd"])}

@@ -79,7 +79,8 @@ class EvaluateDefinition(BenchmarkDefinition):
             blocks = view.metrics.get("evaluators", {})
             rows.append([view.model, view.directory.name,
                          *[fmt.pct(blocks.get(k, {}).get("pass_rate")) for k in labels]])
-        return ComparisonTable(self.name, header, rows, [True] * len(labels))
+        return ComparisonTable(self.name, header, rows, [True] * len(labels),
+                               infos=[view.info for view in views])
 
 
 def _result_cell(label: str, result: dict[str, Any]) -> str:

@@ -69,6 +69,9 @@ class ComparisonTable:
     rows: list[list[str]]
     higher_is_better: list[bool]  # per column, from the third on
     flags: list[str] = field(default_factory=list)
+    # The run.json of the run behind each row (same order): `compare` adds its cost.
+    infos: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the columns mean, under the table
 
     def best(self) -> dict[int, float]:
         """Column index -> best value (numbers only)."""

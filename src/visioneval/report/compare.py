@@ -40,7 +40,23 @@ def compare(directories: list[Path], common_only: bool = False) -> ComparisonTab
     if result is None:
         raise ValueError(f"no comparison table for {definition.name} runs")
     result.flags = flags(views, definition.settings_that_matter, narrowed)
+    _add_cost(result, common_only)
     return result
+
+
+def _add_cost(result: ComparisonTable, common_only: bool) -> None:
+    """The seed's results table has a Cost column: each row's run's, when the benchmark's
+    table says which run each row is."""
+    from visioneval.report.cost import cost_column
+
+    if not result.infos or len(result.infos) != len(result.rows):
+        return
+    cells, notes = cost_column(result.infos, whole_runs_only=common_only)
+    result.header.append("Cost")
+    result.higher_is_better.append(False)
+    for row, cell in zip(result.rows, cells, strict=True):
+        row.append(cell)
+    result.notes += notes
 
 
 def _ids(view: RunView) -> set[str]:
@@ -156,6 +172,8 @@ def to_markdown(result: ComparisonTable, reference: ReferenceReport | None = Non
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     lines.append("Best value per column in bold. Values in percent.")
+    for note in result.notes:
+        lines += ["", md_escape(note)]
     text = "\n".join(lines) + "\n"
     if reference is not None:  # --reference: the published rows beside each run
         from visioneval.report import reference as published

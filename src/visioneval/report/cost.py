@@ -18,6 +18,29 @@ def cost_card(info: dict[str, Any]) -> tuple[str, str]:
     return ("cost", usd(cost.get("usd")))
 
 
+def cost_column(infos: list[dict[str, Any]], whole_runs_only: bool = False
+                ) -> tuple[list[str], list[str]]:
+    """The seed's Cost column for `visioneval compare`: each row's run cost (run.json's
+    `counts.cost`, every session), "unknown" when it is; and the notes under the table (what
+    the column is, why a cost is unknown)."""
+    cells, reasons = [], {}
+    for info in infos:
+        cost = info.get("counts", {}).get("cost")
+        value = cost.get("usd") if isinstance(cost, dict) else None
+        cells.append(usd(value))
+        if value is None:
+            name = f"{info.get('backend', {}).get('model', '?')}"
+            reasons[name] = (cost or {}).get("unavailable") if isinstance(cost, dict) else \
+                "the run recorded no cost (made before visioneval counted it)"
+    notes = ["Cost: what each run spent, in US dollars, over all its sessions (run.json "
+             "counts.cost); answers from the cache cost nothing."
+             + (" It is the whole run's, not only the common samples'." if whole_runs_only
+                else "")]
+    notes += [f"Cost unknown for {name}: {why or 'no reason recorded'}."
+              for name, why in reasons.items()]
+    return cells, notes
+
+
 def cost_blocks(info: dict[str, Any]) -> list[Table | Note]:
     """Where the cost comes from (or why it is unknown), and the cost per group with its
     requests and tokens (every session's usage added up)."""

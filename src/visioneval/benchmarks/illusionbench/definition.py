@@ -164,7 +164,7 @@ class IllusionBenchDefinition(BenchmarkDefinition):
         header = ["Model", "Protocol"]
         for subset in SUBSETS:
             header += [f"{subset} shape", f"{subset} scene"]
-        rows = []
+        rows, infos = [], []
         for view in views:
             for protocol in protocols:
                 if protocol not in view.metrics:
@@ -175,7 +175,11 @@ class IllusionBenchDefinition(BenchmarkDefinition):
                     row += [fmt.pct(block.get("shape_recall")),
                             fmt.pct(block.get("scene_recall"))]
                 rows.append(row)
-        return ComparisonTable(self.name, header, rows, [True] * (len(header) - 2))
+                infos.append(view.info)
+        return ComparisonTable(self.name, header, rows, [True] * (len(header) - 2),
+                               infos=infos,
+                               notes=["A run's protocols score the same answers: its cost is "
+                                      "on each of its rows, spent once."])
 
     def foreign_logs(self) -> dict[str, ForeignReader]:
         """lmms-eval's illusionbench samples logs (`visioneval rescore --from lmms-eval`)."""

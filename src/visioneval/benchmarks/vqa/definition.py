@@ -122,7 +122,7 @@ class VqaDefinition(BenchmarkDefinition):
             better += [True]
         header += [f"{g} accuracy" for g in groups]
         better += [True] * len(groups)
-        rows = []
+        rows, infos = [], []
         for view in sorted(views, key=lambda v: (v.model, v.metrics.get("scorer", ""))):
             overall = view.metrics.get("overall", {})
             n = overall.get("n", 0)
@@ -133,7 +133,8 @@ class VqaDefinition(BenchmarkDefinition):
                 row.append(fmt.pct(overall.get("macro_f1")))
             row += [fmt.pct(view.metrics["groups"].get(g, {}).get("accuracy")) for g in groups]
             rows.append(row)
-        return ComparisonTable(self.name, header, rows, better)
+            infos.append(view.info)
+        return ComparisonTable(self.name, header, rows, better, infos=infos)
 
     def unparsed(self, metrics: dict[str, Any]) -> int | None:
         return metrics.get("overall", {}).get("n_unparsed")
