@@ -109,8 +109,8 @@ def test_generated_command_lists_every_option_of_the_benchmarks_model():
             assert "--" + field.replace("_", "-") in text, (name, field)
             for extra in (info.json_schema_extra or {}).get("flags", []):
                 assert extra in text
-    assert "--prompt [paper|lmms-eval]" in _help(["salbench"], 200) or \
-        "<paper|lmms-eval>" in _help(["salbench"], 200)
+    assert "--prompt [paper|lmms-eval|both]" in _help(["salbench"], 200) or \
+        "<paper|lmms-eval|both>" in _help(["salbench"], 200)
 
 
 def test_generated_command_checks_values_in_one_line(synth_data, tmp_path):

@@ -100,9 +100,9 @@ def test_report_and_compare_show_unparsed_and_ambiguous_answers(serve, tmp_path)
     assert "(ambiguous)" in page and "(unparsed)" in page
     table = compare(runs)
     assert table.header == ["Model", "Scorer", "Accuracy", "Unparsed", "colour accuracy",
-                            "count accuracy", "shape accuracy"]
-    assert table.rows == [["m", "choice", "25.0", "0.0", "25.0", "25.0", "25.0"],
-                          ["m2", "choice", "0.0", "100.0", "0.0", "0.0", "0.0"]]
+                            "count accuracy", "shape accuracy", "Cost"]
+    assert table.rows == [["m", "choice", "25.0", "0.0", "25.0", "25.0", "25.0", "unknown"],
+                          ["m2", "choice", "0.0", "100.0", "0.0", "0.0", "0.0", "unknown"]]
     assert not table.flags
     assert "| m2 | choice | 0.0 |" in to_markdown(table)
 
