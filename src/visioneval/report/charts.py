@@ -159,6 +159,11 @@ def _interval(found: Sequence[float] | None) -> Interval | None:
     return low, high
 
 
+def percent_interval(found: Sequence[float] | None) -> Interval | None:
+    """A metrics.json interval of fractions ([low, high]) in percent; None when absent."""
+    return None if not found else (100 * found[0], 100 * found[1])
+
+
 def _interval_text(span: Interval, ymax: float | None) -> str:
     return (f"{INTERVAL_LABEL} {_value_text(span[0], ymax)} to "
             f"{_value_text(span[1], ymax)}")

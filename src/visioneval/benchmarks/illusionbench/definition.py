@@ -28,12 +28,6 @@ def _scaled(value: float | None) -> float | None:
     return None if value is None else 100 * value
 
 
-def _scaled_interval(task_block: dict[str, Any]) -> tuple[float, float] | None:
-    """A task's overall recall interval in percent, None when it has none."""
-    found = task_block.get("recall_ci95")
-    return None if not found else (100 * found[0], 100 * found[1])
-
-
 INTERVALS_NOTE = ("95% interval: bootstrap over samples (1000 seeded resamples) of each "
                   "protocol's overall recall; \"-\" where there is none (the other variant "
                   "of the original rule, or fewer than 2 scored samples).")
@@ -119,7 +113,8 @@ class IllusionBenchDefinition(BenchmarkDefinition):
         for task, label in (("shape", "shape recall"), ("scene", "scene recall")):
             series = {p: [_scaled(metrics[p].get(s, {}).get(f"{task}_recall"))
                           for s in subsets] for p in protocols}
-            spans = {p: [_scaled_interval(metrics[p].get(s, {}).get(task, {})) for s in subsets]
+            spans = {p: [charts.percent_interval(metrics[p].get(s, {}).get(task, {})
+                                                 .get("recall_ci95")) for s in subsets]
                      for p in protocols}
             out.append(Section(f"Protocols compared: {label}", [Charts([charts.grouped_bars(
                 subsets, series, f"{label} by protocol, same answers", "percent",

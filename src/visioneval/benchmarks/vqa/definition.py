@@ -86,8 +86,7 @@ class VqaDefinition(BenchmarkDefinition):
             names = list(groups)
             accuracy = [None if groups[g].get("accuracy") is None
                         else 100 * groups[g]["accuracy"] for g in names]
-            spans = [None if not (found := groups[g].get("accuracy_ci95"))
-                     else (100 * found[0], 100 * found[1]) for g in names]
+            spans = [charts.percent_interval(groups[g].get("accuracy_ci95")) for g in names]
             out.append(Section("Accuracy per group", [Charts([charts.grouped_bars(
                 names, {"accuracy": accuracy}, f"{scorer} accuracy per group", "percent",
                 intervals={"accuracy": spans})])]))
