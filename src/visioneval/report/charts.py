@@ -93,14 +93,15 @@ class Chart:
              role: str = "") -> None:
         self.lines.append(Line(_r(x1), _r(y1), _r(x2), _r(y2), stroke, role))
 
-    def whisker(self, x1: float, y1: float, x2: float, y2: float, cap: float) -> None:
+    def whisker(self, x1: float, y1: float, x2: float, y2: float, cap: float,
+                role: str = "whisker") -> None:
         """An error bar from (x1, y1) to (x2, y2), horizontal or vertical, with a cap
-        `cap` long across each end."""
-        self.line(x1, y1, x2, y2, WHISKER, "whisker")
+        `cap` long across each end; its lines have the class `role` (caps `role`-cap)."""
+        self.line(x1, y1, x2, y2, WHISKER, role)
         across_x, across_y = (cap / 2, 0.0) if x1 == x2 else (0.0, cap / 2)
         for x, y in ((x1, y1), (x2, y2)):
             self.line(x - across_x, y - across_y, x + across_x, y + across_y, WHISKER,
-                      "whisker-cap")
+                      f"{role}-cap")
 
     def text(self, x: float, y: float, text: str | Sequence[str], **style) -> None:
         lines = (text,) if isinstance(text, str) else tuple(text)
@@ -169,12 +170,16 @@ def _interval_text(span: Interval, ymax: float | None) -> str:
             f"{_value_text(span[1], ymax)}")
 
 
-def _interval_key(chart: Chart, x: float, y: float) -> float:
-    """A whisker and what it means, from (x, y); returns the bottom."""
-    chart.whisker(x + 5, y + 1, x + 5, y + 13, 6)
-    chart.text(x + 14, y + 7, f"error bars: {INTERVAL_LABEL}", anchor="start",
+def _interval_key(chart: Chart, x: float, y: float, horizontal: bool = False) -> float:
+    """A whisker (turned as the chart's are) and what it means, from (x, y); returns the
+    bottom."""
+    if horizontal:
+        chart.whisker(x, y + 7, x + 12, y + 7, 6, role="key")
+    else:
+        chart.whisker(x + 5, y + 1, x + 5, y + 13, 6, role="key")
+    chart.text(x + 16, y + 7, f"error bars: {INTERVAL_LABEL}", anchor="start",
                baseline="central", size=8)
-    chart.width = max(chart.width, x + 14 + text_width(f"error bars: {INTERVAL_LABEL}", 8))
+    chart.width = max(chart.width, x + 16 + text_width(f"error bars: {INTERVAL_LABEL}", 8))
     return y + 15
 
 
@@ -412,6 +417,6 @@ def evaluator_bars(labels: Sequence[str], rates: Sequence[float | None], title: 
     chart.width = max(left + plot_w + 14, text_width(title, TITLE) + 12)
     bottom = y + 32
     if any(span is not None for span in spans):
-        bottom = _interval_key(chart, left, bottom + 4)
+        bottom = _interval_key(chart, left, bottom + 4, horizontal=True)
     chart.height = bottom + 6
     return chart.render()
