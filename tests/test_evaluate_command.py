@@ -69,7 +69,8 @@ def test_validators_only_run_needs_no_judge(tmp_path):
     metrics = load(out)
     assert metrics["evaluators"]["validator:count"] == {
         "n": 1, "processed": 1, "errors": 0, "skipped": 0, "passed": 0, "pass_rate": 0.0,
-        "mean_score": 0.5, "score_stdev": 0.0}
+        "mean_score": 0.5, "score_stdev": 0.0,
+        "pass_rate_ci95_unavailable": "1 scored sample: no interval"}
     assert metrics["evaluators"]["validator:count@0.5"]["pass_rate"] == 1.0
     assert metrics["cases"]["chart"]["passed_all"] is False  # the script wants a cat
     script = next(r for r in journal(out) if r["group"].startswith("script:"))

@@ -231,7 +231,13 @@ def test_side_by_side_csv():
     assert rows[0] == {"protocol": "original", "rule": "as published", "subset": "ICON",
                         "shape_recall_pct": "33.3", "scene_recall_pct": "50.0",
                         "shape_n": "3", "scene_n": "4", "n_errors": "1",
-                        "shape_delta_pct": "", "scene_delta_pct": ""}
+                        "shape_delta_pct": "", "scene_delta_pct": "",
+                        # 1 of 3 and 2 of 4 right: an all-wrong and an all-right resample
+                        # each have a chance over 2.5% ((2/3)^3, (1/3)^3, (1/2)^4)
+                        "shape_ci95_low_pct": "0.0", "shape_ci95_high_pct": "100.0",
+                        "scene_ci95_low_pct": "0.0", "scene_ci95_high_pct": "100.0"}
     assert (rows[1]["shape_recall_pct"], rows[1]["shape_delta_pct"]) == ("66.7", "+33.3")
+    assert rows[1]["shape_ci95_low_pct"] == rows[1]["scene_ci95_high_pct"] == ""  # quirks: none
+    assert rows[2]["shape_ci95_low_pct"] != ""
     assert (rows[2]["shape_delta_pct"], rows[2]["scene_delta_pct"]) == ("+33.3", "+0.0")
     assert (rows[3]["scene_recall_pct"], rows[3]["scene_delta_pct"]) == ("75.0", "+25.0")

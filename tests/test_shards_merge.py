@@ -149,6 +149,7 @@ def test_evaluate_shards_merge_exactly(serve, tmp_path):
     merged = tmp_path / "merged"
     assert _merge(_shards(make, tmp_path), merged).exit_code == 0
     assert _metrics_bytes(merged) == _metrics_bytes(whole)
+    assert "pass_rate_ci95" in json.loads(_metrics_bytes(whole))["evaluators"]["validator:count"]
 
 
 def _layout_documents(tmp_path: Path) -> tuple[Path, Path]:

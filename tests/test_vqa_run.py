@@ -61,10 +61,13 @@ def test_a_choice_run_writes_metrics_tables_and_report(serve, tmp_path, kind, mo
     assert set(metrics["groups"]) == {"colour", "count", "shape"}
     assert all(b["accuracy"] == 0.25 for b in metrics["groups"].values())
     rows = list(csv.reader((out / "results.csv").open()))
-    assert rows[0] == ["model", "group", "n", "errors", "unparsed", "ambiguous", "accuracy"]
-    assert rows[-1] == ["m", "overall", "12", "0", "0", "0", "25.0"]
+    assert rows[0] == ["model", "group", "n", "errors", "unparsed", "ambiguous", "accuracy",
+                       "accuracy_ci95_low", "accuracy_ci95_high"]
+    assert rows[-1] == ["m", "overall", "12", "0", "0", "0", "25.0", f"{100 * low:.1f}",
+                        f"{100 * high:.1f}"]
     table = shown.console.export_text().split("samples recorded")[0]
-    assert "overall" in table and "25.0" in table
+    overall_line = next(line for line in table.splitlines() if "overall" in line)
+    assert overall_line.split()[-4:] == ["25.0", f"{100 * low:.1f}", "to", f"{100 * high:.1f}"]
     assert max(len(line) for line in table.splitlines()) <= 80
     record = journal(out)[0]
     assert record["parsed"] == {"choice": "B"} and record["target"] == "B"

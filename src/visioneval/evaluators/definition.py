@@ -10,7 +10,7 @@ from visioneval import fmt
 from visioneval.benchmarks.base import Benchmark, BenchmarkDefinition
 from visioneval.evaluators.result import EvalResult
 from visioneval.records import Record
-from visioneval.report.blocks import Charts, ComparisonTable, Section, Table
+from visioneval.report.blocks import Charts, ComparisonTable, Note, Section, Table
 from visioneval.report.rundir import RunView
 
 
@@ -35,17 +35,24 @@ class EvaluateDefinition(BenchmarkDefinition):
     def sections(self, view: RunView) -> list[Section]:
         evaluators = view.metrics.get("evaluators", {})
         rows = [[label, b["n"], b["passed"], _pct(b.get("pass_rate")),
-                 _score(b.get("mean_score")), b["errors"]] for label, b in evaluators.items()]
-        out = [Section("Evaluators", [Table(["evaluator", "n", "passed", "pass rate %",
-                                             "mean score", "errors"], rows)])]
+                 fmt.interval(b.get("pass_rate_ci95")), _score(b.get("mean_score")),
+                 b["errors"]] for label, b in evaluators.items()]
+        out = [Section("Evaluators", [
+            Table(["evaluator", "n", "passed", "pass rate %", "pass rate 95% interval",
+                   "mean score", "errors"], rows),
+            Note("Pass rate over processed results (errors excluded). 95% interval: "
+                 "bootstrap over samples (1000 seeded resamples); \"-\" with fewer than 2 "
+                 "processed results.")])]
         labels = list(evaluators)
         if labels:
             from visioneval.report import charts  # only when a page is drawn
 
             rates = [None if (r := evaluators[k].get("pass_rate")) is None else 100 * r
                      for k in labels]
+            spans = [charts.percent_interval(evaluators[k].get("pass_rate_ci95"))
+                     for k in labels]
             out.append(Section("Pass rate per evaluator", [Charts([charts.evaluator_bars(
-                labels, rates, "pass rate (errors excluded)")])]))
+                labels, rates, "pass rate (errors excluded)", spans)])]))
         cases = view.metrics.get("cases", {})
         rows = [[case, "yes" if b["passed_all"] else "no", _score(b["mean_score"]),
                  ", ".join(_result_cell(k, v) for k, v in b["evaluators"].items())]

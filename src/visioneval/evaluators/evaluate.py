@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 from rich.console import Console
 from rich.table import Table
 
+from visioneval import fmt
 from visioneval.engine.runner import Ask, Solved
 from visioneval.evaluators.cases import CaseSpec, EvaluatorSpec, UnusableCase, iter_cases
 from visioneval.evaluators.judge import Case, combine, judge_once, judge_request
@@ -29,6 +30,7 @@ from visioneval.evaluators.result import EvalResult
 from visioneval.evaluators.rubric import Rubric, load_rubric
 from visioneval.images import Image
 from visioneval.records import GenerationSettings, Record, Request, Response, Sample, SkippedRow
+from visioneval.stats.bootstrap import Outcomes, attach, mean_statistic, summaries
 from visioneval.validators.inprocess import run_builtin
 from visioneval.validators.runner import ValidatorCommand, run_validator
 
@@ -206,13 +208,15 @@ class EvalRun:
     def print_summary(self, metrics: dict[str, Any], info: dict[str, Any],
                       console: Console) -> None:
         table = Table(title="Evaluators", pad_edge=False)
-        for column in ("evaluator", "n", "passed", "pass rate", "mean score", "errors"):
+        for column in ("evaluator", "n", "passed", "pass rate", "95% interval", "mean score",
+                       "errors"):
             table.add_column(column, justify="left" if column == "evaluator" else "right")
         for label, block in metrics["evaluators"].items():
             rate = block.get("pass_rate")
             mean = block.get("mean_score")
             table.add_row(label, str(block["n"]), str(block["passed"]),
                           "-" if rate is None else f"{100 * rate:.0f}%",
+                          fmt.interval(block.get("pass_rate_ci95")),
                           "-" if mean is None else f"{mean:.3f}", str(block["errors"]))
         console.print(table)
 
@@ -240,16 +244,22 @@ def _solved(response: Response, result: EvalResult) -> Solved:
 def summarize(records: Iterable[Record]) -> dict[str, Any]:
     """Pass rate and mean score per evaluator and per case; errors never count as 0."""
     by_evaluator: dict[str, list[dict]] = {}
+    passes: dict[str, Outcomes] = {}  # per processed sample: passed or not, for the interval
     cases: dict[str, dict[str, Any]] = {}
     for record in records:
         result = record.parsed.get("result") or EvalResult.error(
             record.response.error or "no result").model_dump()
         by_evaluator.setdefault(record.group, []).append(result)
+        if result["status"] == "processed":
+            passes.setdefault(record.group, Outcomes(1)).add(record.id,
+                                                             (float(bool(result["passed"])),))
         case = cases.setdefault(record.metadata.get("case", record.id), {"evaluators": {}})
         case["evaluators"][record.group] = {k: result[k] for k in ("status", "score", "passed")}
     # Sorted, and means by fsum (statistics): the same whatever the journal's order, so a
     # merged run's metrics equal the run's done in one piece.
-    evaluators = {label: _block(by_evaluator[label]) for label in sorted(by_evaluator)}
+    # The pass rate's interval resamples in sample-id order (Outcomes): order-free as well.
+    evaluators = {label: _block(by_evaluator[label], passes.get(label))
+                  for label in sorted(by_evaluator)}
     cases = {key: cases[key] for key in sorted(cases)}
     for case in cases.values():
         case["evaluators"] = dict(sorted(case["evaluators"].items()))
@@ -261,7 +271,9 @@ def summarize(records: Iterable[Record]) -> dict[str, Any]:
     return {"evaluators": evaluators, "cases": cases}
 
 
-def _block(results: list[dict]) -> dict[str, Any]:
+def _block(results: list[dict], passes: Outcomes | None) -> dict[str, Any]:
+    """Counts, pass rate (with its standard error and 95% bootstrap interval over the
+    processed samples) and score statistics of one evaluator."""
     done = [r for r in results if r["status"] == "processed"]
     block: dict[str, Any] = {
         "n": len(results), "processed": len(done),
@@ -273,6 +285,8 @@ def _block(results: list[dict]) -> dict[str, Any]:
         scores = [r["score"] for r in done]
         block |= {"pass_rate": block["passed"] / len(done), "mean_score": statistics.fmean(scores),
                   "score_stdev": statistics.pstdev(scores)}
+        if passes is not None:
+            attach(block, summaries(passes.matrix(), mean_statistic, ("pass_rate",)))
     else:
         block["unavailable"] = f"no processed results ({block['errors']} errors)"
     return block

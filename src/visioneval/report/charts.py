@@ -17,6 +17,8 @@ PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#d
 BLUES = ("#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5",
          "#08519c", "#08306b")
 AXIS, GRID_TEXT = "#444", "#222"
+WHISKER = "#111"  # error bars: darker than the axes, visible on every palette colour
+INTERVAL_LABEL = "95% interval"
 FONT, SMALL, TITLE = 9, 7, 10  # font sizes (points): axis text, values on bars, title
 PIXELS_PER_POINT = 4 / 3  # drawn in points (as matplotlib's were), shown at CSS pixels
 
@@ -31,6 +33,10 @@ class Rect:
     tip: str = ""  # shown on hover
 
 
+Interval = tuple[float, float]
+"""(low, high) in the units of the values it belongs to."""
+
+
 @dataclass(frozen=True)
 class Line:
     x1: float
@@ -38,6 +44,7 @@ class Line:
     x2: float
     y2: float
     stroke: str = AXIS
+    role: str = ""  # written as the line's class: "whisker" for error bars
 
 
 @dataclass(frozen=True)
@@ -82,8 +89,19 @@ class Chart:
     def rect(self, x: float, y: float, w: float, h: float, fill: str, tip: str = "") -> None:
         self.rects.append(Rect(_r(x), _r(y), _r(max(0.0, w)), _r(max(0.0, h)), fill, tip))
 
-    def line(self, x1: float, y1: float, x2: float, y2: float) -> None:
-        self.lines.append(Line(_r(x1), _r(y1), _r(x2), _r(y2)))
+    def line(self, x1: float, y1: float, x2: float, y2: float, stroke: str = AXIS,
+             role: str = "") -> None:
+        self.lines.append(Line(_r(x1), _r(y1), _r(x2), _r(y2), stroke, role))
+
+    def whisker(self, x1: float, y1: float, x2: float, y2: float, cap: float,
+                role: str = "whisker") -> None:
+        """An error bar from (x1, y1) to (x2, y2), horizontal or vertical, with a cap
+        `cap` long across each end; its lines have the class `role` (caps `role`-cap)."""
+        self.line(x1, y1, x2, y2, WHISKER, role)
+        across_x, across_y = (cap / 2, 0.0) if x1 == x2 else (0.0, cap / 2)
+        for x, y in ((x1, y1), (x2, y2)):
+            self.line(x - across_x, y - across_y, x + across_x, y + across_y, WHISKER,
+                      f"{role}-cap")
 
     def text(self, x: float, y: float, text: str | Sequence[str], **style) -> None:
         lines = (text,) if isinstance(text, str) else tuple(text)
@@ -134,6 +152,37 @@ def _value_text(value: float | None, ymax: float | None) -> str:
     return f"{value:.1f}" if ymax == 100 else f"{value:.2f}"
 
 
+def _interval(found: Sequence[float] | None) -> Interval | None:
+    """(low, high) of a given interval, None when absent or not a number."""
+    if found is None or len(found) != 2 or any(v is None or math.isnan(v) for v in found):
+        return None
+    low, high = sorted((float(found[0]), float(found[1])))
+    return low, high
+
+
+def percent_interval(found: Sequence[float] | None) -> Interval | None:
+    """A metrics.json interval of fractions ([low, high]) in percent; None when absent."""
+    return None if not found else (100 * found[0], 100 * found[1])
+
+
+def _interval_text(span: Interval, ymax: float | None) -> str:
+    return (f"{INTERVAL_LABEL} {_value_text(span[0], ymax)} to "
+            f"{_value_text(span[1], ymax)}")
+
+
+def _interval_key(chart: Chart, x: float, y: float, horizontal: bool = False) -> float:
+    """A whisker (turned as the chart's are) and what it means, from (x, y); returns the
+    bottom."""
+    if horizontal:
+        chart.whisker(x, y + 7, x + 12, y + 7, 6, role="key")
+    else:
+        chart.whisker(x + 5, y + 1, x + 5, y + 13, 6, role="key")
+    chart.text(x + 16, y + 7, f"error bars: {INTERVAL_LABEL}", anchor="start",
+               baseline="central", size=8)
+    chart.width = max(chart.width, x + 16 + text_width(f"error bars: {INTERVAL_LABEL}", 8))
+    return y + 15
+
+
 def _legend(chart: Chart, names: Sequence[str], x: float, y: float, per_row: int) -> float:
     """Colour squares and names from (x, y) down, `per_row` a row; returns the bottom."""
     widths = [14 + text_width(n, 8) + 14 for n in names]
@@ -148,15 +197,23 @@ def _legend(chart: Chart, names: Sequence[str], x: float, y: float, per_row: int
 
 
 def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float | None]],
-                 title: str, ylabel: str, ymax: float | None = 100.0) -> str:
+                 title: str, ylabel: str, ymax: float | None = 100.0,
+                 intervals: Mapping[str, Sequence[Interval | None]] | None = None) -> str:
     """Bars per category, one colour per series, the value printed on each bar ("n/a" when
-    there is none); the y axis runs from 0 to 1.1 * ymax (to the largest value when ymax is
-    None)."""
+    there is none); the y axis runs from 0 to 1.1 * ymax (to the largest value or interval
+    end when ymax is None). `intervals` (keyed and ordered as `series`, in its units) adds
+    an error bar to each bar that has a value and an interval; the value then sits above
+    the whisker, and a key under the chart says what the bars mean."""
     chart = Chart(title)
     names = list(series)
     values = {n: [None if v is None or math.isnan(v) else float(v) for v in series[n]]
               for n in names}
+    spans = {n: [_interval(found) if value is not None else None
+                 for value, found in zip(values[n], (intervals or {}).get(n)
+                                         or [None] * len(values[n]), strict=True)]
+             for n in names}
     known = [v for vs in values.values() for v in vs if v is not None]
+    known += [span[1] for ss in spans.values() for span in ss if span is not None]
     top = (ymax if ymax is not None else max([*known, 0.0]) or 1.0) * 1.1
     slot = max(16.0, max((text_width(_value_text(v, ymax), SMALL) for n in names
                           for v in values[n]), default=0) + 3)
@@ -186,10 +243,17 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
             value = values[name][c]
             height = min(max(value or 0.0, 0.0), top) * scale
             x = start + i * slot
+            tip = f"{name}, {category}: {_value_text(value, ymax)}"
+            label_y = axis_y - height
+            span = spans[name][c]
+            if span is not None:
+                low, high = (axis_y - min(max(end, 0.0), top) * scale for end in span)
+                chart.whisker(x + slot / 2, low, x + slot / 2, high, min(6.0, slot - 6))
+                label_y = min(label_y, high)
+                tip += f" ({_interval_text(span, ymax)})"
             chart.rect(x + 1, axis_y - height, slot - 2, height, PALETTE[i % len(PALETTE)],
-                       f"{name}, {category}: {_value_text(value, ymax)}")
-            chart.text(x + slot / 2, axis_y - height - 2, _value_text(value, ymax),
-                       size=SMALL)
+                       tip)
+            chart.text(x + slot / 2, label_y - 2, _value_text(value, ymax), size=SMALL)
         middle = left + (c + 0.5) * group
         chart.line(middle, axis_y, middle, axis_y + 4)
         if rotated:
@@ -202,6 +266,8 @@ def grouped_bars(categories: Sequence[str], series: Mapping[str, Sequence[float 
     chart.width = max(left + plot_w + 10, text_width(title, TITLE) + 12)
     if len(names) > 1:
         bottom = _legend(chart, names, left, bottom + 4, min(4, len(names)))
+    if any(span is not None for ss in spans.values() for span in ss):
+        bottom = _interval_key(chart, left, bottom + 2)
     chart.height = bottom + 6
     return chart.render()
 
@@ -306,12 +372,17 @@ def wrap_label(label: str, width: int = 38) -> list[str]:
     return lines
 
 
-def evaluator_bars(labels: Sequence[str], rates: Sequence[float | None], title: str) -> str:
+def evaluator_bars(labels: Sequence[str], rates: Sequence[float | None], title: str,
+                   intervals: Sequence[Interval | None] | None = None) -> str:
     """The pass rate per evaluator, one horizontal bar a row: labels such as
     `script:uv run check.py` are long, and rows never overlap where rotated x labels did.
     Long labels wrap (two lines, then an ellipsis); a rate that could not be computed says
-    "n/a (no result)"."""
+    "n/a (no result)". `intervals` (percent, one per rate) adds an error bar to each rate
+    that has one; the value is printed right of its whisker."""
     chart = Chart(title)
+    found = intervals if intervals is not None else [None] * len(rates)
+    spans = [_interval(i) if r is not None and not math.isnan(r) else None
+             for r, i in zip(rates, found, strict=True)]
     wrapped = [wrap_label(label) for label in labels]
     size = 8
     left = max((text_width(line, size) for lines in wrapped for line in lines), default=0) + 14
@@ -319,7 +390,7 @@ def evaluator_bars(labels: Sequence[str], rates: Sequence[float | None], title: 
     scale = plot_w / 110
     chart.text(4, 16, title, anchor="start", size=TITLE)
     y = plot_top
-    for lines, rate in zip(wrapped, rates, strict=True):
+    for lines, rate, span in zip(wrapped, rates, spans, strict=True):
         row = 10.0 * len(lines) + 14
         middle = y + row / 2
         chart.text(left - 8, middle, lines, anchor="end", baseline="central", size=size)
@@ -327,9 +398,14 @@ def evaluator_bars(labels: Sequence[str], rates: Sequence[float | None], title: 
         known = rate is not None and not math.isnan(rate)
         width = min(max(rate or 0.0, 0.0), 110.0) * scale if known else 0.0
         shown = f"{rate:.1f}" if known else "n/a (no result)"
-        chart.rect(left, middle - 7, width, 14, PALETTE[0], f"{' '.join(lines)}: {shown}")
-        chart.text(left + width + 3, middle, shown, anchor="start", baseline="central",
-                   size=SMALL)
+        tip, label_x = f"{' '.join(lines)}: {shown}", left + width
+        if span is not None:
+            low, high = (left + min(max(end, 0.0), 110.0) * scale for end in span)
+            chart.whisker(low, middle, high, middle, 8)
+            tip += f" ({_interval_text(span, 100)})"
+            label_x = max(label_x, high)
+        chart.rect(left, middle - 7, width, 14, PALETTE[0], tip)
+        chart.text(label_x + 3, middle, shown, anchor="start", baseline="central", size=SMALL)
         y += row
     chart.line(left, plot_top, left, y)
     chart.line(left, y, left + plot_w, y)
@@ -339,5 +415,8 @@ def evaluator_bars(labels: Sequence[str], rates: Sequence[float | None], title: 
         chart.text(x, y + 14, str(t))
     chart.text(left + plot_w / 2, y + 30, "percent")
     chart.width = max(left + plot_w + 14, text_width(title, TITLE) + 12)
-    chart.height = y + 38
+    bottom = y + 32
+    if any(span is not None for span in spans):
+        bottom = _interval_key(chart, left, bottom + 4, horizontal=True)
+    chart.height = bottom + 6
     return chart.render()

@@ -15,7 +15,7 @@ from visioneval.benchmarks.illusionbench import tables
 from visioneval.benchmarks.illusionbench.spec import SUBSETS
 from visioneval.benchmarks.published import PublishedTable, RunBeside
 from visioneval.records import Record
-from visioneval.report.blocks import Charts, ComparisonTable, Items, Section, Table
+from visioneval.report.blocks import Charts, ComparisonTable, Items, Note, Section, Table
 from visioneval.report.rundir import RunView
 from visioneval.rescore.foreign import ForeignReader
 
@@ -26,6 +26,11 @@ def _pct(value: float | None) -> str:
 
 def _scaled(value: float | None) -> float | None:
     return None if value is None else 100 * value
+
+
+INTERVALS_NOTE = ("95% interval: bootstrap over samples (1000 seeded resamples) of each "
+                  "protocol's overall recall; \"-\" where there is none (the other variant "
+                  "of the original rule, or fewer than 2 scored samples).")
 
 
 class IllusionBenchCommand(BaseModel):
@@ -98,15 +103,22 @@ class IllusionBenchDefinition(BenchmarkDefinition):
         protocols = list(metrics)
         subsets = [s for s in SUBSETS if any(s in p for p in metrics.values())]
         rows = [[r["subset"], r["label"], _pct(r["shape_recall"]),
-                 fmt.pct(r["shape_delta"], signed=True), _pct(r["scene_recall"]),
+                 fmt.interval(r["shape_ci95"]), fmt.pct(r["shape_delta"], signed=True),
+                 _pct(r["scene_recall"]), fmt.interval(r["scene_ci95"]),
                  fmt.pct(r["scene_delta"], signed=True)] for r in tables.rows(metrics)]
         out = [Section("Recall by protocol (percent; delta against the original protocol)",
-                       [Table(["subset", "protocol", "shape", "Δ", "scene", "Δ"], rows, 2)])]
-        for key, label in (("shape_recall", "shape recall"), ("scene_recall", "scene recall")):
-            series = {p: [_scaled(metrics[p].get(s, {}).get(key)) for s in subsets]
-                      for p in protocols}
+                       [Table(["subset", "protocol", "shape", "shape 95% interval", "Δ",
+                               "scene", "scene 95% interval", "Δ"], rows, 2),
+                        Note(INTERVALS_NOTE)])]
+        for task, label in (("shape", "shape recall"), ("scene", "scene recall")):
+            series = {p: [_scaled(metrics[p].get(s, {}).get(f"{task}_recall"))
+                          for s in subsets] for p in protocols}
+            spans = {p: [charts.percent_interval(metrics[p].get(s, {}).get(task, {})
+                                                 .get("recall_ci95")) for s in subsets]
+                     for p in protocols}
             out.append(Section(f"Protocols compared: {label}", [Charts([charts.grouped_bars(
-                subsets, series, f"{label} by protocol, same answers", "percent")])]))
+                subsets, series, f"{label} by protocol, same answers", "percent",
+                intervals=spans)])]))
         cats: list[str] = []
         parts: dict[str, list[float]] = {"shape": [], "texture (scene)": [], "rest": []}
         for subset in subsets:

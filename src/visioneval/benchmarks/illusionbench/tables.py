@@ -1,5 +1,6 @@
-"""The side-by-side view: each protocol's recalls per subset and their distance from the
-original protocol, as `protocols.csv` and as the terminal summary (fits 80 columns)."""
+"""The side-by-side view: each protocol's recalls per subset, their distance from the
+original protocol and their 95% intervals, as `protocols.csv` and as the terminal summary
+(fits 80 columns: the intervals get a table of their own)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,13 @@ from rich.console import Console
 from rich.table import Table
 
 from visioneval.benchmarks.illusionbench.spec import FAMILY, ORIGINAL_FIXED
-from visioneval.fmt import pct
+from visioneval.fmt import interval, pct
 
 CSV_HEADER = ["protocol", "rule", "subset", "shape_recall_pct", "scene_recall_pct", "shape_n",
-              "scene_n", "n_errors", "shape_delta_pct", "scene_delta_pct"]
+              "scene_n", "n_errors", "shape_delta_pct", "scene_delta_pct",
+              # appended, so readers of the older columns keep them: the recall's interval
+              "shape_ci95_low_pct", "shape_ci95_high_pct", "scene_ci95_low_pct",
+              "scene_ci95_high_pct"]
 RULE_NAMES = {"original": "as published", ORIGINAL_FIXED: "quirks fixed",
               "lmms-strict": "lmms-strict", "lmms-recall": "lmms-recall"}
 TASKS = ("shape", "scene")
@@ -41,12 +45,15 @@ def rows(metrics: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
 def _row(protocol: str, label: str, rule: str, subset: str, block: dict[str, Any],
          counts: dict[str, Any], base: dict[str, Any] | None) -> dict[str, Any]:
-    """A table row; `counts` is the block holding n and n_errors, `base` the reference."""
+    """A table row; `counts` is the block holding n and n_errors, `base` the reference.
+    The interval is the task block's `recall_ci95`: the other variant of the original rule
+    (a `quirks` block) has none."""
     row: dict[str, Any] = {"protocol": protocol, "label": label, "rule": RULE_NAMES[rule],
                            "subset": subset, "n_errors": 0}
     for task in TASKS:
         value, reference = block.get(f"{task}_recall"), (base or {}).get(f"{task}_recall")
         row[f"{task}_recall"] = value
+        row[f"{task}_ci95"] = (block.get(task) or {}).get("recall_ci95")
         row[f"{task}_delta"] = None if value is None or reference is None else value - reference
         row[f"{task}_n"] = counts.get(task, {}).get("n")
         row["n_errors"] += counts.get(task, {}).get("n_errors", 0)
@@ -64,8 +71,14 @@ def to_csv(metrics: dict[str, Any]) -> str:
     for r in rows(metrics):
         out.writerow([r["protocol"], r["rule"], r["subset"], pct(r["shape_recall"]),
                       pct(r["scene_recall"]), _n(r["shape_n"]), _n(r["scene_n"]), r["n_errors"],
-                      pct(r["shape_delta"], signed=True), pct(r["scene_delta"], signed=True)])
+                      pct(r["shape_delta"], signed=True), pct(r["scene_delta"], signed=True),
+                      *_bounds(r["shape_ci95"]), *_bounds(r["scene_ci95"])])
     return buf.getvalue()
+
+
+def _bounds(found: list[float] | None) -> tuple[str, str]:
+    """An interval's low and high in percent; two empty cells when there is none."""
+    return ("", "") if not found else (pct(found[0]), pct(found[1]))
 
 
 def write(metrics: dict[str, Any], directory: Path) -> list[Path]:
@@ -103,11 +116,31 @@ def show(metrics: dict[str, Any], model: str, console: Console) -> None:
                       pct(r["scene_delta"], signed=True), f"{_n(r['shape_n'])}/{_n(r['scene_n'])}",
                       str(r["n_errors"]))
     console.print(table)
+    show_intervals(metrics, console)
     for protocol in metrics:
         console.print(LEGEND[protocol], highlight=False)
     if "original" in metrics:
         show_bias(metrics["original"], console)
     show_not_offered(metrics, console)
+
+
+def show_intervals(metrics: dict[str, Any], console: Console) -> None:
+    """The 95% interval of each recall above, as its own table: beside the recalls they
+    would not fit 80 columns. "-" where a recall has none (the quirks variant, n < 2)."""
+    table = Table(title="95% intervals of the recalls, percent", pad_edge=False,
+                  caption="bootstrap over samples, 1000 seeded resamples")
+    for column in ("set", "protocol", "shape", "scene"):
+        table.add_column(column, justify="left" if column in ("set", "protocol") else "right",
+                         no_wrap=True)
+    previous = None
+    for r in rows(metrics):
+        if previous is not None and r["subset"] != previous:
+            table.add_section()
+        previous = r["subset"]
+        table.add_row(r["subset"], r["label"], interval(r["shape_ci95"]),
+                      interval(r["scene_ci95"]))
+    if any(r["shape_ci95"] or r["scene_ci95"] for r in rows(metrics)):
+        console.print(table)
 
 
 def show_bias(original: dict[str, Any], console: Console) -> None:

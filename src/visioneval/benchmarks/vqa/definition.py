@@ -61,20 +61,23 @@ class VqaDefinition(BenchmarkDefinition):
     def sections(self, view: RunView) -> list[Section]:
         metrics = view.metrics
         scorer = metrics.get("scorer", "?")
-        header = ["group", "n", "errors", "unparsed", "ambiguous", "accuracy"]
+        header = ["group", "n", "errors", "unparsed", "ambiguous", "accuracy",
+                  "accuracy 95% interval"]
         if scorer == "set":
             header += ["EM", "macro F1", "sample F1"]
         rows = []
         for name, block in tables.blocks(metrics):
             row = [name, block.get("n", 0), block.get("n_errors", 0),
                    block.get("n_unparsed", 0), block.get("n_ambiguous", 0),
-                   _pct(block.get("accuracy"))]
+                   _pct(block.get("accuracy")), fmt.interval(block.get("accuracy_ci95"))]
             if scorer == "set":
                 row += [_pct(block.get(k)) for k in ("exact_match", "macro_f1", "sample_f1")]
             rows.append(row)
         notes = [Note(NOTES.get(scorer, "")),
                  Note("n counts scored answers; failed requests are errors, left out of "
-                      "every score. Unparsed answers count as wrong for accuracy.")]
+                      "every score. Unparsed answers count as wrong for accuracy."),
+                 Note("95% interval: bootstrap over samples (1000 seeded resamples); \"-\" "
+                      "with fewer than 2 scored samples.")]
         out = [Section("Results (percent)", [Table(header, rows), *notes])]
         groups = metrics.get("groups", {})
         if len(groups) > 1:
@@ -83,8 +86,10 @@ class VqaDefinition(BenchmarkDefinition):
             names = list(groups)
             accuracy = [None if groups[g].get("accuracy") is None
                         else 100 * groups[g]["accuracy"] for g in names]
+            spans = [charts.percent_interval(groups[g].get("accuracy_ci95")) for g in names]
             out.append(Section("Accuracy per group", [Charts([charts.grouped_bars(
-                names, {"accuracy": accuracy}, f"{scorer} accuracy per group", "percent")])]))
+                names, {"accuracy": accuracy}, f"{scorer} accuracy per group", "percent",
+                intervals={"accuracy": spans})])]))
         return out
 
     def browser_row(self, record: Record) -> dict[str, Any]:

@@ -1,5 +1,5 @@
-"""The results table: one row per group and one overall, as a CSV beside metrics.json and
-as the terminal view at the end of a run (fits 80 columns)."""
+"""The results table: one row per group and one overall, with accuracy's 95% interval, as a
+CSV beside metrics.json and as the terminal view at the end of a run (fits 80 columns)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from visioneval.fmt import pct
+from visioneval.fmt import interval, pct
 
 HEADER = ["model", "group", "n", "errors", "unparsed", "ambiguous", "accuracy"]
 SET_HEADER = ["exact_match", "macro_f1", "sample_f1"]
+INTERVAL_HEADER = ["accuracy_ci95_low", "accuracy_ci95_high"]  # last: older columns stay put
 
 
 def blocks(metrics: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -28,11 +29,13 @@ def blocks(metrics: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 def rows(metrics: dict[str, Any], model: str) -> list[list[str]]:
     """The CSV's rows, header first; metrics in percent, one decimal, empty when absent."""
     extra = SET_HEADER if metrics.get("scorer") == "set" else []
-    out = [HEADER + extra]
+    out = [HEADER + extra + INTERVAL_HEADER]
     for name, b in blocks(metrics):
+        low, high = b.get("accuracy_ci95") or (None, None)
         out.append([model, name, str(b.get("n", 0)), str(b.get("n_errors", 0)),
                     str(b.get("n_unparsed", 0)), str(b.get("n_ambiguous", 0)),
-                    pct(b.get("accuracy")), *(pct(b.get(k)) for k in extra)])
+                    pct(b.get("accuracy")), *(pct(b.get(k)) for k in extra), pct(low),
+                    pct(high)])
     return out
 
 
@@ -49,7 +52,7 @@ def show(metrics: dict[str, Any], model: str, console: Console) -> None:
     table = Table(title=f"vqa: {model}, {scorer} scorer (percent)",
                   caption="unparsed answers count as wrong",
                   pad_edge=False, box=box.SIMPLE_HEAVY, collapse_padding=True)
-    columns = ["group", "n", "errors", "unparsed", "accuracy"]
+    columns = ["group", "n", "errors", "unparsed", "accuracy", "95% interval"]
     if scorer == "set":
         columns += ["macro F1"]
     for column in columns:
@@ -60,7 +63,7 @@ def show(metrics: dict[str, Any], model: str, console: Console) -> None:
         if b.get("n_ambiguous"):
             unparsed += f" ({b['n_ambiguous']} ambiguous)"
         cells = [name, str(b.get("n", 0)), str(b.get("n_errors", 0)), unparsed,
-                 pct(b.get("accuracy"), missing="-")]
+                 pct(b.get("accuracy"), missing="-"), interval(b.get("accuracy_ci95"))]
         if scorer == "set":
             cells.append(pct(b.get("macro_f1"), missing="-"))
         table.add_row(*cells)
