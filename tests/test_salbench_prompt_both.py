@@ -91,6 +91,9 @@ def test_both_prompts_equal_two_single_prompt_runs_and_are_paired(serve, tmp_pat
     assert "Prompt effect" in out and "McNemar" in out and "lmms-eval prompt" in out
     page = (tmp_path / "both" / "report.html").read_text()
     assert "lmms-eval prompt, O3 3-class F1" in page and "McNemar p" in page
+    # The headline chart: EM and macro F1 under each prompt, each bar with its interval.
+    assert "EM and macro F1 per config" in page and page.count('class="whisker"') == 4
+    assert "macro F1 (lmms-eval prompt)" in page
     info = json.loads((tmp_path / "both" / "run.json").read_text())
     assert info["options"]["prompt"] == "both"
 

@@ -121,8 +121,10 @@ class SalBenchDefinition(BenchmarkDefinition):
                  "strict is the reference parser and the headline; lenient forgives answer "
                  "format. Intervals: 95% bootstrap over samples (1000 seeded resamples), "
                  "strict parser.")])]
-        out.append(_protocol_section(view.metrics))
         from visioneval.report import charts  # only when a page is drawn
+
+        out[0].blocks.append(Charts([_headline_chart(view.metrics)]))
+        out.append(_protocol_section(view.metrics))
 
         wanted = {config: list(block["strict"]["per_class"])
                   for config, block in view.metrics.items()
@@ -266,3 +268,24 @@ def _interval(block: dict[str, Any], metric: str) -> str:
     if not found:
         return "-"
     return f"{100 * found[0]:.1f} to {100 * found[1]:.1f}"
+
+
+def _headline_chart(metrics: dict[str, Any]) -> str:
+    """EM and macro F1 per config (strict parser) with their 95% intervals as error bars;
+    a second prompt family's beside them (--prompt both)."""
+    from visioneval.report import charts
+
+    configs = list(metrics)
+    families = [("", lambda block: block)] + [
+        (f" ({family} prompt)", lambda block, f=family: (block.get("by_prompt") or {}).get(f, {}))
+        for family in dict.fromkeys(f for b in metrics.values() for f in b.get("by_prompt") or {})]
+    series: dict[str, list[float | None]] = {}
+    intervals: dict[str, list[tuple[float, float] | None]] = {}
+    for suffix, pick in families:
+        for metric, name in (("exact_match", "EM"), ("macro_f1", "macro F1")):
+            blocks = [pick(metrics[c]).get("strict") or {} for c in configs]
+            key = name + suffix
+            series[key] = [None if b.get(metric) is None else 100 * b[metric] for b in blocks]
+            intervals[key] = [charts.percent_interval(b.get(f"{metric}_ci95")) for b in blocks]
+    return charts.grouped_bars(configs, series, "EM and macro F1 per config (strict parser)",
+                               "percent", intervals=intervals)
