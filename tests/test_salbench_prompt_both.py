@@ -14,6 +14,7 @@ from helpers import png_bytes
 from visioneval.benchmarks.parquet import write_hf_parquet
 from visioneval.benchmarks.salbench.metrics import paired_values, prompt_effect
 from visioneval.benchmarks.salbench.spec import LMMS_EVAL_SUFFIX, O3_CLASSES
+from visioneval.fmt import interval
 from visioneval.stats.paired import PairedCollector
 
 O3_QUESTION = ("Context: Given this list of low level visual features defined according to "
@@ -89,6 +90,13 @@ def test_both_prompts_equal_two_single_prompt_runs_and_are_paired(serve, tmp_pat
 
     out = both.stdout
     assert "Prompt effect" in out and "McNemar" in out and "lmms-eval prompt" in out
+    # The terminal's interval table: each family's EM and F1 with its 95% interval.
+    assert "95% intervals" in out
+    for prompt, parsers in (("paper", block), ("lmms-eval", block["by_prompt"]["lmms-eval"])):
+        strict = parsers["strict"]
+        line = next(x for x in out.splitlines() if x.split()[:2] == ["O3", prompt])
+        assert interval(strict["exact_match_ci95"]) in line
+        assert interval(strict["macro_f1_ci95"]) in line
     page = (tmp_path / "both" / "report.html").read_text()
     assert "lmms-eval prompt, O3 3-class F1" in page and "McNemar p" in page
     # The headline chart: EM and macro F1 under each prompt, each bar with its interval.

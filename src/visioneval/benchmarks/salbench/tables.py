@@ -14,7 +14,7 @@ from rich.table import Table
 
 from visioneval.benchmarks.salbench.metrics import NO_DIFFICULTY
 from visioneval.benchmarks.salbench.spec import CONFIGS
-from visioneval.fmt import pct
+from visioneval.fmt import interval, pct
 
 # Column -> config, in the seed's order (salbench-eval-plan.md, "Output Format").
 TABLE1_COLUMNS = {
@@ -82,6 +82,12 @@ def show(metrics: dict[str, Any], label: dict[str, Any], console: Console) -> No
                           percent(lenient, "exact_match") or "-",
                           percent(lenient, "macro_f1") or "-")
     console.print(table)
+    rows = interval_rows(metrics)
+    header = ["config", "prompt", "EM", "EM 95%", "F1", "F1 95%"]
+    if not any(block.get("by_prompt") for block in metrics.values()):
+        header, rows = [header[0], *header[2:]], [[r[0], *r[2:]] for r in rows]
+    console.print(_simple("95% intervals (strict parser, percent)", header, rows,
+                          caption="bootstrap over samples, 1000 seeded resamples"))
     console.print(protocol_table(metrics))
     header, rows = prompt_effect_rows(metrics, compact=True)
     if rows:
@@ -207,6 +213,21 @@ PROMPT_EFFECT_NOTE = ("The same rows under both prompts, paired: McNemar's exact
                       "exact match, a paired bootstrap (1000 seeded resamples) of the macro-F1 "
                       "difference (second minus first); rows scored under one prompt only are "
                       "left out. \"no\": the difference may be noise.")
+
+
+def interval_rows(metrics: dict[str, Any]) -> list[list[str]]:
+    """EM and macro F1 (strict) with their 95% intervals, per config and prompt family."""
+    rows = []
+    for config, block in metrics.items():
+        # With --prompt both the headline is the paper prompt's.
+        prompts = [("paper", block), *(block.get("by_prompt") or {}).items()]
+        for prompt, parsers in prompts:
+            strict = parsers.get("strict") or {}
+            rows.append([config, prompt, percent(strict, "exact_match") or "-",
+                         interval(strict.get("exact_match_ci95")),
+                         percent(strict, "macro_f1") or "-",
+                         interval(strict.get("macro_f1_ci95"))])
+    return rows
 
 
 def difficulty_rows(metrics: dict[str, Any]) -> list[list[str]]:
