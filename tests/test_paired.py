@@ -53,8 +53,9 @@ def test_two_runs_on_the_same_samples_get_paired_tests(serve, synth_data, tmp_pa
     f1 = rows["P3 macro F1"]
     difference = load(b)["P3"]["strict"]["macro_f1"] - load(a)["P3"]["strict"]["macro_f1"]
     assert float(f1["difference"]) == pytest.approx(difference)
-    low, high = (float(x) for x in f1["detail"].split("[")[1].rstrip("]").split(","))
-    assert low - 1e-4 <= difference <= high + 1e-4
+    low, high = float(f1["difference 95% low"]), float(f1["difference 95% high"])
+    assert low <= difference <= high
+    assert f"{100 * low:+.1f} to {100 * high:+.1f} points" in f1["detail"]
     assert (f1["significant at 5%"] == "True") == (not low <= 0 <= high)
 
 

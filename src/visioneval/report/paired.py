@@ -73,13 +73,15 @@ def write_csv(comparisons: list[PairedComparison], path: Path) -> Path:
     with open(path, "w", newline="") as fh:
         writer = csv.writer(fh)
         writer.writerow(["first run", "this run", "metric", "test", "first", "this",
-                         "difference", "p", "significant at 5%", "detail"])
+                         "difference", "difference 95% low", "difference 95% high", "p",
+                         "significant at 5%", "detail"])
         for item in comparisons:
             for r in item.results:
+                low, high = r.interval or ("", "")
                 writer.writerow([item.first, item.other, r.key, r.test, r.a, r.b,
-                                 r.difference, "" if r.p_value is None else r.p_value,
+                                 r.difference, low, high, "" if r.p_value is None else r.p_value,
                                  r.significant, r.detail])
             for key in item.unpaired:
                 writer.writerow([item.first, item.other, key, "not paired (different samples)",
-                                 "", "", "", "", "", ""])
+                                 "", "", "", "", "", "", "", ""])
     return path

@@ -110,7 +110,7 @@ def show_beside(report: ReferenceReport, console: Console) -> None:
                           soft_wrap=True)
             continue
         widest = max((len(c.column.label) + 2 for c in run.cells), default=4)
-        out = _table(heading(run), HEADER, 1, name_width=widest)
+        out = _table(heading(run), HEADER, 1, stack=True, name_width=widest)
         for cell in run.cells:
             out.add_row(*map(escape, cell_row(cell, report.table.tolerance)))
         console.print(out)

@@ -87,7 +87,8 @@ def macro_f1_difference(a: np.ndarray, b: np.ndarray, key: str) -> PairedResult:
     values = replicates(both, statistic)[:, 0]
     low, high = (float(x) for x in np.percentile(values, [2.5, 97.5]))
     return PairedResult(key, "paired bootstrap", first, second, second - first,
-                        f"95% interval of the difference [{low:.4f}, {high:.4f}]", None,
+                        f"95% interval of the difference {100 * low:+.1f} to "
+                        f"{100 * high:+.1f} points", None,
                         not low <= 0.0 <= high, (low, high))
 
 
