@@ -59,6 +59,17 @@ def missing_columns(path: Path, columns: Iterable[str]) -> list[str]:
     return [c for c in columns if c not in names]
 
 
+def files_missing_columns(files: Sequence[Path], columns: Iterable[str], limit: int | None
+                          ) -> Iterator[tuple[Path, list[str], int]]:
+    """(file, its missing columns, how many of its rows a run would read: at most `limit`)
+    for each file that lacks any of `columns`: every one of its rows is then skipped."""
+    for path in files:
+        missing = missing_columns(path, columns)
+        if missing:
+            rows = row_count([path])
+            yield path, missing, rows if limit is None else min(rows, limit)
+
+
 def iter_rows(files: Sequence[Path], columns: Sequence[str], limit: int | None = None,
               wanted: set[int] | None = None) -> Iterator[Row]:
     """Rows in file order, `columns` only; stop after `limit` rows; with `wanted`, only

@@ -108,15 +108,10 @@ class IllusionBench:
 
     def _subset_samples(self, subset: str) -> Iterator[Sample | SkippedRow]:
         files = self.files[subset]
-        for path in files:
-            missing = parquet.missing_columns(path, COLUMNS)
-            if missing:
-                rows = parquet.row_count([path])
-                if self.options.num_samples is not None:
-                    rows = min(rows, self.options.num_samples)
-                yield SkippedRow(subset, f"{path.name} (every row)",
-                                 f"missing column(s) {', '.join(missing)}",
-                                 rows * self.per_row)
+        for path, missing, rows in parquet.files_missing_columns(files, COLUMNS,
+                                                                 self.options.num_samples):
+            yield SkippedRow(subset, f"{path.name} (every row)",
+                             f"missing column(s) {', '.join(missing)}", rows * self.per_row)
         seen: set[str] = set()
         for row in self._rows(subset, files):
             if any(c not in row.values for c in COLUMNS):

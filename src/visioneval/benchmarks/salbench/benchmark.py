@@ -77,14 +77,10 @@ class SalBench:
     def _config_samples(self, spec: ConfigSpec) -> Iterator[Sample | SkippedRow]:
         files = self.files[spec.name]
         per_row = len(self.options.families)
-        for path in files:
-            missing = parquet.missing_columns(path, COLUMNS)
-            if missing:
-                rows = parquet.row_count([path])
-                if self.options.num_samples is not None:
-                    rows = min(rows, self.options.num_samples)
-                yield SkippedRow(spec.name, f"{path.name} (every row)",
-                                 f"missing column(s) {', '.join(missing)}", rows * per_row)
+        for path, missing, rows in parquet.files_missing_columns(files, COLUMNS,
+                                                                 self.options.num_samples):
+            yield SkippedRow(spec.name, f"{path.name} (every row)",
+                             f"missing column(s) {', '.join(missing)}", rows * per_row)
         plan, examples = self._examples(spec) if self.options.shots else (None, {})
         seen: set[str] = set()
         # A `difficulty` column is read when a file has one (SalBench's own configs carry none,
