@@ -110,8 +110,9 @@ class SalBenchDefinition(BenchmarkDefinition):
                              f"{strict['n_unparsed']} / {lenient['n_unparsed']}",
                              _pct(strict.get("exact_match")), _pct(strict.get("macro_f1")),
                              _pct(lenient.get("exact_match")), _pct(lenient.get("macro_f1")),
-                             _pct(strict.get("sample_f1")), _interval(strict, "exact_match"),
-                             _interval(strict, "macro_f1")])
+                             _pct(strict.get("sample_f1")),
+                             fmt.interval(strict.get("exact_match_ci95")),
+                             fmt.interval(strict.get("macro_f1_ci95"))])
         out = [Section("Results (percent)", [
             Table(["config", "n", "errors", "unparsed strict / lenient", "EM", "macro F1",
                    "EM lenient", "macro F1 lenient", "sample F1", "EM 95% interval",
@@ -262,12 +263,6 @@ def _protocol_section(metrics: dict[str, Any]) -> Section:
     return Section("Why published numbers differ", blocks)
 
 
-def _interval(block: dict[str, Any], metric: str) -> str:
-    """A metric's 95% interval in percent ("-" with no interval)."""
-    found = block.get(f"{metric}_ci95")
-    if not found:
-        return "-"
-    return f"{100 * found[0]:.1f} to {100 * found[1]:.1f}"
 
 
 def _headline_chart(metrics: dict[str, Any]) -> str:
