@@ -185,9 +185,17 @@ def test_metrics_by_hand():
         {"n": 3, "shape": 1 / 3, "texture": 1 / 3, "rest": 1 / 3})
     assert original["distribution"]["scene_prompt"] == pytest.approx(
         {"n": 4, "shape": 0.25, "texture": 0.5, "rest": 0.25})
-    assert original["quirks"] == pytest.approx({
+    quirks = original["quirks"]
+    intervals = {k: quirks.pop(k) for k in list(quirks) if k.endswith(("_se", "_ci95"))}
+    assert quirks == pytest.approx({
         "rule": "original-fixed", "shape_recall": 2 / 3, "shape_delta": 1 / 3,
         "shape_changed": 1, "scene_recall": 0.5, "scene_delta": 0.0, "scene_changed": 0})
+    # The variant's own intervals, from the same samples as its recall.
+    assert set(intervals) == {"shape_recall_se", "shape_recall_ci95", "scene_recall_se",
+                              "scene_recall_ci95"}
+    for task in ("shape", "scene"):
+        low, high = intervals[f"{task}_recall_ci95"]
+        assert low <= quirks[f"{task}_recall"] <= high
     assert original["labels_not_offered"] == {"shape": ["stationary"], "scene": []}
     recall = metrics["lmms-recall"]["ICON"]
     assert recall["shape_recall"] == pytest.approx(1 / 3)  # "stationery" is not "stationary"
@@ -237,7 +245,9 @@ def test_side_by_side_csv():
                         "shape_ci95_low_pct": "0.0", "shape_ci95_high_pct": "100.0",
                         "scene_ci95_low_pct": "0.0", "scene_ci95_high_pct": "100.0"}
     assert (rows[1]["shape_recall_pct"], rows[1]["shape_delta_pct"]) == ("66.7", "+33.3")
-    assert rows[1]["shape_ci95_low_pct"] == rows[1]["scene_ci95_high_pct"] == ""  # quirks: none
+    # The quirks-fixed variant has its own interval: 2 of 3 right, and an all-wrong resample
+    # ((1/3)^3 = 3.7%) and an all-right one ((2/3)^3 = 30%) each have over 2.5%.
+    assert (rows[1]["shape_ci95_low_pct"], rows[1]["shape_ci95_high_pct"]) == ("0.0", "100.0")
     assert rows[2]["shape_ci95_low_pct"] != ""
     assert (rows[2]["shape_delta_pct"], rows[2]["scene_delta_pct"]) == ("+33.3", "+0.0")
     assert (rows[3]["scene_recall_pct"], rows[3]["scene_delta_pct"]) == ("75.0", "+25.0")

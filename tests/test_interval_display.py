@@ -82,20 +82,22 @@ def test_illusionbench_run_shows_recall_intervals(serve, illusion_data, tmp_path
     metrics = load(out)
     ci = {(p, t): metrics[p]["ICON"][t]["recall_ci95"] for p in metrics
           for t in ("shape", "scene")}
-    # terminal: a table of intervals; the quirks variant of the original rule has none
+    # terminal: a table of intervals; the quirks variant of the original rule has its own
+    quirks = metrics["original"]["ICON"]["quirks"]
     part = result.stdout.split("95% intervals of the recalls")[1]
     lines = [line for line in part.splitlines() if line.startswith("│ICON")]
     cells = {line.split("│")[2].strip(): [c.strip() for c in line.split("│")[3:5]]
              for line in lines}
     assert cells["original"] == [shown(ci["original", "shape"]), shown(ci["original", "scene"])]
     assert cells["lmms-strict"][1] == shown(ci["lmms-strict", "scene"])
-    assert cells["quirks fixed"] == ["-", "-"]
+    assert cells["quirks fixed"] == [shown(quirks["shape_recall_ci95"]),
+                                     shown(quirks["scene_recall_ci95"])]
     # report: the recall table's interval columns, and one whisker per bar of each chart
     page = (out / "report.html").read_text()
     rows = {r["protocol"]: r for r in table_with(page, "shape 95% interval")}
     assert rows["original"]["shape 95% interval"] == shown(ci["original", "shape"])
     assert rows["lmms-recall"]["scene 95% interval"] == shown(ci["lmms-recall", "scene"])
-    assert rows["quirks fixed"]["shape 95% interval"] == "-"
+    assert rows["quirks fixed"]["shape 95% interval"] == shown(quirks["shape_recall_ci95"])
     assert whiskers(page) == 2 * len(metrics)  # shape and scene chart, a bar per protocol
     assert "error bars: 95% interval" in page
     first = next(csv.DictReader((out / "protocols.csv").open()))

@@ -29,8 +29,8 @@ def _scaled(value: float | None) -> float | None:
 
 
 INTERVALS_NOTE = ("95% interval: bootstrap over samples (1000 seeded resamples) of each "
-                  "protocol's overall recall; \"-\" where there is none (the other variant "
-                  "of the original rule, or fewer than 2 scored samples).")
+                  "protocol's overall recall (and of the original rule's other variant); "
+                  "\"-\" with fewer than 2 scored samples.")
 
 
 class IllusionBenchCommand(BaseModel):

@@ -140,6 +140,9 @@ def quirk_block(by_task: dict[str, TaskTally], rule: str) -> dict[str, Any]:
         if "recall" in theirs:
             block[f"{task}_recall"] = theirs["recall"]
             block[f"{task}_delta"] = theirs["recall"] - mine["recall"]
+            for stat in ("se", "ci95"):  # the variant's own interval, from the same samples
+                if f"recall_{stat}" in theirs:
+                    block[f"{task}_recall_{stat}"] = theirs[f"recall_{stat}"]
         block[f"{task}_changed"] = tally.changed
     return block
 

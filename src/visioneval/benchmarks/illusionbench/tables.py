@@ -46,14 +46,15 @@ def rows(metrics: dict[str, Any]) -> Iterator[dict[str, Any]]:
 def _row(protocol: str, label: str, rule: str, subset: str, block: dict[str, Any],
          counts: dict[str, Any], base: dict[str, Any] | None) -> dict[str, Any]:
     """A table row; `counts` is the block holding n and n_errors, `base` the reference.
-    The interval is the task block's `recall_ci95`: the other variant of the original rule
-    (a `quirks` block) has none."""
+    The interval is the task block's `recall_ci95` (a `quirks` block keeps it as
+    `<task>_recall_ci95`)."""
     row: dict[str, Any] = {"protocol": protocol, "label": label, "rule": RULE_NAMES[rule],
                            "subset": subset, "n_errors": 0}
     for task in TASKS:
         value, reference = block.get(f"{task}_recall"), (base or {}).get(f"{task}_recall")
         row[f"{task}_recall"] = value
-        row[f"{task}_ci95"] = (block.get(task) or {}).get("recall_ci95")
+        row[f"{task}_ci95"] = (block.get(task) or {}).get("recall_ci95") or \
+            block.get(f"{task}_recall_ci95")
         row[f"{task}_delta"] = None if value is None or reference is None else value - reference
         row[f"{task}_n"] = counts.get(task, {}).get("n")
         row["n_errors"] += counts.get(task, {}).get("n_errors", 0)
@@ -126,7 +127,7 @@ def show(metrics: dict[str, Any], model: str, console: Console) -> None:
 
 def show_intervals(metrics: dict[str, Any], console: Console) -> None:
     """The 95% interval of each recall above, as its own table: beside the recalls they
-    would not fit 80 columns. "-" where a recall has none (the quirks variant, n < 2)."""
+    would not fit 80 columns. "-" where a recall has none (n < 2)."""
     table = Table(title="95% intervals of the recalls, percent", pad_edge=False,
                   caption="bootstrap over samples, 1000 seeded resamples")
     for column in ("set", "protocol", "shape", "scene"):
