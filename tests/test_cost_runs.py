@@ -246,13 +246,15 @@ def test_compare_has_the_seeds_cost_column(serve, synth_data, illusion_data, tmp
     assert [r["Cost"] for r in rows] == [usd(counts(run)["cost"]["usd"])
                                          for run in (priced, cheap, unpriced)]
     assert rows[0]["Cost"].startswith("$") and rows[2]["Cost"] == "unknown"
+    # One model, one shot count: each row names its run.
+    assert [r["Model"] for r in rows] == ["m (priced)", "m (cheap)", "m (unpriced)"]
     assert counts(priced)["cost"]["usd"] > counts(cheap)["cost"]["usd"] > 0
     why = counts(unpriced)["cost"]["unavailable"]
     markdown = (table / "comparison.md").read_text()
-    assert "| Cost |" in markdown and f"Cost unknown for m: {why}" in markdown
+    assert "| Cost |" in markdown and f"Cost unknown for m (unpriced): {why}" in markdown
     page = (table / "comparison.html").read_text()
-    assert "<th>Cost</th>" in page and "Cost unknown for m" in page
-    assert "Cost unknown for m" in result.stdout
+    assert "<th>Cost</th>" in page and "Cost unknown for m (unpriced)" in page
+    assert "Cost unknown for m (unpriced)" in result.stdout
 
     # IllusionBench: a run's protocols are rows of one run, each showing the run's cost.
     ib = tmp_path / "ib"

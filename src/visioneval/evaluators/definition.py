@@ -87,7 +87,7 @@ class EvaluateDefinition(BenchmarkDefinition):
             rows.append([view.model, view.directory.name,
                          *[fmt.pct(blocks.get(k, {}).get("pass_rate")) for k in labels]])
         return ComparisonTable(self.name, header, rows, [True] * len(labels),
-                               infos=[view.info for view in views])
+                               runs=list(views))
 
 
 def _result_cell(label: str, result: dict[str, Any]) -> str:

@@ -5,7 +5,10 @@ every value), so no benchmark can break the page or inject markup into it."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from visioneval.report.rundir import RunView
 
 
 @dataclass(frozen=True)
@@ -69,8 +72,9 @@ class ComparisonTable:
     rows: list[list[str]]
     higher_is_better: list[bool]  # per column, from the third on
     flags: list[str] = field(default_factory=list)
-    # The run.json of the run behind each row (same order): `compare` adds its cost.
-    infos: list[dict[str, Any]] = field(default_factory=list)
+    # The run behind each row (same order): `compare` adds its cost and tells apart rows
+    # that would read alike.
+    runs: list[RunView] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the columns mean, under the table
 
     def best(self) -> dict[int, float]:

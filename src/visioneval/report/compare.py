@@ -40,18 +40,30 @@ def compare(directories: list[Path], common_only: bool = False) -> ComparisonTab
     if result is None:
         raise ValueError(f"no comparison table for {definition.name} runs")
     result.flags = flags(views, definition.settings_that_matter, narrowed)
-    _add_cost(result, common_only)
+    if result.runs and len(result.runs) == len(result.rows):
+        _name_alike_runs(result)
+        _add_cost(result, common_only)
     return result
 
 
+def _name_alike_runs(result: ComparisonTable) -> None:
+    """Rows of different runs that the table names alike (one model, one setting: the
+    paper's layout names a row by model and shots) get their run directory beside the
+    model, so every row says which run it is."""
+    names: dict[tuple[str, str], set[Path]] = {}
+    for row, run in zip(result.rows, result.runs, strict=True):
+        names.setdefault((row[0], row[1]), set()).add(run.directory)
+    for row, run in zip(result.rows, result.runs, strict=True):
+        if len(names[(row[0], row[1])]) > 1:
+            row[0] = f"{row[0]} ({run.directory.name})"
+
+
 def _add_cost(result: ComparisonTable, common_only: bool) -> None:
-    """The seed's results table has a Cost column: each row's run's, when the benchmark's
-    table says which run each row is."""
+    """The seed's results table has a Cost column: each row's run's."""
     from visioneval.report.cost import cost_column
 
-    if not result.infos or len(result.infos) != len(result.rows):
-        return
-    cells, notes = cost_column(result.infos, whole_runs_only=common_only)
+    cells, notes = cost_column([run.info for run in result.runs],
+                               [row[0] for row in result.rows], whole_runs_only=common_only)
     result.header.append("Cost")
     result.higher_is_better.append(False)
     for row, cell in zip(result.rows, cells, strict=True):

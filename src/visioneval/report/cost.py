@@ -18,18 +18,17 @@ def cost_card(info: dict[str, Any]) -> tuple[str, str]:
     return ("cost", usd(cost.get("usd")))
 
 
-def cost_column(infos: list[dict[str, Any]], whole_runs_only: bool = False
+def cost_column(infos: list[dict[str, Any]], names: list[str], whole_runs_only: bool = False
                 ) -> tuple[list[str], list[str]]:
     """The seed's Cost column for `visioneval compare`: each row's run cost (run.json's
     `counts.cost`, every session), "unknown" when it is; and the notes under the table (what
-    the column is, why a cost is unknown)."""
+    the column is, why a cost is unknown, by the row's name)."""
     cells, reasons = [], {}
-    for info in infos:
+    for info, name in zip(infos, names, strict=True):
         cost = info.get("counts", {}).get("cost")
         value = cost.get("usd") if isinstance(cost, dict) else None
         cells.append(usd(value))
         if value is None:
-            name = f"{info.get('backend', {}).get('model', '?')}"
             reasons[name] = (cost or {}).get("unavailable") if isinstance(cost, dict) else \
                 "the run recorded no cost (made before visioneval counted it)"
     notes = ["Cost: what each run spent, in US dollars, over all its sessions (run.json "

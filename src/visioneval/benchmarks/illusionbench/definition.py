@@ -176,7 +176,7 @@ class IllusionBenchDefinition(BenchmarkDefinition):
         header = ["Model", "Protocol"]
         for subset in SUBSETS:
             header += [f"{subset} shape", f"{subset} scene"]
-        rows, infos = [], []
+        rows, runs = [], []
         for view in views:
             for protocol in protocols:
                 if protocol not in view.metrics:
@@ -187,9 +187,9 @@ class IllusionBenchDefinition(BenchmarkDefinition):
                     row += [fmt.pct(block.get("shape_recall")),
                             fmt.pct(block.get("scene_recall"))]
                 rows.append(row)
-                infos.append(view.info)
+                runs.append(view)
         return ComparisonTable(self.name, header, rows, [True] * (len(header) - 2),
-                               infos=infos,
+                               runs=runs,
                                notes=["A run's protocols score the same answers: its cost is "
                                       "on each of its rows, spent once."])
 

@@ -185,16 +185,16 @@ class SalBenchDefinition(BenchmarkDefinition):
         header = ["Model", "Shot"]
         for column in TABLE1_COLUMNS:
             header += [f"{column} F1", f"{column} EM"]
-        rows, infos = [], []
+        rows, runs = [], []
         for view in sorted(views, key=lambda v: (v.model, v.info["options"].get("shots", 0))):
             row = [view.model, str(view.info["options"].get("shots", 0))]
             for config in TABLE1_COLUMNS.values():
                 block = view.metrics.get(config, {}).get("strict", {})
                 row += [fmt.pct(block.get("macro_f1")), fmt.pct(block.get("exact_match"))]
             rows.append(row)
-            infos.append(view.info)
+            runs.append(view)
         return ComparisonTable(self.name, header, rows, [True] * (len(header) - 2),
-                               infos=infos)
+                               runs=runs)
 
     def unparsed(self, metrics: dict[str, Any]) -> int | None:
         return sum(block.get("strict", {}).get("n_unparsed", 0) for block in metrics.values())

@@ -127,7 +127,7 @@ class VqaDefinition(BenchmarkDefinition):
             better += [True]
         header += [f"{g} accuracy" for g in groups]
         better += [True] * len(groups)
-        rows, infos = [], []
+        rows, runs = [], []
         for view in sorted(views, key=lambda v: (v.model, v.metrics.get("scorer", ""))):
             overall = view.metrics.get("overall", {})
             n = overall.get("n", 0)
@@ -138,8 +138,8 @@ class VqaDefinition(BenchmarkDefinition):
                 row.append(fmt.pct(overall.get("macro_f1")))
             row += [fmt.pct(view.metrics["groups"].get(g, {}).get("accuracy")) for g in groups]
             rows.append(row)
-            infos.append(view.info)
-        return ComparisonTable(self.name, header, rows, better, infos=infos)
+            runs.append(view)
+        return ComparisonTable(self.name, header, rows, better, runs=runs)
 
     def unparsed(self, metrics: dict[str, Any]) -> int | None:
         return metrics.get("overall", {}).get("n_unparsed")
