@@ -72,7 +72,7 @@ def test_report_command_and_compare_flags(serve, synth_data, tmp_path):
     assert "prompt differs" in result.stderr and "num_samples differs" in result.stderr
     md = (tmp_path / "cmp" / "comparison.md").read_text()
     f1 = f"{100 * load(a)['P3']['strict']['macro_f1']:.1f}"
-    assert "| m | 0 | - | - | " in md and f1 in md
+    assert "| m (a) | 0 | - | - | " in md and f1 in md  # one model: rows name their run
     assert "**" in md  # best per column marked
     csv_head = (tmp_path / "cmp" / "comparison.csv").read_text().splitlines()[0]
     assert csv_head.startswith("Model,Shot,Detection_NAT F1,Detection_NAT EM")

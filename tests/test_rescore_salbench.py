@@ -208,7 +208,9 @@ def test_same_answers_as_a_real_run_give_its_ids_and_numbers(synth_data, tmp_pat
     assert compared.exit_code == 0, compared.output
     assert "sample sets differ" not in compared.stderr
     rows = [r for r in compared.stdout.splitlines() if r.startswith("| random")]
-    assert len(rows) == 2 and rows[0] == rows[1]
+    # The same numbers (and cost); only the run's name beside the model differs.
+    assert [r.split("|")[1].strip() for r in rows] == ["random (real)", "random (rescored)"]
+    assert len(rows) == 2 and rows[0].split("|")[2:] == rows[1].split("|")[2:]
     assert invoke("compare", rescored, real, "--common-only").exit_code == 0
     again = invoke("rescore", "--from", "lmms-eval", logs, "--out", rescored)
     assert again.exit_code == 2 and "already holds a run" in again.stderr
