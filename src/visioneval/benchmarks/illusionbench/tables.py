@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -107,15 +107,10 @@ def show(metrics: dict[str, Any], model: str, console: Console) -> None:
     for column in ("set", "protocol", "shape", "Δ", "scene", "Δ ", "n shape/scene", "errors"):
         table.add_column(column, justify="left" if column in ("set", "protocol") else "right",
                          no_wrap=True)
-    previous = None
-    for r in rows(metrics):
-        if previous is not None and r["subset"] != previous:
-            table.add_section()
-        previous = r["subset"]
-        table.add_row(r["subset"], r["label"], pct(r["shape_recall"]) or "-",
-                      pct(r["shape_delta"], signed=True), pct(r["scene_recall"]) or "-",
-                      pct(r["scene_delta"], signed=True), f"{_n(r['shape_n'])}/{_n(r['scene_n'])}",
-                      str(r["n_errors"]))
+    _add_rows(table, metrics, lambda r: [
+        pct(r["shape_recall"]) or "-", pct(r["shape_delta"], signed=True),
+        pct(r["scene_recall"]) or "-", pct(r["scene_delta"], signed=True),
+        f"{_n(r['shape_n'])}/{_n(r['scene_n'])}", str(r["n_errors"])])
     console.print(table)
     show_intervals(metrics, console)
     for protocol in metrics:
@@ -123,6 +118,17 @@ def show(metrics: dict[str, Any], model: str, console: Console) -> None:
     if "original" in metrics:
         show_bias(metrics["original"], console)
     show_not_offered(metrics, console)
+
+
+def _add_rows(table: Table, metrics: dict[str, Any],
+              cells: Callable[[dict[str, Any]], list[str]]) -> None:
+    """One row per protocol (subset and label, then `cells`), a rule between subsets."""
+    previous = None
+    for r in rows(metrics):
+        if previous is not None and r["subset"] != previous:
+            table.add_section()
+        previous = r["subset"]
+        table.add_row(r["subset"], r["label"], *cells(r))
 
 
 def show_intervals(metrics: dict[str, Any], console: Console) -> None:
@@ -133,13 +139,7 @@ def show_intervals(metrics: dict[str, Any], console: Console) -> None:
     for column in ("set", "protocol", "shape", "scene"):
         table.add_column(column, justify="left" if column in ("set", "protocol") else "right",
                          no_wrap=True)
-    previous = None
-    for r in rows(metrics):
-        if previous is not None and r["subset"] != previous:
-            table.add_section()
-        previous = r["subset"]
-        table.add_row(r["subset"], r["label"], interval(r["shape_ci95"]),
-                      interval(r["scene_ci95"]))
+    _add_rows(table, metrics, lambda r: [interval(r["shape_ci95"]), interval(r["scene_ci95"])])
     if any(r["shape_ci95"] or r["scene_ci95"] for r in rows(metrics)):
         console.print(table)
 
