@@ -153,7 +153,8 @@ def test_max_cost_stops_cleanly_with_exit_3_and_resume_finishes(serve, synth_dat
     assert spent_before < 0.5
     assert info["counts"]["cost"]["usd"] == session["spent_usd"]
     # The limit was this session's: a resume without it finishes, and the sessions add up.
-    again = invoke("salbench", "--resume", out, "--no-progress", "--no-cache")
+    again = invoke("salbench", "--resume", out, "--no-progress", "--base-url",
+                   server.base_url + "/v1")
     assert again.exit_code == 0, again.output
     done = load(out, "run.json")
     assert done["status"] == "finished" and len(RunStore.open(out).latest_records()) == 16

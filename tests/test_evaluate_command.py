@@ -99,7 +99,8 @@ def test_judges_require_a_judge_model_and_jsonl_cases_work(serve, tmp_path):
     assert load(out)["evaluators"]["judge:image-description"]["mean_score"] == 0.9
     info = load(out, "run.json")
     assert info["benchmark"] == "evaluate" and info["backend"]["model"] == "m"
-    resumed = invoke("evaluate", "--resume", out, "--no-progress")
+    resumed = invoke("evaluate", "--resume", out, "--no-progress", "--judge-base-url",
+                     server.base_url + "/v1")
     assert resumed.exit_code == 0 and server.stats.requests == 1  # nothing left to do
 
 
@@ -287,5 +288,6 @@ def test_a_reply_that_is_not_a_verdict_is_not_cached(serve, tmp_path):
     assert again.exit_code == 0, again.output
     assert server.stats.requests > sent  # asked again, not answered from the cache
     assert load(tmp_path / "run2")["evaluators"]["judge:image-description"]["errors"] == 0
-    resumed = invoke("evaluate", "--resume", tmp_path / "run1", "--no-progress", *cache)
+    resumed = invoke("evaluate", "--resume", tmp_path / "run1", "--no-progress",
+                     "--judge-base-url", server.base_url + "/v1")
     assert resumed.exit_code == 0, resumed.output

@@ -188,7 +188,8 @@ def test_resume_retries_only_failed_samples(serve, illusion_data, tmp_path):
     assert load(out)["original"]["IN"]["shape"]["n_errors"] == len(in_shape)
     server.script.fail_rate = 0.0
     before = server.stats.requests
-    result = invoke("illusionbench", "--resume", out, "--no-progress", "--no-cache")
+    result = invoke("illusionbench", "--resume", out, "--no-progress", "--base-url",
+                    server.base_url + "/v1")
     assert result.exit_code == 0, result.output
     assert server.stats.requests - before == len(failed)
     clean = tmp_path / "clean"

@@ -134,6 +134,8 @@ def test_a_comma_list_and_resume_with_the_recorded_urls(three, synth_data, tmp_p
     wrong = invoke("salbench", "--resume", out, "--no-progress", "--base-url",
                    servers[2].base_url + "/v1")
     assert wrong.exit_code == 2 and "does not match" in wrong.stderr
-    again = invoke("salbench", "--resume", out, "--no-progress", "--no-report")
+    # The run's servers are named again (a run directory alone names no server to trust).
+    again = invoke("salbench", "--resume", out, "--no-progress", "--no-report",
+                   "--base-url", comma)
     assert again.exit_code == 0, again.output
     assert list(load(out, "run.json")["sessions"][-1]["endpoints"]) == recorded["base_urls"]

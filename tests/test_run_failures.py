@@ -34,7 +34,8 @@ def test_rejected_key_stops_the_run_after_a_few_requests(serve, synth_data, tmp_
     assert load(out, "run.json")["counts"]["records"] == len(recorded)
     # The samples never sent are simply not recorded: fixing the key and resuming finishes.
     server.script.reply = None
-    result = invoke("salbench", "--resume", out, "--no-progress")
+    result = invoke("salbench", "--resume", out, "--no-progress", "--base-url",
+                    server.base_url + "/v1", "--api-key-env", "MY_KEY")
     assert result.exit_code == 0, result.output
     assert len({r["id"] for r in journal(out)}) == 24
 

@@ -58,7 +58,8 @@ def test_report_on_a_torn_journal_does_not_modify_it(serve, synth_data, tmp_path
     assert path.read_bytes() == before
     assert "incomplete last line" in result.stderr
     # The torn sample is re-run on resume; the journal keeps growing from a fresh line.
-    result = invoke("salbench", "--resume", out, "--no-progress", "--no-report")
+    result = invoke("salbench", "--resume", out, "--no-progress", "--no-report",
+                    "--base-url", server.base_url + "/v1")
     assert result.exit_code == 0, result.output
     assert path.read_bytes().startswith(before + b"\n")
     assert len(journal_records(out)) == 8
@@ -169,7 +170,7 @@ def test_two_resumes_at_once_one_refuses(serve, synth_data, tmp_path):
     first.communicate()
 
     resume = ["salbench", "--resume", out, "--no-progress", "--no-cache", "--no-report",
-              "--concurrency", "2"]
+              "--concurrency", "2", "--base-url", server.base_url + "/v1"]
     a = spawn(*resume, env=env)
     _wait_for(out / "samples.jsonl", 6)  # `a` holds the run directory and is sending
     b = spawn(*resume, env=env)
@@ -197,7 +198,8 @@ def test_a_new_run_takes_the_lock_too(serve, synth_data, tmp_path):
     first = spawn(*salbench_args(server, synth_data, out, "--configs", "P3", "--concurrency",
                                  "1", "--no-cache", "--no-report"), env=env)
     _wait_for(out / "samples.jsonl", 1)
-    second = spawn("salbench", "--resume", out, "--no-progress", "--no-cache", env=env)
+    second = spawn("salbench", "--resume", out, "--no-progress", "--no-cache", "--base-url",
+                   server.base_url + "/v1", env=env)
     _, err = second.communicate(timeout=60)
     first.communicate(timeout=120)
     assert second.returncode == 2 and "is in use by another visioneval process" in err

@@ -81,7 +81,8 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(serve, synth_data, tmp_
     assert 6 <= done_before < 24, "the run was not interrupted mid-way"
     sent_before = server.stats.requests
 
-    result = invoke("salbench", "--resume", out, "--no-progress", "--no-cache")
+    result = invoke("salbench", "--resume", out, "--no-progress", "--base-url",
+                    server.base_url + "/v1")
     assert result.exit_code == 0, result.output
     records = journal(out)
     ids = [r["id"] for r in records]
@@ -107,7 +108,8 @@ def test_resume_refuses_changed_data(serve, synth_data, tmp_path):
     invoke(*salbench_args(server, data, out, "--configs", "P3"))
     (data / "P3" / "shard_00000.parquet").write_bytes(
         (synth_data / "P3_box" / "shard_00000.parquet").read_bytes())
-    result = invoke("salbench", "--resume", out, "--no-progress")
+    result = invoke("salbench", "--resume", out, "--no-progress", "--base-url",
+                    server.base_url + "/v1")
     assert result.exit_code == 2 and "the dataset changed since this run started" in result.stderr
 
 

@@ -110,7 +110,8 @@ def test_failed_requests_are_errors_never_wrong_answers(serve, synth_data, tmp_p
     # Resuming retries only the failed samples; the result equals a clean run.
     server.script.fail_rate = 0.0
     before = server.stats.requests
-    result = invoke("salbench", "--resume", out, "--no-progress")
+    result = invoke("salbench", "--resume", out, "--no-progress", "--base-url",
+                    server.base_url + "/v1")
     assert result.exit_code == 0, result.output
     assert server.stats.requests - before == len(errors)
     clean = tmp_path / "clean"

@@ -297,7 +297,8 @@ def test_partial_merge_says_what_is_missing_and_resume_completes_it(three, tmp_p
     assert invoke("report", partial).exit_code == 0
     page = (partial / "report.html").read_text()
     assert "merged from 2 of 3 shards (missing 3/3)" in page and "shard 2:" in page
-    resumed = invoke("salbench", "--resume", partial, "--no-progress", "--no-report")
+    resumed = invoke("salbench", "--resume", partial, "--no-progress", "--no-report",
+                     "--base-url", info["backend"]["base_url"])
     assert resumed.exit_code == 0, resumed.output
     assert _metrics_bytes(partial) == _metrics_bytes(whole)
 
@@ -307,7 +308,8 @@ def test_a_shard_resumes_on_its_own_and_keeps_its_own_cache(three, tmp_path):
     info = load(dirs[0], "run.json")
     cache = Path(info["engine"]["cache_path"])
     assert cache.name == "responses-shard-1-of-3.sqlite3" and cache.exists()
-    again = invoke("salbench", "--resume", dirs[0], "--no-progress", "--no-report")
+    again = invoke("salbench", "--resume", dirs[0], "--no-progress", "--no-report",
+                   "--base-url", info["backend"]["base_url"])
     assert again.exit_code == 0 and "shard 1/3" in again.stderr
     refused = invoke("salbench", "--resume", dirs[0], "--shard", "1/3")
     assert refused.exit_code == 2 and "--shard is recorded" in refused.stderr

@@ -42,11 +42,15 @@ def test_run_a_user_benchmark_file_then_resume_from_elsewhere(user_file, tmp_pat
     assert "colours: accuracy" in result.output and "over 9 answered samples" in result.output
     html = (out / "report.html").read_text()
     assert "no benchmark tables" not in result.output and "<!doctype html>" in html
-    # Resumed from another folder: run.json says where the definition lives.
+    # Resumed from another folder: run.json says where the definition lives, but a run
+    # directory alone never makes visioneval import code: the user names it again.
     monkeypatch.chdir(tmp_path)
     lines = (out / "samples.jsonl").read_text().splitlines()
     (out / "samples.jsonl").write_text("\n".join(lines[:4]) + "\n")
-    result = invoke("run", "--resume", out, "--no-progress")
+    refused = invoke("run", "--resume", out, "--no-progress")
+    assert refused.exit_code == 2 and f"visioneval run {info['definition']} --resume" \
+        in refused.stderr
+    result = invoke("run", info["definition"], "--resume", out, "--no-progress")
     assert result.exit_code == 0, result.output
     assert "4 done before" in result.output and load(out)["n"] == 9
 

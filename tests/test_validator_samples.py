@@ -110,7 +110,11 @@ def test_a_validator_record_is_not_a_model_response(tmp_path):
         "percentage or date" and chart["parsed"]["result"]["status"] == "error"
     assert [Record.model_validate(r).ok for r in (count, script, chart)] == [True, True, False]
     assert load(out, "run.json")["counts"]["errors"] == 1
-    resumed = invoke("evaluate", "--resume", out, "--no-progress", "--no-report")
+    # Running the case file's scripts is a trust given on a command line, never by run.json.
+    refused = invoke("evaluate", "--resume", out, "--no-progress", "--no-report")
+    assert refused.exit_code == 2 and "pass --allow-scripts" in refused.stderr
+    resumed = invoke("evaluate", "--resume", out, "--no-progress", "--no-report",
+                     "--allow-scripts")
     assert "2 done before" in resumed.stdout  # only the error is run again
 
 

@@ -116,7 +116,8 @@ def test_resume_through_the_command(serve, tmp_path):
                               "--max-attempts", "1", "--no-cache"))
     assert result.exit_code == 1 and "--resume" in result.stderr
     server.script.fail_rate = 0.0
-    result = invoke("vqa", "--resume", out, "--no-progress", "--no-cache")
+    result = invoke("vqa", "--resume", out, "--no-progress", "--base-url",
+                    server.base_url + "/v1")
     assert result.exit_code == 0, result.output
     overall = load(out)["overall"]
     low, high = overall.pop("accuracy_ci95")

@@ -10,12 +10,13 @@ import re
 
 import pytest
 from cli_helpers import journal, load
-from test_vqa_run import EXAMPLE, FAST, output
+from test_vqa_run import EXAMPLE, FAST, given, output
 
 from visioneval.backends.registry import BackendSpec
 from visioneval.benchmarks import registry
 from visioneval.benchmarks.vqa.options import VqaOptions
-from visioneval.commands.run import resume, run
+from visioneval.commands.resume import resume
+from visioneval.commands.run import run
 from visioneval.records import GenerationSettings
 
 SCORES = re.compile(r'"(\w+)": <0-10>')
@@ -67,7 +68,8 @@ def test_the_judge_grades_each_answer_against_the_reference_seeing_the_image(ser
 def test_a_judge_without_a_verdict_is_an_error_and_resume_asks_it_again(serve, tmp_path):
     asked: list = []
     model = serve(answer=lambda prompt: asked.append(prompt) or "B")
-    mute = serve(answer=lambda prompt: "no idea")
+    # One judge checkpoint (the same weights after a fix): a resume may not change models.
+    mute = serve(answer=lambda prompt: "no idea", checkpoint="judge-v1")
     out = tmp_path / "run"
     cached = FAST.model_copy(update={"cache_path": tmp_path / "cache"})
     assert go(model, options(mute.base_url + "/v1"), out, cached) == 1
@@ -79,11 +81,12 @@ def test_a_judge_without_a_verdict_is_an_error_and_resume_asks_it_again(serve, t
     # Resumed against a judge that answers: the judge is asked again, the model is not (its
     # answers come from the cache; a judge reply that is no verdict was never cached).
     seen: list = []
-    good = serve(answer=strict_judge(seen))
+    good = serve(answer=strict_judge(seen), checkpoint="judge-v1")
     info = json.loads((out / "run.json").read_text())
     info["options"]["judge_base_url"] = good.base_url + "/v1"
     (out / "run.json").write_text(json.dumps(info))
-    assert resume(out, "vqa", cached, output()) == 0
+    assert resume(out, "vqa", given(model, judge_base_url=good.base_url + "/v1"),
+                  output()) == 0
     assert load(out)["overall"]["accuracy"] == 0.25 and len(seen) == 12
     assert len(asked) == 12
 

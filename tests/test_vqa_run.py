@@ -14,7 +14,8 @@ from rich.console import Console
 
 from visioneval.backends.registry import BackendSpec
 from visioneval.benchmarks import registry
-from visioneval.commands.run import Output, resume, run
+from visioneval.commands.resume import ResumeGiven, resume
+from visioneval.commands.run import Output, run
 from visioneval.engine.store import RunDirError
 from visioneval.records import GenerationSettings
 from visioneval.report import rundir
@@ -24,6 +25,11 @@ from visioneval.session import EngineOptions
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "vqa"
 FAST = EngineOptions(concurrency=4, backoff_base_s=0.01, backoff_cap_s=0.05)
+
+
+def given(server, **options) -> ResumeGiven:
+    """A resume's command line: the loopback's URL named again (it is not a hosted API)."""
+    return ResumeGiven(base_urls=(server.base_url + "/v1",), options=options)
 
 
 def output() -> Output:
@@ -147,7 +153,7 @@ def test_resume_retries_failed_samples_and_refuses_changed_data(serve, tmp_path)
     assert failed and load(out)["overall"]["n_errors"] == len(failed)
     server.script.fail_rate = 0.0
     before = server.stats.requests
-    assert resume(out, "vqa", FAST, output()) == 0
+    assert resume(out, "vqa", given(server), output()) == 0
     assert server.stats.requests - before == len(failed)
     clean = tmp_path / "clean"
     assert go(server, options, clean) == 0
@@ -155,4 +161,4 @@ def test_resume_retries_failed_samples_and_refuses_changed_data(serve, tmp_path)
     (data / "images" / "circle_red.png").write_bytes(
         (data / "images" / "square_blue.png").read_bytes())
     with pytest.raises(RunDirError, match="the dataset changed since this run started"):
-        resume(out, "vqa", FAST, output())
+        resume(out, "vqa", given(server), output())

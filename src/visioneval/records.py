@@ -84,6 +84,8 @@ class Response(BaseModel):
     latency_s: float = 0.0
     attempts: int = 1
     cached: bool = False
+    # The run directory whose answer a cache hit replays; left out of the JSON when None.
+    cached_from: str | None = Field(None, exclude_if=lambda v: v is None)
     # Left out of the JSON when "model": model records and cache entries stay as they were.
     source: Literal["model", "code"] = Field("model", exclude_if=lambda v: v == "model")
 

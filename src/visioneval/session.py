@@ -17,19 +17,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field, model_validator
 from rich.console import Console
 
 from visioneval import __version__
 from visioneval.backends.base import Backend
-from visioneval.backends.registry import BackendSpec, Dispatch
+from visioneval.backends.registry import BackendSpec
 from visioneval.backends.replicas import Replicas
 from visioneval.benchmarks.base import Benchmark
 from visioneval.cost.prices import ModelRef, recorded_price
 from visioneval.cost.total import run_cost
 from visioneval.engine.cache import ResponseCache
+from visioneval.engine.options import EngineOptions
 from visioneval.engine.progress import RunProgress
-from visioneval.engine.retry import RetryPolicy
 from visioneval.engine.runner import CostLimitReached, Engine, RunStats
 from visioneval.engine.store import RUN_FORMAT, RunDirError, RunStore
 from visioneval.records import GenerationSettings, Record, Sample, SkippedRow
@@ -37,59 +36,9 @@ from visioneval.shards import Shard
 
 if TYPE_CHECKING:
     from visioneval.cost.budget import Budget
+    from visioneval.engine.idset import IdSet
 
 log = logging.getLogger(__name__)
-
-
-
-class EngineOptions(BaseModel, frozen=True):
-    """How to run; recorded in run.json but free to change on --resume."""
-
-    concurrency: int = Field(16, gt=0)
-    max_attempts: int = Field(6, gt=0)
-    timeout_s: float = Field(120.0, gt=0)
-    backoff_base_s: float = Field(1.0, ge=0)
-    backoff_cap_s: float = Field(30.0, ge=0)
-    cache_path: Path | None = None
-    rpm: int | None = Field(None, gt=0)
-    tpm: int | None = Field(None, gt=0)
-    cache_key_url: bool = False
-    # The model's price in US dollars per million tokens (None: the provider's reported
-    # cost, else the price table); max_cost: this session stops sending once it spent that.
-    price_in: float | None = Field(None, ge=0)
-    price_out: float | None = Field(None, ge=0)
-    max_cost: float | None = Field(None, gt=0)
-
-    @model_validator(mode="after")
-    def _both_prices(self) -> EngineOptions:
-        if (self.price_in is None) != (self.price_out is None):
-            raise ValueError("give both --price-in and --price-out (US dollars per million "
-                             "input and output tokens; 0 and 0 for a free, self-hosted model)")
-        return self
-
-    def pricing(self) -> dict[str, float] | None:
-        """What run.json keeps under `pricing` (None: no prices were given)."""
-        if self.price_in is None or self.price_out is None:
-            return None
-        return {"price_in": self.price_in, "price_out": self.price_out}
-
-    def retry_policy(self) -> RetryPolicy:
-        return RetryPolicy(self.max_attempts, self.timeout_s, self.backoff_base_s,
-                           self.backoff_cap_s)
-
-    def for_shard(self, shard: Shard) -> EngineOptions:
-        """A shard keeps its own response cache (a file beside the usual one, named after
-        the shard): shards on one machine or on a shared home folder never write one
-        SQLite file at once, and a shard run again finds its own answers."""
-        if self.cache_path is None:
-            return self
-        path = self.cache_path
-        return self.model_copy(update={"cache_path": path.with_name(
-            f"{path.stem}-shard-{shard.dirname}{path.suffix}")})
-
-    def dispatch(self) -> Dispatch:
-        """`concurrency` is per endpoint; the limits are for the model."""
-        return Dispatch(self.concurrency, self.rpm, self.tpm, self.cache_key_url)
 
 
 @dataclass
@@ -160,11 +109,14 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
                       settings: GenerationSettings, engine_options: EngineOptions,
                       console: Console, show_progress: bool = True,
                       judge: Backend | None = None,
-                      budget: Budget | None = None) -> SessionResult:
+                      budget: Budget | None = None,
+                      notes: dict[str, Any] | None = None) -> SessionResult:
     """Run what is not yet done, then recompute metrics and tables from the journal.
     `judge`: the benchmark's judge model, opened and checked by the caller; `budget`:
-    --max-cost, after which no request is sent (CostLimitReached, status "stopped")."""
-    from visioneval.engine.idset import IdSet  # numpy: loaded when a session starts
+    --max-cost, after which no request is sent (CostLimitReached, status "stopped");
+    `notes`: more to record in this session's entry of run.json."""
+    # numpy: loaded when a session starts
+    from visioneval.engine.idset import IdCollector, IdSet
 
     done = IdSet(r.id for r in store.iter_latest() if r.ok)
     cache = ResponseCache(engine_options.cache_path) if engine_options.cache_path else None
@@ -172,12 +124,16 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     # Enough workers to fill every endpoint; the dispatcher holds each to its share.
     workers = replicas.capacity if replicas else engine_options.concurrency
     engine = Engine(backend, store, settings, engine_options.retry_policy(), workers, cache,
-                    judge=judge, budget=budget)
+                    judge=judge, budget=budget, read_cache=not engine_options.refresh_cache)
     for earlier in store.info["sessions"]:
         earlier.setdefault("status", "killed")  # it ended without writing its own end
-    # The host and process: which machine ran (or is running) a shard of a distributed run.
+    # The host and process: which machine ran (or is running) a shard of a distributed run;
+    # the model (and judge) as the server described it, which keys the cache.
     session: dict[str, Any] = {"started_at": _now(), "resumed_from": len(done),
-                               "host": os.uname().nodename, "pid": os.getpid()}
+                               "host": os.uname().nodename, "pid": os.getpid(),
+                               "model_identity": backend.identity(),
+                               **({"judge_identity": judge.identity()} if judge else {}),
+                               **(notes or {})}
     store.info["status"] = "running"
     store.info["sessions"].append(session)
     store.save_info()
@@ -187,6 +143,7 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     started, cpu_started = time.perf_counter(), time.process_time()
     status = "interrupted"
     stats = RunStats()
+    in_data = IdCollector()
     shard = Shard.from_info(store.info)
     total = benchmark.total() if shard is None else -(-benchmark.total() // shard.count)
     try:
@@ -197,6 +154,7 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
                 progress.watch_dispatch(replicas)
             samples = benchmark.samples() if shard is None else \
                 in_shard(benchmark.samples(), shard, progress)
+            samples = in_data.watch(samples, _sample_id)
             await engine.run(samples, benchmark.score, progress, done, stats, benchmark.solve)
         status = "finished"
     except CostLimitReached:
@@ -214,8 +172,12 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
                         "dispatch": replicas.dispatch_stats()}
         if budget is not None:
             session |= {"max_cost_usd": float(budget.limit), "spent_usd": float(budget.spent)}
-        result = finish(benchmark, store, status, stats)
+        result = finish(benchmark, store, status, stats, in_data.ids())
     return result
+
+
+def _sample_id(item: Sample | SkippedRow) -> str | None:
+    return item.id if isinstance(item, Sample) else None
 
 
 def in_shard(items: Iterable[Sample | SkippedRow], shard: Shard,
@@ -235,11 +197,16 @@ def shard_key(item: Sample | SkippedRow) -> str:
     return item.id if isinstance(item, Sample) else f"skipped\0{item.group}\0{item.row}"
 
 
-def finish(benchmark: Benchmark, store: RunStore, status: str,
-           stats: RunStats) -> SessionResult:
-    """Metrics and tables from every record so far; run.json updated with the counts."""
+def finish(benchmark: Benchmark, store: RunStore, status: str, stats: RunStats,
+           data_ids: IdSet | None = None) -> SessionResult:
+    """Metrics and tables from every record so far; run.json updated with the counts.
+    `data_ids`: the ids of the samples in the run's data, when the session read all of it;
+    a journal record of any other id is named and left out (else the ids found so at an
+    earlier end stay out)."""
     tally = _Tally()
-    metrics = benchmark.summarize(tally.count(store.iter_latest()))
+    outside = NotInData(store, data_ids)
+    metrics = benchmark.summarize(tally.count(outside.leave_out(store.iter_latest())))
+    outside.record()
     store.write_json("metrics.json", metrics)
     benchmark.write_tables(metrics, store.info, store.directory)
     n_records, n_errors = tally.records, tally.errors
@@ -257,6 +224,7 @@ def finish(benchmark: Benchmark, store: RunStore, status: str,
             "prompt_tokens": sum(s.get("prompt_tokens", 0) for s in sessions),
             "completion_tokens": sum(s.get("completion_tokens", 0) for s in sessions),
             "cost": cost_counts(benchmark, store.info),
+            **({"not_in_data": len(outside.ids)} if outside.ids else {}),
         },
     }
     store.save_info()
@@ -277,6 +245,48 @@ def skipped_rows(sessions: list[dict[str, Any]]) -> int:
     for session in sessions:
         last[session.get("shard")] = session.get("skipped", 0)
     return sum(last.values())
+
+
+NAMED_AT_MOST = 5
+"""Records of samples not in the data that are named one line each (the rest are counted)."""
+
+
+class NotInData:
+    """Journal records whose sample is not in the run's data (a line added by hand, a
+    journal copied from another run): they are named, left out of the metrics, and listed
+    in run.json's `not_in_data` so that every reader of the run leaves them out too."""
+
+    def __init__(self, store: RunStore, data_ids: IdSet | None):
+        self._store = store
+        self._data_ids = data_ids
+        recorded = store.info.get("not_in_data")
+        self._before = set(recorded) if isinstance(recorded, list) else set()
+        self.ids: set[str] = set() if data_ids is not None else set(self._before)
+
+    def leave_out(self, records: Iterable[Record]) -> Iterator[Record]:
+        data_ids, ids = self._data_ids, self.ids
+        for record in records:
+            if data_ids is not None and record.id not in data_ids:
+                ids.add(record.id)
+                if len(ids) <= NAMED_AT_MOST and record.id not in self._before:
+                    log.warning("%s holds a record of sample %r, which is not in this run's "
+                                "data; it is left out of the metrics",
+                                self._store.directory / "samples.jsonl", record.id)
+            elif record.id in ids:
+                continue
+            else:
+                yield record
+
+    def record(self) -> None:
+        """Keep the list in run.json (sorted: the same journal gives the same file)."""
+        if len(self.ids) > NAMED_AT_MOST:
+            log.warning("%s: %d records in all are of samples not in this run's data; left "
+                        "out of the metrics (run.json lists them under not_in_data)",
+                        self._store.directory / "samples.jsonl", len(self.ids))
+        if self.ids:
+            self._store.info["not_in_data"] = sorted(self.ids)
+        else:
+            self._store.info.pop("not_in_data", None)
 
 
 @dataclass

@@ -8,6 +8,7 @@ from visioneval.backends import body, replies
 from visioneval.backends.base import PreflightError
 from visioneval.backends.http import HttpBackend
 from visioneval.backends.replies import MetadataReader
+from visioneval.backends.served import from_model_list
 from visioneval.records import Message, Request, Response
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -62,6 +63,7 @@ class AnthropicBackend(HttpBackend):
         if self.model not in served:
             raise PreflightError(f"model '{self.model}' is not served by {self.base_url} "
                                  f"(it lists: {', '.join(map(str, served[:10])) or 'nothing'})")
+        self.served = from_model_list(body, self.model, self.base_url or "")
 
     async def complete(self, request: Request) -> Response:
         data = await self.post_json("/v1/messages", messages_payload(self.model, request))

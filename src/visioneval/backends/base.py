@@ -84,9 +84,16 @@ class Backend(ABC):
     def __init__(self, model: str, base_url: str | None = None):
         self.model = model
         self.base_url = base_url
+        self.served: dict[str, Any] | None = None
+        """What the server said it serves under `model` (a checkpoint, a digest: see
+        `backends.served`), learned at preflight; None when it says nothing."""
 
     def identity(self) -> dict[str, Any]:
-        """What identifies the model's answers: part of the cache key and of run.json."""
+        """What identifies the model's answers: part of the cache key and of run.json. What
+        the server says it serves when it says so (two servers of one checkpoint share
+        answers), else its URL (two unknown servers never do)."""
+        if self.served:
+            return {"backend": self.name, "model": self.model, "served": self.served}
         return {"backend": self.name, "base_url": self.base_url, "model": self.model}
 
     async def preflight(self) -> None:  # noqa: B027 - optional hook, nothing to check by default

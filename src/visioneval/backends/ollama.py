@@ -8,6 +8,7 @@ from visioneval.backends import body, replies
 from visioneval.backends.base import PreflightError
 from visioneval.backends.http import HttpBackend
 from visioneval.backends.replies import MetadataReader
+from visioneval.backends.served import from_ollama_tags
 from visioneval.records import Message, Request, Response
 
 DEFAULT_BASE_URL = "http://localhost:11434"
@@ -72,6 +73,7 @@ class OllamaBackend(HttpBackend):
             raise PreflightError(f"model '{self.model}' is not pulled on {self.base_url} "
                                  f"(it has: {', '.join(names) or 'nothing'}); "
                                  f"run `ollama pull {self.model}`")
+        self.served = from_ollama_tags(body, self.model)
 
     async def complete(self, request: Request) -> Response:
         data = await self.post_json("/api/chat", chat_payload(self.model, request))

@@ -11,6 +11,7 @@ from visioneval.backends.base import PermanentError, PreflightError, TransientEr
 from visioneval.backends.http import RETRYABLE_STATUS, HttpBackend
 from visioneval.backends.keys import host_of
 from visioneval.backends.replies import MetadataReader
+from visioneval.backends.served import from_model_list
 from visioneval.records import Message, Request, Response
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -166,6 +167,7 @@ class OpenAIBackend(HttpBackend):
             listed = ", ".join(map(str, served[:10])) + (" ..." if len(served) > 10 else "")
             raise PreflightError(f"model '{self.model}' is not served by {self.base_url} "
                                  f"(it lists: {listed or 'nothing'})")
+        self.served = from_model_list(body, self.model, self.base_url or "")
 
     def chat_payload(self, request: Request) -> dict[str, Any]:
         payload = chat_payload(self.model, request, self._token_field)

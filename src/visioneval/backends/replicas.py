@@ -23,11 +23,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from visioneval.backends.aimd import Aimd
 from visioneval.backends.base import (
     Backend,
     BackendError,
     ConnectError,
+    PreflightError,
     Sender,
     TransientError,
     Unreachable,
@@ -96,7 +99,9 @@ class Replicas(Backend):
         self._live = len(self.endpoints)
         self._probe_first_s, self._probe_cap_s = probe_first_s, probe_cap_s
         self._waiters: deque[asyncio.Future[Endpoint]] = deque()
-        self._identity = self._make_identity(cache_key_url)
+        self._cache_key_url = cache_key_url
+        self._said_other_model: set[str] = set()
+        self._identity: dict[str, Any] | None = None
 
     @property
     def capacity(self) -> int:
@@ -113,18 +118,30 @@ class Replicas(Backend):
         live = self._live or len(self.endpoints)
         return min(self.aimd.allowed, self.per_endpoint * live)
 
-    def _make_identity(self, with_url: bool) -> dict[str, Any]:
-        """The model's identity, the same on every replica, so replicas share cached answers;
-        with `with_url` the URL (or the list of URLs) is part of it, as before replicas."""
-        identity = dict(self.endpoints[0].backend.identity())
-        identity.pop("base_url", None)
-        if with_url:
+    def _make_identity(self) -> dict[str, Any]:
+        """The model's identity: what the live endpoints say they serve, the same on every
+        replica, so replicas share cached answers; the URL (the list of URLs) when they say
+        nothing, or with --cache-key-url. Endpoints that serve different checkpoints under
+        one name are not replicas: PreflightError."""
+        live = [e for e in self.endpoints if not e.out] or self.endpoints
+        served = {orjson.dumps(e.backend.served, option=orjson.OPT_SORT_KEYS):
+                  e for e in live if e.backend.served}
+        if len(served) > 1:
+            said = "; ".join(f"{e.label} serves {served_text.decode()}"
+                             for served_text, e in served.items())
+            raise PreflightError(f"the URLs serve different models under '{self.model}' "
+                                 f"({said}); give URLs of one model only")
+        identity: dict[str, Any] = {"backend": self.name, "model": self.model}
+        if served and all(e.backend.served for e in live):
+            identity["served"] = live[0].backend.served
+        if "served" not in identity or self._cache_key_url:
             urls = [e.backend.base_url for e in self.endpoints]
             identity["base_url"] = urls[0] if len(urls) == 1 else urls
         return identity
 
     def identity(self) -> dict[str, Any]:
-        return self._identity
+        """Fixed at preflight (before it, from what is known so far)."""
+        return self._identity if self._identity is not None else self._make_identity()
 
     async def preflight(self) -> None:
         """Every endpoint is checked; one that cannot be reached (while another can) starts
@@ -138,6 +155,7 @@ class Replicas(Backend):
                 raise error
         for endpoint, error in failures:
             self._take_out(endpoint, str(error))
+        self._identity = self._make_identity()
 
     async def complete(self, request: Request) -> Response:
         async with self.slot(request) as sender:
@@ -264,9 +282,24 @@ class Replicas(Backend):
             except Exception as exc:  # noqa: BLE001 - any failure means: not back yet
                 log.debug("probe of %s failed: %s", endpoint.label, exc)
                 continue
+            if not self._serves_the_run_model(endpoint):
+                continue
             self._put_back(endpoint)
         # Taken out again soon after: wait longer first (an answer resets it).
         endpoint.probe_delay_s = delay
+
+    def _serves_the_run_model(self, endpoint: Endpoint) -> bool:
+        """An endpoint back from the dead must serve what the run's other endpoints serve:
+        one restarted with other weights under the same name stays out (said once)."""
+        want = (self._identity or {}).get("served")
+        if want is None or endpoint.backend.served == want:
+            return True
+        if endpoint.label not in self._said_other_model:
+            self._said_other_model.add(endpoint.label)
+            log.warning("endpoint %s answers again but now serves %s under '%s', not the "
+                        "run's %s; left out", endpoint.label, endpoint.backend.served,
+                        self.model, want)
+        return False
 
     # What run.json and the progress line show.
 

@@ -106,6 +106,15 @@ class BenchmarkDefinition:
     # Options (keys of run.json's `options`) whose difference changes the numbers:
     # `visioneval compare` flags runs that differ in them.
     settings_that_matter: ClassVar[tuple[str, ...]] = ()
+    # What a resume takes from its command line, never from run.json (a run directory may
+    # come from anyone): the options naming a judge's server and key variable
+    # (`judge_target`, as (url option, key option)), and those that grant trust, such as
+    # running a case file's scripts (`trust_options`: off unless given again).
+    judge_target: ClassVar[tuple[str, str] | None] = None
+    trust_options: ClassVar[tuple[str, ...]] = ()
+    # The command's flags naming the model's server and key variable (for the lines that
+    # say how to resume).
+    target_flags: ClassVar[tuple[str, str]] = ("--base-url", "--api-key-env")
 
     def build(self, options: dict[str, Any]) -> Benchmark:
         """The benchmark from the options run.json recorded (resume, report, compare)."""

@@ -13,7 +13,7 @@ from visioneval.cli.options import (
     NoProgress,
     NoReport,
     Verbose,
-    engine_options,
+    engine_flags,
     run_command,
 )
 
@@ -48,8 +48,8 @@ def demo(
         run_command(definition.name, resume=None, backend="builtin",
                     model=definition.demo_model,
                     base_url=None, api_key_env=None, benchmark=benchmark,
-                    settings=lambda: settings(0, definition.max_tokens),
-                    engine=lambda: engine_options(16, 6, 120.0, 1.0, 30.0, True, None),
+                    settings=lambda: settings(0, definition.max_tokens, definition.max_tokens),
+                    engine=lambda: engine_flags(no_cache=True),
                     out=out, verbose=verbose, no_progress=no_progress, no_report=no_report)
     finally:
         for line in said:

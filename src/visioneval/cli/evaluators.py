@@ -22,12 +22,14 @@ from visioneval.cli.options import (
     ExecutorOpt,
     MaxAttempts,
     MaxCost,
+    MaxReplyMb,
     NoCache,
     NoProgress,
     NoReport,
     PriceIn,
     PriceOut,
     RayAddressOpt,
+    RefreshCache,
     Resume,
     Rpm,
     ShardOpt,
@@ -36,7 +38,7 @@ from visioneval.cli.options import (
     Tpm,
     Verbose,
     distribution,
-    engine_options,
+    engine_flags,
     run_command,
 )
 
@@ -52,17 +54,19 @@ def evaluate(
                                                     rich_help_panel=MODEL)] = None,
     judge_base_url: BaseUrl = None,
     judge_api_key_env: ApiKeyEnv = None,
-    judge_samples: Annotated[int, typer.Option(min=1, help="Judge calls per case; the report "
-                                               "gives mean and spread per dimension.",
-                                               rich_help_panel=MODEL)] = 1,
+    judge_samples: Annotated[int | None, typer.Option(
+        min=1, help="Judge calls per case; the report gives mean and spread per dimension. "
+        "[default: 1]", rich_help_panel=MODEL)] = None,
     judge_temperature: Annotated[float | None, typer.Option(
         help="Default 0 for one sample, 0.7 for several.", rich_help_panel=MODEL)] = None,
-    judge_max_tokens: Annotated[int, typer.Option(min=1, rich_help_panel=MODEL)] = 1024,
+    judge_max_tokens: Annotated[int | None, typer.Option(
+        min=1, help="[default: 1024]", rich_help_panel=MODEL)] = None,
     judge_text_only: Annotated[bool, typer.Option(
         "--judge-text-only", help="Declare the judge model text-only: cases whose judge must "
         "see images are refused.", rich_help_panel=MODEL)] = False,
-    validator_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds per validator "
-                                                     "run (a case's `timeout` wins).")] = 30.0,
+    validator_timeout: Annotated[float | None, typer.Option(
+        min=0.1, help="Seconds per validator run (a case's `timeout` wins). [default: 30]")
+                                 ] = None,
     allow_scripts: Annotated[bool, typer.Option(
         "--allow-scripts", help="Run the case file's `script:` evaluators (any command the "
         "file names runs with your permissions: use only case files you trust).")] = False,
@@ -72,16 +76,18 @@ def evaluate(
     out: Annotated[Path | None, typer.Option(help="Run directory (default results/"
                                              "evaluate-<judge>-<time>).")] = None,
     resume: Resume = None,
-    concurrency: Concurrency = 16,
-    max_attempts: MaxAttempts = 6,
-    timeout: Timeout = 120.0,
-    backoff_base: BackoffBase = 1.0,
-    backoff_cap: BackoffCap = 30.0,
+    concurrency: Concurrency = None,
+    max_attempts: MaxAttempts = None,
+    timeout: Timeout = None,
+    backoff_base: BackoffBase = None,
+    backoff_cap: BackoffCap = None,
     rpm: Rpm = None,
     tpm: Tpm = None,
     no_cache: NoCache = False,
     cache_dir: CacheDir = None,
+    refresh_cache: RefreshCache = False,
     cache_key_url: CacheKeyUrl = False,
+    max_reply_mb: MaxReplyMb = None,
     price_in: PriceIn = None,
     price_out: PriceOut = None,
     max_cost: MaxCost = None,
@@ -96,17 +102,20 @@ def evaluate(
 ) -> None:
     """Grade free-form answers about images with rubric judges and code validators."""
 
+    samples = 1 if judge_samples is None else judge_samples
+    max_tokens = 1024 if judge_max_tokens is None else judge_max_tokens
+
     def benchmark():
         from visioneval.evaluators.evaluate import EvaluateOptions, build
 
         if cases is None:
             raise ValueError("give the cases file (or --resume RUN_DIR)")
         run = build(EvaluateOptions(
-            cases=str(cases.resolve()), judge_samples=judge_samples,
-            judge_temperature=judge_temperature,
-            judge_max_tokens=judge_max_tokens, judge_text_only=judge_text_only,
-            validator_timeout_s=validator_timeout, allow_scripts=allow_scripts,
-            allow_outside_images=allow_outside_images))
+            cases=str(cases.resolve()), judge_samples=samples,
+            judge_temperature=judge_temperature, judge_max_tokens=max_tokens,
+            judge_text_only=judge_text_only,
+            validator_timeout_s=30.0 if validator_timeout is None else validator_timeout,
+            allow_scripts=allow_scripts, allow_outside_images=allow_outside_images))
         if run.needs_judge and (judge_backend is None or judge_model is None):
             raise ValueError(f"{cases} uses judges: give --judge-backend and --judge-model "
                              "(a vision-capable model)")
@@ -115,19 +124,28 @@ def evaluate(
     def settings():
         from visioneval.evaluators.evaluate import EvaluateOptions
 
-        return EvaluateOptions(cases=str(cases), judge_samples=judge_samples,
+        return EvaluateOptions(cases=str(cases), judge_samples=samples,
                                judge_temperature=judge_temperature,
-                               judge_max_tokens=judge_max_tokens).judge_settings()
+                               judge_max_tokens=max_tokens).judge_settings()
 
+    # What a resume refuses (it continues with what the run recorded) and what it takes.
+    given = {"cases": cases, "--judge-backend": judge_backend, "--judge-model": judge_model,
+             "--judge-samples": judge_samples, "--judge-temperature": judge_temperature,
+             "--judge-max-tokens": judge_max_tokens, "--validator-timeout": validator_timeout,
+             "--judge-text-only": judge_text_only or None, "--out": out}
+    fixed = [name for name, value in given.items() if value is not None]
+    trust = {k: True for k, v in (("allow_scripts", allow_scripts),
+                                  ("allow_outside_images", allow_outside_images)) if v}
     run_command("evaluate", resume=resume, backend=judge_backend, model=judge_model,
                 base_url=judge_base_url, api_key_env=judge_api_key_env, benchmark=benchmark,
                 settings=settings, backend_required=False,
-                engine=lambda: engine_options(concurrency, max_attempts, timeout, backoff_base,
-                                              backoff_cap, no_cache, cache_dir, rpm, tpm,
-                                              cache_key_url, price_in, price_out, max_cost),
+                engine=lambda: engine_flags(concurrency, max_attempts, timeout, backoff_base,
+                                            backoff_cap, no_cache, cache_dir, rpm, tpm,
+                                            cache_key_url, price_in, price_out, max_cost,
+                                            refresh_cache, max_reply_mb),
                 out=out, verbose=verbose, no_progress=no_progress, no_report=no_report,
                 spread=lambda: distribution(shard, executor, shards, ray_address),
-                dry_run=dry_run)
+                dry_run=dry_run, fixed=fixed, resume_options=trust)
 
 
 @app.command()

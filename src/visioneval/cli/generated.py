@@ -29,12 +29,14 @@ from visioneval.cli.options import (
     ExecutorOpt,
     MaxAttempts,
     MaxCost,
+    MaxReplyMb,
     NoCache,
     NoProgress,
     NoReport,
     PriceIn,
     PriceOut,
     RayAddressOpt,
+    RefreshCache,
     Resume,
     Rpm,
     ShardOpt,
@@ -44,7 +46,7 @@ from visioneval.cli.options import (
     Tpm,
     Verbose,
     distribution,
-    engine_options,
+    engine_flags,
     run_command,
 )
 
@@ -60,22 +62,23 @@ def _shared(definition: BenchmarkDefinition) -> list[inspect.Parameter]:
 
     model = Annotated[str | None, typer.Option(help=definition.model_help,
                                                rich_help_panel=MODEL)]
-    max_tokens = Annotated[int, typer.Option(min=1, help=definition.max_tokens_help,
-                                             rich_help_panel=MODEL)]
+    max_tokens = Annotated[int | None, typer.Option(
+        min=1, help=f"{definition.max_tokens_help} [default: {definition.max_tokens}]",
+        rich_help_panel=MODEL)]
     return [option("backend", BackendOpt, None), option("model", model, None),
             option("base_url", BaseUrl, None), option("api_key_env", ApiKeyEnv, None),
-            option("temperature", Temperature, 0.0),
-            option("max_tokens", max_tokens, definition.max_tokens)]
+            option("temperature", Temperature, None), option("max_tokens", max_tokens, None)]
 
 
 def _run_options() -> list[inspect.Parameter]:
     specs: list[tuple[str, Any, Any]] = [
-        ("resume", Resume, None), ("concurrency", Concurrency, 16),
-        ("max_attempts", MaxAttempts, 6), ("timeout", Timeout, 120.0),
-        ("backoff_base", BackoffBase, 1.0), ("backoff_cap", BackoffCap, 30.0),
+        ("resume", Resume, None), ("concurrency", Concurrency, None),
+        ("max_attempts", MaxAttempts, None), ("timeout", Timeout, None),
+        ("backoff_base", BackoffBase, None), ("backoff_cap", BackoffCap, None),
         ("rpm", Rpm, None), ("tpm", Tpm, None),
         ("no_cache", NoCache, False), ("cache_dir", CacheDir, None),
-        ("cache_key_url", CacheKeyUrl, False),
+        ("refresh_cache", RefreshCache, False), ("cache_key_url", CacheKeyUrl, False),
+        ("max_reply_mb", MaxReplyMb, None),
         ("price_in", PriceIn, None), ("price_out", PriceOut, None), ("max_cost", MaxCost, None),
         ("dry_run", DryRun, False),
         ("no_progress", NoProgress, False), ("no_report", NoReport, False),
@@ -87,7 +90,8 @@ def _run_options() -> list[inspect.Parameter]:
 
 SHARED_NAMES = ("backend", "model", "base_url", "api_key_env", "temperature", "max_tokens",
                 "out", "resume", "concurrency", "max_attempts", "timeout", "backoff_base",
-                "backoff_cap", "rpm", "tpm", "no_cache", "cache_dir", "cache_key_url",
+                "backoff_cap", "rpm", "tpm", "no_cache", "cache_dir", "refresh_cache",
+                "cache_key_url", "max_reply_mb",
                 "price_in", "price_out", "max_cost", "dry_run", "no_progress", "no_report",
                 "verbose", "shard", "executor", "shards", "ray_address")
 
@@ -188,6 +192,8 @@ def benchmark_command(definition: BenchmarkDefinition) -> Callable[..., None]:
         backend, model = run["backend"], run["model"]
         if run["resume"] is None and definition.default_model is not None:
             backend, model = default_model(definition, backend, model)
+        given = {k: v for k, v in kwargs.items() if v is not None}
+        again = _taken_on_resume(definition)
 
         def benchmark():
             return definition.from_command(_options_from(model_cls, kwargs))
@@ -195,11 +201,14 @@ def benchmark_command(definition: BenchmarkDefinition) -> Callable[..., None]:
         run_command(definition.name, resume=run["resume"], backend=backend, model=model,
                     base_url=run["base_url"], api_key_env=run["api_key_env"],
                     benchmark=benchmark,
-                    settings=lambda: settings(run["temperature"], run["max_tokens"]),
+                    settings=lambda: settings(run["temperature"], run["max_tokens"],
+                                              definition.max_tokens),
                     engine=lambda: _engine(run),
                     out=run["out"], verbose=run["verbose"], no_progress=run["no_progress"],
                     no_report=run["no_report"], spread=lambda: _spread(run),
-                    dry_run=run["dry_run"])
+                    dry_run=run["dry_run"],
+                    fixed=_fixed(run) + [flag(k) for k in given if k not in again],
+                    resume_options={k: v for k, v in given.items() if k in again})
 
     command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
@@ -238,6 +247,15 @@ def any_benchmark_command() -> Callable[..., None]:
         target, pairs = kwargs["benchmark"], kwargs["option"] or []
         definition_ref = None if target is None or target in registry.names() \
             else registry.portable(target)
+        values = dict(_pair(p) for p in pairs)
+        fixed = _fixed(run)
+        again: dict[str, Any] = {}
+        if run["resume"] is not None and values:
+            # Only options a resume takes again may come with it (loading the definition
+            # the command line names, never one a run directory names).
+            known = _taken_on_resume(registry.definition(target)) if target else set()
+            again = {k: v for k, v in values.items() if k in known}
+            fixed += [f"--option {k}" for k in values if k not in known]
 
         def benchmark():
             if target is None:
@@ -246,7 +264,6 @@ def any_benchmark_command() -> Callable[..., None]:
             if definition.command_options is None:
                 raise ValueError(f"{target} has no command options; run it with its own "
                                  "command")
-            values = dict(_pair(p) for p in pairs)
             unknown = set(values) - set(definition.command_options.model_fields)
             if unknown:
                 raise ValueError(f"--option: {target} has no option {', '.join(sorted(unknown))}"
@@ -254,14 +271,20 @@ def any_benchmark_command() -> Callable[..., None]:
                                  f"{', '.join(definition.command_options.model_fields)}")
             return definition.from_command(_options_from(definition.command_options, values))
 
+        def max_tokens_default() -> int:
+            return registry.definition(target).max_tokens if target else \
+                BenchmarkDefinition.max_tokens
+
         run_command(target or "", resume=run["resume"], backend=run["backend"],
                     model=run["model"], base_url=run["base_url"],
                     api_key_env=run["api_key_env"], benchmark=benchmark,
-                    settings=lambda: settings(run["temperature"], run["max_tokens"]),
+                    settings=lambda: settings(run["temperature"], run["max_tokens"],
+                                              max_tokens_default()),
                     engine=lambda: _engine(run),
                     out=run["out"], verbose=run["verbose"], no_progress=run["no_progress"],
                     no_report=run["no_report"], definition=definition_ref,
-                    any_benchmark=True, spread=lambda: _spread(run), dry_run=run["dry_run"])
+                    any_benchmark=True, spread=lambda: _spread(run), dry_run=run["dry_run"],
+                    fixed=fixed, resume_options=again)
 
     command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
@@ -271,11 +294,24 @@ def any_benchmark_command() -> Callable[..., None]:
 
 
 def _engine(run: dict[str, Any]):
-    """The engine options from the shared flags."""
-    return engine_options(run["concurrency"], run["max_attempts"], run["timeout"],
-                          run["backoff_base"], run["backoff_cap"], run["no_cache"],
-                          run["cache_dir"], run["rpm"], run["tpm"], run["cache_key_url"],
-                          run["price_in"], run["price_out"], run["max_cost"])
+    """The engine flags as the shared options gave them."""
+    return engine_flags(run["concurrency"], run["max_attempts"], run["timeout"],
+                        run["backoff_base"], run["backoff_cap"], run["no_cache"],
+                        run["cache_dir"], run["rpm"], run["tpm"], run["cache_key_url"],
+                        run["price_in"], run["price_out"], run["max_cost"],
+                        run["refresh_cache"], run["max_reply_mb"])
+
+
+def _fixed(run: dict[str, Any]) -> list[str]:
+    """The shared flags given that only a new run takes (a resume refuses them)."""
+    names = ("backend", "model", "temperature", "max_tokens", "out")
+    return [flag(n) for n in names if run[n] is not None]
+
+
+def _taken_on_resume(definition: BenchmarkDefinition) -> set[str]:
+    """The benchmark's options a resume takes from the command line (a judge's server and
+    key, trust): giving them again is how a resume gets them."""
+    return set(definition.judge_target or ()) | set(definition.trust_options)
 
 
 def _spread(run: dict[str, Any]):
@@ -305,10 +341,13 @@ def default_model(definition: BenchmarkDefinition, backend: str | None,
     return seed_backend, seed_model
 
 
-def settings(temperature: float, max_tokens: int):
+def settings(temperature: float | None, max_tokens: int | None, default_max_tokens: int):
+    """The generation settings from the flags (None: not given, the default applies)."""
     from visioneval.records import GenerationSettings
 
-    return GenerationSettings(temperature=temperature, max_tokens=max_tokens)
+    return GenerationSettings(temperature=0.0 if temperature is None else temperature,
+                              max_tokens=default_max_tokens if max_tokens is None
+                              else max_tokens)
 
 
 def synth_command(definition: BenchmarkDefinition) -> Callable[..., None]:

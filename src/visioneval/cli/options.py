@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -13,8 +13,8 @@ if TYPE_CHECKING:
     from visioneval.benchmarks.base import Benchmark
     from visioneval.commands.run import Output
     from visioneval.distributed.options import Distribution
+    from visioneval.engine.options import EngineFlags
     from visioneval.records import GenerationSettings
-    from visioneval.session import EngineOptions
 
 ENGINE = "Engine"
 MODEL = "Model"
@@ -46,21 +46,29 @@ ApiKeyEnv = Annotated[str | None, typer.Option(help="Environment variable whose 
                                                "to openrouter.ai, ANTHROPIC_API_KEY only to "
                                                "api.anthropic.com; no key elsewhere.",
                                                rich_help_panel=MODEL)]
-Temperature = Annotated[float, typer.Option(rich_help_panel=MODEL)]
+Temperature = Annotated[float | None, typer.Option(help="Sampling temperature. [default: 0]",
+                                                  rich_help_panel=MODEL)]
 Resume = Annotated[Path | None, typer.Option(help="Continue the run in this directory with "
-                                             "its recorded settings.")]
-Concurrency = Annotated[int, typer.Option(min=1, help="Requests in flight.",
-                                          rich_help_panel=ENGINE)]
-MaxAttempts = Annotated[int, typer.Option(min=1, help="Attempts per request before it is "
-                                          "recorded as an error.", rich_help_panel=ENGINE)]
-Timeout = Annotated[float, typer.Option(min=0.001, help="Seconds per attempt.",
-                                        rich_help_panel=ENGINE)]
-BackoffBase = Annotated[float, typer.Option(min=0, help="First retry waits about this many "
-                                            "seconds, doubling up to --backoff-cap.",
-                                            rich_help_panel=ENGINE)]
-BackoffCap = Annotated[float, typer.Option(min=0, help="Longest wait between attempts "
-                                           "(a server's Retry-After is honoured).",
-                                           rich_help_panel=ENGINE)]
+                                             "its recorded settings (an engine flag given "
+                                             "again replaces its recorded value, said in one "
+                                             "line). A server that is not a hosted API, and "
+                                             "any --api-key-env, must be named again.")]
+Concurrency = Annotated[int | None, typer.Option(min=1, help="Requests in flight (per URL). "
+                                                 "[default: 16; with --resume: the run's]",
+                                                 rich_help_panel=ENGINE)]
+MaxAttempts = Annotated[int | None, typer.Option(min=1, help="Attempts per request before it "
+                                                 "is recorded as an error. [default: 6]",
+                                                 rich_help_panel=ENGINE)]
+Timeout = Annotated[float | None, typer.Option(min=0.001, help="Seconds per attempt (and for "
+                                               "the server checks before the run). "
+                                               "[default: 120]", rich_help_panel=ENGINE)]
+BackoffBase = Annotated[float | None, typer.Option(min=0, help="First retry waits about this "
+                                                   "many seconds, doubling up to "
+                                                   "--backoff-cap. [default: 1]",
+                                                   rich_help_panel=ENGINE)]
+BackoffCap = Annotated[float | None, typer.Option(min=0, help="Longest wait between attempts "
+                                                  "(a server's Retry-After is honoured). "
+                                                  "[default: 30]", rich_help_panel=ENGINE)]
 Rpm = Annotated[int | None, typer.Option(min=1, help="At most this many requests per minute "
                                         "for the model, over all its URLs.",
                                         rich_help_panel=ENGINE)]
@@ -69,11 +77,20 @@ Tpm = Annotated[int | None, typer.Option(min=1, help="At most this many tokens p
                                         "images, max tokens; corrected by the usage the "
                                         "server reports).", rich_help_panel=ENGINE)]
 CacheKeyUrl = Annotated[bool, typer.Option("--cache-key-url", help="Put the server URL in "
-                                           "the cache key (by default the key names the "
-                                           "backend and model, so replicas share answers).",
+                                           "the cache key too. By default the key names the "
+                                           "model as the server describes it (a checkpoint "
+                                           "path, a digest, a dated id), so replicas of one "
+                                           "model share answers; a server that says nothing "
+                                           "is keyed by its URL anyway.",
                                            rich_help_panel=ENGINE)]
-NoCache = Annotated[bool, typer.Option("--no-cache", help="Send every request even if an "
-                                       "identical one is cached.", rich_help_panel=ENGINE)]
+NoCache = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the "
+                                       "response cache.", rich_help_panel=ENGINE)]
+RefreshCache = Annotated[bool, typer.Option("--refresh-cache", help="Send every request and "
+                                            "replace the cached answer with the new one.",
+                                            rich_help_panel=ENGINE)]
+MaxReplyMb = Annotated[float | None, typer.Option(
+    min=0.001, metavar="MB", help="Largest reply read from a server (after decompression); a "
+    "bigger one is an error record. [default: 32]", rich_help_panel=ENGINE)]
 CacheDir = Annotated[Path | None, typer.Option(help="Response cache folder (default "
                                                "~/.cache/visioneval).", rich_help_panel=ENGINE)]
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Debug logs.")]
@@ -122,29 +139,35 @@ def distribution(shard: str | None, executor: str, shards: int | None,
     return Distribution.from_flags(shard, executor, shards, ray_address)
 
 
-def engine_options(concurrency: int, max_attempts: int, timeout: float, backoff_base: float,
-                   backoff_cap: float, no_cache: bool, cache_dir: Path | None,
-                   rpm: int | None = None, tpm: int | None = None,
-                   cache_key_url: bool = False, price_in: float | None = None,
-                   price_out: float | None = None,
-                   max_cost: float | None = None) -> EngineOptions:
-    from visioneval.engine.cache import default_cache_path
-    from visioneval.session import EngineOptions
+def engine_flags(concurrency: int | None = None, max_attempts: int | None = None,
+                 timeout: float | None = None, backoff_base: float | None = None,
+                 backoff_cap: float | None = None, no_cache: bool = False,
+                 cache_dir: Path | None = None, rpm: int | None = None, tpm: int | None = None,
+                 cache_key_url: bool = False, price_in: float | None = None,
+                 price_out: float | None = None, max_cost: float | None = None,
+                 refresh_cache: bool = False, max_reply_mb: float | None = None
+                 ) -> EngineFlags:
+    """The engine flags as given (None: not given; a new run then takes the default, a
+    resume what the run recorded); a bad combination is a ValueError naming the flags."""
+    from pydantic import ValidationError
 
-    if (price_in is None) != (price_out is None):
-        raise ValueError("give both --price-in and --price-out (US dollars per million input "
-                         "and output tokens; 0 and 0 for a free, self-hosted model)")
-    if max_cost is not None and max_cost <= 0:
-        raise ValueError("--max-cost must be more than 0 US dollars")
-    cache = None if no_cache else (
-        cache_dir / "responses.sqlite3" if cache_dir else default_cache_path())
-    return EngineOptions(concurrency=concurrency, max_attempts=max_attempts, timeout_s=timeout,
-                         backoff_base_s=backoff_base, backoff_cap_s=backoff_cap,
-                         cache_path=cache, rpm=rpm, tpm=tpm, cache_key_url=cache_key_url,
-                         price_in=price_in, price_out=price_out, max_cost=max_cost)
+    from visioneval.engine.options import EngineFlags
+
+    try:
+        return EngineFlags(concurrency=concurrency, max_attempts=max_attempts,
+                           timeout_s=timeout, backoff_base_s=backoff_base,
+                           backoff_cap_s=backoff_cap, rpm=rpm, tpm=tpm, no_cache=no_cache,
+                           cache_dir=cache_dir, refresh_cache=refresh_cache,
+                           cache_key_url=cache_key_url, price_in=price_in,
+                           price_out=price_out, max_cost=max_cost, max_reply_mb=max_reply_mb)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        raise ValueError(str(error["ctx"]["error"]) if error["type"] == "value_error"
+                         else f"--{str(error['loc'][0]).replace('_', '-')}: {error['msg']}"
+                         ) from None
 
 
-def run_command(name: str, *, resume: Path | None, engine: Callable[[], EngineOptions],
+def run_command(name: str, *, resume: Path | None, engine: Callable[[], EngineFlags],
                 backend: str | None, model: str | None, base_url: list[str] | None,
                 api_key_env: str | None, settings: Callable[[], GenerationSettings],
                 benchmark: Callable[[], Benchmark], out: Path | None, verbose: bool,
@@ -152,10 +175,13 @@ def run_command(name: str, *, resume: Path | None, engine: Callable[[], EngineOp
                 backend_required: bool = True, definition: str | None = None,
                 any_benchmark: bool = False,
                 spread: Callable[[], Distribution] | None = None,
-                dry_run: bool = False) -> None:
+                dry_run: bool = False, fixed: Sequence[str] = (),
+                resume_options: Mapping[str, Any] | None = None) -> None:
     """The flow of every benchmark command: logging, errors as one line with exit 2,
     resume from the run directory, or build the benchmark and the backend and run;
-    `dry_run`: only print what the run (or the resume) would send and cost."""
+    `dry_run`: only print what the run (or the resume) would send and cost. With a resume,
+    `fixed` names the flags given that only a new run takes (refused), `resume_options` the
+    benchmark options given again that a resume takes (a judge's server, --allow-scripts)."""
     from visioneval.commands import run as command
     from visioneval.commands.common import consoles, guarded, setup_logging
 
@@ -169,34 +195,42 @@ def run_command(name: str, *, resume: Path | None, engine: Callable[[], EngineOp
             raise ValueError("--max-cost limits one process's session; with --executor ray "
                              "every shard would get the whole limit: run the shards with "
                              "--shard K/N and a --max-cost each instead")
+        if resume is not None and fixed:
+            raise ValueError(f"{', '.join(fixed)}: {'is' if len(fixed) == 1 else 'are'} "
+                             f"recorded in {resume}, and --resume continues with what it "
+                             "recorded; drop the flag, or start a new run to change it")
         if dry_run:
             return _dry_run(name, resume, engine, backend, model, base_url, api_key_env,
                             settings, benchmark, backend_required, any_benchmark, how,
                             output)
         if resume is not None:
+            from visioneval.commands.resume import ResumeGiven
+            from visioneval.commands.resume import resume as resume_run
+
             if how is not None and how.shard is not None:
                 raise ValueError("--shard is recorded in the run; --resume continues the same "
                                  "shard without it")
+            given = ResumeGiven.from_flags(engine(), base_url, api_key_env, definition,
+                                           resume_options)
             if how is not None and how.on_ray:
                 from visioneval.distributed.ray_runner import resume as resume_on_ray
 
-                return resume_on_ray(resume, None if any_benchmark else name, engine(),
-                                     output, how, base_url=base_url)
-            return command.resume(resume, None if any_benchmark else name, engine(), output,
-                                  base_url=base_url)
+                return resume_on_ray(resume, None if any_benchmark else name, given, output,
+                                     how)
+            return resume_run(resume, None if any_benchmark else name, given, output)
         spec = _backend_spec(backend, model, base_url, api_key_env, backend_required)
         if how is not None and how.on_ray:
             from visioneval.distributed.ray_runner import run as run_on_ray
 
-            return run_on_ray(benchmark(), spec, settings(), engine(), out, output, how,
-                              definition)
-        return command.run(benchmark(), spec, settings(), engine(), out, output, definition,
-                           how.shard if how is not None else None)
+            return run_on_ray(benchmark(), spec, settings(), engine().new_run(), out, output,
+                              how, definition)
+        return command.run(benchmark(), spec, settings(), engine().new_run(), out, output,
+                           definition, how.shard if how is not None else None)
 
     raise typer.Exit(guarded(err, action))
 
 
-def _dry_run(name: str, resume: Path | None, engine: Callable[[], EngineOptions],
+def _dry_run(name: str, resume: Path | None, engine: Callable[[], EngineFlags],
              backend: str | None, model: str | None, base_url: list[str] | None,
              api_key_env: str | None, settings: Callable[[], GenerationSettings],
              benchmark: Callable[[], Benchmark], backend_required: bool,
@@ -206,10 +240,10 @@ def _dry_run(name: str, resume: Path | None, engine: Callable[[], EngineOptions]
     from visioneval.commands import dryrun
 
     if resume is not None:
-        return dryrun.dry_run_resume(resume, None if any_benchmark else name, engine(),
-                                     output)
+        return dryrun.dry_run_resume(resume, None if any_benchmark else name,
+                                     engine().new_run(), output)
     spec = _backend_spec(backend, model, base_url, api_key_env, backend_required)
-    return dryrun.dry_run(benchmark(), spec, settings(), engine(), output,
+    return dryrun.dry_run(benchmark(), spec, settings(), engine().new_run(), output,
                           how.shard if how is not None else None)
 
 

@@ -10,9 +10,11 @@ from rich.markup import escape
 
 from visioneval.backends.base import PreflightError
 from visioneval.benchmarks.parquet import DataError
+from visioneval.engine.cache import CacheError
 from visioneval.engine.store import RunDirError
 
-USER_ERRORS = (PreflightError, DataError, RunDirError, ValueError, FileNotFoundError)
+USER_ERRORS = (PreflightError, DataError, RunDirError, CacheError, ValueError,
+               FileNotFoundError)
 EXIT_USAGE = 2
 
 

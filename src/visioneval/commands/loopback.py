@@ -35,7 +35,8 @@ def build_script(models: tuple[str, ...], answer: str, latency: float, fail_rate
 async def _serve(script: ServerScript, port: int) -> None:
     server = LoopbackServer(script)
     await server.start(port)
-    print(f"loopback model server on {server.base_url} serving {', '.join(script.models)}\n"
+    print(f"loopback model server on {server.base_url} serving {', '.join(script.models)} "
+          f"(checkpoint {script.served_checkpoint()})\n"
           f"  OpenAI:    --backend openai --base-url {server.base_url}/v1\n"
           f"  Ollama:    --backend ollama --base-url {server.base_url}\n"
           f"  Anthropic: --backend anthropic --base-url {server.base_url} "

@@ -12,20 +12,21 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.markup import escape
 
+from visioneval.backends.base import Backend
 from visioneval.backends.builtin import check_fits
-from visioneval.backends.keys import MASK, redact_url
-from visioneval.backends.registry import BackendSpec, make_backend, split_urls
+from visioneval.backends.registry import BackendSpec, make_backend
+from visioneval.backends.served import describe
 from visioneval.baselines.hints import majority_answers
-from visioneval.benchmarks import registry
 from visioneval.benchmarks.base import Benchmark
 from visioneval.benchmarks.parquet import DataError
+from visioneval.commands.resume_target import resume_command
 from visioneval.cost.money import usd
 from visioneval.cost.prices import ModelRef, given_price, recorded_price
+from visioneval.engine.options import Change, EngineOptions
 from visioneval.engine.runner import CostLimitReached, RunStopped
-from visioneval.engine.store import RunLock, RunStore
+from visioneval.engine.store import RunDirError, RunLock, RunStore, WriteError
 from visioneval.records import GenerationSettings
 from visioneval.session import (
-    EngineOptions,
     SessionResult,
     check_resumable,
     default_run_dir,
@@ -58,8 +59,11 @@ class Output:
 async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
                   engine: EngineOptions, directory: Path, resume: bool, output: Output,
                   lock: RunLock, definition: str | None = None,
-                  shard: Shard | None = None) -> SessionResult:
-    """Preflight, run directory (new or resumed, locked), the engine, metrics and tables."""
+                  shard: Shard | None = None,
+                  changes: Sequence[Change] = ()) -> SessionResult:
+    """Preflight, run directory (new or resumed, locked), the engine, metrics and tables.
+    `changes`: the recorded engine settings a resume replaced (said, and recorded in the
+    session)."""
     budget = _budget(benchmark, spec, engine, directory if resume else None)
     if spec.kind == "builtin":
         check_fits(spec.model, benchmark.name, benchmark.builtin_models)
@@ -76,16 +80,55 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
             await judge.preflight()
         plan = benchmark.plan()
         lock.acquire()  # a new run's directory exists from here on; a resume holds it already
+        notes: dict[str, Any] = {}
         if resume:
             store = RunStore.open(directory)
             check_resumable(store.info, plan)
+            check_same_model(store.info, backend, judge)
             if engine.pricing():  # prices given again replace the recorded ones
                 store.info["pricing"] = engine.pricing()
+            store.info["engine"] = engine.model_dump(mode="json")
+            if changes:
+                notes["engine_changes"] = {c.setting: c.as_pair() for c in changes}
         else:
-            store = RunStore.create(directory, new_run_info(plan, spec, settings, engine,
-                                                            definition, shard))
+            info = new_run_info(plan, spec, settings, engine, definition, shard)
+            info["backend"]["identity"] = backend.identity()
+            store = RunStore.create(directory, info)
+        _say_identity(backend, output)
         return await run_session(benchmark, backend, store, settings, engine, output.err,
-                                 output.progress, judge, budget)
+                                 output.progress, judge, budget, notes)
+
+
+def check_same_model(info: dict[str, Any], backend: Backend, judge: Backend | None) -> None:
+    """A resumed run must ask the model it started with: a server that now serves other
+    weights under the same name (a new checkpoint, a new pull) would mix two models'
+    answers in one run. Compared where both the record and the server say what they serve."""
+    pairs = [("model", (info.get("backend") or {}).get("identity"), backend)]
+    if judge is not None:
+        last = [s.get("judge_identity") for s in info.get("sessions", [])
+                if isinstance(s, dict) and s.get("judge_identity")]
+        pairs.append(("judge", last[-1] if last else None, judge))
+    for role, recorded, now in pairs:
+        if not isinstance(recorded, dict):
+            continue
+        before, after = recorded.get("served"), now.identity().get("served")
+        if before and after and before != after:
+            raise RunDirError(
+                f"the {role} server now serves {describe(now.identity())}, but this run "
+                f"started with {describe(recorded)}: resuming would mix two models' answers "
+                "in one run; start a new run for the new model")
+
+
+def _say_identity(backend: Backend, output: Output) -> None:
+    """One line when the server does not say what it serves: cached answers are then kept
+    per URL, and nothing tells a new checkpoint under the same name from the old one."""
+    identity = backend.identity()
+    if identity.get("served") is None and identity.get("base_url"):
+        output.err.print(f"note: {identity.get('base_url')} does not say which checkpoint it "
+                         f"serves as '{identity.get('model')}' (no `root` or digest in its "
+                         "model list), so cached answers are reused for this URL and name; "
+                         "after changing the weights behind them, use --refresh-cache",
+                         highlight=False, soft_wrap=True, markup=False)
 
 
 def _budget(benchmark: Benchmark, spec: BackendSpec, engine: EngineOptions,
@@ -122,75 +165,6 @@ def run(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
         lock.release()
 
 
-def resume_command(info: dict[str, Any], directory: Path) -> str:
-    """The command that continues a run: its benchmark's, or `run` for a user's own."""
-    if info.get("definition"):
-        return f"visioneval run --resume {directory}"
-    return f"visioneval {info.get('benchmark')} --resume {directory}"
-
-
-def resume(directory: Path, expected: str | None, engine: EngineOptions, output: Output, *,
-           base_url: str | Sequence[str] | None = None) -> int:
-    """Continue a run with the configuration its run.json recorded (`expected`: the
-    benchmark the command is for; None: any). A base URL that held credentials was recorded
-    without them, so the user gives it again (`base_url`: one or several)."""
-    info = RunStore.open(directory).info
-    if info.get("backend", {}).get("kind") == "rescored":
-        raise ValueError(f"{directory} holds answers re-scored from another tool's log (no "
-                         "model was asked), so there is nothing to resume")
-    if expected is not None and info.get("benchmark") != expected:
-        raise ValueError(f"{directory} is a {info.get('benchmark')} run; resume it with "
-                         f"`{resume_command(info, directory)}`")
-    with RunLock(directory) as lock:  # before anything is read for the session
-        return _resume(directory, engine, output, lock, split_urls(base_url))
-
-
-def _resume_urls(stored: dict[str, Any], given: Sequence[str]) -> list[str]:
-    """The recorded URLs, each replaced by the one given again for it: a given URL must be
-    one of the run's servers (it matches a recorded URL once its credentials are masked),
-    and every recorded URL that held credentials must be given again."""
-    recorded = [u.rstrip("/") for u in stored.get("base_urls") or
-                ([stored["base_url"]] if stored.get("base_url") else [])]
-    if not recorded:
-        return list(given)
-    urls = dict(enumerate(recorded))
-    replaced: set[int] = set()
-    for url in given:
-        safe = redact_url(url.rstrip("/"))
-        if safe not in recorded:
-            raise ValueError(f"--base-url {redact_url(url)} does not match the run's "
-                             f"{' or '.join(recorded)}; a resume continues with the same "
-                             f"server{'s' if len(recorded) > 1 else ''}")
-        index = recorded.index(safe)
-        urls[index] = url
-        replaced.add(index)
-    if stored.get("base_url_credentials"):
-        missing = [u for i, u in urls.items() if i not in replaced and MASK in u]
-        if missing:
-            raise ValueError(f"the run's base URL held credentials, which are not recorded "
-                             f"({', '.join(missing)}); give it again with --base-url")
-    return list(urls.values())
-
-
-def _resume(directory: Path, engine: EngineOptions, output: Output, lock: RunLock,
-            base_urls: Sequence[str]) -> int:
-    info = RunStore.open(directory).info
-    benchmark = registry.build(info.get("definition") or info["benchmark"], info["options"])
-    stored = info["backend"]
-    spec = BackendSpec(kind=stored["kind"], model=stored["model"],
-                       base_urls=tuple(_resume_urls(stored, base_urls)),
-                       api_key_env=stored.get("api_key_env"))
-    settings = GenerationSettings.model_validate(info["generation"])
-    shard = Shard.from_info(info)
-    if shard is not None:
-        engine = engine.for_shard(shard)
-    output.err.print(f"resuming {directory}: {spec.kind} {spec.model}"
-                     + (f", shard {shard.label}" if shard else ""), highlight=False,
-                     soft_wrap=True)
-    return _execute(session(benchmark, spec, settings, engine, directory, True, output, lock),
-                    benchmark, directory, output)
-
-
 def _execute(session: Coroutine[Any, Any, SessionResult], benchmark: Benchmark,
              directory: Path, output: Output) -> int:
     """Run the session; Ctrl-C keeps what finished and says how to continue."""
@@ -201,19 +175,25 @@ def _execute(session: Coroutine[Any, Any, SessionResult], benchmark: Benchmark,
         result = asyncio.run(session)
     except KeyboardInterrupt:
         output.err.print(f"[yellow]interrupted: {_kept(directory)} samples are kept in "
-                         f"{directory}; continue with: {again()}[/]",
+                         f"{directory}; continue with: {escape(again())}[/]",
                          highlight=False, soft_wrap=True)
         return EXIT_INTERRUPTED
     except CostLimitReached as exc:
         output.err.print(f"[yellow]stopped: {escape(str(exc))}. {_kept(directory)} samples are "
                          f"recorded in {directory}; the rest were not sent. Continue with: "
-                         f"{again()} (add --max-cost to limit that session too)[/]",
+                         f"{escape(again())} (add --max-cost to limit that session too)[/]",
                          highlight=False, soft_wrap=True)
         return EXIT_COST_LIMIT
     except RunStopped as exc:
         output.err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         output.err.print(f"[yellow]{_kept(directory)} samples are recorded in {directory}; "
-                         f"the rest were not sent. Continue with: {again()}[/]",
+                         f"the rest were not sent. Continue with: {escape(again())}[/]",
+                         highlight=False, soft_wrap=True)
+        return EXIT_STOPPED
+    except WriteError as exc:
+        output.err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False,
+                         soft_wrap=True)
+        output.err.print(f"[yellow]free some space, then continue with: {escape(again())}[/]",
                          highlight=False, soft_wrap=True)
         return EXIT_STOPPED
     code = report(result, benchmark, output)
@@ -232,10 +212,10 @@ def _nothing_evaluated(result: SessionResult, output: Output) -> int:
 
 def _resume_line(directory: Path, name: str) -> str:
     """The command that continues the run in `directory` (of benchmark `name`)."""
-    definition = None
+    info: dict[str, Any] = {"benchmark": name}
     if (directory / "run.json").exists():
-        definition = RunStore.open(directory).info.get("definition")
-    return resume_command({"benchmark": name, "definition": definition}, directory)
+        info = RunStore.open(directory).info
+    return resume_command(info, directory)
 
 
 def _kept(directory: Path) -> int:
@@ -258,6 +238,20 @@ def cost_line(cost: Any, cache_hits: int = 0) -> str:
     return f"cost: {usd(cost['usd'])} ({cost.get('source')}){per}{cached}"
 
 
+def cache_line(sources: dict[str, int], info: dict[str, Any]) -> str:
+    """Where this session's cached answers came from: the runs that stored them, for the
+    model identity that keys them."""
+    sessions = info.get("sessions") or [{}]
+    identity = sessions[-1].get("model_identity") or (info.get("backend") or {}).get(
+        "identity") or {}
+    runs = sorted(sources.items(), key=lambda kv: -kv[1])
+    named = ", ".join(f"{n} from {run}" for run, n in runs[:3])
+    more = f" and {sum(n for _, n in runs[3:])} from {len(runs) - 3} other runs" \
+        if len(runs) > 3 else ""
+    return (f"cached answers: {named}{more} (the same model: {describe(identity)}; "
+            "`visioneval cache show --model NAME` lists them)")
+
+
 def report(result: SessionResult, benchmark: Benchmark, output: Output) -> int:
     """Print the tables and where everything is; exit 1 if some samples ended in error."""
     console, err = output.console, output.err
@@ -270,6 +264,9 @@ def report(result: SessionResult, benchmark: Benchmark, output: Output) -> int:
         f"[bold]{result.directory}[/]", highlight=False, soft_wrap=True)
     console.print(cost_line(info.get("counts", {}).get("cost"), stats.cache_hits),
                   highlight=False, soft_wrap=True, markup=False)
+    if stats.cache_sources:
+        console.print(cache_line(stats.cache_sources, info), highlight=False, soft_wrap=True,
+                      markup=False)
     page = None
     if output.report:
         from visioneval.report.page import try_write_report  # only when a page is written

@@ -12,21 +12,22 @@ from __future__ import annotations
 import io
 import os
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 
-from visioneval.backends.registry import BackendSpec, split_urls
+from visioneval.backends.registry import BackendSpec
 from visioneval.benchmarks.base import Benchmark
 from visioneval.benchmarks.parquet import DataError
-from visioneval.commands.run import EXIT_INTERRUPTED, Output, _resume_urls
+from visioneval.commands.resume import ResumeGiven
+from visioneval.commands.run import EXIT_INTERRUPTED, Output
 from visioneval.distributed.options import Distribution
+from visioneval.engine.options import EngineFlags, EngineOptions
 from visioneval.records import GenerationSettings
-from visioneval.session import EngineOptions, default_run_dir, nothing_to_evaluate
+from visioneval.session import default_run_dir, nothing_to_evaluate
 from visioneval.shards import Shard
 
 EXTRA_HINT = ("--executor ray needs the `ray` extra: uv sync --extra ray "
@@ -56,16 +57,27 @@ def import_ray() -> Any:
 @dataclass(frozen=True)
 class ShardJob:
     """Everything a Ray task needs to run (or resume) one shard; no secret but what the
-    user put in a base URL (keys are read from each worker's environment)."""
+    user put in a base URL (keys are read from each worker's environment). The server,
+    key variable and definition come from the driver's command line, so a shard's resume
+    trusts them as its own command line's."""
 
     benchmark: str  # registered name, or a user's definition as module:attribute
     options: dict[str, Any]
     spec: BackendSpec
     settings: GenerationSettings
-    engine: EngineOptions
+    engine: EngineOptions  # a new shard's settings
     shard: Shard
     directory: str
     cwd: str
+    flags: EngineFlags = field(default_factory=EngineFlags)  # a resumed shard's flags
+    resume_options: dict[str, Any] = field(default_factory=dict)
+
+    def resume_given(self) -> ResumeGiven:
+        from visioneval.benchmarks import registry
+
+        user = self.benchmark if self.benchmark not in registry.names() else None
+        return ResumeGiven(self.flags, self.spec.base_urls, self.spec.api_key_env, user,
+                           self.resume_options)
 
 
 def run_shard(job: ShardJob) -> dict[str, Any]:
@@ -82,8 +94,9 @@ def run_shard(job: ShardJob) -> dict[str, Any]:
     output = Output(Console(file=io.StringIO()), err, progress=False, report=False)
     directory = Path(job.directory)
     if (directory / "run.json").exists():
-        code = command.resume(directory, None, job.engine, output,
-                              base_url=list(job.spec.base_urls) or None)
+        from visioneval.commands.resume import resume as resume_run
+
+        code = resume_run(directory, None, job.resume_given(), output)
     else:
         benchmark = registry.build(job.benchmark, job.options)
         definition = job.benchmark if job.benchmark not in registry.names() else None
@@ -110,11 +123,11 @@ def run(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
     return _run_jobs(ray, jobs, out, output, how, benchmark.total(), benchmark.name)
 
 
-def resume(directory: Path, expected: str | None, engine: EngineOptions, output: Output,
-           how: Distribution, *, base_url: str | Sequence[str] | None = None) -> int:
+def resume(directory: Path, expected: str | None, given: ResumeGiven, output: Output,
+           how: Distribution) -> int:
     """Continue a distributed run from its shard folders (each resumes its journal; a shard
-    that never started starts)."""
-    from visioneval.benchmarks import registry
+    that never started starts), trusting of run.json what a plain resume trusts."""
+    from visioneval.commands.resume import check_resumable_kind, rebuild
     from visioneval.engine.store import RunStore
 
     ray = import_ray()
@@ -129,21 +142,20 @@ def resume(directory: Path, expected: str | None, engine: EngineOptions, output:
     if how.shards is not None and how.shards != shard.count:
         raise ValueError(f"{directory} was run in {shard.count} shards; --shards "
                          f"{how.shards} cannot resume it")
-    if expected is not None and info.get("benchmark") != expected:
-        raise ValueError(f"{directory} is a {info.get('benchmark')} run")
-    name = info.get("definition") or info["benchmark"]
-    benchmark = registry.build(name, info["options"])
-    stored = info["backend"]
-    spec = BackendSpec(kind=stored["kind"], model=stored["model"],
-                       base_urls=tuple(_resume_urls(stored, split_urls(base_url))),
-                       api_key_env=stored.get("api_key_env"))
-    settings = GenerationSettings.model_validate(info["generation"])
-    jobs = [ShardJob(name, info["options"], spec, settings, engine, Shard(k, shard.count),
-                     str(directory / SHARDS_DIR / Shard(k, shard.count).dirname), os.getcwd())
+    check_resumable_kind(info, directory, expected)
+    run = rebuild(info, given)
+    name = given.definition or info["benchmark"]
+    # What a shard that never started starts with: the run's settings, its own cache file.
+    engine = given.flags.resumed(info.get("engine"))[0].of_whole_run(shard)
+    jobs = [ShardJob(name, info["options"], run.spec, run.settings, engine,
+                     Shard(k, shard.count),
+                     str(directory / SHARDS_DIR / Shard(k, shard.count).dirname), os.getcwd(),
+                     given.flags, dict(given.options))
             for k in range(1, shard.count + 1)]
     output.err.print(f"resuming {directory}: {len(found)} of {shard.count} shards started "
                      "before", highlight=False, soft_wrap=True)
-    return _run_jobs(ray, jobs, directory, output, how, benchmark.total(), benchmark.name)
+    return _run_jobs(ray, jobs, directory, output, how, run.benchmark.total(),
+                     run.benchmark.name)
 
 
 def _shard_dirs(out: Path) -> list[Path]:

@@ -10,9 +10,12 @@ in one numpy array, 2 MB. Two distinct ids share a digest with probability ~n^2 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
 
 import numpy as np
+
+T = TypeVar("T")
 
 DIGEST_BYTES = 16
 
@@ -29,6 +32,13 @@ class IdSet:
     def __init__(self, ids: Iterable[str] = ()):
         found = np.fromiter((digest(i) for i in ids), dtype=f"S{DIGEST_BYTES}")
         self._digests = np.unique(found)
+
+    @classmethod
+    def from_digests(cls, digests: bytes) -> IdSet:
+        """From concatenated 16-byte digests (what an `IdCollector` gathers)."""
+        found = cls()
+        found._digests = np.unique(np.frombuffer(digests, dtype=f"S{DIGEST_BYTES}"))
+        return found
 
     def __len__(self) -> int:
         return len(self._digests)
@@ -50,3 +60,29 @@ def last_occurrences(digests: np.ndarray) -> np.ndarray:
         _, first_in_reverse = np.unique(digests[::-1], return_index=True)
         last[len(digests) - 1 - first_in_reverse] = True
     return last
+
+
+class IdCollector:
+    """The ids of the samples a session's data yielded, gathered as the engine reads them
+    (16 bytes each), and whether the data was read to its end: only then can a journal
+    record be said to be of a sample that is not in the data."""
+
+    __slots__ = ("_digests", "complete")
+
+    def __init__(self) -> None:
+        self._digests = bytearray()
+        self.complete = False
+
+    def watch(self, items: Iterable[T], id_of: Callable[[T], str | None]) -> Iterator[T]:
+        """`items`, unchanged, noting each one's id (`id_of`: None for items without one)."""
+        digests = self._digests
+        for item in items:
+            sample_id = id_of(item)
+            if sample_id is not None:
+                digests += digest(sample_id)
+            yield item
+        self.complete = True
+
+    def ids(self) -> IdSet | None:
+        """The ids seen, or None if the data was not read to its end."""
+        return IdSet.from_digests(bytes(self._digests)) if self.complete else None

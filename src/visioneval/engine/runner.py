@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from visioneval.backends.base import Backend
 from visioneval.cost.usage import UsageBook
-from visioneval.engine.cache import ResponseCache, cache_key
+from visioneval.engine.cache import Origin, ResponseCache, cache_key
 from visioneval.engine.progress import RunProgress
 from visioneval.engine.retry import AUTH_STOP_AFTER, RetryPolicy, RetryWatch, error_reason, generate
-from visioneval.engine.store import RunStore
+from visioneval.engine.store import RunStore, WriteError
 from visioneval.records import GenerationSettings, Record, Request, Response, Sample, SkippedRow
 
 if TYPE_CHECKING:
@@ -80,7 +80,16 @@ class RunStopped(Exception):
 
 
 class CostLimitReached(RunStopped):
-    """The session spent its --max-cost: no new request is sent; what finished is recorded."""
+    """The session spent its --max-cost: no new request is sent; what finished is recorded.
+    Its message is the budget's state when it is read, so a line printed once the run has
+    ended counts the answers that were still in flight when the limit was reached."""
+
+    def __init__(self, budget: Budget):
+        super().__init__()
+        self.budget = budget
+
+    def __str__(self) -> str:
+        return self.budget.line()
 
 
 READ_AHEAD = 8
@@ -92,6 +101,10 @@ same or a higher rate (docs/PERFORMANCE.md)."""
 MAX_REASONS = 50
 """Distinct error reasons kept per session; the rest are counted under OTHER_REASONS."""
 OTHER_REASONS = "(other reasons)"
+MAX_CACHE_SOURCES = 50
+"""Distinct runs named as the source of cached answers per session; the rest are counted
+under OTHER_SOURCES."""
+OTHER_SOURCES = "(other runs)"
 
 
 @dataclass
@@ -109,6 +122,7 @@ class RunStats:
     judge_requests: int = 0  # of the requests above, those sent to (or cached from) the judge
     skipped_rows: list[dict[str, str]] = field(default_factory=list)
     error_reasons: dict[str, int] = field(default_factory=dict)
+    cache_sources: dict[str, int] = field(default_factory=dict)  # run directory -> answers
     usage: UsageBook = field(default_factory=UsageBook)  # per role and group, for the cost
 
     def as_dict(self) -> dict[str, Any]:
@@ -121,6 +135,15 @@ class RunStats:
         if reason not in reasons and len(reasons) >= MAX_REASONS:
             reason = OTHER_REASONS
         reasons[reason] = reasons.get(reason, 0) + 1
+
+    def count_cache_hit(self, response: Response) -> None:
+        """Count a cached answer under the run that stored it (bounded like the reasons)."""
+        self.cache_hits += 1
+        source = response.cached_from or "?"
+        sources = self.cache_sources
+        if source not in sources and len(sources) >= MAX_CACHE_SOURCES:
+            source = OTHER_SOURCES
+        sources[source] = sources.get(source, 0) + 1
 
     def top_reasons(self, n: int = 5) -> list[tuple[str, int]]:
         return sorted(self.error_reasons.items(), key=lambda kv: -kv[1])[:n]
@@ -141,6 +164,10 @@ class Engine:
     """The benchmark's judge model, for solvers that grade answers with one."""
     budget: Budget | None = None
     """--max-cost: no request is sent once it is spent (CostLimitReached)."""
+    read_cache: bool = True
+    """False (--refresh-cache): every request is sent and its answer replaces the cached one."""
+    _origins: dict[int, tuple[dict[str, Any], Origin]] = field(default_factory=dict,
+                                                               init=False, repr=False)
 
     async def run(self, samples: Iterable[Sample | SkippedRow], scorer: Scorer,
                   progress: RunProgress, done: Container[str], stats: RunStats,
@@ -193,13 +220,18 @@ class Engine:
             while (item := await answered.get()) is not None:
                 self._record(*item, scorer, stats, progress)
 
-        async with asyncio.TaskGroup() as group:
-            producer = group.create_task(produce())
-            writer = group.create_task(write())
-            await asyncio.gather(*(group.create_task(work()) for _ in range(self.concurrency)))
-            producer.cancel()  # done already, unless the workers stopped early
-            answered.put_nowait(None)
-            await writer
+        try:
+            async with asyncio.TaskGroup() as group:
+                producer = group.create_task(produce())
+                writer = group.create_task(write())
+                await asyncio.gather(*(group.create_task(work())
+                                       for _ in range(self.concurrency)))
+                producer.cancel()  # done already, unless the workers stopped early
+                answered.put_nowait(None)
+                await writer
+        except* WriteError as failed:
+            # The journal cannot be written (a full disk): the run stops with that one line.
+            raise failed.exceptions[0] from None
         if stopped:
             raise stopped[0]
         return stats
@@ -236,17 +268,19 @@ class Engine:
                 raise RuntimeError("a solver asked for a judge, but the run has none")
             backend = self.judge
             stats.judge_requests += 1
-        key = cache_key(backend.identity(), request) if self.cache else None
-        if self.cache and key:
-            hit = self.cache.get(key)
+        key, origin = None, None
+        if self.cache is not None:
+            identity, origin = self._origin(backend)
+            key = cache_key(identity, request)
+            hit = self.cache.get(key) if self.read_cache else None
             if hit is not None and (cache_if is None or cache_if(hit)):
-                stats.cache_hits += 1
+                stats.count_cache_hit(hit)
                 return hit
         if self.watch.key_refused:
             raise RunStopped(self._key_refused_line())
         budget = self.budget
         if budget is not None and budget.exhausted():
-            raise CostLimitReached(budget.line())
+            raise CostLimitReached(budget)
         stats.sent += 1
         response = await generate(backend, request, self.policy, self.watch)
         stats.prompt_tokens += response.prompt_tokens or 0  # tokens paid for in this session
@@ -255,10 +289,21 @@ class Engine:
         stats.usage.add(role, group, response)
         if budget is not None:
             budget.charge(role, request, response)
-        if self.cache and key and (cache_if is None or cache_if(response)):
+        if self.cache is not None and key and origin is not None and \
+                (cache_if is None or cache_if(response)):
             # After the worker's next send, not before it (the put serialises the response).
-            asyncio.get_running_loop().call_soon(self.cache.put, key, response)
+            asyncio.get_running_loop().call_soon(self.cache.put, key, response, origin)
         return response
+
+    def _origin(self, backend: Backend) -> tuple[dict[str, Any], Origin]:
+        """The backend's identity (the cache key's model part) and what its new cache
+        entries record, worked out once per backend: identities are fixed after preflight."""
+        found = self._origins.get(id(backend))
+        if found is None:
+            identity = backend.identity()
+            found = (identity, Origin.of(self.store.directory, identity))
+            self._origins[id(backend)] = found
+        return found
 
     def _key_refused_line(self) -> str:
         error = self.watch.auth_error

@@ -11,6 +11,7 @@ import fcntl
 import logging
 import os
 import re
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -63,17 +64,46 @@ class RunDirError(Exception):
     """The run directory cannot be created or resumed."""
 
 
+class WriteError(RunDirError):
+    """A file of the run could not be written (a full disk, most often). What was written
+    before stays: the journal's earlier lines, the previous run.json and metrics.json."""
+
+    def __init__(self, path: Path, error: OSError):
+        self.path = path
+        super().__init__(f"cannot write {path}: {error.strerror or error}{free_space(path)}; "
+                         "what was recorded before is kept")
+
+
+def free_space(path: Path) -> str:
+    """' (N MB free on <folder>)' for an error line about a full disk ('' if unknown)."""
+    folder = path if path.is_dir() else path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        return ""
+    return f" ({free / 1e6:.1f} MB free on {folder})"
+
+
 def write_atomic(path: Path, data: bytes) -> None:
     """Write via a temporary file in the same folder and rename, so a reader (or a process
-    killed mid-write) never leaves half a file: the target is the old file or the new one.
-    The temporary name is unique, so two writers of one target never share it."""
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    killed mid-write, or a full disk) never leaves half a file: the target is the old file
+    or the new one. The temporary name is unique, so two writers of one target never share
+    it. A failed write is a WriteError naming the file and the free space."""
+    try:
+        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise WriteError(path, exc) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             # mkstemp makes the file private (0600); keep the target's mode, or the usual 0644.
             os.fchmod(fh.fileno(), path.stat().st_mode & 0o7777 if path.exists() else 0o644)
             fh.write(data)
         os.replace(name, path)
+    except OSError as exc:
+        Path(name).unlink(missing_ok=True)
+        raise WriteError(path, exc) from None
     except BaseException:
         Path(name).unlink(missing_ok=True)
         raise
@@ -178,9 +208,14 @@ class RunStore:
         write_json(self.directory / RUN_FILE, self.info)
 
     def append(self, record: Record) -> None:
-        if self._journal is None:
-            self._journal = self._open_journal()
-        self._journal.write(record.model_dump_json().encode() + b"\n")
+        """One journal line, in one unbuffered write. A write that fails (a full disk) is a
+        WriteError; a torn line it may leave is set aside by every reader."""
+        try:
+            if self._journal is None:
+                self._journal = self._open_journal()
+            self._journal.write(record.model_dump_json().encode() + b"\n")
+        except OSError as exc:
+            raise WriteError(self.directory / SAMPLES_FILE, exc) from None
 
     def _open_journal(self) -> BinaryIO:
         """Open for appending, on a fresh line: a torn last line (killed mid-write) becomes a

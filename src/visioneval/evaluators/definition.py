@@ -26,6 +26,8 @@ class EvaluateDefinition(BenchmarkDefinition):
     name = "evaluate"
     summary = "Grade answers about images with rubric judges and code validators."
     settings_that_matter = ("judge_samples", "judge_temperature")
+    trust_options = ("allow_scripts", "allow_outside_images")
+    target_flags = ("--judge-base-url", "--judge-api-key-env")
 
     def build(self, options: dict[str, Any]) -> Benchmark:
         from visioneval.evaluators.evaluate import build

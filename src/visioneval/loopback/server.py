@@ -9,6 +9,7 @@ trying the tool without a model, and the speed benchmark drives it from another 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import random
 import re
@@ -58,7 +59,11 @@ the protocol's own: a Reply, bytes, or any JSON value (status 200). For tests of
 
 
 def answer_fixed(text: str) -> Answerer:
-    return lambda prompt: text
+    def fixed(prompt: Prompt) -> str:
+        return text
+
+    fixed.__name__ = f"fixed:{text}"  # the checkpoint the server says it serves
+    return fixed
 
 
 def answer_hash(prompt: Prompt) -> str:
@@ -121,6 +126,15 @@ class ServerScript:
     # A hosted API's own account of what each request cost (OpenRouter's `usage.cost`), in
     # US dollars, on OpenAI-style replies; None: no cost in the reply, as most servers.
     cost_usd: float | None = None
+    # What the server says it serves, as vLLM does (`root` in /v1/models, a digest in
+    # Ollama's /api/tags): by default "loopback/<answer function>", so two servers that
+    # answer differently are two models; "" says nothing (as LM Studio or a proxy).
+    checkpoint: str | None = None
+
+    def served_checkpoint(self) -> str:
+        if self.checkpoint is not None:
+            return self.checkpoint
+        return "loopback/" + getattr(self.answer, "__name__", type(self.answer).__name__)
 
 
 @dataclass
@@ -261,11 +275,16 @@ class LoopbackServer:
             return web.json_response({"error": {"message": "invalid key"}}, status=401)
         if not self.script.list_models:
             return web.json_response({"error": "not found"}, status=404)
+        root = self.script.served_checkpoint()
         return web.json_response({"object": "list", "data": [
-            {"id": m, "object": "model", "owned_by": "loopback"} for m in self.script.models]})
+            {"id": m, "object": "model", "owned_by": "loopback", **({"root": root} if root
+                                                                    else {})}
+            for m in self.script.models]})
 
     async def _tags(self, request: web.Request) -> web.Response:
-        return web.json_response({"models": [{"name": m, "model": m}
+        root = self.script.served_checkpoint()
+        digest = {"digest": hashlib.sha256(root.encode()).hexdigest()} if root else {}
+        return web.json_response({"models": [{"name": m, "model": m, **digest}
                                              for m in self.script.models]})
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:

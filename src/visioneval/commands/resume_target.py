@@ -1,0 +1,122 @@
+"""Where a resumed run may send its images and which key goes with them.
+
+A run directory can come from anywhere (a colleague's folder, a download), and its run.json
+is a file anyone may have written. So a resume takes from it only what cannot leak: a hosted
+API (api.openai.com, api.anthropic.com, openrouter.ai) with that host's own key variable.
+Any other server, a URL that held credentials, and any key variable named with
+`--api-key-env` must be named again on the resume's command line: a key goes to a host only
+when the command line names both, never because a file says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from visioneval.backends.keys import MASK, redact_url
+from visioneval.backends.registry import BackendSpec
+from visioneval.backends.served import hosted_host
+
+
+@dataclass(frozen=True)
+class TargetFlags:
+    """The flags that name a model's server and key on a command line (the model's own, or
+    a judge's)."""
+
+    url: str = "--base-url"
+    key: str = "--api-key-env"
+
+
+MODEL_FLAGS = TargetFlags()
+
+
+def recorded_urls(stored: dict[str, Any]) -> list[str]:
+    """The URLs run.json recorded for a backend (credentials masked)."""
+    urls = stored.get("base_urls") or ([stored["base_url"]] if stored.get("base_url") else [])
+    return [str(u).rstrip("/") for u in urls]
+
+
+def resumed_spec(stored: dict[str, Any], given_urls: Sequence[str], given_key_env: str | None,
+                 flags: TargetFlags = MODEL_FLAGS) -> BackendSpec:
+    """The backend a resume talks to: the recorded one, with the URLs and key variable this
+    command line gives; a ValueError naming the flags to give when the record alone may
+    not be trusted (see the module's docstring)."""
+    kind, model = stored.get("kind"), stored.get("model")
+    if kind in ("builtin", "none"):
+        return BackendSpec(kind=kind, model=model)
+    urls = _matched(recorded_urls(stored), given_urls, flags)
+    key_env = given_key_env
+    untrusted = [u for u, given in urls if not given and (MASK in u or hosted_host(u) is None)]
+    needs_key = stored.get("api_key_env") and given_key_env is None
+    ungiven_with_key = [u for u, given in urls if not given] if given_key_env else []
+    if untrusted or needs_key or ungiven_with_key:
+        raise ValueError(untrusted_line(stored, flags))
+    return BackendSpec(kind=kind, model=model, base_urls=tuple(u for u, _ in urls),
+                       api_key_env=key_env)
+
+
+def untrusted_line(stored: dict[str, Any], flags: TargetFlags = MODEL_FLAGS) -> str:
+    """Why a resume needs the server named again, and the flags to add."""
+    return (f"resuming sends this run's images{' and a key' if stored.get('api_key_env') else ''}"
+            f" to its server, and run.json alone is not trusted to name one; name it again "
+            f"on the command line: {again_flags(stored, flags)}")
+
+
+def again_flags(stored: dict[str, Any], flags: TargetFlags = MODEL_FLAGS) -> str:
+    """The flags a resume of this backend needs on its command line ('' when none): every
+    URL that is not a hosted API's (or held credentials, shown masked), and the key
+    variable the run used if the user named one."""
+    if stored.get("kind") in ("builtin", "none", "rescored"):
+        return ""
+    urls = recorded_urls(stored)
+    key_env = stored.get("api_key_env")
+    needed = key_env or any(MASK in u or hosted_host(u) is None for u in urls)
+    if not needed:
+        return ""
+    parts = [f"{flags.url} {u}" for u in urls]
+    if key_env:
+        parts.append(f"{flags.key} {key_env}")
+    return " ".join(parts)
+
+
+def _matched(recorded: list[str], given: Sequence[str], flags: TargetFlags
+             ) -> list[tuple[str, bool]]:
+    """Each recorded URL, replaced by the one given again for it (a given URL must be one
+    of the run's servers: it equals a recorded URL once its credentials are masked), and
+    whether it was given."""
+    if not recorded:
+        return [(url, True) for url in given]
+    urls = [(url, False) for url in recorded]
+    for url in given:
+        safe = redact_url(url.rstrip("/"))
+        if safe not in recorded:
+            raise ValueError(f"{flags.url} {redact_url(url)} does not match the run's "
+                             f"{' or '.join(recorded)}; a resume continues with the same "
+                             f"server{'s' if len(recorded) > 1 else ''}")
+        urls[recorded.index(safe)] = (url, True)
+    return urls
+
+
+def resume_command(info: dict[str, Any], directory: Any) -> str:
+    """The command that continues a run: its benchmark's (or `run` with the user's own
+    definition), with the flags run.json alone may not supply (the server, the key
+    variable)."""
+    definition = info.get("definition")
+    if definition:
+        line = f"visioneval run {definition} --resume {directory}"
+    else:
+        line = f"visioneval {info.get('benchmark')} --resume {directory}"
+    more = again_flags(info.get("backend") or {}, target_flags(info.get("benchmark")))
+    return f"{line} {more}" if more else line
+
+
+def target_flags(benchmark: Any) -> TargetFlags:
+    """The flags naming the run's model server on its benchmark's command (evaluate's model
+    is its judge: --judge-base-url); looked up among registered benchmarks only."""
+    from visioneval.benchmarks import registry
+
+    if isinstance(benchmark, str) and benchmark in registry.names():
+        url, key = registry.definition(benchmark).target_flags
+        return TargetFlags(url, key)
+    return MODEL_FLAGS

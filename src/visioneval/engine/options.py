@@ -1,0 +1,217 @@
+"""How a run is run (concurrency, retries, limits, cache, prices), and how a resume keeps it.
+
+`EngineOptions` are the settings in force, recorded in run.json under `engine`. `EngineFlags`
+are what one command line gave (None or False: not given). A new run fills what was not
+given with the defaults; `--resume` fills it with what the run recorded, so a run started
+with `--concurrency 2 --no-cache` resumes at 2 and without the cache, and every flag given
+again is said in one line as it replaces the recorded value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError, model_validator
+
+from visioneval.backends.registry import Dispatch
+from visioneval.engine.retry import RetryPolicy
+from visioneval.shards import Shard
+
+CACHE_FILE = "responses.sqlite3"
+DEFAULT_MAX_REPLY_MB = 32.0
+
+
+class EngineOptions(BaseModel, frozen=True):
+    """How to run; recorded in run.json. A resume keeps them unless a flag is given again."""
+
+    concurrency: int = Field(16, gt=0)
+    max_attempts: int = Field(6, gt=0)
+    timeout_s: float = Field(120.0, gt=0)
+    backoff_base_s: float = Field(1.0, ge=0)
+    backoff_cap_s: float = Field(30.0, ge=0)
+    cache_path: Path | None = None
+    refresh_cache: bool = False  # send every request; its answer replaces the cached one
+    rpm: int | None = Field(None, gt=0)
+    tpm: int | None = Field(None, gt=0)
+    cache_key_url: bool = False
+    # The model's price in US dollars per million tokens (None: the provider's reported
+    # cost, else the price table); max_cost: this session stops sending once it spent that.
+    price_in: float | None = Field(None, ge=0)
+    price_out: float | None = Field(None, ge=0)
+    max_cost: float | None = Field(None, gt=0)
+    max_reply_mb: float = Field(DEFAULT_MAX_REPLY_MB, gt=0)
+
+    @model_validator(mode="after")
+    def _both_prices(self) -> EngineOptions:
+        if (self.price_in is None) != (self.price_out is None):
+            raise ValueError("give both --price-in and --price-out (US dollars per million "
+                             "input and output tokens; 0 and 0 for a free, self-hosted model)")
+        return self
+
+    def pricing(self) -> dict[str, float] | None:
+        """What run.json keeps under `pricing` (None: no prices were given)."""
+        if self.price_in is None or self.price_out is None:
+            return None
+        return {"price_in": self.price_in, "price_out": self.price_out}
+
+    def retry_policy(self) -> RetryPolicy:
+        return RetryPolicy(self.max_attempts, self.timeout_s, self.backoff_base_s,
+                           self.backoff_cap_s)
+
+    def for_shard(self, shard: Shard) -> EngineOptions:
+        """A shard keeps its own response cache (a file beside the usual one, named after
+        the shard): shards on one machine or on a shared home folder never write one
+        SQLite file at once, and a shard run again finds its own answers."""
+        if self.cache_path is None:
+            return self
+        return self.model_copy(update={"cache_path": shard_cache_path(self.cache_path,
+                                                                       shard)})
+
+    def of_whole_run(self, shard: Shard) -> EngineOptions:
+        """The options a shard's were made from (`for_shard` undone): what another shard of
+        the same run starts with."""
+        path = self.cache_path
+        suffix = f"-shard-{shard.dirname}"
+        if path is None or not path.stem.endswith(suffix):
+            return self
+        return self.model_copy(update={"cache_path": path.with_name(
+            path.stem.removesuffix(suffix) + path.suffix)})
+
+    def dispatch(self) -> Dispatch:
+        """`concurrency` is per endpoint; the limits are for the model."""
+        return Dispatch(self.concurrency, self.rpm, self.tpm, self.cache_key_url)
+
+    @property
+    def max_reply_bytes(self) -> int:
+        return int(self.max_reply_mb * 2**20)
+
+
+def shard_cache_path(path: Path, shard: Shard) -> Path:
+    return path.with_name(f"{path.stem}-shard-{shard.dirname}{path.suffix}")
+
+
+# Each setting's flag, for the lines a resume prints.
+FLAGS = {"concurrency": "--concurrency", "max_attempts": "--max-attempts",
+         "timeout_s": "--timeout", "backoff_base_s": "--backoff-base",
+         "backoff_cap_s": "--backoff-cap", "rpm": "--rpm", "tpm": "--tpm",
+         "cache_path": "--cache-dir/--no-cache", "refresh_cache": "--refresh-cache",
+         "cache_key_url": "--cache-key-url", "price_in": "--price-in",
+         "price_out": "--price-out", "max_reply_mb": "--max-reply-mb"}
+_SCALARS = ("concurrency", "max_attempts", "timeout_s", "backoff_base_s", "backoff_cap_s",
+            "rpm", "tpm", "price_in", "price_out", "max_reply_mb")
+
+
+@dataclass(frozen=True)
+class Change:
+    """A recorded setting a resume replaced because its flag was given again."""
+
+    setting: str
+    recorded: Any
+    now: Any
+
+    def line(self) -> str:
+        return (f"{FLAGS.get(self.setting, self.setting)}: {_shown(self.now)} replaces the "
+                f"run's recorded {_shown(self.recorded)}")
+
+    def as_pair(self) -> list[Any]:
+        return [_json(self.recorded), _json(self.now)]
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
+
+
+def _json(value: Any) -> Any:
+    return str(value) if isinstance(value, Path) else value
+
+
+class EngineFlags(BaseModel, frozen=True):
+    """The engine flags one command line gave; None (or False for a switch): not given."""
+
+    concurrency: int | None = Field(None, gt=0)
+    max_attempts: int | None = Field(None, gt=0)
+    timeout_s: float | None = Field(None, gt=0)
+    backoff_base_s: float | None = Field(None, ge=0)
+    backoff_cap_s: float | None = Field(None, ge=0)
+    rpm: int | None = Field(None, gt=0)
+    tpm: int | None = Field(None, gt=0)
+    no_cache: bool = False
+    cache_dir: Path | None = None
+    refresh_cache: bool = False
+    cache_key_url: bool = False
+    price_in: float | None = Field(None, ge=0)
+    price_out: float | None = Field(None, ge=0)
+    max_cost: float | None = None
+    max_reply_mb: float | None = Field(None, gt=0)
+
+    @model_validator(mode="after")
+    def _coherent(self) -> EngineFlags:
+        if (self.price_in is None) != (self.price_out is None):
+            raise ValueError("give both --price-in and --price-out (US dollars per million "
+                             "input and output tokens; 0 and 0 for a free, self-hosted model)")
+        if self.max_cost is not None and self.max_cost <= 0:
+            raise ValueError("--max-cost must be more than 0 US dollars")
+        if self.no_cache and (self.cache_dir is not None or self.refresh_cache):
+            raise ValueError("--no-cache neither reads nor writes the cache: it cannot go "
+                             "with --cache-dir or --refresh-cache")
+        return self
+
+    def _cache_path(self) -> Path | None:
+        from visioneval.engine.cache import default_cache_path
+
+        if self.no_cache:
+            return None
+        return (self.cache_dir / CACHE_FILE).absolute() if self.cache_dir else \
+            default_cache_path()
+
+    def new_run(self) -> EngineOptions:
+        """The options of a new run: what was given, defaults for the rest."""
+        given = {name: getattr(self, name) for name in _SCALARS
+                 if getattr(self, name) is not None}
+        return EngineOptions(**given, cache_path=self._cache_path(),
+                             refresh_cache=self.refresh_cache,
+                             cache_key_url=self.cache_key_url, max_cost=self.max_cost)
+
+    def resumed(self, recorded: dict[str, Any] | None,
+                shard: Shard | None = None) -> tuple[EngineOptions, list[Change]]:
+        """A resume's options: the run's recorded ones, with each flag given again in its
+        place (each such change returned, to be said and recorded). --max-cost limits one
+        session, so it is never taken from the record."""
+        before = _recorded(recorded)
+        update: dict[str, Any] = {"max_cost": self.max_cost}
+        for name in _SCALARS:
+            if (value := getattr(self, name)) is not None:
+                update[name] = value
+        if self.no_cache:
+            update["cache_path"] = None
+        elif self.cache_dir is not None:
+            path = self._cache_path()
+            update["cache_path"] = shard_cache_path(path, shard) if shard and path else path
+        if self.refresh_cache:
+            update["refresh_cache"] = True
+        if self.cache_key_url:
+            update["cache_key_url"] = True
+        try:
+            now = EngineOptions.model_validate(before.model_dump() | update)
+        except ValidationError as exc:
+            raise ValueError(f"the run's recorded engine settings with these flags are not "
+                             f"valid: {exc.errors()[0]['msg']}") from None
+        changes = [Change(name, getattr(before, name), getattr(now, name))
+                   for name in FLAGS if getattr(before, name) != getattr(now, name)]
+        return now, changes
+
+
+def _recorded(recorded: dict[str, Any] | None) -> EngineOptions:
+    """The engine settings run.json recorded (a run written before a setting existed gets
+    that setting's default); unreadable ones are a ValueError naming run.json."""
+    try:
+        return EngineOptions.model_validate(recorded or {})
+    except ValidationError as exc:
+        raise ValueError(f"run.json: the recorded engine settings are not valid "
+                         f"({exc.errors()[0]['loc']}: {exc.errors()[0]['msg']})") from None
