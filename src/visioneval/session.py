@@ -30,7 +30,7 @@ from visioneval.engine.cache import ResponseCache
 from visioneval.engine.options import EngineOptions
 from visioneval.engine.progress import RunProgress
 from visioneval.engine.runner import CostLimitReached, Engine, RunStats
-from visioneval.engine.store import RUN_FORMAT, RunDirError, RunStore
+from visioneval.engine.store import RUN_FORMAT, RunDirError, RunStore, WriteError
 from visioneval.records import GenerationSettings, Record, Sample, SkippedRow
 from visioneval.shards import Shard
 
@@ -161,6 +161,7 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
         status = "stopped"
         raise
     finally:
+        pending = sys.exc_info()[1]  # the error this session is ending on, if any
         store.close()
         if cache:
             cache.close()
@@ -172,7 +173,14 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
                         "dispatch": replicas.dispatch_stats()}
         if budget is not None:
             session |= {"max_cost_usd": float(budget.limit), "spent_usd": float(budget.spent)}
-        result = finish(benchmark, store, status, stats, in_data.ids())
+        try:
+            result = finish(benchmark, store, status, stats, in_data.ids())
+        except WriteError as late:
+            if pending is None:
+                raise
+            # The session is already ending on an error (often the same full disk): that
+            # one is said; the metrics keep their last written state.
+            log.warning("%s", late)
     return result
 
 

@@ -3,6 +3,7 @@ the app; heavy modules load inside the commands, so `visioneval --help` stays fa
 
 from visioneval.cli import (  # noqa: F401 - each module registers its commands
     benchmarks,
+    cache,
     data,
     distributed,
     evaluators,

@@ -24,7 +24,13 @@ class RunView:
     """The sample ids this view is narrowed to (compare --common-only); None: all."""
 
     def iter_records(self) -> Iterator[Record]:
+        """The run's records, one per sample; those of samples that are not in the run's
+        data (run.json's `not_in_data`) are left out, as the metrics leave them out."""
         records = RunStore(self.directory, self.info).iter_latest()
+        outside = self.info.get("not_in_data")
+        if isinstance(outside, list) and outside:
+            excluded = frozenset(outside)
+            records = (r for r in records if r.id not in excluded)
         if self.only is None:
             return records
         only = self.only

@@ -1,0 +1,75 @@
+"""What `visioneval cache` prints: the cache's entries grouped by the run that stored them and
+the model identity that answered, and how many a clear removed."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import orjson
+from rich.console import Console
+from rich.table import Table
+
+from visioneval.backends.served import describe
+from visioneval.engine import cache
+
+
+def cache_folder(cache_dir: Path | None) -> Path:
+    return cache_dir if cache_dir is not None else cache.default_cache_path().parent
+
+
+def show_groups(console: Console, cache_dir: Path | None, run: Path | None,
+                model: str | None) -> int:
+    folder = cache_folder(cache_dir)
+    files = cache.cache_files(folder)
+    if not files:
+        console.print(f"no response cache in {folder}", highlight=False, soft_wrap=True)
+        return 0
+    run_key = str(run.resolve()) if run is not None else None
+    total = 0
+    for path in files:
+        table = Table("run that stored them", "model (what its server serves)", "answers",
+                      "last written", box=None, pad_edge=False)
+        for group in cache.groups(path, run=run_key, model=model):
+            total += group.entries
+            table.add_row(group.run or cache.UNRECORDED,
+                          _identity(group.identity, group.model), str(group.entries),
+                          _when(group.last))
+        if table.row_count:
+            console.print(f"{path}:", highlight=False, soft_wrap=True)
+            for column in table.columns:
+                column.overflow = "fold"
+            console.print(table)
+    if not total:
+        what = " and ".join(x for x in (f"run {run_key}" if run_key else "",
+                                        f"model {model}" if model else "") if x)
+        console.print(f"no cached answers{' of ' + what if what else ''} in {folder}",
+                      highlight=False, soft_wrap=True)
+        return 0
+    console.print(f"{total} cached answers in {folder}", highlight=False, soft_wrap=True)
+    return 0
+
+
+def clear_entries(console: Console, cache_dir: Path | None, run: Path | None,
+                  model: str | None) -> int:
+    folder = cache_folder(cache_dir)
+    run_key = str(run.resolve()) if run is not None else None
+    removed = sum(cache.clear(path, run=run_key, model=model)
+                  for path in cache.cache_files(folder))
+    console.print(f"removed {removed} cached answers from {folder}", highlight=False,
+                  soft_wrap=True)
+    return 0
+
+
+def _identity(text: str | None, model: str | None) -> str:
+    if not text:
+        return model or "?"
+    try:
+        identity = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return model or "?"
+    return describe(identity) if isinstance(identity, dict) else model or "?"
+
+
+def _when(timestamp: float) -> str:
+    return dt.datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M")
