@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from visioneval.backends import reasoning
 from visioneval.records import Request, Response, stable_hash
 
 SCHEMA = """
@@ -62,8 +63,9 @@ class ResponseCache:
                 return None
             stored = row[0]
         # A cache hit took no time and no attempt in this run.
-        return Response.model_validate_json(stored).model_copy(
-            update={"cached": True, "latency_s": 0.0, "attempts": 0})
+        hit = reasoning.cached(Response.model_validate_json(stored))
+        return hit.model_copy(update={"cached": True, "latency_s": 0.0, "attempts": 0}) \
+            if hit is not None else None
 
     def put(self, key: str, response: Response) -> None:
         """Queue a successful response; written in batches (the journal, not the cache, is
