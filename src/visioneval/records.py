@@ -81,6 +81,9 @@ class Response(BaseModel):
     # What the provider says the request cost (OpenRouter's usage.cost), in US dollars; left
     # out of the JSON when None, so records of servers that say nothing stay as they were.
     cost_usd: float | None = Field(None, exclude_if=lambda v: v is None)
+    # A reasoning model's thinking, set aside before `text` (the answer) is parsed; left out
+    # of the JSON when None, so records and cache entries of other models stay as they were.
+    reasoning: str | None = Field(None, exclude_if=lambda v: v is None)
     latency_s: float = 0.0
     attempts: int = 1
     cached: bool = False

@@ -231,6 +231,7 @@ def finish(benchmark: Benchmark, store: RunStore, status: str, stats: RunStats,
             "requests_sent": sum(s.get("sent", 0) for s in sessions),
             "prompt_tokens": sum(s.get("prompt_tokens", 0) for s in sessions),
             "completion_tokens": sum(s.get("completion_tokens", 0) for s in sessions),
+            "answers_with_reasoning": tally.reasoning,
             "cost": cost_counts(benchmark, store.info),
             **({"not_in_data": len(outside.ids)} if outside.ids else {}),
         },
@@ -303,10 +304,12 @@ class _Tally:
 
     records: int = 0
     errors: int = 0
+    reasoning: int = 0  # answers whose reasoning was set aside before parsing
 
     def count(self, records: Iterable[Record]) -> Iterator[Record]:
         for record in records:
             self.records += 1
             self.errors += not record.ok
+            self.reasoning += record.response.reasoning is not None
             yield record
 

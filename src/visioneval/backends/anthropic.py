@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from visioneval.backends import body, replies
+from visioneval.backends import body, reasoning, replies
 from visioneval.backends.base import PreflightError
 from visioneval.backends.http import HttpBackend
 from visioneval.backends.replies import MetadataReader
@@ -71,8 +71,8 @@ class AnthropicBackend(HttpBackend):
 
 
 def parse_messages_response(data: Any, meta: MetadataReader) -> Response:
-    """The one place a Messages API reply is read: the text blocks of `content`, in order
-    (other blocks, such as thinking, are not the answer)."""
+    """The one place a Messages API reply is read: the text blocks of `content`, in order,
+    are the answer; thinking blocks (extended thinking) are set aside as its reasoning."""
     if not isinstance(data, dict):
         raise replies.malformed("the body", data)
     finish = meta.text(data.get("stop_reason"), "stop_reason")
@@ -80,18 +80,26 @@ def parse_messages_response(data: Any, meta: MetadataReader) -> Response:
     if not isinstance(content, list):
         raise replies.malformed("content", content)
     texts = []
+    thoughts: list[str | None] = []
     for i, block in enumerate(content):
         if not isinstance(block, dict):
             raise replies.malformed(f"content[{i}]", block)
-        if block.get("type") == "text":
+        kind = block.get("type")
+        if kind == "text":
             text = block.get("text", replies.MISSING)
             if not isinstance(text, str):
                 raise replies.no_answer(f"content[{i}].text", text, finish, "stop_reason")
             texts.append(text)
-    if not texts:
+        elif kind == "thinking":
+            thoughts.append(meta.text(block.get("thinking"), f"content[{i}].thinking"))
+        elif kind == "redacted_thinking":
+            thoughts.append(reasoning.REDACTED)
+    answer = reasoning.settle("".join(texts) if texts else None, reasoning.join(*thoughts),
+                              finish)
+    if answer is None:
         raise replies.no_answer("content", "no text block", finish, "stop_reason")
     usage = meta.mapping(data.get("usage"), "usage")
-    return Response(text="".join(texts), finish_reason=finish,
+    return Response(text=answer.answer, reasoning=answer.reasoning, finish_reason=finish,
                     prompt_tokens=meta.count(usage.get("input_tokens"), "usage.input_tokens"),
                     completion_tokens=meta.count(usage.get("output_tokens"),
                                                  "usage.output_tokens"))

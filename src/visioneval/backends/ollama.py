@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from visioneval.backends import body, replies
+from visioneval.backends import body, reasoning, replies
 from visioneval.backends.base import PreflightError
 from visioneval.backends.http import HttpBackend
 from visioneval.backends.replies import MetadataReader
@@ -81,7 +81,8 @@ class OllamaBackend(HttpBackend):
 
 
 def parse_chat_response(data: Any, meta: MetadataReader) -> Response:
-    """The one place an /api/chat reply is read: message.content must be text."""
+    """The one place an /api/chat reply is read: message.content must be text. Reasoning,
+    in `message.thinking` (a thinking model, Ollama 0.9 on) or inline, is set aside."""
     if not isinstance(data, dict):
         raise replies.malformed("the body", data)
     finish = meta.text(data.get("done_reason"), "done_reason")
@@ -89,8 +90,10 @@ def parse_chat_response(data: Any, meta: MetadataReader) -> Response:
     if not isinstance(message, dict):
         raise replies.malformed("message", message)
     content = message.get("content", replies.MISSING)
-    if not isinstance(content, str):
+    thinking = meta.text(message.get("thinking"), "message.thinking")
+    answer = reasoning.settle(content if isinstance(content, str) else None, thinking, finish)
+    if answer is None:
         raise replies.no_answer("message.content", content, finish, "done_reason")
-    return Response(text=content, finish_reason=finish,
+    return Response(text=answer.answer, reasoning=answer.reasoning, finish_reason=finish,
                     prompt_tokens=meta.count(data.get("prompt_eval_count"), "prompt_eval_count"),
                     completion_tokens=meta.count(data.get("eval_count"), "eval_count"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from visioneval.backends import body, replies
+from visioneval.backends import body, reasoning, replies
 from visioneval.backends.base import PermanentError, PreflightError, TransientError
 from visioneval.backends.http import RETRYABLE_STATUS, HttpBackend
 from visioneval.backends.keys import host_of
@@ -68,7 +68,8 @@ def asks_for_max_completion_tokens(error: PermanentError) -> bool:
 
 def parse_chat_response(data: Any, meta: MetadataReader) -> Response:
     """The one place an OpenAI-style reply is read: choices[0].message.content must be text
-    (or text parts); an `error` object in a 200 body (OpenRouter does this) is an error."""
+    (or text parts); an `error` object in a 200 body (OpenRouter does this) is an error.
+    Reasoning, inline or in `reasoning_content`/`reasoning`, is set aside (`reasoning`)."""
     if not isinstance(data, dict):
         raise replies.malformed("the body", data)
     if data.get("error"):
@@ -90,22 +91,49 @@ def parse_chat_response(data: Any, meta: MetadataReader) -> Response:
     if not isinstance(message, dict):
         raise replies.malformed("choices[0].message", message)
     content = message.get("content", replies.MISSING)
-    text = content_text(content)
-    if text is None:
+    usage = meta.mapping(data.get("usage"), "usage")
+    answer = reasoning.settle(content_text(content), separate_reasoning(message, meta),
+                              finish, spent=reasoning_tokens(usage, meta) > 0)
+    if answer is None:
         refusal = message.get("refusal")
         if isinstance(refusal, str) and refusal:
             raise PermanentError(f"the model refused: {refusal[:200]!r}")
         raise replies.no_answer("choices[0].message.content", content, finish,
                                 "finish_reason")
-    usage = meta.mapping(data.get("usage"), "usage")
     return Response(
-        text=text,
+        text=answer.answer,
+        reasoning=answer.reasoning,
         finish_reason=finish,
         prompt_tokens=meta.count(usage.get("prompt_tokens"), "usage.prompt_tokens"),
         completion_tokens=meta.count(usage.get("completion_tokens"),
                                      "usage.completion_tokens"),
         cost_usd=reported_cost(usage, meta),
     )
+
+
+def separate_reasoning(message: dict[str, Any], meta: MetadataReader) -> str | None:
+    """Reasoning a server's parser moved out of the answer: `reasoning_content` (vLLM before
+    0.11, SGLang, DeepSeek's API, llama.cpp) or `reasoning` (OpenRouter, vLLM since 0.11,
+    which may send both with the same text); the first that has text."""
+    for key in ("reasoning_content", "reasoning"):
+        if key not in message:
+            continue
+        text = meta.text(message[key], f"message.{key}")
+        if text and text.strip():
+            return text
+    return None
+
+
+def reasoning_tokens(usage: dict[str, Any], meta: MetadataReader) -> int:
+    """Reasoning tokens the server counted but did not send: OpenAI's o-series think
+    unseen, and a reply cut at max_completion_tokens comes back with empty content,
+    finish_reason "length" and `usage.completion_tokens_details.reasoning_tokens`."""
+    if "completion_tokens_details" not in usage:
+        return 0
+    details = meta.mapping(usage["completion_tokens_details"],
+                           "usage.completion_tokens_details")
+    return meta.count(details.get("reasoning_tokens"),
+                      "usage.completion_tokens_details.reasoning_tokens") or 0
 
 
 def reported_cost(usage: dict[str, Any], meta: MetadataReader) -> float | None:

@@ -23,9 +23,15 @@ def loopback(
     faults: Annotated[str, typer.Option(help="Faults to draw from: 429,500,drop,stall.")
                       ] = "429,500,drop",
     seed: Annotated[int, typer.Option(help="Seed of the fault draws.")] = 0,
+    thinking: Annotated[str, typer.Option(help="Answer as a reasoning model: inline "
+                                          "(<think>thinking</think> before the answer), "
+                                          "closing (only </think>), field (reasoning_content, "
+                                          "Anthropic thinking blocks, Ollama thinking), cut "
+                                          "(max_tokens runs out while thinking) or none.")
+                        ] = "none",
 ) -> None:
     """Serve a scripted model over the OpenAI, Ollama and Anthropic protocols on 127.0.0.1."""
     from visioneval.commands.loopback import serve
 
     raise typer.Exit(serve(port, tuple(model or ["m"]), answer, latency, fail_rate,
-                           faults, seed))
+                           faults, seed, thinking))

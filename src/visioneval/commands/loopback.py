@@ -10,6 +10,7 @@ import sys
 from visioneval.loopback.server import (
     ANSWER_MODES,
     FAULTS,
+    THINKING_MODES,
     LoopbackServer,
     ServerScript,
     answer_fixed,
@@ -17,7 +18,7 @@ from visioneval.loopback.server import (
 
 
 def build_script(models: tuple[str, ...], answer: str, latency: float, fail_rate: float,
-                 faults: str, seed: int) -> ServerScript:
+                 faults: str, seed: int, thinking: str = "none") -> ServerScript:
     if answer.startswith("fixed:"):
         answerer = answer_fixed(answer.removeprefix("fixed:"))
     elif answer in ANSWER_MODES:
@@ -28,8 +29,10 @@ def build_script(models: tuple[str, ...], answer: str, latency: float, fail_rate
     unknown = [f for f in chosen if f not in FAULTS]
     if unknown:
         raise ValueError(f"--faults: unknown {', '.join(unknown)}; choose from {', '.join(FAULTS)}")
+    if thinking != "none" and thinking not in THINKING_MODES:
+        raise ValueError(f"--thinking {thinking!r}: use none, {', '.join(THINKING_MODES)}")
     return ServerScript(models=models, answer=answerer, latency_s=latency, fail_rate=fail_rate,
-                        faults=chosen, seed=seed)
+                        faults=chosen, seed=seed, thinking=THINKING_MODES.get(thinking))
 
 
 async def _serve(script: ServerScript, port: int) -> None:
@@ -48,12 +51,12 @@ async def _serve(script: ServerScript, port: int) -> None:
 
 
 def serve(port: int, models: tuple[str, ...], answer: str, latency: float, fail_rate: float,
-          faults: str, seed: int) -> int:
+          faults: str, seed: int, thinking: str = "none") -> int:
     try:
         if not 0 <= port <= 65535:
             raise ValueError(f"--port {port}: a port is a number from 0 to 65535 "
                              "(0: any free port)")
-        script = build_script(models, answer, latency, fail_rate, faults, seed)
+        script = build_script(models, answer, latency, fail_rate, faults, seed, thinking)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

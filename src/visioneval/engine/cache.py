@@ -22,6 +22,7 @@ from typing import Any
 
 import orjson
 
+from visioneval.backends import reasoning
 from visioneval.engine.store import free_space
 from visioneval.records import Request, Response, stable_hash
 
@@ -107,9 +108,13 @@ class ResponseCache:
                 return None
             stored, source = row
         # A cache hit took no time and no attempt in this run.
-        return Response.model_validate_json(stored).model_copy(
-            update={"cached": True, "latency_s": 0.0, "attempts": 0,
-                    "cached_from": source or UNRECORDED})
+        # (An answer stored by a version that kept a reasoning model's thinking in its text
+        # is split as a new one would be; one cut off while thinking is asked again.)
+        hit = reasoning.cached(Response.model_validate_json(stored))
+        if hit is None:
+            return None
+        return hit.model_copy(update={"cached": True, "latency_s": 0.0, "attempts": 0,
+                                      "cached_from": source or UNRECORDED})
 
     def put(self, key: str, response: Response, origin: Origin) -> None:
         """Queue a successful response; written in batches (the journal, not the cache, is

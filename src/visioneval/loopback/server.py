@@ -18,7 +18,7 @@ import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 import pybase64
@@ -104,6 +104,45 @@ ANSWER_MODES: dict[str, Answerer] = {"hash": answer_hash, "popout": answer_popou
                                      "judge": answer_judge}
 
 
+def musing(prompt: Prompt) -> str:
+    """A reasoning model's thinking before it answers: a paragraph naming every option the
+    prompt offers, so a parser that read it would find them all."""
+    options = choices(prompt.text)
+    steps = "\n".join(f"Could it be {o}? The image might differ in {o}, but I should "
+                      "look again before I decide." for o in options)
+    return (f"The question offers {', '.join(options)}. Let me weigh each one.\n{steps}\n"
+            "Having looked at every option, I will answer with the one that stands out.")
+
+
+@dataclass(frozen=True)
+class Thinking:
+    """Answer as a reasoning model does: `musing` first, then the script's answer.
+
+    `where` the musing goes: "inline" writes `<think>musing</think>` before the answer in
+    the reply text; "closing" only `musing</think>` (the chat template opened the tag);
+    "field" puts it where each protocol's server does: `openai_field` of the message
+    (vLLM, SGLang, DeepSeek: reasoning_content; OpenRouter, newer vLLM: reasoning),
+    Anthropic thinking blocks, Ollama's `message.thinking`. `cut`: max_tokens runs out while
+    thinking: no answer, finish reason "length" (Anthropic: "max_tokens"), inline text an
+    unclosed `<think>`."""
+
+    where: Literal["inline", "closing", "field"] = "inline"
+    cut: bool = False
+    openai_field: Literal["reasoning_content", "reasoning"] = "reasoning_content"
+
+    def text(self, thought: str, answer: str) -> str:
+        """The reply text (the answer part of a "field" reply)."""
+        if self.where == "field":
+            return "" if self.cut else answer
+        opened = "<think>" if self.where == "inline" else ""
+        return f"{opened}{thought}" if self.cut else f"{opened}{thought}</think>\n\n{answer}"
+
+
+THINKING_MODES = {"inline": Thinking("inline"), "closing": Thinking("closing"),
+                  "field": Thinking("field"), "cut": Thinking("inline", cut=True)}
+"""`visioneval loopback --thinking` names."""
+
+
 @dataclass
 class ServerScript:
     """How the server behaves. The first `fail_first` chat requests, then a `fail_rate` share
@@ -130,6 +169,8 @@ class ServerScript:
     # Ollama's /api/tags): by default "loopback/<answer function>", so two servers that
     # answer differently are two models; "" says nothing (as LM Studio or a proxy).
     checkpoint: str | None = None
+    # Answer as a reasoning model (None: a plain model, thinking nothing).
+    thinking: Thinking | None = None
 
     def served_checkpoint(self) -> str:
         if self.checkpoint is not None:
@@ -216,6 +257,31 @@ def _anthropic_reply(model: str, text: str, prompt: Prompt) -> dict[str, Any]:
             "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
             "usage": {"input_tokens": len(prompt.text) // 4,
                       "output_tokens": max(1, len(text) // 4)}}
+
+
+def _think(protocol: str, data: dict[str, Any], thinking: Thinking, thought: str) -> None:
+    """Make a protocol's reply (built with `thinking.text`) a reasoning model's: the
+    thinking in its own place when `where` is "field", the finish reason of a cut reply."""
+    if protocol == "openai":
+        choice = data["choices"][0]
+        if thinking.where == "field":
+            choice["message"][thinking.openai_field] = thought
+            if thinking.cut:
+                choice["message"]["content"] = None  # vLLM: no answer text at all
+        if thinking.cut:
+            choice["finish_reason"] = "length"
+    elif protocol == "ollama":
+        if thinking.where == "field":
+            data["message"]["thinking"] = thought
+        if thinking.cut:
+            data["done_reason"] = "length"
+    else:
+        if thinking.where == "field":
+            answer = [] if thinking.cut else data["content"]
+            data["content"] = [{"type": "thinking", "thinking": thought,
+                                "signature": "loopback"}, *answer]
+        if thinking.cut:
+            data["stop_reason"] = "max_tokens"
 
 
 PROTOCOLS = {
@@ -326,7 +392,13 @@ class LoopbackServer:
             return _scripted(self.script.reply(protocol, body, prompt))
         text = self.script.answer(prompt)
         self.stats.answered += 1
-        data = reply(body["model"], text, prompt)
+        thinking = self.script.thinking
+        if thinking is None:
+            data = reply(body["model"], text, prompt)
+        else:
+            thought = musing(prompt)
+            data = reply(body["model"], thinking.text(thought, text), prompt)
+            _think(protocol, data, thinking, thought)
         if self.script.cost_usd is not None and protocol == "openai":
             data["usage"]["cost"] = self.script.cost_usd
         return web.Response(body=orjson.dumps(data), content_type="application/json")

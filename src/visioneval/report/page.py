@@ -23,6 +23,7 @@ THUMB_LIMIT = 1000  # `visioneval report`; the end-of-run report makes at most R
 RUN_END_THUMBS = 300
 ROW_LIMIT = 3000  # samples embedded in a page (failures first); `visioneval view` has them all
 RESPONSE_CHARS = 4000
+REASONING_ENDS = 300  # characters of a reasoning's start and of its end the browser shows
 
 
 def write_report(directory: Path, thumb_limit: int = THUMB_LIMIT,
@@ -183,9 +184,17 @@ def _cards(view: RunView, definition: BenchmarkDefinition) -> list[tuple[str, An
             ("requests sent", counts.get("requests_sent", 0)),
             ("tokens in / out", f"{counts.get('prompt_tokens', 0)} / "
                                 f"{counts.get('completion_tokens', 0)}"),
+            *_reasoning_card(counts),
             cost_card(view.info),
             ("time, all shards" if view.info.get("merged_from") else "time",
              f"{seconds:.1f} s")]
+
+
+def _reasoning_card(counts: dict[str, Any]) -> list[tuple[str, Any]]:
+    """How many answers came with reasoning that was set aside before parsing (run.json's
+    counts.answers_with_reasoning); no card for a model that gave none."""
+    n = counts.get("answers_with_reasoning")
+    return [("answers with reasoning set aside", n)] if n else []
 
 
 def _backend_line(info: dict[str, Any]) -> str:
@@ -238,11 +247,14 @@ def browser_data(view: RunView, definition: BenchmarkDefinition, thumb_limit: in
 
 def complete_row(record: Record, row: dict[str, Any]) -> dict[str, Any]:
     """A browser row with what only a shown sample needs: id, group, the query image's
-    sha256 (`img`), the prompt text (`p`) and the capped response (`r`)."""
+    sha256 (`img`), the prompt text (`p`), the capped response (`r`) and, for a reasoning
+    model's answer, an excerpt of the reasoning set aside before parsing (`th`)."""
     images = image_hashes(record)
     row.setdefault("r", capped(record.response.text or ""))
     error = record.response.error
     row["e"] = capped(error) if error is not None else None
+    if record.response.reasoning is not None:
+        row["th"] = excerpt(record.response.reasoning)
     return {"id": record.id, "g": record.group, "img": images[-1] if images else None,
             "p": prompt_text(record), **row}
 
@@ -266,6 +278,16 @@ def capped(text: str, limit: int = RESPONSE_CHARS) -> str:
         return text
     return (f"{text[:limit]}... ({len(text) - limit} more characters; full text in "
             "samples.jsonl)")
+
+
+def excerpt(text: str, ends: int = REASONING_ENDS) -> str:
+    """A long reasoning's first and last `ends` characters (its conclusion is at the end),
+    saying how much lies between; the whole text is in samples.jsonl."""
+    if len(text) <= 2 * ends + 100:
+        return text
+    left = len(text) - 2 * ends
+    return (f"{text[:ends]}\n... ({left} characters left out; the whole reasoning is in "
+            f"samples.jsonl) ...\n{text[-ends:]}")
 
 
 def try_write_report(directory: Path) -> Path | None:

@@ -66,9 +66,13 @@
                                                + "   ·   target: " + row.t));
     body.appendChild(result);
     const more = el("details");
-    more.appendChild(el("summary", null, "prompt and raw response"));
+    more.appendChild(el("summary", null, row.th === undefined ? "prompt and raw response"
+                                         : "prompt, raw response and reasoning"));
     more.appendChild(el("pre", null, data.texts[row.p] || ""));
     more.appendChild(el("pre", null, row.e ? "error: " + row.e : (row.r || "")));
+    if (row.th !== undefined) {  // text, never markup: el() sets textContent
+      more.appendChild(el("pre", "reasoning", "reasoning, set aside before parsing:\n" + row.th));
+    }
     const others = Object.keys(row.v).filter((k) => k !== state.view);
     if (others.length) {
       more.appendChild(el("pre", null, others.map((k) => k + ": " + row.v[k].a +
