@@ -24,7 +24,7 @@ from visioneval.backends.openai import parse_chat_response as parse_openai
 from visioneval.backends.reasoning import OutOfTokens, Split, split
 from visioneval.backends.replies import MetadataReader
 from visioneval.benchmarks.salbench.parse import lenient_labels, strict_tokens
-from visioneval.engine.cache import ResponseCache
+from visioneval.engine.cache import Origin, ResponseCache
 from visioneval.engine.retry import error_reason
 from visioneval.loopback.server import (
     Prompt,
@@ -192,10 +192,11 @@ def test_record_json_has_reasoning_only_when_there_was_some():
 def test_answers_cached_with_their_thinking_are_split_on_reading(tmp_path):
     """Entries written before reasoning was set aside hold the raw reply text."""
     cache = ResponseCache(tmp_path / "c.sqlite3")
-    cache.put("old", Response(text="<think>color?</think>\nsize", finish_reason="stop"))
-    cache.put("cut", Response(text="<think>still weighing", finish_reason="length"))
-    cache.put("new", Response(text="size", reasoning="color?"))
-    cache.put("mention", Response(text="size; models write <think> first"))
+    origin = Origin.of(tmp_path / "run", {"backend": "openai", "model": "m"})
+    cache.put("old", Response(text="<think>color?</think>\nsize", finish_reason="stop"), origin)
+    cache.put("cut", Response(text="<think>still weighing", finish_reason="length"), origin)
+    cache.put("new", Response(text="size", reasoning="color?"), origin)
+    cache.put("mention", Response(text="size; models write <think> first"), origin)
     cache.flush()
     old = cache.get("old")
     assert old is not None and (old.text, old.reasoning, old.cached) == ("size", "color?", True)
@@ -309,7 +310,8 @@ def test_cut_while_thinking_is_an_error_of_its_own_left_out_of_the_scores(
     # Given the tokens to finish (here: the server stops cutting), a resume scores them all
     # exactly as the plain answers; nothing of the failed attempts was cached.
     server.script.thinking = Thinking("inline")
-    result = invoke("salbench", "--resume", out, "--no-progress")
+    result = invoke("salbench", "--resume", out, "--no-progress", "--base-url",
+                    server.base_url + "/v1")
     assert result.exit_code == 0, result.output
     assert load(out) == load(plain_run)
 
