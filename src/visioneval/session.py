@@ -26,7 +26,7 @@ from visioneval.backends.replicas import Replicas
 from visioneval.benchmarks.base import Benchmark
 from visioneval.cost.prices import ModelRef, recorded_price
 from visioneval.cost.total import run_cost
-from visioneval.engine.cache import ResponseCache
+from visioneval.engine.cache import open_or_none
 from visioneval.engine.options import EngineOptions
 from visioneval.engine.progress import RunProgress
 from visioneval.engine.runner import CostLimitReached, Engine, RunStats
@@ -119,7 +119,7 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     from visioneval.engine.idset import IdCollector, IdSet
 
     done = IdSet(r.id for r in store.iter_latest() if r.ok)
-    cache = ResponseCache(engine_options.cache_path) if engine_options.cache_path else None
+    cache = open_or_none(engine_options.cache_path)
     replicas = backend if isinstance(backend, Replicas) else None
     # Enough workers to fill every endpoint; the dispatcher holds each to its share.
     workers = replicas.capacity if replicas else engine_options.concurrency

@@ -76,8 +76,8 @@ class ResponseCache:
             self._db.execute(SCHEMA)
             _add_provenance(self._db)
         except (OSError, sqlite3.Error) as exc:
-            raise CacheError(f"cannot open the response cache {path}: {exc}{free_space(path)}; "
-                             "give --cache-dir elsewhere, or --no-cache") from None
+            raise CacheError(f"cannot open the response cache {path}: {exc}"
+                             f"{free_space(path)}") from None
         self.path = path
         self.batch = batch
         self.max_delay_s = max_delay_s
@@ -147,7 +147,7 @@ class ResponseCache:
                 self._broken = True
                 _rollback(self._db)
                 log.warning("response cache %s: %s%s; caching is off for the rest of this "
-                            "run (answers are still recorded in the run directory)",
+                            "run (the answers are recorded in the run directory all the same)",
                             self.path, exc, free_space(self.path))
         self._pending.clear()
         self._flushed = time.time()
@@ -175,6 +175,19 @@ def _add_provenance(db: sqlite3.Connection) -> None:
 def _rollback(db: sqlite3.Connection) -> None:
     with contextlib.suppress(sqlite3.Error):  # no transaction was open
         db.execute("ROLLBACK")
+
+
+def open_or_none(path: Path | None) -> ResponseCache | None:
+    """The run's cache, or None (said in one line) when it cannot be opened: the cache only
+    saves requests, so a full or read-only cache disk never stops a run."""
+    if path is None:
+        return None
+    try:
+        return ResponseCache(path)
+    except CacheError as exc:
+        log.warning("%s; caching is off for this run (the answers are recorded in the run "
+                    "directory all the same)", exc)
+        return None
 
 
 def default_cache_path() -> Path:
