@@ -26,7 +26,7 @@ ROOT = Path(__file__).parent.parent
 PAGES = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").glob("*.md")
                                      if p.name != "evaluators.md")]
 INLINE = re.compile(r"`((?:uv run )?visioneval [^`]+)`")
-LOOPBACK = "127.0.0.1:8765"
+LOOPBACKS = ("127.0.0.1:8765", "127.0.0.1:8767")  # the docs' `visioneval loopback` servers
 PLACEHOLDER = re.compile(r"^[A-Z_]+$|<\w+>")  # DIR, N, RUN_DIR, <time>
 
 
@@ -73,7 +73,7 @@ def runs_offline(argv: list[str]) -> bool:
     if name in ("evaluate", "report", "compare", "loopback"):
         return False  # evaluate: its own test; the others need a run or serve forever
     backend = argv[argv.index("--backend") + 1] if "--backend" in argv else None
-    local_model = backend == "builtin" or any(LOOPBACK in a for a in argv)
+    local_model = backend == "builtin" or any(lb in a for a in argv for lb in LOOPBACKS)
     downloads = name in ("salbench", "illusionbench") and "--data-dir" not in argv
     return local_model and not downloads
 
@@ -106,7 +106,7 @@ def test_json_and_yaml_examples_load(page):
     ids=lambda p: p.name)
 def test_offline_examples_run(page, serve, tmp_path, monkeypatch):
     """Run in a fresh folder with the repository's examples beside it; the loopback model
-    the docs start on port 8765 is a test server on a free port. Inline commands that make
+    the docs start on ports 8765 and 8767 is a test server on a free port. Inline commands that make
     the data a fenced example reads (README: `data synth-salbench`) run first, in order."""
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     monkeypatch.chdir(tmp_path)
@@ -118,7 +118,8 @@ def test_offline_examples_run(page, serve, tmp_path, monkeypatch):
                                       and (argv[0] != "data" or any(PLACEHOLDER.match(a)
                                                                     for a in argv))):
             continue
-        argv = [a.replace(LOOPBACK, f"127.0.0.1:{server.port}") for a in argv]
+        for loopback in LOOPBACKS:
+            argv = [a.replace(loopback, f"127.0.0.1:{server.port}") for a in argv]
         extra = ["--no-progress"] if argv[0] not in ("data", "validate", "layout") else []
         result = invoke(*argv, *extra)
         promised = 1 if argv[0] == "validate" else 0  # the README's count example fails
