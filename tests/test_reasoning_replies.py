@@ -307,6 +307,7 @@ def test_cut_while_thinking_is_an_error_of_its_own_left_out_of_the_scores(
     assert info["sessions"][0]["error_reasons"] == {OUT_OF_TOKENS: 8}
     assert info["counts"]["errors"] == 8
     assert f"     8 x {OUT_OF_TOKENS}" in result.stderr.split("most common error reasons")[1]
+    assert "8 of them spent all of --max-tokens" in " ".join(result.stderr.split())
     # Given the tokens to finish (here: the server stops cutting), a resume scores them all
     # exactly as the plain answers; nothing of the failed attempts was cached.
     server.script.thinking = Thinking("inline")

@@ -130,7 +130,8 @@ def test_every_lmms_eval_version_layout_reads_the_same(tmp_path):
 
 def test_raw_response_is_scored_filtered_one_kept_and_tokens_counted(tmp_path):
     """When lmms-eval's filter changed the text (reasoning tags stripped), `resps` is in
-    the line: the raw answer is what visioneval scores; the filtered one is recorded."""
+    the line: the raw answer is what visioneval reads (its thinking set aside, as in a
+    visioneval run, and kept); the filtered one is recorded."""
     logs = tmp_path / "m"
     raw = "<think>it is the hue</think> color"
     write(logs / "20250801_101010_samples_p3_box.jsonl", [
@@ -143,9 +144,10 @@ def test_raw_response_is_scored_filtered_one_kept_and_tokens_counted(tmp_path):
                   "--no-report").exit_code == 0
     records = {r["id"]: r for r in journal(out)}
     first = records["P3_box/a"]
-    assert first["response"]["text"] == raw
+    assert first["response"]["text"] == "color" and raw.startswith("<think>")
+    assert first["response"]["reasoning"] == "it is the hue"
     assert first["metadata"]["lmms_eval"]["filtered_resps"] == "color"
-    assert first["scores"]["strict"]["exact_match"] == 0.0  # the raw text is not "color"
+    assert first["scores"]["strict"]["exact_match"] == 1.0
     assert first["scores"]["lenient"]["exact_match"] == 1.0
     assert "filtered_resps" not in records["P3_box/b"]["metadata"]["lmms_eval"]
     info = load(out, "run.json")

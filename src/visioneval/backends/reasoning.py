@@ -43,13 +43,16 @@ CUT_SHORT = frozenset({"length", "max_tokens"})
 REDACTED = "(redacted_thinking: the provider sent this reasoning encrypted)"
 
 
+OUT_OF_TOKENS = ("the model spent all of max_tokens reasoning and gave no answer; raise "
+                 "--max-tokens")
+
+
 class OutOfTokens(PermanentError):
     """The model thought until max_tokens ran out and never answered. Sending the same
     request again gets the same reply, so it is final; the fix is a larger --max-tokens."""
 
     def __init__(self) -> None:
-        super().__init__("the model spent all of max_tokens reasoning and gave no answer; "
-                         "raise --max-tokens")
+        super().__init__(OUT_OF_TOKENS)
 
 
 class Split(NamedTuple):

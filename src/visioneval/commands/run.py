@@ -14,6 +14,7 @@ from rich.markup import escape
 
 from visioneval.backends.base import Backend
 from visioneval.backends.builtin import check_fits
+from visioneval.backends.reasoning import OUT_OF_TOKENS
 from visioneval.backends.registry import BackendSpec, make_backend
 from visioneval.backends.served import describe
 from visioneval.baselines.hints import majority_answers
@@ -280,8 +281,15 @@ def report(result: SessionResult, benchmark: Benchmark, output: Output) -> int:
             err.print(f"  {count:>6} x {reason}", highlight=False, soft_wrap=True,
                       markup=False)
     if result.n_errors:
+        cut = sum(n for reason, n in stats.error_reasons.items()
+                  if reason.startswith(OUT_OF_TOKENS))
+        if cut:
+            err.print(f"[yellow]{cut} of them spent all of --max-tokens "
+                      f"{info.get('generation', {}).get('max_tokens')} thinking: a resume "
+                      "asks with the same --max-tokens, so give these a new run with a "
+                      "larger one[/]", highlight=False, soft_wrap=True)
         err.print(f"[yellow]{result.n_errors} samples failed and are left out of the scores; "
-                  f"retry them with: {resume_command(info, result.directory)}[/]",
+                  f"retry them with: {escape(resume_command(info, result.directory))}[/]",
                   highlight=False, soft_wrap=True)
         return 1
     return 0

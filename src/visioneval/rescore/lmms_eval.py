@@ -32,6 +32,7 @@ from typing import Any
 
 import orjson
 
+from visioneval.backends import reasoning
 from visioneval.records import Response
 from visioneval.rescore.foreign import LogFile
 from visioneval.rescore.lines import BadLines, json_lines
@@ -43,6 +44,9 @@ SAMPLES_MARK = "_samples_"
 FAILED_MARK = "[LMMS_EVAL_REQUEST_FAILED"
 RESULTS_LIMIT = 64 << 20  # a results file larger than this is not read (it is metadata)
 EMPTY_ERROR = "empty response (lmms-eval logs a failed request as an empty string)"
+NO_ANSWER_AFTER_THINKING = ("the response is all reasoning and no answer (its <think> part "
+                            "never closed, or nothing followed it): probably cut at "
+                            "max_new_tokens")
 
 
 def task_of(path: Path) -> str | None:
@@ -105,7 +109,12 @@ class Logged:
             return Response(error=f"lmms-eval: {text}", **tokens)
         if not text.strip():
             return Response(error=EMPTY_ERROR, **tokens)
-        return Response(text=text, **tokens)
+        # A reasoning model's thinking is set aside before parsing, as in visioneval's own
+        # runs (backends/reasoning.py), and kept in the record.
+        got = reasoning.split(text)
+        if got.unclosed or (got.reasoning is not None and not got.answer):
+            return Response(error=NO_ANSWER_AFTER_THINKING, reasoning=got.reasoning, **tokens)
+        return Response(text=got.answer, reasoning=got.reasoning, **tokens)
 
     def metric(self, name: str) -> Any:
         """A metric field as the task's process_results returned it (None when absent)."""
