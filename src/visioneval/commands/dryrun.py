@@ -33,8 +33,10 @@ def dry_run(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSetting
 
 
 def dry_run_resume(directory: Path, expected: str | None, engine: EngineOptions,
-                   output: Output) -> int:
-    """What `--resume` would still send: the samples without a successful record."""
+                   output: Output, definition: registry.Named = None) -> int:
+    """What `--resume` would still send: the samples without a successful record. The
+    benchmark is rebuilt by the trust rule (`registry.build_for_run`): a run of a user's own
+    benchmark needs its `definition` named again; only to be read (nothing is solved)."""
     from visioneval.engine.idset import IdSet
 
     store = RunStore.open(directory)
@@ -42,7 +44,9 @@ def dry_run_resume(directory: Path, expected: str | None, engine: EngineOptions,
     if expected is not None and info.get("benchmark") != expected:
         raise ValueError(f"{directory} is a {info.get('benchmark')} run; resume it with "
                          f"`{resume_command(info, directory)}`")
-    benchmark = registry.build(info.get("definition") or info["benchmark"], info["options"])
+    benchmark = registry.build_for_run(
+        info, definition, directory, to_read=True,
+        instead="it cannot be rebuilt to estimate what a resume would send")
     stored = info["backend"]
     spec = BackendSpec(kind=stored["kind"], model=stored["model"],
                        base_urls=tuple(stored.get("base_urls") or ()),
