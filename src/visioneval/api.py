@@ -48,6 +48,14 @@ def benchmark_from(benchmark: BenchmarkLike,
     """(the benchmark, the definition's module:attribute when it is not registered). A name
     or a definition takes `options` (its command's options, as a dict or the model); a
     Benchmark object is used as it is."""
+    bench, ref, _ = _resolve(benchmark, options)
+    return bench, ref
+
+
+def _resolve(benchmark: BenchmarkLike, options: dict[str, Any] | BaseModel | None
+             ) -> tuple[Benchmark, str | None, BenchmarkDefinition | None]:
+    """`benchmark_from`, and the definition object the caller gave or named (None for a
+    Benchmark object): the run's end-of-run report is drawn with it."""
     if isinstance(benchmark, str):
         ref = None if benchmark in registry.names() else registry.portable(benchmark)
         definition = registry.definition(benchmark)
@@ -59,13 +67,13 @@ def benchmark_from(benchmark: BenchmarkLike,
         if options is not None:
             raise ValueError("options are for a benchmark given by name or definition; a "
                              "Benchmark object already has its options")
-        return benchmark, None
+        return benchmark, None, None
     if isinstance(options, BaseModel):
-        return definition.from_command(options), ref
+        return definition.from_command(options), ref, definition
     model = definition.command_options
     if model is None:
-        return definition.build(options or {}), ref
-    return definition.from_command(model.model_validate(options or {})), ref
+        return definition.build(options or {}), ref, definition
+    return definition.from_command(model.model_validate(options or {})), ref, definition
 
 
 def _ref_of(cls: type) -> str | None:
@@ -90,12 +98,12 @@ async def arun(benchmark: BenchmarkLike, *, model: str, backend: str = "openai",
     """Run `benchmark` on `model` and return its metrics (see `run`)."""
     from visioneval.commands.run import Output, session
 
-    bench, ref = benchmark_from(benchmark, options)
+    bench, ref, given = _resolve(benchmark, options)
     if bench.total() == 0:
         raise DataError(nothing_to_evaluate(bench.plan()))
     spec = BackendSpec(kind=backend, model=model, base_url=base_url, api_key_env=api_key_env)
     if max_tokens is None:
-        max_tokens = _definition_of(bench, ref).max_tokens
+        max_tokens = _definition_of(bench, given).max_tokens
     settings = GenerationSettings(temperature=temperature, max_tokens=max_tokens)
     directory = Path(out) if out else default_run_dir(bench.name, model)
     quiet = Console(quiet=True)
@@ -105,24 +113,30 @@ async def arun(benchmark: BenchmarkLike, *, model: str, backend: str = "openai",
     try:
         result = await session(bench, spec, settings, engine or EngineOptions(), directory,
                                False, output, lock, ref)
-        page = _report(directory) if report else None
+        page = _report(directory, given) if report else None
     finally:
         lock.release()
     return RunResult(result.directory, result.metrics, result.n_records, result.n_errors,
                      result.status, page)
 
 
-def _definition_of(bench: Benchmark, ref: str | None) -> BenchmarkDefinition:
-    try:
-        return registry.definition(ref or bench.name)
-    except ValueError:  # a Benchmark object of no definition: the base's defaults
-        return BenchmarkDefinition()
+def _definition_of(bench: Benchmark, given: BenchmarkDefinition | None
+                   ) -> BenchmarkDefinition:
+    """The definition the caller gave, a registered one of the same name, or (a Benchmark
+    object of no definition) the base's defaults."""
+    if given is not None:
+        return given
+    if bench.name in registry.names():
+        return registry.definition(bench.name)
+    return BenchmarkDefinition()
 
 
-def _report(directory: Path) -> Path | None:
+def _report(directory: Path, given: BenchmarkDefinition | None) -> Path | None:
+    """The end-of-run report, drawn with the definition this call ran (None: a Benchmark
+    object, shown by the registered definition of its name, or the generic one)."""
     from visioneval.report.page import try_write_report
 
-    return try_write_report(directory)
+    return try_write_report(directory, given)
 
 
 def run(benchmark: BenchmarkLike, *, model: str, backend: str = "openai",

@@ -120,6 +120,13 @@ class BenchmarkDefinition:
         """The benchmark from the options run.json recorded (resume, report, compare)."""
         raise NotImplementedError
 
+    def build_to_read(self, options: dict[str, Any]) -> Benchmark:
+        """The benchmark rebuilt only to read a run (thumbnails from its data, metrics
+        recomputed by `merge` or `compare --common-only`): nothing is sent and nothing is
+        solved, so an option run.json records that lets the benchmark run code or read files
+        beyond its data must be off here (a run directory may come from anyone)."""
+        return self.build(options)
+
     def from_command(self, options: BaseModel) -> Benchmark:
         """The benchmark from its command's options (an instance of `command_options`)."""
         return self.build(options.model_dump())

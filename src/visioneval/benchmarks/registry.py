@@ -1,13 +1,21 @@
 """Benchmark names -> definitions, imported lazily. A new benchmark is one line here.
 
 A definition (`benchmarks.base.BenchmarkDefinition`) builds the benchmark from the options
-recorded in run.json, so `--resume` can rebuild any run from its directory alone, and says
-how its runs are shown. Nothing else in visioneval names a benchmark."""
+recorded in run.json and says how its runs are shown. Nothing else in visioneval names a
+benchmark.
+
+A run directory is data, and may come from anyone: `for_run` is the one place that turns a
+run.json into a definition, and it never imports code the run names (see its docstring)."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
+import re
+import shlex
+import sys
+from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -29,7 +37,8 @@ def names() -> list[str]:
 
 def definition(name: str) -> BenchmarkDefinition:
     """The definition registered as `name`, or one given as `module:attribute` (a user's
-    own benchmark in their own file or package)."""
+    own benchmark in their own file or package), which is imported: only for a name the
+    user gave (a command's argument, `--definition`, Python), never one read from a run."""
     target = DEFINITIONS.get(name)
     if target is None:
         if ":" not in name:
@@ -38,14 +47,28 @@ def definition(name: str) -> BenchmarkDefinition:
         target = name
     module, _, attribute = target.rpartition(":")
     try:
-        found = getattr(_load_module(module), attribute)
+        found = _attribute(_load_module(module), attribute)
     except (ImportError, AttributeError, OSError, SyntaxError) as exc:
         raise ValueError(f"cannot load benchmark {name!r}: {exc}") from None
-    if isinstance(found, type):
-        found = found()
-    if not isinstance(found, BenchmarkDefinition):
+    made = _instance(found)
+    if made is None:
         raise ValueError(f"{name!r} is not a BenchmarkDefinition (it is {type(found).__name__})")
+    return made
+
+
+def _attribute(module: ModuleType, attribute: str) -> Any:
+    found: Any = module
+    for part in attribute.split("."):
+        found = getattr(found, part)
     return found
+
+
+def _instance(found: Any) -> BenchmarkDefinition | None:
+    """A definition object, or its class instantiated; None for anything else (no other
+    class is ever called)."""
+    if isinstance(found, type) and issubclass(found, BenchmarkDefinition):
+        found = found()
+    return found if isinstance(found, BenchmarkDefinition) else None
 
 
 def portable(ref: str) -> str:
@@ -60,7 +83,8 @@ def portable(ref: str) -> str:
 
 def _load_module(module: str) -> ModuleType:
     """An importable module, or a Python file (`path/to/file.py`, or `name` when
-    `name.py` is in the current folder)."""
+    `name.py` is in the current folder). A file is imported once per process, as `import`
+    would, under a name made from its resolved path (`_file_key`)."""
     path = Path(module if module.endswith(".py") else f"{module}.py")
     if not module.endswith(".py"):
         try:
@@ -68,13 +92,143 @@ def _load_module(module: str) -> ModuleType:
         except ModuleNotFoundError:
             if not path.is_file():
                 raise
-    spec = importlib.util.spec_from_file_location(f"visioneval_user_{path.stem}", path)
+    key = _file_key(path)
+    if key in sys.modules:
+        return sys.modules[key]
+    spec = importlib.util.spec_from_file_location(key, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"{path} is not a Python file")
     loaded = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(loaded)
+    sys.modules[key] = loaded
+    try:
+        spec.loader.exec_module(loaded)
+    except BaseException:
+        del sys.modules[key]
+        raise
     return loaded
 
 
+def _file_key(path: Path) -> str:
+    """The module name a user's file is imported under: one per file, whatever path or
+    name it was given by."""
+    resolved = str(path.resolve())
+    digest = hashlib.sha256(resolved.encode()).hexdigest()[:16]
+    stem = re.sub(r"\W", "_", path.stem)
+    return f"visioneval_user_{stem}_{digest}"
+
+
+def imported_here(info: Mapping[str, Any]) -> BenchmarkDefinition | None:
+    """The user's definition run.json records, if this process has already imported its
+    module, and None otherwise; nothing is imported here. For the report at the end of a
+    run (`report.page.try_write_report`): the process that has just run a benchmark has
+    run its code, so drawing the page with it runs nothing new, whereas a definition the
+    process has not run (a resume given another one) stays untrusted."""
+    recorded = info.get("definition")
+    if not isinstance(recorded, str) or ":" not in recorded or _OURS.fullmatch(recorded):
+        return None
+    module, _, attribute = recorded.rpartition(":")
+    if module.endswith(".py"):
+        loaded = sys.modules.get(_file_key(Path(module)))
+    else:
+        loaded = sys.modules.get(module) or sys.modules.get(_file_key(Path(f"{module}.py")))
+    if loaded is None:
+        return None
+    try:
+        return _instance(_attribute(loaded, attribute))
+    except AttributeError:
+        return None
+
+
 def build(name: str, options: dict[str, Any]) -> Benchmark:
+    """The benchmark `name` (as `definition` takes it: a name the user gave) with `options`."""
     return definition(name).build(options)
+
+
+class UntrustedRun(ValueError):
+    """A run's benchmark is not one of visioneval's and no definition was named for it; the
+    message is the one line that says so and how to trust it."""
+
+
+_OURS = re.compile(r"visioneval\.(?:benchmarks|evaluators)(?:\.[A-Za-z_]\w*)+:[A-Za-z_][\w.]*")
+"""A definition inside visioneval's own benchmark code (a re-scored run records one):
+importing it runs nothing but visioneval."""
+
+Named = BenchmarkDefinition | str | None
+
+
+SHOWN = "it is shown without its benchmark's tables and thumbnails"
+"""What reading a run of an unnamed definition does instead (`for_run`'s default)."""
+
+
+def for_run(info: Mapping[str, Any], named: Named = None,
+            directory: Path | str | None = None, *, instead: str = SHOWN
+            ) -> BenchmarkDefinition:
+    """The definition to read, rebuild or resume the run whose run.json is `info`.
+
+    The trust rule: reading a run never imports code the run names. run.json's `benchmark`
+    is looked up among the registered names only, and a `definition` is used only when it is
+    visioneval's own (a module under visioneval.benchmarks or visioneval.evaluators, as a
+    re-scored run records). A run of a user's own benchmark (a `definition` elsewhere, or a
+    `benchmark` that is not a registered name) is trusted only when the user names its
+    definition again (`named`: `--definition module:attribute` on the command line, or the
+    definition object in Python), whose name must be the run's benchmark.
+
+    Otherwise UntrustedRun, whose message is the one line to show: which run (`directory`),
+    why, what happens `instead`, and the --definition that would trust it. A named
+    definition that cannot be loaded or does not match the run is a plain ValueError.
+    """
+    benchmark = info.get("benchmark")
+    recorded = info.get("definition")
+    where = f"{directory}: " if directory is not None else ""
+    if named is not None:
+        found = named if isinstance(named, BenchmarkDefinition) else definition(named)
+        name = getattr(found, "name", None)
+        if name != benchmark:
+            label = named if isinstance(named, str) else type(named).__qualname__
+            raise ValueError(f"{where}--definition {label} defines benchmark {name!r}, but "
+                             f"this is a run of {benchmark!r}")
+        return found
+    never = "visioneval never imports code that a run directory names"
+    if isinstance(recorded, str) and recorded:
+        if _OURS.fullmatch(recorded):
+            return _ours(recorded)
+        raise UntrustedRun(f"{where}a run of your own benchmark {benchmark!r} ({recorded}); "
+                           f"{never}, so {instead}. If you trust that code, add "
+                           f"--definition {_quoted(recorded)}")
+    if isinstance(benchmark, str) and benchmark in DEFINITIONS:
+        return definition(benchmark)
+    raise UntrustedRun(f"{where}run.json names benchmark {benchmark!r}, which is not one of "
+                       f"visioneval's ({', '.join(DEFINITIONS)}); {never}, so {instead}. If "
+                       "it is your own benchmark and you trust its code, add "
+                       "--definition module:attribute")
+
+
+def build_for_run(info: Mapping[str, Any], named: Named = None,
+                  directory: Path | str | None = None, *, to_read: bool = False,
+                  instead: str = "its benchmark cannot be rebuilt") -> Benchmark:
+    """The benchmark of the run whose run.json is `info`, by `for_run`'s trust rule: a run
+    of a user's own benchmark needs its definition `named`, else UntrustedRun (a
+    ValueError: the one line, saying what happens `instead`). `to_read`: rebuilt only to
+    read the run (thumbnails, metrics recomputed by a merge or compare), with whatever would
+    let it run code or read beyond its data off (`BenchmarkDefinition.build_to_read`);
+    False: to run it (resume)."""
+    found = for_run(info, named, directory, instead=instead)
+    options = dict(info.get("options") or {})
+    return found.build_to_read(options) if to_read else found.build(options)
+
+
+def _ours(ref: str) -> BenchmarkDefinition:
+    """One of visioneval's own definitions, imported as a module (never a file)."""
+    module, _, attribute = ref.partition(":")
+    try:
+        found = _instance(_attribute(importlib.import_module(module), attribute))
+    except (ImportError, AttributeError) as exc:
+        raise UntrustedRun(f"cannot load visioneval's definition {ref!r}: {exc}") from None
+    if found is None:
+        raise UntrustedRun(f"{ref!r} is not a BenchmarkDefinition")
+    return found
+
+
+def _quoted(ref: str) -> str:
+    """A module:attribute as a shell word."""
+    return shlex.quote(ref)

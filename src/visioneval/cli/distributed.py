@@ -19,8 +19,14 @@ def merge(
     out: Annotated[Path, typer.Option(help="Folder for the merged run (for layout: the "
                                       "merged results JSON).")],
     allow_partial: Annotated[bool, typer.Option(
-        "--allow-partial", help="Merge the shards given even if some are missing (the "
-        "merged run says which); a --resume of it runs the missing samples.")] = False,
+        "--allow-partial", help="Merge the shards given even if some are missing or still "
+        "running (those are left out; the merged run says which); a --resume of it runs "
+        "the missing samples.")] = False,
+    definition: Annotated[str | None, typer.Option(
+        "--definition", help="Your own benchmark's definition (module:attribute, or "
+        "path/to/file.py:attribute), which you trust: merging recomputes the metrics with it. "
+        "visioneval never imports code a run directory names, so shards of your own "
+        "benchmark are not merged without it.", show_default=False)] = None,
     no_report: NoReport = False,
 ) -> None:
     """Merge the shards of one run: metrics, tables and report as if it ran in one piece."""
@@ -40,6 +46,7 @@ def merge(
         from visioneval.distributed.report import merge_and_report
 
         return merge_and_report(shards, out, allow_partial,
-                                Output(console, err, progress=False, report=not no_report))
+                                Output(console, err, progress=False, report=not no_report),
+                                definition=definition)
 
     raise typer.Exit(guarded(err, action))

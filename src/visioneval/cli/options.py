@@ -202,7 +202,7 @@ def run_command(name: str, *, resume: Path | None, engine: Callable[[], EngineFl
         if dry_run:
             return _dry_run(name, resume, engine, backend, model, base_url, api_key_env,
                             settings, benchmark, backend_required, any_benchmark, how,
-                            output)
+                            output, definition)
         if resume is not None:
             from visioneval.commands.resume import ResumeGiven
             from visioneval.commands.resume import resume as resume_run
@@ -234,14 +234,15 @@ def _dry_run(name: str, resume: Path | None, engine: Callable[[], EngineFlags],
              backend: str | None, model: str | None, base_url: list[str] | None,
              api_key_env: str | None, settings: Callable[[], GenerationSettings],
              benchmark: Callable[[], Benchmark], backend_required: bool,
-             any_benchmark: bool, how: Distribution | None, output: Output) -> int:
+             any_benchmark: bool, how: Distribution | None, output: Output,
+             definition: str | None = None) -> int:
     """--dry-run: the estimate of a new run (of --shard K/N) or of what a resume would send;
     --executor ray changes where a run goes, not what it sends."""
     from visioneval.commands import dryrun
 
     if resume is not None:
         return dryrun.dry_run_resume(resume, None if any_benchmark else name,
-                                     engine().new_run(), output)
+                                     engine().new_run(), output, definition)
     spec = _backend_spec(backend, model, base_url, api_key_env, backend_required)
     return dryrun.dry_run(benchmark(), spec, settings(), engine().new_run(), output,
                           how.shard if how is not None else None)

@@ -3,6 +3,7 @@ locally) and `visioneval compare` (several runs, one table)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -11,7 +12,32 @@ import typer
 from visioneval.cli.app import app
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
+    from visioneval.benchmarks.base import BenchmarkDefinition
     from visioneval.report.reference import ReferenceReport
+    from visioneval.report.rundir import RunView
+
+Definition = Annotated[str | None, typer.Option(
+    "--definition", help="Your own benchmark's definition (module:attribute, or "
+    "path/to/file.py:attribute), which you trust: a run of your own benchmark is read with "
+    "it. visioneval never imports code a run directory names, so without it such a run is "
+    "shown without its benchmark's tables and thumbnails.", show_default=False)]
+
+
+def named_definition(definition: str | None) -> BenchmarkDefinition | None:
+    """The definition the user named on the command line, imported once (it is trusted:
+    the user gave it), or None."""
+    from visioneval.benchmarks import registry
+
+    return registry.definition(definition) if definition is not None else None
+
+
+def warn_untrusted(err: Console, lines: list[str | None]) -> None:
+    """The one line per run shown with the generic definition (`RunView.untrusted`)."""
+    for line in dict.fromkeys(line for line in lines if line):
+        err.print(f"warning: {line}", style="yellow", highlight=False, soft_wrap=True,
+                  markup=False)
 
 
 @app.command()
@@ -23,11 +49,13 @@ def report(
     rows: Annotated[int, typer.Option(min=0, help="At most this many samples embedded in the "
                                       "page (errors, unparsed and wrong answers first); "
                                       "`visioneval view` browses them all.")] = 3000,
+    definition: Definition = None,
 ) -> None:
     """Write RUN_DIR/report.html: one self-contained page (tables, charts, sample browser)."""
     from visioneval.commands.common import consoles, guarded
     from visioneval.report.layout import is_layout_results, write_layout_report
-    from visioneval.report.page import write_report
+    from visioneval.report.page import write_page
+    from visioneval.report.rundir import load
 
     console, err = consoles()
 
@@ -35,7 +63,9 @@ def report(
         if is_layout_results(run_dir):
             path = write_layout_report(run_dir)
         else:
-            path = write_report(run_dir, thumbnails, rows)
+            view = load(run_dir, named_definition(definition))
+            warn_untrusted(err, [view.untrusted])
+            path = write_page(view, thumbnails, rows)
         console.print(f"report: [bold]{path}[/] ({path.stat().st_size / 1e6:.1f} MB)",
                       highlight=False, soft_wrap=True)
         return 0
@@ -47,6 +77,7 @@ def report(
 def view(
     run_dir: Annotated[Path, typer.Argument(help="A run directory (holds run.json).")],
     port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0: any free port).")] = 8766,
+    definition: Definition = None,
 ) -> None:
     """Browse every sample of a run (filters, full answers, thumbnails from the dataset) in
     a local page served on 127.0.0.1, until Ctrl-C."""
@@ -61,7 +92,8 @@ def view(
 
     def action() -> int:
         started = time.perf_counter()
-        viewer = Viewer.open(run_dir)
+        viewer = Viewer.open(run_dir, named_definition(definition))
+        warn_untrusted(err, [viewer.untrusted])
         console.print(f"indexed {len(viewer.index)} samples in "
                       f"{time.perf_counter() - started:.1f} s", highlight=False)
 
@@ -90,6 +122,7 @@ def compare(
     reference_model: Annotated[str | None, typer.Option(
         help="The published model to compare with (default: the run's model name, matched "
         "forgivingly).")] = None,
+    definition: Definition = None,
 ) -> None:
     """Compare runs in the paper's table layout; differing settings are flagged, not mixed."""
     from visioneval.commands.common import consoles, guarded
@@ -98,8 +131,10 @@ def compare(
     console, err = consoles()
 
     def action() -> int:
-        result = comparison.compare(run_dirs, common_only=common_only)
-        published = _beside_published(run_dirs, reference, reference_model, common_only)
+        views = comparison.runs(run_dirs, named_definition(definition))
+        warn_untrusted(err, [view.untrusted for view in views])
+        result = comparison.compare(views, common_only=common_only)
+        published = _beside_published(views, reference, reference_model, common_only)
         for flag in result.flags:
             err.print(f"[yellow]warning:[/] {flag}", highlight=False, soft_wrap=True)
         console.print(comparison.to_markdown(result), highlight=False, soft_wrap=True,
@@ -110,7 +145,7 @@ def compare(
             show_beside(published, console)
         from visioneval.report import paired
 
-        tests = paired.paired_comparisons(run_dirs)
+        tests = paired.paired_comparisons(views)
         paired.show(tests, console)
         if out is not None:
             for path in comparison.write(result, out, published):
@@ -123,7 +158,7 @@ def compare(
     raise typer.Exit(guarded(err, action))
 
 
-def _beside_published(run_dirs: list[Path], reference: str | None,
+def _beside_published(run_dirs: Sequence[Path | RunView], reference: str | None,
                       reference_model: str | None, common_only: bool) -> ReferenceReport | None:
     """compare's --reference part (None when not asked)."""
     from visioneval.report.reference import REFERENCES, beside_paper

@@ -13,7 +13,8 @@ from visioneval.backends.registry import BackendSpec
 from visioneval.benchmarks import registry
 from visioneval.benchmarks.base import Benchmark
 from visioneval.benchmarks.parquet import DataError
-from visioneval.commands.run import Output, resume_command
+from visioneval.commands.resume_target import resume_command
+from visioneval.commands.run import Output
 from visioneval.cost import estimate
 from visioneval.cost.images import image_rule
 from visioneval.cost.prices import ModelRef, Price, given_price, price_for, recorded_price
@@ -33,8 +34,10 @@ def dry_run(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSetting
 
 
 def dry_run_resume(directory: Path, expected: str | None, engine: EngineOptions,
-                   output: Output) -> int:
-    """What `--resume` would still send: the samples without a successful record."""
+                   output: Output, definition: registry.Named = None) -> int:
+    """What `--resume` would still send: the samples without a successful record. The
+    benchmark is rebuilt by the trust rule (`registry.build_for_run`): a run of a user's own
+    benchmark needs its `definition` named again; only to be read (nothing is solved)."""
     from visioneval.engine.idset import IdSet
 
     store = RunStore.open(directory)
@@ -42,7 +45,11 @@ def dry_run_resume(directory: Path, expected: str | None, engine: EngineOptions,
     if expected is not None and info.get("benchmark") != expected:
         raise ValueError(f"{directory} is a {info.get('benchmark')} run; resume it with "
                          f"`{resume_command(info, directory)}`")
-    benchmark = registry.build(info.get("definition") or info["benchmark"], info["options"])
+    from visioneval.commands.resume import definition_for_resume
+
+    named = definition if isinstance(definition, str) or definition is None else None
+    benchmark = definition_for_resume(info, named, directory).build_to_read(
+        dict(info.get("options") or {}))
     stored = info["backend"]
     spec = BackendSpec(kind=stored["kind"], model=stored["model"],
                        base_urls=tuple(stored.get("base_urls") or ()),

@@ -66,7 +66,7 @@ def resume(directory: Path, expected: str | None, given: ResumeGiven, output: Ou
     check_resumable_kind(info, directory, expected)
     with RunLock(directory) as lock:  # before anything is read for the session
         info = RunStore.open(directory).info
-        run = rebuild(info, given)
+        run = rebuild(info, given, directory)
         engine, changes = given.flags.resumed(info.get("engine"), run.shard)
         output.err.print(f"resuming {directory}: {run.spec.kind} {run.spec.model}"
                          + (f", shard {run.shard.label}" if run.shard else ""),
@@ -74,8 +74,9 @@ def resume(directory: Path, expected: str | None, given: ResumeGiven, output: Ou
         for change in changes:
             output.err.print(f"  {change.line()}", highlight=False, soft_wrap=True,
                              markup=False)
+        named = registry.portable(given.definition) if given.definition else None
         return _execute(session(run.benchmark, run.spec, run.settings, engine, directory,
-                                True, output, lock, changes=changes),
+                                True, output, lock, named, changes=changes),
                         run.benchmark, directory, output)
 
 
@@ -90,10 +91,10 @@ def check_resumable_kind(info: dict[str, Any], directory: Path, expected: str | 
                          f"`{resume_command(info, directory)}`")
 
 
-def rebuild(info: dict[str, Any], given: ResumeGiven) -> Resumed:
+def rebuild(info: dict[str, Any], given: ResumeGiven, directory: Path | None = None) -> Resumed:
     """The benchmark, model and settings a resume continues with; ValueError (one line) when
     run.json names code the command line did not, or a server the command line must name."""
-    definition = definition_for_resume(info, given.definition)
+    definition = definition_for_resume(info, given.definition, directory)
     options = resumed_options(definition, info.get("options") or {}, given.options)
     benchmark = definition.build(options)
     flags = target_flags(info.get("benchmark"))
@@ -103,19 +104,19 @@ def rebuild(info: dict[str, Any], given: ResumeGiven) -> Resumed:
     return Resumed(benchmark, spec, settings, Shard.from_info(info))
 
 
-def definition_for_resume(info: dict[str, Any], named: str | None) -> BenchmarkDefinition:
-    """The run's benchmark definition: a registered one by name; a user's own only when this
-    command line names it again (run.json alone never makes visioneval import code)."""
-    recorded = info.get("definition")
-    name = info.get("benchmark")
-    if recorded or name not in registry.names():
-        shown = recorded or name
-        if named is None:
-            raise ValueError(f"this run's benchmark is code of your own ({shown}); a run "
-                             "directory alone never makes visioneval import code, so name it "
-                             f"again: visioneval run {shown} --resume DIR")
-        return registry.definition(named)
-    return registry.definition(str(name))
+def definition_for_resume(info: dict[str, Any], named: str | None,
+                          directory: Path | None = None) -> BenchmarkDefinition:
+    """The run's benchmark definition by the trust rule of any reading (`registry.for_run`):
+    a registered one by name; a user's own only when this command line names it again (a
+    run directory alone never makes visioneval import code)."""
+    try:
+        return registry.for_run(info, named, directory, instead="it cannot be resumed")
+    except registry.UntrustedRun:
+        shown = info.get("definition") or info.get("benchmark")
+        raise ValueError(f"this run's benchmark is code of your own ({shown}); a run "
+                         "directory alone never makes visioneval import code, so name it "
+                         f"again: visioneval run {shown} --resume {directory or 'RUN_DIR'}"
+                         ) from None
 
 
 def resumed_options(definition: BenchmarkDefinition, recorded: Mapping[str, Any],

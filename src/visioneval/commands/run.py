@@ -89,6 +89,9 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
             if engine.pricing():  # prices given again replace the recorded ones
                 store.info["pricing"] = engine.pricing()
             store.info["engine"] = engine.model_dump(mode="json")
+            if definition and store.info.get("definition") not in (None, definition):
+                # The user's own definition, named again from where it is now.
+                store.info["definition"] = definition
             if changes:
                 notes["engine_changes"] = {c.setting: c.as_pair() for c in changes}
         else:

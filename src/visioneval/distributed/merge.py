@@ -4,20 +4,36 @@ The merged directory is an ordinary run: its journal holds each shard's last rec
 sample, and its metrics, tables and report are recomputed from that journal by the
 benchmark, exactly as for a run done in one piece. Shards that do not belong together
 (another benchmark, model, generation setting, option, dataset or shard count; a shard
-missing or given twice; a sample in two shards) are refused with one line naming the
-difference, before anything is written.
+missing, given twice or still running; a sample in two shards) are refused with one line
+naming the difference, before anything is written.
+
+run.json is written first with status "merging" and last with the final status, after the
+journal, metrics.json and the tables: a merge killed halfway leaves a run that says it is
+unfinished, and the same merge command completes it.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
+import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from visioneval.engine.store import SAMPLES_FILE, RunDirError, RunStore, record_id
+from visioneval.engine.store import (
+    LOCK_FILE,
+    SAMPLES_FILE,
+    RunDirError,
+    RunLock,
+    RunStore,
+    record_id,
+)
 from visioneval.shards import Shard
+
+MERGING = "merging"
+"""run.json's status while a merge writes the directory (the final one is written last)."""
 
 
 class MergeRefused(ValueError):
@@ -33,11 +49,30 @@ class ShardRun:
 
 @dataclass(frozen=True)
 class MergePlan:
-    """Shards checked to belong together, in shard order, and the shards missing."""
+    """Shards checked to belong together, in shard order, and the shards missing (`running`:
+    those of them given but left out because they were still running)."""
 
     runs: list[ShardRun]
     count: int
     missing: list[int]
+    running: list[int] = field(default_factory=list)
+
+
+def lock_holder(directory: Path) -> str | None:
+    """The pid holding a run directory's lock (`engine.store.RunLock`: the run is still
+    going), or None. The lock is only probed (a shared flock, dropped at once); a missing
+    .lock file is not created."""
+    try:
+        fd = os.open(directory / LOCK_FILE, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None  # never locked (or not readable: nothing says it is running)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+    finally:
+        os.close(fd)  # drops the probe's shared lock
+    return None
 
 
 def open_shards(directories: Sequence[Path]) -> list[ShardRun]:
@@ -92,7 +127,21 @@ def _differences(a: ShardRun, b: ShardRun) -> str | None:
 
 
 def plan_merge(runs: list[ShardRun], allow_partial: bool) -> MergePlan:
-    """Check that the shards are parts of one run; MergeRefused says the first problem."""
+    """Check that the shards are parts of one run; MergeRefused says the first problem. A
+    shard still running is refused, or (`allow_partial`) left out as missing."""
+    running = []
+    for run in runs:
+        holder = lock_holder(run.directory)
+        if holder is None:
+            continue
+        if not allow_partial:
+            raise MergeRefused(f"shard {run.shard.label} ({run.directory}) is still running "
+                               f"(pid {holder} holds its {LOCK_FILE}); merge once it has "
+                               "finished, or pass --allow-partial to leave it out")
+        running.append(run)
+    runs = [run for run in runs if run not in running]
+    if not runs:
+        raise MergeRefused("every shard given is still running; merge once one has finished")
     first = runs[0]
     for other in runs[1:]:
         why = _differences(first, other)
@@ -107,13 +156,14 @@ def plan_merge(runs: list[ShardRun], allow_partial: bool) -> MergePlan:
         by_index[run.shard.index] = run
     count = first.shard.count
     missing = [k for k in range(1, count + 1) if k not in by_index]
+    left_out = sorted({run.shard.index for run in running} - set(by_index))
     if missing and not allow_partial:
         raise MergeRefused(f"shard{'s' if len(missing) > 1 else ''} "
                            f"{', '.join(f'{k}/{count}' for k in missing)} "
                            f"{'are' if len(missing) > 1 else 'is'} missing; give "
                            f"{'their directories' if len(missing) > 1 else 'its directory'}"
                            ", or --allow-partial to merge what is there")
-    return MergePlan([by_index[k] for k in sorted(by_index)], count, missing)
+    return MergePlan([by_index[k] for k in sorted(by_index)], count, missing, left_out)
 
 
 def _latest_lines(run: ShardRun) -> Iterator[tuple[str, bytes]]:
@@ -154,7 +204,10 @@ def _merged_info(plan: MergePlan, out: Path) -> dict[str, Any]:
          "records": (run.info.get("counts") or {}).get("records")}
         for run in plan.runs]
     if plan.missing:
-        info["missing_shards"] = [{"index": k, "count": plan.count} for k in plan.missing]
+        info["missing_shards"] = [{"index": k, "count": plan.count,
+                                   **({"still_running": True} if k in plan.running else {})}
+                                  for k in plan.missing]
+    info["status"] = MERGING
     return info
 
 
@@ -166,10 +219,13 @@ def _relative(path: Path, out: Path) -> str:
 
 
 def merge(directories: Sequence[Path], out: Path, allow_partial: bool = False,
-          replace: bool = False):
+          replace: bool = False, definition: str | None = None):
     """Check, then write the merged run in `out` (metrics, tables and run.json through the
     same `finish` as any run); returns the SessionResult. `replace`: an earlier merge in
-    `out` is overwritten (a distributed run merges again after a resume)."""
+    `out` is overwritten (a distributed run merges again after a resume); a merge that
+    stopped halfway in `out` is always completed. `definition`: the definition the user
+    named for shards of their own benchmark (`--definition`), which merging needs to
+    recompute the metrics (`registry.build_for_run`: a run names no code to import)."""
     from visioneval.benchmarks import registry
     from visioneval.session import finish
 
@@ -177,28 +233,47 @@ def merge(directories: Sequence[Path], out: Path, allow_partial: bool = False,
     resolved = out.resolve()
     if any(run.directory.resolve() == resolved for run in plan.runs):
         raise MergeRefused(f"--out {out} is one of the shards; choose another folder")
-    if (out / SAMPLES_FILE).exists() and not replace:
+    if (out / SAMPLES_FILE).exists() and not replace and not unfinished_merge(out):
         raise MergeRefused(f"{out} already holds a run; choose another --out")
     check_samples(plan)
     info = _merged_info(plan, out)
-    benchmark = registry.build(info.get("definition") or info["benchmark"], info["options"])
-    out.mkdir(parents=True, exist_ok=True)
-    journal = out / SAMPLES_FILE
-    partial = journal.with_name(f".{SAMPLES_FILE}.merging")
-    with open(partial, "wb") as fh:
-        for run in plan.runs:
-            for _, line in _latest_lines(run):
-                fh.write(line if line.endswith(b"\n") else line + b"\n")
-    partial.replace(journal)
-    store = RunStore(out, info)
-    store.save_info()
-    ended = [r.info.get("status") for r in plan.runs]
-    status = "finished" if not plan.missing and all(s == "finished" for s in ended) \
-        else "partial"
-    result = finish(benchmark, store, status, _stats(plan))
-    store.info["merged_at"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    store.save_info()
+    first = plan.runs[0]
+    benchmark = registry.build_for_run(
+        first.info, definition, first.directory, to_read=True,
+        instead="merging cannot recompute the metrics with its benchmark's code")
+    if definition in registry.names():  # run.json names the code behind the numbers
+        info.pop("definition", None)
+    elif definition is not None:
+        info["definition"] = registry.portable(definition)
+    with RunLock(out):  # one merge at a time into `out`
+        store = RunStore(out, info)
+        store.save_info()  # status "merging": until the end, the directory says it is unfinished
+        journal = out / SAMPLES_FILE
+        partial = journal.with_name(f".{SAMPLES_FILE}.merging")
+        with open(partial, "wb") as fh:
+            for run in plan.runs:
+                for _, line in _latest_lines(run):
+                    fh.write(line if line.endswith(b"\n") else line + b"\n")
+        partial.replace(journal)
+        ended = [r.info.get("status") for r in plan.runs]
+        status = "finished" if not plan.missing and all(s == "finished" for s in ended) \
+            else "partial"
+        store.info["merged_at"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        result = finish(benchmark, store, status, _stats(plan))  # run.json last
     return result, benchmark, plan
+
+
+def unfinished_merge(out: Path) -> bool:
+    """Whether `out` holds a merge that stopped before its end (killed, or the machine went
+    down): run.json still says "merging", or a merged run has no metrics.json (a merge
+    from before the status was written last). The same merge completes it."""
+    try:
+        info = RunStore.open(out).info
+    except RunDirError:
+        return False
+    if "merged_from" not in info:
+        return False
+    return info.get("status") == MERGING or not (out / "metrics.json").exists()
 
 
 def _stats(plan: MergePlan):

@@ -143,7 +143,7 @@ def resume(directory: Path, expected: str | None, given: ResumeGiven, output: Ou
         raise ValueError(f"{directory} was run in {shard.count} shards; --shards "
                          f"{how.shards} cannot resume it")
     check_resumable_kind(info, directory, expected)
-    run = rebuild(info, given)
+    run = rebuild(info, given, directory)
     name = given.definition or info["benchmark"]
     # What a shard that never started starts with: the run's settings, its own cache file.
     engine = given.flags.resumed(info.get("engine"))[0].of_whole_run(shard)
@@ -259,8 +259,12 @@ def _run_jobs(ray: Any, jobs: list[ShardJob], out: Path, output: Output, how: Di
                          "the worker logs); run the same command again to resume them",
                          highlight=False, soft_wrap=True)
         return 2
+    from visioneval.benchmarks import registry
+
+    # The definition the user named (their own benchmark's code), trusted for the merge.
+    named = jobs[0].benchmark if jobs and jobs[0].benchmark not in registry.names() else None
     return merge_and_report([Path(j.directory) for j in jobs], out, False, output,
-                            replace=True)
+                            replace=True, definition=named)
 
 
 def _where(ray: Any, how: Distribution) -> str:

@@ -10,17 +10,22 @@ from visioneval.distributed.merge import merge
 
 
 def merge_and_report(directories: Sequence[Path], out: Path, allow_partial: bool,
-                     output: Output, replace: bool = False) -> int:
+                     output: Output, replace: bool = False,
+                     definition: str | None = None) -> int:
     """Merge, print the merged run's tables and closing line; exit 1 if samples failed or
-    shards are missing (the merged numbers are then not the whole run's)."""
-    result, benchmark, plan = merge(directories, out, allow_partial, replace)
+    shards are missing (the merged numbers are then not the whole run's). `definition`: the
+    user's own benchmark's definition, named for the merge (`merge.merge`)."""
+    result, benchmark, plan = merge(directories, out, allow_partial, replace, definition)
     output.err.print(f"merged {len(plan.runs)} of {plan.count} shards into {out}",
                      highlight=False, soft_wrap=True)
     code = report(result, benchmark, output)
     if plan.missing:
         missing = ", ".join(f"{k}/{plan.count}" for k in plan.missing)
-        output.err.print(f"[yellow]shards {missing} are missing: these numbers leave their "
-                         f"samples out; `--resume {out}` runs them[/]", highlight=False,
+        running = ", ".join(f"{k}/{plan.count}" for k in plan.running)
+        still = (f" ({running} {'was' if len(plan.running) == 1 else 'were'} still running; "
+                 "merge again once finished)") if running else ""
+        output.err.print(f"[yellow]shards {missing} are missing{still}: these numbers leave "
+                         f"their samples out; `--resume {out}` runs them[/]", highlight=False,
                          soft_wrap=True)
         return max(code, 1)
     return code

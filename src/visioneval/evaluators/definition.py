@@ -34,6 +34,13 @@ class EvaluateDefinition(BenchmarkDefinition):
 
         return build(options)
 
+    def build_to_read(self, options: dict[str, Any]) -> Benchmark:
+        """Without the case file's scripts or images outside its folder, whatever run.json
+        says (`--allow-scripts` and `--allow-outside-images` are for runs the user starts)."""
+        from visioneval.evaluators.evaluate import build
+
+        return build(options, reading=True)
+
     def sections(self, view: RunView) -> list[Section]:
         evaluators = view.metrics.get("evaluators", {})
         rows = [[label, b["n"], b["passed"], _pct(b.get("pass_rate")),

@@ -57,14 +57,22 @@ class EvalRun:
     builtin_models: tuple[str, ...] = ()  # judges are models; validators ask none
     judge = None  # the run's own model is the judge: cases hold the answers already
 
-    def __init__(self, options: EvaluateOptions):
+    def __init__(self, options: EvaluateOptions, reading: bool = False):
+        """`reading`: rebuilt to read a run (report, thumbnails, merge), never to solve it:
+        the recorded `allow_scripts` and `allow_outside_images` are turned off (a shared
+        run directory must not run commands or read files on the reader's machine), and a
+        case file with `script:` evaluators is read rather than refused."""
+        if reading:
+            options = options.model_copy(update={"allow_scripts": False,
+                                                 "allow_outside_images": False})
         self.options = options
         self.path = Path(options.cases)
         self.cases: list[tuple[CaseSpec, tuple[Image, ...]] | UnusableCase] = list(
             iter_cases(self.path, options.allow_outside_images))
         self.rubrics = self._check_evaluators()
         self.needs_judge = bool(self.rubrics)
-        self._refuse_scripts()
+        if not reading:
+            self._refuse_scripts()
         self._refuse_text_only_judge()
 
     def _usable(self) -> Iterator[tuple[CaseSpec, tuple[Image, ...]]]:
@@ -163,6 +171,8 @@ class EvalRun:
         if "validator" in target:
             result = await run_builtin(target["validator"], target["payload"],
                                        target["timeout_s"])
+        elif not self.options.allow_scripts:  # a run rebuilt to be read never runs one
+            result = EvalResult.error("`script:` evaluators run only with --allow-scripts")
         else:
             command = ValidatorCommand.script(target["script"], self.path.parent)
             result = await run_validator(command, target["payload"], target["timeout_s"])
@@ -292,5 +302,5 @@ def _block(results: list[dict], passes: Outcomes | None) -> dict[str, Any]:
     return block
 
 
-def build(options: dict[str, Any] | EvaluateOptions) -> EvalRun:
-    return EvalRun(EvaluateOptions.model_validate(options))
+def build(options: dict[str, Any] | EvaluateOptions, reading: bool = False) -> EvalRun:
+    return EvalRun(EvaluateOptions.model_validate(options), reading)

@@ -15,6 +15,7 @@ import html
 import io
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,18 +29,24 @@ if TYPE_CHECKING:
     from visioneval.report.reference import ReferenceReport
 
 
-def compare(directories: list[Path], common_only: bool = False) -> ComparisonTable:
-    views = [load(d) for d in directories]
+def runs(items: Sequence[Path | RunView], definition: registry.Named = None) -> list[RunView]:
+    """Run directories read back (a RunView is taken as it is); `definition`: the one the
+    user named for them (`--definition`), else each is read by the trust rule
+    (`registry.for_run`)."""
+    return [item if isinstance(item, RunView) else load(item, definition) for item in items]
+
+
+def compare(directories: Sequence[Path | RunView], common_only: bool = False,
+            definition: registry.Named = None) -> ComparisonTable:
+    views = runs(directories, definition)
     kinds = {v.benchmark for v in views}
     if len(kinds) > 1:
         raise ValueError(f"these runs are of different benchmarks ({', '.join(sorted(kinds))}); "
                          "compare runs of one benchmark at a time")
-    definition = registry.definition(views[0].definition)
+    shown = views[0].shown
     narrowed = on_common_samples(views) if common_only else None
-    result = definition.comparison(narrowed or views)
-    if result is None:
-        raise ValueError(f"no comparison table for {definition.name} runs")
-    result.flags = flags(views, definition.settings_that_matter, narrowed)
+    result = shown.comparison(narrowed or views) or answered_table(narrowed or views)
+    result.flags = flags(views, shown.settings_that_matter, narrowed)
     if result.runs and len(result.runs) == len(result.rows):
         _name_alike_runs(result)
         _add_cost(result, common_only)
@@ -71,6 +78,28 @@ def _add_cost(result: ComparisonTable, common_only: bool) -> None:
     result.notes += notes
 
 
+def answered_table(views: Sequence[RunView]) -> ComparisonTable:
+    """The table of a benchmark that has none of its own, or whose definition is not known
+    (a run of a user's own benchmark whose definition was not named): the share of each
+    run's samples that got an answer."""
+    rows = []
+    for view in views:
+        total = errors = 0
+        for record in view.iter_records():
+            total += 1
+            errors += not record.ok
+        share = f"{100 * (total - errors) / total:.1f}" if total else "-"
+        rows.append([view.model, view.directory.name, share])
+    untrusted = any(v.untrusted for v in views)
+    note = ("Answered: samples with an answer rather than an error. The benchmark's own "
+            "table needs its definition, which visioneval does not import from a run "
+            "directory: name it with --definition if you trust it.") if untrusted else \
+        ("Answered: samples with an answer rather than an error (this benchmark has no "
+         "comparison table of its own).")
+    return ComparisonTable(views[0].benchmark, ["Model", "Run", "Answered %"], rows, [True],
+                           runs=list(views), notes=[note])
+
+
 def _ids(view: RunView) -> set[str]:
     return {record.id for record in view.iter_records()}
 
@@ -85,14 +114,16 @@ def on_common_samples(views: list[RunView]) -> list[RunView]:
                          + ")")
     narrowed = []
     for view in views:
-        narrow = RunView(view.directory, view.info, view.metrics, frozenset(common))
+        narrow = replace(view, only=frozenset(common))
+        if view.untrusted is not None:  # no benchmark to recompute with: counts only
+            narrowed.append(narrow)
+            continue
         try:
-            benchmark = registry.build(view.definition, view.info.get("options", {}))
+            benchmark = view.shown.build_to_read(dict(view.info.get("options") or {}))
         except (ValueError, OSError, RunDirError) as exc:
             raise ValueError(f"--common-only recomputes each run's metrics with its benchmark, "
                              f"which could not be rebuilt for {view.directory}: {exc}") from None
-        narrowed.append(RunView(view.directory, view.info,
-                                benchmark.summarize(narrow.iter_records()), narrow.only))
+        narrowed.append(replace(narrow, metrics=benchmark.summarize(narrow.iter_records())))
     return narrowed
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from visioneval.benchmarks import registry
 from visioneval.benchmarks.base import BenchmarkDefinition
-from visioneval.engine.store import write_atomic
+from visioneval.engine.store import RunStore, write_atomic
 from visioneval.records import Record
 from visioneval.report import templating, thumbs
 from visioneval.report.blocks import Note, Section, Table
@@ -27,10 +27,17 @@ REASONING_ENDS = 300  # characters of a reasoning's start and of its end the bro
 
 
 def write_report(directory: Path, thumb_limit: int = THUMB_LIMIT,
-                 row_limit: int = ROW_LIMIT) -> Path:
-    """Build report.html for a run directory and return its path."""
-    view = load(directory)
-    path = directory / "report.html"
+                 row_limit: int = ROW_LIMIT, definition: registry.Named = None) -> Path:
+    """Build report.html for a run directory and return its path. `definition`: the one the
+    user named for the run (`--definition`); a run of a user's own benchmark without it is
+    shown with the generic definition (`registry.for_run`: a run names no code to import)."""
+    return write_page(load(directory, definition), thumb_limit, row_limit)
+
+
+def write_page(view: RunView, thumb_limit: int = THUMB_LIMIT,
+               row_limit: int = ROW_LIMIT) -> Path:
+    """report.html of a run already read back (`rundir.load`)."""
+    path = view.directory / "report.html"
     page = render(view, thumb_limit, row_limit)
     write_atomic(path, page.encode("utf-8"))  # never half a page
     return path
@@ -47,6 +54,8 @@ def render_page(view: RunView, definition: BenchmarkDefinition, data: dict[str, 
     """The page around the browser's data: the file's embedded rows, or (`visioneval view`)
     none, with `data["server"]` telling the script to ask the local server for them."""
     shown = definition.sections(view) if view.has_records else [no_records(view)]
+    if view.untrusted is not None:
+        shown = [Section("Results", [Note(view.untrusted)]), *shown]
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     info = view.info
     return templating.render(
@@ -139,13 +148,11 @@ def _stat(value: Any, present: bool) -> Any:
 
 
 def definition_of(view: RunView) -> BenchmarkDefinition:
-    """The run's benchmark definition; a run of a benchmark this install does not know
-    still gets a page (counts and the browser, no tables)."""
-    try:
-        return registry.definition(view.definition)
-    except ValueError as exc:
-        log.warning("%s: %s; the report shows no benchmark tables", view.directory, exc)
-        return BenchmarkDefinition()
+    """The definition a run's page is drawn with: its own (`registry.for_run`: a registered
+    benchmark, or the definition the user named), else the generic one, so a run of a
+    benchmark this install does not know, or of a user's own that nobody vouched for,
+    still gets a page (counts and the browser, no tables; the page says why)."""
+    return view.shown
 
 
 def no_records(view: RunView) -> Section:
@@ -167,7 +174,8 @@ def _parts_note(info: dict[str, Any]) -> str:
         return ""
     count = (merged[0].get("shard") or {}).get("count", len(merged))
     missing = info.get("missing_shards") or []
-    gone = ", ".join(f"{m.get('index')}/{m.get('count')}" for m in missing)
+    gone = ", ".join(f"{m.get('index')}/{m.get('count')}"
+                     + (" still running" if m.get("still_running") else "") for m in missing)
     return f" · merged from {len(merged)} of {count} shards" + (f" (missing {gone})"
                                                                  if gone else "")
 
@@ -234,7 +242,7 @@ def browser_data(view: RunView, definition: BenchmarkDefinition, thumb_limit: in
         row["p"] = texts.setdefault(row["p"], len(texts))
     wanted = list(dict.fromkeys(row["img"] for _, row in sorted(kept, key=lambda k: k[0])
                                if row["img"]))
-    found, thumb_note = thumbs.collect(view.info, wanted, thumb_limit)
+    found, thumb_note = thumbs.collect(view, wanted, thumb_limit)
     keys = {sha: f"i{i}" for i, sha in enumerate(found)}
     rows = [row for _, row in kept]
     for row in rows:
@@ -290,10 +298,16 @@ def excerpt(text: str, ends: int = REASONING_ENDS) -> str:
             f"samples.jsonl) ...\n{text[-ends:]}")
 
 
-def try_write_report(directory: Path) -> Path | None:
-    """The end-of-run report; a failure is a warning, never a failed run."""
+def try_write_report(directory: Path, definition: registry.Named = None) -> Path | None:
+    """The end-of-run report of a run this process has just made, resumed, merged or
+    re-scored; a failure is a warning, never a failed run. `definition`: the one the run
+    used (the object, or the module:attribute the user named); None: the one run.json
+    records if this process has already imported it (`registry.imported_here`: it has
+    just run that code), else the trust rule of any reading (`registry.for_run`)."""
     try:
-        return write_report(directory, RUN_END_THUMBS)
+        if definition is None:
+            definition = registry.imported_here(RunStore.open(directory).info)
+        return write_report(directory, RUN_END_THUMBS, definition=definition)
     except Exception as exc:  # the run's results are safe; only the page is missing
         log.warning("report.html not written: %s: %s (run `visioneval report %s`)",
                     type(exc).__name__, exc, directory)

@@ -4,6 +4,7 @@ benchmark pairs (`BenchmarkDefinition.paired_rows`), streamed from the journals.
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -11,7 +12,8 @@ from rich.console import Console
 from rich.table import Table
 
 from visioneval.benchmarks import registry
-from visioneval.report.rundir import RunView, load
+from visioneval.report.compare import runs
+from visioneval.report.rundir import RunView
 from visioneval.stats.paired import PairedCollector, PairedResult, paired
 
 
@@ -24,7 +26,7 @@ class PairedComparison:
 
 
 def _collect(view: RunView) -> PairedCollector:
-    definition = registry.definition(view.definition)
+    definition = view.shown  # the generic definition pairs nothing
     collector = PairedCollector()
     for record in view.iter_records():
         if record.ok:
@@ -32,9 +34,10 @@ def _collect(view: RunView) -> PairedCollector:
     return collector
 
 
-def paired_comparisons(directories: list[Path]) -> list[PairedComparison]:
-    """Every run after the first against the first."""
-    views = [load(d) for d in directories]
+def paired_comparisons(directories: Sequence[Path | RunView],
+                       definition: registry.Named = None) -> list[PairedComparison]:
+    """Every run after the first against the first (`definition`: as `compare.runs`)."""
+    views = runs(directories, definition)
     if len(views) < 2:
         return []
     first = _collect(views[0])

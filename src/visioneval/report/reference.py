@@ -17,8 +17,8 @@ from typing import Any
 from visioneval.benchmarks import registry
 from visioneval.benchmarks.base import BenchmarkDefinition
 from visioneval.benchmarks.published import Column, Model, PublishedTable, Row, RunValue
-from visioneval.report.compare import md_escape
-from visioneval.report.rundir import RunView, load
+from visioneval.report.compare import md_escape, runs
+from visioneval.report.rundir import RunView
 
 REFERENCES = ("paper",)  # what --reference accepts: the benchmark's published table
 
@@ -81,34 +81,38 @@ def unknown_model(table: PublishedTable, name: str, what: str) -> ValueError:
                       f"known: {', '.join(table.model_names())}")
 
 
-def published_table(definition: BenchmarkDefinition) -> PublishedTable:
+def published_table(definition: BenchmarkDefinition, name: str | None = None
+                    ) -> PublishedTable:
+    """The definition's published table (`name`: the benchmark's, for the error)."""
     table = definition.published()
     if table is None:
         have = [n for n in registry.names() if registry.definition(n).published() is not None]
-        raise ValueError(f"no published numbers are shipped for {definition.name}; "
+        name = name or getattr(definition, "name", "this benchmark")
+        raise ValueError(f"no published numbers are shipped for {name}; "
                          f"benchmarks with published numbers: {', '.join(have)}")
     return table
 
 
-def beside_paper(directories: Sequence[Path], reference_model: str | None = None,
-                 note: str = "") -> ReferenceReport:
+def beside_paper(directories: Sequence[Path | RunView], reference_model: str | None = None,
+                 note: str = "", definition_named: registry.Named = None) -> ReferenceReport:
     """Each run beside its published row. `reference_model` names the published model for
     every run (an unknown name is an error listing the known ones); without it each run's
-    own model name is matched, and a run whose name matches none says so."""
-    views = [load(d) for d in directories]
-    definition = registry.definition(views[0].definition)
-    table = published_table(definition)
+    own model name is matched, and a run whose name matches none says so.
+    `definition_named`: as `compare.runs`."""
+    views = runs(directories, definition_named)
+    definition = views[0].shown
+    table = published_table(definition, views[0].benchmark)
     chosen = None
     if reference_model is not None:
         chosen = table.find_model(reference_model)
         if chosen is None:
             raise unknown_model(table, reference_model, "--reference-model")
-    runs = []
+    beside = []
     for view in views:
-        if registry.definition(view.definition).name != definition.name:
+        if view.benchmark != views[0].benchmark:
             raise ValueError("--reference paper compares runs of one benchmark at a time")
-        runs.append(_run_reference(definition, table, view, chosen))
-    return ReferenceReport(table, tuple(runs), note)
+        beside.append(_run_reference(definition, table, view, chosen))
+    return ReferenceReport(table, tuple(beside), note)
 
 
 def _label(view: RunView) -> str:

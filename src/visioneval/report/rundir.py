@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from visioneval.benchmarks import registry
+from visioneval.benchmarks.base import BenchmarkDefinition
 from visioneval.engine.store import RunDirError, RunStore
 from visioneval.records import Record
 
@@ -22,6 +25,8 @@ class RunView:
     metrics: dict[str, Any]
     only: frozenset[str] | None = None
     """The sample ids this view is narrowed to (compare --common-only); None: all."""
+    named: registry.Named = None
+    """The definition the user named for this run (`--definition`), which `shown` trusts."""
 
     def iter_records(self) -> Iterator[Record]:
         """The run's records, one per sample; those of samples that are not in the run's
@@ -48,11 +53,19 @@ class RunView:
     def benchmark(self) -> str:
         return self.info.get("benchmark", "?")
 
+    @cached_property
+    def _shown(self) -> tuple[BenchmarkDefinition, str | None]:
+        return shown_definition(self.info, self.named, self.directory)
+
     @property
-    def definition(self) -> str:
-        """Where the benchmark's definition is: its registered name, or the module:attribute
-        of a user's own benchmark."""
-        return self.info.get("definition") or self.benchmark
+    def shown(self) -> BenchmarkDefinition:
+        """The definition the run is shown with (`shown_definition`)."""
+        return self._shown[0]
+
+    @property
+    def untrusted(self) -> str | None:
+        """Why the run is shown with the generic definition (one line), or None."""
+        return self._shown[1]
 
     @property
     def model(self) -> str:
@@ -65,13 +78,26 @@ class RunView:
         return f"{self.benchmark}: {self.model}{extra}"
 
 
-def load(directory: Path) -> RunView:
+def load(directory: Path, named: registry.Named = None) -> RunView:
+    """A run directory read back; `named`: the definition the user named for it."""
     store = RunStore.open(directory)
     metrics_path = directory / "metrics.json"
     if not metrics_path.exists():
         raise RunDirError(f"{directory} has no metrics.json yet (is the run still starting?)")
     metrics = json.loads(metrics_path.read_text())
-    return RunView(directory, store.info, metrics)
+    return RunView(directory, store.info, metrics, named=named)
+
+
+def shown_definition(info: dict[str, Any], named: registry.Named = None,
+                     directory: Path | None = None) -> tuple[BenchmarkDefinition, str | None]:
+    """(the definition a run is read with, None) by `registry.for_run`'s trust rule; for a
+    run of a benchmark that is not visioneval's and whose definition nobody named, (the
+    generic definition: counts and the sample browser, no tables, the one line saying why
+    and how to trust it)."""
+    try:
+        return registry.for_run(info, named, directory), None
+    except registry.UntrustedRun as exc:
+        return BenchmarkDefinition(), str(exc)
 
 
 def prompt_text(record: Record) -> str:

@@ -10,11 +10,12 @@ from __future__ import annotations
 import base64
 import io
 import logging
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PIL import Image as PILImage
 
-from visioneval.benchmarks import registry
+if TYPE_CHECKING:
+    from visioneval.report.rundir import RunView
 
 log = logging.getLogger(__name__)
 SIDE = 96
@@ -42,14 +43,18 @@ def thumbnail(data: bytes, side: int = SIDE) -> str:
     return "data:image/webp;base64," + base64.b64encode(webp(data, side)).decode()
 
 
-def collect(info: dict[str, Any], order: list[str], limit: int) -> tuple[dict[str, str], str]:
+def collect(view: RunView, order: list[str], limit: int) -> tuple[dict[str, str], str]:
     """{sha256: data URL} for the first `limit` images of `order`, and a note on what is
-    missing."""
+    missing. The data is read through the run's trusted definition (`view.shown`), rebuilt
+    only to be read (`build_to_read`); a run shown with the generic one has none."""
     if not order:
         return {}, ""
+    if view.untrusted is not None:
+        return {}, ("No thumbnails: they are read from the run's data by its benchmark's own "
+                    "code, which visioneval runs only when you name it (--definition).")
     wanted = set(order[:limit])
     try:
-        benchmark = registry.build(info.get("definition") or info["benchmark"], info["options"])
+        benchmark = view.shown.build_to_read(dict(view.info.get("options") or {}))
     except Exception as exc:  # data moved or offline: the report works without pictures
         return {}, f"no thumbnails: the run's data cannot be read ({exc})"
     found: dict[str, str] = {}

@@ -15,7 +15,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from visioneval.benchmarks import registry
+from visioneval.benchmarks.base import BenchmarkDefinition
 from visioneval.records import Sample, SkippedRow
 from visioneval.report.thumbs import webp
 
@@ -23,11 +23,17 @@ log = logging.getLogger(__name__)
 
 
 class ThumbSource:
-    def __init__(self, info: dict[str, Any], known: set[str], keep: int = 4096):
+    def __init__(self, definition: BenchmarkDefinition | None, info: dict[str, Any],
+                 known: set[str], keep: int = 4096):
+        """`definition`: the run's trusted one (`RunView.shown`), which reads its data;
+        None: the run is shown without one, so there are no thumbnails."""
+        self.definition = definition
         self.info = info
         self.known = known  # the images the journal names; anything else is unknown
         self.keep = keep
         self.problem: str | None = None  # why the data cannot be read, once tried
+        if definition is None:
+            self.problem = "the run's benchmark definition is not named (--definition)"
         self._cache: OrderedDict[str, bytes] = OrderedDict()
         self._missing: set[str] = set()
         self._pending: set[str] = set()
@@ -81,9 +87,11 @@ class ThumbSource:
                         self._store(image.sha256, image.data)
 
     def _open(self) -> Iterator[Sample | SkippedRow] | None:
+        if self.definition is None:
+            return None
         try:
-            name = self.info.get("definition") or self.info["benchmark"]
-            return iter(registry.build(name, self.info["options"]).samples())
+            options = dict(self.info.get("options") or {})
+            return iter(self.definition.build_to_read(options).samples())
         except Exception as exc:  # data moved or offline: pages work without pictures
             self.problem = f"the run's data cannot be read ({exc})"
             log.warning("no thumbnails: %s", self.problem)

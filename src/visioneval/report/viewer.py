@@ -18,6 +18,7 @@ from typing import Any
 
 from aiohttp import web
 
+from visioneval.benchmarks import registry
 from visioneval.report.journal_index import JournalIndex
 from visioneval.report.page import complete_row, definition_of, render_page
 from visioneval.report.rundir import load
@@ -33,11 +34,15 @@ class Viewer:
     index: JournalIndex
     to_row: Callable[..., dict[str, Any]]
     thumbs: ThumbSource
+    untrusted: str | None = None
+    """Why the run is shown with the generic definition (`RunView.untrusted`), or None."""
     _last: tuple[tuple[str, ...], array] | None = field(default=None)
 
     @classmethod
-    def open(cls, directory: Path) -> Viewer:
-        view = load(directory)
+    def open(cls, directory: Path, definition_named: registry.Named = None) -> Viewer:
+        """`definition_named`: the definition the user named for the run (`--definition`);
+        without it a run of a user's own benchmark is shown with the generic one."""
+        view = load(directory, definition_named)
         definition = definition_of(view)
         index = JournalIndex.build(directory, definition.browser_row)
         data = {"views": list(index.outcomes), "groups": sorted(index.group_ids),
@@ -47,8 +52,8 @@ class Viewer:
                 f"{directory / 'samples.jsonl'}; each answer in full at api/record/ID.")
         page = render_page(view, definition, data, note)
         known = {sha for sha in index.images if sha is not None}
-        return cls(directory, page, index, definition.browser_row,
-                   ThumbSource(view.info, known))
+        thumbs = ThumbSource(None if view.untrusted else definition, view.info, known)
+        return cls(directory, page, index, definition.browser_row, thumbs, view.untrusted)
 
     def matching(self, group: str, label: str, view: str, outcome: str, text: str) -> array:
         """The slots a filter keeps (the last filter's answer is kept: paging is free)."""

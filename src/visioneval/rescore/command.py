@@ -23,7 +23,7 @@ def run_command(tool: str, paths: Sequence[Path], out: Path | None, request: Res
     done = rescore(tool, paths, out, request, only, left_out)
     result = done.result
     info = RunStore.open(result.directory).info
-    benchmark = registry.build(info["definition"], info["options"])
+    benchmark = registry.build_for_run(info, None, result.directory)  # visioneval's own
     benchmark.print_summary(result.metrics, info, console)
     stats = result.stats
     console.print(f"{result.n_records} samples re-scored from {tool} logs, no request sent "
