@@ -86,7 +86,8 @@ class Vqa:
             "options": self.options.model_dump(),
             "dataset": {
                 "source": self.source.origin,
-                "fingerprint": data.fingerprint(self.source, self.options.image_col),
+                "fingerprint": data.fingerprint(self.source, self.options.image_col,
+                                                self.options.allow_outside_images),
                 "files": {"data": files},
                 "rows": {name: data.row_count(f)
                          for name, f in zip(files, self.source.files, strict=True)},
@@ -138,7 +139,8 @@ class Vqa:
         if problem:
             return skip(f"column {o.answer_col!r}: {problem}")
         try:
-            image = data.read_image(values.get(o.image_col), row.file.parent)
+            image = data.read_image(values.get(o.image_col), row.file.parent,
+                                    o.allow_outside_images)
         except ValueError as exc:
             return skip(f"column {o.image_col!r} {exc}" if str(exc).startswith("is ")
                         else f"column {o.image_col!r}: {exc}")
