@@ -38,6 +38,10 @@ class ImageError(ValueError):
     not read (see `read_file`, `open_to_decode`)."""
 
 
+class TooManyPixels(ImageError):
+    """An image beyond `MAX_DECODE_PIXELS`: fine to send to a model, not to decode here."""
+
+
 MAX_FILE_BYTES = 64_000_000
 """The largest image file read from a path (64 MB). Benchmark images are kilobytes to a few
 megabytes (a 24-megapixel JPEG is about 10 MB); the limit stops a data file from making a
@@ -103,27 +107,29 @@ def _check_regular(info: os.stat_result, shown: str, limit: int) -> None:
 _BOMB_SIZE = re.compile(r"\((\d+) pixels\)")
 
 
-def open_to_decode(source: bytes | Path, name: str,
+def open_to_decode(source: bytes | Path, name: str = "",
                    limit: int = MAX_DECODE_PIXELS) -> PILImage.Image:
     """The image opened lazily (its header read, no pixel decoded), for the caller to
-    decode and close (`with open_to_decode(...) as im: im.convert(...)`); ImageError
-    starting with `name` when it holds more than `limit` pixels or cannot be opened.
-    Pillow's own decompression-bomb limit (178 Mpx) stays behind this one."""
+    decode and close (`with open_to_decode(...) as im: im.convert(...)`). Raises
+    TooManyPixels beyond `limit` pixels and ImageError when it cannot be opened, their
+    messages starting with `name` when given. Pillow's own decompression-bomb limit
+    (178 Mpx, a process-wide setting left alone) stays behind this one."""
+    where = f"{name}: " if name else ""
     try:
         image = PILImage.open(io.BytesIO(source) if isinstance(source, bytes) else source)
     except PILImage.DecompressionBombError as exc:
-        raise ImageError(f"{name}: {_bomb_pixels(exc)}, beyond the {limit / 1e6:g} Mpx "
-                         "visioneval decodes") from None
+        raise TooManyPixels(f"{where}{_bomb_pixels(exc)}, beyond the {limit / 1e6:g} Mpx "
+                            "visioneval decodes") from None
     except FileNotFoundError:
-        raise ImageError(f"{name}: no such file") from None
+        raise ImageError(f"{where}no such file") from None
     except PILImage.UnidentifiedImageError:
-        raise ImageError(f"{name}: not an image Pillow can identify") from None
+        raise ImageError(f"{where}not an image Pillow can identify") from None
     except Exception as exc:  # Pillow raises many types for corrupt files
-        raise ImageError(f"{name}: not an image Pillow can open ({exc})") from None
+        raise ImageError(f"{where}not an image Pillow can open ({exc})") from None
     problem = decode_problem(*image.size, limit)
     if problem:
         image.close()
-        raise ImageError(f"{name}: {problem}")
+        raise TooManyPixels(f"{where}{problem}")
     return image
 
 

@@ -120,9 +120,11 @@ class Viewer:
         return web.Response(text=record.model_dump_json(), content_type="application/json")
 
     async def _thumb(self, request: web.Request) -> web.Response:
-        thumb = await asyncio.to_thread(self.thumbs.get, request.match_info["sha"])
+        sha = request.match_info["sha"]
+        thumb = await asyncio.to_thread(self.thumbs.get, sha)
         if thumb is None:
-            reason = self.thumbs.problem or "no such image in this run or its data"
+            reason = (self.thumbs.refused.get(sha) or self.thumbs.problem
+                      or "no such image in this run or its data")
             raise web.HTTPNotFound(text=reason)
         return web.Response(body=thumb, content_type="image/webp",
                             headers={"Cache-Control": "max-age=3600"})
