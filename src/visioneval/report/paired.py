@@ -3,13 +3,13 @@ benchmark pairs (`BenchmarkDefinition.paired_rows`), streamed from the journals.
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
+from visioneval import csvcells
 from visioneval.benchmarks import registry
 from visioneval.report.rundir import RunView, load
 from visioneval.stats.paired import PairedCollector, PairedResult, paired
@@ -71,7 +71,7 @@ def show(comparisons: list[PairedComparison], console: Console) -> None:
 
 def write_csv(comparisons: list[PairedComparison], path: Path) -> Path:
     with open(path, "w", newline="") as fh:
-        writer = csv.writer(fh)
+        writer = csvcells.writer(fh)
         writer.writerow(["first run", "this run", "metric", "test", "first", "this",
                          "difference", "difference 95% low", "difference 95% high", "p",
                          "significant at 5%", "detail"])
