@@ -58,11 +58,13 @@ _NOT_REGULAR = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pi
                 (stat.S_ISSOCK, "a socket"))
 
 
-def outside(path: Path, folder: Path) -> Path | None:
-    """Where `path` leads (symlinks resolved) when that is outside `folder`, else None."""
+def outside(path: Path, folder: Path, real_folder: Path | None = None) -> Path | None:
+    """Where `path` leads (symlinks resolved) when that is outside `folder`, else None.
+    `real_folder` is `folder.resolve()` when the caller has it (one resolve per data file
+    instead of one per row)."""
     try:
         target = path.resolve()
-        inside = target.is_relative_to(folder.resolve())
+        inside = target.is_relative_to(real_folder or folder.resolve())
     except (OSError, RuntimeError) as exc:  # a symlink loop
         raise ImageError(f"{path}: cannot resolve ({exc})") from None
     return None if inside else target
@@ -85,10 +87,15 @@ def read_file(path: Path, shown: str, limit: int = MAX_FILE_BYTES) -> bytes:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         raise ImageError(f"{shown}: cannot read ({exc.strerror})") from None
-    with os.fdopen(fd, "rb") as fh:
-        _check_regular(os.fstat(fh.fileno()), shown, limit)
-        data = fh.read(limit + 1)
-    if len(data) > limit:  # grew since the stat
+    with os.fdopen(fd, "rb", buffering=0) as fh:
+        info = os.fstat(fh.fileno())
+        _check_regular(info, shown, limit)
+        # The size and one byte more (read(n) allocates n bytes: never the limit's worth
+        # for a small file); a file that grew since is read on up to the limit only.
+        data = fh.read(info.st_size + 1)
+        if len(data) > info.st_size:
+            data += fh.read(limit + 1 - len(data)) or b""
+    if len(data) > limit:
         raise ImageError(f"{shown}: over the {limit / 1e6:g} MB limit for an image file")
     return data
 

@@ -212,11 +212,13 @@ def image_path(value: Any, base: Path) -> Path | None:
     return None
 
 
-def read_image(value: Any, base: Path, allow_outside: bool = False) -> Image:
+def read_image(value: Any, base: Path, allow_outside: bool = False,
+               real_base: Path | None = None) -> Image:
     """The image of a cell as its stored bytes (checked, never decoded). A path must lead
-    inside the data file's folder `base` (symlinks resolved) unless `allow_outside`: a
-    downloaded dataset must not be able to send any file of the machine to a model. Raises
-    ValueError (ImageError is one) with what is wrong."""
+    inside the data file's folder `base` (symlinks resolved; `real_base` is
+    `base.resolve()` if known) unless `allow_outside`: a downloaded dataset must not be able
+    to send any file of the machine to a model. Raises ValueError (ImageError is one) with
+    what is wrong."""
     if value is None or value == "":
         raise ValueError("is empty")
     path = image_path(value, base)
@@ -224,7 +226,7 @@ def read_image(value: Any, base: Path, allow_outside: bool = False) -> Image:
         return Image.from_bytes(parquet.image_bytes(value))
     shown = value if isinstance(value, str) else str(path)
     if not allow_outside:
-        target = outside(path, base)
+        target = outside(path, base, real_base)
         if target is not None:
             leads = "" if str(target) == shown else f" (it leads to {target})"
             raise ImageError(f"{shown} is outside the data file's folder {base}{leads}; pass "
@@ -266,12 +268,13 @@ def fingerprint(source: Source, image_col: str, allow_outside: bool = False) -> 
     for path in source.files:
         if not _paths_in(path, image_col):
             continue
+        real = path.parent.resolve()
         for row in iter_rows([path], [image_col]):
             target = image_path(row.values.get(image_col), path.parent)
             if target is None:
                 continue
             try:
-                if not allow_outside and outside(target, path.parent) is not None:
+                if not allow_outside and outside(target, path.parent, real) is not None:
                     digest = "outside"
                 else:
                     digest = hashlib.sha256(read_file(target, target.name)).hexdigest()
