@@ -65,7 +65,7 @@ def test_validators_only_run_needs_no_judge(tmp_path):
     assert result.exit_code == 0, result.output
     skipped = [ln for ln in result.stderr.splitlines() if "skipped" in ln]
     assert any("case broken" in ln and "evaluators" in ln for ln in skipped)
-    assert any("case badimage" in ln and "cannot read missing.png" in ln for ln in skipped)
+    assert any("case badimage" in ln and "missing.png: no such file" in ln for ln in skipped)
     metrics = load(out)
     assert metrics["evaluators"]["validator:count"] == {
         "n": 1, "processed": 1, "errors": 0, "skipped": 0, "passed": 0, "pass_rate": 0.0,

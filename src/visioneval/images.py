@@ -3,13 +3,22 @@
 SalBench's cues (a slightly different colour, size or angle) are exactly what a lossy
 re-encode or a downscale can damage, so an `Image` keeps the dataset's PNG/JPEG bytes and
 only reads the header to learn the pixel size.
+
+Also the two guards every reader of images shares: `read_file` (an image file named by a
+data or case file: a regular file of at most `MAX_FILE_BYTES`, checked before it is read)
+and `open_to_decode` (a header checked against `MAX_DECODE_PIXELS` before any pixel is
+decoded, for the places that decode: thumbnails, the popout baseline, CANVAS metrics).
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
+import os
+import re
+import stat
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pybase64
 from PIL import Image as PILImage
@@ -25,7 +34,124 @@ _MAGIC = (
 
 
 class ImageError(ValueError):
-    """The bytes are not an image a model server would accept."""
+    """The bytes are not an image a model server would accept, or an image file that is
+    not read (see `read_file`, `open_to_decode`)."""
+
+
+class TooManyPixels(ImageError):
+    """An image beyond `MAX_DECODE_PIXELS`: fine to send to a model, not to decode here."""
+
+
+MAX_FILE_BYTES = 64_000_000
+"""The largest image file read from a path (64 MB). Benchmark images are kilobytes to a few
+megabytes (a 24-megapixel JPEG is about 10 MB); the limit stops a data file from making a
+run read a disk image or a log into memory."""
+
+MAX_DECODE_PIXELS = 40_000_000
+"""The most pixels visioneval decodes (40 Mpx, more than 8K UHD's 33 Mpx or a 36 Mpx camera
+frame). Decoding costs 4 bytes a pixel in Pillow and more in the popout baseline's arrays,
+so a 0.5 MB PNG of 170 Mpx would take 1 GB or more; an image beyond the limit is refused
+from its header. Models are still sent the stored bytes, whatever their size."""
+
+_NOT_REGULAR = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                (stat.S_ISSOCK, "a socket"))
+
+
+def outside(path: Path, folder: Path, real_folder: Path | None = None) -> Path | None:
+    """Where `path` leads (symlinks resolved) when that is outside `folder`, else None.
+    `real_folder` is `folder.resolve()` when the caller has it (one resolve per data file
+    instead of one per row)."""
+    try:
+        target = path.resolve()
+        inside = target.is_relative_to(real_folder or folder.resolve())
+    except (OSError, RuntimeError) as exc:  # a symlink loop
+        raise ImageError(f"{path}: cannot resolve ({exc})") from None
+    return None if inside else target
+
+
+def read_file(path: Path, shown: str, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of an image file; ImageError starting with `shown` when it is missing,
+    not a regular file (a FIFO, device, directory or socket: refused from `stat`, never
+    opened for reading) or over `limit` bytes (refused before it is read)."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise ImageError(f"{shown}: no such file") from None
+    except OSError as exc:
+        raise ImageError(f"{shown}: cannot read ({exc.strerror})") from None
+    _check_regular(info, shown, limit)
+    try:
+        # O_NONBLOCK: should the file have become a FIFO since the stat, opening it does not
+        # wait for a writer; fstat below then refuses it.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise ImageError(f"{shown}: cannot read ({exc.strerror})") from None
+    with os.fdopen(fd, "rb", buffering=0) as fh:
+        info = os.fstat(fh.fileno())
+        _check_regular(info, shown, limit)
+        # The size and one byte more (read(n) allocates n bytes: never the limit's worth
+        # for a small file); a file that grew since is read on up to the limit only.
+        data = fh.read(info.st_size + 1)
+        if len(data) > info.st_size:
+            data += fh.read(limit + 1 - len(data)) or b""
+    if len(data) > limit:
+        raise ImageError(f"{shown}: over the {limit / 1e6:g} MB limit for an image file")
+    return data
+
+
+def _check_regular(info: os.stat_result, shown: str, limit: int) -> None:
+    for test, kind in _NOT_REGULAR:
+        if test(info.st_mode):
+            raise ImageError(f"{shown}: {kind}, not a regular file")
+    if not stat.S_ISREG(info.st_mode):
+        raise ImageError(f"{shown}: not a regular file")
+    if info.st_size > limit:
+        raise ImageError(f"{shown}: {info.st_size / 1e6:.1f} MB, over the {limit / 1e6:g} MB "
+                         "limit for an image file")
+
+
+_BOMB_SIZE = re.compile(r"\((\d+) pixels\)")
+
+
+def open_to_decode(source: bytes | Path, name: str = "",
+                   limit: int = MAX_DECODE_PIXELS) -> PILImage.Image:
+    """The image opened lazily (its header read, no pixel decoded), for the caller to
+    decode and close (`with open_to_decode(...) as im: im.convert(...)`). Raises
+    TooManyPixels beyond `limit` pixels and ImageError when it cannot be opened, their
+    messages starting with `name` when given. Pillow's own decompression-bomb limit
+    (178 Mpx, a process-wide setting left alone) stays behind this one."""
+    where = f"{name}: " if name else ""
+    try:
+        image = PILImage.open(io.BytesIO(source) if isinstance(source, bytes) else source)
+    except PILImage.DecompressionBombError as exc:
+        raise TooManyPixels(f"{where}{_bomb_pixels(exc)}, beyond the {limit / 1e6:g} Mpx "
+                            "visioneval decodes") from None
+    except FileNotFoundError:
+        raise ImageError(f"{where}no such file") from None
+    except PILImage.UnidentifiedImageError:
+        raise ImageError(f"{where}not an image Pillow can identify") from None
+    except Exception as exc:  # Pillow raises many types for corrupt files
+        raise ImageError(f"{where}not an image Pillow can open ({exc})") from None
+    problem = decode_problem(*image.size, limit)
+    if problem:
+        image.close()
+        raise TooManyPixels(f"{where}{problem}")
+    return image
+
+
+def _bomb_pixels(exc: Exception) -> str:
+    """The pixel count in Pillow's DecompressionBombError, as Mpx."""
+    found = _BOMB_SIZE.search(str(exc))
+    return f"{int(found.group(1)) / 1e6:.0f} Mpx" if found else "too many pixels"
+
+
+def decode_problem(width: int, height: int, limit: int = MAX_DECODE_PIXELS) -> str | None:
+    """Why an image of this size is not decoded (`open_to_decode`'s words), or None."""
+    if width * height <= limit:
+        return None
+    return (f"{width}x{height} pixels ({width * height / 1e6:.0f} Mpx), beyond the "
+            f"{limit / 1e6:g} Mpx visioneval decodes")
 
 
 # A few bytes of padding after the end marker are tolerated (some writers pad files); a
@@ -100,6 +226,9 @@ class Image:
                     pil.verify()
         except PILImage.UnidentifiedImageError:
             raise ImageError(f"corrupt or truncated {mime} data ({len(data)} bytes)") from None
+        except PILImage.DecompressionBombError as exc:  # not corrupt: too big to open
+            raise ImageError(f"{mime} of {_bomb_pixels(exc)}, beyond Pillow's "
+                             "decompression-bomb limit") from None
         except Exception as exc:  # PIL raises many types for corrupt files
             raise ImageError(f"corrupt {mime} data ({exc})") from None
         _check_end(data, mime)  # after the header: a broken header is named as such

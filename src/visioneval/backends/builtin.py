@@ -10,8 +10,9 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
-from visioneval.backends.base import Backend, PreflightError
+from visioneval.backends.base import Backend, PermanentError, PreflightError
 from visioneval.baselines.prompt_reading import choices, in_asked_format, vocabulary
+from visioneval.images import decode_problem
 from visioneval.records import Request, Response, stable_hash
 
 MODELS = {
@@ -72,6 +73,11 @@ class BuiltinBackend(Backend):
         if self.model == "popout":
             if not images:
                 return Response(text=classes[0], finish_reason="stop")
+            last = images[-1]
+            problem = decode_problem(last.width, last.height)  # from the header, no decode
+            if problem:
+                raise PermanentError(f"popout does not decode image {last.sha256[:12]}: "
+                                     f"{problem}")
             if self._pool is None:
                 self._pool = ProcessPoolExecutor(self._workers,
                                                  mp_context=get_context("forkserver"))

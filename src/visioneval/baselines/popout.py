@@ -13,19 +13,20 @@
 6. Detection: the feature whose most deviant object deviates most. Referring (a bbox in the
    prompt) and Visual Referring: the feature in which the target deviates most.
 
-Anything that cannot be read or segmented answers the prompt's first class.
+Anything that cannot be read or segmented answers the prompt's first class. An image
+beyond `images.MAX_DECODE_PIXELS` is not decoded at all: TooManyPixels, which the builtin
+backend turns into the sample's error (a run never decodes a decompression bomb).
 """
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 
 import numpy as np
-from PIL import Image
 from scipy import ndimage
 
 from visioneval.baselines.prompt_reading import bbox, mentions_red_box, vocabulary
+from visioneval.images import TooManyPixels, open_to_decode
 
 FEATURES = ("orientation", "color", "size")
 FLOOR = {"color": 12.0, "size": 0.08, "orientation": 5.0}  # RGB units, log area, degrees
@@ -54,6 +55,8 @@ def answer(prompt: str, image: bytes) -> str:
         return classes[0]
     try:
         scores = _scores(prompt, image)
+    except TooManyPixels:  # not an answer: the caller's error
+        raise
     except (OSError, ValueError):  # undecodable image
         return classes[0]
     if scores is None:
@@ -62,7 +65,8 @@ def answer(prompt: str, image: bytes) -> str:
 
 
 def _scores(prompt: str, image: bytes) -> dict[str, float] | None:
-    rgb = np.asarray(Image.open(io.BytesIO(image)).convert("RGB")).astype(np.int16)
+    with open_to_decode(image, "popout's image") as opened:  # the size checked first
+        rgb = np.asarray(opened.convert("RGB")).astype(np.int16)
     background = _background(rgb)
     box: Box | None = None
     if mentions_red_box(prompt):

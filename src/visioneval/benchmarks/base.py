@@ -124,8 +124,10 @@ class BenchmarkDefinition:
         """The benchmark rebuilt only to read a run (thumbnails from its data, metrics
         recomputed by `merge` or `compare --common-only`): nothing is sent and nothing is
         solved, so an option run.json records that lets the benchmark run code or read files
-        beyond its data must be off here (a run directory may come from anyone)."""
-        return self.build(options)
+        beyond its data must be off here (a run directory may come from anyone): by default
+        the `trust_options`."""
+        return self.build(options | {name: False for name in self.trust_options
+                                     if name in options})
 
     def from_command(self, options: BaseModel) -> Benchmark:
         """The benchmark from its command's options (an instance of `command_options`)."""

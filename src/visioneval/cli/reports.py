@@ -76,7 +76,8 @@ def report(
 @app.command()
 def view(
     run_dir: Annotated[Path, typer.Argument(help="A run directory (holds run.json).")],
-    port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0: any free port).")] = 8766,
+    port: Annotated[int, typer.Option(help="Port on 127.0.0.1, 0-65535 (0: any free "
+                                      "port).")] = 8766,
     definition: Definition = None,
 ) -> None:
     """Browse every sample of a run (filters, full answers, thumbnails from the dataset) in
@@ -86,22 +87,24 @@ def view(
     import time
 
     from visioneval.commands.common import consoles, guarded
-    from visioneval.report.viewer import Viewer, serve
+    from visioneval.report.viewer import Viewer, listen, serve
 
     console, err = consoles()
 
     def action() -> int:
-        started = time.perf_counter()
-        viewer = Viewer.open(run_dir, named_definition(definition))
-        warn_untrusted(err, [viewer.untrusted])
-        console.print(f"indexed {len(viewer.index)} samples in "
-                      f"{time.perf_counter() - started:.1f} s", highlight=False)
+        with listen(port) as sock:  # a taken port is said before the run is indexed
+            started = time.perf_counter()
+            viewer = Viewer.open(run_dir, named_definition(definition))
+            warn_untrusted(err, [viewer.untrusted])
+            console.print(f"indexed {len(viewer.index)} samples in "
+                          f"{time.perf_counter() - started:.1f} s", highlight=False)
 
-        def ready(url: str) -> None:
-            console.print(f"serving {url} (Ctrl-C to stop)", highlight=False, soft_wrap=True)
+            def ready(url: str) -> None:
+                console.print(f"serving {url} (Ctrl-C to stop)", highlight=False,
+                              soft_wrap=True)
 
-        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a user stops it
-            asyncio.run(serve(viewer, port, ready))
+            with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a user stops it
+                asyncio.run(serve(viewer, sock, ready))
         return 0
 
     raise typer.Exit(guarded(err, action))

@@ -22,7 +22,7 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from visioneval.evaluators.rubric import builtin_name
-from visioneval.images import Image, ImageError
+from visioneval.images import Image, ImageError, outside, read_file
 
 
 class EvaluatorSpec(BaseModel, frozen=True):
@@ -116,21 +116,20 @@ class _Broken:
 
 def load_image(ref: str, base: Path, allow_outside: bool = False) -> Image:
     """An image from a data URL or a path relative to the case file (inside its folder,
-    symlinks resolved, unless `allow_outside`)."""
+    symlinks resolved, unless `allow_outside`; a regular file within the size limit, as
+    `visioneval vqa` reads them: `images.read_file`)."""
     if ref.startswith("data:"):
         try:
             data = base64.b64decode(ref.split(",", 1)[1], validate=True)
         except (IndexError, ValueError):
             raise ImageError("data URL is not base64") from None
         return Image.from_bytes(data)
-    path = (base / ref).resolve()
-    if not allow_outside and not path.is_relative_to(base.resolve()):
+    path = base / ref
+    if not allow_outside and outside(path, base) is not None:
         raise ImageError(f"{ref} is outside the case file's folder {base} (pass "
                          "--allow-outside-images to read it)")
-    try:
-        return Image.from_bytes(path.read_bytes())
-    except OSError as exc:
-        raise ImageError(f"cannot read {ref}: {exc.strerror}") from None
+    # Not a regular file (a FIFO, a device) or over the size limit: refused before reading.
+    return Image.from_bytes(read_file(path, ref))
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,6 @@ text. Either way the record holds the result in the one format, in `parsed["resu
 from __future__ import annotations
 
 import asyncio
-import csv
 import hashlib
 import io
 import statistics
@@ -22,7 +21,7 @@ from pydantic import BaseModel, Field
 from rich.console import Console
 from rich.table import Table
 
-from visioneval import fmt
+from visioneval import csvcells, fmt
 from visioneval.engine.runner import Ask, Solved
 from visioneval.evaluators.cases import CaseSpec, EvaluatorSpec, UnusableCase, iter_cases
 from visioneval.evaluators.judge import Case, combine, judge_once, judge_request
@@ -206,7 +205,7 @@ class EvalRun:
                      directory: Path) -> list[Path]:
         path = directory / "results.csv"
         buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
+        writer = csvcells.writer(buf, lineterminator="\n")
         writer.writerow(["case", "evaluator", "status", "score", "passed"])
         for case, block in metrics["cases"].items():
             for label, res in block["evaluators"].items():

@@ -280,9 +280,9 @@ def _alignment_png(ctx: Context, gt: Layout, gen: Layout, gt_image, gen_image,
 
 
 def _thumb(source: Path, target: Path, width: int = 360) -> None:
-    from PIL import Image as PILImage
+    from visioneval.images import open_to_decode
 
-    with PILImage.open(source) as im:
+    with open_to_decode(source, str(source)) as im:  # its pixels counted before decoding
         rgb = im.convert("RGB")
         rgb.thumbnail((width, width))
         buf = io.BytesIO()

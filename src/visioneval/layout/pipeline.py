@@ -17,7 +17,6 @@ Samples run in a process pool and come back in a deterministic order (variant, i
 
 from __future__ import annotations
 
-import csv
 import io
 import logging
 import math
@@ -36,6 +35,7 @@ from typing import Any
 import numpy as np
 import orjson
 
+from visioneval import csvcells
 from visioneval.engine import store
 from visioneval.layout.figma import Layout, load_layout
 from visioneval.layout.metrics import Absent
@@ -363,7 +363,7 @@ def csv_columns(samples: list[dict[str, Any]]) -> list[str]:
 def write_csv(path: Path, samples: list[dict[str, Any]]) -> None:
     columns = csv_columns(samples)
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
+    writer = csvcells.writer(buf, lineterminator="\n")
     writer.writerow(columns)
     for sample in samples:
         row = []

@@ -193,13 +193,13 @@ class BlipCaptioner:
         return await asyncio.to_thread(lambda: [self._one(d) for d in images])
 
     def _one(self, data: bytes) -> str | Exception:
-        import io
-
         import torch
-        from PIL import Image as PILImage
+
+        from visioneval.images import open_to_decode
 
         try:
-            image = PILImage.open(io.BytesIO(data)).convert("RGB")
+            with open_to_decode(data) as opened:  # its pixels counted before decoding
+                image = opened.convert("RGB")
             inputs = self.processor(images=image, return_tensors="pt")
             with torch.no_grad():
                 ids = self.model.generate(**inputs, max_new_tokens=50)

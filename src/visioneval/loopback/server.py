@@ -25,6 +25,7 @@ import pybase64
 from aiohttp import web
 
 from visioneval.baselines.prompt_reading import choices, in_asked_format, vocabulary
+from visioneval.images import TooManyPixels
 
 FAULTS = ("429", "500", "drop", "stall")
 
@@ -390,7 +391,10 @@ class LoopbackServer:
         prompt = parse_prompt(body)
         if self.script.reply is not None:
             return _scripted(self.script.reply(protocol, body, prompt))
-        text = self.script.answer(prompt)
+        try:
+            text = self.script.answer(prompt)
+        except TooManyPixels as exc:  # as a real server refuses an image it will not decode
+            return web.json_response({"error": {"message": str(exc)}}, status=400)
         self.stats.answered += 1
         thinking = self.script.thinking
         if thinking is None:

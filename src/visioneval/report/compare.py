@@ -10,7 +10,6 @@ rebuilt from run.json, as `visioneval report` does)."""
 
 from __future__ import annotations
 
-import csv
 import html
 import io
 import re
@@ -19,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from visioneval import csvcells
 from visioneval.benchmarks import registry
 from visioneval.engine.store import RunDirError, write_atomic
 from visioneval.report import templating
@@ -184,7 +184,7 @@ def _label(view: RunView) -> str:
 
 def to_csv(result: ComparisonTable) -> str:
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
+    writer = csvcells.writer(buf, lineterminator="\n")
     writer.writerow(result.header)
     writer.writerows(result.rows)
     return buf.getvalue()

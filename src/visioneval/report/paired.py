@@ -3,7 +3,6 @@ benchmark pairs (`BenchmarkDefinition.paired_rows`), streamed from the journals.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from visioneval import csvcells
 from visioneval.benchmarks import registry
 from visioneval.report.compare import runs
 from visioneval.report.rundir import RunView
@@ -74,7 +74,7 @@ def show(comparisons: list[PairedComparison], console: Console) -> None:
 
 def write_csv(comparisons: list[PairedComparison], path: Path) -> Path:
     with open(path, "w", newline="") as fh:
-        writer = csv.writer(fh)
+        writer = csvcells.writer(fh)
         writer.writerow(["first run", "this run", "metric", "test", "first", "this",
                          "difference", "difference 95% low", "difference 95% high", "p",
                          "significant at 5%", "detail"])

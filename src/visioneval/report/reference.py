@@ -7,13 +7,13 @@ names a benchmark."""
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from visioneval import csvcells
 from visioneval.benchmarks import registry
 from visioneval.benchmarks.base import BenchmarkDefinition
 from visioneval.benchmarks.published import Column, Model, PublishedTable, Row, RunValue
@@ -266,7 +266,7 @@ def html_context(report: ReferenceReport) -> dict[str, Any]:
 
 def to_csv(report: ReferenceReport) -> str:
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
+    writer = csvcells.writer(buf, lineterminator="\n")
     writer.writerow(["run", "published_model", "setting", "published_setting", "cell", "key",
                      "run", "ci95_low", "ci95_high", "published", "difference", "verdict",
                      "note"])

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from visioneval.benchmarks.base import BenchmarkDefinition
+from visioneval.images import ImageError
 from visioneval.records import Sample, SkippedRow
 from visioneval.report.thumbs import webp
 
@@ -32,6 +33,7 @@ class ThumbSource:
         self.known = known  # the images the journal names; anything else is unknown
         self.keep = keep
         self.problem: str | None = None  # why the data cannot be read, once tried
+        self.refused: dict[str, str] = {}  # images too big to decode: {sha256: why}
         if definition is None:
             self.problem = "the run's benchmark definition is not named (--definition)"
         self._cache: OrderedDict[str, bytes] = OrderedDict()
@@ -84,7 +86,8 @@ class ThumbSource:
             for message in getattr(item, "messages", ()):
                 for image in message.images():
                     if image.sha256 in self._pending:
-                        self._store(image.sha256, image.data)
+                        self._store(image.sha256, image.data,
+                                    f"sample {getattr(item, 'id', '?')}")
 
     def _open(self) -> Iterator[Sample | SkippedRow] | None:
         if self.definition is None:
@@ -97,10 +100,15 @@ class ThumbSource:
             log.warning("no thumbnails: %s", self.problem)
             return None
 
-    def _store(self, sha: str, data: bytes) -> None:
+    def _store(self, sha: str, data: bytes, name: str) -> None:
         self._pending.discard(sha)
         try:
-            self._cache[sha] = webp(data)
+            self._cache[sha] = webp(data, name=name)
+        except ImageError as exc:  # beyond the pixels decoded: said once, then a 404
+            log.warning("no thumbnail for %s", exc)
+            self.refused[sha] = f"no thumbnail for {exc}"
+            self._missing.add(sha)
+            return
         except OSError as exc:
             log.debug("thumbnail of %s failed: %s", sha[:12], exc)
             self._missing.add(sha)

@@ -4,11 +4,16 @@ from a small HTTP server on 127.0.0.1.
 The page is the run's report (same template, tables and charts) whose sample browser asks
 this server for each page of rows instead of carrying them: the journal is indexed once
 (`journal_index`) and read back by offset, thumbnails are made on demand from the dataset
-(`thumbsource`). Nothing is written to the run directory."""
+(`thumbsource`). Nothing is written to the run directory.
+
+Only requests naming the server itself in their Host header (127.0.0.1, localhost or [::1]
+with the served port) are answered: a web page whose own name has been re-pointed at
+127.0.0.1 (DNS rebinding) sends its own name there, and gets 403 instead of the run."""
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import socket
 from array import array
 from collections.abc import Callable
@@ -17,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from aiohttp import web
+from aiohttp.typedefs import Handler, Middleware
 
 from visioneval.benchmarks import registry
 from visioneval.report.journal_index import JournalIndex
@@ -89,8 +95,9 @@ class Viewer:
         return {"rows": rows, "texts": list(texts), "thumbs": thumbs, "page": page,
                 "matched": len(found), "total": len(self.index)}
 
-    def app(self) -> web.Application:
-        app = web.Application()
+    def app(self, port: int) -> web.Application:
+        """The routes, behind the Host check for a server on 127.0.0.1:`port`."""
+        app = web.Application(middlewares=[host_check(served_hosts(port))])
         app.router.add_get("/", self._page)
         app.router.add_get("/api/rows", self._rows)
         app.router.add_get("/api/record/{sample_id:.+}", self._record)
@@ -118,9 +125,11 @@ class Viewer:
         return web.Response(text=record.model_dump_json(), content_type="application/json")
 
     async def _thumb(self, request: web.Request) -> web.Response:
-        thumb = await asyncio.to_thread(self.thumbs.get, request.match_info["sha"])
+        sha = request.match_info["sha"]
+        thumb = await asyncio.to_thread(self.thumbs.get, sha)
         if thumb is None:
-            reason = self.thumbs.problem or "no such image in this run or its data"
+            reason = (self.thumbs.refused.get(sha) or self.thumbs.problem
+                      or "no such image in this run or its data")
             raise web.HTTPNotFound(text=reason)
         return web.Response(body=thumb, content_type="image/webp",
                             headers={"Cache-Control": "max-age=3600"})
@@ -133,17 +142,57 @@ def _int(value: str | None, default: int) -> int:
         return default
 
 
-async def serve(viewer: Viewer, port: int, ready: Callable[[str], None]) -> None:
-    """Serve on 127.0.0.1 until cancelled; `ready` gets the page's URL (port 0: any free
-    port, the one taken is in the URL)."""
+def served_hosts(port: int) -> frozenset[str]:
+    """The Host header values a browser sends to this server: the loopback names with the
+    port (and without it on port 80, which browsers leave out)."""
+    names = ("127.0.0.1", "localhost", "[::1]")
+    return frozenset({f"{n}:{port}" for n in names} | (set(names) if port == 80 else set()))
+
+
+def host_check(allowed: frozenset[str]) -> Middleware:
+    """Middleware answering 403 to a request whose Host header is not one of `allowed`."""
+    @web.middleware
+    async def check(request: web.Request, handler: Handler) -> web.StreamResponse:
+        host = request.headers.get("Host", "").strip().lower()
+        if host not in allowed:
+            raise web.HTTPForbidden(text="this server answers requests to 127.0.0.1, "
+                                         "localhost or [::1] with its port only")
+        return await handler(request)
+
+    return check
+
+
+PORT_RANGE = "a port is a number from 0 to 65535 (0: any free port)"
+
+
+def listen(port: int) -> socket.socket:
+    """A socket bound to 127.0.0.1:`port`; a port out of range or taken is one ValueError
+    line naming it."""
+    if not 0 <= port <= 65535:
+        raise ValueError(f"--port {port}: {PORT_RANGE}")
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", port))
-    runner = web.AppRunner(viewer.app(), access_log=None, shutdown_timeout=0.5)
+    try:
+        sock.bind(("127.0.0.1", port))
+    except OSError as exc:
+        sock.close()
+        why = ("address already in use (choose another --port, or 0 for any free port)"
+               if exc.errno == errno.EADDRINUSE else
+               "permission denied (ports below 1024 need privileges; choose another --port)"
+               if exc.errno == errno.EACCES else exc.strerror or str(exc))
+        raise ValueError(f"cannot listen on 127.0.0.1:{port}: {why}") from None
+    return sock
+
+
+async def serve(viewer: Viewer, sock: socket.socket, ready: Callable[[str], None]) -> None:
+    """Serve on the bound socket (`listen`) until cancelled; `ready` gets the page's URL
+    (port 0: any free port, the one taken is in the URL)."""
+    port = sock.getsockname()[1]
+    runner = web.AppRunner(viewer.app(port), access_log=None, shutdown_timeout=0.5)
     await runner.setup()
     try:
         await web.SockSite(runner, sock).start()
-        ready(f"http://127.0.0.1:{sock.getsockname()[1]}/")
+        ready(f"http://127.0.0.1:{port}/")
         await asyncio.Event().wait()
     finally:
         await runner.cleanup()

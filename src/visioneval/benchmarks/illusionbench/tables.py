@@ -4,7 +4,6 @@ original protocol and their 95% intervals, as `protocols.csv` and as the termina
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from visioneval import csvcells
 from visioneval.benchmarks.illusionbench.spec import FAMILY, ORIGINAL_FIXED
 from visioneval.fmt import interval, pct
 
@@ -67,7 +67,7 @@ def _n(value: int | None) -> str:
 
 def to_csv(metrics: dict[str, Any]) -> str:
     buf = io.StringIO()
-    out = csv.writer(buf, lineterminator="\n")
+    out = csvcells.writer(buf, lineterminator="\n")
     out.writerow(CSV_HEADER)
     for r in rows(metrics):
         out.writerow([r["protocol"], r["rule"], r["subset"], pct(r["shape_recall"]),

@@ -3,7 +3,6 @@ layout for exact match, plus the terminal view with both parsers side by side.""
 
 from __future__ import annotations
 
-import csv
 import io
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from visioneval import csvcells
 from visioneval.benchmarks.salbench.metrics import NO_DIFFICULTY
 from visioneval.benchmarks.salbench.spec import CONFIGS
 from visioneval.fmt import interval, pct
@@ -39,7 +39,7 @@ def table_rows(metrics: dict[str, Any], label: dict[str, Any], metric: str,
 
 def to_csv(rows: list[list[str]]) -> str:
     buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerows(rows)
+    csvcells.writer(buf, lineterminator="\n").writerows(rows)
     return buf.getvalue()
 
 

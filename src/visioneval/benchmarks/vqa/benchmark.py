@@ -37,6 +37,7 @@ class Vqa:
         self.source = source
         self.choices_cols, self.id_col = self._check_columns()
         self.suffix = prompts.suffix(options.scorer, options.prompt_suffix)
+        self._real_folders: dict[Path, Path] = {}  # data file folders, symlinks resolved
         self.grader = judging.Grader.for_options(options) if options.scorer == "judge" \
             else None
 
@@ -86,7 +87,8 @@ class Vqa:
             "options": self.options.model_dump(),
             "dataset": {
                 "source": self.source.origin,
-                "fingerprint": data.fingerprint(self.source, self.options.image_col),
+                "fingerprint": data.fingerprint(self.source, self.options.image_col,
+                                                self.options.allow_outside_images),
                 "files": {"data": files},
                 "rows": {name: data.row_count(f)
                          for name, f in zip(files, self.source.files, strict=True)},
@@ -138,7 +140,12 @@ class Vqa:
         if problem:
             return skip(f"column {o.answer_col!r}: {problem}")
         try:
-            image = data.read_image(values.get(o.image_col), row.file.parent)
+            folder = row.file.parent
+            real = self._real_folders.get(folder)
+            if real is None:
+                real = self._real_folders[folder] = folder.resolve()
+            image = data.read_image(values.get(o.image_col), folder, o.allow_outside_images,
+                                    real)
         except ValueError as exc:
             return skip(f"column {o.image_col!r} {exc}" if str(exc).startswith("is ")
                         else f"column {o.image_col!r}: {exc}")

@@ -20,7 +20,7 @@ from typing import Any
 
 from visioneval.benchmarks import parquet
 from visioneval.benchmarks.parquet import DataError
-from visioneval.images import Image
+from visioneval.images import Image, ImageError, outside, read_file
 
 FORMATS = {".parquet": "parquet", ".jsonl": "jsonl", ".csv": "csv"}
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
@@ -212,21 +212,26 @@ def image_path(value: Any, base: Path) -> Path | None:
     return None
 
 
-def read_image(value: Any, base: Path) -> Image:
-    """The image of a cell as its stored bytes (checked, never decoded). Raises ValueError
-    (ImageError is one) with what is wrong."""
+def read_image(value: Any, base: Path, allow_outside: bool = False,
+               real_base: Path | None = None) -> Image:
+    """The image of a cell as its stored bytes (checked, never decoded). A path must lead
+    inside the data file's folder `base` (symlinks resolved; `real_base` is
+    `base.resolve()` if known) unless `allow_outside`: a downloaded dataset must not be able
+    to send any file of the machine to a model. Raises ValueError (ImageError is one) with
+    what is wrong."""
     if value is None or value == "":
         raise ValueError("is empty")
     path = image_path(value, base)
     if path is None:
         return Image.from_bytes(parquet.image_bytes(value))
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise ValueError(f"{value if isinstance(value, str) else path}: no such file") from None
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot read ({exc.strerror})") from None
-    return Image.from_bytes(data)
+    shown = value if isinstance(value, str) else str(path)
+    if not allow_outside:
+        target = outside(path, base, real_base)
+        if target is not None:
+            leads = "" if str(target) == shown else f" (it leads to {target})"
+            raise ImageError(f"{shown} is outside the data file's folder {base}{leads}; pass "
+                             "--allow-outside-images to read it")
+    return Image.from_bytes(read_file(path, shown))
 
 
 def choice_list(value: Any) -> list[str]:
@@ -253,21 +258,27 @@ def _short(text: str, limit: int = 60) -> str:
 
 # -- fingerprint -----------------------------------------------------------------------------------
 
-def fingerprint(source: Source, image_col: str) -> str:
+def fingerprint(source: Source, image_col: str, allow_outside: bool = False) -> str:
     """The data files' fingerprint (`parquet.fingerprint`: relative paths and content),
     extended with the content of every image file the rows point at, so a changed image
-    also changes it. Images stored in the files are covered by the files' own hash."""
+    also changes it. Images stored in the files are covered by the files' own hash. A file
+    the run would not read (outside the data file's folder without `allow_outside`, not a
+    regular file, too big) is not read here either."""
     outer = hashlib.sha256(parquet.fingerprint(source.files, source.root).encode())
     for path in source.files:
         if not _paths_in(path, image_col):
             continue
+        real = path.parent.resolve()
         for row in iter_rows([path], [image_col]):
             target = image_path(row.values.get(image_col), path.parent)
             if target is None:
                 continue
             try:
-                digest = hashlib.sha256(target.read_bytes()).hexdigest()
-            except OSError:
+                if not allow_outside and outside(target, path.parent, real) is not None:
+                    digest = "outside"
+                else:
+                    digest = hashlib.sha256(read_file(target, target.name)).hexdigest()
+            except ImageError:
                 digest = "unreadable"
             outer.update(f"{row.index}\0{target.name}\0{digest}\n".encode())
     return outer.hexdigest()

@@ -40,6 +40,7 @@ class VqaDefinition(BenchmarkDefinition):
     settings_that_matter = ("scorer", "image_col", "question_col", "answer_col",
                             "choices_col", "split", "num_samples", "prompt_suffix", "tolerance")
     judge_target = ("judge_base_url", "judge_api_key_env")
+    trust_options = ("allow_outside_images",)
 
     def build(self, options: dict[str, Any]) -> Benchmark:
         from visioneval.benchmarks.vqa.benchmark import build

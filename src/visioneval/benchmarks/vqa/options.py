@@ -22,6 +22,11 @@ class VqaOptions(BaseModel, frozen=True):
                            "--judge-model).")
     image_col: str = Field("image", description="Column holding the image: a path relative "
                            "to the data file, or bytes (an HF Image struct or raw bytes).")
+    allow_outside_images: bool = Field(
+        False, description="Read image paths that lead outside the data file's folder (an "
+        "absolute path, ../, a symlink leading out); without it such a row is skipped with "
+        "a line naming it, so a downloaded dataset cannot send any file of the machine to "
+        "the model.")
     question_col: str = Field("question", description="Column holding the question.")
     answer_col: str = Field("answer", description="Column holding the answer: text, a "
                             "number, a list of accepted answers (exact), an option's letter, "

@@ -3,7 +3,6 @@ CSV beside metrics.json and as the terminal view at the end of a run (fits 80 co
 
 from __future__ import annotations
 
-import csv
 import io
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from visioneval import csvcells
 from visioneval.fmt import interval, pct
 
 HEADER = ["model", "group", "n", "errors", "unparsed", "ambiguous", "accuracy"]
@@ -41,7 +41,7 @@ def rows(metrics: dict[str, Any], model: str) -> list[list[str]]:
 
 def write(metrics: dict[str, Any], model: str, directory: Path) -> Path:
     buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerows(rows(metrics, model))
+    csvcells.writer(buf, lineterminator="\n").writerows(rows(metrics, model))
     path = directory / "results.csv"
     path.write_text(buf.getvalue())
     return path

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image as PILImage
 
+from visioneval.images import ImageError, open_to_decode
 from visioneval.layout.metrics import Absent
 
 WIN = 7
@@ -34,15 +35,14 @@ class ImageFileError(ValueError):
 
 
 def load_rgb(path: str | Path) -> PILImage.Image:
-    """The decoded image in RGB; ImageFileError naming the file if it does not open."""
+    """The decoded image in RGB; ImageFileError naming the file if it does not open or
+    holds more than `images.MAX_DECODE_PIXELS` (refused from its header, undecoded)."""
     try:
-        with PILImage.open(path) as opened:
+        with open_to_decode(Path(path), str(path)) as opened:
             opened.load()
             return opened if opened.mode == "RGB" else opened.convert("RGB")
-    except FileNotFoundError:
-        raise ImageFileError(f"{path}: no such file") from None
-    except PILImage.UnidentifiedImageError:
-        raise ImageFileError(f"{path}: not an image Pillow can identify") from None
+    except ImageError as exc:
+        raise ImageFileError(str(exc)) from None
     except Exception as exc:  # Pillow raises many types for corrupt files
         raise ImageFileError(f"{path}: not an image Pillow can open ({exc})") from None
 
