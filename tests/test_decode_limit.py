@@ -27,6 +27,7 @@ from layout_fixtures import MODEL, VARIANT, folder, write_fixture
 from layout_fixtures import invoke as layout
 
 from visioneval.baselines import popout
+from visioneval.benchmarks import registry
 from visioneval.benchmarks.salbench.synth import write_synthetic
 from visioneval.images import MAX_DECODE_PIXELS, Image, ImageError, TooManyPixels, open_to_decode
 from visioneval.layout.pairs import collect_pairs
@@ -167,7 +168,8 @@ def test_the_report_skips_that_thumbnail_with_a_note(big, tmp_path):
     # `visioneval view`'s thumbnails: the same refusal, and its reason on the 404.
     big_sha = Image.from_bytes(big).sha256
     info = json.loads((out / "run.json").read_text())
-    source = ThumbSource(info, {big_sha, Image.from_bytes(png_bytes()).sha256})
+    source = ThumbSource(registry.for_run(info), info,
+                         {big_sha, Image.from_bytes(png_bytes()).sha256})
     assert source.get(big_sha) is None
     assert source.refused[big_sha] == f"no thumbnail for sample big: {BIG_LINE}"
     assert source.get(Image.from_bytes(png_bytes()).sha256) is not None
