@@ -8,7 +8,7 @@ from typing import Any
 
 from visioneval.backends import body, replies
 from visioneval.backends.base import PermanentError, PreflightError, TransientError
-from visioneval.backends.http import RETRYABLE_STATUS, HttpBackend
+from visioneval.backends.http import RETRYABLE_STATUS, HttpBackend, HttpLimits
 from visioneval.backends.keys import host_of
 from visioneval.backends.replies import MetadataReader
 from visioneval.records import Message, Request, Response
@@ -142,9 +142,10 @@ class OpenAIBackend(HttpBackend):
     name = "openai"
 
     def __init__(self, model: str, base_url: str = DEFAULT_BASE_URL, *, api_key: str | None,
-                 api_key_env: str | None, connections: int = 64):
+                 api_key_env: str | None, connections: int = 64,
+                 limits: HttpLimits | None = None):
         super().__init__(model, base_url, api_key=api_key, api_key_env=api_key_env,
-                         connections=connections)
+                         connections=connections, limits=limits)
         self._token_field = token_field_for(base_url)
         self._ask_cost = asks_for_cost(base_url)
 
