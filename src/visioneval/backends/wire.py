@@ -3,9 +3,10 @@ cap on its decoded size, gzip and deflate decoded here under that cap, and every
 exchange can break turned into one short line.
 
 aiohttp decodes Content-Encoding itself, but how much one step may expand depends on its
-version (`resp.read()` lifts its limit, and the versions this project allows before 3.14 had
-none), so the session asks for gzip or deflate only and decodes them here, never producing
-more than the bytes still allowed.
+version (3.14 bounds a step unless `resp.read()` lifts the bound; the older releases this
+project allows decode each network chunk whole), so the session asks for gzip or deflate
+only and decodes them here with the standard zlib, never producing more than the bytes still
+allowed.
 """
 
 from __future__ import annotations
