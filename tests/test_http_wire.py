@@ -186,6 +186,9 @@ MALFORMED: dict[str, tuple[Callable[[str], bytes], str]] = {
     "gzip body that is not gzip": (
         lambda p: reply(b"not gzip at all", "Content-Encoding: gzip"),
         "malformed HTTP reply: the gzip body does not decode"),
+    "gzip body cut short": (
+        lambda p: reply(gzip.compress(answer_body(p))[:-12], "Content-Encoding: gzip"),
+        "malformed HTTP reply: the gzip body does not decode (the compressed body ends early)"),
 }
 
 
@@ -335,7 +338,7 @@ def test_hostile_body_leaves_memory_bounded(raw_server, synth_data, tmp_path, ki
 
 def test_reply_cap_is_exact_and_compressed_replies_decode(raw_server):
     """Decoded size is what counts: a reply of exactly the cap is read, one byte more is not;
-    gzip, zlib-wrapped deflate and raw deflate bodies all decode to the answer."""
+    gzip (one member or two), zlib-wrapped deflate and raw deflate all decode to the answer."""
     text = "x" * 300
     body = answer_body("/v1/chat/completions", text)
 
@@ -343,15 +346,17 @@ def test_reply_cap_is_exact_and_compressed_replies_decode(raw_server):
         obj = zlib.compressobj(6, zlib.DEFLATED, wbits)
         return obj.compress(data) + obj.flush()
 
+    half = len(body) // 2
     encoded = {"gzip": gzip.compress(body), "deflate": deflate(body, 15),
-               "raw deflate": deflate(body, -15)}
+               "raw deflate": deflate(body, -15),
+               "gzip, two members": gzip.compress(body[:half]) + gzip.compress(body[half:])}
     kinds = ["identity", *encoded]
 
     def script(n: int, path: str) -> bytes:
         kind = kinds[n % len(kinds)]
         if kind == "identity":
             return reply(body)
-        encoding = "deflate" if "deflate" in kind else kind
+        encoding = "deflate" if "deflate" in kind else "gzip"
         return reply(encoded[kind], f"Content-Encoding: {encoding}")
 
     server = raw_server(script=script)
@@ -369,9 +374,9 @@ def test_reply_cap_is_exact_and_compressed_replies_decode(raw_server):
                     texts.append(str(exc))
             return texts
 
-    assert asyncio.run(go(len(body))) == [text] * 4
+    assert asyncio.run(go(len(body))) == [text] * len(kinds)
     over = f"reply over {(len(body) - 1) / 2**20:g} MB (--max-reply-mb); not read further"
-    assert asyncio.run(go(len(body) - 1)) == [over] * 4
+    assert asyncio.run(go(len(body) - 1)) == [over] * len(kinds)
     assert all(s.headers["accept-encoding"] == "gzip, deflate" for s in server.seen)
 
 

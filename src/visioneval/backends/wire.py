@@ -124,13 +124,12 @@ class _Inflate:
 def failure_reason(exc: BaseException) -> str:
     """One line for a failed exchange: what broke, without the raw bytes aiohttp's parser
     quotes after it (a caller still scrubs secrets)."""
-    if isinstance(exc, aiohttp.ClientResponseError):  # the reply's head did not parse
-        return f"malformed HTTP reply: {_parser_message(exc.message)}"
-    if isinstance(exc, http_exceptions.HttpProcessingError):
-        return f"malformed HTTP reply: {_parser_message(exc.message)}"
+    if isinstance(exc, (aiohttp.ClientResponseError,  # the reply's head did not parse
+                        http_exceptions.HttpProcessingError)):
+        return f"malformed HTTP reply: {_parser_message(str(exc.message))}"
     if isinstance(exc, aiohttp.ClientPayloadError):
         cause = exc.__cause__ or exc.__context__
-        detail = (_parser_message(cause.message)
+        detail = (_parser_message(str(cause.message))
                   if isinstance(cause, http_exceptions.HttpProcessingError) else str(exc))
         return f"malformed HTTP reply body: {_short(detail)}"
     if isinstance(exc, aiohttp.ServerDisconnectedError):
