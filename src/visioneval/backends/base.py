@@ -39,6 +39,15 @@ class PermanentError(BackendError):
     """Retrying cannot help: a bad request, a rejected key, an unknown model."""
 
 
+class NotFound(PermanentError):
+    """HTTP 404 to an API call: the server has no such endpoint (a base URL missing its
+    /v1, most often) or no such model. `where` is the URL that answered it."""
+
+    def __init__(self, message: str, where: str):
+        super().__init__(message)
+        self.where = where
+
+
 class AuthError(PermanentError):
     """The server refused the key (HTTP 401/403); `key_line` says which key, never its value."""
 

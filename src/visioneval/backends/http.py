@@ -3,6 +3,10 @@
 The official `openai` client costs about 4 ms of CPU per request, which caps a 2-core
 machine well below the throughput a loopback server allows; a bare aiohttp session with
 orjson keeps the same request and response shapes at a fraction of that.
+
+A server may be broken or hostile: no request follows a redirect (a key header would go
+along to wherever it points), a reply is read up to `HttpLimits.max_reply_bytes` decoded,
+and any failure on the wire is a failed attempt with one line (`wire`), never a crash.
 """
 
 from __future__ import annotations
@@ -12,17 +16,20 @@ import base64
 import email.utils
 import time
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 import aiohttp
 import orjson
 
-from visioneval.backends import body
+from visioneval.backends import body, wire
 from visioneval.backends.base import (
     AuthError,
     Backend,
+    BackendError,
     ConnectError,
+    NotFound,
     PermanentError,
     PreflightError,
     Sender,
@@ -33,6 +40,26 @@ from visioneval.backends.keys import MASK, redact_url, url_secrets
 from visioneval.backends.replies import MetadataReader
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+ERROR_BODY_BYTES = 64 * 1024
+"""What is read of an error reply (HTTP 4xx/5xx): enough for its message."""
+
+
+@dataclass(frozen=True)
+class HttpLimits:
+    """What one reply may cost: its size once decoded (`max_reply_bytes`, --max-reply-mb)
+    and the time a preflight GET may take (`preflight_timeout_s`, the per-attempt
+    --timeout). A run's requests are timed by the engine, not here."""
+
+    max_reply_bytes: int = 32 * 2**20
+    preflight_timeout_s: float = 30.0
+
+    def __post_init__(self) -> None:
+        if self.max_reply_bytes < 1 or not self.preflight_timeout_s > 0:
+            raise ValueError(f"reply cap and preflight timeout must be positive: {self}")
+
+    def too_large(self) -> str:
+        return (f"reply over {self.max_reply_bytes / 2**20:g} MB (--max-reply-mb); not read "
+                "further")
 
 
 def parse_retry_after(headers: Any) -> float | None:
@@ -61,7 +88,8 @@ class HttpBackend(Backend):
     """A backend that speaks JSON over HTTP with an optional secret header."""
 
     def __init__(self, model: str, base_url: str, *, api_key: str | None = None,
-                 api_key_env: str | None = None, connections: int = 64):
+                 api_key_env: str | None = None, connections: int = 64,
+                 limits: HttpLimits | None = None):
         parts = urlsplit(base_url)
         path = parts.path.rstrip("/")
         # `base_url` (messages, run.json, the cache key) never holds credentials; requests
@@ -79,6 +107,7 @@ class HttpBackend(Backend):
             raise PreflightError(f"{self.base_url} carries a user and password and a key is "
                                  "set too; give one of them")
         self._connections = connections
+        self._limits = limits or HttpLimits()
         self._session: aiohttp.ClientSession | None = None
         self._slots: _Slots | None = None
         self.metadata = MetadataReader(self.name)
@@ -110,10 +139,12 @@ class HttpBackend(Backend):
             connector = aiohttp.TCPConnector(limit=self._connections, ttl_dns_cache=300)
             self._session = aiohttp.ClientSession(
                 connector=connector,
-                headers={"Content-Type": "application/json", **self.auth_headers(),
+                headers={"Content-Type": "application/json",
+                         "Accept-Encoding": wire.ACCEPT_ENCODING, **self.auth_headers(),
                          **({"Authorization": self._basic} if self._basic else {})},
                 # The engine's retry policy owns the per-attempt timeout.
                 timeout=aiohttp.ClientTimeout(total=None),
+                auto_decompress=False,  # wire.read_capped decodes under the cap
                 json_serialize=lambda obj: orjson.dumps(obj).decode(),
             )
         return self._session
@@ -124,31 +155,76 @@ class HttpBackend(Backend):
         data = body.dumps(payload)
         del payload
         session = self._session_or_new()
+        url = self.url(path)
         try:
-            async with session.post(self.url(path), data=data) as resp:
-                raw = await resp.read()
+            async with session.post(url, data=data, allow_redirects=False) as resp:
                 status, headers = resp.status, resp.headers
+                if 300 <= status < 400:
+                    raise PermanentError(self.redact(
+                        f"HTTP {status} redirect to {wire.location(headers, url)}; API calls "
+                        "follow no redirect (give that server as --base-url if it is the "
+                        "right one)"))
+                raw = await self._read(resp, status)
         except aiohttp.ClientConnectorError as exc:  # nothing reached the server
             raise ConnectError(self.redact(f"cannot connect: {exc.os_error}")) from None
-        except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError) as exc:
-            raise TransientError(self.redact(f"connection failed: {exc!r}")) from None
+        except wire.WIRE_ERRORS as exc:
+            raise TransientError(self.redact(wire.failure_reason(exc))) from None
+        except wire.ReplyTooLarge:
+            raise PermanentError(self._limits.too_large()) from None
+        if status == 404:
+            raise NotFound(self.redact(f"HTTP 404 from {redact_url(url)}: {_snippet(raw)}"),
+                           redact_url(url))
         return self._decode(status, headers, raw)
 
+    async def _read(self, resp: aiohttp.ClientResponse, status: int) -> bytes:
+        """The body under the cap; of an error reply only its first bytes, for the message."""
+        if status >= 400:  # the status decides; a body that does not decode only says less
+            limit = min(self._limits.max_reply_bytes, ERROR_BODY_BYTES)
+            try:
+                return await wire.read_capped(resp, limit, truncate=True)
+            except BackendError as exc:
+                return str(exc).encode()
+        return await wire.read_capped(resp, self._limits.max_reply_bytes)
+
     async def get_json(self, path: str) -> tuple[int, Any]:
-        """GET for preflight; an unreachable server is a PreflightError."""
+        """GET for preflight; a server that cannot be reached or answers no readable reply
+        is an Unreachable, a redirect or an oversized reply a PreflightError."""
         session = self._session_or_new()
+        url = self.url(path)
+        limits = self._limits
         try:
-            async with session.get(self.url(path), timeout=aiohttp.ClientTimeout(total=30)) as resp:
-                raw = await resp.read()
-                status = resp.status
-        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
-            raise Unreachable(self.redact(
-                f"cannot reach {self.name} server at {self.base_url}: {exc.__class__.__name__}"
-                f"{': ' + str(exc) if str(exc) else ''}")) from None
+            async with asyncio.timeout(limits.preflight_timeout_s):
+                async with session.get(url, allow_redirects=False) as resp:
+                    status = resp.status
+                    if 300 <= status < 400:
+                        raise PreflightError(self.redact(
+                            f"{redact_url(url)} redirects to "
+                            f"{wire.location(resp.headers, url)} (HTTP {status}) and API calls "
+                            "follow no redirect: if that is the right server, give its URL "
+                            "as --base-url"))
+                    raw = await self._read(resp, status)
+        except TimeoutError:
+            raise Unreachable(f"cannot reach {self.name} server at {self.base_url}: no "
+                              f"answer within {limits.preflight_timeout_s:g} s") from None
+        except aiohttp.ClientConnectorError as exc:
+            raise Unreachable(self.redact(f"cannot reach {self.name} server at "
+                                          f"{self.base_url}: {exc.os_error}")) from None
+        except wire.WIRE_ERRORS as exc:
+            raise self._unreadable(path, wire.failure_reason(exc)) from None
+        except TransientError as exc:  # a compressed body that does not decode
+            raise self._unreadable(path, str(exc)) from None
+        except wire.ReplyTooLarge:
+            raise PreflightError(f"{redact_url(url)}: {limits.too_large()}") from None
+        except PermanentError as exc:
+            raise PreflightError(self.redact(f"{redact_url(url)}: {exc}")) from None
         try:
             return status, orjson.loads(raw) if raw else None
         except orjson.JSONDecodeError:
             return status, None
+
+    def _unreadable(self, path: str, reason: str) -> Unreachable:
+        return Unreachable(self.redact(f"cannot reach {self.name} server at {self.base_url} "
+                                       f"(GET {path}): {reason}"))
 
     def _decode(self, status: int, headers: Any, raw: bytes) -> Any:
         if status in RETRYABLE_STATUS or status >= 500:

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import logging
 from typing import Any
+from urllib.parse import urlsplit
 
 from visioneval.backends import body, reasoning, replies
 from visioneval.backends.base import PermanentError, PreflightError, TransientError
-from visioneval.backends.http import RETRYABLE_STATUS, HttpBackend
+from visioneval.backends.http import RETRYABLE_STATUS, HttpBackend, HttpLimits
 from visioneval.backends.keys import host_of
 from visioneval.backends.replies import MetadataReader
 from visioneval.backends.served import from_model_list
@@ -171,9 +172,10 @@ class OpenAIBackend(HttpBackend):
     name = "openai"
 
     def __init__(self, model: str, base_url: str = DEFAULT_BASE_URL, *, api_key: str | None,
-                 api_key_env: str | None, connections: int = 64):
+                 api_key_env: str | None, connections: int = 64,
+                 limits: HttpLimits | None = None):
         super().__init__(model, base_url, api_key=api_key, api_key_env=api_key_env,
-                         connections=connections)
+                         connections=connections, limits=limits)
         self._token_field = token_field_for(base_url)
         self._ask_cost = asks_for_cost(base_url)
 
@@ -184,8 +186,10 @@ class OpenAIBackend(HttpBackend):
         status, body = await self.get_json("/models")
         self.check_auth_status(status)
         if status == 404:
-            log.warning("%s does not list models (GET /models: 404); not checking the model name",
-                        self.base_url)
+            await self._check_missing_v1()
+            log.warning("%s does not list models (GET /models: 404); not checking the model "
+                        "name (if every request then fails with HTTP 404, the run stops after "
+                        "a few: check the URL)", self.base_url)
             return
         if status >= 400 or not isinstance(body, dict):
             raise PreflightError(f"{self.base_url}/models answered HTTP {status}; is this an "
@@ -196,6 +200,20 @@ class OpenAIBackend(HttpBackend):
             raise PreflightError(f"model '{self.model}' is not served by {self.base_url} "
                                  f"(it lists: {listed or 'nothing'})")
         self.served = from_model_list(body, self.model, self.base_url or "")
+
+    async def _check_missing_v1(self) -> None:
+        """A base URL without its /v1 (the usual slip: http://host:8000) lists no models;
+        if <base>/v1 does, say so before any sample is sent."""
+        if urlsplit(self.base_url or "").path.rstrip("/").endswith("/v1"):
+            return
+        try:
+            status, body = await self.get_json("/v1/models")
+        except PreflightError:
+            return
+        if status < 400 and isinstance(body, dict) and isinstance(body.get("data"), list):
+            raise PreflightError(f"{self.base_url} lists no models (GET /models: 404) but "
+                                 f"{self.base_url}/v1 does: use --base-url "
+                                 f"{self.base_url}/v1")
 
     def chat_payload(self, request: Request) -> dict[str, Any]:
         payload = chat_payload(self.model, request, self._token_field)

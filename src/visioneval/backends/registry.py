@@ -13,7 +13,7 @@ from visioneval.backends.base import Backend
 from visioneval.backends.keys import key_source, redact_url
 
 if TYPE_CHECKING:  # aiohttp loads only when an HTTP backend is built
-    from visioneval.backends.http import HttpBackend
+    from visioneval.backends.http import HttpBackend, HttpLimits
 
 BackendKind = Literal["openai", "openrouter", "ollama", "anthropic", "builtin", "none"]
 OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1"
@@ -92,10 +92,12 @@ class Dispatch:
 
 def make_backend(spec: BackendSpec, *, connections: int = 64,
                  majority: Mapping[tuple[str, ...], str] | None = None,
-                 seed: int = 0, dispatch: Dispatch | None = None) -> Backend:
+                 seed: int = 0, dispatch: Dispatch | None = None,
+                 limits: HttpLimits | None = None) -> Backend:
     """Build the backend; a missing required key raises PreflightError naming the variable.
     A server backend with `dispatch` (or several URLs) is a `Replicas` dispatcher over one
-    backend per URL; each URL gets the key that belongs to its host, or none."""
+    backend per URL; each URL gets the key that belongs to its host, or none. `limits` caps
+    what a server backend reads of a reply and how long its preflight waits."""
     if spec.kind == "none":
         from visioneval.backends.base import NullBackend
 
@@ -106,19 +108,20 @@ def make_backend(spec: BackendSpec, *, connections: int = 64,
         return BuiltinBackend(spec.model, majority=majority, seed=seed)
     urls = spec.resolved_base_urls()
     if dispatch is None and len(urls) == 1:
-        return _server_backend(spec, urls[0], connections)
+        return _server_backend(spec, urls[0], connections, limits)
     from visioneval.backends.ratelimit import RateLimiter
     from visioneval.backends.replicas import Replicas
 
     dispatch = dispatch or Dispatch(concurrency=connections)
     # One spare connection each: the probe of an endpoint taken out never queues.
-    endpoints = [_server_backend(spec, url, dispatch.concurrency + 1) for url in urls]
+    endpoints = [_server_backend(spec, url, dispatch.concurrency + 1, limits) for url in urls]
     limiter = RateLimiter(dispatch.rpm, dispatch.tpm) if dispatch.rpm or dispatch.tpm else None
     return Replicas(endpoints, concurrency=dispatch.concurrency, limiter=limiter,
                     cache_key_url=dispatch.cache_key_url)
 
 
-def _server_backend(spec: BackendSpec, base_url: str, connections: int) -> HttpBackend:
+def _server_backend(spec: BackendSpec, base_url: str, connections: int,
+                    limits: HttpLimits | None = None) -> HttpBackend:
     source = key_source(base_url, spec.api_key_env)
     key = source.read()
     cls: type[HttpBackend]
@@ -129,4 +132,4 @@ def _server_backend(spec: BackendSpec, base_url: str, connections: int) -> HttpB
     else:
         from visioneval.backends.anthropic import AnthropicBackend as cls
     return cls(spec.model, base_url, api_key=key, api_key_env=source.env_name,
-               connections=connections)
+               connections=connections, limits=limits)

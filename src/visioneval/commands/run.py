@@ -70,10 +70,12 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
         check_fits(spec.model, benchmark.name, benchmark.builtin_models)
     majority = majority_answers(benchmark) if spec.kind == "builtin" and \
         spec.model == "majority" else None
+    servers = spec.kind not in ("builtin", "none") or benchmark.judge is not None
+    limits = engine.http_limits() if servers else None
     backend = make_backend(spec, connections=engine.concurrency, majority=majority,
                            seed=getattr(benchmark.options, "seed", 0),
-                           dispatch=engine.dispatch())
-    judge = make_backend(benchmark.judge, connections=engine.concurrency) \
+                           dispatch=engine.dispatch(), limits=limits)
+    judge = make_backend(benchmark.judge, connections=engine.concurrency, limits=limits) \
         if benchmark.judge is not None else None
     async with backend, (judge or contextlib.nullcontext()):
         await backend.preflight()

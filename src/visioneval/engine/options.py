@@ -11,13 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from visioneval.backends.registry import Dispatch
 from visioneval.engine.retry import RetryPolicy
 from visioneval.shards import Shard
+
+if TYPE_CHECKING:
+    from visioneval.backends.http import HttpLimits
 
 CACHE_FILE = "responses.sqlite3"
 DEFAULT_MAX_REPLY_MB = 32.0
@@ -86,6 +89,14 @@ class EngineOptions(BaseModel, frozen=True):
     @property
     def max_reply_bytes(self) -> int:
         return int(self.max_reply_mb * 2**20)
+
+    def http_limits(self) -> HttpLimits:
+        """What a server's reply may cost: --max-reply-mb, and --timeout for the checks
+        before the run (the preflight's GETs) as for each attempt."""
+        from visioneval.backends.http import HttpLimits  # aiohttp: only for a server backend
+
+        return HttpLimits(max_reply_bytes=self.max_reply_bytes,
+                          preflight_timeout_s=self.timeout_s)
 
 
 def shard_cache_path(path: Path, shard: Shard) -> Path:

@@ -14,13 +14,22 @@ import re
 import time
 from dataclasses import dataclass
 
-from visioneval.backends.base import AuthError, Backend, BackendError, TransientError
+from visioneval.backends.base import (
+    AuthError,
+    Backend,
+    BackendError,
+    NotFound,
+    TransientError,
+)
 from visioneval.records import Request, Response, stable_hash
 
 log = logging.getLogger(__name__)
 
 AUTH_STOP_AFTER = 3
 """Refused keys (HTTP 401/403) in a row, with no answer between them, that stop a run."""
+NOT_FOUND_STOP_AFTER = 5
+"""HTTP 404s in a row, with no answer between them, that stop a run: the URL is wrong (a
+base URL without /v1), and every other sample would end in the same 404."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +57,8 @@ class RetryWatch:
         self.trace = log.isEnabledFor(logging.DEBUG)  # checked once, not per request
         self.auth_failures = 0
         self.auth_error: AuthError | None = None
+        self.not_found = 0
+        self.not_found_error: NotFound | None = None
         self.waiting = 0
         self.next_retry_at = 0.0  # time.monotonic() of the soonest retry while waiting
         self._waits: dict[int, float] = {}
@@ -57,6 +68,10 @@ class RetryWatch:
     @property
     def key_refused(self) -> bool:
         return self.auth_failures >= AUTH_STOP_AFTER
+
+    @property
+    def url_not_found(self) -> bool:
+        return self.not_found >= NOT_FOUND_STOP_AFTER
 
     async def wait(self, seconds: float) -> None:
         self._ids += 1
@@ -135,12 +150,15 @@ async def generate(backend: Backend, request: Request, policy: RetryPolicy,
             if isinstance(exc, AuthError):
                 watch.auth_failures += 1
                 watch.auth_error = exc
+            elif isinstance(exc, NotFound):
+                watch.not_found += 1
+                watch.not_found_error = exc
             if trace:
                 log.debug("request %s attempt %d failed (%s) in %.3f s; not retried", tag,
                           attempt, exc, time.perf_counter() - start)
             return _failed(f"failed after {attempt} attempt(s): {exc}", attempt, start)
         else:
-            watch.auth_failures = 0
+            watch.auth_failures = watch.not_found = 0
             latency = time.perf_counter() - start
             if trace:
                 log.debug("request %s attempt %d ok (%s, %s tokens) in %.3f s", tag, attempt,

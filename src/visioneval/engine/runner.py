@@ -15,7 +15,14 @@ from visioneval.backends.base import Backend
 from visioneval.cost.usage import UsageBook
 from visioneval.engine.cache import Origin, ResponseCache, cache_key
 from visioneval.engine.progress import RunProgress
-from visioneval.engine.retry import AUTH_STOP_AFTER, RetryPolicy, RetryWatch, error_reason, generate
+from visioneval.engine.retry import (
+    AUTH_STOP_AFTER,
+    NOT_FOUND_STOP_AFTER,
+    RetryPolicy,
+    RetryWatch,
+    error_reason,
+    generate,
+)
 from visioneval.engine.store import RunStore, WriteError
 from visioneval.records import GenerationSettings, Record, Request, Response, Sample, SkippedRow
 
@@ -278,6 +285,8 @@ class Engine:
                 return hit
         if self.watch.key_refused:
             raise RunStopped(self._key_refused_line())
+        if self.watch.url_not_found:
+            raise RunStopped(self._not_found_line())
         budget = self.budget
         if budget is not None and budget.exhausted():
             raise CostLimitReached(budget)
@@ -304,6 +313,13 @@ class Engine:
             found = (identity, Origin.of(self.store.directory, identity))
             self._origins[id(backend)] = found
         return found
+
+    def _not_found_line(self) -> str:
+        error = self.watch.not_found_error
+        where = error.where if error is not None else "the server"
+        return (f"{where} answered HTTP 404 to {NOT_FOUND_STOP_AFTER} requests in a row, so "
+                "no sample can be answered there: is --base-url right? (an OpenAI-compatible "
+                "server's usually ends in /v1); stopped sending")
 
     def _key_refused_line(self) -> str:
         error = self.watch.auth_error
