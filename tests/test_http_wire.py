@@ -221,7 +221,8 @@ def test_malformed_reply_is_retried_or_an_error_record_never_a_crash(raw_server,
     assert all(r["response"]["text"] == ANSWER for r in answered)
     # A resume against a server that behaves sends the two failed samples again.
     server.script = lambda n, path: good(path)
-    result = invoke("salbench", "--resume", out, "--no-progress")
+    result = invoke("salbench", "--resume", out, "--no-progress", "--base-url",
+                    server.base_url + "/v1")
     assert result.exit_code == 0, result.output
     assert server.posts == 18 and errors(out) == []
 

@@ -376,12 +376,14 @@ def test_report_and_view_show_a_long_reasoning_as_escaped_text(serve, synth_data
 
 async def _view(run: Path, sample_id: str) -> dict:
     """`visioneval view`'s server on a free port, asked over HTTP."""
-    from visioneval.report.viewer import Viewer, serve
+    from visioneval.report.viewer import Viewer, listen, serve
 
     urls: list[str] = []
-    task = asyncio.create_task(serve(Viewer.open(run), 0, urls.append))
+    task = asyncio.create_task(serve(Viewer.open(run), listen(0), urls.append))
     try:
         while not urls:
+            if task.done():  # it failed to start: say why instead of waiting forever
+                task.result()
             await asyncio.sleep(0.01)
         async with aiohttp.ClientSession() as session:
             async with session.get(urls[0] + "api/rows") as got:

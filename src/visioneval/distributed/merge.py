@@ -194,7 +194,12 @@ def check_samples(plan: MergePlan) -> None:
 
 def _merged_info(plan: MergePlan, out: Path) -> dict[str, Any]:
     first = plan.runs[0].info
-    info = {k: v for k, v in first.items() if k not in ("shard", "sessions", "counts")}
+    info = {k: v for k, v in first.items() if k not in ("shard", "sessions", "counts",
+                                                        "not_in_data")}
+    # Records of samples not in the data, found by each shard, stay out of the merged run.
+    outside = sorted({i for r in plan.runs for i in r.info.get("not_in_data") or []})
+    if outside:
+        info["not_in_data"] = outside
     info["started_at"] = min(str(r.info.get("started_at", "")) for r in plan.runs)
     info["sessions"] = [session | {"shard": run.shard.index}
                         for run in plan.runs for session in run.info.get("sessions", [])]
