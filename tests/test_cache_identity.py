@@ -64,6 +64,11 @@ def test_a_new_checkpoint_behind_the_same_name_is_asked_again(serve, tmp_path):
     assert load(tmp_path / "again", "run.json")["sessions"][-1]["cache_sources"] == {
         old_run: 12}
     assert {r["response"]["cached_from"] for r in journal(tmp_path / "again")} == {old_run}
+    # The report says it too: what the server serves, and which run stored the answers.
+    assert invoke("report", tmp_path / "again", "--thumbnails", "0").exit_code == 0
+    page = (tmp_path / "again" / "report.html").read_text()
+    assert "serves root /ckpt/step-1000" in page
+    assert f"Answers from the response cache: 12 stored by {old_run}." in page
 
 
 def test_a_resume_against_other_weights_is_refused(serve, tmp_path):

@@ -63,7 +63,7 @@ def render_page(view: RunView, definition: BenchmarkDefinition, data: dict[str, 
         subtitle=f"{view.directory} · {info.get('status', '')}{_parts_note(info)} · "
                  f"visioneval {info.get('visioneval_version', '')}",
         cards=_cards(view, definition), backend_line=_backend_line(info),
-        run_blocks=[*cost_blocks(info), *endpoint_tables(info)],
+        run_blocks=[*cost_blocks(info), *cache_blocks(info), *endpoint_tables(info)],
         config=json.dumps({k: info.get(k) for k in ("options", "dataset", "backend",
                                                    "generation", "engine", "shard",
                                                    "merged_from", "missing_shards",
@@ -211,8 +211,27 @@ def _backend_line(info: dict[str, Any]) -> str:
                                         else [])
     where = (f" · {urls[0]}" if len(urls) == 1 else
              f" · {len(urls)} endpoints (table below)" if urls else "")
-    return (f"{backend.get('kind')} · model {backend.get('model')}{where} · "
+    served = (backend.get("identity") or {}).get("served")
+    serving = (" · serves " + ", ".join(f"{k} {v}" for k, v in served.items())
+               if isinstance(served, dict) and served else "")
+    return (f"{backend.get('kind')} · model {backend.get('model')}{serving}{where} · "
             f"generation {json.dumps(info.get('generation', {}))}")
+
+
+def cache_blocks(info: dict[str, Any]) -> list[Note]:
+    """Where the run's cached answers came from (run.json's sessions[i].cache_sources): the
+    runs that stored them, for the same model identity (the cache's key)."""
+    sources: dict[str, int] = {}
+    for session in info.get("sessions", []):
+        for run, n in (session.get("cache_sources") or {}).items():
+            sources[run] = sources.get(run, 0) + n
+    if not sources:
+        return []
+    named = "; ".join(f"{n} stored by {run}" for run, n in
+                      sorted(sources.items(), key=lambda kv: -kv[1]))
+    return [Note(f"Answers from the response cache: {named}. The cache answers only for the "
+                 "same model as its server describes it (the line above), never for a model "
+                 "name alone.")]
 
 
 def browser_data(view: RunView, definition: BenchmarkDefinition, thumb_limit: int,
