@@ -292,8 +292,10 @@ def _embedded_rows(page: str) -> list[dict]:
 def test_cut_while_thinking_is_an_error_of_its_own_left_out_of_the_scores(
         serve, synth_data, tmp_path, plain_run, monkeypatch):
     out = tmp_path / "run"
+    # One checkpoint throughout (the server's script changes below only to stand in for
+    # the same model given room to finish).
     server = serve(answer=answer_popout, thinking=Thinking("inline", cut=True), fail_first=2,
-                   faults=("500",))
+                   faults=("500",), checkpoint="qwen3-vl-thinking")
     result = invoke(*salbench_args(server, synth_data, out, "--configs", "P3",
                                    "--max-attempts", "3", "--concurrency", "1"))
     assert result.exit_code == 1

@@ -174,9 +174,15 @@ class ServerScript:
     thinking: Thinking | None = None
 
     def served_checkpoint(self) -> str:
+        """The checkpoint named in the model list: what makes its answers what they are
+        (the answer function, and thinking first, which changes the reply's text)."""
         if self.checkpoint is not None:
             return self.checkpoint
-        return "loopback/" + getattr(self.answer, "__name__", type(self.answer).__name__)
+        name = "loopback/" + getattr(self.answer, "__name__", type(self.answer).__name__)
+        if self.thinking is not None:
+            cut = "-cut" if self.thinking.cut else ""
+            name += f"+thinking-{self.thinking.where}{cut}"
+        return name
 
 
 @dataclass
