@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import signal
 import subprocess
 import sys
+import urllib.error
+import urllib.parse
+import urllib.request
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -38,3 +43,38 @@ def load(run: Path, name: str = "metrics.json"):
 
 def journal(run: Path) -> list[dict]:
     return [json.loads(line) for line in (run / "samples.jsonl").read_text().splitlines()]
+
+
+class Viewing:
+    """`visioneval view ARGS --port 0` in a subprocess (in `cwd`), asked over HTTP and
+    stopped with Ctrl-C (SIGINT)."""
+
+    def __init__(self, *args: object, cwd: Path | None = None):
+        self.proc = spawn("view", *map(str, args), "--port", "0", cwd=cwd)
+        assert self.proc.stdout is not None
+        for _ in range(5):
+            line = self.proc.stdout.readline()
+            if match := re.search(r"serving (http://127\.0\.0\.1:\d+/)", line):
+                self.url = match.group(1)
+                return
+        self.proc.kill()
+        raise AssertionError(f"view did not start: {self.proc.communicate()}")
+
+    def get(self, path: str) -> tuple[int, str, bytes]:
+        """(status, content type, body) of GET url/path."""
+        try:
+            with urllib.request.urlopen(self.url + path, timeout=60) as r:
+                return r.status, r.headers.get_content_type(), r.read()
+        except urllib.error.HTTPError as exc:
+            return exc.code, "", exc.read()
+
+    def rows(self, **query) -> dict:
+        status, kind, body = self.get("api/rows?" + urllib.parse.urlencode(query))
+        assert status == 200 and kind == "application/json"
+        return json.loads(body)
+
+    def stop(self) -> tuple[int, str]:
+        """(exit code, stderr) once Ctrl-C has stopped it."""
+        self.proc.send_signal(signal.SIGINT)
+        _, err = self.proc.communicate(timeout=30)
+        return self.proc.returncode, err

@@ -8,16 +8,13 @@ from __future__ import annotations
 import io
 import json
 import re
-import signal
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
-from cli_helpers import spawn
+from cli_helpers import Viewing
 from PIL import Image
 
 from visioneval.engine.store import RunStore
@@ -86,37 +83,6 @@ def test_per_endpoint_stats_show_in_the_run_section(synth_data, tmp_path):
     assert "In flight at most 48 (lowest 12 after HTTP 429s, 7 of them); 2.2 s waited" in page
 
 
-class Viewing:
-    """`visioneval view RUN --port 0` in a subprocess, stopped with Ctrl-C (SIGINT)."""
-
-    def __init__(self, run: Path):
-        self.proc = spawn("view", run, "--port", "0")
-        assert self.proc.stdout is not None
-        for _ in range(5):
-            line = self.proc.stdout.readline()
-            if match := re.search(r"serving (http://127\.0\.0\.1:\d+/)", line):
-                self.url = match.group(1)
-                return
-        self.proc.kill()
-        raise AssertionError(f"view did not start: {self.proc.communicate()}")
-
-    def get(self, path: str) -> tuple[int, str, bytes]:
-        try:
-            with urllib.request.urlopen(self.url + path, timeout=60) as r:
-                return r.status, r.headers.get_content_type(), r.read()
-        except urllib.error.HTTPError as exc:
-            return exc.code, "", exc.read()
-
-    def rows(self, **query) -> dict:
-        status, kind, body = self.get("api/rows?" + urllib.parse.urlencode(query))
-        assert status == 200 and kind == "application/json"
-        return json.loads(body)
-
-    def stop(self) -> int:
-        self.proc.send_signal(signal.SIGINT)
-        return self.proc.wait(timeout=30)
-
-
 def test_view_serves_every_sample_over_http(synth_data, tmp_path):
     run = _synth_run(tmp_path / "run", synth_data, 1500)
     records = _journal(run)
@@ -155,7 +121,7 @@ def test_view_serves_every_sample_over_http(synth_data, tmp_path):
         status, _, body = viewing.get(f"api/record/{records[3]['id']}")
         assert status == 200 and json.loads(body) == records[3]
     finally:
-        code = viewing.stop()
+        code, _ = viewing.stop()
     assert code == 0
 
 
@@ -227,5 +193,5 @@ def test_a_big_run_report_and_view_in_headless_chromium(synth_data, tmp_path):
                                    timeout=60_000)
             browser.close()
     finally:
-        assert viewing.stop() == 0
+        assert viewing.stop()[0] == 0
     assert problems == []

@@ -10,16 +10,13 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import signal
 import sys
 import textwrap
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
 import yaml
-from cli_helpers import invoke, load, spawn
+from cli_helpers import Viewing, invoke, load
 from helpers import png_bytes
 from rich.console import Console
 
@@ -237,58 +234,31 @@ def test_a_named_definition_of_another_benchmark_is_refused(made, work):
     assert result.exit_code == 2 and "defines benchmark 'salbench'" in result.stderr
 
 
-class Viewing:
-    """`visioneval view RUN --port 0` in a subprocess in `cwd`, stopped with Ctrl-C."""
-
-    def __init__(self, cwd: Path, *args: object):
-        self.proc = spawn("view", *args, "--port", "0", cwd=cwd)
-        assert self.proc.stdout is not None
-        for _ in range(5):
-            line = self.proc.stdout.readline()
-            if match := re.search(r"serving (http://127\.0\.0\.1:\d+/)", line):
-                self.url = match.group(1)
-                return
-        self.proc.kill()
-        raise AssertionError(f"view did not start: {self.proc.communicate()}")
-
-    def get(self, path: str) -> tuple[int, bytes]:
-        try:
-            with urllib.request.urlopen(self.url + path, timeout=60) as r:
-                return r.status, r.read()
-        except urllib.error.HTTPError as exc:
-            return exc.code, exc.read()
-
-    def stop(self) -> str:
-        self.proc.send_signal(signal.SIGINT)
-        _, err = self.proc.communicate(timeout=30)
-        return err
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("variant", ["definition-module-here", "benchmark-absolute-file"])
 def test_view_serves_the_generic_page_without_importing(made, work, variant):
     (run,) = _naming(made, work, variant, "whole")
-    viewing = Viewing(work, run)
+    viewing = Viewing(run, cwd=work)
     try:
-        status, body = viewing.get("")
+        status, _, body = viewing.get("")
         assert status == 200
         page = body.decode()
         assert "never imports code that a run directory names" in page
         assert "Colour accuracy" not in page
-        status, body = viewing.get(f"thumb/{_sha_of_first_image(run)}")
+        status, _, body = viewing.get(f"thumb/{_sha_of_first_image(run)}")
         assert status == 404 and b"not named" in body
     finally:
-        err = viewing.stop()
+        _, err = viewing.stop()
     lines = [ln for ln in err.splitlines() if ln.startswith("warning:")]
     assert len(lines) == 1 and _is_the_line(lines[0], run), err
     assert not (work / MARKER).exists()
 
     if variant.startswith("definition"):
-        viewing = Viewing(work, run, "--definition", NAMED)
+        viewing = Viewing(run, "--definition", NAMED, cwd=work)
         try:
-            status, body = viewing.get("")
+            status, _, body = viewing.get("")
             assert status == 200 and "Colour accuracy" in body.decode()
-            status, _ = viewing.get(f"thumb/{_sha_of_first_image(run)}")
+            status, _, _ = viewing.get(f"thumb/{_sha_of_first_image(run)}")
             assert status == 200
         finally:
             viewing.stop()
