@@ -3,6 +3,7 @@ benchmark pairs (`BenchmarkDefinition.paired_rows`), streamed from the journals.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +13,7 @@ from rich.table import Table
 
 from visioneval import csvcells
 from visioneval.benchmarks import registry
+from visioneval.engine.store import write_atomic
 from visioneval.report.compare import runs
 from visioneval.report.rundir import RunView
 from visioneval.stats.paired import PairedCollector, PairedResult, paired
@@ -73,18 +75,20 @@ def show(comparisons: list[PairedComparison], console: Console) -> None:
 
 
 def write_csv(comparisons: list[PairedComparison], path: Path) -> Path:
-    with open(path, "w", newline="") as fh:
-        writer = csvcells.writer(fh)
-        writer.writerow(["first run", "this run", "metric", "test", "first", "this",
-                         "difference", "difference 95% low", "difference 95% high", "p",
-                         "significant at 5%", "detail"])
-        for item in comparisons:
-            for r in item.results:
-                low, high = r.interval or ("", "")
-                writer.writerow([item.first, item.other, r.key, r.test, r.a, r.b,
-                                 r.difference, low, high, "" if r.p_value is None else r.p_value,
-                                 r.significant, r.detail])
-            for key in item.unpaired:
-                writer.writerow([item.first, item.other, key, "not paired (different samples)",
-                                 "", "", "", "", "", "", "", ""])
+    """paired.csv, written whole or not at all (a full disk is one line naming it)."""
+    buf = io.StringIO(newline="")
+    writer = csvcells.writer(buf)
+    writer.writerow(["first run", "this run", "metric", "test", "first", "this",
+                     "difference", "difference 95% low", "difference 95% high", "p",
+                     "significant at 5%", "detail"])
+    for item in comparisons:
+        for r in item.results:
+            low, high = r.interval or ("", "")
+            writer.writerow([item.first, item.other, r.key, r.test, r.a, r.b, r.difference,
+                             low, high, "" if r.p_value is None else r.p_value,
+                             r.significant, r.detail])
+        for key in item.unpaired:
+            writer.writerow([item.first, item.other, key, "not paired (different samples)",
+                             "", "", "", "", "", "", "", ""])
+    write_atomic(path, buf.getvalue().encode("utf-8"))
     return path
