@@ -28,7 +28,7 @@ from visioneval.cost.prices import ModelRef, recorded_price
 from visioneval.cost.total import run_cost
 from visioneval.engine.cache import open_or_none
 from visioneval.engine.options import EngineOptions
-from visioneval.engine.progress import RunProgress
+from visioneval.engine.progress import ProgressBoard, RunProgress
 from visioneval.engine.runner import CostLimitReached, Engine, RunStats
 from visioneval.engine.store import RUN_FORMAT, RunDirError, RunStore, WriteError
 from visioneval.records import GenerationSettings, Record, Sample, SkippedRow
@@ -110,11 +110,15 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
                       console: Console, show_progress: bool = True,
                       judge: Backend | None = None,
                       budget: Budget | None = None,
-                      notes: dict[str, Any] | None = None) -> SessionResult:
+                      notes: dict[str, Any] | None = None,
+                      board: ProgressBoard | None = None,
+                      label: str | None = None) -> SessionResult:
     """Run what is not yet done, then recompute metrics and tables from the journal.
     `judge`: the benchmark's judge model, opened and checked by the caller; `budget`:
     --max-cost, after which no request is sent (CostLimitReached, status "stopped");
-    `notes`: more to record in this session's entry of run.json."""
+    `notes`: more to record in this session's entry of run.json; `board`: a progress
+    display shared with other runs (a suite's), else the session shows its own; `label`:
+    its bar's name (default: the benchmark's)."""
     # numpy: loaded when a session starts
     from visioneval.engine.idset import IdCollector, IdSet
 
@@ -147,9 +151,10 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     shard = Shard.from_info(store.info)
     total = benchmark.total() if shard is None else -(-benchmark.total() // shard.count)
     try:
-        with RunProgress(total, benchmark.name + (f" {shard.label}" if shard else ""),
-                         completed=len(done), console=console,
-                         enabled=show_progress) as progress:
+        name = label or benchmark.name
+        with RunProgress(total, name + (f" {shard.label}" if shard else ""),
+                         completed=len(done), console=console, enabled=show_progress,
+                         board=board) as progress:
             if replicas:
                 progress.watch_dispatch(replicas)
             samples = benchmark.samples() if shard is None else \

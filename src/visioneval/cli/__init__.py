@@ -11,6 +11,7 @@ from visioneval.cli import (  # noqa: F401 - each module registers its commands
     reference,
     reports,
     rescore,
+    suite,
     tools,
 )
 from visioneval.cli.app import app

@@ -39,6 +39,7 @@ from visioneval.shards import Shard
 
 if TYPE_CHECKING:
     from visioneval.cost.budget import Budget
+    from visioneval.engine.progress import ProgressBoard
 
 EXIT_INTERRUPTED = 130
 EXIT_USAGE = 2
@@ -55,6 +56,8 @@ class Output:
     err: Console
     progress: bool = True
     report: bool = True
+    board: ProgressBoard | None = None  # a display shared with other runs (a suite's)
+    label: str | None = None  # the run's name on that display
 
 
 async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
@@ -81,7 +84,9 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
         await backend.preflight()
         if judge is not None:
             await judge.preflight()
-        plan = benchmark.plan()
+        # The data's fingerprint reads every file: in a thread, so the event loop goes on
+        # serving other runs of the process (a suite's lanes) meanwhile.
+        plan = await asyncio.to_thread(benchmark.plan)
         lock.acquire()  # a new run's directory exists from here on; a resume holds it already
         notes: dict[str, Any] = {}
         if resume:
@@ -102,7 +107,8 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
             store = RunStore.create(directory, info)
         _say_identity(backend, output)
         return await run_session(benchmark, backend, store, settings, engine, output.err,
-                                 output.progress, judge, budget, notes)
+                                 output.progress, judge, budget, notes, output.board,
+                                 output.label)
 
 
 def check_same_model(info: dict[str, Any], backend: Backend, judge: Backend | None) -> None:

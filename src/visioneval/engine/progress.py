@@ -12,6 +12,7 @@ from rich.progress import (
     Progress,
     ProgressColumn,
     Task,
+    TaskID,
     TextColumn,
     TimeRemainingColumn,
 )
@@ -29,21 +30,21 @@ class RateColumn(ProgressColumn):
 
 class WaitColumn(ProgressColumn):
     """Requests waiting to retry, read at each refresh (so a long wait is seen while nothing
-    finishes); nothing when none waits."""
+    finishes); nothing when none waits. One watch per task (a board shows several runs)."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.watch: RetryWatch | None = None
+        self.watches: dict[TaskID, RetryWatch] = {}
 
-    def text(self) -> str:
-        watch = self.watch
+    def text(self, task_id: TaskID) -> str:
+        watch = self.watches.get(task_id)
         if watch is None or not watch.waiting:
             return ""
         seconds = max(0.0, watch.next_retry_at - time.monotonic())
         return f"{watch.waiting} waiting (retry in {seconds:.0f}s)"
 
     def render(self, task: Task) -> Text:
-        return Text(self.text(), style="yellow")
+        return Text(self.text(task.id), style="yellow")
 
 
 class DispatchState(Protocol):
@@ -61,14 +62,14 @@ class DispatchState(Protocol):
 
 class DispatchColumn(ProgressColumn):
     """Requests in flight against the current limit (cut on 429, grown back slowly), the
-    429 count and endpoints taken out; read at each refresh."""
+    429 count and endpoints taken out; read at each refresh, per task."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.state: DispatchState | None = None
+        self.states: dict[TaskID, DispatchState] = {}
 
-    def text(self) -> str:
-        state = self.state
+    def text(self, task_id: TaskID) -> str:
+        state = self.states.get(task_id)
         if state is None:
             return ""
         parts = [f"{state.in_flight}/{state.concurrency_now} in flight"]
@@ -79,50 +80,73 @@ class DispatchColumn(ProgressColumn):
         return ", ".join(parts)
 
     def render(self, task: Task) -> Text:
-        return Text(self.text(), style="magenta")
+        return Text(self.text(task.id), style="magenta")
+
+
+class ProgressBoard:
+    """One live display of one or more runs' bars (a suite shows each of its runs on one
+    board; a single run owns its own)."""
+
+    def __init__(self, console: Console | None = None, enabled: bool = True):
+        self.waits = WaitColumn()
+        self.dispatch = DispatchColumn()
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+            RateColumn(), TextColumn("[red]{task.fields[errors]} errors"),
+            TimeRemainingColumn(), self.dispatch, self.waits, console=console,
+            disable=not enabled, transient=False)
+
+    def __enter__(self) -> ProgressBoard:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
 
 
 class RunProgress:
-    """Wraps rich's Progress; `advance` counts one finished sample."""
+    """One run's bar; `advance` counts one finished sample. On its own board, or on a
+    shared one (`board`) that its owner starts and stops."""
 
     def __init__(self, total: int | None, description: str, *, completed: int = 0,
-                 console: Console | None = None, enabled: bool = True):
+                 console: Console | None = None, enabled: bool = True,
+                 board: ProgressBoard | None = None):
         self.errors = 0
         self._pending = 0
         self._last = 0.0
-        self._waits = WaitColumn()
-        self._dispatch = DispatchColumn()
-        self._progress = Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-            RateColumn(), TextColumn("[red]{task.fields[errors]} errors"),
-            TimeRemainingColumn(), self._dispatch, self._waits, console=console,
-            disable=not enabled, transient=False)
+        self._own = board is None
+        self._board = board if board is not None else ProgressBoard(console, enabled)
+        self._progress = self._board.progress
         # Samples finished in an earlier session start as completed, so the rate and ETA
         # describe this session's work only.
         self._task = self._progress.add_task(description, total=total, completed=completed,
                                              errors=0)
 
     def __enter__(self) -> RunProgress:
-        self._progress.start()
+        if self._own:
+            self._progress.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.flush()
-        self._progress.stop()
+        self._board.waits.watches.pop(self._task, None)
+        self._board.dispatch.states.pop(self._task, None)
+        if self._own:
+            self._progress.stop()
 
     def watch_retries(self, watch: RetryWatch) -> None:
         """Show the requests waiting to retry (backing off, or as the server asked)."""
-        self._waits.watch = watch
+        self._board.waits.watches[self._task] = watch
 
     def waits_text(self) -> str:
-        return self._waits.text()
+        return self._board.waits.text(self._task)
 
     def watch_dispatch(self, state: DispatchState) -> None:
         """Show the concurrency in use, the 429s and the endpoints taken out."""
-        self._dispatch.state = state
+        self._board.dispatch.states[self._task] = state
 
     def dispatch_text(self) -> str:
-        return self._dispatch.text()
+        return self._board.dispatch.text(self._task)
 
     def set_total(self, total: int) -> None:
         """The real total, once known (a shard's share is known after its data is read)."""

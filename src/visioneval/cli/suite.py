@@ -1,0 +1,71 @@
+"""`visioneval suite`: several benchmarks x models (x settings) in one command."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from visioneval.cli.app import app
+from visioneval.cli.options import (
+    MODEL,
+    ApiKeyEnv,
+    BackendOpt,
+    BaseUrl,
+    NoProgress,
+    NoReport,
+    PriceIn,
+    PriceOut,
+    Verbose,
+)
+
+
+@app.command()
+def suite(
+    file: Annotated[Path | None, typer.Argument(
+        help="The suite file (TOML: [[models]], [[benchmarks]], optional [engine]; see "
+        "docs/suites.md and examples/suites/).", show_default=False)] = None,
+    benchmarks: Annotated[str | None, typer.Option(
+        help="Instead of a file: these benchmarks (comma-separated) on the model of "
+        "--backend and --model.", rich_help_panel=MODEL)] = None,
+    backend: BackendOpt = None,
+    model: Annotated[str | None, typer.Option(help="With --benchmarks: the model.",
+                                              rich_help_panel=MODEL)] = None,
+    base_url: BaseUrl = None,
+    api_key_env: ApiKeyEnv = None,
+    option: Annotated[list[str] | None, typer.Option(
+        "--option", "-o", help="With --benchmarks: a benchmark's option as "
+        "benchmark.option=value (repeat; lists comma-separated).", rich_help_panel=MODEL)
+                      ] = None,
+    price_in: PriceIn = None,
+    price_out: PriceOut = None,
+    concurrency: Annotated[int | None, typer.Option(
+        min=1, help="With --benchmarks: requests in flight per URL [default: 16].")] = None,
+    out: Annotated[Path | None, typer.Option(
+        help="The suite's folder (default: the file's `out`, else results/suites/<name>).")
+                   ] = None,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Print every run's requests and cost range, and the totals; send "
+        "nothing, write nothing.")] = False,
+    no_progress: NoProgress = False,
+    no_report: NoReport = False,
+    verbose: Verbose = False,
+) -> None:
+    """Run a whole evaluation: several benchmarks (with their options and settings that
+    vary, such as shots) on several models, each an ordinary run directory, with one
+    comparison page across them. The same command again resumes what is not finished."""
+    from visioneval.commands import suite as command
+    from visioneval.commands.common import consoles, guarded, setup_logging
+    from visioneval.commands.run import Output
+
+    console, err = consoles()
+    setup_logging(err, verbose)
+
+    def action() -> int:
+        shortcut = command.shortcut_from(benchmarks, backend, model, base_url, api_key_env,
+                                         option, price_in, price_out, concurrency)
+        output = Output(console, err, progress=not no_progress, report=not no_report)
+        return command.run(file, shortcut, out, output, dry_run)
+
+    raise typer.Exit(guarded(err, action))

@@ -1,0 +1,1 @@
+"""Suites: several benchmarks x models (x settings) in one command (`visioneval suite`)."""

@@ -1,0 +1,82 @@
+"""`visioneval suite FILE --dry-run`: every run of the plan, what it would still send and
+cost, and the totals; nothing is sent and nothing is written (as a run's `--dry-run`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from rich.console import Console
+from rich.table import Table
+
+from visioneval.cost import estimate
+from visioneval.cost.images import image_rule
+from visioneval.cost.money import usd
+from visioneval.cost.prices import ModelRef, NoPrice, given_price, price_for
+from visioneval.engine.store import RUN_FILE, RunStore
+from visioneval.suite.plan import PlannedRun, SuitePlan
+
+
+@dataclass(frozen=True)
+class RunEstimate:
+    run: PlannedRun
+    requests: int
+    input_tokens: int
+    output_tokens: int
+    cost: tuple[Decimal, Decimal] | None  # None: unknown
+    why_unknown: str = ""
+    resumed: int = 0
+
+
+def estimate_run(run: PlannedRun) -> RunEstimate:
+    """What `run` would still send (the samples its directory does not hold yet)."""
+    from visioneval.engine.idset import IdSet
+
+    benchmark = run.build()
+    done: IdSet | frozenset[str] = frozenset()
+    if (run.directory / RUN_FILE).is_file():
+        done = IdSet(r.id for r in RunStore.open(run.directory).iter_latest() if r.ok)
+    rule = image_rule(run.model.model)
+    found = estimate.estimate(benchmark.samples(), run.settings, rule, done)
+    price = price_for(ModelRef.from_spec(run.spec()),
+                      given_price(run.model.price_in, run.model.price_out))
+    prompt = found.prompt.total if found.prompt else 0
+    if isinstance(price, NoPrice):
+        return RunEstimate(run, found.requests, prompt, found.max_output_tokens, None,
+                           price.reason, found.done)
+    return RunEstimate(run, found.requests, prompt, found.max_output_tokens,
+                       found.cost_range(price), resumed=found.done)
+
+
+def show(plan: SuitePlan, console: Console) -> int:
+    """The plan's estimates as a table with a total row; exit code 0."""
+    rows = [estimate_run(run) for run in plan.runs]
+    table = Table("run", "requests", "input tokens", "output at most", "cost", box=None,
+                  pad_edge=False, title=f"suite {plan.name}: {len(rows)} runs in "
+                  f"{len(plan.lanes)} lane(s), into {plan.out} (dry run: nothing sent, "
+                  "nothing written)")
+    low = high = Decimal(0)
+    unknown = []
+    for e in rows:
+        table.add_row(e.run.label, f"{e.requests:,}" + (f" ({e.resumed:,} done)" if e.resumed
+                                                       else ""),
+                      f"~{e.input_tokens:,}", f"{e.output_tokens:,}",
+                      f"{usd(float(e.cost[0]))} to {usd(float(e.cost[1]))}" if e.cost
+                      else "unknown")
+        if e.cost is None:
+            unknown.append(f"{e.run.label}: {e.why_unknown}")
+        else:
+            low += e.cost[0]
+            high += e.cost[1]
+    table.add_row("total", f"{sum(e.requests for e in rows):,}",
+                  f"~{sum(e.input_tokens for e in rows):,}",
+                  f"{sum(e.output_tokens for e in rows):,}",
+                  f"{usd(float(low))} to {usd(float(high))}"
+                  + (f" + {len(unknown)} unknown" if unknown else ""), style="bold")
+    console.print(table)
+    for line in unknown:
+        console.print(f"cost unknown for {line}", highlight=False, soft_wrap=True,
+                      markup=False)
+    console.print("cost: input only, up to every answer at max tokens; a judge's requests "
+                  "are not counted", highlight=False, soft_wrap=True, markup=False)
+    return 0

@@ -1,0 +1,186 @@
+"""A suite's runs, planned before anything is sent: every benchmark (each combination of its
+`vary` values) on every model, each an ordinary run directory under the suite's folder.
+
+Runs that share a server are in one lane and go one after another, so each server gets one
+concurrency budget (its model's `concurrency` per URL) however many runs it serves; lanes
+run side by side."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from visioneval.backends.registry import BackendSpec
+from visioneval.benchmarks import registry
+from visioneval.benchmarks.base import Benchmark, BenchmarkDefinition
+from visioneval.engine.options import EngineFlags, EngineOptions
+from visioneval.records import GenerationSettings
+from visioneval.suite.spec import BenchmarkEntry, ModelEntry, SuiteFile
+
+
+@dataclass(frozen=True, eq=False)
+class PlannedRun:
+    """One benchmark setting on one model, and where its run directory is."""
+
+    benchmark: str  # a registered name, or the user's definition as module:attribute
+    setting: tuple[tuple[str, Any], ...]  # the `vary` values of this run, in file order
+    options: dict[str, Any]
+    model: ModelEntry
+    settings: GenerationSettings
+    engine: EngineOptions
+    directory: Path
+    lane: int = 0
+
+    @property
+    def label(self) -> str:
+        """benchmark [k=v ...] · model: the run's name in the progress and the tables."""
+        varied = " ".join(f"{k}={_text(v)}" for k, v in self.setting)
+        return f"{self.benchmark_label}{' ' + varied if varied else ''} · {self.model.label}"
+
+    @property
+    def benchmark_label(self) -> str:
+        return self.benchmark.rpartition(":")[2] if ":" in self.benchmark else self.benchmark
+
+    @property
+    def user_definition(self) -> str | None:
+        """The user's own definition (module:attribute, made portable), else None."""
+        return None if self.benchmark in registry.names() else \
+            registry.portable(self.benchmark)
+
+    def spec(self) -> BackendSpec:
+        m = self.model
+        return BackendSpec(kind=m.backend, model=m.model, base_url=list(m.urls()) or None,
+                           api_key_env=m.api_key_env)
+
+    def definition(self) -> BenchmarkDefinition:
+        return registry.definition(self.benchmark)
+
+    def build(self) -> Benchmark:
+        """The benchmark with this run's options (ValueError naming the option when one is
+        not valid)."""
+        definition = self.definition()
+        model = definition.command_options
+        if model is None:
+            return definition.build(dict(self.options))
+        try:
+            return definition.from_command(model.model_validate(self.options))
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            where = ".".join(str(p) for p in error["loc"])
+            message = str(error["ctx"]["error"]) if error["type"] == "value_error" \
+                else error["msg"]
+            raise ValueError(f"{self.label}: {where + ': ' if where else ''}{message}"
+                             ) from None
+
+
+@dataclass(frozen=True)
+class SuitePlan:
+    name: str
+    out: Path
+    runs: tuple[PlannedRun, ...]
+    lanes: dict[int, tuple[PlannedRun, ...]] = field(default_factory=dict)
+
+    def by_benchmark(self) -> dict[str, list[PlannedRun]]:
+        grouped: dict[str, list[PlannedRun]] = {}
+        for run in self.runs:
+            grouped.setdefault(run.benchmark, []).append(run)
+        return grouped
+
+
+def plan(suite: SuiteFile, out: Path | None, default_name: str) -> SuitePlan:
+    """Every run of the suite, in file order (benchmarks, their settings, then models)."""
+    name = suite.name or default_name
+    root = out or (Path(suite.out) if suite.out else Path("results") / "suites" / _safe(name))
+    runs: list[PlannedRun] = []
+    for entry in suite.benchmarks:
+        definition = _definition(entry)
+        for setting in _settings(entry):
+            options = entry.options | dict(setting)
+            generation = GenerationSettings(
+                temperature=0.0 if entry.temperature is None else entry.temperature,
+                max_tokens=entry.max_tokens or definition.max_tokens)
+            folder = "-".join([_safe(entry.name.rpartition(":")[2]),
+                               *(f"{_safe(k)}{_safe(_text(v))}" for k, v in setting)])
+            for model in suite.models:
+                runs.append(PlannedRun(entry.name, setting, options, model, generation,
+                                       _engine(suite, model), root / folder /
+                                       _safe(model.label)))
+    _check_unique(runs)
+    lanes = _lanes(runs)
+    placed = tuple(_with_lane(run, lanes) for run in runs)
+    grouped: dict[int, tuple[PlannedRun, ...]] = {}
+    for run in placed:
+        grouped[run.lane] = (*grouped.get(run.lane, ()), run)
+    return SuitePlan(name, root, placed, grouped)
+
+
+def _definition(entry: BenchmarkEntry) -> BenchmarkDefinition:
+    """The benchmark's definition: a registered name, or the user's own module:attribute,
+    which the suite file names as a command line would (it is imported)."""
+    return registry.definition(entry.name)
+
+
+def _settings(entry: BenchmarkEntry) -> list[tuple[tuple[str, Any], ...]]:
+    """Each combination of the `vary` values (one empty setting without `vary`)."""
+    keys = list(entry.vary)
+    return [tuple(zip(keys, values, strict=True))
+            for values in itertools.product(*(entry.vary[k] for k in keys))]
+
+
+def _engine(suite: SuiteFile, model: ModelEntry) -> EngineOptions:
+    e = suite.engine
+    flags = EngineFlags(concurrency=model.concurrency or e.concurrency,
+                        max_attempts=e.max_attempts, timeout_s=e.timeout,
+                        backoff_base_s=e.backoff_base, backoff_cap_s=e.backoff_cap,
+                        rpm=model.rpm, tpm=model.tpm, no_cache=e.no_cache,
+                        cache_dir=Path(e.cache_dir) if e.cache_dir else None,
+                        price_in=model.price_in, price_out=model.price_out,
+                        max_reply_mb=e.max_reply_mb)
+    return flags.new_run()
+
+
+def _lanes(runs: list[PlannedRun]) -> dict[str, int]:
+    """A lane per group of models that share a server (a URL), found by joining models with
+    a URL in common; a builtin model is a lane of its own."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            x = parent[x]
+        return x
+
+    for run in runs:
+        label = run.model.label
+        find(label)
+        for url in run.spec().resolved_base_urls():
+            parent[find(label)] = find("url:" + url.rstrip("/"))
+    roots: dict[str, int] = {}
+    return {run.model.label: roots.setdefault(find(run.model.label), len(roots))
+            for run in runs}
+
+
+def _with_lane(run: PlannedRun, lanes: dict[str, int]) -> PlannedRun:
+    return PlannedRun(run.benchmark, run.setting, run.options, run.model, run.settings,
+                      run.engine, run.directory, lanes[run.model.label])
+
+
+def _check_unique(runs: list[PlannedRun]) -> None:
+    seen: dict[Path, PlannedRun] = {}
+    for run in runs:
+        if run.directory in seen:
+            raise ValueError(f"{seen[run.directory].label} and {run.label} would share "
+                             f"{run.directory}: give the models or benchmarks distinct names")
+        seen[run.directory] = run
+
+
+def _safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "x"
+
+
+def _text(value: Any) -> str:
+    return ",".join(map(str, value)) if isinstance(value, list) else str(value)

@@ -1,0 +1,165 @@
+"""A suite's results: for each benchmark, its runs in the benchmark's comparison table (the
+paper's layout where it has one, as `visioneval compare` draws it) with the published numbers
+beside them where they are shipped; then every run's status. One page (suite.html), one CSV
+(suite.csv, long: a row per benchmark, run and column) and the same tables in the terminal."""
+
+from __future__ import annotations
+
+import io
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+
+from visioneval import csvcells
+from visioneval.engine.store import write_atomic
+from visioneval.report import templating
+from visioneval.report.blocks import ComparisonTable
+from visioneval.suite.execute import RunOutcome
+from visioneval.suite.plan import PlannedRun, SuitePlan
+
+if TYPE_CHECKING:
+    from visioneval.benchmarks.base import BenchmarkDefinition
+    from visioneval.report.reference import ReferenceReport
+    from visioneval.report.rundir import RunView
+
+HAS_RESULTS = ("finished", "finished with errors", "done before")
+
+
+@dataclass(frozen=True)
+class Part:
+    """One benchmark's comparison in the suite (no table: `problem` says why)."""
+
+    title: str
+    table: ComparisonTable | None = None
+    reference: dict[str, Any] | None = None  # reference.html's context
+    reference_markdown: str = ""
+    problem: str = ""
+
+    @property
+    def best(self) -> dict[int, float]:
+        return self.table.best() if self.table is not None else {}
+
+
+def parts(plan: SuitePlan, outcomes: list[RunOutcome]) -> list[Part]:
+    """A comparison per benchmark of the runs that have results."""
+    from visioneval.report import compare
+    from visioneval.report import reference as published
+
+    out = []
+    for name, runs in plan.by_benchmark().items():
+        title = runs[0].benchmark_label
+        done = [o.run for o in outcomes if o.run.benchmark == name and o.status in HAS_RESULTS
+                and (o.run.directory / "metrics.json").is_file()]
+        if not done:
+            out.append(Part(title, problem="no run of this benchmark has results (see the "
+                                           "runs below)"))
+            continue
+        named = done[0].definition() if done[0].user_definition else None
+        views = compare.runs([r.directory for r in done], named)
+        table = compare.compare(views)
+        reference, markdown = None, ""
+        if views[0].shown.published() is not None:
+            try:
+                beside = _beside_published(done, views, named)
+            except ValueError as exc:
+                table.notes.append(f"Published numbers: {exc}")
+            else:
+                if any(r.cells for r in beside.runs):
+                    reference = published.html_context(beside)
+                    markdown = published.to_markdown(beside)
+                else:
+                    table.notes.append(
+                        "Published numbers: no model of the suite matches a model of the "
+                        f"published table (known: {', '.join(beside.table.model_names())}); "
+                        "a model's `published_as` in the suite file names the one to show "
+                        "its runs beside.")
+        out.append(Part(title, table, reference, markdown))
+    return out
+
+
+def _beside_published(done: list[PlannedRun], views: list[RunView],
+                      named: BenchmarkDefinition | None) -> ReferenceReport:
+    """Each run beside its published row: a model's `published_as` names the published
+    model, else its own model name is matched."""
+    from visioneval.report import reference as published
+
+    groups: dict[str | None, list[RunView]] = {}
+    for run, view in zip(done, views, strict=True):
+        groups.setdefault(run.model.published_as, []).append(view)
+    reports = [published.beside_paper(group, name, definition_named=named)
+               for name, group in groups.items()]
+    first = reports[0]
+    return replace(first, runs=tuple(r for report in reports for r in report.runs))
+
+
+def write(plan: SuitePlan, outcomes: list[RunOutcome], found: list[Part]) -> list[Path]:
+    """suite.html and suite.csv in the suite's folder."""
+    plan.out.mkdir(parents=True, exist_ok=True)
+    page = templating.render("suite.html", title=f"suite {plan.name}",
+                             subtitle=f"{plan.out} · {len(outcomes)} runs · "
+                                      f"{_counts(outcomes)}",
+                             parts=found, runs=[_row(o, plan.out) for o in outcomes])
+    files = {"suite.html": page, "suite.csv": to_csv(found)}
+    for name, text in files.items():
+        write_atomic(plan.out / name, text.encode("utf-8"))
+    return [plan.out / name for name in files]
+
+
+def to_csv(found: list[Part]) -> str:
+    """Long form, so benchmarks with different tables share one file: benchmark, the row's
+    two naming columns, the run directory, the column and the value."""
+    buf = io.StringIO()
+    writer = csvcells.writer(buf, lineterminator="\n")
+    writer.writerow(["benchmark", "model", "setting", "run", "column", "value"])
+    for part in found:
+        table = part.table
+        if table is None:
+            continue
+        runs = [str(v.directory) for v in table.runs] if len(table.runs) == len(table.rows) \
+            else [""] * len(table.rows)
+        for row, run in zip(table.rows, runs, strict=True):
+            for column, value in zip(table.header[2:], row[2:], strict=False):
+                writer.writerow([part.title, row[0], row[1], run, column, value])
+    return buf.getvalue()
+
+
+def show(console: Console, outcomes: list[RunOutcome], found: list[Part]) -> None:
+    """The tables and each run's status, in the terminal."""
+    from visioneval.report import compare
+
+    for part in found:
+        console.print(f"\n## {part.title}\n", highlight=False, markup=False)
+        if part.table is None:
+            console.print(part.problem, highlight=False, markup=False)
+            continue
+        console.print(compare.to_markdown(part.table), highlight=False, soft_wrap=True,
+                      markup=False)
+        if part.reference_markdown:
+            console.print(part.reference_markdown, highlight=False, soft_wrap=True,
+                          markup=False)
+    console.print("\n## Runs\n", highlight=False, markup=False)
+    for o in outcomes:
+        detail = f" ({o.records} samples, {o.errors} errors)" if o.status != "failed" else \
+            f": {o.message}"
+        console.print(f"- {o.run.label}: {o.status}{detail} -> {o.run.directory}",
+                      highlight=False, soft_wrap=True, markup=False)
+
+
+def _row(outcome: RunOutcome, out: Path) -> dict[str, Any]:
+    page = outcome.run.directory / "report.html"
+    css = {"finished": "ok", "done before": "ok", "finished with errors": "warn",
+           "failed": "bad"}.get(outcome.status, "")
+    return {"label": outcome.run.label, "status": outcome.status, "css": css,
+            "message": outcome.message, "records": outcome.records, "errors": outcome.errors,
+            "directory": str(outcome.run.directory),
+            "page": os.path.relpath(page, out) if page.is_file() else None}
+
+
+def _counts(outcomes: list[RunOutcome]) -> str:
+    tally: dict[str, int] = {}
+    for o in outcomes:
+        tally[o.status] = tally.get(o.status, 0) + 1
+    return ", ".join(f"{n} {status}" for status, n in tally.items())

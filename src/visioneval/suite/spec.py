@@ -1,0 +1,177 @@
+"""A suite file: several benchmarks x several models (x settings that vary), one command.
+
+TOML, read with the standard library. It names where keys come from (`api_key_env`), never
+a key: a field that would hold one, or a URL with credentials, is refused in one line. Paths
+in benchmark options mean what they would on the command line (relative to the folder the
+command runs in).
+
+    name = "perception"                   # results/suites/<name> unless `out` says otherwise
+
+    [[models]]
+    name = "qwen-7b"                      # the name in tables (default: `model`)
+    backend = "openai"
+    model = "Qwen/Qwen2.5-VL-7B-Instruct"
+    base_url = ["http://gpu1:8000/v1", "http://gpu2:8000/v1"]
+    concurrency = 32                      # per URL
+
+    [[benchmarks]]
+    name = "salbench"
+    options = { data_dir = "data/synth", splits = ["synthetic"] }
+    vary = { shots = [0, 3] }             # one run per value
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from visioneval.backends.keys import url_secrets
+from visioneval.backends.registry import split_urls
+
+_SECRET_FIELD = re.compile(r"(^|_)(api_?key|key|token|secret|password|passwd)($|_)",
+                           re.IGNORECASE)
+_ALLOWED_SECRET_NAMES = {"api_key_env", "judge_api_key_env"}  # the variable's NAME only
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ModelEntry(_Entry):
+    """A model to evaluate: where it runs, where its key comes from, its limits and price."""
+
+    name: str | None = None
+    backend: Literal["openai", "openrouter", "ollama", "anthropic", "builtin"]
+    model: str
+    base_url: str | list[str] | None = None
+    api_key_env: str | None = None
+    concurrency: int | None = Field(None, gt=0)
+    rpm: int | None = Field(None, gt=0)
+    tpm: int | None = Field(None, gt=0)
+    price_in: float | None = Field(None, ge=0)
+    price_out: float | None = Field(None, ge=0)
+    # The model's name in the benchmarks' published tables (GPT-4o, LLaVA-1.6-7B ...), when
+    # its own name does not match one: its runs are then shown beside those numbers.
+    published_as: str | None = None
+
+    @model_validator(mode="after")
+    def _checked(self) -> ModelEntry:
+        if (self.price_in is None) != (self.price_out is None):
+            raise ValueError("give both price_in and price_out (US dollars per million "
+                             "tokens; 0 and 0 for your own server)")
+        for url in self.urls():
+            if url_secrets(url):
+                raise ValueError(f"base_url {url.split('@')[-1]} holds credentials: a suite "
+                                 "file never holds a key; put it in an environment variable "
+                                 "and name it with api_key_env")
+        return self
+
+    @property
+    def label(self) -> str:
+        return self.name or self.model
+
+    def urls(self) -> tuple[str, ...]:
+        return split_urls(self.base_url)
+
+
+class BenchmarkEntry(_Entry):
+    """A benchmark with its options; `vary` lists values of options to run one by one."""
+
+    name: str
+    options: dict[str, Any] = Field(default_factory=dict)
+    vary: dict[str, list[Any]] = Field(default_factory=dict)
+    temperature: float | None = None
+    max_tokens: int | None = Field(None, gt=0)
+
+    @model_validator(mode="after")
+    def _checked(self) -> BenchmarkEntry:
+        both = set(self.options) & set(self.vary)
+        if both:
+            raise ValueError(f"{', '.join(sorted(both))}: in both options and vary")
+        empty = [k for k, values in self.vary.items() if not values]
+        if empty:
+            raise ValueError(f"vary {', '.join(empty)}: give at least one value")
+        return self
+
+
+class EngineEntry(_Entry):
+    """Engine settings for every run of the suite (the command's flags of the same names);
+    a model's own `concurrency`, `rpm`, `tpm` and prices are set per model."""
+
+    concurrency: int = Field(16, gt=0)
+    max_attempts: int | None = Field(None, gt=0)
+    timeout: float | None = Field(None, gt=0)
+    backoff_base: float | None = Field(None, ge=0)
+    backoff_cap: float | None = Field(None, ge=0)
+    cache_dir: str | None = None
+    no_cache: bool = False
+    max_reply_mb: float | None = Field(None, gt=0)
+
+
+class SuiteFile(_Entry):
+    name: str | None = None
+    out: str | None = None
+    models: list[ModelEntry] = Field(min_length=1)
+    benchmarks: list[BenchmarkEntry] = Field(min_length=1)
+    engine: EngineEntry = Field(default_factory=EngineEntry)
+
+    @model_validator(mode="after")
+    def _unique_labels(self) -> SuiteFile:
+        labels = [m.label for m in self.models]
+        twice = sorted({x for x in labels if labels.count(x) > 1})
+        if twice:
+            raise ValueError(f"models named twice: {', '.join(twice)} (give each a `name`)")
+        return self
+
+
+def load(path: Path) -> SuiteFile:
+    """The suite file, or a ValueError whose one line names the file and the field."""
+    try:
+        raw = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such suite file") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: not valid TOML ({exc})") from None
+    return parse(raw, str(path))
+
+
+def parse(raw: dict[str, Any], source: str) -> SuiteFile:
+    if where := _secret_field(raw):
+        raise ValueError(f"{source}: {where}: a suite file never holds a key; put it in an "
+                         "environment variable and name it with api_key_env")
+    try:
+        return SuiteFile.model_validate(raw)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = _where(error["loc"])
+        message = str(error["ctx"]["error"]) if error["type"] == "value_error" \
+            else error["msg"]
+        raise ValueError(f"{source}: {where + ': ' if where else ''}{message}") from None
+
+
+def _where(loc: tuple[int | str, ...]) -> str:
+    """A field's place as the file writes it: models[2].backend (counting from 1)."""
+    out = ""
+    for part in loc:
+        out += f"[{part + 1}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _secret_field(value: Any, where: str = "") -> str | None:
+    """The first field whose name says it holds a secret (api_key, token, password ...)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            here = f"{where}.{key}" if where else str(key)
+            if key not in _ALLOWED_SECRET_NAMES and _SECRET_FIELD.search(str(key)):
+                return here
+            if found := _secret_field(item, here):
+                return found
+    elif isinstance(value, list):
+        for i, item in enumerate(value, 1):
+            if found := _secret_field(item, f"{where}[{i}]"):
+                return found
+    return None
