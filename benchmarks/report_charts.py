@@ -1,5 +1,5 @@
 """CPU and wall time of the end-of-run report (`try_write_report`) of a 1,000-record run,
-and whether drawing it loaded matplotlib: the charts' share of issue 11's 1 s budget.
+and whether drawing it loaded matplotlib: the charts' share of the report's 1 s target.
 
 Synthetic finished runs (SalBench-shaped with three configs, IllusionBench-shaped with every
 protocol) are written with the real RunStore (`report.synthrun`); each report is then

@@ -1,6 +1,6 @@
 """Per-sample cost of the built-in code validators in `visioneval evaluate`.
 
-Writes N eval cases (count, ocr, json and chart in turn, short answers as the spec's
+Writes N eval cases (count, ocr, json and chart in turn, short answers as AgentV's vision
 examples) and runs `python -m visioneval evaluate CASES --out DIR --no-progress --no-report`
 as its own process, three times; prints the wall time of the process, the session's time
 from run.json (first sample to last record) and the CPU of the process (kernel accounting,

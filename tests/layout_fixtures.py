@@ -17,7 +17,7 @@ RED, BLUE, GREEN, WHITE, BLACK = (1, 0, 0), (0, 0, 1), (0, 0.6, 0), (1, 1, 1), (
 
 def swapped() -> tuple:
     """GT: A top-left, B bottom-right. Generated: C top-right, D bottom-left.
-    Same count, zero overlap: the seed's P = R = 1, IoU >= 0.5 F1 = 0."""
+    Same count, zero overlap: CANVAS's P = R = 1, IoU >= 0.5 F1 = 0."""
     gt = frame(100, 100, rect("A", 0, 0, 50, 50, BLUE), rect("B", 50, 50, 50, 50, GREEN))
     gen = frame(100, 100, rect("C", 50, 0, 50, 50, RED), rect("D", 0, 50, 50, 50, GREEN))
     return gt, gen

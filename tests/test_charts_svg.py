@@ -1,5 +1,5 @@
 """The run report's charts: SVG written by a jinja2 template, well-formed, every value and
-label shown and escaped; and a run report that never loads matplotlib (issue 11: importing
+label shown and escaped; and a run report that never loads matplotlib (importing
 and drawing with it was about 1 s of a 1,000-sample run's end-of-run report)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What a new user meets first: help, version, the seeds' spellings of options."""
+"""What a new user meets first: help, version, other tools' spellings of options."""
 
 from __future__ import annotations
 
@@ -60,8 +60,8 @@ def test_illusionbench_takes_samples(illusion_data, tmp_path):
     assert load(out, "run.json")["options"]["num_samples"] == 3
 
 
-def test_seed_quick_test_uses_the_plans_ollama_default(serve, synth_data, tmp_path):
-    """The plan's quick test names no backend or model: Ollama's llava:7b, said in a line."""
+def test_quick_test_without_a_model_uses_ollama_llava(serve, synth_data, tmp_path):
+    """A quick test that names no backend or model: Ollama's llava:7b, said in a line."""
     server = serve(models=("llava:7b",), answer=answer_popout)
     out = tmp_path / "run"
     result = invoke("salbench", "--samples", "5", "--tasks", "D", "--splits", "synthetic",

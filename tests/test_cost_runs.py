@@ -225,8 +225,8 @@ def test_merged_shards_add_their_costs_up(serve, synth_data, tmp_path):
                                                rel=1e-12)
 
 
-def test_compare_has_the_seeds_cost_column(serve, synth_data, illusion_data, tmp_path):
-    """The seed's results table has a Cost column: each run's cost, "unknown" with its
+def test_compare_has_a_cost_column(serve, synth_data, illusion_data, tmp_path):
+    """The results table has a Cost column: each run's cost, "unknown" with its
     reason where no price is known, in every output of `visioneval compare`."""
     from visioneval.cost.money import usd
 

@@ -190,7 +190,7 @@ def test_images_outside_the_case_folder_are_refused_unless_allowed(tmp_path):
     assert allowed.exit_code == 0 and len(load(tmp_path / "run2")["cases"]) == 4
 
 
-# -- judges: unknown names, the spec's names, paths relative to the case file -------------
+# -- judges: unknown names, AgentV's names, paths relative to the case file -------------
 
 
 def test_unknown_judge_or_judge_without_front_matter_is_one_line_before_sending(

@@ -74,8 +74,8 @@ def test_strict_extraction_stops_at_newline_comma_or_period():
     assert lmms_extract("I think it is a bird") == ""
 
 
-# The original prompts ([R] Evaluator.py), typed out from the research notes with the option
-# strings expanded; LOGO and IN differ only where the notes say.
+# The original prompts ([R] Evaluator.py), typed out from the source notes with the option
+# strings expanded; LOGO and IN differ only where the notes (tests/reference_notes/) say.
 ICON_OPTIONS = ("Animal, Face_Emoji, Music, Sport, Stationery, Vehicle,Ocean, Origami, Forest, "
                 "Cloud, Sand_dune, Medieval_Village, City, Underwater_ruins, Museum, "
                 "Bazaar_market, Time_square")

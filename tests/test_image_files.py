@@ -117,7 +117,7 @@ def test_vqa_rows_name_each_refused_image(tmp_path, allowed):
                        "allow_outside_images": allowed})
 
     def read() -> tuple[list[Any], dict[str, Any]]:
-        return list(benchmark.samples()), benchmark.plan()  # the plan hashes every image
+        return list(benchmark.samples()), benchmark.plan()  # plan() hashes every image
 
     items, plan = within(30, folder / "img" / "pipe.png", read)
     skipped = [i.line() for i in items if isinstance(i, SkippedRow)]

@@ -134,7 +134,7 @@ def test_broken_twice_is_an_error_with_the_raw_replies(serve, tmp_path):
 
 
 def test_n_samples_report_mean_and_spread(serve, tmp_path):
-    def answer(prompt):  # the seed tells the samples apart
+    def answer(prompt):  # the request's seed tells the samples apart
         return verdict([6, 6, 6, 6] if prompt.seed == 0 else [10, 10, 10, 10])
 
     server = serve(answer=answer)

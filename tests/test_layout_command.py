@@ -34,7 +34,7 @@ def test_worked_examples_end_to_end(canvas_dir, tmp_path):
     assert ex1["block_match"] == 0.0
     assert "position_similarity" in ex1["absent"]
     # The frame joins the groups of its own edges, so every group box is the frame and
-    # the seed calls the swapped layout perfectly aligned (ties resolved in order).
+    # CANVAS's metric calls the swapped layout perfectly aligned (ties resolved in order).
     assert ex1["alignment_f1"] == 1.0 and ex1["num_gt_groups"] == 4
     assert ex1["struct_completeness"] == 1.0
     assert ex1["step_count"] == 7 and ex1["tool_call_count"] == 6
@@ -154,10 +154,10 @@ def test_semantic_match_with_a_served_captioner_and_reuse(canvas_dir, tmp_path, 
 
 
 @pytest.mark.slow
-def test_skip_blip_alias_and_seed_shaped_previous_results(canvas_dir, tmp_path):
+def test_skip_blip_alias_and_canvas_shaped_previous_results(canvas_dir, tmp_path):
     out = tmp_path / "old.json"
     out.write_text(json.dumps([{"id": "ex1", "semantic_match": 0.42, "gt_caption": "g",
-                                "gen_caption": "h"}]))  # the seed's own output format
+                                "gen_caption": "h"}]))  # CANVAS's own output format
     result = invoke("--base_dir", canvas_dir, "--out", out, "--skip_blip", "--no-progress")
     assert result.exit_code == 0
     samples = by_id(load(out))

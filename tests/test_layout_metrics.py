@@ -29,16 +29,16 @@ def test_iou_matrix_by_hand():
     assert iou_matrix(B([[0, 0, 0, 0]]), B([[0, 0, 0, 0]]))[0, 0] == 0.0  # empty union
 
 
-def test_seed_layout_metrics_and_thresholded_scores_by_hand():
+def test_canvas_layout_metrics_and_thresholded_scores_by_hand():
     gt = B([[0, 0, .4, .4], [.5, .5, .4, .4]])
     gen = B([[.1, 0, .4, .4], [.5, .7, .4, .4], [0, .6, .2, .2]])
-    seed = layout_iou(gt, gen)
-    assert seed["num_matched"] == 2 and seed["num_unmatched_gen"] == 1
-    assert seed["mean_iou"] == round((0.6 + 1 / 3) / 2, 4) == 0.4667
-    assert seed["precision"] == 0.6667 and seed["recall"] == 1.0
+    metrics = layout_iou(gt, gen)
+    assert metrics["num_matched"] == 2 and metrics["num_unmatched_gen"] == 1
+    assert metrics["mean_iou"] == round((0.6 + 1 / 3) / 2, 4) == 0.4667
+    assert metrics["precision"] == 0.6667 and metrics["recall"] == 1.0
     # F1 of the rounded P and R: 2 * .6667 / 1.6667 = 0.80002.
-    assert seed["layout_overlap"] == 0.8
-    assert seed["element_count_ratio"] == 1.0  # min(1, 3 / 2)
+    assert metrics["layout_overlap"] == 0.8
+    assert metrics["element_count_ratio"] == 1.0  # min(1, 3 / 2)
 
     fills_gt = B([[1, 1, 1], [np.nan] * 3])
     fills_gen = B([[0, 0, 0], [1, 0, 0], [np.nan] * 3])
@@ -52,13 +52,13 @@ def test_seed_layout_metrics_and_thresholded_scores_by_hand():
     assert extra["color_similarity"] == 0.0  # white vs black: CIEDE2000 = 100
 
 
-def test_seed_precision_recall_are_one_with_zero_overlap_but_iou50_f1_is_zero():
+def test_canvas_precision_recall_are_one_with_zero_overlap_but_iou50_f1_is_zero():
     # Frame + two quadrants; the generated quadrants are swapped (no overlap at all).
     gt = B([[0, 0, 1, 1], [0, 0, .5, .5], [.5, .5, .5, .5]])
     gen = B([[0, 0, 1, 1], [.5, 0, .5, .5], [0, .5, .5, .5]])
-    seed = layout_iou(gt, gen)
-    assert (seed["precision"], seed["recall"], seed["layout_overlap"]) == (1.0, 1.0, 1.0)
-    assert seed["mean_iou"] == 0.3333  # the frames match (1), the quadrants do not (0, 0)
+    metrics = layout_iou(gt, gen)
+    assert (metrics["precision"], metrics["recall"], metrics["layout_overlap"]) == (1.0, 1.0, 1.0)
+    assert metrics["mean_iou"] == 0.3333  # the frames match (1), the quadrants do not (0, 0)
     keep = np.array([1, 2])  # the frame (index 0) is left out of the extra scores
     extra = component_scores(gt, gen, keep, keep)
     assert (extra["iou50_precision"], extra["iou50_recall"], extra["iou50_f1"]) == (0, 0, 0)
@@ -75,8 +75,8 @@ def test_threshold_matching_keeps_the_most_hits():
     gt = B([[0, 0, 1, 1], [1.5, 0, 1, 1]])
     gen = B([[0, 0, 2, 1], [0.5, 0, 1, 1]])
     assert iou_matrix(gt, gen) == pytest.approx(B([[0.5, 1 / 3], [0.2, 0]]))
-    seed = hungarian(gt, gen)
-    assert (seed.pair_iou >= 0.5).sum() == 0
+    match = hungarian(gt, gen)
+    assert (match.pair_iou >= 0.5).sum() == 0
     hits = threshold_match(gt, gen, np.arange(2), np.arange(2))
     assert (hits.gt.tolist(), hits.gen.tolist()) == ([0], [0])
 

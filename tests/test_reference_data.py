@@ -1,4 +1,4 @@
-"""The published tables visioneval ships, checked against the research notes' own text
+"""The published tables visioneval ships, checked against the source notes' own text
 (copies in tests/reference_notes/): every value of the notes' tables is parsed from the
 Markdown and compared with the shipped data, and so are the notes' sentences that state
 values or whole-table facts."""

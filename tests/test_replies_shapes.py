@@ -1,4 +1,4 @@
-"""The issue's named reply shapes, one by one, through each backend over real HTTP."""
+"""Malformed and unusual reply shapes, one by one, through each backend over real HTTP."""
 
 from __future__ import annotations
 

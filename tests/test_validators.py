@@ -1,4 +1,4 @@
-"""The four code validators: the spec's scenarios, edge cases, the command protocol, and the
+"""The four code validators: AgentV's scenarios, edge cases, the command protocol, and the
 subprocess runner with real processes (timeouts, crashes, garbage output)."""
 
 from __future__ import annotations

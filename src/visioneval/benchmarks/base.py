@@ -95,7 +95,7 @@ class BenchmarkDefinition:
     model_help: ClassVar[str] = "Model name as the server knows it."
     max_tokens: ClassVar[int] = 128
     max_tokens_help: ClassVar[str] = "Most tokens an answer may have."
-    # (backend, model) used when the command names no --model (the seeds' quick test); None:
+    # (backend, model) used when the command names no --model (a quick try); None:
     # --backend and --model are required.
     default_model: ClassVar[tuple[str, str] | None] = None
     # `visioneval data synth-NAME` writes a small offline dataset in the real schema when

@@ -330,15 +330,15 @@ def default_model(definition: BenchmarkDefinition, backend: str | None,
                   model: str | None) -> tuple[str | None, str | None]:
     """The benchmark's default (backend, model) for a command that names no model, said in
     one line; any other backend needs --model."""
-    seed_backend, seed_model = definition.default_model or (None, None)
-    if model is not None or backend not in (None, seed_backend):
+    fallback_backend, fallback_model = definition.default_model or (None, None)
+    if model is not None or backend not in (None, fallback_backend):
         return backend, model
     from visioneval.commands.common import consoles
 
-    consoles()[1].print(f"no --model given: using the default {seed_backend} {seed_model} "
+    consoles()[1].print(f"no --model given: using the default {fallback_backend} {fallback_model} "
                         "(at its default URL unless --base-url says otherwise)",
                         highlight=False, soft_wrap=True)
-    return seed_backend, seed_model
+    return fallback_backend, fallback_model
 
 
 def settings(temperature: float | None, max_tokens: int | None, default_max_tokens: int):

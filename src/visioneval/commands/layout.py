@@ -233,7 +233,8 @@ def _evaluate(found, options, workers: int, err: Console, show: bool, executor: 
 
 
 def _reuse_semantic(samples: list[dict], previous: dict, out: Path) -> None:
-    """--skip-semantic: the values of an earlier run in the --out file, like the seed."""
+    """--skip-semantic: the values of an earlier run in the --out file, like CANVAS's
+    `--skip_blip`."""
     reused = 0
     for sample in samples:
         earlier = (previous.get((sample["id"], sample["variant"]))

@@ -36,7 +36,7 @@ class EvaluatorSpec(BaseModel, frozen=True):
     @field_validator("judge")
     @classmethod
     def _builtin_name(cls, judge: str | None) -> str | None:
-        """The spec's judge names are the built-in rubrics' names in the metrics."""
+        """AgentV's judge file names are the built-in rubrics' names in the metrics."""
         return (builtin_name(judge) or judge) if judge else judge
 
     @model_validator(mode="after")

@@ -1,7 +1,7 @@
 """Rubric files: Markdown with a small YAML front matter naming the dimensions, their
 weights, the pass threshold and the details the judge must list. Six ship with the package
 (`rubrics/`); users point at their own file in the same format, relative to the case file.
-The spec's judge names (`image-description-judge`, `reasoning-judge` ...) name the
+AgentV's judge file names (`image-description-judge`, `reasoning-judge` ...) name the
 built-in rubrics too."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 BUILTIN_DIR = Path(__file__).parent / "rubrics"
-# The spec's judge file names (vision-evaluators-spec.md, "LLM Judge File Structure").
+# AgentV's judge file names (`evaluators/llm-judges/*.md` of its vision proposal, PR #106).
 ALIASES = {"image-description-judge": "image-description", "activity-judge": "activity",
            "comparison-judge": "comparison", "reasoning-judge": "visual-reasoning",
            "structured-output-judge": "structured-output",
@@ -60,7 +60,7 @@ def builtin_names() -> list[str]:
 
 def builtin_name(ref: str) -> str | None:
     """The built-in rubric a bare name (no folder, no suffix) means: its own name or the
-    spec's judge name; None for anything else."""
+    AgentV judge file name; None for anything else."""
     if "/" in ref or "." in ref:
         return None
     name = ALIASES.get(ref, ref)
@@ -69,11 +69,11 @@ def builtin_name(ref: str) -> str | None:
 
 def known_names() -> str:
     aliases = ", ".join(f"{a} ({n})" for a, n in ALIASES.items())
-    return f"{', '.join(builtin_names())}; the spec's names: {aliases}"
+    return f"{', '.join(builtin_names())}; also accepted: {aliases}"
 
 
 def load_rubric(ref: str, base: Path | None = None) -> Rubric:
-    """A built-in rubric by name (or the spec's judge name), or a user's rubric file by path;
+    """A built-in rubric by name (or its AgentV judge file name), or a user's rubric file by path;
     a relative path is read from `base` (the case file's folder), never the current
     directory."""
     name = builtin_name(ref)
@@ -83,7 +83,7 @@ def load_rubric(ref: str, base: Path | None = None) -> Rubric:
     if not path.is_absolute():
         path = (base or Path.cwd()) / path
     if not path.is_file() and Path(ref).name == ref and ref.removesuffix(".md") in ALIASES:
-        return _read(BUILTIN_DIR / f"{ALIASES[ref.removesuffix('.md')]}.md")  # the spec's file
+        return _read(BUILTIN_DIR / f"{ALIASES[ref.removesuffix('.md')]}.md")  # AgentV's file name
     if not path.is_file():
         where = f" in {base}" if base and not Path(ref).is_absolute() else ""
         raise RubricError(f"no rubric {ref!r}: not a built-in name and no such file{where}; "
@@ -99,7 +99,7 @@ def _read(path: Path) -> Rubric:
     if not text.startswith("---"):
         hint = ""
         if path.stem in ALIASES:
-            hint = f"; the spec's {path.stem} is built in: use `judge: {ALIASES[path.stem]}`"
+            hint = f"; {path.stem} is built in: use `judge: {ALIASES[path.stem]}`"
         raise RubricError(f"{path}: no YAML front matter (a rubric file starts with a '---' "
                           f"block naming its dimensions, see docs/evaluators.md){hint}")
     try:

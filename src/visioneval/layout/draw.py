@@ -2,10 +2,10 @@
 
 Per sample, under `{viz_dir}/{variant}/{id}/`:
 - `boxes.png`: the GT render with the GT boxes and the generated render with the
-  generated boxes. Boxes paired by the seed's Hungarian matching share a colour, taken
+  generated boxes. Boxes paired by CANVAS's Hungarian matching share a colour, taken
   from a red-orange-green scale of their IoU, and a number when there are few enough to
   read; unmatched boxes are dashed magenta with an x through them. Pairs below IoU 0.5
-  count as matched for the seed but not for the iou50 scores.
+  count as matched for CANVAS's metric but not for the iou50 scores.
 - `alignment.png`: the alignment groups on both renders, vertical ones (x_*) and
   horizontal ones (y_*) in separate rows, each drawn as a line along the shared coordinate
   through its members, coloured by type; solid when matched to a group of the same type
@@ -150,7 +150,7 @@ def _boxes_png(ctx: Context, gt: Layout, gen: Layout, gt_image, gen_image,
     plt, fig, (ax_gt, ax_gen) = _figure([gt_image, gen_image])
     o = ctx.out
     fig.suptitle(
-        f"{ctx.pair.id} ({ctx.pair.variant})   seed: matched {o.get('num_matched', '-')} of "
+        f"{ctx.pair.id} ({ctx.pair.variant})   CANVAS: matched {o.get('num_matched', '-')} of "
         f"{o.get('num_gt', '-')} GT / {o.get('num_gen', '-')} gen, mean IoU "
         f"{_fmt(o.get('mean_iou'))}, P {_fmt(o.get('precision'))}, R {_fmt(o.get('recall'))}"
         f"   |   IoU>=0.5: P {_fmt(o.get('iou50_precision'))}, "

@@ -1,6 +1,6 @@
 """Figma REST JSON -> typed, normalised boxes.
 
-The rules are the seed-era CANVAS loader's (`evaluation/layout/hungarian_iou.py`,
+The rules are CANVAS's reference loader's (`evaluation/layout/hungarian_iou.py`,
 `load_boxes_from_json`, kixlab/canvas@b6681ee5), re-implemented:
 
 - two file shapes: `{"document": DOCUMENT}` (GET /v1/files) and
@@ -16,7 +16,7 @@ The rules are the seed-era CANVAS loader's (`evaluation/layout/hungarian_iou.py`
 Where the reference would crash or silently divide by zero, we raise `LayoutFileError`
 naming the file: not JSON, an unknown shape, no frame, a zero-size frame, a kept node whose
 bounding box lacks a coordinate, non-finite (NaN/inf) coordinates, and a visible node whose
-`opacity` is not a number (the string "0.5", null, true: the seed's `opacity > 0.01` raises
+`opacity` is not a number (the string "0.5", null, true: CANVAS's `opacity > 0.01` raises
 a TypeError on the first two and reads true as 1; we read none of them as a guess).
 """
 
@@ -191,7 +191,7 @@ def _walk(node: Any, depth: int, out: list[tuple[dict, int]], where: str) -> Non
             continue
         visible = current.get("visible", True)
         opacity = current.get("opacity", 1.0)
-        # As the seed, opacity is only looked at for a visible node.
+        # As in CANVAS's loader, opacity is only looked at for a visible node.
         if visible and (isinstance(opacity, bool) or not isinstance(opacity, int | float)):
             raise LayoutFileError(f"{where}: node {_label(current)} has opacity {opacity!r}, "
                                   "not a number")

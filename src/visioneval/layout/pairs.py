@@ -5,14 +5,14 @@
         {folder}.png, {folder}-figma-hierarchy.json (else {folder}.json),
         {folder}-json-response.json (or any other *-json-response.json)
 
-As in the seed (`eval_pipeline.py@dd1da004`, `_collect_generation_pairs`): gid = the
-folder name before "-{model}"; a pair needs both images and both layout files. Unlike the
-seed, a pair that lacks one of them is not dropped silently but listed as skipped with
-the reason. The response file is optional (the seed does not require it either): without
+As in CANVAS's pipeline (`eval_pipeline.py@dd1da004`, `_collect_generation_pairs`): gid = the
+folder name before "-{model}"; a pair needs both images and both layout files. Unlike
+CANVAS's pipeline, a pair that lacks one of them is not dropped silently but listed as skipped with
+the reason. The response file is optional (CANVAS's pipeline does not require it either): without
 it the tool metrics are absent with the reason.
 
-The response file is any `*-json-response.json` in the folder, as the seed's
-`tool_usage_metric.py` globs it. The seed takes the first the file system lists; here
+The response file is any `*-json-response.json` in the folder, as CANVAS's
+`tool_usage_metric.py` globs it. CANVAS's code takes the first the file system lists; here
 `{folder}-json-response.json` wins when it is there, else the first by name, and a choice
 among several is noted on the pair (the run prints it and keeps it in the sample).
 """
@@ -85,7 +85,7 @@ def collect_pairs(base: Path, model: str, variant: str) -> tuple[list[Pair], lis
                         item / f"{name}-figma-hierarchy.json")
         files = [gts / f"{gid}.png", gts / f"{gid}.json", item / f"{name}.png", gen_json]
         problems = [p for p in map(_problem, files) if p]
-        if not gen_json.exists():  # name both spellings the seed accepts
+        if not gen_json.exists():  # name both spellings CANVAS accepts
             problems[-1] = f"missing {gen_json} (or {item / (name + '.json')})"
         if problems:
             skipped.append(Skipped(gid, variant, "; ".join(problems)))

@@ -2,16 +2,16 @@
 
 One sample = one `Pair`. Its metrics are computed in families; a family that raises
 leaves its keys out and records `<family>_error` (the message names the file), and the
-other families are still computed. The seed (`eval_pipeline.py@dd1da004`) does that only
+other families are still computed. CANVAS's pipeline (`eval_pipeline.py@dd1da004`) does that only
 for its layout IoU and alignment metrics, the two that accept its `out_dir`/`case_id`
 arguments: every other metric is first called with them, fails with a TypeError, and is
-called again outside the `try`, so any error it raises aborts the seed's whole run. A
+called again outside the `try`, so any error it raises aborts CANVAS's whole run. A
 value that cannot be computed is left out with its reason in the sample's `absent` dict;
 `notes` holds choices the sample's numbers depend on (which response file was read).
 
 A ground truth with no visible box (every node hidden, transparent or without a bounding
 box) is an error of the families that compare against it (layout IoU, alignment,
-components), never 0: the seed divides by its zero box count there.
+components), never 0: CANVAS's code divides by its zero box count there.
 Samples run in a process pool and come back in a deterministic order (variant, id).
 """
 
@@ -219,7 +219,7 @@ def _draw(ctx: Context, viz_dir: Path) -> None:
 
 
 def add_completeness(sample: dict[str, Any]) -> None:
-    """The seed's aggregates, only when all their parts are present:
+    """CANVAS's aggregates, only when all their parts are present:
     visual = round(mean(canvas_fill, pixel_fidelity, semantic_match), 4),
     structural = round(mean(element_count_ratio, layout_overlap, alignment_f1), 3)."""
     absent = sample.setdefault("absent", {})
@@ -379,9 +379,9 @@ def write_csv(path: Path, samples: list[dict[str, Any]]) -> None:
 
 
 def load_previous(path: Path) -> dict[tuple[str, str | None], dict[str, Any]]:
-    """Earlier semantic values from an --out file: ours ({"samples": [...]}) or the seed's
+    """Earlier semantic values from an --out file: ours ({"samples": [...]}) or CANVAS's
     (a list of {"id", "semantic_match", "gt_caption", "gen_caption", ...}). Keyed by
-    (id, variant); the seed's entries have no variant and match any."""
+    (id, variant); CANVAS's entries have no variant and match any."""
     if not path.is_file():
         return {}
     try:

@@ -1,6 +1,6 @@
 """Semantic match: caption both renders, embed the captions, take the cosine.
 
-Seed-era recipe (kixlab/canvas `evaluation/semantic/blip_score.py`): a BLIP captioner
+CANVAS's recipe (kixlab/canvas `evaluation/semantic/blip_score.py`): a BLIP captioner
 (`Salesforce/blip-image-captioning-base`, later `blip2-opt-2.7b`), captions lower-cased;
 `sentence-transformers/all-MiniLM-L6-v2` embeddings; cosine similarity rounded to 4
 decimals; 0.0 when either caption is empty. Stored as `semantic_match` with `gt_caption`
@@ -224,7 +224,7 @@ def make_captioner(settings: SemanticSettings) -> Captioner:
 
 
 def semantic_match(gt_caption: str, gen_caption: str, embedder: Embedder) -> float:
-    """Cosine of the caption embeddings, 0.0 if either caption is empty (as the seed)."""
+    """Cosine of the caption embeddings, 0.0 if either caption is empty (as CANVAS's)."""
     if not gt_caption or not gen_caption:
         return 0.0
     return round(embedder.similarity(gt_caption, gen_caption), 4)

@@ -4,7 +4,7 @@ The file is what the CANVAS agent server returns: `{"response", "json_response":
 {"messages": [{"role", "content", "id"}...], ...}, "step_count"}`, where `content` is
 langchain's `message_to_dict` (`{"type": "ai"|"tool", "data": {...}}`).
 
-Seed-era counting (kixlab/canvas `evaluation/metrics/tool_usage_metric.py@575ca75c`):
+CANVAS's counting (kixlab/canvas `evaluation/metrics/tool_usage_metric.py@575ca75c`):
 
 - data = outer["json_response"] if present, else the outer object; messages = data
   ["messages"];
@@ -15,10 +15,10 @@ Seed-era counting (kixlab/canvas `evaluation/metrics/tool_usage_metric.py@575ca7
 - unique tools = the distinct names seen; step count = data.step_count or
   outer.step_count (0 or missing: none), kept as given (4.5 stays 4.5).
 
-Where the seed would crash on a value (a tool name that is an object, a list or a number:
+Where CANVAS's code would crash on a value (a tool name that is an object, a list or a number:
 unhashable, or unsortable beside the strings; a step count that is not a number), the file
 is a `ToolFileError` naming it, so only this sample's tool metrics are an error. A negative
-or non-finite step count is one too (the seed would compute 1 / (S + C + U + 1) from it).
+or non-finite step count is one too (CANVAS's code would compute 1 / (S + C + U + 1) from it).
 
 So a call the assistant made and whose result came back as a tool message is counted
 twice. `tool_call_count` keeps that count for parity; `tool_call_count_dedup` counts a
@@ -28,7 +28,7 @@ its order is the sequence `tool_accuracy` compares.
 Efficiency (`tool_efficiency_metric.py@575ca75c`): 1 / (S + C + U + 1) rounded to 4
 decimals, with the double-counted C; absent without a step count.
 
-Accuracy (a placeholder returning None in the seed): given the expected sequence of tool
+Accuracy (a placeholder returning None in CANVAS's code): given the expected sequence of tool
 names (`{gid}-expected-tools.json`), 1 - Levenshtein(expected, actual) / max(len), on the
 de-duplicated sequence of names; 1.0 when both are empty.
 """
@@ -63,7 +63,7 @@ def _dict(value: Any) -> dict:
 
 
 def _name(value: Any, where: str, index: int) -> str | None:
-    """A tool name as the seed reads it (any falsy value: no name); text only."""
+    """A tool name as CANVAS's code reads it (any falsy value: no name); text only."""
     if not value:
         return None
     if not isinstance(value, str):

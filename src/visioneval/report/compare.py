@@ -66,7 +66,7 @@ def _name_alike_runs(result: ComparisonTable) -> None:
 
 
 def _add_cost(result: ComparisonTable, common_only: bool) -> None:
-    """The seed's results table has a Cost column: each row's run's."""
+    """The results table's Cost column: each row's run's."""
     from visioneval.report.cost import cost_column
 
     cells, notes = cost_column([run.info for run in result.runs],

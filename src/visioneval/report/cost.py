@@ -20,7 +20,7 @@ def cost_card(info: dict[str, Any]) -> tuple[str, str]:
 
 def cost_column(infos: list[dict[str, Any]], names: list[str], whole_runs_only: bool = False
                 ) -> tuple[list[str], list[str]]:
-    """The seed's Cost column for `visioneval compare`: each row's run cost (run.json's
+    """The Cost column of `visioneval compare`: each row's run cost (run.json's
     `counts.cost`, every session), "unknown" when it is; and the notes under the table (what
     the column is, why a cost is unknown, by the row's name)."""
     cells, reasons = [], {}

@@ -1,5 +1,5 @@
 """The report of a `visioneval layout` results file: per-variant summary, the distribution of
-every headline metric (seed-era and the added non-saturating scores side by side), what was
+every headline metric (CANVAS's and the added non-saturating scores side by side), what was
 skipped and why, and a link to the per-sample pictures when `--viz` drew them."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from visioneval.engine.store import write_atomic
 from visioneval.report import charts, templating
 from visioneval.report.blocks import Block, Cards, Charts, Link, Note, Section, Table
 
-# Seed-era headline metrics, then the scores that do not saturate (docs/layout.md).
+# CANVAS's headline metrics, then the scores that do not saturate (docs/layout.md).
 DISTRIBUTED = ("canvas_fill", "pixel_fidelity", "semantic_match", "element_count_ratio",
                "mean_iou", "layout_overlap", "alignment_f1", "tool_efficiency",
                "visual_completeness", "struct_completeness", "iou50_f1", "block_match",
@@ -49,7 +49,7 @@ def render(document: dict[str, Any], results: Path) -> str:
                                       f"{', '.join(variants)}"),
                           _viz_link(document, results)])
     distributions = Section("Distributions", [
-        Note("One panel per metric, one colour per variant; the seed-era metrics first, then "
+        Note("One panel per metric, one colour per variant; CANVAS's metrics first, then "
              "the scores that cannot reach 1.0 without overlap (IoU ≥ 0.5 F1, block match, "
              "...)."), _distributions(samples, variants)])
     title = f"layout: {document.get('model')} ({', '.join(variants)})"

@@ -6,7 +6,7 @@ or "a") is paired with the object that follows it: the last word before a delimi
 "5 red bottles, 3 cans on the table" gives bottle: 5, can: 3. The score is the share of the
 expected (object, count) pairs the answer states with the same count; an object's count is
 its first mention. Expected counts without objects ("5") are compared as a multiset of
-numbers. Default pass threshold 0.8 (as the spec's source uses).
+numbers. Default pass threshold 0.8 (as AgentV's `count_validator.py` uses).
 """
 
 from __future__ import annotations

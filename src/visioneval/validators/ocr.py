@@ -5,7 +5,7 @@ collapsing white space (1.0 = identical). Keywords (option `keywords`: a list or
 separated string) count when they occur as whole words, case-insensitively; `details.
 missing_keywords` lists the others. The score is the mean of the parts that apply:
 similarity when an expected text is given, keyword coverage when keywords are given.
-Default pass threshold 0.7 (as the spec's source uses).
+Default pass threshold 0.7 (as AgentV's `ocr_validator.py` uses).
 """
 
 from __future__ import annotations

@@ -68,7 +68,8 @@ FILE_SHAPES = {subset: tuple(sorted(names)) for subset, names in LMMS_SHAPES.ite
 # Generation strengths per difficulty (generator.py `values`).
 STRENGTHS = {"Easy": (1.25, 1.4), "Hard": (1.05, 0.85)}
 
-# Corrections of the original rule's spelling quirks (`--fix-quirks`; research notes §5):
+# Corrections of the original rule's spelling quirks (`--fix-quirks`; Evaluator.py's prompts
+# against generator.py's and lmms-eval's label spellings):
 # the prompt offers `Stationery` for the label `stationary`; it offers `Mercedes Benz` and
 # asks for a single word, so "mercedes" alone names the class; "Time_square" is the place
 # called Times Square in the paper's overview figure.

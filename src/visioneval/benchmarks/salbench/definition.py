@@ -31,7 +31,7 @@ def _pct(value: float | None) -> str:
 
 
 class SalBenchCommand(BaseModel):
-    """`visioneval salbench`'s own options (the seed's --splits/--tasks or HF --configs)."""
+    """`visioneval salbench`'s own options (--splits/--tasks or HF --configs)."""
     data_dir: Path | None = Field(None, description="Local copy of the dataset repository "
                                   "(<dir>/<config>/*.parquet); default: download "
                                   "salbench-vlm/salbench.")
@@ -56,7 +56,7 @@ class SalBenchDefinition(BenchmarkDefinition):
     summary = "Evaluate a model on SalBench (arXiv 2507.04741) as the paper does."
     command_options = SalBenchCommand
     model_help = "Model name as the server knows it (builtin: popout, random, majority)."
-    default_model = ("ollama", "llava:7b")  # the SalBench plan's quick test
+    default_model = ("ollama", "llava:7b")  # MikeWise2718/salbench's defaults
     synth_help = "Write a P3-style synthetic SalBench set in the real schema and folder layout."
     demo_model = "popout"
     settings_that_matter = ("prompt", "configs", "num_samples")

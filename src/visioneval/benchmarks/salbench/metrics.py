@@ -154,7 +154,7 @@ def summarize_parser(pairs: Sequence[tuple[set[str], set[str]]], classes: Sequen
 
 
 # lmms-eval's O3 tasks average per-class F1 over these three only (its `_o3_default` reuses
-# the P3 aggregation since commit c542634, merged in PR #744; research/salbench.md §5).
+# the P3 aggregation since commit c542634, merged in PR #744).
 LMMS_EVAL_O3_CLASSES = ("orientation", "color", "size")
 NO_DIFFICULTY = ("the data has no difficulty column (SalBench's own configs carry image, "
                  "question, answer and image_id only)")
@@ -303,7 +303,7 @@ def protocol_view(blocks: dict[str, Any], classes: Sequence[str], config: str
                   ) -> dict[str, Any]:
     """Why published SalBench numbers differ, from the same answers: the headline (strict
     parser, macro F1 over every class, as the paper), lenient parsing, sample-averaged F1
-    (the seed plan's and lmms-eval's `sample_f1`) and, for O3, lmms-eval main's mean over
+    (lmms-eval's `sample_f1`) and, for O3, lmms-eval main's mean over
     three classes. A figure that cannot be computed is absent with a reason."""
     strict, lenient = blocks[HEADLINE], blocks["lenient"]
     view: dict[str, Any] = {}

@@ -45,7 +45,7 @@ CONFIGS = {
 
 def select_configs(configs: list[str] | None, splits: list[str] | None,
                    tasks: list[str] | None) -> list[ConfigSpec]:
-    """Configs named directly, else the product of the seed's --splits and --tasks."""
+    """Configs named directly, else the product of --splits and --tasks."""
     if configs:
         unknown = [c for c in configs if c not in CONFIGS]
         if unknown:

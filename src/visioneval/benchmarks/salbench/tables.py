@@ -1,4 +1,4 @@
-"""Paper-style tables: the seed's Table 1 shape (macro F1, percent, one decimal) and the same
+"""Paper-style tables: Table 1's shape (macro F1, percent, one decimal) and the same
 layout for exact match, plus the terminal view with both parsers side by side."""
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from visioneval.benchmarks.salbench.metrics import NO_DIFFICULTY
 from visioneval.benchmarks.salbench.spec import CONFIGS
 from visioneval.fmt import interval, pct
 
-# Column -> config, in the seed's order (salbench-eval-plan.md, "Output Format").
+# Column -> config, in the order of MikeWise2718/salbench's results CSV
+# (`docs/evaluation_plan_v2.md`, "Output Format").
 TABLE1_COLUMNS = {
     "Detection_NAT": "O3", "Detection_SYN": "P3",
     "Referring_NAT": "O3_box", "Referring_SYN": "P3_box",
@@ -112,7 +113,7 @@ PROTOCOL_COLUMNS = {
 }
 PROTOCOL_NOTE = ("The same answers scored four ways. headline: strict parser, macro F1 over "
                  "every class (the paper's F1 Overall); lenient: forgiving parser; sample F1: "
-                 "per-sample set F1 averaged (the seed plan's and lmms-eval's sample_f1, not "
+                 "per-sample set F1 averaged (lmms-eval's sample_f1, not "
                  "the paper's); lmms-eval O3 3-class: lmms-eval main averages O3's per-class "
                  "F1 over orientation, color and size only (a bug since PR #744), so its O3 "
                  "numbers are not the paper's.")

@@ -1,6 +1,6 @@
 """Group alignment: do GT and generated boxes line up in the same groups?
 
-Seed-era definition (kixlab/canvas `evaluation/alignment/group_alignment.py@b6681ee5`):
+CANVAS's definition (kixlab/canvas `evaluation/alignment/group_alignment.py@b6681ee5`):
 
 - each box goes into six buckets keyed (type, int(round(coord / 0.02))) for type in
   x_left (x), x_center (x + w/2), x_right (x + w), y_top (y), y_center (y + h/2),

@@ -1,6 +1,6 @@
 """Canvas fill: the share of the generated canvas covered by its foreground boxes.
 
-Seed-era definition (kixlab/canvas `evaluation/metrics/canvas_fill_metric.py@0fe246c0`),
+CANVAS's definition (kixlab/canvas `evaluation/metrics/canvas_fill_metric.py@0fe246c0`),
 on the generated file only:
 
 - canvas = the first box with depth == 1, else the largest box (w * h);

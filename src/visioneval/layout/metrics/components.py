@@ -1,13 +1,13 @@
-"""Scores that unmatched or misplaced boxes cannot game (beyond the seed, reported beside
+"""Scores that unmatched or misplaced boxes cannot game (beyond CANVAS's metrics, reported beside
 its metrics, never instead).
 
-The seed's precision and recall count matches without looking at their overlap, so a
+CANVAS's precision and recall count matches without looking at their overlap, so a
 layout of the right number of boxes in the wrong places scores 1.0. Here a GT box and a
 generated box only count as a match when their IoU is at least 0.5:
 
 - matching: the 1:1 assignment with the most pairs of IoU >= 0.5, ties broken by the
   largest IoU sum (Hungarian on weights hit * (K + IoU), K = min(n_gt, n_gen) + 1, so one
-  more hit always outweighs any IoU gain). Thresholding the seed's all-pairs matching
+  more hit always outweighs any IoU gain). Thresholding CANVAS's all-pairs matching
   afterwards (as CANVAS's later `component_similarity` does) can lose hits: it may trade a
   0.55 pair for two 0.3 pairs;
 - the normalisation frame is left out on both sides: it always matches itself and, being

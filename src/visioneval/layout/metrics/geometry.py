@@ -33,7 +33,7 @@ def union_area(boxes: np.ndarray) -> float:
     (four corner updates, then cumulative sums), and the area is the sum of the covered
     cells' areas. O(N + K^2) with K <= 2N distinct edges; boxes of zero width or height
     cover nothing. A negative width or height spans back from x or y, as shapely's
-    `box(x, y, x + w, y + h)` (what the seed unions) normalises its corners: its area is
+    `box(x, y, x + w, y + h)` (what CANVAS's canvas fill unions) normalises its corners: its area is
     |w| * |h|."""
     boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
     boxes = np.concatenate([np.minimum(boxes[:, :2], boxes[:, :2] + boxes[:, 2:]),

@@ -1,6 +1,6 @@
 """Layout overlap: Hungarian matching of GT and generated boxes on 1 - IoU.
 
-Seed-era definitions (kixlab/canvas `evaluation/layout/hungarian_iou.py@b6681ee5` and the
+CANVAS's definitions (kixlab/canvas `evaluation/layout/hungarian_iou.py@b6681ee5` and the
 `layout_iou_metric.py` version behind the committed `evaluation_results.csv`):
 
 - cost = 1 - IoU for every (GT, generated) pair, solved by
@@ -55,7 +55,7 @@ def _f1(p: float, r: float) -> float:
 
 def layout_iou(gt: np.ndarray, gen: np.ndarray, match: Matching | None = None
                ) -> dict[str, float | int | Absent]:
-    """The seed's metrics. `gt`, `gen`: (N, 4) normalised boxes, every kept box."""
+    """CANVAS's metrics. `gt`, `gen`: (N, 4) normalised boxes, every kept box."""
     match = match or hungarian(gt, gen)
     n_gt, n_gen = len(gt), len(gen)
     matched = len(match.gt)

@@ -1,6 +1,6 @@
 """Pixel fidelity (SSIM) and PSNR between the GT and generated renders.
 
-Seed-era recipe (kixlab/canvas `evaluation/visual/ssim_psnr.py@dd1da004`): both images in
+CANVAS's recipe (kixlab/canvas `evaluation/visual/ssim_psnr.py@dd1da004`): both images in
 RGB; if their sizes differ, both are resized with Pillow's default filter to (min width,
 min height); pixels / 255; `structural_similarity(..., channel_axis=-1, data_range=1.0)`
 and `peak_signal_noise_ratio(..., data_range=1.0)`; both rounded to 4 decimals and stored

@@ -1,5 +1,5 @@
-"""Where visioneval met the seed-era CANVAS code side by side and differed: each case
-matches the seed or is a named per-sample state (see docs/layout.md)."""
+"""Where visioneval met CANVAS's reference code side by side and differed: each case
+matches CANVAS's code or is a named per-sample state (see docs/layout.md)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def test_a_fractional_step_count_is_kept():
     usage = parse_tool_usage(tool_response(["create_frame"], step_count=4.5))
     assert usage.step_count == 4.5
     values = tool_metrics(usage, None)
-    # The seed: S + C + U = 4.5 + 2 (the call counted twice) + 1.
+    # CANVAS: S + C + U = 4.5 + 2 (the call counted twice) + 1.
     assert values["step_count"] == 4.5 and values["tool_efficiency"] == round(1 / 8.5, 4)
     assert parse_tool_usage(tool_response(["x"], step_count=4)).step_count == 4
 
