@@ -1,4 +1,4 @@
-"""`visioneval suite FILE --dry-run`: every run of the plan, what it would still send and
+"""`visioneval suite FILE --dry-run`: every run of the suite, what it would still send and
 cost, and the totals; nothing is sent and nothing is written (as a run's `--dry-run`)."""
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def estimate_run(run: PlannedRun) -> RunEstimate:
 
 
 def show(plan: SuitePlan, console: Console) -> int:
-    """The plan's estimates as a table with a total row; exit code 0."""
+    """The runs' estimates as a table with a total row; exit code 0."""
     rows = [estimate_run(run) for run in plan.runs]
     table = Table("run", "requests", "input tokens", "output at most", "cost", box=None,
                   pad_edge=False, title=f"suite {plan.name}: {len(rows)} runs in "

@@ -48,7 +48,7 @@ class RunOutcome:
 
 
 class SuiteRecord:
-    """suite.json in the suite's folder: the plan and each run's outcome so far, rewritten
+    """suite.json in the suite's folder: its runs and each one's outcome so far, rewritten
     (atomically) as runs end, so an interrupted suite says where it stood."""
 
     def __init__(self, plan: SuitePlan, source: str):
@@ -73,7 +73,7 @@ class SuiteRecord:
 
 async def execute(plan: SuitePlan, record: SuiteRecord, err: Console, progress: bool,
                   report: bool) -> list[RunOutcome]:
-    """Every run of the plan; the outcomes in the plan's order."""
+    """Every run of the suite; the outcomes in the suite's order."""
     outcomes: dict[PlannedRun, RunOutcome] = {}
     with ProgressBoard(err, enabled=progress) as board:
         async def lane(runs: tuple[PlannedRun, ...]) -> None:
