@@ -81,6 +81,35 @@ def test_stacked_bars_white_values_from_seven():
     assert sum(widths[:3]) == pytest.approx(sum(widths[3:]), abs=0.5)  # both rows 100%
 
 
+def _hue(colour: str) -> tuple[float, float]:
+    import colorsys
+
+    hue, saturation, _ = colorsys.rgb_to_hsv(*(int(colour[i:i + 2], 16) / 255
+                                               for i in (1, 3, 5)))
+    return hue * 360, saturation
+
+
+def test_series_colours_carry_no_verdict_and_a_miss_is_grey():
+    """A series is never green or red (a reader takes them for right and wrong); the
+    stacked bars take the colours they are given, in the bars and the legend alike."""
+    for colour in charts.PALETTE:
+        hue, saturation = _hue(colour)
+        assert saturation < 0.25 or not (75 <= hue <= 165 or hue <= 12 or hue >= 345), colour
+    assert _hue(charts.MISS)[1] == 0 and _hue(charts.RIGHT)[0] == pytest.approx(123, abs=10)
+    svg = charts.stacked_bars(["ICON shape prompt"], {"shape": [20.0], "texture (scene)": [30.0],
+                                                      "named neither": [50.0]},
+                              "what the answers name",
+                              colours=(charts.PALETTE[0], charts.PALETTE[2], charts.MISS))
+    root = _parse(svg)
+    fills = {r.find("s:title", NS).text.split(": ")[0]: r.get("fill") for r in _bars(root)}
+    assert fills == {"ICON shape prompt, shape": charts.PALETTE[0],
+                     "ICON shape prompt, texture (scene)": charts.PALETTE[2],
+                     "ICON shape prompt, named neither": charts.MISS}
+    legend = [r.get("fill") for r in root.iterfind(".//s:rect", NS)
+              if r.find("s:title", NS) is None and r.get("width") == "10"]
+    assert legend == [charts.PALETTE[0], charts.PALETTE[2], charts.MISS]
+
+
 def test_heatmap_counts_in_cells_dark_cells_white():
     svg = charts.heatmap(["color", EVIL], ["color", EVIL, "(none)"], [[30, 2, 0], [3, 25, 9]],
                          "true vs predicted", "predicted", "true")

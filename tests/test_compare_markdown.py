@@ -14,7 +14,8 @@ HOSTILE = "<script>alert(1)</script> | **bold** _x_ `code` [link](http://e.x) # 
 def _table() -> Comparison:
     return Comparison("salbench", ["Model", "Shot", "P3 F1"],
                       [[HOSTILE, "0", "50.0"], ["plain\nnext line", "3", "40.0"]], [True],
-                      flags=[f"prompt differs: {HOSTILE}: paper"])
+                      flags=[f"prompt differs: {HOSTILE}: paper"],
+                      intervals=[[None, None, (45.0, 55.0)], [None, None, (35.0, 44.0)]])
 
 
 def test_markdown_escapes_html_and_markdown_in_every_value():
@@ -30,7 +31,7 @@ def test_markdown_escapes_html_and_markdown_in_every_value():
     assert all(line.count("|") - line.count("\\|") == 4 for line in rows)
     flag = md.splitlines()[0]
     assert flag.startswith("> prompt differs: &lt;script&gt;") and "\\|" in flag
-    assert "**50.0**" in md  # the best value is still bold (our own markup)
+    assert "**50.0**" in md  # ahead beyond the intervals: bold (our own markup)
 
 
 def test_csv_keeps_values_raw():

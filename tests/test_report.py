@@ -3,10 +3,12 @@ in a real headless Chromium (console errors fail the test; a screenshot is kept)
 
 from __future__ import annotations
 
+import colorsys
 import json
 import os
 import re
 import shutil
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,7 @@ from visioneval.loopback.server import answer_popout
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARTIFACTS = Path(__file__).parent.parent / "test-artifacts"
+EXAMPLES = Path(__file__).parent.parent / "examples"
 
 
 def _mixed_answers(prompt):
@@ -73,7 +76,9 @@ def test_report_command_and_compare_flags(serve, synth_data, tmp_path):
     md = (tmp_path / "cmp" / "comparison.md").read_text()
     f1 = f"{100 * load(a)['P3']['strict']['macro_f1']:.1f}"
     assert "| m (a) | 0 | - | - | " in md and f1 in md  # one model: rows name their run
-    assert "**" in md  # best per column marked
+    # Eight samples a config against four: every interval is wide, no run is ahead beyond
+    # its interval, so nothing is bold and the note says why.
+    assert "**" not in md and "no run is ahead beyond its interval" in md
     csv_head = (tmp_path / "cmp" / "comparison.csv").read_text().splitlines()[0]
     assert csv_head.startswith("Model,Shot,Detection_NAT F1,Detection_NAT EM")
     mixed = invoke("compare", a, tmp_path / "missing")
@@ -160,3 +165,139 @@ def test_capped_thumbnails_show_the_failures_first(serve, synth_data, tmp_path):
     for key in data["thumbs"]:
         assert any(r["img"] == key and r["v"]["strict"]["ok"] is False for r in data["rows"])
     assert "Thumbnails for 3 of the 16 images of the embedded samples" in page
+
+
+class _Outline(HTMLParser):
+    """A page's top-level sections in DOM order: class, id, title (h2), the table heads and
+    how many tables and charts (svg) each holds."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sections: list[dict] = []
+        self._depth = 0
+        self._grab: str | None = None
+
+    def handle_starttag(self, tag, attrs):
+        found = dict(attrs)
+        if tag == "section":
+            self._depth += 1
+            if self._depth == 1:
+                self.sections.append({"class": found.get("class") or "", "id": found.get("id"),
+                                      "title": "", "heads": [], "tables": 0, "svgs": 0})
+        elif self.sections and self._depth:
+            now = self.sections[-1]
+            if tag in ("h2", "th"):
+                self._grab = tag
+                if tag == "th":
+                    now["heads"].append("")
+            now["tables"] += tag == "table"
+            now["svgs"] += tag == "svg"
+
+    def handle_endtag(self, tag):
+        if tag == "section":
+            self._depth -= 1
+        if tag == self._grab:
+            self._grab = None
+
+    def handle_data(self, data):
+        if self._grab == "h2":
+            self.sections[-1]["title"] += data
+        elif self._grab == "th":
+            self.sections[-1]["heads"][-1] += data
+
+
+def _outline(page: str) -> list[dict]:
+    parser = _Outline()
+    parser.feed(page)
+    return parser.sections
+
+
+def _four_benchmark_runs(synth_data, illusion_data, tmp_path) -> dict[str, Path]:
+    """A real run of each benchmark with a report (builtin baselines; evaluate with
+    validators only, no judge)."""
+    runs = {name: tmp_path / name for name in ("salbench", "illusionbench", "vqa", "evaluate")}
+    commands = {
+        "salbench": ["salbench", "--backend", "builtin", "--model", "popout", "--data-dir",
+                     synth_data, "--splits", "synthetic"],
+        "illusionbench": ["illusionbench", "--backend", "builtin", "--model", "random",
+                          "--data-dir", illusion_data, "--num-samples", "6"],
+        "vqa": ["vqa", "--data", EXAMPLES / "vqa" / "questions.jsonl", "--scorer", "choice",
+                "--group-col", "category", "--backend", "builtin", "--model", "random"],
+    }
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text("\n".join(json.dumps({
+        "id": f"c{i}", "output": f"{i} bottles, Q{i}: ${i}.5M",
+        "expected_output": f"{2 + i % 2} bottles, ${i}.5M",
+        "evaluators": [{"validator": "count"}, {"validator": "chart"}]}) for i in range(4)))
+    commands["evaluate"] = ["evaluate", cases]
+    for name, command in commands.items():
+        result = invoke(*command, "--out", runs[name], "--no-progress")
+        assert result.exit_code == 0, (name, result.output)
+    return runs
+
+
+@pytest.mark.slow
+def test_every_benchmark_page_leads_with_its_headline_table_and_chart(synth_data, illusion_data,
+                                                                       tmp_path):
+    """The headline table (with its 95% intervals) and chart come first in the page's DOM
+    order; the run card (cards, backend line, cost, endpoints, configuration) after them."""
+    for name, run in _four_benchmark_runs(synth_data, illusion_data, tmp_path).items():
+        sections = _outline((run / "report.html").read_text())
+        lead, card = sections[0], next(i for i, s in enumerate(sections) if s["id"] == "run")
+        assert lead["class"] == "lead" and card == 1, (name, sections)
+        assert lead["tables"] == 1 and lead["svgs"] >= 1, (name, lead)
+        assert any("95% interval" in head for head in lead["heads"]), (name, lead["heads"])
+        assert sections[card]["title"] == "Run" and "configuration" not in lead["title"]
+        assert sections[-1]["id"] == "browser"  # the samples stay last
+
+
+def _greenish(colour: str) -> bool:
+    """A colour a reader takes for "right": a saturated hue between yellow-green and teal."""
+    if colour.startswith("#"):
+        rgb = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    else:
+        rgb = [int(v) / 255 for v in re.findall(r"\d+", colour)[:3]]
+    hue, saturation, value = colorsys.rgb_to_hsv(*rgb)
+    return 75 <= hue * 360 <= 165 and saturation > 0.25 and value > 0.2
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (.ci/run installs it)")
+def test_outcome_colours_carry_their_meaning(serve, illusion_data, tmp_path):
+    """Right is green; a wrong answer, a failed request, an unscored row and IllusionBench's
+    "named neither" never are (in the sample browser's badges and in every chart)."""
+    from playwright.sync_api import sync_playwright
+
+    from visioneval.loopback.server import answer_hash
+
+    server = serve(answer=answer_hash, fail_rate=0.3, seed=4)
+    out = tmp_path / "run"
+    result = invoke("illusionbench", "--backend", "openai", "--base-url",
+                    server.base_url + "/v1", "--model", "m", "--data-dir", illusion_data,
+                    "--num-samples", "6", "--max-attempts", "1", "--out", out, "--no-progress")
+    assert result.exit_code == 1, result.output  # some requests failed
+    page_text = (out / "report.html").read_text()
+    fills = re.findall(r'<rect [^>]*fill="(#[0-9a-f]{6})"[^>]*>\s*<title>([^<]*)</title>',
+                       page_text)
+    neither = [fill for fill, tip in fills if "named neither" in tip]
+    assert neither and not any(_greenish(f) for f in neither)
+    # Nothing an IllusionBench page charts is a verdict: no bar is green.
+    assert fills and not any(_greenish(fill) for fill, _ in fills)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox",
+                                                                    "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1440, "height": 900})
+        page.goto((out / "report.html").as_uri())
+        page.select_option("#f-view", "original")
+        colours: dict[str, set[str]] = {}
+        for outcome in ("correct", "wrong", "error", "unscored"):
+            page.select_option("#f-outcome", outcome)
+            tags = page.locator(".sample .tag")
+            colours[outcome] = {tags.nth(i).evaluate("e => getComputedStyle(e).backgroundColor")
+                                for i in range(min(tags.count(), 5))}
+        browser.close()
+    assert all(colours.values()), colours  # the run has every outcome
+    assert all(_greenish(c) for c in colours["correct"])
+    for outcome in ("wrong", "error", "unscored"):
+        assert not any(_greenish(c) for c in colours[outcome]), (outcome, colours)
+    assert colours["error"].isdisjoint(colours["wrong"])  # a failure is not a wrong answer

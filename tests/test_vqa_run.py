@@ -105,7 +105,7 @@ def test_report_and_compare_show_unparsed_and_ambiguous_answers(serve, tmp_path)
     assert {r["v"]["choice"]["a"] for r in rows} == {"(ambiguous)", "(unparsed)"}
     assert all(r["v"]["choice"]["ok"] is False for r in rows)
     page = write_report(runs[1]).read_text()
-    assert "Results (percent)" in page and "Accuracy per group" in page
+    assert "Results (percent)" in page and "choice accuracy per group" in page
     assert "(ambiguous)" in page and "(unparsed)" in page
     table = compare(runs)
     assert table.header == ["Model", "Scorer", "Accuracy", "Unparsed", "colour accuracy",

@@ -11,6 +11,7 @@ from visioneval.benchmarks.base import Benchmark, BenchmarkDefinition
 from visioneval.evaluators.result import EvalResult
 from visioneval.records import Record
 from visioneval.report.blocks import Charts, ComparisonTable, Note, Section, Table
+from visioneval.report.marks import percent
 from visioneval.report.rundir import RunView
 
 
@@ -46,12 +47,8 @@ class EvaluateDefinition(BenchmarkDefinition):
         rows = [[label, b["n"], b["passed"], _pct(b.get("pass_rate")),
                  fmt.interval(b.get("pass_rate_ci95")), _score(b.get("mean_score")),
                  b["errors"]] for label, b in evaluators.items()]
-        out = [Section("Evaluators", [
-            Table(["evaluator", "n", "passed", "pass rate %", "pass rate 95% interval",
-                   "mean score", "errors"], rows),
-            Note("Pass rate over processed results (errors excluded). 95% interval: "
-                 "bootstrap over samples (1000 seeded resamples); \"-\" with fewer than 2 "
-                 "processed results.")])]
+        # The headline: the table, the chart of pass rates beside it, the note.
+        chart: list[Charts] = []
         labels = list(evaluators)
         if labels:
             from visioneval.report import charts  # only when a page is drawn
@@ -60,8 +57,14 @@ class EvaluateDefinition(BenchmarkDefinition):
                      for k in labels]
             spans = [charts.percent_interval(evaluators[k].get("pass_rate_ci95"))
                      for k in labels]
-            out.append(Section("Pass rate per evaluator", [Charts([charts.evaluator_bars(
-                labels, rates, "pass rate (errors excluded)", spans)])]))
+            chart.append(Charts([charts.evaluator_bars(
+                labels, rates, "pass rate per evaluator (errors excluded)", spans)]))
+        out = [Section("Evaluators", [
+            Table(["evaluator", "n", "passed", "pass rate %", "pass rate 95% interval",
+                   "mean score", "errors"], rows), *chart,
+            Note("Pass rate over processed results (errors excluded). 95% interval: "
+                 "bootstrap over samples (1000 seeded resamples); \"-\" with fewer than 2 "
+                 "processed results.")])]
         cases = view.metrics.get("cases", {})
         rows = [[case, "yes" if b["passed_all"] else "no", _score(b["mean_score"]),
                  ", ".join(_result_cell(k, v) for k, v in b["evaluators"].items())]
@@ -90,13 +93,15 @@ class EvaluateDefinition(BenchmarkDefinition):
         """Pass rate per evaluator, one row per judge model and run."""
         labels = list(dict.fromkeys(k for v in views for k in v.metrics.get("evaluators", {})))
         header = ["Judge", "Run", *[f"{k} pass %" for k in labels]]
-        rows = []
+        rows, intervals = [], []
         for view in views:
             blocks = view.metrics.get("evaluators", {})
             rows.append([view.model, view.directory.name,
                          *[fmt.pct(blocks.get(k, {}).get("pass_rate")) for k in labels]])
+            intervals.append([None, None, *[percent(blocks.get(k, {}).get("pass_rate_ci95"))
+                                            for k in labels]])
         return ComparisonTable(self.name, header, rows, [True] * len(labels),
-                               runs=list(views))
+                               runs=list(views), intervals=intervals)
 
 
 def _result_cell(label: str, result: dict[str, Any]) -> str:

@@ -1,7 +1,9 @@
 """`index.html` for a run's pictures: one self-contained page (no CDN, no external
-script or style; thumbnails inlined as data URLs, full pictures linked relatively), a
-table of every sample's metrics, sortable by any column with a click. The page is the
-`pictures.html` template on the one skeleton; this module only prepares the values."""
+script or style; thumbnails inlined as data URLs, full pictures linked relatively): the
+headline metrics per variant and per sample (beside its thumbnail) first, narrow enough
+for a 1440 px window, then every metric under a toggle; each table sorts by any column
+with a click. The page is the `pictures.html` template on the one skeleton; this module
+only prepares the values."""
 
 from __future__ import annotations
 
@@ -52,27 +54,46 @@ def _errors(sample: dict[str, Any]) -> str:
     return "; ".join(f"{', '.join(f)}: {m}" for m, f in grouped.items())
 
 
-def _row(viz_dir: Path, sample: dict[str, Any], metric_keys: list[str]) -> dict[str, Any]:
+def _row(viz_dir: Path, sample: dict[str, Any], first: list[str],
+         metric_keys: list[str]) -> dict[str, Any]:
+    """A sample's cells twice: the headline metrics (`cells`, beside its thumbnail) and
+    every metric (`all_cells`, the table under the toggle)."""
     folder = sample_dir(viz_dir, sample["variant"], sample["id"])
     absent = sample.get("absent", {})
+    names = [cell(sample["id"]), cell(sample["variant"])]
     return {"id": str(sample["id"]), "folder": folder.relative_to(viz_dir).as_posix(),
             "thumb": _data_url(folder / "thumb.jpg"),
-            "cells": [cell(sample["id"]), cell(sample["variant"]),
-                      *(cell(sample.get(k), absent.get(k)) for k in metric_keys)],
+            "cells": [*names, *(cell(sample.get(k), absent.get(k)) for k in first)],
+            "all_cells": [*names, *(cell(sample.get(k), absent.get(k)) for k in metric_keys)],
             "errors": _errors(sample)}
 
 
+def headline_keys(metric_keys: list[str]) -> list[str]:
+    """The columns the page shows first: the headline metrics (CANVAS's, then the scores
+    that do not saturate; `report.layout.DISTRIBUTED`) the run has; the counts and the
+    parts of each score (precision, recall, num_*) go to the table of every metric."""
+    from visioneval.report.layout import DISTRIBUTED
+
+    first = [k for k in DISTRIBUTED if k in metric_keys]
+    return first or metric_keys
+
+
+def _summary(document: dict[str, Any], keys: list[str]) -> list[list[Cell]]:
+    """One row per variant and statistic, `keys` as columns."""
+    return [[cell(variant), cell(stat),
+             *(cell(table[k][stat] if k in table else None) for k in keys)]
+            for variant, table in document.get("summary", {}).items()
+            for stat in ("mean", "median", "count")]
+
+
 def render(viz_dir: Path, document: dict[str, Any], metric_keys: list[str]) -> str:
-    # Summary: one row per variant and statistic, the metrics as columns.
-    summary = [[cell(variant), cell(stat),
-                *(cell(table[k][stat] if k in table else None) for k in metric_keys)]
-               for variant, table in document.get("summary", {}).items()
-               for stat in ("mean", "median", "count")]
+    first = headline_keys(metric_keys)
     variants = ", ".join(document.get("variants", []))
     return templating.render(
         "pictures.html", title=f"layout pictures: {document.get('model')} ({variants})",
-        subtitle=str(viz_dir), metric_keys=metric_keys, summary=summary,
-        samples=[_row(viz_dir, s, metric_keys) for s in document["samples"]],
+        subtitle=str(viz_dir), first_keys=first, metric_keys=metric_keys,
+        summary=_summary(document, first), summary_all=_summary(document, metric_keys),
+        samples=[_row(viz_dir, s, first, metric_keys) for s in document["samples"]],
         skipped=document.get("skipped", []),
         css=(templating.ASSETS / "report.css").read_text()
         + (templating.ASSETS / "pictures.css").read_text(),

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from visioneval.report.marks import Interval, Verdict, notes, verdict
+
 if TYPE_CHECKING:
     from visioneval.report.rundir import RunView
 
@@ -66,7 +68,9 @@ class Section:
 @dataclass
 class ComparisonTable:
     """Several runs in one table (`visioneval compare`): the first two columns name the run
-    (model and setting), the rest are numbers in percent, the best of each column marked."""
+    (model and setting), the rest are numbers in percent. A value is marked best only when
+    its 95% interval clears every other run's (`report.marks`: one rule for the page, the
+    Markdown table and the terminal)."""
     benchmark: str
     header: list[str]
     rows: list[list[str]]
@@ -76,19 +80,39 @@ class ComparisonTable:
     # that would read alike.
     runs: list[RunView] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the columns mean, under the table
+    # Per row, per column (as `header`): the cell's 95% interval in the cell's units
+    # (percent), None where there is none. Rows or columns left out have none.
+    intervals: list[list[Interval | None]] = field(default_factory=list)
+
+    def interval(self, row: int, col: int) -> Interval | None:
+        spans = self.intervals[row] if row < len(self.intervals) else []
+        return spans[col] if col < len(spans) else None
+
+    def verdicts(self) -> list[Verdict]:
+        """Per numeric column that two or more runs have a value in: the marked row, or
+        why none is marked."""
+        out = []
+        for col in range(2, len(self.header)):
+            found = verdict([_number(r[col]) for r in self.rows],
+                            [self.interval(i, col) for i in range(len(self.rows))],
+                            self.higher_is_better[col - 2])
+            if found is not None:
+                out.append(Verdict(col, self.header[col], *found))
+        return out
 
     def best(self) -> dict[int, float]:
-        """Column index -> best value (numbers only)."""
-        out = {}
-        for col in range(2, len(self.header)):
-            numbers = [v for v in (_number(r[col]) for r in self.rows) if v is not None]
-            if numbers:
-                out[col] = max(numbers) if self.higher_is_better[col - 2] else min(numbers)
-        return out
+        """Column index -> the marked value, for the columns where one is marked (it is the
+        only value of its column that high, or that low)."""
+        return {v.column: value for v in self.verdicts() if v.row is not None
+                and (value := _number(self.rows[v.row][v.column])) is not None}
 
     def is_best(self, row: list[str], col: int, best: dict[int, float]) -> bool:
         value = _number(row[col])
-        return value is not None and col in best and value == best[col] and len(self.rows) > 1
+        return value is not None and col in best and value == best[col]
+
+    def mark_notes(self, intervals_shown: bool = False) -> list[str]:
+        """The mark rule and the unmarked columns with why, for under the table."""
+        return notes(self.verdicts(), intervals_shown)
 
 
 def _number(cell: str) -> float | None:

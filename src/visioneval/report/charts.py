@@ -12,7 +12,10 @@ from dataclasses import dataclass, field
 
 from visioneval.report import templating
 
-PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3")
+# Series colours carry no verdict: green and red are left out, a reader takes them for right
+# and wrong. Outcomes have their own (as the sample browser's badges in report.css).
+PALETTE = ("#4c72b0", "#dd8452", "#8172b3", "#937860", "#da8bc3", "#64b5cd", "#4d5b6a")
+RIGHT, WRONG, FAILED, MISS = "#2e7d32", "#c62828", "#f2a900", "#757575"
 # ColorBrewer "Blues" (9 classes), light to dark: the heatmap's scale.
 BLUES = ("#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5",
          "#08519c", "#08306b")
@@ -183,13 +186,14 @@ def _interval_key(chart: Chart, x: float, y: float, horizontal: bool = False) ->
     return y + 15
 
 
-def _legend(chart: Chart, names: Sequence[str], x: float, y: float, per_row: int) -> float:
+def _legend(chart: Chart, names: Sequence[str], x: float, y: float, per_row: int,
+            colours: Sequence[str] = PALETTE) -> float:
     """Colour squares and names from (x, y) down, `per_row` a row; returns the bottom."""
     widths = [14 + text_width(n, 8) + 14 for n in names]
     column = max(widths, default=0)
     for i, name in enumerate(names):
         cx, cy = x + (i % per_row) * column, y + (i // per_row) * 15
-        chart.rect(cx, cy + 2, 10, 10, PALETTE[i % len(PALETTE)])
+        chart.rect(cx, cy + 2, 10, 10, colours[i % len(colours)])
         chart.text(cx + 14, cy + 7, name, anchor="start", baseline="central", size=8)
     rows = (len(names) + per_row - 1) // per_row
     chart.width = max(chart.width, x + min(per_row, len(names)) * column)
@@ -280,9 +284,10 @@ def _rotated_reach(labels: Sequence[str], step: float) -> float:
 
 
 def stacked_bars(categories: Sequence[str], parts: Mapping[str, Sequence[float]], title: str,
-                 xlabel: str = "percent") -> str:
-    """Horizontal 100% bars: one row per category, one colour per part, the share printed
-    in white where it is 7 or more."""
+                 xlabel: str = "percent", colours: Sequence[str] = PALETTE) -> str:
+    """Horizontal 100% bars: one row per category, one colour per part (`colours`, in the
+    parts' order: a part that means a miss gets `MISS`), the share printed in white where
+    it is 7 or more."""
     chart = Chart(title)
     names = list(parts)
     left = max((text_width(c) for c in categories), default=0) + 14
@@ -296,7 +301,7 @@ def stacked_bars(categories: Sequence[str], parts: Mapping[str, Sequence[float]]
         for i, name in enumerate(names):
             value = float(parts[name][c])
             x, width = left + offset / 100 * plot_w, max(value, 0.0) / 100 * plot_w
-            chart.rect(x, y + 3, width, row - 6, PALETTE[i % len(PALETTE)],
+            chart.rect(x, y + 3, width, row - 6, colours[i % len(colours)],
                        f"{category}, {name}: {value:.1f}")
             if value >= 7:
                 chart.text(x + width / 2, y + row / 2, f"{value:.0f}", baseline="central",
@@ -313,7 +318,7 @@ def stacked_bars(categories: Sequence[str], parts: Mapping[str, Sequence[float]]
     chart.width = max(left + plot_w + 14, text_width(title, TITLE) + 12)
     per_row = max(1, min(len(names), int((chart.width - 8) // max(
         (28 + text_width(n, 8) for n in names), default=1))))
-    chart.height = _legend(chart, names, left, axis_y + 38, per_row) + 6
+    chart.height = _legend(chart, names, left, axis_y + 38, per_row, colours) + 6
     return chart.render()
 
 

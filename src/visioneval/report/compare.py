@@ -14,9 +14,9 @@ import html
 import io
 import re
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from visioneval import csvcells
 from visioneval.benchmarks import registry
@@ -213,9 +213,7 @@ def to_markdown(result: ComparisonTable, reference: ReferenceReport | None = Non
         cells = [f"**{md_escape(c)}**" if result.is_best(row, i, best) else
                  (md_escape(c) if c else "-") for i, c in enumerate(row)]
         lines.append("| " + " | ".join(cells) + " |")
-    lines.append("")
-    lines.append("Best value per column in bold. Values in percent.")
-    for note in result.notes:
+    for note in [*result.mark_notes(intervals_shown=False), *result.notes]:
         lines += ["", md_escape(note)]
     text = "\n".join(lines) + "\n"
     if reference is not None:  # --reference: the published rows beside each run
@@ -225,11 +223,81 @@ def to_markdown(result: ComparisonTable, reference: ReferenceReport | None = Non
     return text
 
 
+@dataclass(frozen=True)
+class HeadCell:
+    """A column head on the page: a run of columns sharing a first part ("Detection_NAT F1",
+    "Detection_NAT EM") gets one head over them and its second parts below."""
+    text: str
+    span: int = 1  # columns
+    rows: int = 1  # header rows
+
+
+@dataclass(frozen=True)
+class PageCell:
+    text: str
+    interval: str = ""  # the value's 95% interval, under it
+    numeric: bool = False
+    best: bool = False
+
+
+def shown_columns(result: ComparisonTable) -> list[int]:
+    """The page's columns: every one but a number column no run has a value in (a part of
+    the paper's layout none of the runs ran); the note under the table names those."""
+    return [c for c in range(len(result.header))
+            if c < 2 or any(row[c] not in ("", "-", None) for row in result.rows)]
+
+
+def header_rows(labels: list[str]) -> list[list[HeadCell]]:
+    """One header row, or two when neighbouring columns share a first part: the shared part
+    spans them and each keeps its last word below (a narrower table)."""
+    parts = [label.rsplit(" ", 1) if " " in label else [label] for label in labels]
+    top: list[HeadCell] = []
+    below: list[HeadCell] = []
+    i = 0
+    while i < len(labels):
+        j = i
+        while (j + 1 < len(labels) and len(parts[i]) == 2 and len(parts[j + 1]) == 2
+               and parts[j + 1][0] == parts[i][0]):
+            j += 1
+        if j > i:
+            top.append(HeadCell(parts[i][0], span=j - i + 1))
+            below += [HeadCell(parts[k][1]) for k in range(i, j + 1)]
+        else:
+            top.append(HeadCell(labels[i], rows=2))
+        i = j + 1
+    if not below:
+        return [[HeadCell(label) for label in labels]]
+    return [top, below]
+
+
+def page_rows(result: ComparisonTable, columns: list[int]) -> list[list[PageCell]]:
+    best = result.best()
+    return [[PageCell(row[c] or "-", _interval_text(result.interval(r, c)), c >= 2,
+                      result.is_best(row, c, best)) for c in columns]
+            for r, row in enumerate(result.rows)]
+
+
+def _interval_text(span: tuple[float, float] | None) -> str:
+    return "" if span is None else f"{span[0]:.1f}–{span[1]:.1f}"
+
+
 def to_html(result: ComparisonTable, reference: ReferenceReport | None = None) -> str:
     return templating.render("comparison.html", title=f"{result.benchmark} comparison",
-                             subtitle=f"{len(result.rows)} rows", table=result,
-                             best=result.best(),
+                             subtitle=f"{len(result.rows)} rows", **table_context(result),
                              reference=_reference_context(reference) if reference else None)
+
+
+def table_context(result: ComparisonTable) -> dict[str, Any]:
+    """What `comparison_table.html` draws of a table: its heads, its cells (each value over
+    its interval, the marked ones bold) and the notes (the compare page, a suite's page)."""
+    columns = shown_columns(result)
+    left_out = [result.header[c] for c in range(len(result.header)) if c not in columns]
+    notes = result.mark_notes(intervals_shown=True)
+    if left_out:
+        notes.append("Left out here (no run has a value; comparison.csv and comparison.md "
+                     f"keep them): {', '.join(left_out)}.")
+    return {"table": result, "heads": header_rows([result.header[c] for c in columns]),
+            "rows": page_rows(result, columns), "mark_notes": notes}
 
 
 def _reference_context(reference: ReferenceReport) -> dict[str, object]:

@@ -1,6 +1,7 @@
-"""The report of a `visioneval layout` results file: per-variant summary, the distribution of
-every headline metric (CANVAS's and the added non-saturating scores side by side), what was
-skipped and why, and a link to the per-sample pictures when `--viz` drew them."""
+"""The report of a `visioneval layout` results file: per-variant summary and the distribution
+of every headline metric (CANVAS's and the added non-saturating scores side by side) first,
+then the run's counts with a link to the per-sample pictures when `--viz` drew them, then
+what was skipped and why."""
 
 from __future__ import annotations
 
@@ -46,15 +47,17 @@ def render(document: dict[str, Any], results: Path) -> str:
                    ("time", f"{document.get('seconds', 0):.1f} s")])
     run = Section("Run", [cards, Note(f"{document.get('base_dir', '')} · model "
                                       f"{document.get('model')} · variants "
-                                      f"{', '.join(variants)}"),
-                          _viz_link(document, results)])
+                                      f"{', '.join(variants)}")])
     distributions = Section("Distributions", [
         Note("One panel per metric, one colour per variant; CANVAS's metrics first, then "
              "the scores that cannot reach 1.0 without overlap (IoU ≥ 0.5 F1, block match, "
              "...)."), _distributions(samples, variants)])
     title = f"layout: {document.get('model')} ({', '.join(variants)})"
+    # The results lead: the summary table and the distributions, then the run's counts.
+    summary = _summary(document, variants)
+    summary.blocks.append(_viz_link(document, results))
     return templating.render("sections.html", title=title, subtitle=str(results),
-                             sections=[run, _summary(document, variants), distributions,
+                             sections=[summary, distributions, run,
                                        _problems(document, samples)])
 
 

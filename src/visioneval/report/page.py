@@ -1,5 +1,6 @@
-"""`report.html`: one self-contained page per run (no network, no CDN): configuration and
-counts, the benchmark's tables and charts, and a sample browser over every record."""
+"""`report.html`: one self-contained page per run (no network, no CDN): the benchmark's
+headline table and chart first, then the run's counts, cost and configuration, the
+benchmark's other tables and charts, and a sample browser over every record."""
 
 from __future__ import annotations
 
@@ -54,8 +55,11 @@ def render_page(view: RunView, definition: BenchmarkDefinition, data: dict[str, 
     """The page around the browser's data: the file's embedded rows, or (`visioneval view`)
     none, with `data["server"]` telling the script to ask the local server for them."""
     shown = definition.sections(view) if view.has_records else [no_records(view)]
+    # The results lead: the definition's first section (its headline table and chart),
+    # then the run card, then the rest.
+    lead, rest = shown[:1], shown[1:]
     if view.untrusted is not None:
-        shown = [Section("Results", [Note(view.untrusted)]), *shown]
+        lead = [Section("Results", [Note(view.untrusted)]), *lead]
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     info = view.info
     return templating.render(
@@ -70,7 +74,7 @@ def render_page(view: RunView, definition: BenchmarkDefinition, data: dict[str, 
                                                    "rescored_from", "sessions")
                             if k in info},
                           indent=2),
-        sections=shown, browser_note=note, payload=payload,
+        lead=lead, sections=rest, browser_note=note, payload=payload,
         script=(templating.ASSETS / "report.js").read_text())
 
 

@@ -39,8 +39,12 @@ class Part:
     problem: str = ""
 
     @property
-    def best(self) -> dict[int, float]:
-        return self.table.best() if self.table is not None else {}
+    def drawn(self) -> dict[str, Any]:
+        """The table as the compare page draws it (heads, cells over intervals, marks)."""
+        from visioneval.report.compare import table_context
+
+        assert self.table is not None
+        return table_context(self.table)
 
 
 def parts(plan: SuitePlan, outcomes: list[RunOutcome]) -> list[Part]:

@@ -16,6 +16,7 @@ from visioneval.benchmarks.illusionbench.spec import SUBSETS
 from visioneval.benchmarks.published import PublishedTable, RunBeside
 from visioneval.records import Record
 from visioneval.report.blocks import Charts, ComparisonTable, Items, Note, Section, Table
+from visioneval.report.marks import Interval, percent
 from visioneval.report.rundir import RunView
 from visioneval.rescore.foreign import ForeignReader
 
@@ -106,21 +107,25 @@ class IllusionBenchDefinition(BenchmarkDefinition):
                  fmt.interval(r["shape_ci95"]), fmt.pct(r["shape_delta"], signed=True),
                  _pct(r["scene_recall"]), fmt.interval(r["scene_ci95"]),
                  fmt.pct(r["scene_delta"], signed=True)] for r in tables.rows(metrics)]
-        out = [Section("Recall by protocol (percent; delta against the original protocol)",
-                       [Table(["subset", "protocol", "shape", "shape 95% interval", "Δ",
-                               "scene", "scene 95% interval", "Δ"], rows, 2),
-                        Note(INTERVALS_NOTE)])]
+        # The headline: the recall table, the protocols' shape and scene recall charted
+        # beside it (same answers, each protocol's rule), then the note.
+        drawn = []
         for task, label in (("shape", "shape recall"), ("scene", "scene recall")):
             series = {p: [_scaled(metrics[p].get(s, {}).get(f"{task}_recall"))
                           for s in subsets] for p in protocols}
             spans = {p: [charts.percent_interval(metrics[p].get(s, {}).get(task, {})
                                                  .get("recall_ci95")) for s in subsets]
                      for p in protocols}
-            out.append(Section(f"Protocols compared: {label}", [Charts([charts.grouped_bars(
+            drawn.append(charts.grouped_bars(
                 subsets, series, f"{label} by protocol, same answers", "percent",
-                intervals=spans)])]))
+                intervals=spans))
+        out = [Section("Recall by protocol (percent; delta against the original protocol)",
+                       [Table(["subset", "protocol", "shape", "shape 95% interval", "Δ",
+                               "scene", "scene 95% interval", "Δ"], rows, 2),
+                        Charts(drawn), Note(INTERVALS_NOTE)])]
         cats: list[str] = []
-        parts: dict[str, list[float]] = {"shape": [], "texture (scene)": [], "rest": []}
+        parts: dict[str, list[float]] = {"shape": [], "texture (scene)": [],
+                                         "named neither": []}
         for subset in subsets:
             dist = metrics.get("original", {}).get(subset, {}).get("distribution", {})
             for prompt in ("shape_prompt", "scene_prompt"):
@@ -129,8 +134,12 @@ class IllusionBenchDefinition(BenchmarkDefinition):
                     for part, key in zip(parts, ("shape", "texture", "rest"), strict=True):
                         parts[part].append(100 * dist[prompt][key])
         if cats:
+            # Shape and scene are two answers, neither right nor wrong by itself (the right
+            # one depends on the prompt): two neutral hues; naming neither is a miss: grey.
             out.append(Section("Shape or scene? (original rule's buckets)", [Charts([
-                charts.stacked_bars(cats, parts, "what the answers name, per prompt")])]))
+                charts.stacked_bars(cats, parts, "what the answers name, per prompt",
+                                    colours=(charts.PALETTE[0], charts.PALETTE[2],
+                                             charts.MISS))])]))
         notes = [f"{s} {task} label '{label}' is not among the prompt's options"
                  for p in metrics.values() for s, block in p.items()
                  for task, labels in block.get("labels_not_offered", {}).items()
@@ -176,20 +185,24 @@ class IllusionBenchDefinition(BenchmarkDefinition):
         header = ["Model", "Protocol"]
         for subset in SUBSETS:
             header += [f"{subset} shape", f"{subset} scene"]
-        rows, runs = [], []
+        rows, runs, intervals = [], [], []
         for view in views:
             for protocol in protocols:
                 if protocol not in view.metrics:
                     continue
                 row = [view.model, protocol]
+                spans: list[Interval | None] = [None, None]
                 for subset in SUBSETS:
                     block = view.metrics[protocol].get(subset, {})
                     row += [fmt.pct(block.get("shape_recall")),
                             fmt.pct(block.get("scene_recall"))]
+                    spans += [percent((block.get(task) or {}).get("recall_ci95"))
+                              for task in ("shape", "scene")]
                 rows.append(row)
                 runs.append(view)
+                intervals.append(spans)
         return ComparisonTable(self.name, header, rows, [True] * (len(header) - 2),
-                               runs=runs,
+                               runs=runs, intervals=intervals,
                                notes=["A run's protocols score the same answers: its cost is "
                                       "on each of its rows, spent once."])
 

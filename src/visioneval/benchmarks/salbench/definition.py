@@ -16,6 +16,7 @@ from visioneval.benchmarks.salbench.parse import target_labels
 from visioneval.benchmarks.salbench.spec import CONFIGS, TASKS
 from visioneval.records import Record
 from visioneval.report.blocks import Charts, ComparisonTable, Note, Section, Table
+from visioneval.report.marks import Interval, percent
 from visioneval.report.rundir import RunView
 from visioneval.rescore.foreign import ForeignReader
 
@@ -113,18 +114,19 @@ class SalBenchDefinition(BenchmarkDefinition):
                              _pct(strict.get("sample_f1")),
                              fmt.interval(strict.get("exact_match_ci95")),
                              fmt.interval(strict.get("macro_f1_ci95"))])
+        from visioneval.report import charts  # only when a page is drawn
+
+        # The headline: the table, its chart beside it, then what they mean.
         out = [Section("Results (percent)", [
             Table(["config", "n", "errors", "unparsed strict / lenient", "EM", "macro F1",
                    "EM lenient", "macro F1 lenient", "sample F1", "EM 95% interval",
                    "macro F1 95% interval"], rows),
+            Charts([_headline_chart(view.metrics)]),
             Note("EM: exact match of the label set. Macro F1: the paper's 'F1 Overall', the "
                  "mean of per-class F1 (TP/FP/FN pooled over samples) over all classes. "
                  "strict is the reference parser and the headline; lenient forgives answer "
                  "format. Intervals: 95% bootstrap over samples (1000 seeded resamples), "
                  "strict parser.")])]
-        from visioneval.report import charts  # only when a page is drawn
-
-        out[0].blocks.append(Charts([_headline_chart(view.metrics)]))
         out.append(_protocol_section(view.metrics))
 
         wanted = {config: list(block["strict"]["per_class"])
@@ -185,16 +187,20 @@ class SalBenchDefinition(BenchmarkDefinition):
         header = ["Model", "Shot"]
         for column in TABLE1_COLUMNS:
             header += [f"{column} F1", f"{column} EM"]
-        rows, runs = [], []
+        rows, runs, intervals = [], [], []
         for view in sorted(views, key=lambda v: (v.model, v.info["options"].get("shots", 0))):
             row = [view.model, str(view.info["options"].get("shots", 0))]
+            spans: list[Interval | None] = [None, None]
             for config in TABLE1_COLUMNS.values():
                 block = view.metrics.get(config, {}).get("strict", {})
                 row += [fmt.pct(block.get("macro_f1")), fmt.pct(block.get("exact_match"))]
+                spans += [percent(block.get("macro_f1_ci95")),
+                          percent(block.get("exact_match_ci95"))]
             rows.append(row)
             runs.append(view)
+            intervals.append(spans)
         return ComparisonTable(self.name, header, rows, [True] * (len(header) - 2),
-                               runs=runs)
+                               runs=runs, intervals=intervals)
 
     def unparsed(self, metrics: dict[str, Any]) -> int | None:
         return sum(block.get("strict", {}).get("n_unparsed", 0) for block in metrics.values())

@@ -14,6 +14,7 @@ from visioneval.benchmarks.vqa import tables
 from visioneval.benchmarks.vqa.options import VqaOptions
 from visioneval.records import Record
 from visioneval.report.blocks import Charts, ComparisonTable, Note, Section, Table
+from visioneval.report.marks import percent
 from visioneval.report.rundir import RunView
 
 NOTES = {
@@ -80,7 +81,8 @@ class VqaDefinition(BenchmarkDefinition):
                       "every score. Unparsed answers count as wrong for accuracy."),
                  Note("95% interval: bootstrap over samples (1000 seeded resamples); \"-\" "
                       "with fewer than 2 scored samples.")]
-        out = [Section("Results (percent)", [Table(header, rows), *notes])]
+        # The headline: the table, the chart of accuracy per group beside it, the notes.
+        chart: list[Charts] = []
         groups = metrics.get("groups", {})
         if len(groups) > 1:
             from visioneval.report import charts  # only when a page is drawn
@@ -89,10 +91,10 @@ class VqaDefinition(BenchmarkDefinition):
             accuracy = [None if groups[g].get("accuracy") is None
                         else 100 * groups[g]["accuracy"] for g in names]
             spans = [charts.percent_interval(groups[g].get("accuracy_ci95")) for g in names]
-            out.append(Section("Accuracy per group", [Charts([charts.grouped_bars(
+            chart.append(Charts([charts.grouped_bars(
                 names, {"accuracy": accuracy}, f"{scorer} accuracy per group", "percent",
-                intervals={"accuracy": spans})])]))
-        return out
+                intervals={"accuracy": spans})]))
+        return [Section("Results (percent)", [Table(header, rows), *chart, *notes])]
 
     def browser_row(self, record: Record) -> dict[str, Any]:
         """The target and the answer read (for choice, letter and option text); the
@@ -129,19 +131,25 @@ class VqaDefinition(BenchmarkDefinition):
             better += [True]
         header += [f"{g} accuracy" for g in groups]
         better += [True] * len(groups)
-        rows, runs = [], []
+        rows, runs, intervals = [], [], []
         for view in sorted(views, key=lambda v: (v.model, v.metrics.get("scorer", ""))):
             overall = view.metrics.get("overall", {})
             n = overall.get("n", 0)
             row = [view.model, str(view.metrics.get("scorer", "?")),
                    fmt.pct(overall.get("accuracy")),
                    fmt.pct(overall.get("n_unparsed", 0) / n) if n else ""]
+            spans = [None, None, percent(overall.get("accuracy_ci95")), None]
             if set_runs:
                 row.append(fmt.pct(overall.get("macro_f1")))
-            row += [fmt.pct(view.metrics["groups"].get(g, {}).get("accuracy")) for g in groups]
+                spans.append(percent(overall.get("macro_f1_ci95")))
+            blocks = [view.metrics.get("groups", {}).get(g, {}) for g in groups]
+            row += [fmt.pct(block.get("accuracy")) for block in blocks]
+            spans += [percent(block.get("accuracy_ci95")) for block in blocks]
             rows.append(row)
             runs.append(view)
-        return ComparisonTable(self.name, header, rows, better, runs=runs)
+            intervals.append(spans)
+        return ComparisonTable(self.name, header, rows, better, runs=runs,
+                               intervals=intervals)
 
     def unparsed(self, metrics: dict[str, Any]) -> int | None:
         return metrics.get("overall", {}).get("n_unparsed")
