@@ -231,3 +231,30 @@ def test_an_interrupted_suite_resumes_with_the_same_command(serve, synth_data, i
     assert a.stats.requests + b.stats.requests - sent <= total
     assert os.path.isfile(out / "suite.html")
     assert json.loads((out / "suite.json").read_text())["status"] == "finished"
+
+
+def test_published_as_puts_a_model_beside_the_papers_row(synth_data, tmp_path):
+    file = tmp_path / "p.toml"
+    file.write_text(f'''
+[[models]]
+name = "baseline"
+backend = "builtin"
+model = "popout"
+published_as = "GPT-4o"
+
+[[models]]
+name = "chance"
+backend = "builtin"
+model = "random"
+
+[[benchmarks]]
+name = "salbench"
+options = {{ data_dir = "{synth_data}", configs = ["P3"] }}
+''')
+    out = tmp_path / "suite"
+    result = suite(file, out)
+    assert result.exit_code == 0, result.output
+    page = (out / "suite.html").read_text()
+    assert "beside GPT-4o" in page and "matched by the suite file&#39;s published_as" in page
+    assert "Not beside a published row" in page and "random" in page
+    assert "beside GPT-4o" in result.stdout

@@ -94,11 +94,13 @@ def published_table(definition: BenchmarkDefinition, name: str | None = None
 
 
 def beside_paper(directories: Sequence[Path | RunView], reference_model: str | None = None,
-                 note: str = "", definition_named: registry.Named = None) -> ReferenceReport:
+                 note: str = "", definition_named: registry.Named = None,
+                 named_by: str = "--reference-model") -> ReferenceReport:
     """Each run beside its published row. `reference_model` names the published model for
     every run (an unknown name is an error listing the known ones); without it each run's
     own model name is matched, and a run whose name matches none says so.
-    `definition_named`: as `compare.runs`."""
+    `definition_named`: as `compare.runs`; `named_by`: where `reference_model` was given
+    (an option of compare, a field of a suite file), for the lines that say so."""
     views = runs(directories, definition_named)
     definition = views[0].shown
     table = published_table(definition, views[0].benchmark)
@@ -106,12 +108,12 @@ def beside_paper(directories: Sequence[Path | RunView], reference_model: str | N
     if reference_model is not None:
         chosen = table.find_model(reference_model)
         if chosen is None:
-            raise unknown_model(table, reference_model, "--reference-model")
+            raise unknown_model(table, reference_model, named_by)
     beside = []
     for view in views:
         if view.benchmark != views[0].benchmark:
             raise ValueError("--reference paper compares runs of one benchmark at a time")
-        beside.append(_run_reference(definition, table, view, chosen))
+        beside.append(_run_reference(definition, table, view, chosen, named_by))
     return ReferenceReport(table, tuple(beside), note)
 
 
@@ -120,15 +122,15 @@ def _label(view: RunView) -> str:
 
 
 def _run_reference(definition: BenchmarkDefinition, table: PublishedTable, view: RunView,
-                   chosen: Model | None) -> RunReference:
+                   chosen: Model | None, named_by: str = "--reference-model") -> RunReference:
     beside = definition.beside_published(view)
     model = chosen or table.find_model(view.model)
-    how = "--reference-model" if chosen else "the run's model name"
+    how = named_by if chosen else "the run's model name"
     if model is None:
         return RunReference(_label(view), view.model, None, "", beside.setting, None,
                             beside.compared_as, (), (), beside.differences,
                             f"the run's model {view.model!r} matches no published model; "
-                            f"name one with --reference-model (known: "
+                            f"name one with {named_by} (known: "
                             f"{', '.join(table.model_names())})")
     row, setting_differences = _row(table, model, beside.setting)
     cells = tuple(CellLine(c, beside.values[c.key], row.cells[c.key],

@@ -93,10 +93,16 @@ def _beside_published(done: list[PlannedRun], views: list[RunView],
     groups: dict[str | None, list[RunView]] = {}
     for run, view in zip(done, views, strict=True):
         groups.setdefault(run.model.published_as, []).append(view)
-    reports = [published.beside_paper(group, name, definition_named=named)
+    reports = [published.beside_paper(group, name, definition_named=named,
+                                      named_by="the suite file's published_as")
                for name, group in groups.items()]
-    first = reports[0]
-    return replace(first, runs=tuple(r for report in reports for r in report.runs))
+    beside = [r for report in reports for r in report.runs]
+    matched = [r for r in beside if r.cells]
+    unmatched = [r.model for r in beside if not r.cells]
+    note = (f"Not beside a published row (no published model of that name; a suite file's "
+            f"published_as names one): {', '.join(dict.fromkeys(unmatched))}."
+            if matched and unmatched else "")
+    return replace(reports[0], runs=tuple(matched or beside), note=note)
 
 
 def write(plan: SuitePlan, outcomes: list[RunOutcome], found: list[Part]) -> list[Path]:
