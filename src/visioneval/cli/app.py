@@ -7,6 +7,8 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
+from visioneval.cli.panels import PanelTyper
+
 
 class WrappedGroup(TyperGroup):
     """Lists each command with its whole first sentence, wrapped: click cuts it to the
@@ -25,13 +27,15 @@ class WrappedGroup(TyperGroup):
                 formatter.write_dl(rows)
 
 
-# Plain (click) help: it wraps every line at the terminal's width. typer's rich panels cut
-# long words with "..." at 80 columns and label every flag `<bool>`.
-app = typer.Typer(cls=WrappedGroup, no_args_is_help=True, add_completion=False,
-                  rich_markup_mode=None,
-                  help="Measure how well vision-language models see.")
-data_app = typer.Typer(cls=WrappedGroup, no_args_is_help=True, rich_markup_mode=None,
-                       help="Make datasets in the benchmarks' schemas.")
+# Plain (click) help, wrapped at the terminal's width up to HELP_WIDTH columns, its options
+# in panels (cli/panels.py): typer's rich panels cut long words with "..." at 80 columns and
+# label every flag `<bool>`.
+HELP_WIDTH = 120
+app = PanelTyper(cls=WrappedGroup, no_args_is_help=True, add_completion=False,
+                 rich_markup_mode=None, context_settings={"max_content_width": HELP_WIDTH},
+                 help="Measure how well vision-language models see.")
+data_app = PanelTyper(cls=WrappedGroup, no_args_is_help=True, rich_markup_mode=None,
+                      help="Make datasets in the benchmarks' schemas.")
 app.add_typer(data_app, name="data")
 
 
