@@ -50,29 +50,38 @@ def command(*words: object) -> str:
 
 def prefix(started: Started) -> str:
     """`command_prefix` for a given start (separate so it can be checked for each case)."""
-    module = _as_module(started.orig_argv)
+    interpreter = _interpreter(started.orig_argv)
     script = Path(started.argv0).name in (PROGRAM, f"{PROGRAM}.exe")
-    if not module and not script:
+    if interpreter is None and not script:
         return PROGRAM  # imported (visioneval.run from Python, tests): the usual spelling
     if started.uv_mark and started.parent_is_uv is not False:
-        return f"uv run python -m {PROGRAM}" if module else f"uv run {PROGRAM}"
-    if module:
-        return f"{shlex.quote(started.orig_argv[0])} -m {PROGRAM}"
+        if interpreter is None:
+            return f"uv run {PROGRAM}"
+        return shlex.join(["uv", "run", "python", *interpreter[1:], "-m", PROGRAM])
+    if interpreter is not None:
+        return shlex.join([*interpreter, "-m", PROGRAM])
     if started.on_path and _same_file(started.on_path, started.argv0):
         return PROGRAM
     return shlex.quote(started.argv0)
 
 
-def _as_module(orig_argv: Sequence[str]) -> bool:
-    """`python [options] -m visioneval ...`: the interpreter's options come before -m."""
-    for i, word in enumerate(orig_argv[1:], start=1):
-        if word == "-m":
-            return i + 1 < len(orig_argv) and orig_argv[i + 1] == PROGRAM
-        if word.startswith("-m"):
-            return word[2:] == PROGRAM
-        if not word.startswith("-"):
-            return False
-    return False
+_TAKES_VALUE = ("-X", "-W", "--check-hash-based-pycs")  # the interpreter's options with one
+
+
+def _interpreter(orig_argv: Sequence[str]) -> list[str] | None:
+    """For `python [options] -m visioneval ...`: the interpreter and its options as given;
+    None when this process is not visioneval run as a module."""
+    words = list(orig_argv[1:])
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "-m" or (word.startswith("-m") and len(word) > 2):
+            module = words[i + 1] if word == "-m" and i + 1 < len(words) else word[2:]
+            return [orig_argv[0], *words[:i]] if module == PROGRAM else None
+        if not word.startswith("-") or word in ("-c", "-"):
+            return None
+        i += 2 if word in _TAKES_VALUE else 1
+    return None
 
 
 def _parent_is_uv() -> bool | None:

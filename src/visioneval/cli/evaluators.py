@@ -158,7 +158,7 @@ def evaluate(
 def validate(
     name: Annotated[str, typer.Argument(help="count, ocr, json or chart.")],
     payload: Annotated[str | None, typer.Argument(
-        help='JSON {"output", "expected_output", "input", ...options}; default: stdin.')
+        help='JSON with "output", "expected_output", "input" and options; default: stdin.')
                        ] = None,
 ) -> None:
     """Run a code validator: result JSON on stdout; exit 0 passed, 1 failed, 2 error."""

@@ -249,9 +249,8 @@ def any_benchmark_command() -> Callable[..., None]:
 
     spec_arg = inspect.Parameter("benchmark", inspect.Parameter.KEYWORD_ONLY, default=None,
                                  annotation=Annotated[str | None, typer.Argument(
-                                     help="A registered benchmark's name or your own "
-                                     "definition as module:attribute (a module importable "
-                                     "from the current folder, or path/to/file.py:attribute).",
+                                     help="A registered benchmark, or your own "
+                                     "definition (module:attribute).",
                                      show_default=False)])
     option = inspect.Parameter("option", inspect.Parameter.KEYWORD_ONLY, default=None,
                                annotation=Annotated[list[str] | None, typer.Option(
