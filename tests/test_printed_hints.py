@@ -297,3 +297,20 @@ def test_a_dry_run_of_another_benchmarks_run_names_its_command(synth_data, tmp_p
     words = _backticked(wrong.stderr, "--resume")
     assert words == ["visioneval", "salbench", "--resume", str(out)]
     assert invoke(*words[1:], "--dry-run").exit_code == 0
+
+
+@pytest.mark.slow
+def test_layout_names_its_captioner_key_flag(serve, tmp_path, monkeypatch):
+    canvas = tmp_path / "canvas"
+    assert invoke("data", "synth-layout", "--out", canvas, "--n", "2").exit_code == 0
+    server = serve(answer=lambda p: "A login screen.", required_key="caption-key")
+    args = ["layout", "--base-dir", canvas, "--caption-backend", "openai", "--caption-model",
+            "m", "--caption-base-url", server.base_url + "/v1", "--embedder", "bow",
+            "--no-progress", "--workers", "1"]
+    refused = invoke(*args, "--out", tmp_path / "a.json")
+    assert refused.exit_code == 2
+    assert "use --caption-api-key-env NAME" in refused.stderr, refused.stderr
+    monkeypatch.setenv("CAPTION_KEY", "caption-key")
+    followed = invoke(*args, "--out", tmp_path / "b.json", "--caption-api-key-env",
+                      "CAPTION_KEY")
+    assert followed.exit_code == 0, followed.output
