@@ -7,12 +7,12 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from visioneval.cli.panels import PanelTyper
+from visioneval.cli.panels import COL_MAX, PanelTyper, write_rows
 
 
 class WrappedGroup(TyperGroup):
-    """Lists each command with its whole first sentence, wrapped: click cuts it to the
-    space left on one line and ends it with "..."."""
+    """Lists each command with its whole first sentence, wrapped between words: click cuts
+    it to the space left on one line and ends it with "..."."""
 
     # Typed loosely: typer vendors its own click, whose Context and HelpFormatter are
     # private types (typer._click); the methods called are the same.
@@ -24,7 +24,7 @@ class WrappedGroup(TyperGroup):
                 rows.append((name, command.get_short_help_str(limit=1_000)))
         if rows:
             with formatter.section("Commands"):
-                formatter.write_dl(rows)
+                write_rows(formatter, rows, min(max(len(n) for n, _ in rows), COL_MAX))
 
 
 # Plain (click) help, wrapped at the terminal's width up to HELP_WIDTH columns, its options

@@ -49,6 +49,18 @@ class PanelCommand(TyperCommand):
                 pieces.append(name if param.required else f"[{name}]")
         return pieces
 
+    def format_help_text(self, ctx: Any, formatter: Any) -> None:
+        """The command's description, wrapped between words (click breaks "lmms-eval")."""
+        text = (self.help or "").split("\f")[0].strip()
+        if text:
+            formatter.write_paragraph()
+            width = max(formatter.width - formatter.current_indent - 2, 20)
+            for i, paragraph in enumerate(text.split("\n\n")):
+                formatter.write("\n" if i else "")
+                for line in textwrap.wrap(" ".join(paragraph.split()), width,
+                                          break_long_words=False, break_on_hyphens=False):
+                    formatter.write(f"{' ' * (formatter.current_indent + 2)}{line}\n")
+
     def format_options(self, ctx: Any, formatter: Any) -> None:
         arguments: list[tuple[str, str]] = []
         panels: dict[str, list[tuple[str, str]]] = {}
