@@ -12,8 +12,13 @@ from visioneval import __version__
 from visioneval.cli import app
 from visioneval.loopback.server import answer_popout
 
-COMMANDS = [[], ["salbench"], ["illusionbench"], ["evaluate"], ["layout"], ["compare"],
-            ["loopback"], ["data"], ["data", "synth-salbench"], ["run"], ["demo"]]
+COMMANDS = [[], ["salbench"], ["illusionbench"], ["vqa"], ["run"], ["evaluate"], ["layout"],
+            ["report"], ["view"], ["compare"], ["merge"], ["rescore"], ["reference"],
+            ["cache"], ["cache", "list"], ["cache", "show"], ["cache", "clear"], ["data"],
+            ["data", "synth-salbench"], ["data", "synth-illusionbench"],
+            ["data", "synth-layout"], ["demo"], ["loopback"], ["validate"]]
+BENCHMARKS = ["salbench", "illusionbench", "vqa", "run", "evaluate"]
+SHARED_PANELS = ["Engine", "Cost", "Shards and Ray", "Output"]
 
 
 def _help(args: list[str], width: int = 80) -> str:
@@ -21,6 +26,26 @@ def _help(args: list[str], width: int = 80) -> str:
                                 env={"COLUMNS": str(width)})
     assert result.exit_code == 0, result.output
     return result.output
+
+
+def _rows(text: str) -> dict[str, str]:
+    """Each option's (or argument's) help as one string, by its first name."""
+    rows: dict[str, str] = {}
+    last = None
+    for line in text.splitlines():
+        if re.match(r"^  [-A-Z]", line):
+            name, _, rest = line.strip().partition("  ")
+            last = name.split(",")[0].split(" ")[0]
+            rows[last] = rest.strip()
+        elif line.startswith("    ") and last is not None:
+            rows[last] = (rows[last] + " " + line.strip()).strip()
+        else:
+            last = None
+    return rows
+
+
+def _panels(text: str) -> list[str]:
+    return [line[:-1] for line in text.splitlines() if re.match(r"^\S.*:$", line)]
 
 
 @pytest.mark.parametrize("args", COMMANDS, ids=lambda a: " ".join(a) or "root")
@@ -32,6 +57,114 @@ def test_help_fits_80_columns_without_cut_words_or_bool_labels(args):
     prose = re.sub(r"[\w}\]]\.\.\.(?= |$)", "", text, flags=re.M)
     assert "..." not in prose.replace("wrapped: click cuts", "") and "\u2026" not in text
     assert max(len(line) for line in text.splitlines()) <= 80
+    # Wrapped between words only: no line ends inside a hyphenated name or a default.
+    assert not re.search(r"\w-$|\[default:$", text, flags=re.M)
+
+
+@pytest.mark.parametrize("name", BENCHMARKS)
+def test_benchmark_help_is_a_table_of_contents(name):
+    """The options in panels (the benchmark's own, data, model and endpoints, engine, cost,
+    shards and Ray, output), one line each at 100 columns: about a screen. vqa has 19
+    options of its own (columns, scorer, judge), so it takes more."""
+    text = _help([name], width=100)
+    own = {"run": ["Arguments", "Benchmark options", "Model and endpoints"],
+           "evaluate": ["Arguments", "evaluate options", "Judge"],
+           "vqa": ["vqa options", "Data", "Model and endpoints", "Judge"]}
+    assert _panels(text) == own.get(name, [f"{name} options", "Data",
+                                           "Model and endpoints"]) + SHARED_PANELS
+    lines = text.splitlines()
+    assert len(lines) <= (75 if name == "vqa" else 60), text
+    for i, line in enumerate(lines):  # a second line only under a name too long for the column
+        if re.match(r"^ {4,}\S", line):
+            assert re.match(r"^  -\S.{25,}$", lines[i - 1]) and "  " not in \
+                lines[i - 1].strip(), (lines[i - 1], line)
+
+
+def _options(command, path=()):
+    """(command path, param) for every visible parameter of every command."""
+    import typer
+
+    from visioneval.cli import app as root
+
+    command = command or typer.main.get_command(root)
+    for param in command.params:
+        if not getattr(param, "hidden", False):
+            yield path, param
+    for name, sub in getattr(command, "commands", {}).items():
+        yield from _options(sub, (*path, name))
+
+
+def test_every_option_has_help_and_its_default_is_shown():
+    from visioneval.cli.panels import shown_default
+
+    helps: dict[tuple, dict[str, str]] = {}
+    checked = 0
+    for path, param in _options(None):
+        assert (param.help or "").strip(), (path, param.name)
+        if not path:
+            continue
+        rows = helps.setdefault(path, _rows(_help(list(path), width=200)))
+        name = param.opts[0] if param.param_type_name == "option" else param.name.upper()
+        row = rows[next(k for k in rows if k in (*param.opts, name))] \
+            if param.param_type_name == "option" else rows[name]
+        default = shown_default(param)
+        if default is not None:
+            assert f"[default: {default}]" in row, (path, name, row)
+            checked += 1
+        else:
+            assert "[default:" not in row, (path, name, row)
+    assert checked > 100
+
+
+def _shown(args: list[str]) -> dict[str, str]:
+    return {k: m.group(1) for k, v in _rows(_help(args, width=200)).items()
+            if (m := re.search(r"\[default: ([^\]]*)\]", v))}
+
+
+def test_shown_defaults_are_the_ones_the_code_applies():
+    """Options default to None (a resume tells "not given" apart), so --help's default is
+    declared: here it is checked against the code that applies it."""
+    from visioneval.benchmarks import registry
+    from visioneval.cli.generated import settings
+    from visioneval.distributed.options import DEFAULT_RAY_SHARDS
+    from visioneval.engine.options import EngineOptions
+    from visioneval.evaluators.evaluate import EvaluateOptions
+
+    engine = EngineOptions()
+    expected = {"--concurrency": engine.concurrency, "--max-attempts": engine.max_attempts,
+                "--timeout": engine.timeout_s, "--backoff-base": engine.backoff_base_s,
+                "--backoff-cap": engine.backoff_cap_s, "--max-reply-mb": engine.max_reply_mb,
+                "--shards": DEFAULT_RAY_SHARDS,
+                "--temperature": settings(None, 1, 1).temperature}
+    for name in BENCHMARKS:
+        shown = _shown([name])
+        for flag, value in expected.items():
+            if not (name == "evaluate" and flag == "--temperature"):  # its judge's, below
+                assert shown[flag] == f"{value:g}", (name, flag)
+        assert "~/.cache/visioneval" in shown["--cache-dir"]
+    evaluate, fields = _shown(["evaluate"]), EvaluateOptions.model_fields
+    for flag, field in (("--judge-samples", "judge_samples"),
+                        ("--judge-max-tokens", "judge_max_tokens"),
+                        ("--validator-timeout", "validator_timeout_s")):
+        assert evaluate[flag] == f"{fields[field].default:g}", flag
+    one, several = (EvaluateOptions(cases="c", judge_samples=n).judge_settings().temperature
+                    for n in (1, 2))
+    assert evaluate["--judge-temperature"] == f"{one:g}; {several:g} for several samples"
+    for name in ("salbench", "illusionbench", "vqa"):
+        definition = registry.definition(name)
+        shown = _shown([name])
+        assert shown["--max-tokens"] == str(definition.max_tokens)
+        if definition.default_model:
+            assert (shown["--backend"], shown["--model"]) == definition.default_model
+        for field, info in definition.command_options.model_fields.items():
+            flag = "--" + field.replace("_", "-")
+            if info.default not in (None, False) and not info.is_required():
+                assert shown[flag] == str(info.default), (name, flag)
+    salbench = _shown(["salbench"])
+    assert (salbench["--splits"], salbench["--tasks"]) == ("synthetic,natural", "D,R,VR")
+    assert _shown(["illusionbench"])["--subsets"] == "ICON,LOGO,IN"
+    demo = registry.definition(registry.DEMO)
+    assert _shown(["demo"])["--out"] == f"results/{demo.name}-{demo.demo_model}-<time>"
 
 
 def test_version():

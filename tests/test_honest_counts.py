@@ -104,8 +104,9 @@ def test_a_full_disk_is_one_line_and_loses_nothing(serve, synth_data, tmp_path):
     assert len(errors) == 1, done.stderr
     assert "No space left on device" in errors[0] and "MB free on" in errors[0]
     assert "samples.jsonl" in errors[0] or "run.json" in errors[0]
-    assert "free some space, then continue with: visioneval salbench --resume" in " ".join(
-        done.stderr.split())
+    # Spelled as the run was started (python -m), so it works when pasted.
+    assert f"free some space, then continue with: {sys.executable} -m visioneval salbench " \
+        "--resume" in " ".join(done.stderr.split())
     # Nothing recorded is lost: the journal's complete lines are records; a resume with room
     # finishes the run, each sample once.
     written = [ln for ln in (kept / "samples.jsonl").read_bytes().split(b"\n")

@@ -151,6 +151,9 @@ def test_ctrl_c_stops_every_task_and_the_same_command_resumes(ray_address, serve
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
     assert "interrupted: every shard stopped" in stderr and "--executor ray" in stderr
+    said = " ".join(stderr.split())  # the resume, spelled as this command was started
+    assert f"or: {sys.executable} -m visioneval salbench --resume {out} --base-url " in said
+    assert f"--executor ray --ray-address {ray_address}" in said
     assert not (out / "metrics.json").exists()
     time.sleep(1.0)  # the cancelled workers are gone: their journals no longer grow
     sizes = {d.name: (d / "samples.jsonl").stat().st_size

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
 from pathlib import Path
 
@@ -146,7 +147,8 @@ def test_ctrl_c_keeps_finished_samples_and_says_how_to_resume(serve, synth_data,
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130
-    assert f"continue with: visioneval salbench --resume {out}" in stderr
+    # Spelled as the run was started (python -m), so it works when pasted.
+    assert f"continue with: {sys.executable} -m visioneval salbench --resume {out}" in stderr
     info = load(out, "run.json")
     assert info["status"] == "interrupted"
     assert info["counts"]["records"] == len(journal(out)) >= 4

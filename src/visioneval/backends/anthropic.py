@@ -7,6 +7,7 @@ from typing import Any
 from visioneval.backends import body, reasoning, replies
 from visioneval.backends.base import PreflightError
 from visioneval.backends.http import HttpBackend, HttpLimits
+from visioneval.backends.keys import MODEL_FLAGS, TargetFlags
 from visioneval.backends.replies import MetadataReader
 from visioneval.backends.served import from_model_list
 from visioneval.records import Message, Request, Response
@@ -44,9 +45,9 @@ class AnthropicBackend(HttpBackend):
 
     def __init__(self, model: str, base_url: str = DEFAULT_BASE_URL, *, api_key: str | None,
                  api_key_env: str | None, connections: int = 64,
-                 limits: HttpLimits | None = None):
+                 limits: HttpLimits | None = None, flags: TargetFlags = MODEL_FLAGS):
         super().__init__(model, base_url, api_key=api_key, api_key_env=api_key_env,
-                         connections=connections, limits=limits)
+                         connections=connections, limits=limits, flags=flags)
 
     def auth_headers(self) -> dict[str, str]:
         headers = {"anthropic-version": API_VERSION}

@@ -25,14 +25,21 @@ MODELS = {
 RULES_VERSION = 3
 
 
-def check_fits(model: str, benchmark: str, supported: Sequence[str]) -> None:
+SERVERS = "--backend openai, openrouter, ollama or anthropic"
+
+
+def check_fits(model: str, benchmark: str, supported: Sequence[str], note: str = "") -> None:
     """Refuse a baseline the benchmark was not made for (popout answers SalBench's feature
-    question whatever it is asked). Each benchmark lists its own in `builtin_models`."""
+    question whatever it is asked). Each benchmark lists its own in `builtin_models`; `note`
+    says which of its options take one when that depends on them (its definition's
+    `builtin_note`)."""
     if model in supported:
         return
     if not supported:
-        raise PreflightError(f"{benchmark} has no builtin model; use a model server "
-                             "(--backend openai, ollama or anthropic)")
+        which = (f"with these options ({note})" if note else
+                 f"(the builtin models {', '.join(MODELS)} answer other benchmarks)")
+        raise PreflightError(f"{benchmark} has no builtin model {which}; use a model server "
+                             f"({SERVERS})")
     if model not in MODELS:
         raise PreflightError(f"unknown builtin model '{model}'; {benchmark}'s builtin models: "
                              f"{', '.join(supported)}")

@@ -36,7 +36,7 @@ from visioneval.backends.base import (
     TransientError,
     Unreachable,
 )
-from visioneval.backends.keys import MASK, redact_url, url_secrets
+from visioneval.backends.keys import MASK, MODEL_FLAGS, TargetFlags, redact_url, url_secrets
 from visioneval.backends.replies import MetadataReader
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
@@ -85,11 +85,13 @@ def parse_retry_after(headers: Any) -> float | None:
 
 
 class HttpBackend(Backend):
-    """A backend that speaks JSON over HTTP with an optional secret header."""
+    """A backend that speaks JSON over HTTP with an optional secret header. `flags`: the
+    options that name its server and key on the command in use, for the lines that say
+    what to change (`--judge-base-url` for a judge, not `--base-url`)."""
 
     def __init__(self, model: str, base_url: str, *, api_key: str | None = None,
                  api_key_env: str | None = None, connections: int = 64,
-                 limits: HttpLimits | None = None):
+                 limits: HttpLimits | None = None, flags: TargetFlags = MODEL_FLAGS):
         parts = urlsplit(base_url)
         path = parts.path.rstrip("/")
         # `base_url` (messages, run.json, the cache key) never holds credentials; requests
@@ -103,6 +105,7 @@ class HttpBackend(Backend):
                        if parts.username else None)
         self._api_key = api_key
         self._api_key_env = api_key_env
+        self.flags = flags
         if self._basic and "Authorization" in self.auth_headers():
             raise PreflightError(f"{self.base_url} carries a user and password and a key is "
                                  "set too; give one of them")
@@ -162,8 +165,8 @@ class HttpBackend(Backend):
                 if 300 <= status < 400:
                     raise PermanentError(self.redact(
                         f"HTTP {status} redirect to {wire.location(headers, url)}; API calls "
-                        "follow no redirect (give that server as --base-url if it is the "
-                        "right one)"))
+                        f"follow no redirect (give that server as {self.flags.url} if it is "
+                        "the right one)"))
                 raw = await self._read(resp, status)
         except aiohttp.ClientConnectorError as exc:  # nothing reached the server
             raise ConnectError(self.redact(f"cannot connect: {exc.os_error}")) from None
@@ -201,7 +204,7 @@ class HttpBackend(Backend):
                             f"{redact_url(url)} redirects to "
                             f"{wire.location(resp.headers, url)} (HTTP {status}) and API calls "
                             "follow no redirect: if that is the right server, give its URL "
-                            "as --base-url"))
+                            f"as {self.flags.url}"))
                     raw = await self._read(resp, status)
         except TimeoutError:
             raise Unreachable(f"cannot reach {self.name} server at {self.base_url}: no "
@@ -249,11 +252,11 @@ class HttpBackend(Backend):
     def key_line(self, status: int) -> str:
         """One line about the key a 401/403 refused: its variable's name, never its value."""
         env_name = self._api_key_env if self._api_key else None
+        key = self.flags.key
         where = (f"the key in ${env_name}" if env_name else
-                 "no key was sent (a key goes only to its own host unless --api-key-env "
-                 "names it)")
+                 f"no key was sent (a key goes only to its own host unless {key} names it)")
         return (f"{self.base_url} refused the request (HTTP {status}): {where}; set the "
-                "right key or use --api-key-env NAME")
+                f"right key or use {key} NAME")
 
     def check_auth_status(self, status: int) -> None:
         """Turn a 401/403 at preflight into one line naming the key's variable."""

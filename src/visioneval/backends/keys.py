@@ -21,19 +21,33 @@ _SECRET_PARAM = re.compile(r"key|token|secret|pass|auth|sig|credential", re.IGNO
 
 
 @dataclass(frozen=True)
+class TargetFlags:
+    """The flags that name a model's server and key variable on the command in use (the
+    model's own, a judge's, a captioner's): every line that tells the user what to give
+    names these, so it works on that command."""
+
+    url: str = "--base-url"
+    key: str = "--api-key-env"
+
+
+MODEL_FLAGS = TargetFlags()
+
+
+@dataclass(frozen=True)
 class KeySource:
     """Where a backend's key comes from; the value itself is never stored."""
 
     env_name: str | None
     required: bool
 
-    def read(self) -> str | None:
-        """The key, or a PreflightError naming the variable when a required key is missing."""
+    def read(self, flags: TargetFlags = MODEL_FLAGS) -> str | None:
+        """The key, or a PreflightError naming the variable when a required key is missing
+        (and `flags.key`, the option that names another)."""
         value = os.environ.get(self.env_name) if self.env_name else None
         if self.required and not value:
             raise PreflightError(
                 f"missing API key: set ${self.env_name} (or name another variable with "
-                "--api-key-env)")
+                f"{flags.key})")
         return value or None
 
 

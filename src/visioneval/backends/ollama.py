@@ -7,6 +7,7 @@ from typing import Any
 from visioneval.backends import body, reasoning, replies
 from visioneval.backends.base import PreflightError
 from visioneval.backends.http import HttpBackend, HttpLimits
+from visioneval.backends.keys import MODEL_FLAGS, TargetFlags
 from visioneval.backends.replies import MetadataReader
 from visioneval.backends.served import from_ollama_tags
 from visioneval.records import Message, Request, Response
@@ -55,9 +56,9 @@ class OllamaBackend(HttpBackend):
     def __init__(self, model: str, base_url: str = DEFAULT_BASE_URL, *,
                  api_key: str | None = None, api_key_env: str | None = None,
                  connections: int = 64,
-                 limits: HttpLimits | None = None):
+                 limits: HttpLimits | None = None, flags: TargetFlags = MODEL_FLAGS):
         super().__init__(model, base_url, api_key=api_key, api_key_env=api_key_env,
-                         connections=connections, limits=limits)
+                         connections=connections, limits=limits, flags=flags)
 
     def auth_headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}

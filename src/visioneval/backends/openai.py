@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 from visioneval.backends import body, reasoning, replies
 from visioneval.backends.base import PermanentError, PreflightError, TransientError
 from visioneval.backends.http import RETRYABLE_STATUS, HttpBackend, HttpLimits
-from visioneval.backends.keys import host_of
+from visioneval.backends.keys import MODEL_FLAGS, TargetFlags, host_of
 from visioneval.backends.replies import MetadataReader
 from visioneval.backends.served import from_model_list
 from visioneval.records import Message, Request, Response
@@ -173,9 +173,9 @@ class OpenAIBackend(HttpBackend):
 
     def __init__(self, model: str, base_url: str = DEFAULT_BASE_URL, *, api_key: str | None,
                  api_key_env: str | None, connections: int = 64,
-                 limits: HttpLimits | None = None):
+                 limits: HttpLimits | None = None, flags: TargetFlags = MODEL_FLAGS):
         super().__init__(model, base_url, api_key=api_key, api_key_env=api_key_env,
-                         connections=connections, limits=limits)
+                         connections=connections, limits=limits, flags=flags)
         self._token_field = token_field_for(base_url)
         self._ask_cost = asks_for_cost(base_url)
 
@@ -212,7 +212,7 @@ class OpenAIBackend(HttpBackend):
             return
         if status < 400 and isinstance(body, dict) and isinstance(body.get("data"), list):
             raise PreflightError(f"{self.base_url} lists no models (GET /models: 404) but "
-                                 f"{self.base_url}/v1 does: use --base-url "
+                                 f"{self.base_url}/v1 does: use {self.flags.url} "
                                  f"{self.base_url}/v1")
 
     def chat_payload(self, request: Request) -> dict[str, Any]:

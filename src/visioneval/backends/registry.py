@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, model_validator
 
 from visioneval.backends.base import Backend
-from visioneval.backends.keys import key_source, redact_url
+from visioneval.backends.keys import MODEL_FLAGS, TargetFlags, key_source, redact_url
 
 if TYPE_CHECKING:  # aiohttp loads only when an HTTP backend is built
     from visioneval.backends.http import HttpBackend, HttpLimits
@@ -93,11 +93,12 @@ class Dispatch:
 def make_backend(spec: BackendSpec, *, connections: int = 64,
                  majority: Mapping[tuple[str, ...], str] | None = None,
                  seed: int = 0, dispatch: Dispatch | None = None,
-                 limits: HttpLimits | None = None) -> Backend:
+                 limits: HttpLimits | None = None, flags: TargetFlags = MODEL_FLAGS) -> Backend:
     """Build the backend; a missing required key raises PreflightError naming the variable.
     A server backend with `dispatch` (or several URLs) is a `Replicas` dispatcher over one
     backend per URL; each URL gets the key that belongs to its host, or none. `limits` caps
-    what a server backend reads of a reply and how long its preflight waits."""
+    what a server backend reads of a reply and how long its preflight waits; `flags` are the
+    options naming its server and key on the command in use (said in its error lines)."""
     if spec.kind == "none":
         from visioneval.backends.base import NullBackend
 
@@ -108,22 +109,24 @@ def make_backend(spec: BackendSpec, *, connections: int = 64,
         return BuiltinBackend(spec.model, majority=majority, seed=seed)
     urls = spec.resolved_base_urls()
     if dispatch is None and len(urls) == 1:
-        return _server_backend(spec, urls[0], connections, limits)
+        return _server_backend(spec, urls[0], connections, limits, flags)
     from visioneval.backends.ratelimit import RateLimiter
     from visioneval.backends.replicas import Replicas
 
     dispatch = dispatch or Dispatch(concurrency=connections)
     # One spare connection each: the probe of an endpoint taken out never queues.
-    endpoints = [_server_backend(spec, url, dispatch.concurrency + 1, limits) for url in urls]
+    endpoints = [_server_backend(spec, url, dispatch.concurrency + 1, limits, flags)
+                 for url in urls]
     limiter = RateLimiter(dispatch.rpm, dispatch.tpm) if dispatch.rpm or dispatch.tpm else None
     return Replicas(endpoints, concurrency=dispatch.concurrency, limiter=limiter,
                     cache_key_url=dispatch.cache_key_url)
 
 
 def _server_backend(spec: BackendSpec, base_url: str, connections: int,
-                    limits: HttpLimits | None = None) -> HttpBackend:
+                    limits: HttpLimits | None = None,
+                    flags: TargetFlags = MODEL_FLAGS) -> HttpBackend:
     source = key_source(base_url, spec.api_key_env)
-    key = source.read()
+    key = source.read(flags)
     cls: type[HttpBackend]
     if spec.kind in ("openai", "openrouter"):
         from visioneval.backends.openai import OpenAIBackend as cls
@@ -132,4 +135,4 @@ def _server_backend(spec: BackendSpec, base_url: str, connections: int,
     else:
         from visioneval.backends.anthropic import AnthropicBackend as cls
     return cls(spec.model, base_url, api_key=key, api_key_env=source.env_name,
-               connections=connections, limits=limits)
+               connections=connections, limits=limits, flags=flags)

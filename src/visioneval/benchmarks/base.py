@@ -72,6 +72,14 @@ class Benchmark(Protocol):
         """The tables a user sees at the end of a run."""
 
 
+# A command option's --help panel, set by its field's json_schema_extra "panel" (the data's
+# panel when it names none): OWN_OPTIONS for the benchmark's own settings, listed first as
+# "<name> options"; JUDGE_OPTIONS for a judge model's. The field's "shown_default" is what
+# --help says it defaults to when its default is None (the benchmark then chooses).
+OWN_OPTIONS = "own"
+JUDGE_OPTIONS = "Judge"
+
+
 @dataclass(frozen=True)
 class Demo:
     """What `visioneval demo` runs offline (with the builtin `demo_model`): a benchmark and
@@ -93,6 +101,9 @@ class BenchmarkDefinition:
     command_options: ClassVar[type[BaseModel] | None] = None
     # The model options' help and defaults in the generated command.
     model_help: ClassVar[str] = "Model name as the server knows it."
+    # Which options take which builtin model, when the benchmark's `builtin_models` depend
+    # on them (said when a builtin model does not fit); "" when they do not.
+    builtin_note: ClassVar[str] = ""
     max_tokens: ClassVar[int] = 128
     max_tokens_help: ClassVar[str] = "Most tokens an answer may have."
     # (backend, model) used when the command names no --model (a quick try); None:

@@ -7,10 +7,12 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
+from visioneval.cli.panels import COL_MAX, PanelTyper, write_rows
+
 
 class WrappedGroup(TyperGroup):
-    """Lists each command with its whole first sentence, wrapped: click cuts it to the
-    space left on one line and ends it with "..."."""
+    """Lists each command with its whole first sentence, wrapped between words: click cuts
+    it to the space left on one line and ends it with "..."."""
 
     # Typed loosely: typer vendors its own click, whose Context and HelpFormatter are
     # private types (typer._click); the methods called are the same.
@@ -22,16 +24,18 @@ class WrappedGroup(TyperGroup):
                 rows.append((name, command.get_short_help_str(limit=1_000)))
         if rows:
             with formatter.section("Commands"):
-                formatter.write_dl(rows)
+                write_rows(formatter, rows, min(max(len(n) for n, _ in rows), COL_MAX))
 
 
-# Plain (click) help: it wraps every line at the terminal's width. typer's rich panels cut
-# long words with "..." at 80 columns and label every flag `<bool>`.
-app = typer.Typer(cls=WrappedGroup, no_args_is_help=True, add_completion=False,
-                  rich_markup_mode=None,
-                  help="Measure how well vision-language models see.")
-data_app = typer.Typer(cls=WrappedGroup, no_args_is_help=True, rich_markup_mode=None,
-                       help="Make datasets in the benchmarks' schemas.")
+# Plain (click) help, wrapped at the terminal's width up to HELP_WIDTH columns, its options
+# in panels (cli/panels.py): typer's rich panels cut long words with "..." at 80 columns and
+# label every flag `<bool>`.
+HELP_WIDTH = 120
+app = PanelTyper(cls=WrappedGroup, no_args_is_help=True, add_completion=False,
+                 rich_markup_mode=None, context_settings={"max_content_width": HELP_WIDTH},
+                 help="Measure how well vision-language models see.")
+data_app = PanelTyper(cls=WrappedGroup, no_args_is_help=True, rich_markup_mode=None,
+                      help="Make datasets in the benchmarks' schemas.")
 app.add_typer(data_app, name="data")
 
 

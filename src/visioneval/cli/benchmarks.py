@@ -16,6 +16,7 @@ from visioneval.cli.options import (
     engine_flags,
     run_command,
 )
+from visioneval.cli.panels import OUTPUT
 
 register(app, data_app)
 
@@ -24,7 +25,9 @@ register(app, data_app)
 def demo(
     n: Annotated[int, typer.Option(min=1, help="Synthetic scenes per config.")] = 100,
     seed: Annotated[int, typer.Option(help="Seed of the synthetic scenes.")] = 0,
-    out: Annotated[Path | None, typer.Option(help="Run directory.")] = None,
+    out: Annotated[Path | None, typer.Option(
+        metavar="DIR", help="Run directory.", show_default="results/salbench-popout-<time>",
+        rich_help_panel=OUTPUT)] = None,
     no_progress: NoProgress = False,
     no_report: NoReport = False,
     verbose: Verbose = False,

@@ -8,19 +8,20 @@ from typing import Annotated
 import typer
 
 from visioneval.cli.app import WrappedGroup, app
+from visioneval.cli.panels import PanelTyper
 
-cache_app = typer.Typer(cls=WrappedGroup, no_args_is_help=True, rich_markup_mode=None,
-                        help="List, show and clear the response cache (answers kept by the "
-                        "run that stored them and the model that gave them).")
+cache_app = PanelTyper(cls=WrappedGroup, no_args_is_help=True, rich_markup_mode=None,
+                       help="List, show and clear the response cache (answers kept by the "
+                       "run that stored them and the model that gave them).")
 app.add_typer(cache_app, name="cache")
 
 CacheDirOpt = Annotated[Path | None, typer.Option(
-    "--cache-dir", help="The cache folder (default ~/.cache/visioneval, or "
-    "$XDG_CACHE_HOME/visioneval).")]
+    "--cache-dir", metavar="DIR", help="The cache folder.",
+    show_default="$XDG_CACHE_HOME/visioneval or ~/.cache/visioneval")]
 RunOpt = Annotated[Path | None, typer.Option(
-    "--run", help="Only the answers this run directory stored.")]
+    "--run", metavar="DIR", help="Only the answers this run directory stored.")]
 ModelOpt = Annotated[str | None, typer.Option(
-    "--model", help="Only the answers of this model name.")]
+    "--model", metavar="NAME", help="Only the answers of this model name.")]
 
 
 @cache_app.command("list")
@@ -44,8 +45,10 @@ def show(run: RunOpt = None, model: ModelOpt = None, cache_dir: CacheDirOpt = No
 
     def action() -> int:
         if run is None and model is None:
-            raise ValueError("give --run RUN_DIR or --model NAME (or use `visioneval cache "
-                             "list` for everything)")
+            from visioneval.invocation import command
+
+            raise ValueError("give --run RUN_DIR or --model NAME (or use "
+                             f"`{command('cache', 'list')}` for everything)")
         return show_groups(console, cache_dir, run, model)
 
     raise typer.Exit(guarded(err, action))

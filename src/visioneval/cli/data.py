@@ -13,13 +13,15 @@ from visioneval.cli.app import data_app
 
 @data_app.command("synth-layout")
 def synth_layout(
-    out: Annotated[Path, typer.Option(help="CANVAS-shaped folder to write (use it as "
-                                      "--base-dir).")],
+    out: Annotated[Path, typer.Option(metavar="DIR", help="CANVAS-shaped folder to write "
+                                      "(then layout's --base-dir).")],
     n: Annotated[int, typer.Option(min=1, help="GT/generated pairs.")] = 20,
     boxes: Annotated[int, typer.Option(min=1, help="Boxes per design.")] = 40,
     seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
-    model: Annotated[str, typer.Option(help="Model folder name.")] = "gpt-4o",
-    variant: Annotated[str, typer.Option(help="Variant folder name.")] = "image_only",
+    model: Annotated[str, typer.Option(metavar="NAME", help="Model folder name.")
+                     ] = "gpt-4o",
+    variant: Annotated[str, typer.Option(metavar="NAME", help="Variant folder name.")
+                       ] = "image_only",
 ) -> None:
     """Write random UI designs and perturbed 'generated' versions in CANVAS's layout."""
     from visioneval.layout.synth import write_random

@@ -9,24 +9,22 @@ import typer
 
 from visioneval.cli.app import app
 from visioneval.cli.options import NoReport
+from visioneval.cli.panels import OUTPUT
 
 
 @app.command()
 def merge(
     shards: Annotated[list[Path], typer.Argument(
-        help="The shard run directories (made with --shard K/N), or the `visioneval layout "
-        "--shard` results JSON files.", show_default=False)],
-    out: Annotated[Path, typer.Option(help="Folder for the merged run (for layout: the "
-                                      "merged results JSON).")],
+        help="Shard run directories, or `layout --shard` results files.",
+        show_default=False)],
+    out: Annotated[Path, typer.Option(metavar="DIR", help="The merged run (layout: its "
+                                      "results JSON).", rich_help_panel=OUTPUT)],
     allow_partial: Annotated[bool, typer.Option(
-        "--allow-partial", help="Merge the shards given even if some are missing or still "
-        "running (those are left out; the merged run says which); a --resume of it runs "
-        "the missing samples.")] = False,
+        "--allow-partial", help="Merge even if some shards are missing or running.")
+    ] = False,
     definition: Annotated[str | None, typer.Option(
-        "--definition", help="Your own benchmark's definition (module:attribute, or "
-        "path/to/file.py:attribute), which you trust: merging recomputes the metrics with it. "
-        "visioneval never imports code a run directory names, so shards of your own "
-        "benchmark are not merged without it.", show_default=False)] = None,
+        "--definition", metavar="MODULE:ATTR", help="Your own benchmark's definition, "
+        "trusted.", show_default=False)] = None,
     no_report: NoReport = False,
 ) -> None:
     """Merge the shards of one run: metrics, tables and report as if it ran in one piece."""

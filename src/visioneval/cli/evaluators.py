@@ -9,12 +9,9 @@ import typer
 
 from visioneval.cli.app import app
 from visioneval.cli.options import (
-    MODEL,
-    ApiKeyEnv,
     BackendKind,
     BackoffBase,
     BackoffCap,
-    BaseUrl,
     CacheDir,
     CacheKeyUrl,
     Concurrency,
@@ -37,44 +34,53 @@ from visioneval.cli.options import (
     Timeout,
     Tpm,
     Verbose,
+    api_key_env_option,
+    base_url_option,
     distribution,
     engine_flags,
     run_command,
 )
+from visioneval.cli.panels import JUDGE, OUTPUT
+
+_OWN = "evaluate options"
 
 
 @app.command()
 def evaluate(
     cases: Annotated[Path | None, typer.Argument(help="YAML or JSONL file of eval cases.")
                      ] = None,
-    judge_backend: Annotated[BackendKind | None, typer.Option(
-        help="Where the judge model runs (needed when a case uses a judge).",
-        rich_help_panel=MODEL)] = None,
-    judge_model: Annotated[str | None, typer.Option(help="A vision-capable judge model.",
-                                                    rich_help_panel=MODEL)] = None,
-    judge_base_url: BaseUrl = None,
-    judge_api_key_env: ApiKeyEnv = None,
-    judge_samples: Annotated[int | None, typer.Option(
-        min=1, help="Judge calls per case; the report gives mean and spread per dimension. "
-        "[default: 1]", rich_help_panel=MODEL)] = None,
-    judge_temperature: Annotated[float | None, typer.Option(
-        help="Default 0 for one sample, 0.7 for several.", rich_help_panel=MODEL)] = None,
-    judge_max_tokens: Annotated[int | None, typer.Option(
-        min=1, help="[default: 1024]", rich_help_panel=MODEL)] = None,
-    judge_text_only: Annotated[bool, typer.Option(
-        "--judge-text-only", help="Declare the judge model text-only: cases whose judge must "
-        "see images are refused.", rich_help_panel=MODEL)] = False,
     validator_timeout: Annotated[float | None, typer.Option(
-        min=0.1, help="Seconds per validator run (a case's `timeout` wins). [default: 30]")
-                                 ] = None,
+        min=0.1, metavar="S", help="Seconds per validator run (a case's `timeout` wins).",
+        show_default="30", rich_help_panel=_OWN)] = None,
     allow_scripts: Annotated[bool, typer.Option(
-        "--allow-scripts", help="Run the case file's `script:` evaluators (any command the "
-        "file names runs with your permissions: use only case files you trust).")] = False,
+        "--allow-scripts", help="Run the case file's `script:` evaluators (trusted files).",
+        rich_help_panel=_OWN)] = False,
     allow_outside_images: Annotated[bool, typer.Option(
-        "--allow-outside-images", help="Read case images outside the case file's folder "
-        "(absolute paths, ../, symlinks) and send them to the judge.")] = False,
-    out: Annotated[Path | None, typer.Option(help="Run directory (default results/"
-                                             "evaluate-<judge>-<time>).")] = None,
+        "--allow-outside-images", help="Send case images from outside the case file's folder.",
+        rich_help_panel=_OWN)] = False,
+    judge_backend: Annotated[BackendKind | None, typer.Option(
+        metavar="KIND", help="openai, openrouter, ollama, anthropic or builtin.",
+        rich_help_panel=JUDGE)] = None,
+    judge_model: Annotated[str | None, typer.Option(
+        metavar="NAME", help="A vision-capable model (needed when a case uses a judge).",
+        rich_help_panel=JUDGE)] = None,
+    judge_base_url: Annotated[list[str] | None, base_url_option(JUDGE)] = None,
+    judge_api_key_env: Annotated[str | None, api_key_env_option(JUDGE)] = None,
+    judge_samples: Annotated[int | None, typer.Option(
+        min=1, metavar="N", help="Judge calls per case (mean and spread per dimension).",
+        show_default="1", rich_help_panel=JUDGE)] = None,
+    judge_temperature: Annotated[float | None, typer.Option(
+        metavar="NUM", help="Sampling temperature.", show_default="0; 0.7 for several samples",
+        rich_help_panel=JUDGE)] = None,
+    judge_max_tokens: Annotated[int | None, typer.Option(
+        min=1, metavar="N", help="Most tokens a verdict may have.", show_default="1024",
+        rich_help_panel=JUDGE)] = None,
+    judge_text_only: Annotated[bool, typer.Option(
+        "--judge-text-only", help="The judge is text-only: cases it must see are refused.",
+        rich_help_panel=JUDGE)] = False,
+    out: Annotated[Path | None, typer.Option(
+        metavar="DIR", help="Run directory.", show_default="results/evaluate-<judge>-<time>",
+        rich_help_panel=OUTPUT)] = None,
     resume: Resume = None,
     concurrency: Concurrency = None,
     max_attempts: MaxAttempts = None,
@@ -152,7 +158,7 @@ def evaluate(
 def validate(
     name: Annotated[str, typer.Argument(help="count, ocr, json or chart.")],
     payload: Annotated[str | None, typer.Argument(
-        help='JSON {"output", "expected_output", "input", ...options}; default: stdin.')
+        help='JSON with "output", "expected_output", "input" and options; default: stdin.')
                        ] = None,
 ) -> None:
     """Run a code validator: result JSON on stdout; exit 0 passed, 1 failed, 2 error."""

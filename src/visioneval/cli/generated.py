@@ -15,10 +15,8 @@ from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
 from visioneval.cli.options import (
-    DATA,
-    MODEL,
     ApiKeyEnv,
-    BackendOpt,
+    BackendKind,
     BackoffBase,
     BackoffCap,
     BaseUrl,
@@ -49,6 +47,7 @@ from visioneval.cli.options import (
     engine_flags,
     run_command,
 )
+from visioneval.cli.panels import DATA, MODEL, OUTPUT
 
 if TYPE_CHECKING:
     from visioneval.benchmarks.base import BenchmarkDefinition
@@ -60,14 +59,25 @@ def _shared(definition: BenchmarkDefinition) -> list[inspect.Parameter]:
         return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
                                  annotation=annotation)
 
-    model = Annotated[str | None, typer.Option(help=definition.model_help,
+    seed_backend, seed_model = definition.default_model or (None, None)
+    backend = Annotated[BackendKind | None, typer.Option(
+        metavar="KIND", help="openai, openrouter, ollama, anthropic or builtin.",
+        show_default=seed_backend or False, rich_help_panel=MODEL)]
+    model = Annotated[str | None, typer.Option(metavar="NAME", help=definition.model_help,
+                                               show_default=seed_model or False,
                                                rich_help_panel=MODEL)]
     max_tokens = Annotated[int | None, typer.Option(
-        min=1, help=f"{definition.max_tokens_help} [default: {definition.max_tokens}]",
-        rich_help_panel=MODEL)]
-    return [option("backend", BackendOpt, None), option("model", model, None),
+        min=1, metavar="N", help=definition.max_tokens_help,
+        show_default=str(definition.max_tokens), rich_help_panel=MODEL)]
+    return [option("backend", backend, None), option("model", model, None),
             option("base_url", BaseUrl, None), option("api_key_env", ApiKeyEnv, None),
             option("temperature", Temperature, None), option("max_tokens", max_tokens, None)]
+
+
+def _out(shown: str) -> inspect.Parameter:
+    return inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=(
+        Annotated[Path | None, typer.Option(metavar="DIR", help="Run directory.",
+                                            show_default=shown, rich_help_panel=OUTPUT)]))
 
 
 def _run_options() -> list[inspect.Parameter]:
@@ -113,36 +123,51 @@ def flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def _field_option(name: str, field: FieldInfo) -> inspect.Parameter:
-    """One benchmark option: its type as typer knows it, its flags, help and default.
-    Typer never applies a default (None): the model does, so `--resume` needs none of them."""
+def _field_option(name: str, field: FieldInfo, own_panel: str) -> inspect.Parameter:
+    """One benchmark option: its type as typer knows it, its flags, help, default and panel
+    (the field's `panel`: the data's by default, OWN_OPTIONS for the benchmark's own
+    settings). Typer never applies a default (None): the model does, so `--resume` needs
+    none of them; --help shows the model's (or the field's `shown_default`)."""
+    from visioneval.benchmarks.base import OWN_OPTIONS
+
     inner, _ = _unwrap(field.annotation)
     extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
     more = extra.get("flags")
     flags = [flag(name), *(str(f) for f in (more if isinstance(more, list) else []))]
     help_text = field.description or ""
-    kwargs: dict[str, Any] = {"rich_help_panel": extra.get("panel", DATA)}
+    panel = str(extra.get("panel", DATA))
+    kwargs: dict[str, Any] = {"rich_help_panel": own_panel if panel == OWN_OPTIONS else panel}
     kind: Any
     if get_origin(inner) is Literal:  # checked by the model: one line naming the choices
         values = get_args(inner)
         kind = type(values[0])
         if all(isinstance(v, str) for v in values):
             kwargs["metavar"] = "<" + "|".join(values) + ">"
-        else:
-            help_text += f" One of {', '.join(map(str, values))}."
+        else:  # numbers: the choices in the help, the column stays narrow
+            kwargs["metavar"] = "N"
+            help_text += f" {', '.join(map(str, values[:-1]))} or {values[-1]}."
     elif _is_list(inner):
         kind = str
-        help_text += " Comma-separated."
+        kwargs["metavar"] = "A,B"
     elif inner is bool:
         kind = bool
         if field.default is True:
             flags = [f"{flag(name)}/--no-{name.replace('_', '-')}"]
     else:
         kind = inner
+        kwargs["metavar"] = {int: "N", float: "NUM", Path: "PATH"}.get(inner, "TEXT")
+    if "metavar" in extra:
+        kwargs["metavar"] = str(extra["metavar"])
+    shown = extra.get("shown_default")
     if field.is_required():
+        kwargs["show_default"] = False
         help_text += " Required."
+    elif shown is not None:
+        kwargs["show_default"] = str(shown)
     elif field.default is not None and field.default is not False:
-        help_text += f"  [default: {field.default}]"
+        default = field.default
+        kwargs["show_default"] = ",".join(map(str, default)) if isinstance(default, list) \
+            else str(default)
     option = typer.Option(*flags, help=help_text.strip(), **kwargs)
     return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
                              annotation=Annotated[kind | None, option])
@@ -176,16 +201,15 @@ def benchmark_command(definition: BenchmarkDefinition) -> Callable[..., None]:
     """The typer command function for `definition` (its signature is built, not written)."""
     model_cls = definition.command_options
     assert model_cls is not None
-    own = [_field_option(n, f) for n, f in model_cls.model_fields.items()]
+    own = [_field_option(n, f, f"{definition.name} options")
+           for n, f in model_cls.model_fields.items()]
     clash = {p.name for p in own} & set(SHARED_NAMES)
     if clash:
         raise TypeError(f"{definition.name}: option(s) {', '.join(sorted(clash))} are shared "
                         "by every benchmark command; rename them")
     shared = _shared(definition)
-    out = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=(
-        Annotated[Path | None, typer.Option(help=f"Run directory (default results/"
-                                            f"{definition.name}-<model>-<time>).")]))
-    parameters = [*shared, *own, out, *_run_options()]
+    parameters = [*shared, *own, _out(f"results/{definition.name}-<model>-<time>"),
+                  *_run_options()]
 
     def command(**kwargs: Any) -> None:
         run = {k: kwargs.pop(k) for k in SHARED_NAMES}
@@ -225,20 +249,17 @@ def any_benchmark_command() -> Callable[..., None]:
 
     spec_arg = inspect.Parameter("benchmark", inspect.Parameter.KEYWORD_ONLY, default=None,
                                  annotation=Annotated[str | None, typer.Argument(
-                                     help="A registered benchmark's name or your own "
-                                     "definition as module:attribute (a module importable "
-                                     "from the current folder, or path/to/file.py:attribute).",
+                                     help="A registered benchmark, or your own "
+                                     "definition (module:attribute).",
                                      show_default=False)])
     option = inspect.Parameter("option", inspect.Parameter.KEYWORD_ONLY, default=None,
                                annotation=Annotated[list[str] | None, typer.Option(
-                                   "--option", "-o", help="The benchmark's own option as "
-                                   "key=value (repeat for each; lists comma-separated).",
-                                   rich_help_panel=DATA)])
-    out = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=(
-        Annotated[Path | None, typer.Option(help="Run directory (default results/"
-                                            "<benchmark>-<model>-<time>).")]))
+                                   "--option", "-o", metavar="KEY=VALUE",
+                                   help="The benchmark's own option; repeat for each.",
+                                   rich_help_panel="Benchmark options")])
     base = BenchmarkDefinition()
-    parameters = [spec_arg, *_shared(base), option, out, *_run_options()]
+    parameters = [spec_arg, *_shared(base), option,
+                  _out("results/<benchmark>-<model>-<time>"), *_run_options()]
 
     def command(**kwargs: Any) -> None:
         from visioneval.benchmarks import registry
@@ -353,8 +374,8 @@ def settings(temperature: float | None, max_tokens: int | None, default_max_toke
 def synth_command(definition: BenchmarkDefinition) -> Callable[..., None]:
     """`visioneval data synth-NAME`: the benchmark's offline dataset in its real schema."""
     def command(
-        out: Annotated[Path, typer.Option(help="Folder to write the dataset into (use it as "
-                                          "the benchmark's data option).")],
+        out: Annotated[Path, typer.Option(metavar="DIR", help="Folder to write the dataset "
+                                          "into.")],
         n: Annotated[int, typer.Option(min=1, help="Rows per part.")] = definition.synth_rows,
         seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
     ) -> None:

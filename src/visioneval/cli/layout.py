@@ -10,62 +10,60 @@ from typing import Annotated
 import typer
 
 from visioneval.cli.app import app
-from visioneval.cli.options import SPREAD, RayAddressOpt, ShardOpt
+from visioneval.cli.options import NoProgress, RayAddressOpt, ShardOpt, Verbose
+from visioneval.cli.panels import OUTPUT, SPREAD
 
 _MODEL = "Semantic match"
-_OUT = "Output"
 
 
 @app.command()
 def layout(
     base_dir: Annotated[Path | None, typer.Option(
-        "--base-dir", help="CANVAS directory: benchmarks/generation_gt and "
-        "results/generation_gen/{model}/{variant}.")] = None,
-    model: Annotated[str, typer.Option(help="Model folder under results/generation_gen."
-                                       )] = "gpt-4o",
+        "--base-dir", metavar="DIR", help="The CANVAS folder (generation_gt, "
+        "generation_gen). Required.")] = None,
+    model: Annotated[str, typer.Option(metavar="NAME", help="Model folder under "
+                                       "results/generation_gen.")] = "gpt-4o",
     variant: Annotated[str, typer.Option(
-        help="Variant folder (several: comma-separated; the summary is per variant)."
-    )] = "image_only",
+        metavar="A,B", help="Variant folder(s), comma-separated.")] = "image_only",
     ids: Annotated[str | None, typer.Option(
-        help="Comma-separated GT ids to evaluate (one id: a single sample).")] = None,
-    out: Annotated[Path, typer.Option(help="Results JSON; the CSV is written beside it.",
-                                      rich_help_panel=_OUT)] = Path("evaluation_results.json"),
+        metavar="A,B", help="Only these GT ids.", show_default="every id")] = None,
+    workers: Annotated[int | None, typer.Option(min=1, metavar="N", help="Processes.",
+                                                show_default="one per core")] = None,
     skip_semantic: Annotated[bool, typer.Option(
-        "--skip-semantic", help="Do not caption: reuse semantic_match and the captions of "
-        "an earlier run from the --out file.", rich_help_panel=_MODEL)] = False,
-    viz: Annotated[bool, typer.Option("--viz", help="Draw each sample's boxes and "
-                                      "alignment groups, and an index.html.",
-                                      rich_help_panel=_OUT)] = False,
-    viz_dir: Annotated[Path | None, typer.Option(help="Where the pictures go (default: "
-                                                 "<out stem>-viz beside --out).",
-                                                 rich_help_panel=_OUT)] = None,
-    workers: Annotated[int | None, typer.Option(min=1, help="Processes (default: one per "
-                                                "core).")] = None,
+        "--skip-semantic", help="No captioning: reuse the --out file's captions.",
+        rich_help_panel=_MODEL)] = False,
     caption_backend: Annotated[str | None, typer.Option(
-        help="Captioner: openai, ollama, anthropic (a VLM served by that backend) or blip "
-        "(transformers; the semantic extra).", rich_help_panel=_MODEL)] = None,
-    caption_model: Annotated[str | None, typer.Option(
-        help="The captioning model (blip default: Salesforce/blip-image-captioning-base).",
+        metavar="KIND", help="openai, ollama, anthropic (a served VLM) or blip.",
         rich_help_panel=_MODEL)] = None,
-    caption_base_url: Annotated[str | None, typer.Option(help="The captioner's server URL.",
-                                                         rich_help_panel=_MODEL)] = None,
+    caption_model: Annotated[str | None, typer.Option(
+        metavar="NAME", help="The captioning model.",
+        show_default="blip: blip-image-captioning-base", rich_help_panel=_MODEL)] = None,
+    caption_base_url: Annotated[str | None, typer.Option(
+        metavar="URL", help="The captioner's server URL.", show_default="the backend's",
+        rich_help_panel=_MODEL)] = None,
     caption_api_key_env: Annotated[str | None, typer.Option(
-        help="Environment variable holding the captioner's key.", rich_help_panel=_MODEL)
-    ] = None,
-    caption_prompt: Annotated[str | None, typer.Option(help="The captioning prompt.",
-                                                       rich_help_panel=_MODEL)] = None,
+        metavar="NAME", help="Variable holding the captioner's key.",
+        show_default="a hosted API's own", rich_help_panel=_MODEL)] = None,
+    caption_prompt: Annotated[str | None, typer.Option(
+        metavar="TEXT", help="The captioning prompt.", show_default="one sentence per screen",
+        rich_help_panel=_MODEL)] = None,
     embedder: Annotated[str, typer.Option(
-        help="Caption embedder: minilm (all-MiniLM-L6-v2, the semantic extra) or bow "
-        "(bag of words, no extra).", rich_help_panel=_MODEL)] = "minilm",
-    no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")
-                           ] = False,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logs.")] = False,
+        metavar="<minilm|bow>", help="minilm (the semantic extra) or bag of words.",
+        rich_help_panel=_MODEL)] = "minilm",
     shard: ShardOpt = None,
     executor: Annotated[str, typer.Option(
-        "--executor", metavar="<local|ray>", help="ray: compute the per-pair metrics as Ray "
-        "tasks (the `ray` extra) instead of the local process pool; same results file.",
+        "--executor", metavar="<local|ray>", help="ray: the per-pair metrics as Ray tasks.",
         rich_help_panel=SPREAD)] = "local",
     ray_address: RayAddressOpt = None,
+    out: Annotated[Path, typer.Option(metavar="PATH", help="Results JSON; the CSV beside it.",
+                                      rich_help_panel=OUTPUT)] = Path("evaluation_results.json"),
+    viz: Annotated[bool, typer.Option("--viz", help="Draw each sample's boxes and an "
+                                      "index.html.", rich_help_panel=OUTPUT)] = False,
+    viz_dir: Annotated[Path | None, typer.Option(metavar="DIR", help="Where the pictures go.",
+                                                 show_default="<out stem>-viz",
+                                                 rich_help_panel=OUTPUT)] = None,
+    no_progress: NoProgress = False,
+    verbose: Verbose = False,
     base_dir_alias: Annotated[Path | None, typer.Option("--base_dir", hidden=True)] = None,
     skip_blip: Annotated[bool, typer.Option("--skip_blip", hidden=True)] = False,
 ) -> None:

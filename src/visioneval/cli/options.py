@@ -9,18 +9,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from visioneval.cli.panels import COST, ENGINE, MODEL, OUTPUT, SPREAD
+
 if TYPE_CHECKING:
     from visioneval.benchmarks.base import Benchmark
     from visioneval.commands.run import Output
     from visioneval.distributed.options import Distribution
     from visioneval.engine.options import EngineFlags
     from visioneval.records import GenerationSettings
-
-ENGINE = "Engine"
-MODEL = "Model"
-DATA = "Data"
-SPREAD = "Shards and Ray"
-COST = "Cost"
 
 
 class BackendKind(StrEnum):
@@ -31,105 +27,101 @@ class BackendKind(StrEnum):
     builtin = "builtin"
 
 
-BackendOpt = Annotated[BackendKind | None, typer.Option(help="Where the model runs.",
-                                                        rich_help_panel=MODEL)]
-BaseUrl = Annotated[list[str] | None, typer.Option(
-    metavar="URL",
-    help="Server URL (openai: https://api.openai.com/v1; openrouter: https://openrouter.ai/"
-    "api/v1; ollama: http://localhost:11434). Repeat it (or give a comma list) for replicas "
-    "of one model: each gets --concurrency requests, the least busy gets the next one, one "
-    "that stops answering is left out until it answers again. With --resume: the URLs that "
-    "held credentials, again.", rich_help_panel=MODEL)]
-ApiKeyEnv = Annotated[str | None, typer.Option(help="Environment variable whose key is sent "
-                                               "to --base-url. Default: OPENAI_API_KEY only "
-                                               "to api.openai.com, OPENROUTER_API_KEY only "
-                                               "to openrouter.ai, ANTHROPIC_API_KEY only to "
-                                               "api.anthropic.com; no key elsewhere.",
-                                               rich_help_panel=MODEL)]
-Temperature = Annotated[float | None, typer.Option(help="Sampling temperature. [default: 0]",
-                                                  rich_help_panel=MODEL)]
-Resume = Annotated[Path | None, typer.Option(help="Continue the run in this directory with "
-                                             "its recorded settings (an engine flag given "
-                                             "again replaces its recorded value, said in one "
-                                             "line). A server that is not a hosted API, and "
-                                             "any --api-key-env, must be named again.")]
-Concurrency = Annotated[int | None, typer.Option(min=1, help="Requests in flight (per URL). "
-                                                 "[default: 16; with --resume: the run's]",
-                                                 rich_help_panel=ENGINE)]
-MaxAttempts = Annotated[int | None, typer.Option(min=1, help="Attempts per request before it "
-                                                 "is recorded as an error. [default: 6]",
-                                                 rich_help_panel=ENGINE)]
-Timeout = Annotated[float | None, typer.Option(min=0.001, help="Seconds per attempt (and for "
-                                               "the server checks before the run). "
-                                               "[default: 120]", rich_help_panel=ENGINE)]
-BackoffBase = Annotated[float | None, typer.Option(min=0, help="First retry waits about this "
-                                                   "many seconds, doubling up to "
-                                                   "--backoff-cap. [default: 1]",
-                                                   rich_help_panel=ENGINE)]
-BackoffCap = Annotated[float | None, typer.Option(min=0, help="Longest wait between attempts "
-                                                  "(a server's Retry-After is honoured). "
-                                                  "[default: 30]", rich_help_panel=ENGINE)]
-Rpm = Annotated[int | None, typer.Option(min=1, help="At most this many requests per minute "
-                                        "for the model, over all its URLs.",
-                                        rich_help_panel=ENGINE)]
-Tpm = Annotated[int | None, typer.Option(min=1, help="At most this many tokens per minute for "
-                                        "the model (estimated before sending: text / 4, "
-                                        "images, max tokens; corrected by the usage the "
-                                        "server reports).", rich_help_panel=ENGINE)]
-CacheKeyUrl = Annotated[bool, typer.Option("--cache-key-url", help="Put the server URL in "
-                                           "the cache key too. By default the key names the "
-                                           "model as the server describes it (a checkpoint "
-                                           "path, a digest, a dated id), so replicas of one "
-                                           "model share answers; a server that says nothing "
-                                           "is keyed by its URL anyway.",
-                                           rich_help_panel=ENGINE)]
-NoCache = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the "
-                                       "response cache.", rich_help_panel=ENGINE)]
-RefreshCache = Annotated[bool, typer.Option("--refresh-cache", help="Send every request and "
-                                            "replace the cached answer with the new one.",
-                                            rich_help_panel=ENGINE)]
+# One line of help each (long explanations are in README.md and docs/); a default the code
+# applies (the option itself defaults to None, so a resume can tell "not given") is shown
+# with show_default, and tests/test_cli_basics.py checks it against the code's.
+BackendOpt = Annotated[BackendKind | None, typer.Option(
+    metavar="KIND", help="openai, openrouter, ollama, anthropic or builtin.",
+    rich_help_panel=MODEL)]
+
+
+def base_url_option(panel: str = MODEL) -> Any:
+    """--base-url (or a judge's): one or several servers of one model."""
+    return typer.Option(metavar="URL", help="Server URL; repeat it for replicas.",
+                        show_default="the backend's", rich_help_panel=panel)
+
+
+def api_key_env_option(panel: str = MODEL) -> Any:
+    """--api-key-env (or a judge's): the variable whose key goes to the server."""
+    return typer.Option(metavar="NAME", help="Variable holding the key.",
+                        show_default="a hosted API's own, else none", rich_help_panel=panel)
+
+
+BaseUrl = Annotated[list[str] | None, base_url_option()]
+ApiKeyEnv = Annotated[str | None, api_key_env_option()]
+Temperature = Annotated[float | None, typer.Option(
+    metavar="NUM", help="Sampling temperature.", show_default="0", rich_help_panel=MODEL)]
+Resume = Annotated[Path | None, typer.Option(
+    metavar="DIR", help="Continue the run in DIR with its recorded settings.",
+    rich_help_panel=OUTPUT)]
+Concurrency = Annotated[int | None, typer.Option(
+    min=1, metavar="N", help="Requests in flight per URL.", show_default="16",
+    rich_help_panel=ENGINE)]
+MaxAttempts = Annotated[int | None, typer.Option(
+    min=1, metavar="N", help="Attempts per request before it is an error.",
+    show_default="6", rich_help_panel=ENGINE)]
+Timeout = Annotated[float | None, typer.Option(
+    min=0.001, metavar="SECONDS", help="Per attempt, and per server check.",
+    show_default="120", rich_help_panel=ENGINE)]
+BackoffBase = Annotated[float | None, typer.Option(
+    min=0, metavar="SECONDS", help="First retry's wait, doubling up to --backoff-cap.",
+    show_default="1", rich_help_panel=ENGINE)]
+BackoffCap = Annotated[float | None, typer.Option(
+    min=0, metavar="SECONDS", help="Longest wait between attempts.", show_default="30",
+    rich_help_panel=ENGINE)]
+Rpm = Annotated[int | None, typer.Option(
+    min=1, metavar="N", help="Requests per minute for the model, all URLs.",
+    show_default="no limit", rich_help_panel=ENGINE)]
+Tpm = Annotated[int | None, typer.Option(
+    min=1, metavar="N", help="Tokens per minute for the model (estimated).",
+    show_default="no limit", rich_help_panel=ENGINE)]
+CacheKeyUrl = Annotated[bool, typer.Option(
+    "--cache-key-url", help="Keep cached answers per server URL too.",
+    rich_help_panel=ENGINE)]
+NoCache = Annotated[bool, typer.Option(
+    "--no-cache", help="Neither read nor write the response cache.", rich_help_panel=ENGINE)]
+RefreshCache = Annotated[bool, typer.Option(
+    "--refresh-cache", help="Ask again; the new answers replace the cached ones.",
+    rich_help_panel=ENGINE)]
 MaxReplyMb = Annotated[float | None, typer.Option(
-    min=0.001, metavar="MB", help="Largest reply read from a server (after decompression); a "
-    "bigger one is an error record. [default: 32]", rich_help_panel=ENGINE)]
-CacheDir = Annotated[Path | None, typer.Option(help="Response cache folder (default "
-                                               "~/.cache/visioneval).", rich_help_panel=ENGINE)]
-Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Debug logs.")]
-NoProgress = Annotated[bool, typer.Option("--no-progress", help="No progress bar.")]
-NoReport = Annotated[bool, typer.Option("--no-report", help="Do not write report.html at the "
-                                        "end (`visioneval report RUN_DIR` writes it later).")]
+    min=0.001, metavar="MB", help="Largest reply read; a bigger one is an error.",
+    show_default="32", rich_help_panel=ENGINE)]
+CacheDir = Annotated[Path | None, typer.Option(
+    metavar="DIR", help="Response cache folder.", show_default="~/.cache/visioneval",
+    rich_help_panel=ENGINE)]
+Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Debug logs.",
+                                       rich_help_panel=OUTPUT)]
+NoProgress = Annotated[bool, typer.Option("--no-progress", help="No progress bar.",
+                                          rich_help_panel=OUTPUT)]
+NoReport = Annotated[bool, typer.Option(
+    "--no-report", help="No report.html (`visioneval report DIR` writes it later).",
+    rich_help_panel=OUTPUT)]
 
 PriceIn = Annotated[float | None, typer.Option(
-    min=0, metavar="USD", help="The model's price per million input tokens, with "
-    "--price-out (0 and 0: your own server, free). Without them a hosted API is priced by "
-    "the genai-prices table (with --resume: the run's prices); a cost the provider reports "
-    "(OpenRouter) wins over any price.",
-    rich_help_panel=COST)]
+    min=0, metavar="USD", help="Model's USD per million input tokens.",
+    show_default="the price table", rich_help_panel=COST)]
 PriceOut = Annotated[float | None, typer.Option(
-    min=0, metavar="USD", help="The model's price per million output tokens (see "
-    "--price-in).", rich_help_panel=COST)]
+    min=0, metavar="USD", help="Model's USD per million output tokens.",
+    show_default="the price table", rich_help_panel=COST)]
 MaxCost = Annotated[float | None, typer.Option(
-    min=0, metavar="USD", help="Stop sending once this session has spent "
-    "this much (exit code 3); what finished is kept and --resume continues (the limit is "
-    "this session's: give it again to limit the next). Needs a known price.",
-    rich_help_panel=COST)]
+    min=0, metavar="USD", help="Stop sending once this session spent this much.",
+    show_default="no limit", rich_help_panel=COST)]
 DryRun = Annotated[bool, typer.Option(
-    "--dry-run", help="Send nothing and write nothing: print the requests, estimated input "
-    "tokens (text and images), the most output tokens and the cost range, then exit.",
+    "--dry-run", help="Send nothing: print requests, tokens and the cost range.",
     rich_help_panel=COST)]
 
 ShardOpt = Annotated[str | None, typer.Option(
-    "--shard", metavar="K/N", help="Run shard K of N (1 <= K <= N): the samples whose id "
-    "hashes to K, the same whatever the data's order or the machine; `visioneval merge` puts "
-    "the N run directories back together.", rich_help_panel=SPREAD)]
+    "--shard", metavar="K/N", help="Run shard K of N; `visioneval merge` joins them.",
+    rich_help_panel=SPREAD)]
 ExecutorOpt = Annotated[str, typer.Option(
-    "--executor", metavar="<local|ray>", help="ray: run --shards shards as Ray tasks (the "
-    "`ray` extra), each in <out>/shards/K-of-N, then merge them into <out>.",
+    "--executor", metavar="<local|ray>", help="ray: run the shards as Ray tasks, then merge.",
     rich_help_panel=SPREAD)]
 ShardsOpt = Annotated[int | None, typer.Option(
-    "--shards", min=1, help="Shards for --executor ray (default 4).", rich_help_panel=SPREAD)]
+    "--shards", min=1, metavar="N", help="Shards for --executor ray.",
+    show_default="4", rich_help_panel=SPREAD)]
 RayAddressOpt = Annotated[str | None, typer.Option(
-    "--ray-address", help="A running Ray cluster (for example ray://head:10001 or auto); "
-    "default: a local Ray started for the command.", rich_help_panel=SPREAD)]
+    "--ray-address", metavar="ADDRESS", help="Ray cluster: ray://head:10001 or auto.",
+    show_default="a local Ray", rich_help_panel=SPREAD)]
 
 
 def distribution(shard: str | None, executor: str, shards: int | None,

@@ -11,10 +11,10 @@ from visioneval.cli.app import app
 
 @app.command()
 def reference(
-    benchmark: Annotated[str, typer.Argument(help="A benchmark that ships published numbers "
-                                             "(another name lists those that do).")],
-    model: Annotated[str | None, typer.Option(help="Only this model's rows (any spelling: "
-                                              "llava-1.6-7b, LLaVA 1.6 7B).")] = None,
+    benchmark: Annotated[str, typer.Argument(help="A benchmark with published numbers.",
+                                             show_default=False)],
+    model: Annotated[str | None, typer.Option(metavar="NAME", help="Only this model's rows "
+                                              "(any spelling).")] = None,
 ) -> None:
     """Print a benchmark's published results (the paper's or its authors' leaderboard) with
     their source, version and what each number means."""

@@ -18,11 +18,11 @@ if TYPE_CHECKING:
     from visioneval.report.reference import ReferenceReport
     from visioneval.report.rundir import RunView
 
+# visioneval never imports code a run directory names: a run of the user's own benchmark is
+# read with its definition only when the command line names it (docs/adding-a-benchmark.md).
 Definition = Annotated[str | None, typer.Option(
-    "--definition", help="Your own benchmark's definition (module:attribute, or "
-    "path/to/file.py:attribute), which you trust: a run of your own benchmark is read with "
-    "it. visioneval never imports code a run directory names, so without it such a run is "
-    "shown without its benchmark's tables and thumbnails.", show_default=False)]
+    "--definition", metavar="MODULE:ATTR", help="Your own benchmark's definition, trusted.",
+    show_default=False)]
 
 
 def named_definition(definition: str | None) -> BenchmarkDefinition | None:
@@ -42,13 +42,12 @@ def warn_untrusted(err: Console, lines: list[str | None]) -> None:
 
 @app.command()
 def report(
-    run_dir: Annotated[Path, typer.Argument(help="A run directory (holds run.json), or a "
-                                            "`visioneval layout` results JSON.")],
-    thumbnails: Annotated[int, typer.Option(min=0, help="At most this many distinct images "
-                                            "as thumbnails.")] = 1000,
-    rows: Annotated[int, typer.Option(min=0, help="At most this many samples embedded in the "
-                                      "page (errors, unparsed and wrong answers first); "
-                                      "`visioneval view` browses them all.")] = 3000,
+    run_dir: Annotated[Path, typer.Argument(help="A run directory, or a `visioneval layout` "
+                                            "results JSON.", show_default=False)],
+    thumbnails: Annotated[int, typer.Option(min=0, metavar="N", help="Most distinct images "
+                                            "shown as thumbnails.")] = 1000,
+    rows: Annotated[int, typer.Option(min=0, metavar="N", help="Most samples in the page "
+                                      "(failures first).")] = 3000,
     definition: Definition = None,
 ) -> None:
     """Write RUN_DIR/report.html: one self-contained page (tables, charts, sample browser)."""
@@ -75,9 +74,9 @@ def report(
 
 @app.command()
 def view(
-    run_dir: Annotated[Path, typer.Argument(help="A run directory (holds run.json).")],
-    port: Annotated[int, typer.Option(help="Port on 127.0.0.1, 0-65535 (0: any free "
-                                      "port).")] = 8766,
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.", show_default=False)],
+    port: Annotated[int, typer.Option(metavar="N", help="Port on 127.0.0.1, 0-65535 (0: any "
+                                      "free port).")] = 8766,
     definition: Definition = None,
 ) -> None:
     """Browse every sample of a run (filters, full answers, thumbnails from the dataset) in
@@ -112,19 +111,17 @@ def view(
 
 @app.command()
 def compare(
-    run_dirs: Annotated[list[Path], typer.Argument(help="Run directories of one benchmark.")],
-    out: Annotated[Path | None, typer.Option(help="Also write comparison.csv, .md and .html "
-                                             "here.")] = None,
+    run_dirs: Annotated[list[Path], typer.Argument(help="Run directories of one benchmark.",
+                                                   show_default=False)],
+    out: Annotated[Path | None, typer.Option(metavar="DIR", help="Also write "
+                                             "comparison.csv, .md and .html here.")] = None,
     common_only: Annotated[bool, typer.Option(
-        "--common-only", help="Compare on the samples every run has: each run's metrics "
-        "recomputed from its journal for those samples.")] = False,
+        "--common-only", help="Compare on the samples every run has.")] = False,
     reference: Annotated[str | None, typer.Option(
-        help="paper: put the benchmark's published row beside each run, cell by cell "
-        "(difference, inside the run's 95% interval?), and name every setting that differs "
-        "from the published protocol (`visioneval reference` prints the table).")] = None,
+        metavar="<paper>", help="Each run beside the paper's published row.")] = None,
     reference_model: Annotated[str | None, typer.Option(
-        help="The published model to compare with (default: the run's model name, matched "
-        "forgivingly).")] = None,
+        metavar="NAME", help="The published model to compare with.",
+        show_default="the run's model")] = None,
     definition: Definition = None,
 ) -> None:
     """Compare runs in the paper's table layout; differing settings are flagged, not mixed."""

@@ -9,7 +9,8 @@ from typing import Annotated
 import typer
 
 from visioneval.cli.app import app
-from visioneval.cli.options import NoReport
+from visioneval.cli.options import NoReport, Verbose
+from visioneval.cli.panels import OUTPUT
 
 
 class Tool(StrEnum):
@@ -19,22 +20,20 @@ class Tool(StrEnum):
 @app.command()
 def rescore(
     paths: Annotated[list[Path], typer.Argument(
-        help="The tool's per-sample files, or folders holding them (lmms-eval: the "
-        "<date>_samples_<task>.jsonl files --log_samples writes).", show_default=False)],
+        help="The tool's per-sample files, or folders of them.", show_default=False)],
     tool: Annotated[Tool, typer.Option("--from", help="The tool that wrote them.")],
-    out: Annotated[Path | None, typer.Option(help="Run directory to write (default: "
-                                             "results/<benchmark>-rescored-<model>-<time>).")
-                   ] = None,
-    benchmark: Annotated[str | None, typer.Option(help="The benchmark to re-score when the "
-                                                  "logs hold several.")] = None,
-    data_dir: Annotated[Path | None, typer.Option(help="Local copy of the data a log only "
-                                                  "points at (a log without labels is joined "
-                                                  "with the files the tool read; default: "
-                                                  "download them).")] = None,
-    model: Annotated[str | None, typer.Option(help="Model name to record (default: the "
-                                              "tool's results file, else its folder).")
-                     ] = None,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
+    benchmark: Annotated[str | None, typer.Option(
+        metavar="NAME", help="The benchmark to re-score when the logs hold several.")] = None,
+    data_dir: Annotated[Path | None, typer.Option(
+        metavar="DIR", help="Local copy of the data a log only points at.",
+        show_default="download it")] = None,
+    model: Annotated[str | None, typer.Option(
+        metavar="NAME", help="Model name to record.", show_default="the tool's")] = None,
+    out: Annotated[Path | None, typer.Option(
+        metavar="DIR", help="Run directory.",
+        show_default="results/<benchmark>-rescored-<model>-<time>", rich_help_panel=OUTPUT)
+    ] = None,
+    verbose: Verbose = False,
     no_report: NoReport = False,
 ) -> None:
     """Re-score another tool's logged answers under visioneval's rules (every parser and

@@ -9,6 +9,7 @@ import typer
 
 from visioneval.cli.app import app
 from visioneval.cli.options import (
+    ENGINE,
     MODEL,
     ApiKeyEnv,
     BackendOpt,
@@ -19,6 +20,7 @@ from visioneval.cli.options import (
     PriceOut,
     Verbose,
 )
+from visioneval.cli.panels import COST, OUTPUT
 
 
 @app.command()
@@ -41,13 +43,14 @@ def suite(
     price_in: PriceIn = None,
     price_out: PriceOut = None,
     concurrency: Annotated[int | None, typer.Option(
-        min=1, help="With --benchmarks: requests in flight per URL [default: 16].")] = None,
+        min=1, help="With --benchmarks: requests in flight per URL.", show_default="16",
+        rich_help_panel=ENGINE)] = None,
     out: Annotated[Path | None, typer.Option(
-        help="The suite's folder (default: the file's `out`, else results/suites/<name>).")
-                   ] = None,
+        help="The suite's folder.", show_default="the file's out, else results/suites/<name>",
+        rich_help_panel=OUTPUT)] = None,
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Print every run's requests and cost range, and the totals; send "
-        "nothing, write nothing.")] = False,
+        "nothing, write nothing.", rich_help_panel=COST)] = False,
     no_progress: NoProgress = False,
     no_report: NoReport = False,
     verbose: Verbose = False,

@@ -19,7 +19,7 @@ from visioneval.backends.registry import BackendSpec, split_urls
 from visioneval.benchmarks import registry
 from visioneval.benchmarks.base import Benchmark, BenchmarkDefinition
 from visioneval.commands.resume_target import (
-    TargetFlags,
+    judge_flags_of,
     resume_command,
     resumed_spec,
     target_flags,
@@ -27,6 +27,7 @@ from visioneval.commands.resume_target import (
 from visioneval.commands.run import Output, _execute, session
 from visioneval.engine.options import EngineFlags
 from visioneval.engine.store import RunLock, RunStore
+from visioneval.invocation import command
 from visioneval.records import GenerationSettings
 from visioneval.shards import Shard
 
@@ -113,10 +114,11 @@ def definition_for_resume(info: dict[str, Any], named: str | None,
         return registry.for_run(info, named, directory, instead="it cannot be resumed")
     except registry.UntrustedRun:
         shown = info.get("definition") or info.get("benchmark")
+        again = command("run", shown, "--resume", directory) if directory is not None \
+            else command("run", shown, "--resume") + " RUN_DIR"
         raise ValueError(f"this run's benchmark is code of your own ({shown}); a run "
                          "directory alone never makes visioneval import code, so name it "
-                         f"again: visioneval run {shown} --resume {directory or 'RUN_DIR'}"
-                         ) from None
+                         f"again: {again}") from None
 
 
 def resumed_options(definition: BenchmarkDefinition, recorded: Mapping[str, Any],
@@ -140,7 +142,7 @@ def check_judge_target(definition: BenchmarkDefinition, benchmark: Benchmark,
     if definition.judge_target is None or benchmark.judge is None:
         return
     url_option, key_option = definition.judge_target
-    flags = TargetFlags("--" + url_option.replace("_", "-"), "--" + key_option.replace("_", "-"))
+    flags = judge_flags_of(definition.judge_target)
     judge = benchmark.judge  # kind and model as recorded; the URL and key as recorded, below
     stored = BackendSpec(kind=judge.kind, model=judge.model, base_url=recorded.get(url_option),
                          api_key_env=recorded.get(key_option)).recorded()

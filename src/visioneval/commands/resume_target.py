@@ -10,25 +10,14 @@ when the command line names both, never because a file says so.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from visioneval.backends.keys import MASK, redact_url
+from visioneval.backends.keys import MASK, MODEL_FLAGS, TargetFlags, redact_url
 from visioneval.backends.registry import BackendSpec
 from visioneval.backends.served import hosted_host
-
-
-@dataclass(frozen=True)
-class TargetFlags:
-    """The flags that name a model's server and key on a command line (the model's own, or
-    a judge's)."""
-
-    url: str = "--base-url"
-    key: str = "--api-key-env"
-
-
-MODEL_FLAGS = TargetFlags()
+from visioneval.invocation import command
 
 
 def recorded_urls(stored: dict[str, Any]) -> list[str]:
@@ -74,9 +63,9 @@ def again_flags(stored: dict[str, Any], flags: TargetFlags = MODEL_FLAGS) -> str
     needed = key_env or any(MASK in u or hosted_host(u) is None for u in urls)
     if not needed:
         return ""
-    parts = [f"{flags.url} {u}" for u in urls]
+    parts = [f"{flags.url} {shlex.quote(u)}" for u in urls]
     if key_env:
-        parts.append(f"{flags.key} {key_env}")
+        parts.append(f"{flags.key} {shlex.quote(key_env)}")
     return " ".join(parts)
 
 
@@ -99,14 +88,13 @@ def _matched(recorded: list[str], given: Sequence[str], flags: TargetFlags
 
 
 def resume_command(info: dict[str, Any], directory: Any) -> str:
-    """The command that continues a run: its benchmark's (or `run` with the user's own
-    definition), with the flags run.json alone may not supply (the server, the key
-    variable)."""
+    """The command that continues a run, spelled as this process was started (`uv run
+    visioneval ...`, `python -m visioneval ...`) so it works when pasted: its benchmark's
+    (or `run` with the user's own definition), with the flags run.json alone may not supply
+    (the server, the key variable)."""
     definition = info.get("definition")
-    if definition:
-        line = f"visioneval run {definition} --resume {directory}"
-    else:
-        line = f"visioneval {info.get('benchmark')} --resume {directory}"
+    words = ["run", definition] if definition else [info.get("benchmark")]
+    line = command(*words, "--resume", directory)
     more = again_flags(info.get("backend") or {}, target_flags(info.get("benchmark")))
     return f"{line} {more}" if more else line
 
@@ -120,3 +108,22 @@ def target_flags(benchmark: Any) -> TargetFlags:
         url, key = registry.definition(benchmark).target_flags
         return TargetFlags(url, key)
     return MODEL_FLAGS
+
+
+def judge_flags(benchmark: Any) -> TargetFlags:
+    """The flags naming the judge's server on the benchmark's command (vqa's
+    --judge-base-url, --judge-api-key-env): its definition's `judge_target` options;
+    looked up among registered benchmarks only."""
+    from visioneval.benchmarks import registry
+
+    if isinstance(benchmark, str) and benchmark in registry.names():
+        return judge_flags_of(registry.definition(benchmark).judge_target)
+    return judge_flags_of(None)
+
+
+def judge_flags_of(judge_target: tuple[str, str] | None) -> TargetFlags:
+    """A definition's `judge_target` (option names) as the flags its command has."""
+    if judge_target is None:
+        return TargetFlags("--judge-base-url", "--judge-api-key-env")
+    url, key = judge_target
+    return TargetFlags("--" + url.replace("_", "-"), "--" + key.replace("_", "-"))

@@ -20,12 +20,13 @@ from visioneval.backends.served import describe
 from visioneval.baselines.hints import majority_answers
 from visioneval.benchmarks.base import Benchmark
 from visioneval.benchmarks.parquet import DataError
-from visioneval.commands.resume_target import resume_command
+from visioneval.commands.resume_target import judge_flags, resume_command, target_flags
 from visioneval.cost.money import usd
 from visioneval.cost.prices import ModelRef, given_price, recorded_price
 from visioneval.engine.options import Change, EngineOptions
 from visioneval.engine.runner import CostLimitReached, RunStopped
 from visioneval.engine.store import RunDirError, RunLock, RunStore, WriteError
+from visioneval.invocation import command
 from visioneval.records import GenerationSettings
 from visioneval.session import (
     SessionResult,
@@ -70,15 +71,18 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
     session)."""
     budget = _budget(benchmark, spec, engine, directory if resume else None)
     if spec.kind == "builtin":
-        check_fits(spec.model, benchmark.name, benchmark.builtin_models)
+        check_fits(spec.model, benchmark.name, benchmark.builtin_models,
+                   _builtin_note(benchmark.name))
     majority = majority_answers(benchmark) if spec.kind == "builtin" and \
         spec.model == "majority" else None
     servers = spec.kind not in ("builtin", "none") or benchmark.judge is not None
     limits = engine.http_limits() if servers else None
     backend = make_backend(spec, connections=engine.concurrency, majority=majority,
                            seed=getattr(benchmark.options, "seed", 0),
-                           dispatch=engine.dispatch(), limits=limits)
-    judge = make_backend(benchmark.judge, connections=engine.concurrency, limits=limits) \
+                           dispatch=engine.dispatch(), limits=limits,
+                           flags=target_flags(benchmark.name))
+    judge = make_backend(benchmark.judge, connections=engine.concurrency, limits=limits,
+                         flags=judge_flags(benchmark.name)) \
         if benchmark.judge is not None else None
     async with backend, (judge or contextlib.nullcontext()):
         await backend.preflight()
@@ -109,6 +113,13 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
         return await run_session(benchmark, backend, store, settings, engine, output.err,
                                  output.progress, judge, budget, notes, output.board,
                                  output.label)
+
+
+def _builtin_note(name: str) -> str:
+    """The benchmark's `builtin_note` (registered benchmarks; "" for others)."""
+    from visioneval.benchmarks import registry
+
+    return registry.definition(name).builtin_note if name in registry.names() else ""
 
 
 def check_same_model(info: dict[str, Any], backend: Backend, judge: Backend | None) -> None:
@@ -261,7 +272,7 @@ def cache_line(sources: dict[str, int], info: dict[str, Any]) -> str:
     more = f" and {sum(n for _, n in runs[3:])} from {len(runs) - 3} other runs" \
         if len(runs) > 3 else ""
     return (f"cached answers: {named}{more} (the same model: {describe(identity)}; "
-            "`visioneval cache show --model NAME` lists them)")
+            f"`{command('cache', 'show', '--model')} NAME` lists them)")
 
 
 def report(result: SessionResult, benchmark: Benchmark, output: Output) -> int:

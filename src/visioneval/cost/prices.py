@@ -25,6 +25,11 @@ if TYPE_CHECKING:
 
 MILLION = Decimal(1_000_000)
 GIVEN = "--price-in/--price-out"
+# What a missing price's line tells the user to do: the model under test takes the user's
+# prices; no option prices a judge (its cost is then unknown unless its server reports it).
+MODEL_REMEDY = "give --price-in and --price-out (0 and 0 for a free one)"
+JUDGE_REMEDY = ("no option prices a judge (--price-in/--price-out price the model under "
+                "test), so its cost is unknown unless its server reports it")
 PROBE_TOKENS = 1000  # the table is asked for 1000 tokens: the first tier of tiered prices
 
 
@@ -97,16 +102,17 @@ def recorded_price(pricing: Any) -> Price | None:
     return given_price(pricing.get("price_in"), pricing.get("price_out"))
 
 
-def price_for(ref: ModelRef, given: Price | None = None) -> Price | NoPrice:
-    """The price of `ref`'s tokens: the user's, the builtin's nothing, or the table's."""
+def price_for(ref: ModelRef, given: Price | None = None,
+              remedy: str = MODEL_REMEDY) -> Price | NoPrice:
+    """The price of `ref`'s tokens: the user's, the builtin's nothing, or the table's;
+    without one, the reason and `remedy` (what the user can do about it)."""
     if given is not None:
         return given
     if ref.kind in ("builtin", "none"):
         return Price(Decimal(0), Decimal(0), "builtin baseline: runs locally, free")
     if not ref.base_url or self_hosted(ref.base_url):
-        return NoPrice(f"no price for {ref.label()} (your own server?): give --price-in and "
-                       "--price-out (0 for a free one)")
-    return table_price(ref.model, ref.base_url)
+        return NoPrice(f"no price for {ref.label()} (your own server?): {remedy}")
+    return table_price(ref.model, ref.base_url, remedy)
 
 
 def self_hosted(base_url: str) -> bool:
@@ -132,13 +138,12 @@ def table_version() -> str | None:
 
 
 @functools.lru_cache(maxsize=64)
-def table_price(model: str, base_url: str) -> Price | NoPrice:
+def table_price(model: str, base_url: str, remedy: str = MODEL_REMEDY) -> Price | NoPrice:
     """The `genai-prices` table's price for `model` at the provider that serves `base_url`
     (its price today, first tier). Its data loads in about a second, once per process."""
     version = table_version()
     if version is None:
-        return NoPrice(f"no price for {model}: genai-prices is not installed; give "
-                       "--price-in and --price-out")
+        return NoPrice(f"no price for {model}: genai-prices is not installed; {remedy}")
     from genai_prices import Usage, calc_price
 
     try:
@@ -146,7 +151,7 @@ def table_price(model: str, base_url: str) -> Price | NoPrice:
                           provider_api_url=base_url)
     except LookupError as exc:
         return NoPrice(f"no price for {model} at {host_of(base_url)} in genai-prices "
-                       f"{version} ({exc}); give --price-in and --price-out")
+                       f"{version} ({exc}); {remedy}")
     scale = MILLION / PROBE_TOKENS
     return Price(Decimal(calc.input_price) * scale, Decimal(calc.output_price) * scale,
                  f"price table genai-prices {version}, {calc.provider.id} {calc.model.id}")

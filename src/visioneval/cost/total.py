@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from visioneval.cost.prices import ModelRef, NoPrice, Price, price_for
+from visioneval.cost.prices import JUDGE_REMEDY, ModelRef, NoPrice, Price, price_for
 from visioneval.cost.usage import UsageBook, UsageCount
 
 NO_USAGE = "no answer reported usage (failed requests are taken as free)"
@@ -81,15 +81,16 @@ def run_cost(sessions: Iterable[dict[str, Any]], model: ModelRef, judge: ModelRe
 def role_prices(model: ModelRef, judge: ModelRef | None,
                 given: Price | None) -> dict[str, Price | NoPrice]:
     """The model's price and its judge's. The user's prices are the model's; a judge gets
-    them only when it is the same model at the same place, else its table price."""
+    them only when it is the same model at the same place, else its table price; no option
+    prices a judge, so without a table price its cost is what its server reports, or
+    unknown (said so, never pointing at the model's --price-in)."""
     prices: dict[str, Price | NoPrice] = {"model": price_for(model, given)}
     if judge is None:
         prices["judge"] = NoPrice("the run's judge model is not known")
     else:
-        prices["judge"] = price_for(judge, given if judge == model else None)
+        prices["judge"] = price_for(judge, given if judge == model else None, JUDGE_REMEDY)
         if isinstance(prices["judge"], NoPrice):
-            prices["judge"] = NoPrice(f"judge: {prices['judge'].reason} (--price-in and "
-                                      "--price-out price the model under test)")
+            prices["judge"] = NoPrice(f"judge: {prices['judge'].reason}")
     return prices
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import os
+import shlex
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -239,8 +240,8 @@ def _run_jobs(ray: Any, jobs: list[ShardJob], out: Path, output: Output, how: Di
                 ray.cancel(ref, force=True)
             output.err.print(f"[yellow]interrupted: every shard stopped; what they finished "
                              f"is kept in {out}/{SHARDS_DIR}. Continue with the same command, "
-                             f"or --resume {out} --executor ray[/]", highlight=False,
-                             soft_wrap=True)
+                             f"or: {escape(_resume_line(jobs, out, how, label))}[/]",
+                             highlight=False, soft_wrap=True)
             return EXIT_INTERRUPTED
     finally:
         if started:
@@ -248,9 +249,9 @@ def _run_jobs(ray: Any, jobs: list[ShardJob], out: Path, output: Output, how: Di
     for line in failures:
         output.err.print(f"[bold red]error:[/] {escape(line)}", highlight=False, soft_wrap=True)
     if failures:
-        output.err.print(f"[yellow]not merged: run the same command again (or --resume {out} "
-                         "--executor ray) to resume the shards that stopped[/]",
-                         highlight=False, soft_wrap=True)
+        output.err.print(f"[yellow]not merged: run the same command again (or "
+                         f"{escape(_resume_line(jobs, out, how, label))}) to resume the shards "
+                         "that stopped[/]", highlight=False, soft_wrap=True)
         return 2
     stopped = [r for r in results if r["code"] not in (0, 1)]
     if stopped:
@@ -265,6 +266,18 @@ def _run_jobs(ray: Any, jobs: list[ShardJob], out: Path, output: Output, how: Di
     named = jobs[0].benchmark if jobs and jobs[0].benchmark not in registry.names() else None
     return merge_and_report([Path(j.directory) for j in jobs], out, False, output,
                             replace=True, definition=named)
+
+
+def _resume_line(jobs: list[ShardJob], out: Path, how: Distribution, label: str) -> str:
+    """The command that resumes the shards on Ray, as this process was started."""
+    from visioneval.benchmarks import registry
+    from visioneval.commands.resume_target import resume_command
+
+    job = jobs[0]
+    own = {"definition": job.benchmark} if job.benchmark not in registry.names() else {}
+    line = resume_command({"benchmark": label, "backend": job.spec.recorded(), **own}, out)
+    where = f" --ray-address {shlex.quote(how.ray_address)}" if how.ray_address else ""
+    return f"{line} --executor ray{where}"
 
 
 def _where(ray: Any, how: Distribution) -> str:

@@ -5,8 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from rich.markup import escape
+
+from visioneval.commands.resume_target import resume_command
 from visioneval.commands.run import Output, report
 from visioneval.distributed.merge import merge
+from visioneval.engine.store import RunStore
 
 
 def merge_and_report(directories: Sequence[Path], out: Path, allow_partial: bool,
@@ -24,8 +28,9 @@ def merge_and_report(directories: Sequence[Path], out: Path, allow_partial: bool
         running = ", ".join(f"{k}/{plan.count}" for k in plan.running)
         still = (f" ({running} {'was' if len(plan.running) == 1 else 'were'} still running; "
                  "merge again once finished)") if running else ""
+        again = resume_command(RunStore.open(out).info, out)
         output.err.print(f"[yellow]shards {missing} are missing{still}: these numbers leave "
-                         f"their samples out; `--resume {out}` runs them[/]", highlight=False,
+                         f"their samples out; `{escape(again)}` runs them[/]", highlight=False,
                          soft_wrap=True)
         return max(code, 1)
     return code

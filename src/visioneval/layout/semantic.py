@@ -128,6 +128,7 @@ class BackendCaptioner:
     """A VLM behind one of the engine's backends, asked for a one-sentence caption."""
 
     def __init__(self, settings: SemanticSettings):
+        from visioneval.backends.keys import TargetFlags
         from visioneval.backends.registry import BackendSpec, make_backend
 
         if not settings.caption_model:
@@ -137,7 +138,9 @@ class BackendCaptioner:
             "kind": settings.caption_backend, "model": settings.caption_model,
             "base_url": settings.caption_base_url,
             "api_key_env": settings.caption_api_key_env})
-        self.backend = make_backend(self.spec, connections=settings.concurrency)
+        self.backend = make_backend(self.spec, connections=settings.concurrency,
+                                    flags=TargetFlags("--caption-base-url",
+                                                      "--caption-api-key-env"))
         self.name = f"{self.spec.kind}:{self.spec.model}"
 
     async def preflight(self) -> None:

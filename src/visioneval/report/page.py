@@ -332,6 +332,8 @@ def try_write_report(directory: Path, definition: registry.Named = None) -> Path
             definition = registry.imported_here(RunStore.open(directory).info)
         return write_report(directory, RUN_END_THUMBS, definition=definition)
     except Exception as exc:  # the run's results are safe; only the page is missing
-        log.warning("report.html not written: %s: %s (run `visioneval report %s`)",
-                    type(exc).__name__, exc, directory)
+        from visioneval.invocation import command
+
+        log.warning("report.html not written: %s: %s (run `%s`)",
+                    type(exc).__name__, exc, command("report", directory))
         return None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from visioneval.benchmarks.illusionbench.spec import HF_REPO, split_name
+from visioneval.benchmarks.illusionbench.spec import HF_REPO, SUBSETS, split_name
 from visioneval.benchmarks.parquet import DataError, hub_snapshot
 
 
@@ -22,8 +22,12 @@ def locate(data_dir: Path | None, subsets: list[str]) -> tuple[Path, dict[str, l
     files = {s: split_files(root, s) for s in subsets}
     missing = [split_name(s) for s, found in files.items() if not found]
     if missing:
+        usable = [s for s, found in files.items() if found]
+        held = [s for s in SUBSETS if s in usable or split_files(root, s)]
+        hint = f"; it holds {', '.join(held)}: add --subsets {','.join(usable)}" \
+            if usable else ""
         raise DataError(f"{root} has no {', '.join(f'{m}-*.parquet' for m in missing)} "
-                        f"file (expected the {HF_REPO} repository's parquet files)")
+                        f"file (expected the {HF_REPO} repository's parquet files){hint}")
     return root, files
 
 

@@ -10,9 +10,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from visioneval import fmt
-from visioneval.benchmarks.base import Benchmark, BenchmarkDefinition
+from visioneval.benchmarks.base import OWN_OPTIONS, Benchmark, BenchmarkDefinition
 from visioneval.benchmarks.illusionbench import tables
-from visioneval.benchmarks.illusionbench.spec import SUBSETS
+from visioneval.benchmarks.illusionbench.spec import HF_REPO, SUBSETS, TASKS
 from visioneval.benchmarks.published import PublishedTable, RunBeside
 from visioneval.records import Record
 from visioneval.report.blocks import Charts, ComparisonTable, Items, Note, Section, Table
@@ -35,23 +35,25 @@ INTERVALS_NOTE = ("95% interval: bootstrap over samples (1000 seeded resamples) 
 
 
 class IllusionBenchCommand(BaseModel):
-    """`visioneval illusionbench`'s own options."""
-    data_dir: Path | None = Field(None, description="Local copy of the dataset repository "
-                                  "(Illusion_<SUBSET>-*.parquet in any subfolder); default: "
-                                  "download arshiahemmat/IllusionBench.")
-    subsets: list[str] | None = Field(None, description="ICON, LOGO, IN (default: all three).")
-    tasks: list[str] | None = Field(None, description="shape, scene (default: both).")
-    num_samples: int | None = Field(None, ge=1, description="First N rows of each subset (with "
-                                    "--sample-seed: a stratified random N).",
-                                    json_schema_extra={"flags": ["--samples"]})
-    sample_seed: int | None = Field(None, description="Draw --num-samples rows per subset at "
-                                    "random, stratified by shape class and difficulty.")
+    """`visioneval illusionbench`'s own options; one line of help each (docs/illusionbench.md
+    explains them)."""
+    data_dir: Path | None = Field(None, description="Dataset folder.",
+                                  json_schema_extra={"shown_default": f"download {HF_REPO}"})
+    subsets: list[str] | None = Field(None, description="ICON, LOGO, IN.",
+                                      json_schema_extra={"shown_default": ",".join(SUBSETS)})
+    tasks: list[str] | None = Field(None, description="shape, scene.",
+                                    json_schema_extra={"shown_default": ",".join(TASKS)})
+    num_samples: int | None = Field(None, ge=1, description="First N rows per subset (or "
+                                    "drawn: --sample-seed).",
+                                    json_schema_extra={"flags": ["--samples"],
+                                                       "shown_default": "all"})
+    sample_seed: int | None = Field(None, description="Draw --samples rows at random "
+                                    "(stratified) with this seed.")
     protocol: Literal["original", "lmms-strict", "lmms-recall", "all"] = Field(
-        "all", description="original: the paper's prompts and bucket rule; lmms-strict: "
-        "lmms-eval's 'Answer:' prompts, exact match; lmms-recall: original prompts, substring "
-        "recall; all: the three side by side (two requests per image and task).")
+        "all", description="Scoring protocol; all: the three side by side.",
+        json_schema_extra={"panel": OWN_OPTIONS})
     fix_quirks: bool = Field(False, description="Report the original rule with its spelling "
-                             "quirks corrected (both variants are always computed).")
+                             "quirks fixed.", json_schema_extra={"panel": OWN_OPTIONS})
 
 
 class IllusionBenchDefinition(BenchmarkDefinition):
@@ -59,10 +61,9 @@ class IllusionBenchDefinition(BenchmarkDefinition):
     summary = ("Evaluate a model on IllusionBench (arXiv 2411.06287) under the paper's and "
                "lmms-eval's scoring protocols, side by side.")
     command_options = IllusionBenchCommand
-    model_help = "Model name as the server knows it (builtin: random)."
+    model_help = "Model name; builtin: random."
     max_tokens = 64
-    max_tokens_help = ("Enough for a one-word or 'Answer: X' reply (lmms-eval's "
-                       "max_new_tokens).")
+    max_tokens_help = "lmms-eval's max_new_tokens; enough for 'Answer: X'."
     default_model = ("ollama", "llava:7b")
     synth_help = ("Write a small IllusionBench-shaped set (ICON, LOGO, IN) in the real schema "
                   "and names; 21 rows or more per subset cover every class.")

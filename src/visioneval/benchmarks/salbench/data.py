@@ -9,7 +9,31 @@ from __future__ import annotations
 from pathlib import Path
 
 from visioneval.benchmarks.parquet import DataError, hub_snapshot
-from visioneval.benchmarks.salbench.spec import HF_REPO
+from visioneval.benchmarks.salbench.spec import CONFIGS, HF_REPO, SPLITS, ConfigSpec
+
+
+class MissingConfigs(DataError):
+    """The folder lacks some of the configs asked for; `present`: the configs it has."""
+
+    def __init__(self, root: Path, missing: list[str], present: list[str]):
+        super().__init__(f"{root} has no folder {', '.join(missing)} (expected "
+                         f"{root}/<config>/*.parquet, as in the {HF_REPO} repository)")
+        self.present = present
+
+    def hint(self, wanted: list[ConfigSpec], named: bool) -> str | None:
+        """What to add to the command to run what the folder holds: --splits when whole
+        splits are there and the configs came from --splits/--tasks (`named`: they came
+        from --configs), else --configs; None when it holds none of them."""
+        usable = [c for c in wanted if c.name in self.present]
+        if not usable:
+            return None
+        splits = [split for split, dataset in SPLITS.items()
+                  if any(c.dataset == dataset for c in usable)]
+        whole = all(c.name in self.present for c in wanted
+                    if c.split_name in splits)
+        flag = f"--splits {','.join(splits)}" if whole and not named else \
+            f"--configs {','.join(c.name for c in usable)}"
+        return f"it holds {', '.join(self.present)}: add {flag}"
 
 
 def locate(data_dir: Path | None, configs: list[str]) -> Path:
@@ -19,8 +43,7 @@ def locate(data_dir: Path | None, configs: list[str]) -> Path:
         raise DataError(f"--data-dir {root}: no such folder")
     missing = [c for c in configs if not (root / c).is_dir()]
     if missing:
-        raise DataError(f"{root} has no folder {', '.join(missing)} (expected "
-                        f"{root}/<config>/*.parquet, as in the {HF_REPO} repository)")
+        raise MissingConfigs(root, missing, [c for c in CONFIGS if (root / c).is_dir()])
     return root
 
 

@@ -10,10 +10,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from visioneval import fmt
-from visioneval.benchmarks.base import Benchmark, BenchmarkDefinition, Demo
+from visioneval.benchmarks.base import OWN_OPTIONS, Benchmark, BenchmarkDefinition, Demo
 from visioneval.benchmarks.published import PublishedTable, RunBeside
 from visioneval.benchmarks.salbench.parse import target_labels
-from visioneval.benchmarks.salbench.spec import CONFIGS, TASKS
+from visioneval.benchmarks.salbench.spec import CONFIGS, HF_REPO, SPLITS, TASKS
 from visioneval.records import Record
 from visioneval.report.blocks import Charts, ComparisonTable, Note, Section, Table
 from visioneval.report.marks import Interval, percent
@@ -32,31 +32,35 @@ def _pct(value: float | None) -> str:
 
 
 class SalBenchCommand(BaseModel):
-    """`visioneval salbench`'s own options (--splits/--tasks or HF --configs)."""
-    data_dir: Path | None = Field(None, description="Local copy of the dataset repository "
-                                  "(<dir>/<config>/*.parquet); default: download "
-                                  "salbench-vlm/salbench.")
-    splits: list[str] | None = Field(None, description="synthetic (P3), natural (O3), or both.")
-    tasks: list[str] | None = Field(None, description="D, R, VR (Detection, Referring, Visual "
-                                    "Referring).")
-    configs: list[str] | None = Field(None, description="HF configs by name, e.g. P3,O3_box "
+    """`visioneval salbench`'s own options (--splits/--tasks, or HF --configs); one line of
+    help each (docs/salbench.md explains them)."""
+    data_dir: Path | None = Field(None, description="Dataset folder.",
+                                  json_schema_extra={"shown_default": f"download {HF_REPO}"})
+    splits: list[str] | None = Field(None, description="synthetic (P3), natural (O3).",
+                                     json_schema_extra={"shown_default": ",".join(SPLITS)})
+    tasks: list[str] | None = Field(None, description="Detection D, Referring R, Visual "
+                                    "Referring VR.",
+                                    json_schema_extra={"shown_default": ",".join(TASKS)})
+    configs: list[str] | None = Field(None, description="HF configs, e.g. P3,O3_box "
                                       "(instead of --splits/--tasks).")
     num_samples: int | None = Field(None, ge=1, description="First N rows of each config.",
-                                    json_schema_extra={"flags": ["--samples"]})
+                                    json_schema_extra={"flags": ["--samples"],
+                                                       "shown_default": "all"})
     shots: Literal[0, 3, 5] = Field(0, description="In-context examples.",
-                                    json_schema_extra={"flags": ["--num-shots"]})
+                                    json_schema_extra={"flags": ["--num-shots"],
+                                                       "panel": OWN_OPTIONS})
     prompt: Literal["paper", "lmms-eval", "both"] = Field(
-        "paper", description="paper: the dataset question verbatim; lmms-eval: plus its "
-        "one-word suffix; both: each row sent both ways (paper's the headline), with a "
-        "paired test of the prompt's effect.")
-    seed: int = Field(0, description="Seed for few-shot examples and random baseline.")
+        "paper", description="paper: as is; lmms-eval: its suffix added; both.",
+        json_schema_extra={"panel": OWN_OPTIONS})
+    seed: int = Field(0, description="Seed of few-shot examples and random baseline.",
+                      json_schema_extra={"panel": OWN_OPTIONS})
 
 
 class SalBenchDefinition(BenchmarkDefinition):
     name = "salbench"
     summary = "Evaluate a model on SalBench (arXiv 2507.04741) as the paper does."
     command_options = SalBenchCommand
-    model_help = "Model name as the server knows it (builtin: popout, random, majority)."
+    model_help = "Model name; builtin: popout, random, majority."
     default_model = ("ollama", "llava:7b")  # MikeWise2718/salbench's defaults
     synth_help = "Write a P3-style synthetic SalBench set in the real schema and folder layout."
     demo_model = "popout"
@@ -68,15 +72,23 @@ class SalBenchDefinition(BenchmarkDefinition):
         return build(options)
 
     def from_command(self, options: BaseModel) -> Benchmark:
+        from visioneval.benchmarks.parquet import DataError
         from visioneval.benchmarks.salbench.benchmark import SalBenchOptions, build
+        from visioneval.benchmarks.salbench.data import MissingConfigs
         from visioneval.benchmarks.salbench.spec import select_configs
 
         assert isinstance(options, SalBenchCommand)
         chosen = select_configs(options.configs, options.splits, options.tasks)
-        return build(SalBenchOptions(
-            configs=[c.name for c in chosen], shots=options.shots, prompt=options.prompt,
-            num_samples=options.num_samples, seed=options.seed,
-            data_dir=str(options.data_dir.resolve()) if options.data_dir else None))
+        try:
+            return build(SalBenchOptions(
+                configs=[c.name for c in chosen], shots=options.shots, prompt=options.prompt,
+                num_samples=options.num_samples, seed=options.seed,
+                data_dir=str(options.data_dir.resolve()) if options.data_dir else None))
+        except MissingConfigs as exc:  # the flag that runs what the folder holds
+            hint = exc.hint(chosen, named=bool(options.configs))
+            if hint is None:
+                raise
+            raise DataError(f"{exc}; {hint}") from None
 
     def synth(self, out: Path, rows: int, seed: int) -> list[str]:
         from visioneval.benchmarks.salbench.synth import write_synthetic
@@ -87,6 +99,7 @@ class SalBenchDefinition(BenchmarkDefinition):
     def demo(self, cache_root: Path, n: int, seed: int) -> Demo:
         from visioneval.benchmarks.salbench.benchmark import SalBenchOptions, build
         from visioneval.benchmarks.salbench.synth import cached_synthetic
+        from visioneval.invocation import command
 
         data = cached_synthetic(cache_root, n, seed)
         return Demo(build(SalBenchOptions(configs=["P3", "P3_box", "P3_box_img"],
@@ -94,8 +107,8 @@ class SalBenchDefinition(BenchmarkDefinition):
                     f"synthetic SalBench P3 set: {data}",
                     "popout is a classical image-processing baseline (no neural network) that "
                     "finds the odd object by colour, size and angle statistics. Evaluate a "
-                    "real model with `visioneval salbench --backend openai --model ...` (see "
-                    "`visioneval salbench --help`).")
+                    f"real model with `{command('salbench', '--backend', 'openai', '--model')} "
+                    f"MODEL` (see `{command('salbench', '--help')}`).")
 
     def sections(self, view: RunView) -> list[Section]:
         rows = []

@@ -38,6 +38,8 @@ class VqaDefinition(BenchmarkDefinition):
     summary = ("Evaluate a model on any image-question dataset (parquet, JSONL, CSV or a "
                "Hugging Face Hub id) with an exact, multiple-choice, label-set or number scorer.")
     command_options = VqaOptions
+    model_help = "Model name; builtin: random (with --scorer choice)."
+    builtin_note = "random answers with --scorer choice: one of the options, at random"
     settings_that_matter = ("scorer", "image_col", "question_col", "answer_col",
                             "choices_col", "split", "num_samples", "prompt_suffix", "tolerance")
     judge_target = ("judge_base_url", "judge_api_key_env")

@@ -8,66 +8,66 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, model_validator
 
+from visioneval.benchmarks.base import JUDGE_OPTIONS, OWN_OPTIONS
+
 Scorer = Literal["exact", "choice", "set", "number", "judge"]
-JUDGE = "Judge"  # the --help panel of the judge's options
+JUDGE = JUDGE_OPTIONS  # the --help panel of the judge's options
 
 
 class VqaOptions(BaseModel, frozen=True):
-    data: str = Field(description="A .parquet, .jsonl or .csv file, a folder of them, or a "
-                      "Hugging Face Hub dataset id (owner/name or hf://owner/name).")
-    scorer: Scorer = Field("exact", description="How answers are scored: exact (normalised "
-                           "text), choice (multiple choice), set (comma-separated labels), "
-                           "number (relative tolerance), judge (a rubric judge model grades "
-                           "the answer against the reference: --judge-backend, "
-                           "--judge-model).")
-    image_col: str = Field("image", description="Column holding the image: a path relative "
-                           "to the data file, or bytes (an HF Image struct or raw bytes).")
+    """One line of help each: docs/vqa.md explains the columns, scorers and the judge."""
+    data: str = Field(description="A .parquet, .jsonl or .csv file, a folder or a Hub id.",
+                      json_schema_extra={"metavar": "SOURCE"})
+    scorer: Scorer = Field("exact", description="How answers are scored; judge: by a judge "
+                           "model.", json_schema_extra={"panel": OWN_OPTIONS})
+    image_col: str = Field("image", description="Image column: a path beside the data, or "
+                           "bytes.", json_schema_extra={"metavar": "COLUMN"})
     allow_outside_images: bool = Field(
-        False, description="Read image paths that lead outside the data file's folder (an "
-        "absolute path, ../, a symlink leading out); without it such a row is skipped with "
-        "a line naming it, so a downloaded dataset cannot send any file of the machine to "
-        "the model.")
-    question_col: str = Field("question", description="Column holding the question.")
-    answer_col: str = Field("answer", description="Column holding the answer: text, a "
-                            "number, a list of accepted answers (exact), an option's letter, "
-                            "text or 0-based index (choice).")
+        False, description="Read image paths leading outside the data's folder.")
+    question_col: str = Field("question", description="Question column.",
+                              json_schema_extra={"metavar": "COLUMN"})
+    answer_col: str = Field("answer", description="Answer column (text, number, list or "
+                            "option).", json_schema_extra={"metavar": "COLUMN"})
     choices_col: list[str] | None = Field(
-        None, description="Column holding the options (a list, or a JSON list as text), or "
-        "several columns holding one option each (A,B,C,D). Default: `choices` if present.")
-    id_col: str | None = Field(None, description="Column holding a row id. Default: `id` if "
-                               "present, else the row's number.")
-    group_col: str | None = Field(None, description="Column to report accuracy by "
-                                  "(a category, a source, a split).")
-    split: str | None = Field(None, description="Only the files of this split (a folder or "
-                              "file name prefix such as test in data/test-0000.parquet).")
+        None, description="Options column(s): a list, or one per option.",
+        json_schema_extra={"metavar": "COLUMNS", "shown_default": "choices"})
+    id_col: str | None = Field(None, description="Row id column.",
+                               json_schema_extra={"metavar": "COLUMN",
+                                                  "shown_default": "id, else the row number"})
+    group_col: str | None = Field(None, description="Column to report accuracy by.",
+                                  json_schema_extra={"metavar": "COLUMN"})
+    split: str | None = Field(None, description="Only the files of this split (e.g. test).",
+                              json_schema_extra={"metavar": "NAME",
+                                                 "shown_default": "every file"})
     num_samples: int | None = Field(None, gt=0, description="Only the first N rows.",
-                                    json_schema_extra={"flags": ["--samples"]})
+                                    json_schema_extra={"flags": ["--samples"],
+                                                       "shown_default": "all"})
     prompt_suffix: str | None = Field(
-        None, description="Text after the question (and options), on its own line. Default: "
-        "for choice, \"Answer with the option's letter from the given choices directly.\"; "
-        "else none. An empty string: none.")
-    tolerance: float = Field(0.01, ge=0, description="number: the relative tolerance "
-                             "(|answer - target| <= tolerance x |target|).")
+        None, description="Text after the question.",
+        json_schema_extra={"panel": OWN_OPTIONS, "shown_default": "for choice, a letter request"})
+    tolerance: float = Field(0.01, ge=0, description="number: the relative tolerance.",
+                             json_schema_extra={"panel": OWN_OPTIONS})
     judge_backend: Literal["openai", "openrouter", "ollama", "anthropic"] | None = Field(
-        None, description="judge: where the judge model runs.",
-        json_schema_extra={"panel": JUDGE})
-    judge_model: str | None = Field(None, description="judge: a vision-capable model that "
-                                    "grades each answer, seeing the image.",
-                                    json_schema_extra={"panel": JUDGE})
-    judge_base_url: str | None = Field(None, description="judge: its server URL (a comma "
-                                       "list for replicas); no credentials in it.",
-                                       json_schema_extra={"panel": JUDGE})
-    judge_api_key_env: str | None = Field(None, description="judge: the environment "
-                                          "variable holding its key (default: as for the "
-                                          "model).", json_schema_extra={"panel": JUDGE})
-    judge_rubric: str | None = Field(None, description="judge: a built-in rubric name or a "
-                                     "rubric file. Default: vqa's answer rubric (correctness "
-                                     "against the reference, grounding in the image).",
-                                     json_schema_extra={"panel": JUDGE})
-    judge_threshold: float | None = Field(None, ge=0, le=1, description="judge: the rubric "
-                                          "score (0-1) from which an answer counts as "
-                                          "correct. Default: the rubric's pass threshold.",
-                                          json_schema_extra={"panel": JUDGE})
+        None, description="openai, openrouter, ollama or anthropic.",
+        json_schema_extra={"panel": JUDGE, "metavar": "KIND"})
+    judge_model: str | None = Field(None, description="A vision-capable model: it sees the "
+                                    "image.", json_schema_extra={"panel": JUDGE,
+                                                                 "metavar": "NAME"})
+    judge_base_url: str | None = Field(None, description="The judge's URL(s), "
+                                       "comma-separated.",
+                                       json_schema_extra={"panel": JUDGE, "metavar": "URL",
+                                                          "shown_default": "the backend's"})
+    judge_api_key_env: str | None = Field(None, description="Variable holding the judge's "
+                                          "key.", json_schema_extra={
+                                              "panel": JUDGE, "metavar": "NAME",
+                                              "shown_default": "as for --api-key-env"})
+    judge_rubric: str | None = Field(None, description="A built-in rubric name or a rubric "
+                                     "file.", json_schema_extra={
+                                         "panel": JUDGE, "metavar": "RUBRIC",
+                                         "shown_default": "vqa's rubric"})
+    judge_threshold: float | None = Field(None, ge=0, le=1, description="Score (0-1) that "
+                                          "makes an answer correct.", json_schema_extra={
+                                              "panel": JUDGE, "shown_default": "the rubric's"})
 
     @model_validator(mode="after")
     def _judge_given_with_its_scorer(self) -> VqaOptions:
