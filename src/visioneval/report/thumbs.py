@@ -78,10 +78,18 @@ def collect(view: RunView, order: list[str], limit: int) -> tuple[dict[str, str]
                         log.debug("thumbnail of %s failed: %s", image.sha256[:12], exc)
         if len(found) + len(refused) >= target:
             break
-    note = "" if len(found) + len(refused) >= len(order) else \
-        f"Thumbnails for {len(found)} of the {len(order)} images of the embedded samples " \
-        f"(limit {limit}; errors and wrong answers first; `visioneval report RUN_DIR " \
-        "--thumbnails N` for more)."
+    missing = len(wanted) - len(found) - len(refused)
+    if view.data_change is not None:  # missing because the data is not the run's any more
+        gone = (f"; {missing} of the {len(wanted)} images of the embedded samples are not in "
+                "it now and have no thumbnail" if missing else "")
+        more = (f" Thumbnails for at most {limit} images (`visioneval report RUN_DIR "
+                "--thumbnails N` for more)." if len(order) > limit else "")
+        note = view.data_change[0].upper() + view.data_change[1:] + gone + "." + more
+    else:
+        note = "" if len(found) + len(refused) >= len(order) else \
+            f"Thumbnails for {len(found)} of the {len(order)} images of the embedded " \
+            f"samples (limit {limit}; errors and wrong answers first; `visioneval report " \
+            "RUN_DIR --thumbnails N` for more)."
     if refused:
         first = next(iter(refused.values()))
         more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
