@@ -127,7 +127,7 @@ def run_steps(page: Path, port: int) -> int:
     return ran
 
 
-SLOW_PAGES = ("README.md", "layout.md")  # the demo; the layout metrics' pictures
+SLOW_PAGES = ("README.md", "layout.md", "PERFORMANCE.md")  # the demo; pictures; 1000 rows
 
 
 @pytest.mark.parametrize("page", [
