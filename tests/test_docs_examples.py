@@ -100,30 +100,98 @@ def test_json_and_yaml_examples_load(page):
             raise AssertionError(f"{page.name}:{line}: {exc}") from None
 
 
-@pytest.mark.parametrize("page", [
-    pytest.param(p, marks=[pytest.mark.slow] if p.name == "README.md" else [])  # the demo
-    for p in PAGES if any(runs_offline(a) for _, a in commands(p, inline=False))],
-    ids=lambda p: p.name)
-def test_offline_examples_run(page, serve, tmp_path, monkeypatch):
-    """Run in a fresh folder with the repository's examples beside it; the loopback model
-    the docs start on ports 8765 and 8767 is a test server on a free port. Inline commands that make
-    the data a fenced example reads (README: `data synth-salbench`) run first, in order."""
-    shutil.copytree(ROOT / "examples", tmp_path / "examples")
-    monkeypatch.chdir(tmp_path)
-    server = serve(answer=answer_popout)
-    ran = 0
+def offline_steps(page: Path) -> list[tuple[int, list[str]]]:
+    """The commands of a page the offline tests run, in order: the fenced ones that need no
+    model server abroad, and the inline `data` commands that write (with `--out`, no
+    placeholder) the data a fenced example reads (README: `data synth-salbench`)."""
     fenced = {(line, tuple(argv)) for line, argv in commands(page, inline=False)}
-    for line, argv in commands(page):
-        if not runs_offline(argv) or ((line, tuple(argv)) not in fenced
-                                      and (argv[0] != "data" or any(PLACEHOLDER.match(a)
-                                                                    for a in argv))):
-            continue
+    return [(line, argv) for line, argv in commands(page) if runs_offline(argv) and (
+        (line, tuple(argv)) in fenced
+        or (argv[0] == "data" and "--out" in argv and not any(PLACEHOLDER.match(a)
+                                                              for a in argv)))]
+
+
+def run_steps(page: Path, port: int) -> int:
+    """Run a page's offline steps in the current folder, the docs' loopback servers
+    being the test server on `port`; how many ran."""
+    ran = 0
+    for line, argv in offline_steps(page):
         for loopback in LOOPBACKS:
-            argv = [a.replace(loopback, f"127.0.0.1:{server.port}") for a in argv]
+            argv = [a.replace(loopback, f"127.0.0.1:{port}") for a in argv]
         extra = ["--no-progress"] if argv[0] not in ("data", "validate", "layout") else []
         result = invoke(*argv, *extra)
         promised = 1 if argv[0] == "validate" else 0  # the README's count example fails
         assert result.exit_code == promised, (f"{page.name}:{line}: visioneval "
                                               f"{shlex.join(argv)}\n{result.output}")
         ran += 1
-    assert ran
+    return ran
+
+
+SLOW_PAGES = ("README.md", "layout.md", "PERFORMANCE.md")  # the demo; pictures; 1000 rows
+
+
+@pytest.mark.parametrize("page", [
+    pytest.param(p, marks=[pytest.mark.slow] if p.name in SLOW_PAGES else [])
+    for p in PAGES if offline_steps(p)], ids=lambda p: p.name)
+def test_offline_examples_run(page, serve, tmp_path, monkeypatch):
+    """Run in a fresh folder with the repository's examples beside it; the loopback model
+    the docs start on ports 8765 and 8767 is a test server on a free port."""
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    monkeypatch.chdir(tmp_path)
+    assert run_steps(page, serve(answer=answer_popout).port)
+
+
+def ignored_at_root() -> set[str]:
+    """The top-level folders the repository's .gitignore ignores (`/name/` lines)."""
+    lines = (ROOT / ".gitignore").read_text().splitlines()
+    return {line.strip("/") for line in lines if re.fullmatch(r"/[\w.-]+/", line.strip())}
+
+
+def writes(argv: list[str]) -> str | None:
+    """Where a command writes, as the page gives it (`--out`), when that is a relative
+    path and no placeholder (a page's own folder, not a reader's DIR or a cluster's)."""
+    if "--out" not in argv:
+        return None
+    out = argv[argv.index("--out") + 1]
+    if out.startswith(("/", "$")) or PLACEHOLDER.search(out):
+        return None
+    return out
+
+
+def test_each_page_writes_its_own_folders_under_data_and_results():
+    """Data written by `visioneval data synth-*` goes to data/<the page's own folder> and
+    everything else to results/, both ignored by git; no page writes a data folder that
+    the README or another page writes (its runs could no longer resume, their reports would
+    lose their thumbnails)."""
+    data_owner: dict[str, str] = {}
+    for page in PAGES:
+        for line, argv in commands(page):
+            out = writes(argv)
+            if out is None:
+                continue
+            where = f"{page.name}:{line}"
+            if argv[0] == "data":
+                assert out.startswith("data/"), f"{where}: --out {out} is not under data/"
+                folder = out.rstrip("/")
+                assert folder not in data_owner, (f"{where}: {folder} is written by "
+                                                  f"{data_owner[folder]} too")
+                data_owner[folder] = where
+            else:
+                assert out.startswith("results/"), f"{where}: --out {out} is not under results/"
+    assert {"data", "results"} <= ignored_at_root()
+
+
+@pytest.mark.slow
+def test_every_page_in_order_in_one_folder(serve, tmp_path, monkeypatch):
+    """As a reader follows the README and then every page on one fresh clone: every
+    command works after all the ones before it (`data synth-*` refuses a folder that already
+    holds data, so a page writing another's data fails here), and all that is written lands
+    in folders git ignores."""
+    clone = tmp_path / "clone"  # beside the tests' own cache folder
+    shutil.copytree(ROOT / "examples", clone / "examples")
+    monkeypatch.chdir(clone)
+    port = serve(answer=answer_popout).port
+    ran = sum(run_steps(page, port) for page in PAGES)
+    assert ran > 20
+    written = {p.name for p in clone.iterdir()} - {"examples"}
+    assert written and written <= ignored_at_root(), written - ignored_at_root()

@@ -272,6 +272,17 @@ def fingerprint(files: Sequence[Path], root: Path) -> str:
     return outer.hexdigest()
 
 
+def file_stat(files: Sequence[Path], root: Path) -> dict[str, Any]:
+    """Each file's size and modification time (ns), with the folder they are relative to:
+    recorded beside the fingerprint, so a reader of the run can tell that the data is as it
+    was from a stat per file (`report/datacheck.py`) instead of hashing it again."""
+    stats = {}
+    for path in files:
+        st = path.stat()
+        stats[path.relative_to(root).as_posix()] = [st.st_size, st.st_mtime_ns]
+    return {"root": str(root.absolute()), "files": stats}
+
+
 def write_hf_parquet(path: Path, rows: Sequence[dict[str, Any]], image_columns: Sequence[str],
                      row_group: int = 64, page_rows: int = 8) -> None:
     """Write rows as the Hugging Face Hub stores them: image columns as {"bytes", "path"}
@@ -306,6 +317,7 @@ def dataset_plan(name: str, options: Any, root: Path, files: dict[str, list[Path
         "dataset": {
             "source": source,
             "fingerprint": fingerprint(every, root),
+            "stat": file_stat(every, root),
             "files": {g: [f.relative_to(root).as_posix() for f in fs] for g, fs in files.items()},
             "rows": {g: row_count(fs) for g, fs in files.items()},
         },

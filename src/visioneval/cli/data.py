@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from visioneval.cli.app import data_app
+from visioneval.cli.generated import OVERWRITE_HELP, write_synth
 
 
 @data_app.command("synth-layout")
@@ -22,10 +23,14 @@ def synth_layout(
                      ] = "gpt-4o",
     variant: Annotated[str, typer.Option(metavar="NAME", help="Variant folder name.")
                        ] = "image_only",
+    overwrite: Annotated[bool, typer.Option("--overwrite", help=OVERWRITE_HELP)] = False,
 ) -> None:
     """Write random UI designs and perturbed 'generated' versions in CANVAS's layout."""
     from visioneval.layout.synth import write_random
 
-    ids = write_random(out, n, boxes=boxes, seed=seed, model=model, variant=variant)
-    typer.echo(f"{out}: {len(ids)} pairs ({ids[0]} ... {ids[-1]}), model {model}, "
-               f"variant {variant}")
+    def write(into: Path) -> list[str]:
+        ids = write_random(into, n, boxes=boxes, seed=seed, model=model, variant=variant)
+        return [f"{out}: {len(ids)} pairs ({ids[0]} ... {ids[-1]}), model {model}, "
+                f"variant {variant}"]
+
+    write_synth(out, overwrite, write)

@@ -378,12 +378,32 @@ def synth_command(definition: BenchmarkDefinition) -> Callable[..., None]:
                                           "into.")],
         n: Annotated[int, typer.Option(min=1, help="Rows per part.")] = definition.synth_rows,
         seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+        overwrite: Annotated[bool, typer.Option("--overwrite", help=OVERWRITE_HELP)] = False,
     ) -> None:
-        for line in definition.synth(out, n, seed):
-            typer.echo(line)
+        write_synth(out, overwrite, lambda into: definition.synth(into, n, seed))
 
     command.__doc__ = definition.synth_help
     return command
+
+
+OVERWRITE_HELP = ("Replace what the folder holds (runs that read it can then no longer "
+                  "resume); without it a folder that holds files is refused.")
+
+
+def write_synth(out: Path, overwrite: bool, write: Callable[[Path], list[str]]) -> None:
+    """A `data synth-*` command's writing (`synthout.write_into`): its lines, or the one
+    line of a refusal (exit code 2)."""
+    from visioneval.commands.common import consoles, guarded
+    from visioneval.synthout import write_into
+
+    def action() -> int:
+        for line in write_into(out, write, overwrite):
+            typer.echo(line)
+        return 0
+
+    code = guarded(consoles()[1], action)
+    if code:
+        raise typer.Exit(code)
 
 
 def register(app: typer.Typer, data_app: typer.Typer) -> None:

@@ -34,7 +34,8 @@ def named_definition(definition: str | None) -> BenchmarkDefinition | None:
 
 
 def warn_untrusted(err: Console, lines: list[str | None]) -> None:
-    """The one line per run shown with the generic definition (`RunView.untrusted`)."""
+    """The one line per run shown with the generic definition (`RunView.untrusted`) or
+    whose data changed since it ran (`RunView.data_change`)."""
     for line in dict.fromkeys(line for line in lines if line):
         err.print(f"warning: {line}", style="yellow", highlight=False, soft_wrap=True,
                   markup=False)
@@ -63,7 +64,7 @@ def report(
             path = write_layout_report(run_dir)
         else:
             view = load(run_dir, named_definition(definition))
-            warn_untrusted(err, [view.untrusted])
+            warn_untrusted(err, [view.untrusted, view.data_change])
             path = write_page(view, thumbnails, rows)
         console.print(f"report: [bold]{path}[/] ({path.stat().st_size / 1e6:.1f} MB)",
                       highlight=False, soft_wrap=True)
@@ -94,7 +95,7 @@ def view(
         with listen(port) as sock:  # a taken port is said before the run is indexed
             started = time.perf_counter()
             viewer = Viewer.open(run_dir, named_definition(definition))
-            warn_untrusted(err, [viewer.untrusted])
+            warn_untrusted(err, [viewer.untrusted, viewer.data_change])
             console.print(f"indexed {len(viewer.index)} samples in "
                           f"{time.perf_counter() - started:.1f} s", highlight=False)
 

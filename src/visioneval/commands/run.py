@@ -96,6 +96,8 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
         if resume:
             store = RunStore.open(directory)
             check_resumable(store.info, plan)
+            if "stat" in plan["dataset"]:  # the same data, perhaps copied: as its files are now
+                store.info["dataset"]["stat"] = plan["dataset"]["stat"]
             check_same_model(store.info, backend, judge)
             if engine.pricing():  # prices given again replace the recorded ones
                 store.info["pricing"] = engine.pricing()

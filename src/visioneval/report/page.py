@@ -330,7 +330,8 @@ def try_write_report(directory: Path, definition: registry.Named = None) -> Path
     try:
         if definition is None:
             definition = registry.imported_here(RunStore.open(directory).info)
-        return write_report(directory, RUN_END_THUMBS, definition=definition)
+        # Not checked against the data (`RunView.check_data`): this process has just read it.
+        return write_page(load(directory, definition, check_data=False), RUN_END_THUMBS)
     except Exception as exc:  # the run's results are safe; only the page is missing
         from visioneval.invocation import command
 

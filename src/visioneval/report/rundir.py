@@ -27,6 +27,9 @@ class RunView:
     """The sample ids this view is narrowed to (compare --common-only); None: all."""
     named: registry.Named = None
     """The definition the user named for this run (`--definition`), which `shown` trusts."""
+    check_data: bool = True
+    """Whether `data_change` compares the run's data with the data now (off for the report
+    a command writes as it ends: it has just read that data)."""
 
     def iter_records(self) -> Iterator[Record]:
         """The run's records, one per sample; those of samples that are not in the run's
@@ -67,6 +70,16 @@ class RunView:
         """Why the run is shown with the generic definition (one line), or None."""
         return self._shown[1]
 
+    @cached_property
+    def data_change(self) -> str | None:
+        """One line when the run's data changed since it ran (`datacheck`), else None; a
+        run shown without its definition has no thumbnails and is not checked."""
+        if not self.check_data or self.untrusted is not None:
+            return None
+        from visioneval.report.datacheck import data_change
+
+        return data_change(self.info, self.shown)
+
     @property
     def model(self) -> str:
         return self.info.get("backend", {}).get("model", "?")
@@ -78,14 +91,15 @@ class RunView:
         return f"{self.benchmark}: {self.model}{extra}"
 
 
-def load(directory: Path, named: registry.Named = None) -> RunView:
-    """A run directory read back; `named`: the definition the user named for it."""
+def load(directory: Path, named: registry.Named = None, check_data: bool = True) -> RunView:
+    """A run directory read back; `named`: the definition the user named for it;
+    `check_data`: see `RunView.check_data`."""
     store = RunStore.open(directory)
     metrics_path = directory / "metrics.json"
     if not metrics_path.exists():
         raise RunDirError(f"{directory} has no metrics.json yet (is the run still starting?)")
     metrics = json.loads(metrics_path.read_text())
-    return RunView(directory, store.info, metrics, named=named)
+    return RunView(directory, store.info, metrics, named=named, check_data=check_data)
 
 
 def shown_definition(info: dict[str, Any], named: registry.Named = None,

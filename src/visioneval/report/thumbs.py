@@ -10,7 +10,10 @@ from __future__ import annotations
 import base64
 import io
 import logging
-from typing import TYPE_CHECKING
+import os
+from collections.abc import Iterable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import TYPE_CHECKING, Any
 
 from PIL import Image as PILImage
 
@@ -46,6 +49,35 @@ def thumbnail(data: bytes, side: int = SIDE, name: str = "") -> str:
     return "data:image/webp;base64," + base64.b64encode(webp(data, side, name)).decode()
 
 
+def workers() -> int:
+    """Threads that decode thumbnails: Pillow lets go of the GIL while it decodes, resizes
+    and encodes, so they run on the cores the finished run leaves idle."""
+    return min(4, os.cpu_count() or 1)
+
+
+def _made(samples: Iterable[Any], wanted: set[str]) -> dict[str, tuple[str, Future[str]]]:
+    """{sha256: (sample name, its thumbnail being made)} for the wanted images, in the order
+    the data holds them. The data is read in this thread and stops as soon as every wanted
+    image was met; at most a few images per worker wait in memory to be decoded."""
+    jobs: dict[str, tuple[str, Future[str]]] = {}
+    waiting: set[Future[str]] = set()
+    with ThreadPoolExecutor(max_workers=workers(), thread_name_prefix="thumbs") as pool:
+        for item in samples:
+            for message in getattr(item, "messages", ()):
+                for image in message.images():
+                    if image.sha256 not in wanted or image.sha256 in jobs:
+                        continue
+                    name = f"sample {getattr(item, 'id', '?')}"
+                    job = pool.submit(thumbnail, image.data, name=name)
+                    jobs[image.sha256] = (name, job)
+                    waiting.add(job)
+                    if len(waiting) >= 4 * workers():
+                        waiting = wait(waiting, return_when=FIRST_COMPLETED).not_done
+            if len(jobs) >= len(wanted):
+                break
+    return jobs
+
+
 def collect(view: RunView, order: list[str], limit: int) -> tuple[dict[str, str], str]:
     """{sha256: data URL} for the first `limit` images of `order`, and a note on what is
     missing. The data is read through the run's trusted definition (`view.shown`), rebuilt
@@ -60,28 +92,29 @@ def collect(view: RunView, order: list[str], limit: int) -> tuple[dict[str, str]
         benchmark = view.shown.build_to_read(dict(view.info.get("options") or {}))
     except Exception as exc:  # data moved or offline: the report works without pictures
         return {}, f"no thumbnails: the run's data cannot be read ({exc})"
+    made = _made(benchmark.samples(), wanted)
     found: dict[str, str] = {}
     refused: dict[str, str] = {}  # too big to decode: {sha256: why}
-    target = len(wanted)
-    for item in benchmark.samples():
-        for message in getattr(item, "messages", ()):
-            for image in message.images():
-                if (image.sha256 in wanted and image.sha256 not in found
-                        and image.sha256 not in refused):
-                    try:
-                        found[image.sha256] = thumbnail(
-                            image.data, name=f"sample {getattr(item, 'id', '?')}")
-                    except ImageError as exc:
-                        refused[image.sha256] = str(exc)
-                        log.warning("no thumbnail for %s", exc)
-                    except OSError as exc:
-                        log.debug("thumbnail of %s failed: %s", image.sha256[:12], exc)
-        if len(found) + len(refused) >= target:
-            break
-    note = "" if len(found) + len(refused) >= len(order) else \
-        f"Thumbnails for {len(found)} of the {len(order)} images of the embedded samples " \
-        f"(limit {limit}; errors and wrong answers first; `visioneval report RUN_DIR " \
-        "--thumbnails N` for more)."
+    for sha, (name, job) in made.items():
+        try:
+            found[sha] = job.result()
+        except ImageError as exc:
+            refused[sha] = str(exc)
+            log.warning("no thumbnail for %s", exc)
+        except OSError as exc:
+            log.debug("thumbnail of %s (%s) failed: %s", sha[:12], name, exc)
+    missing = len(wanted) - len(found) - len(refused)
+    if view.data_change is not None:  # missing because the data is not the run's any more
+        gone = (f"; {missing} of the {len(wanted)} images of the embedded samples are not in "
+                "it now and have no thumbnail" if missing else "")
+        more = (f" Thumbnails for at most {limit} images (`visioneval report RUN_DIR "
+                "--thumbnails N` for more)." if len(order) > limit else "")
+        note = view.data_change[0].upper() + view.data_change[1:] + gone + "." + more
+    else:
+        note = "" if len(found) + len(refused) >= len(order) else \
+            f"Thumbnails for {len(found)} of the {len(order)} images of the embedded " \
+            f"samples (limit {limit}; errors and wrong answers first; `visioneval report " \
+            "RUN_DIR --thumbnails N` for more)."
     if refused:
         first = next(iter(refused.values()))
         more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""

@@ -34,6 +34,7 @@ class ThumbSource:
         self.keep = keep
         self.problem: str | None = None  # why the data cannot be read, once tried
         self.refused: dict[str, str] = {}  # images too big to decode: {sha256: why}
+        self.changed: str | None = None  # the data changed since the run (`datacheck`)
         if definition is None:
             self.problem = "the run's benchmark definition is not named (--definition)"
         self._cache: OrderedDict[str, bytes] = OrderedDict()

@@ -42,6 +42,8 @@ class Viewer:
     thumbs: ThumbSource
     untrusted: str | None = None
     """Why the run is shown with the generic definition (`RunView.untrusted`), or None."""
+    data_change: str | None = None
+    """The line saying the run's data changed since it ran (`RunView.data_change`), or None."""
     _last: tuple[tuple[str, ...], array] | None = field(default=None)
 
     @classmethod
@@ -56,10 +58,16 @@ class Viewer:
                 "total": len(index), "server": "api/rows"}
         note = (f"All {len(index)} samples of the run, served by `visioneval view` from "
                 f"{directory / 'samples.jsonl'}; each answer in full at api/record/ID.")
+        changed = view.data_change
+        if changed is not None:
+            note += (f" {changed[0].upper()}{changed[1:]}: an image that is not in it now "
+                     "has no thumbnail.")
         page = render_page(view, definition, data, note)
         known = {sha for sha in index.images if sha is not None}
         thumbs = ThumbSource(None if view.untrusted else definition, view.info, known)
-        return cls(directory, page, index, definition.browser_row, thumbs, view.untrusted)
+        thumbs.changed = changed
+        return cls(directory, page, index, definition.browser_row, thumbs, view.untrusted,
+                   changed)
 
     def matching(self, group: str, label: str, view: str, outcome: str, text: str) -> array:
         """The slots a filter keeps (the last filter's answer is kept: paging is free)."""
@@ -129,6 +137,8 @@ class Viewer:
         thumb = await asyncio.to_thread(self.thumbs.get, sha)
         if thumb is None:
             reason = (self.thumbs.refused.get(sha) or self.thumbs.problem
+                      or (f"not in the run's data now: {self.thumbs.changed}"
+                          if self.thumbs.changed else None)
                       or "no such image in this run or its data")
             raise web.HTTPNotFound(text=reason)
         return web.Response(body=thumb, content_type="image/webp",
