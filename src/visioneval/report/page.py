@@ -21,7 +21,7 @@ from visioneval.report.selection import KINDS, Selection, priority
 
 log = logging.getLogger(__name__)
 THUMB_LIMIT = 1000  # `visioneval report`; the end-of-run report makes at most RUN_END_THUMBS
-RUN_END_THUMBS = 300
+RUN_END_THUMBS = 100
 ROW_LIMIT = 3000  # samples embedded in a page (failures first); `visioneval view` has them all
 RESPONSE_CHARS = 4000
 REASONING_ENDS = 300  # characters of a reasoning's start and of its end the browser shows
