@@ -10,7 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union, get_args, get_origin
 
+from rich.markup import escape
+
 from visioneval.commands.run import EXIT_INTERRUPTED, Output
+from visioneval.invocation import command
 from visioneval.suite import spec
 from visioneval.suite.plan import SuitePlan, plan
 
@@ -92,10 +95,13 @@ def run(file: Path | None, shortcut: Shortcut | None, out: Path | None, output: 
         from visioneval.suite.dryrun import show
 
         return show(planned, output.console)
-    return _execute(planned, str(file) if file is not None else "the command line", output)
+    again = command("suite", file, *(("--out", out) if out is not None else ())) \
+        if file is not None else "the same command"
+    return _execute(planned, str(file) if file is not None else "the command line", output,
+                    again)
 
 
-def _execute(planned: SuitePlan, source: str, output: Output) -> int:
+def _execute(planned: SuitePlan, source: str, output: Output, again: str) -> int:
     from visioneval.suite import report
     from visioneval.suite.execute import SuiteRecord, execute
 
@@ -109,8 +115,8 @@ def _execute(planned: SuitePlan, source: str, output: Output) -> int:
                                        output.report))
     except KeyboardInterrupt:
         record.end("interrupted")
-        output.err.print(f"[yellow]interrupted: what finished is kept in {planned.out}; run "
-                         "the same command again to continue every unfinished run[/]",
+        output.err.print(f"[yellow]interrupted: what finished is kept in {planned.out}; "
+                         f"continue every unfinished run with: {escape(again)}[/]",
                          highlight=False, soft_wrap=True)
         return EXIT_INTERRUPTED
     found = report.parts(planned, outcomes)
@@ -122,9 +128,9 @@ def _execute(planned: SuitePlan, source: str, output: Output) -> int:
         output.console.print(f"wrote {path}", highlight=False, soft_wrap=True, markup=False)
     if failed:
         output.err.print(f"[yellow]{len(failed)} of {len(outcomes)} runs failed (said above "
-                         "and in suite.json); fix what they say and run the same command "
-                         "again: finished runs are not run again[/]", highlight=False,
-                         soft_wrap=True)
+                         "and in suite.json); fix what they say, then: "
+                         f"{escape(again)} (finished runs are not run again)[/]",
+                         highlight=False, soft_wrap=True)
     return 1 if failed or any(o.errors for o in outcomes) else 0
 
 
