@@ -74,7 +74,7 @@ LAYOUTS = {
 READER = """
 import sys, time
 from pathlib import Path
-from visioneval.benchmarks.parquet import iter_rows
+from visioneval.io.parquet import iter_rows
 started = time.perf_counter()
 size = 0
 for row in iter_rows([Path(sys.argv[1])], sys.argv[2:]):
@@ -113,7 +113,7 @@ def write_layout(root: Path, table: pa.Table, layout: Layout) -> Path:
 
 def largest_page_mb(path: Path) -> float:
     """The largest page of the image column, read with visioneval's page-header parser."""
-    from visioneval.benchmarks.pageheader import read_page_header
+    from visioneval.io.pageheader import read_page_header
 
     handle = pq.ParquetFile(path)
     leaf = next(i for i in range(len(handle.schema))
@@ -177,7 +177,7 @@ def main() -> None:
         work = Path(tmp)
         rows = noise_rows(N)
         size = sum(len(r["image"]["bytes"]) for r in rows) / N / 1e6
-        from visioneval.benchmarks.parquet import write_hf_parquet
+        from visioneval.io.parquet import write_hf_parquet
 
         write_hf_parquet(work / "rows.parquet", rows, ["image"])  # the HF schema, once
         table = pq.read_table(work / "rows.parquet").combine_chunks()  # one write batch

@@ -19,7 +19,7 @@ from pathlib import Path
 from PIL import Image as PILImage
 
 from visioneval.benchmarks.vqa.data import read_image
-from visioneval.images import Image
+from visioneval.io.images import Image
 
 FILES = 2000
 

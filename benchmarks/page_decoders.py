@@ -23,7 +23,7 @@ from collections.abc import Callable
 import numpy as np
 import pyarrow as pa
 
-from visioneval.benchmarks import pagestream, snappystream
+from visioneval.io import pagestream, snappystream
 
 CHUNK = pagestream.Budget().read_chunk
 

@@ -48,8 +48,8 @@ def make_data(root: Path, n: int, side: int, image_format: str) -> Path:
     PNG (compression level 6, as most writers) or JPEG (quality 90)."""
     from PIL import Image
 
-    from visioneval.benchmarks.parquet import write_hf_parquet
     from visioneval.benchmarks.salbench.synth import make_scene
+    from visioneval.io.parquet import write_hf_parquet
 
     rows = []
     for i in range(n):

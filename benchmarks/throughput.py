@@ -43,8 +43,8 @@ def make_big(root: Path, n: int) -> Path:
 
     from PIL import Image
 
-    from visioneval.benchmarks.parquet import write_hf_parquet
     from visioneval.benchmarks.salbench.synth import QUESTION_D
+    from visioneval.io.parquet import write_hf_parquet
 
     rng = np.random.default_rng(0)
     rows = []

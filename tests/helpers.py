@@ -6,7 +6,7 @@ import io
 
 from PIL import Image as PILImage
 
-from visioneval.images import Image
+from visioneval.io.images import Image
 
 
 def png_bytes(color=(200, 30, 30), size=(16, 12)) -> bytes:

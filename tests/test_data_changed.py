@@ -13,7 +13,7 @@ import pytest
 from cli_helpers import Viewing, invoke, journal, load
 
 from visioneval.benchmarks import registry
-from visioneval.benchmarks.parquet import row_count
+from visioneval.io.parquet import row_count
 from visioneval.report.datacheck import data_change, stat_holds
 
 CHANGED = re.compile(r"thumbnails are from data that changed since the run: (\S+) \(dataset "

@@ -22,7 +22,7 @@ from helpers import png_bytes
 
 from visioneval.benchmarks.vqa.benchmark import build
 from visioneval.evaluators.cases import UnusableCase, iter_cases
-from visioneval.images import MAX_FILE_BYTES, ImageError, read_file
+from visioneval.io.images import MAX_FILE_BYTES, ImageError, read_file
 from visioneval.records import Sample, SkippedRow
 
 QUESTION = {"question": "Which?", "answer": "A", "choices": ["x", "y"]}

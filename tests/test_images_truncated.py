@@ -10,8 +10,8 @@ import pytest
 from cli_helpers import invoke, journal, salbench_args
 from PIL import Image as PILImage
 
-from visioneval.benchmarks.parquet import write_hf_parquet
-from visioneval.images import Image, ImageError
+from visioneval.io.images import Image, ImageError
+from visioneval.io.parquet import write_hf_parquet
 
 QUESTION = ("Context: Given this list of low level visual features defined according to feature "
             "integration theory: Orientation, Color, Size. Task: Examine this image and identify "

@@ -13,8 +13,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from visioneval.benchmarks import pagestream, parquet
-from visioneval.benchmarks.pageheader import DATA_PAGE, DICTIONARY_PAGE, read_page_header
+from visioneval.io import pagestream, parquet
+from visioneval.io.pageheader import DATA_PAGE, DICTIONARY_PAGE, read_page_header
 
 N = 40
 IMAGE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])

@@ -10,8 +10,8 @@ import random
 import pyarrow as pa
 import pytest
 
-from visioneval.benchmarks import pagestream, snappystream
-from visioneval.benchmarks.pageheader import (
+from visioneval.io import pagestream, snappystream
+from visioneval.io.pageheader import (
     DATA_PAGE_V2,
     DICTIONARY_PAGE,
     HeaderError,

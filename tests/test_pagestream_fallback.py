@@ -13,8 +13,8 @@ import pyarrow.parquet as pq
 import pytest
 from test_pagestream import IMAGE, TIGHT, _leaf, _pages, _values, _write
 
-from visioneval.benchmarks import pagestream, parquet
-from visioneval.benchmarks.parquet import DataError
+from visioneval.io import pagestream, parquet
+from visioneval.io.parquet import DataError
 
 
 def _rows(path: Path) -> list[dict]:

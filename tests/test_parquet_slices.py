@@ -8,8 +8,8 @@ import pyarrow.parquet as pq
 import pytest
 from helpers import png_bytes
 
-from visioneval.benchmarks import parquet
 from visioneval.benchmarks.salbench.benchmark import SalBench, SalBenchOptions
+from visioneval.io import parquet
 from visioneval.records import Sample, SkippedRow
 
 N = 23

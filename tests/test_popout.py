@@ -10,13 +10,13 @@ from PIL import Image, ImageDraw
 
 from visioneval.baselines import popout
 from visioneval.baselines.prompt_reading import vocabulary
-from visioneval.benchmarks.parquet import image_bytes, iter_rows, parquet_files
 from visioneval.benchmarks.salbench.synth import (
     QUESTION_D,
     QUESTION_R,
     QUESTION_VR,
     write_synthetic,
 )
+from visioneval.io.parquet import image_bytes, iter_rows, parquet_files
 
 N = 90  # ten scenes per (class, difficulty)
 CONFIGS = ("P3", "P3_box", "P3_box_img")

@@ -15,7 +15,7 @@ from lmms_logs import line, write
 from visioneval.benchmarks.illusionbench.lmms_eval_data import lmms_keeps
 from visioneval.benchmarks.illusionbench.prompts import lmms_prompt, original_prompt
 from visioneval.benchmarks.illusionbench.protocols import lmms_recall, lmms_strict
-from visioneval.benchmarks.parquet import write_hf_parquet
+from visioneval.io.parquet import write_hf_parquet
 
 ICON_ROWS = ["animal-1-Ocean-Easy-1.25-1.png",
              "not-a-name.png",  # lmms-eval's process_docs drops it: doc_ids skip it

@@ -7,7 +7,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from cli_helpers import invoke, load
 
-from visioneval.benchmarks.parquet import write_hf_parquet
+from visioneval.io.parquet import write_hf_parquet
 
 IMAGE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
 QUESTION = "Context: Orientation, Color, Size. Task: which feature differs?"

@@ -11,10 +11,10 @@ import pytest
 from cli_helpers import invoke, journal, load, salbench_args
 from helpers import png_bytes
 
-from visioneval.benchmarks.parquet import write_hf_parquet
 from visioneval.benchmarks.salbench.metrics import paired_values, prompt_effect
 from visioneval.benchmarks.salbench.spec import LMMS_EVAL_SUFFIX, O3_CLASSES
 from visioneval.fmt import interval
+from visioneval.io.parquet import write_hf_parquet
 from visioneval.stats.paired import PairedCollector
 
 O3_QUESTION = ("Context: Given this list of low level visual features defined according to "

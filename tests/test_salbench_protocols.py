@@ -9,7 +9,7 @@ import pytest
 from cli_helpers import invoke, load, salbench_args
 from helpers import png_bytes
 
-from visioneval.benchmarks.parquet import write_hf_parquet
+from visioneval.io.parquet import write_hf_parquet
 
 O3_QUESTION = ("Context: Given this list of low level visual features defined according to "
                "feature integration theory: Orientation, Color, Focus, Shape, Size, Location, "

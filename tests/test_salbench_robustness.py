@@ -12,7 +12,7 @@ import pytest
 from cli_helpers import invoke, journal, load, salbench_args, spawn
 from helpers import png_bytes
 
-from visioneval.benchmarks.parquet import write_hf_parquet
+from visioneval.io.parquet import write_hf_parquet
 
 QUESTION = ("Context: Given this list of low level visual features defined according to feature "
             "integration theory: Orientation, Color, Size. Task: Examine this image and identify "

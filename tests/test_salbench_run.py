@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 from cli_helpers import invoke, journal, load, salbench_args
 
-from visioneval.benchmarks.parquet import iter_rows, parquet_files
+from visioneval.io.parquet import iter_rows, parquet_files
 from visioneval.loopback.server import answer_popout
 
 CONFIGS = ["P3", "P3_box", "P3_box_img"]

@@ -17,7 +17,6 @@ from PIL import Image
 from scipy import ndimage
 
 from visioneval.baselines.prompt_reading import bbox
-from visioneval.benchmarks.parquet import image_bytes, iter_rows, parquet_files
 from visioneval.benchmarks.salbench.synth import (
     HUE_RANGE,
     make_scene,
@@ -25,6 +24,7 @@ from visioneval.benchmarks.salbench.synth import (
     scene_feature,
     write_synthetic,
 )
+from visioneval.io.parquet import image_bytes, iter_rows, parquet_files
 
 N = 70  # more than one 64-row group
 CONFIGS = ("P3", "P3_box", "P3_box_img")

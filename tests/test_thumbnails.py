@@ -12,9 +12,9 @@ import pytest
 from cli_helpers import invoke
 from PIL import Image as PILImage
 
-from visioneval.benchmarks.parquet import image_bytes, iter_rows, parquet_files
 from visioneval.benchmarks.salbench.synth import write_synthetic
-from visioneval.images import Image
+from visioneval.io.images import Image
+from visioneval.io.parquet import image_bytes, iter_rows, parquet_files
 from visioneval.report import thumbs
 from visioneval.report.rundir import load
 

@@ -13,9 +13,9 @@ import pytest
 from helpers import png_bytes
 
 from visioneval.benchmarks import registry
-from visioneval.benchmarks.parquet import DataError, write_hf_parquet
 from visioneval.benchmarks.vqa import data
 from visioneval.benchmarks.vqa.benchmark import build
+from visioneval.io.parquet import DataError, write_hf_parquet
 from visioneval.records import Sample, SkippedRow
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "vqa" / "questions.jsonl"

@@ -10,7 +10,7 @@ _API = {"run": "visioneval.api", "arun": "visioneval.api", "load": "visioneval.a
         "Benchmark": "visioneval.benchmarks.base",
         "Sample": "visioneval.records", "Record": "visioneval.records",
         "SkippedRow": "visioneval.records", "user": "visioneval.records",
-        "Image": "visioneval.images", "EngineOptions": "visioneval.session"}
+        "Image": "visioneval.io.images", "EngineOptions": "visioneval.session"}
 __all__ = [*_API, "__version__"]
 
 

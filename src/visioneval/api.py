@@ -23,8 +23,8 @@ from rich.console import Console
 from visioneval.backends.registry import BackendSpec
 from visioneval.benchmarks import registry
 from visioneval.benchmarks.base import Benchmark, BenchmarkDefinition
-from visioneval.benchmarks.parquet import DataError
 from visioneval.engine.store import RunLock, RunStore
+from visioneval.io.parquet import DataError
 from visioneval.records import GenerationSettings
 from visioneval.session import EngineOptions, default_run_dir, nothing_to_evaluate
 

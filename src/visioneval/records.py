@@ -10,7 +10,7 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, Field
 
-from visioneval.images import Image
+from visioneval.io.images import Image
 
 Part = str | Image
 """A prompt part: text or an image, kept in the order the model should see them."""

@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from visioneval.images import Image
+from visioneval.io.images import Image
 
 
 class Blob:

@@ -12,7 +12,7 @@ from multiprocessing import get_context
 
 from visioneval.backends.base import Backend, PermanentError, PreflightError
 from visioneval.baselines.prompt_reading import choices, in_asked_format, vocabulary
-from visioneval.images import decode_problem
+from visioneval.io.images import decode_problem
 from visioneval.records import Request, Response, stable_hash
 
 MODELS = {

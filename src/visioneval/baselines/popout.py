@@ -26,7 +26,7 @@ import numpy as np
 from scipy import ndimage
 
 from visioneval.baselines.prompt_reading import bbox, mentions_red_box, vocabulary
-from visioneval.images import TooManyPixels, open_to_decode
+from visioneval.io.images import TooManyPixels, open_to_decode
 
 FEATURES = ("orientation", "color", "size")
 FLOOR = {"color": 12.0, "size": 0.08, "orientation": 5.0}  # RGB units, log area, degrees

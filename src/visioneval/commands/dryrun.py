@@ -12,13 +12,13 @@ from typing import Any
 from visioneval.backends.registry import BackendSpec
 from visioneval.benchmarks import registry
 from visioneval.benchmarks.base import Benchmark
-from visioneval.benchmarks.parquet import DataError
 from visioneval.commands.resume_target import resume_command
 from visioneval.commands.run import Output
 from visioneval.cost import estimate
 from visioneval.cost.images import image_rule
 from visioneval.cost.prices import ModelRef, Price, given_price, price_for, recorded_price
 from visioneval.engine.store import RunStore
+from visioneval.io.parquet import DataError
 from visioneval.records import GenerationSettings, Sample, SkippedRow
 from visioneval.session import EngineOptions, nothing_to_evaluate, shard_key
 from visioneval.shards import Shard

@@ -19,7 +19,6 @@ from visioneval.backends.registry import BackendSpec, make_backend
 from visioneval.backends.served import describe
 from visioneval.baselines.hints import majority_answers
 from visioneval.benchmarks.base import Benchmark
-from visioneval.benchmarks.parquet import DataError
 from visioneval.commands.resume_target import judge_flags, resume_command, target_flags
 from visioneval.cost.money import usd
 from visioneval.cost.prices import ModelRef, given_price, recorded_price
@@ -27,6 +26,7 @@ from visioneval.engine.options import Change, EngineOptions
 from visioneval.engine.runner import CostLimitReached, RunStopped
 from visioneval.engine.store import RunDirError, RunLock, RunStore, WriteError
 from visioneval.invocation import command
+from visioneval.io.parquet import DataError
 from visioneval.records import GenerationSettings
 from visioneval.session import (
     SessionResult,

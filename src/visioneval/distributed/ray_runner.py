@@ -22,11 +22,11 @@ from rich.markup import escape
 
 from visioneval.backends.registry import BackendSpec
 from visioneval.benchmarks.base import Benchmark
-from visioneval.benchmarks.parquet import DataError
 from visioneval.commands.resume import ResumeGiven
 from visioneval.commands.run import EXIT_INTERRUPTED, Output
 from visioneval.distributed.options import Distribution
 from visioneval.engine.options import EngineFlags, EngineOptions
+from visioneval.io.parquet import DataError
 from visioneval.records import GenerationSettings
 from visioneval.session import default_run_dir, nothing_to_evaluate
 from visioneval.shards import Shard

@@ -22,7 +22,7 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from visioneval.evaluators.rubric import builtin_name
-from visioneval.images import Image, ImageError, outside, read_file
+from visioneval.io.images import Image, ImageError, outside, read_file
 
 
 class EvaluatorSpec(BaseModel, frozen=True):

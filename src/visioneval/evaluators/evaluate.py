@@ -27,7 +27,7 @@ from visioneval.evaluators.cases import CaseSpec, EvaluatorSpec, UnusableCase, i
 from visioneval.evaluators.judge import Case, combine, judge_once, judge_request
 from visioneval.evaluators.result import EvalResult
 from visioneval.evaluators.rubric import Rubric, load_rubric
-from visioneval.images import Image
+from visioneval.io.images import Image
 from visioneval.records import GenerationSettings, Record, Request, Response, Sample, SkippedRow
 from visioneval.stats.bootstrap import Outcomes, attach, mean_statistic, summaries
 from visioneval.validators.inprocess import run_builtin

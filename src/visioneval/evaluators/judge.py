@@ -21,7 +21,7 @@ from visioneval.engine.runner import Ask
 from visioneval.evaluators.jsontext import NoJSON, find_json
 from visioneval.evaluators.result import EvalResult
 from visioneval.evaluators.rubric import Rubric
-from visioneval.images import Image
+from visioneval.io.images import Image
 from visioneval.records import GenerationSettings, Message, Request, Response
 
 DETAIL_CAP = 50

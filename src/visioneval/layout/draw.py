@@ -280,7 +280,7 @@ def _alignment_png(ctx: Context, gt: Layout, gen: Layout, gt_image, gen_image,
 
 
 def _thumb(source: Path, target: Path, width: int = 360) -> None:
-    from visioneval.images import open_to_decode
+    from visioneval.io.images import open_to_decode
 
     with open_to_decode(source, str(source)) as im:  # its pixels counted before decoding
         rgb = im.convert("RGB")

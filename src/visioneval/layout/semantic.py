@@ -148,7 +148,7 @@ class BackendCaptioner:
 
     async def caption(self, images: Sequence[bytes]) -> list[str | Exception]:
         from visioneval.engine.retry import RetryPolicy, generate
-        from visioneval.images import Image
+        from visioneval.io.images import Image
         from visioneval.records import GenerationSettings, Request, user
 
         settings = GenerationSettings(temperature=0.0, max_tokens=self.settings.max_tokens)
@@ -198,7 +198,7 @@ class BlipCaptioner:
     def _one(self, data: bytes) -> str | Exception:
         import torch
 
-        from visioneval.images import open_to_decode
+        from visioneval.io.images import open_to_decode
 
         try:
             with open_to_decode(data) as opened:  # its pixels counted before decoding

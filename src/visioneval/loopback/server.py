@@ -25,7 +25,7 @@ import pybase64
 from aiohttp import web
 
 from visioneval.baselines.prompt_reading import choices, in_asked_format, vocabulary
-from visioneval.images import TooManyPixels
+from visioneval.io.images import TooManyPixels
 
 FAULTS = ("429", "500", "drop", "stall")
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from PIL import Image as PILImage
 
-from visioneval.images import ImageError, open_to_decode
+from visioneval.io.images import ImageError, open_to_decode
 
 if TYPE_CHECKING:
     from visioneval.report.rundir import RunView

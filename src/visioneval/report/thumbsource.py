@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from visioneval.benchmarks.base import BenchmarkDefinition
-from visioneval.images import ImageError
+from visioneval.io.images import ImageError
 from visioneval.records import Sample, SkippedRow
 from visioneval.report.thumbs import webp
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from visioneval.benchmarks.illusionbench.spec import HF_REPO, SUBSETS, split_name
-from visioneval.benchmarks.parquet import DataError, hub_snapshot
+from visioneval.io.parquet import DataError, hub_snapshot
 
 
 def locate(data_dir: Path | None, subsets: list[str]) -> tuple[Path, dict[str, list[Path]]]:

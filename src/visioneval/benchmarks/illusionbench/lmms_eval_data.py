@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from visioneval.benchmarks import parquet
 from visioneval.benchmarks.illusionbench import names
-from visioneval.benchmarks.parquet import DataError
+from visioneval.io import parquet
+from visioneval.io.parquet import DataError
 
 HF_REPO = "kkv233/unig2u_dataset"
 _HF_URL = re.compile(r"hf://datasets/(?P<repo>[^/]+/[^/]+)/(?P<path>.+)")

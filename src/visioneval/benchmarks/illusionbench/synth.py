@@ -28,7 +28,7 @@ from visioneval.benchmarks.illusionbench.spec import (
     SUBSETS,
     split_name,
 )
-from visioneval.benchmarks.parquet import write_hf_parquet
+from visioneval.io.parquet import write_hf_parquet
 
 SIZE = 64
 # A colour per scene, in SCENES order (ocean blue, origami paper, forest green, ...).

@@ -1,15 +1,15 @@
 """Where SalBench's parquet files come from: a local copy (--data-dir) or the HF Hub.
 
 Both paths end in the same folder shape, `<root>/<config>/*.parquet`, read by
-`visioneval.benchmarks.parquet`; the Hub copy is fetched with huggingface_hub (what
+`visioneval.io.parquet`; the Hub copy is fetched with huggingface_hub (what
 `datasets` itself uses) so images stay the stored bytes and nothing is converted."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from visioneval.benchmarks.parquet import DataError, hub_snapshot
 from visioneval.benchmarks.salbench.spec import CONFIGS, HF_REPO, SPLITS, ConfigSpec
+from visioneval.io.parquet import DataError, hub_snapshot
 
 
 class MissingConfigs(DataError):

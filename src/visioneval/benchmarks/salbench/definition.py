@@ -72,10 +72,10 @@ class SalBenchDefinition(BenchmarkDefinition):
         return build(options)
 
     def from_command(self, options: BaseModel) -> Benchmark:
-        from visioneval.benchmarks.parquet import DataError
         from visioneval.benchmarks.salbench.benchmark import SalBenchOptions, build
         from visioneval.benchmarks.salbench.data import MissingConfigs
         from visioneval.benchmarks.salbench.spec import select_configs
+        from visioneval.io.parquet import DataError
 
         assert isinstance(options, SalBenchCommand)
         chosen = select_configs(options.configs, options.splits, options.tasks)

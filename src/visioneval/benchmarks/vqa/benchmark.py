@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 from visioneval.benchmarks import stored
-from visioneval.benchmarks.parquet import DataError
 from visioneval.benchmarks.vqa import data, judging, metrics, prompts, scorers, tables
 from visioneval.benchmarks.vqa.options import VqaOptions
+from visioneval.io.parquet import DataError
 from visioneval.records import Record, Sample, SkippedRow
 
 if TYPE_CHECKING:

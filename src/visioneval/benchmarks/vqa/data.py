@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from visioneval.benchmarks import parquet
-from visioneval.benchmarks.parquet import DataError
-from visioneval.images import Image, ImageError, outside, read_file
+from visioneval.io import parquet
+from visioneval.io.images import Image, ImageError, outside, read_file
+from visioneval.io.parquet import DataError
 
 FORMATS = {".parquet": "parquet", ".jsonl": "jsonl", ".csv": "csv"}
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")

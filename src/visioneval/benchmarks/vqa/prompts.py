@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from visioneval.benchmarks.vqa.scorers import LETTERS
-from visioneval.images import Image
+from visioneval.io.images import Image
 from visioneval.records import Message, user
 
 # LLaVA's and lmms-eval's multiple-choice instruction (MMBench, SEED-Bench tasks).

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image as PILImage
 
-from visioneval.images import ImageError, open_to_decode
+from visioneval.io.images import ImageError, open_to_decode
 from visioneval.layout.metrics import Absent
 
 WIN = 7

@@ -17,7 +17,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from visioneval.benchmarks import pagestream
+from visioneval.io import pagestream
 
 READ_ROWS = 8  # rows decoded at a time: 8 images of 1.3 MB are 10 MB
 READ_BUFFER = 1 << 20  # bytes read from the file at a time

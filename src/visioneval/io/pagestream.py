@@ -27,8 +27,8 @@ from typing import BinaryIO
 
 import pyarrow as pa
 
-from visioneval.benchmarks import snappystream
-from visioneval.benchmarks.pageheader import (
+from visioneval.io import snappystream
+from visioneval.io.pageheader import (
     DATA_PAGE,
     DATA_PAGE_V2,
     DICTIONARY_PAGE,
