@@ -102,11 +102,17 @@ def test_rows_equal_pyarrow_and_the_streamer_reads_every_page(tmp_path, kind, co
     path = _write(tmp_path / "t.parquet", kind, codec, version, page_rows, encoding)
     table = pq.read_table(path)
     columns = table.column_names
-    assert [r.values for r in parquet.iter_rows([path], columns)] == table.to_pylist()
-    # the same through a different column order and a subset
-    picked = list(reversed(columns))[:2]
-    assert [r.values for r in parquet.iter_rows([path], picked)] == \
-        pq.read_table(path, columns=picked).to_pylist()
+    # both sides of the threshold: every binary column streamed, and these small pages
+    # left to pyarrow (the default)
+    for stream_over in (0, parquet.STREAM_PAGES_OVER):
+        streamed = parquet.streamed_leaves(path, pq.ParquetFile(path), 0, stream_over)
+        assert bool(streamed) == (stream_over == 0)
+        assert [r.values for r in parquet.iter_rows([path], columns, stream_over=stream_over)
+                ] == table.to_pylist()
+        # the same through a different column order and a subset
+        picked = list(reversed(columns))[:2]
+        assert [r.values for r in parquet.iter_rows([path], picked, stream_over=stream_over)
+                ] == pq.read_table(path, columns=picked).to_pylist()
     # the streamer itself read every page (no fallback), with both budgets
     name = "image" if kind == "binary" else "image.bytes"
     cells = table.column("image").to_pylist()
@@ -118,6 +124,8 @@ def test_rows_equal_pyarrow_and_the_streamer_reads_every_page(tmp_path, kind, co
             chunk = _leaf(path, name, group)
             if budget is TIGHT:
                 kinds |= {h.kind for h in _pages(chunk)}
+                assert list(pagestream.page_headers(path, chunk.start, chunk.end)) == \
+                    _pages(chunk)
                 pages += [h.num_values for h in _pages(chunk) if h.kind != DICTIONARY_PAGE]
             got += [value if kind == "binary" else (level >= 1, value)
                     for level, value in pagestream.stream_values(chunk, budget)]
@@ -136,9 +144,12 @@ def test_page_checksums_statistics_and_a_required_column(tmp_path):
     pq.write_table(pa.table({"image": values}, schema=schema), path, compression="SNAPPY",
                    write_page_checksum=True, write_statistics=True, use_dictionary=False,
                    write_batch_size=3, data_page_size=1)
-    assert [r.values["image"] for r in parquet.iter_rows([path], ["image"])] == values
+    for stream_over in (0, parquet.STREAM_PAGES_OVER):
+        assert [r.values["image"] for r in parquet.iter_rows([path], ["image"],
+                                                             stream_over=stream_over)] == values
     chunk = _leaf(path, "image", 0)
     assert chunk.max_def == 0 and len(_pages(chunk)) == 14
+    assert list(pagestream.page_headers(path, chunk.start, chunk.end)) == _pages(chunk)
     assert [v for _, v in pagestream.stream_values(chunk, TIGHT)] == values
 
 
@@ -149,8 +160,10 @@ def test_large_binary_and_a_struct_of_only_bytes(tmp_path):
     table = pa.table({"raw": pa.array(values, pa.large_binary()), "image": pa.array(cells, only)})
     path = tmp_path / "large.parquet"
     pq.write_table(table, path, row_group_size=7)
-    assert [r.values for r in parquet.iter_rows([path], ["image", "raw"])] == \
-        pq.read_table(path, columns=["image", "raw"]).to_pylist()
+    for stream_over in (0, parquet.STREAM_PAGES_OVER):
+        assert [r.values for r in parquet.iter_rows([path], ["image", "raw"],
+                                                    stream_over=stream_over)] == \
+            pq.read_table(path, columns=["image", "raw"]).to_pylist()
 
 
 def test_hf_writer_rows_come_out_equal_across_files_limit_and_wanted(tmp_path):
@@ -159,15 +172,60 @@ def test_hf_writer_rows_come_out_equal_across_files_limit_and_wanted(tmp_path):
     first, second = tmp_path / "a.parquet", tmp_path / "b.parquet"
     parquet.write_hf_parquet(first, rows, ["image"], row_group=100, page_rows=1024)
     parquet.write_hf_parquet(second, rows[:5], ["image"], row_group=2, page_rows=1)
-    got = list(parquet.iter_rows([first, second], ["image", "image_id"]))
-    assert [r.values for r in got] == [{"image": r["image"], "image_id": r["image_id"]}
-                                       for r in rows + rows[:5]]
+    for stream_over in (0, parquet.STREAM_PAGES_OVER):
+        got = list(parquet.iter_rows([first, second], ["image", "image_id"],
+                                     stream_over=stream_over))
+        assert [r.values for r in got] == [{"image": r["image"], "image_id": r["image_id"]}
+                                           for r in rows + rows[:5]]
     assert [r.index for r in parquet.iter_rows([first, second], ["image"], limit=42)] == \
         list(range(42))
     wanted = {3, 39, 41, 44}
     picked = list(parquet.iter_rows([first, second], ["image"], wanted=wanted))
     assert [r.values["image"] for r in picked] == [rows[3]["image"], rows[39]["image"],
                                                    rows[1]["image"], rows[4]["image"]]
+
+
+def test_the_reader_is_chosen_by_each_row_groups_largest_page(tmp_path):
+    """Pages of 4 rows: in group 0 each is 2/3 of the threshold (the chunk is over it, so
+    its headers are read: pyarrow), in group 1 4/3 of it (streamed), in group 2 tiny
+    (pyarrow, without a look at the headers). A page of exactly `stream_over` bytes is
+    pyarrow's; one byte less streams it. The rows are pyarrow's either way."""
+    limit = parquet.STREAM_PAGES_OVER
+    rnd = random.Random(9)
+    values = ([rnd.randbytes(limit // 6) for _ in range(8)]
+              + [rnd.randbytes(limit // 3) for _ in range(8)] + [b"small"] * 8)
+    path = tmp_path / "three.parquet"
+    pq.write_table(pa.table({"image": pa.array(values, pa.binary()), "n": range(24)}), path,
+                   compression="NONE", use_dictionary=False, row_group_size=8,
+                   write_batch_size=4, data_page_size=1)
+    handle = pq.ParquetFile(path)
+    largest = [max(h.uncompressed_size for h in _pages(_leaf(path, "image", g)))
+               for g in range(3)]
+    assert largest[0] < limit < largest[1] and largest[2] < 100
+    assert handle.metadata.row_group(0).column(0).total_uncompressed_size > limit
+    assert [parquet.streamed_leaves(path, handle, g) for g in range(3)] == [set(), {0}, set()]
+    assert parquet.streamed_leaves(path, handle, 1, largest[1]) == set()
+    assert parquet.streamed_leaves(path, handle, 1, largest[1] - 1) == {0}
+    assert [r.values for r in parquet.iter_rows([path], ["n", "image"])] == \
+        pq.read_table(path, columns=["n", "image"]).to_pylist()
+
+
+@pytest.mark.parametrize(("page_rows", "streamed"), [(1, {0}), (40, set())])
+def test_a_chunk_of_tiny_pages_is_streamed(tmp_path, page_rows, streamed):
+    """A chunk over `stream_over` whose pages average under TINY_PAGES (1 KB pages here)
+    is streamed, though each page is small; pages of 40 KB are left to pyarrow."""
+    values = [random.Random(i).randbytes(1000) for i in range(200)]
+    path = tmp_path / "tiny.parquet"
+    pq.write_table(pa.table({"image": pa.array(values, pa.binary())}), path,
+                   compression="NONE", use_dictionary=False, write_batch_size=page_rows,
+                   data_page_size=1)
+    pages = _pages(_leaf(path, "image", 0))
+    assert len(pages) == 200 // page_rows
+    assert max(h.uncompressed_size for h in pages) < 100_000 < \
+        pq.ParquetFile(path).metadata.row_group(0).column(0).total_uncompressed_size
+    assert parquet.streamed_leaves(path, pq.ParquetFile(path), 0, 100_000) == streamed
+    assert [r.values["image"] for r in parquet.iter_rows([path], ["image"],
+                                                         stream_over=100_000)] == values
 
 
 # -- bounded memory --------------------------------------------------------------------------

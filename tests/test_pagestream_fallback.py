@@ -1,7 +1,9 @@
 """What `pagestream` does not stream falls back to pyarrow and still gives pyarrow's rows
 (LZ4, delta encodings, a snappy copy reaching past the window, dictionaries read
 out of order too often), and a corrupt or truncated file is one DataError line naming the
-file, the row group and the column."""
+file, the row group and the column. `iter_rows` is asked to stream every binary column
+(`stream_over=0`): these files' pages are small, which it would otherwise leave to pyarrow;
+a corrupt file read by pyarrow alone is one line too."""
 
 from __future__ import annotations
 
@@ -18,7 +20,8 @@ from visioneval.io.parquet import DataError
 
 
 def _rows(path: Path) -> list[dict]:
-    return [r.values for r in parquet.iter_rows([path], pq.read_table(path).column_names)]
+    return [r.values for r in parquet.iter_rows([path], pq.read_table(path).column_names,
+                                                stream_over=0)]
 
 
 def test_lz4_is_read_by_pyarrow(tmp_path):
@@ -97,7 +100,8 @@ def test_a_snappy_copy_past_the_window_falls_back_from_that_row(tmp_path):
     with pytest.raises(pagestream.Unsupported, match="window"):
         next(streamed)
     assert pq.read_table(path).column("image").to_pylist() == values
-    assert [r.values["image"] for r in parquet.iter_rows([path], ["image"])] == values
+    assert [r.values["image"] for r in parquet.iter_rows([path], ["image"], stream_over=0)
+            ] == values
 
 
 def test_a_dictionary_read_out_of_order_too_often_falls_back(tmp_path):
@@ -116,7 +120,8 @@ def test_a_dictionary_read_out_of_order_too_often_falls_back(tmp_path):
     pq.write_table(pa.table({"image": pa.array(fewer_repeats, pa.binary())}), path)
     assert [v for _, v in pagestream.stream_values(_leaf(path, "image", 0), TIGHT)] == \
         fewer_repeats
-    assert [r.values["image"] for r in parquet.iter_rows([path], ["image"])] == fewer_repeats
+    assert [r.values["image"] for r in parquet.iter_rows([path], ["image"], stream_over=0)
+            ] == fewer_repeats
 
 
 # -- corrupt and truncated files ---------------------------------------------------------------
@@ -138,11 +143,19 @@ def _damage(path: Path, offset: int, data: bytes) -> None:
     path.write_bytes(bytes(raw))
 
 
-def _error_line(path: Path) -> str:
+def _error_line(path: Path, stream_over: int = 0) -> str:
     with pytest.raises(DataError) as caught:
-        list(parquet.iter_rows([path], ["image", "image_id"]))
+        list(parquet.iter_rows([path], ["image", "image_id"], stream_over=stream_over))
     message = str(caught.value)
     assert "\n" not in message and str(path) in message
+    return message
+
+
+def _pyarrow_error_line(path: Path) -> str:
+    """The line when the file's small pages are left to pyarrow, as by default."""
+    assert not parquet.streamed_leaves(path, pq.ParquetFile(path), 0)
+    message = _error_line(path, parquet.STREAM_PAGES_OVER)
+    assert "row group 0: " in message
     return message
 
 
@@ -154,6 +167,7 @@ def test_a_garbage_page_header_is_one_data_error(tmp_path):
         list(pagestream.stream_values(chunk))
     message = _error_line(path)
     assert "row group 0, column image.bytes: bad page header" in message
+    _pyarrow_error_line(path)
 
 
 @pytest.mark.parametrize("budget", [pagestream.Budget(), TIGHT])
@@ -167,6 +181,7 @@ def test_a_corrupt_compressed_page_is_one_data_error(tmp_path, codec, budget):
     with pytest.raises(pagestream.PageError, match=codec.lower()):
         list(pagestream.stream_values(chunk, budget))
     assert f"row group 0, column image.bytes: {codec.lower()}" in _error_line(path)
+    _pyarrow_error_line(path)
 
 
 def test_a_value_longer_than_its_page_is_one_data_error(tmp_path):
@@ -179,6 +194,7 @@ def test_a_value_longer_than_its_page_is_one_data_error(tmp_path):
     with pytest.raises(pagestream.PageError, match="runs past its page"):
         list(pagestream.stream_values(chunk))
     assert "row group 0, column image.bytes" in _error_line(path)
+    _pyarrow_error_line(path)
 
 
 def test_a_truncated_file_is_one_data_error(tmp_path):

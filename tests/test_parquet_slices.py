@@ -16,6 +16,8 @@ N = 23
 COLUMNS = ("image", "question", "answer", "image_id")
 # rows per row group, rows per data page at most (1024, pyarrow's default: a page per group)
 LAYOUTS = [(1, 1024), (N, 1024), (5, 1024), (7, 3), (N, 1), (64, 8)]
+# both readers: every image column streamed, and pyarrow for these small pages (the default)
+READERS = [0, parquet.STREAM_PAGES_OVER]
 
 
 def _rows(bad: int | None = None) -> list[dict]:
@@ -35,33 +37,39 @@ def _write(tmp_path, rows, group, page_rows):
     return path
 
 
+@pytest.mark.parametrize("stream_over", READERS)
 @pytest.mark.parametrize(("group", "page_rows"), LAYOUTS)
-def test_rows_come_out_identical_and_in_order(tmp_path, group, page_rows):
+def test_rows_come_out_identical_and_in_order(tmp_path, group, page_rows, stream_over):
     rows = _rows()
     path = _write(tmp_path, rows, group, page_rows)
-    got = list(parquet.iter_rows([path], COLUMNS))
+    got = list(parquet.iter_rows([path], COLUMNS, stream_over=stream_over))
     assert [r.index for r in got] == list(range(N))
     assert [r.values for r in got] == rows
     assert all(r.file == path for r in got)
     # two files: indices continue across them
     second = _write(tmp_path / "b", rows[:4], group, page_rows) if group <= 4 else path
-    both = list(parquet.iter_rows([path, second], ("image_id",)))
+    both = list(parquet.iter_rows([path, second], ("image_id",), stream_over=stream_over))
     assert [r.index for r in both] == list(range(len(both)))
 
 
+@pytest.mark.parametrize("stream_over", READERS)
 @pytest.mark.parametrize(("group", "page_rows"), LAYOUTS)
-def test_limit_wanted_and_missing_columns_across_groups(tmp_path, group, page_rows):
+def test_limit_wanted_and_missing_columns_across_groups(tmp_path, group, page_rows,
+                                                        stream_over):
     rows = _rows()
     path = _write(tmp_path, rows, group, page_rows)
-    assert [r.index for r in parquet.iter_rows([path], COLUMNS, limit=9)] == list(range(9))
-    assert list(parquet.iter_rows([path], COLUMNS, limit=0)) == []
+    read = {"stream_over": stream_over}
+    assert [r.index for r in parquet.iter_rows([path], COLUMNS, limit=9, **read)] == \
+        list(range(9))
+    assert list(parquet.iter_rows([path], COLUMNS, limit=0, **read)) == []
     wanted = {0, 4, 5, 6, 13, 22}
-    picked = list(parquet.iter_rows([path], ("image_id", "answer"), wanted=wanted))
+    picked = list(parquet.iter_rows([path], ("image", "image_id"), wanted=wanted, **read))
     assert [r.index for r in picked] == sorted(wanted)
     assert [r.values["image_id"] for r in picked] == [f"img-{i}" for i in sorted(wanted)]
-    assert list(picked[0].values) == ["image_id", "answer"]
+    assert [r.values["image"] for r in picked] == [rows[i]["image"] for i in sorted(wanted)]
+    assert list(picked[0].values) == ["image", "image_id"]
     # a column the file lacks is left out of the values, every row still counted
-    odd = list(parquet.iter_rows([path], ("image_id", "nope")))
+    odd = list(parquet.iter_rows([path], ("image_id", "nope"), **read))
     assert len(odd) == N and all(list(r.values) == ["image_id"] for r in odd)
 
 

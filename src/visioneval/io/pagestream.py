@@ -91,12 +91,53 @@ def leaf_chunk(file: Path, metadata, group: int, leaf: int, max_def: int,
         raise Unsupported(f"{column.compression} compression")
     if column.file_path:
         raise Unsupported("a column chunk in another file")
+    start, end = chunk_span(metadata, group, leaf)
+    return LeafChunk(file, start, end, column.compression, column.num_values, max_def)
+
+
+def chunk_span(metadata, group: int, leaf: int) -> tuple[int, int]:
+    """Where the chunk of leaf `leaf` in row group `group` lies: its first page (the
+    dictionary page, if any) and its end."""
+    column = metadata.row_group(group).column(leaf)
     start = column.data_page_offset
     dictionary = column.dictionary_page_offset
     if column.has_dictionary_page and dictionary and 0 < dictionary < start:
         start = dictionary
-    return LeafChunk(file, start, start + column.total_compressed_size, column.compression,
-                     column.num_values, max_def)
+    return start, start + column.total_compressed_size
+
+
+HEADER_BLOCK = 1 << 16  # bytes read at a time for page headers (several small pages')
+HEADER_ROOM = 1 << 13  # a header is parsed out of the block when this much of it is left
+
+
+def page_headers(file: Path, start: int, end: int) -> Iterator[PageHeader]:
+    """The headers of the pages between `start` and `end` (a column chunk), read without
+    their bodies: how big a chunk's pages are is known before any is read. Headers are
+    parsed out of HEADER_BLOCK-byte reads; a longer one (big statistics) from the file."""
+    with open(file, "rb") as fh:
+        position = start
+        block, block_start = io.BytesIO(), start
+        block_end = start
+        while position < end:
+            if not (block_start <= position
+                    and (position + HEADER_ROOM <= block_end or block_end == end)):
+                fh.seek(position)
+                data = fh.read(min(HEADER_BLOCK, end - position))
+                block, block_start, block_end = io.BytesIO(data), position, position + len(data)
+            block.seek(position - block_start)
+            try:
+                header = read_page_header(block.read)
+            except HeaderError:
+                fh.seek(position)
+                try:
+                    header = read_page_header(fh.read)
+                except HeaderError as exc:
+                    raise PageError(f"bad page header at byte {position}: {exc}") from None
+            body = position + header.size
+            position = body + header.compressed_size
+            if position > end:
+                raise PageError(f"a page at byte {body} runs past its column chunk")
+            yield header
 
 
 def stream_values(chunk: LeafChunk, budget: Budget = Budget()
