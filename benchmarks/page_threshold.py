@@ -5,19 +5,19 @@ KB to hundreds of MB.
 Each file is a HF-style parquet file (an Image struct of incompressible bytes, a question
 and an image id; snappy, pyarrow's dictionary default) whose image pages hold a fixed number
 of rows (`write_batch_size=N, data_page_size=1`). For each file and reader a fresh process
-iterates `iter_rows` over all three columns: `stream_over` of 0 streams every binary
-column, a huge one leaves every column to pyarrow. It reports the CPU time of the loop
+iterates `iter_rows` over all three columns: `streaming=ALWAYS` streams every binary
+column, `streaming=NEVER` leaves every column to pyarrow. It reports the CPU time of the loop
 (`time.process_time`, best of `--repeat`) per row and per MB, and its peak RSS (VmHWM) less
 its RSS before the loop (the reader's own memory, median of `--repeat`). "default" is the
-reader `iter_rows` picks by itself (`STREAM_PAGES_OVER`, `TINY_PAGES`), and "choice µs" what
-picking it cost (best of 5: one look at the chunk's size, then at its page headers when the
-chunk is bigger than `STREAM_PAGES_OVER`).
+reader `iter_rows` picks by itself (`parquet.Streaming`), and "choice µs" what picking it
+cost (best of 5: a look at the chunk's metadata, then at its page headers when the chunk is
+bigger than `pages_over`).
 
     uv run python benchmarks/page_threshold.py
     uv run python benchmarks/page_threshold.py --repeat 5 --only 8KB
 
 Results go to stdout as a Markdown table; docs/PERFORMANCE.md ("Which reader for which
-page size") records them and the threshold chosen from them (`STREAM_PAGES_OVER`).
+page size") records them and the thresholds chosen from them (`parquet.Streaming`).
 """
 
 from __future__ import annotations
@@ -38,29 +38,32 @@ import pyarrow.parquet as pq
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 IMAGE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
 COLUMNS = ["image", "question", "image_id"]
-NEVER = 1 << 62  # stream_over that leaves every column to pyarrow
 # (label, image bytes, rows in the file, rows per page for each file)
 CASES = [
     ("8KB", 8_000, 8192, [1, 2, 4, 16, 128, 512, 1024, 2048, 4096]),
     ("2KB", 2_000, 16384, [1, 8, 64]),
     ("128KB", 128_000, 1024, [1, 8, 16, 32, 64, 128, 512]),
+    ("256KB", 256_000, 512, [1, 4, 16]),
+    ("512KB", 512_000, 256, [1, 2, 8]),
     ("1.25MB", 1_250_000, 256, [1, 2, 4, 8, 16, 64, 256]),
 ]
 
 READER = """
 import sys, time
 from pathlib import Path
+from visioneval.io import parquet
 from visioneval.io.parquet import iter_rows
 
 def status(key):
     with open("/proc/self/status") as fh:
         return next(int(l.split()[1]) for l in fh if l.startswith(key)) / 1024
 
-path, stream_over, columns = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
+path, mode, columns = Path(sys.argv[1]), sys.argv[2], sys.argv[3:]
+streaming = parquet.ALWAYS if mode == "streamed" else parquet.NEVER
 before = status("VmRSS:")
 started = time.process_time()
 rows = size = 0
-for row in iter_rows([path], columns, stream_over=stream_over):
+for row in iter_rows([path], columns, streaming=streaming):
     rows += 1
     size += len(row.values["image"]["bytes"])
 cpu = time.process_time() - started
@@ -104,16 +107,16 @@ def choice(path: Path) -> tuple[str, float]:
     return ("streamed" if streamed else "pyarrow"), min(times) * 1e6
 
 
-def read(path: Path, stream_over: int) -> tuple[int, int, float, float]:
-    out = subprocess.run([sys.executable, "-c", READER, str(path), str(stream_over),
+def read(path: Path, mode: str) -> tuple[int, int, float, float]:
+    out = subprocess.run([sys.executable, "-c", READER, str(path), mode,
                           *COLUMNS], env=ENV, check=True, capture_output=True, text=True)
     rows, size, cpu, added = out.stdout.split()
     return int(rows), int(size), float(cpu), float(added)
 
 
-def measure(path: Path, stream_over: int, repeat: int) -> tuple[float, float, float]:
+def measure(path: Path, mode: str, repeat: int) -> tuple[float, float, float]:
     """(µs of CPU per row, ms of CPU per MB, MB of peak RSS added), over `repeat` runs."""
-    runs = [read(path, stream_over) for _ in range(repeat)]
+    runs = [read(path, mode) for _ in range(repeat)]
     rows, size = runs[0][0], runs[0][1]
     cpu = min(r[2] for r in runs)
     return cpu / rows * 1e6, cpu / (size / 1e6) * 1e3, statistics.median(r[3] for r in runs)
@@ -138,8 +141,8 @@ def main() -> None:
                 path = Path(tmp) / f"{label}-{page_rows}.parquet"
                 write_file(path, image_bytes, rows, page_rows)
                 page = largest_page(path) / 1e6
-                arrow = measure(path, NEVER, args.repeat)
-                stream = measure(path, 0, args.repeat)
+                arrow = measure(path, "pyarrow", args.repeat)
+                stream = measure(path, "streamed", args.repeat)
                 picked, cost = choice(path)
                 lines.append(f"| {label} | {page_rows} | {page:.2f} | {arrow[0]:.1f} | "
                              f"{stream[0]:.1f} | {arrow[1]:.2f} | {stream[1]:.2f} | "

@@ -104,14 +104,14 @@ def test_rows_equal_pyarrow_and_the_streamer_reads_every_page(tmp_path, kind, co
     columns = table.column_names
     # both sides of the threshold: every binary column streamed, and these small pages
     # left to pyarrow (the default)
-    for stream_over in (0, parquet.STREAM_PAGES_OVER):
-        streamed = parquet.streamed_leaves(path, pq.ParquetFile(path), 0, stream_over)
-        assert bool(streamed) == (stream_over == 0)
-        assert [r.values for r in parquet.iter_rows([path], columns, stream_over=stream_over)
+    for streaming in (parquet.ALWAYS, parquet.STREAMING):
+        streamed = parquet.streamed_leaves(path, pq.ParquetFile(path), 0, streaming)
+        assert bool(streamed) == (streaming is parquet.ALWAYS)
+        assert [r.values for r in parquet.iter_rows([path], columns, streaming=streaming)
                 ] == table.to_pylist()
         # the same through a different column order and a subset
         picked = list(reversed(columns))[:2]
-        assert [r.values for r in parquet.iter_rows([path], picked, stream_over=stream_over)
+        assert [r.values for r in parquet.iter_rows([path], picked, streaming=streaming)
                 ] == pq.read_table(path, columns=picked).to_pylist()
     # the streamer itself read every page (no fallback), with both budgets
     name = "image" if kind == "binary" else "image.bytes"
@@ -144,9 +144,9 @@ def test_page_checksums_statistics_and_a_required_column(tmp_path):
     pq.write_table(pa.table({"image": values}, schema=schema), path, compression="SNAPPY",
                    write_page_checksum=True, write_statistics=True, use_dictionary=False,
                    write_batch_size=3, data_page_size=1)
-    for stream_over in (0, parquet.STREAM_PAGES_OVER):
+    for streaming in (parquet.ALWAYS, parquet.STREAMING):
         assert [r.values["image"] for r in parquet.iter_rows([path], ["image"],
-                                                             stream_over=stream_over)] == values
+                                                             streaming=streaming)] == values
     chunk = _leaf(path, "image", 0)
     assert chunk.max_def == 0 and len(_pages(chunk)) == 14
     assert list(pagestream.page_headers(path, chunk.start, chunk.end)) == _pages(chunk)
@@ -160,9 +160,9 @@ def test_large_binary_and_a_struct_of_only_bytes(tmp_path):
     table = pa.table({"raw": pa.array(values, pa.large_binary()), "image": pa.array(cells, only)})
     path = tmp_path / "large.parquet"
     pq.write_table(table, path, row_group_size=7)
-    for stream_over in (0, parquet.STREAM_PAGES_OVER):
+    for streaming in (parquet.ALWAYS, parquet.STREAMING):
         assert [r.values for r in parquet.iter_rows([path], ["image", "raw"],
-                                                    stream_over=stream_over)] == \
+                                                    streaming=streaming)] == \
             pq.read_table(path, columns=["image", "raw"]).to_pylist()
 
 
@@ -172,9 +172,9 @@ def test_hf_writer_rows_come_out_equal_across_files_limit_and_wanted(tmp_path):
     first, second = tmp_path / "a.parquet", tmp_path / "b.parquet"
     parquet.write_hf_parquet(first, rows, ["image"], row_group=100, page_rows=1024)
     parquet.write_hf_parquet(second, rows[:5], ["image"], row_group=2, page_rows=1)
-    for stream_over in (0, parquet.STREAM_PAGES_OVER):
+    for streaming in (parquet.ALWAYS, parquet.STREAMING):
         got = list(parquet.iter_rows([first, second], ["image", "image_id"],
-                                     stream_over=stream_over))
+                                     streaming=streaming))
         assert [r.values for r in got] == [{"image": r["image"], "image_id": r["image_id"]}
                                            for r in rows + rows[:5]]
     assert [r.index for r in parquet.iter_rows([first, second], ["image"], limit=42)] == \
@@ -185,34 +185,51 @@ def test_hf_writer_rows_come_out_equal_across_files_limit_and_wanted(tmp_path):
                                                    rows[1]["image"], rows[4]["image"]]
 
 
-def test_the_reader_is_chosen_by_each_row_groups_largest_page(tmp_path):
-    """Pages of 4 rows: in group 0 each is 2/3 of the threshold (the chunk is over it, so
-    its headers are read: pyarrow), in group 1 4/3 of it (streamed), in group 2 tiny
-    (pyarrow, without a look at the headers). A page of exactly `stream_over` bytes is
-    pyarrow's; one byte less streams it. The rows are pyarrow's either way."""
-    limit = parquet.STREAM_PAGES_OVER
+def test_the_reader_is_chosen_by_each_row_groups_pages_and_values(tmp_path):
+    """Pages of 40 values under `values_from`: in group 0 a page is 5/8 of `pages_over`
+    (the chunk is over it, so its headers are read: pyarrow), in group 1 over it
+    (streamed), in group 2 tiny (pyarrow, without a look at the headers). A page of exactly
+    `pages_over` bytes is pyarrow's; one byte less streams it. The rows are pyarrow's."""
+    rule = parquet.STREAMING
     rnd = random.Random(9)
-    values = ([rnd.randbytes(limit // 6) for _ in range(8)]
-              + [rnd.randbytes(limit // 3) for _ in range(8)] + [b"small"] * 8)
+    small, under = rule.pages_over // 64, rule.pages_over // 36  # both under values_from
+    assert under < rule.values_from
+    values = ([rnd.randbytes(small) for _ in range(80)]
+              + [rnd.randbytes(under) for _ in range(80)] + [b"small"] * 80)
     path = tmp_path / "three.parquet"
-    pq.write_table(pa.table({"image": pa.array(values, pa.binary()), "n": range(24)}), path,
-                   compression="NONE", use_dictionary=False, row_group_size=8,
-                   write_batch_size=4, data_page_size=1)
+    pq.write_table(pa.table({"image": pa.array(values, pa.binary()), "n": range(240)}), path,
+                   compression="NONE", use_dictionary=False, row_group_size=80,
+                   write_batch_size=40, data_page_size=1)
     handle = pq.ParquetFile(path)
     largest = [max(h.uncompressed_size for h in _pages(_leaf(path, "image", g)))
                for g in range(3)]
-    assert largest[0] < limit < largest[1] and largest[2] < 100
-    assert handle.metadata.row_group(0).column(0).total_uncompressed_size > limit
+    assert largest[0] < rule.pages_over < largest[1] and largest[2] < 1000
+    assert handle.metadata.row_group(0).column(0).total_uncompressed_size > rule.pages_over
     assert [parquet.streamed_leaves(path, handle, g) for g in range(3)] == [set(), {0}, set()]
-    assert parquet.streamed_leaves(path, handle, 1, largest[1]) == set()
-    assert parquet.streamed_leaves(path, handle, 1, largest[1] - 1) == {0}
+    exactly = parquet.Streaming(pages_over=largest[1])
+    assert parquet.streamed_leaves(path, handle, 1, exactly) == set()
+    less = parquet.Streaming(pages_over=largest[1] - 1)
+    assert parquet.streamed_leaves(path, handle, 1, less) == {0}
     assert [r.values for r in parquet.iter_rows([path], ["n", "image"])] == \
         pq.read_table(path, columns=["n", "image"]).to_pylist()
 
 
+@pytest.mark.parametrize(("size", "streamed"), [(100_000, set()), (200_000, {0})])
+def test_big_values_are_streamed_whatever_their_pages(tmp_path, size, streamed):
+    """A page per value, each far under `pages_over`: values of 200 KB (over `values_from`)
+    are streamed, values of 100 KB left to pyarrow."""
+    values = [random.Random(i).randbytes(size) for i in range(6)]
+    path = tmp_path / "values.parquet"
+    pq.write_table(pa.table({"image": pa.array(values, pa.binary())}), path,
+                   use_dictionary=False, write_batch_size=1, data_page_size=1)
+    assert len(_pages(_leaf(path, "image", 0))) == 6
+    assert parquet.streamed_leaves(path, pq.ParquetFile(path), 0) == streamed
+    assert [r.values["image"] for r in parquet.iter_rows([path], ["image"])] == values
+
+
 @pytest.mark.parametrize(("page_rows", "streamed"), [(1, {0}), (40, set())])
 def test_a_chunk_of_tiny_pages_is_streamed(tmp_path, page_rows, streamed):
-    """A chunk over `stream_over` whose pages average under TINY_PAGES (1 KB pages here)
+    """A chunk over `pages_over` whose pages average under `tiny_pages` (1 KB pages here)
     is streamed, though each page is small; pages of 40 KB are left to pyarrow."""
     values = [random.Random(i).randbytes(1000) for i in range(200)]
     path = tmp_path / "tiny.parquet"
@@ -223,9 +240,10 @@ def test_a_chunk_of_tiny_pages_is_streamed(tmp_path, page_rows, streamed):
     assert len(pages) == 200 // page_rows
     assert max(h.uncompressed_size for h in pages) < 100_000 < \
         pq.ParquetFile(path).metadata.row_group(0).column(0).total_uncompressed_size
-    assert parquet.streamed_leaves(path, pq.ParquetFile(path), 0, 100_000) == streamed
-    assert [r.values["image"] for r in parquet.iter_rows([path], ["image"],
-                                                         stream_over=100_000)] == values
+    rule = parquet.Streaming(pages_over=100_000)
+    assert parquet.streamed_leaves(path, pq.ParquetFile(path), 0, rule) == streamed
+    assert [r.values["image"] for r in parquet.iter_rows([path], ["image"], streaming=rule)
+            ] == values
 
 
 # -- bounded memory --------------------------------------------------------------------------

@@ -2,8 +2,8 @@
 (LZ4, delta encodings, a snappy copy reaching past the window, dictionaries read
 out of order too often), and a corrupt or truncated file is one DataError line naming the
 file, the row group and the column. `iter_rows` is asked to stream every binary column
-(`stream_over=0`): these files' pages are small, which it would otherwise leave to pyarrow;
-a corrupt file read by pyarrow alone is one line too."""
+(`parquet.ALWAYS`): these files' values and pages are small, which it would otherwise leave
+to pyarrow; a corrupt file read by pyarrow alone is one line too."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from visioneval.io.parquet import DataError
 
 def _rows(path: Path) -> list[dict]:
     return [r.values for r in parquet.iter_rows([path], pq.read_table(path).column_names,
-                                                stream_over=0)]
+                                                streaming=parquet.ALWAYS)]
 
 
 def test_lz4_is_read_by_pyarrow(tmp_path):
@@ -100,8 +100,8 @@ def test_a_snappy_copy_past_the_window_falls_back_from_that_row(tmp_path):
     with pytest.raises(pagestream.Unsupported, match="window"):
         next(streamed)
     assert pq.read_table(path).column("image").to_pylist() == values
-    assert [r.values["image"] for r in parquet.iter_rows([path], ["image"], stream_over=0)
-            ] == values
+    assert [r.values["image"] for r in parquet.iter_rows([path], ["image"],
+                                                         streaming=parquet.ALWAYS)] == values
 
 
 def test_a_dictionary_read_out_of_order_too_often_falls_back(tmp_path):
@@ -120,7 +120,8 @@ def test_a_dictionary_read_out_of_order_too_often_falls_back(tmp_path):
     pq.write_table(pa.table({"image": pa.array(fewer_repeats, pa.binary())}), path)
     assert [v for _, v in pagestream.stream_values(_leaf(path, "image", 0), TIGHT)] == \
         fewer_repeats
-    assert [r.values["image"] for r in parquet.iter_rows([path], ["image"], stream_over=0)
+    assert [r.values["image"] for r in parquet.iter_rows([path], ["image"],
+                                                         streaming=parquet.ALWAYS)
             ] == fewer_repeats
 
 
@@ -143,9 +144,9 @@ def _damage(path: Path, offset: int, data: bytes) -> None:
     path.write_bytes(bytes(raw))
 
 
-def _error_line(path: Path, stream_over: int = 0) -> str:
+def _error_line(path: Path, streaming: parquet.Streaming = parquet.ALWAYS) -> str:
     with pytest.raises(DataError) as caught:
-        list(parquet.iter_rows([path], ["image", "image_id"], stream_over=stream_over))
+        list(parquet.iter_rows([path], ["image", "image_id"], streaming=streaming))
     message = str(caught.value)
     assert "\n" not in message and str(path) in message
     return message
@@ -154,7 +155,7 @@ def _error_line(path: Path, stream_over: int = 0) -> str:
 def _pyarrow_error_line(path: Path) -> str:
     """The line when the file's small pages are left to pyarrow, as by default."""
     assert not parquet.streamed_leaves(path, pq.ParquetFile(path), 0)
-    message = _error_line(path, parquet.STREAM_PAGES_OVER)
+    message = _error_line(path, parquet.STREAMING)
     assert "row group 0: " in message
     return message
 

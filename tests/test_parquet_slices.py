@@ -17,7 +17,7 @@ COLUMNS = ("image", "question", "answer", "image_id")
 # rows per row group, rows per data page at most (1024, pyarrow's default: a page per group)
 LAYOUTS = [(1, 1024), (N, 1024), (5, 1024), (7, 3), (N, 1), (64, 8)]
 # both readers: every image column streamed, and pyarrow for these small pages (the default)
-READERS = [0, parquet.STREAM_PAGES_OVER]
+READERS = [parquet.ALWAYS, parquet.STREAMING]
 
 
 def _rows(bad: int | None = None) -> list[dict]:
@@ -37,28 +37,28 @@ def _write(tmp_path, rows, group, page_rows):
     return path
 
 
-@pytest.mark.parametrize("stream_over", READERS)
+@pytest.mark.parametrize("streaming", READERS)
 @pytest.mark.parametrize(("group", "page_rows"), LAYOUTS)
-def test_rows_come_out_identical_and_in_order(tmp_path, group, page_rows, stream_over):
+def test_rows_come_out_identical_and_in_order(tmp_path, group, page_rows, streaming):
     rows = _rows()
     path = _write(tmp_path, rows, group, page_rows)
-    got = list(parquet.iter_rows([path], COLUMNS, stream_over=stream_over))
+    got = list(parquet.iter_rows([path], COLUMNS, streaming=streaming))
     assert [r.index for r in got] == list(range(N))
     assert [r.values for r in got] == rows
     assert all(r.file == path for r in got)
     # two files: indices continue across them
     second = _write(tmp_path / "b", rows[:4], group, page_rows) if group <= 4 else path
-    both = list(parquet.iter_rows([path, second], ("image_id",), stream_over=stream_over))
+    both = list(parquet.iter_rows([path, second], ("image_id",), streaming=streaming))
     assert [r.index for r in both] == list(range(len(both)))
 
 
-@pytest.mark.parametrize("stream_over", READERS)
+@pytest.mark.parametrize("streaming", READERS)
 @pytest.mark.parametrize(("group", "page_rows"), LAYOUTS)
 def test_limit_wanted_and_missing_columns_across_groups(tmp_path, group, page_rows,
-                                                        stream_over):
+                                                        streaming):
     rows = _rows()
     path = _write(tmp_path, rows, group, page_rows)
-    read = {"stream_over": stream_over}
+    read = {"streaming": streaming}
     assert [r.index for r in parquet.iter_rows([path], COLUMNS, limit=9, **read)] == \
         list(range(9))
     assert list(parquet.iter_rows([path], COLUMNS, limit=0, **read)) == []

@@ -1,15 +1,18 @@
-"""`visioneval data synth-layout`; each benchmark's own `synth-NAME` is generated from its
-definition (cli/generated.py)."""
+"""`visioneval data synth-layout`, `data inspect` and `data repage`; each benchmark's own
+`synth-NAME` is generated from its definition (cli/generated.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from visioneval.cli.app import data_app
 from visioneval.cli.generated import OVERWRITE_HELP, write_synth
+
+if TYPE_CHECKING:
+    from visioneval.io.chunks import FileChunks
 
 
 @data_app.command("synth-layout")
@@ -34,3 +37,133 @@ def synth_layout(
                 f"variant {variant}"]
 
     write_synth(out, overwrite, write)
+
+
+WIDTH = 100  # the inspect table fits a 100-column terminal
+_COLUMNS = (("group", 5), ("column", 22), ("rows", 7), ("pages", 5), ("largest page", 12),
+            ("decompressed", 12))
+
+
+@data_app.command("inspect")
+def inspect_data(
+    path: Annotated[Path, typer.Argument(metavar="DIR", help="A local copy of a dataset "
+                                         "(a folder of parquet files) or one parquet file.",
+                                         show_default=False)],
+) -> None:
+    """Print each parquet file's row groups and column chunks: rows, pages, the largest
+    page's size as stored and decompressed (a dictionary page counts), and which reader
+    visioneval uses for it (pyarrow, or its page streamer for big images or big pages)."""
+    from rich.markup import escape
+
+    from visioneval.commands.common import consoles, guarded
+    from visioneval.io import chunks, parquet, repage
+
+    err = consoles()[1]
+
+    def action() -> int:
+        failed = streamed = total = 0
+        for source, _ in repage.parquet_targets(path, path):
+            shown = source.relative_to(path) if source != path else source
+            try:
+                found = chunks.file_chunks(source)
+            except parquet.DataError as exc:
+                err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False,
+                          soft_wrap=True)
+                failed += 1
+                continue
+            for line in inspect_lines(found, str(shown)):
+                typer.echo(line)
+            streamed += sum(c.reader == "streamed" for c in found.chunks)
+            total += len(found.chunks)
+        rule = parquet.STREAMING
+        typer.echo(f"Streamed: {streamed} of {total} column chunks (a page over "
+                   f"{_size(rule.pages_over, binary=True)}, values of "
+                   f"{_size(rule.values_from, binary=True)} or more,")
+        typer.echo(f"or many pages under {_size(rule.tiny_pages, binary=True)}); pyarrow "
+                   "reads the rest.")
+        if streamed:
+            typer.echo("Stock readers hold a whole page: `visioneval data repage IN OUT` "
+                       "writes small pages.")
+        return 2 if failed else 0
+
+    raise typer.Exit(guarded(err, action))
+
+
+def inspect_lines(found: FileChunks, shown: str) -> list[str]:
+    """One file's header line and table of column chunks, each line at most WIDTH long."""
+    groups = "row group" if found.groups == 1 else "row groups"
+    lines = [f"{shown}: {found.rows} rows, {found.groups} {groups}, {_size(found.size)}"]
+    reader = WIDTH - 2 - sum(w + 2 for _, w in _COLUMNS)
+    head = [name.rjust(w) if i != 1 else name.ljust(w) for i, (name, w) in enumerate(_COLUMNS)]
+    lines.append(("  " + "  ".join(head) + "  reader").rstrip())
+    for chunk in found.chunks:
+        cells = [str(chunk.group), _fit(chunk.column, 22), str(chunk.rows), str(chunk.pages),
+                 _size(chunk.compressed), _size(chunk.uncompressed)]
+        row = [c.rjust(w) if i != 1 else c.ljust(w) for i, (c, (_, w)) in
+               enumerate(zip(cells, _COLUMNS, strict=True))]
+        lines.append("  " + "  ".join(row) + "  " + _fit(chunk.reader, reader))
+    lines += [f"  row group {c.group}, column {c.column}: {c.problem}"
+              for c in found.chunks if c.problem]
+    return lines
+
+
+def _fit(text: str, width: int) -> str:
+    """`text` cut to `width` with an ellipsis in the middle (both ends of a path tell)."""
+    if len(text) <= width:
+        return text
+    head = (width - 1) // 2
+    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
+
+
+def _size(n: int, binary: bool = False) -> str:
+    """A byte count as people read it: 812 B, 8.2 KB, 378.3 MB (4 MiB with `binary`)."""
+    base, units = (1024, ("B", "KiB", "MiB", "GiB")) if binary else \
+        (1000, ("B", "KB", "MB", "GB"))
+    value, unit = float(n), units[0]
+    for unit in units:
+        if value < base or unit == units[-1]:
+            break
+        value /= base
+    if unit == "B":
+        return f"{n} B"
+    return f"{value:.0f} {unit}" if binary and value == int(value) else f"{value:.1f} {unit}"
+
+
+@data_app.command("repage")
+def repage_data(
+    source: Annotated[Path, typer.Argument(metavar="IN", help="A parquet file, or a folder "
+                                           "of them.", show_default=False)],
+    target: Annotated[Path, typer.Argument(metavar="OUT", help="The file (or folder) to "
+                                           "write; must not exist yet.", show_default=False)],
+    page_rows: Annotated[int, typer.Option(min=1, metavar="N", help="Rows between the "
+                                           "writer's page-size checks: a page closes at the "
+                                           "first N-row boundary past 1 MiB, so it holds "
+                                           "about 1 MiB of small images, or at most N big "
+                                           "ones.")] = 1,
+) -> None:
+    """Rewrite parquet files with small pages, for readers that hold a whole page (pyarrow,
+    datasets, pandas): the same values, schema, Hugging Face metadata, row groups and
+    codecs. visioneval itself reads big pages in bounded memory either way."""
+    from visioneval.commands.common import consoles, guarded
+    from visioneval.io import chunks, parquet, repage
+
+    err = consoles()[1]
+
+    def action() -> int:
+        out = target / source.name if source.is_file() and target.is_dir() else target
+        if out.exists() and not (out.is_dir() and not any(out.iterdir())):
+            raise parquet.DataError(f"{out} already exists; repage writes a new file or "
+                                    "folder (choose another OUT)")
+        for source_file, target_file in repage.parquet_targets(source, out):
+            before = chunks.file_chunks(source_file)
+            done = repage.repage_file(source_file, target_file, page_rows)
+            after = chunks.file_chunks(target_file)
+            typer.echo(f"{target_file}: {done.rows} rows, {done.groups} row groups; largest "
+                       f"page {_size(_largest(before))} -> {_size(_largest(after))}")
+        return 0
+
+    raise typer.Exit(guarded(err, action))
+
+
+def _largest(found: FileChunks) -> int:
+    return max((c.uncompressed for c in found.chunks), default=0)

@@ -21,18 +21,31 @@ from visioneval.io import pagestream
 
 READ_ROWS = 8  # rows decoded at a time: 8 images of 1.3 MB are 10 MB
 READ_BUFFER = 1 << 20  # bytes read from the file at a time
-# a binary column chunk whose pages are all at most this many bytes is read by pyarrow (it
-# then holds a page of at most this, and costs less CPU per row); one with a bigger page is
-# streamed (docs/PERFORMANCE.md, "Which reader for which page size")
-STREAM_PAGES_OVER = 4 << 20
-# a binary column chunk over STREAM_PAGES_OVER whose pages average less than this is
-# streamed too: pyarrow's buffered reads keep 20-40 KB for each page under 16 KiB until the
-# chunk ends (3-10 times the chunk; docs/PERFORMANCE.md)
-TINY_PAGES = 16 << 10
 
 
 class DataError(Exception):
     """A dataset file or folder cannot be used; the message names it."""
+
+
+@dataclass(frozen=True)
+class Streaming:
+    """When `iter_rows` streams a binary column chunk (an image column) instead of leaving
+    it to pyarrow, which holds a page whole (compressed and decompressed) but decodes small
+    values at less CPU per row. Streamed: a chunk with a page over `pages_over` bytes; one
+    whose values average `values_from` bytes or more (the streamer copies each value once,
+    pyarrow more often: less CPU and memory from ~128 KB on); one over `pages_over` in
+    pages averaging under `tiny_pages` (pyarrow's buffered reads keep 20-40 KB for each
+    page under 16 KiB until the chunk ends). Figures: docs/PERFORMANCE.md, "Which reader
+    for which page size"."""
+
+    pages_over: int = 4 << 20
+    values_from: int = 128 << 10
+    tiny_pages: int = 16 << 10
+
+
+STREAMING = Streaming()  # what iter_rows does by default
+ALWAYS = Streaming(pages_over=0, values_from=0)  # every binary column chunk streamed
+NEVER = Streaming(pages_over=1 << 62, values_from=1 << 62, tiny_pages=0)  # pyarrow only
 
 
 @dataclass(frozen=True)
@@ -79,12 +92,12 @@ def files_missing_columns(files: Sequence[Path], columns: Iterable[str], limit: 
 
 
 def iter_rows(files: Sequence[Path], columns: Sequence[str], limit: int | None = None,
-              wanted: set[int] | None = None, stream_over: int = STREAM_PAGES_OVER
+              wanted: set[int] | None = None, streaming: Streaming = STREAMING
               ) -> Iterator[Row]:
     """Rows in file order, `columns` only; stop after `limit` rows; with `wanted`, only
     those row indices (row groups without any are not read). Rows are decoded READ_ROWS at
-    a time, and image columns with a page over `stream_over` bytes value by value, never a
-    whole row group or big data page of images at once (see `_row_slices`)."""
+    a time, and image columns value by value where `streaming` says so, never a whole row
+    group or big data page of images at once (see `_row_slices`)."""
     index = 0
     for path in files:
         handle = _open_stream(path)
@@ -97,7 +110,7 @@ def iter_rows(files: Sequence[Path], columns: Sequence[str], limit: int | None =
             if wanted is not None and not any(index <= w < index + n for w in wanted):
                 index += n
                 continue
-            here = _streamed_here(path, handle, group, streamed, stream_over)
+            here = _streamed_here(path, handle, group, streamed, streaming)
             for values in _row_slices(path, handle, group, present, here):
                 if limit is not None and index >= limit:
                     return
@@ -167,24 +180,27 @@ def _streamed_columns(handle: pq.ParquetFile, columns: Sequence[str]) -> dict[st
 
 
 def _streamed_here(path: Path, handle: pq.ParquetFile, group: int,
-                   streamed: dict[str, _Streamed], stream_over: int) -> dict[str, _Streamed]:
+                   streamed: dict[str, _Streamed], streaming: Streaming
+                   ) -> dict[str, _Streamed]:
     """The `streamed` columns worth streaming in row group `group`: those with a binary
     leaf whose chunk `_worth_streaming`. The others are left to pyarrow, which holds a page
     at a time and decodes small pages at less CPU per row."""
     return {name: spec for name, spec in streamed.items()
-            if any(_worth_streaming(path, handle, group, leaf, stream_over)
+            if any(_worth_streaming(path, handle, group, leaf, streaming)
                    for leaf in spec.leaves.values())}
 
 
 def _worth_streaming(path: Path, handle: pq.ParquetFile, group: int, leaf: int,
-                     limit: int) -> bool:
-    """Whether a leaf's chunk has a page over `limit` bytes (stored or decompressed), or is
-    over `limit` in pages averaging under TINY_PAGES. A chunk no bigger than `limit` needs
-    no look at its pages; a bigger one has its page headers read, up to the first page over
-    `limit` or until its pages are known to be tiny (a header that cannot be read leaves
-    the chunk to the streamer, which names it)."""
+                     streaming: Streaming) -> bool:
+    """Whether a leaf's chunk is streamed (`Streaming`). Its values' average size and a
+    chunk no bigger than `pages_over` need no look at its pages; a bigger one has its page
+    headers read, up to the first page over `pages_over` or until its pages are known to be
+    tiny (a header that cannot be read leaves the chunk to the streamer, which names it)."""
     column = handle.metadata.row_group(group).column(leaf)
     size = max(column.total_compressed_size, column.total_uncompressed_size)
+    limit = streaming.pages_over
+    if column.num_values and size >= column.num_values * streaming.values_from:
+        return True
     if size <= limit:
         return False
     pages = 0
@@ -193,7 +209,7 @@ def _worth_streaming(path: Path, handle: pq.ParquetFile, group: int, leaf: int,
                 path, *pagestream.chunk_span(handle.metadata, group, leaf)):
             pages += 1
             if max(header.compressed_size, header.uncompressed_size) > limit or \
-                    pages * TINY_PAGES > size:
+                    pages * streaming.tiny_pages > size:
                 return True
     except pagestream.PageError:
         return True
@@ -201,13 +217,20 @@ def _worth_streaming(path: Path, handle: pq.ParquetFile, group: int, leaf: int,
 
 
 def streamed_leaves(path: Path, handle: pq.ParquetFile, group: int,
-                    stream_over: int = STREAM_PAGES_OVER) -> set[int]:
+                    streaming: Streaming = STREAMING) -> set[int]:
     """The parquet leaves whose values `iter_rows` streams in row group `group` when it
     reads every column (what `visioneval data inspect` shows); pyarrow reads the rest,
     and a chunk the streamer cannot read after all (`pagestream.Unsupported`) too."""
     streamed = _streamed_columns(handle, handle.schema_arrow.names)
-    here = _streamed_here(path, handle, group, streamed, stream_over)
+    here = _streamed_here(path, handle, group, streamed, streaming)
     return {leaf for spec in here.values() for leaf in spec.leaves.values()}
+
+
+def streamable(handle: pq.ParquetFile) -> dict[str, set[int]]:
+    """The top-level columns whose binary values `iter_rows` streams when their pages are
+    big (image columns), each with its binary leaves (parquet leaf indices)."""
+    return {name: set(spec.leaves.values())
+            for name, spec in _streamed_columns(handle, handle.schema_arrow.names).items()}
 
 
 def _is_binary(kind: pa.DataType) -> bool:
