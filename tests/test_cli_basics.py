@@ -104,7 +104,8 @@ def test_every_option_has_help_and_its_default_is_shown():
         if not path:
             continue
         rows = helps.setdefault(path, _rows(_help(list(path), width=200)))
-        name = param.opts[0] if param.param_type_name == "option" else param.name.upper()
+        name = param.opts[0] if param.param_type_name == "option" else \
+            (param.metavar or param.name.upper())
         row = rows[next(k for k in rows if k in (*param.opts, name))] \
             if param.param_type_name == "option" else rows[name]
         default = shown_default(param)
