@@ -15,6 +15,8 @@ bigger than `pages_over`).
 
     uv run python benchmarks/page_threshold.py
     uv run python benchmarks/page_threshold.py --repeat 5 --only 8KB
+    uv run visioneval data synth-illusionbench --out /tmp/ib --n 2000
+    uv run python benchmarks/page_threshold.py --data /tmp/ib   # a set's files, 3 readers
 
 Results go to stdout as a Markdown table; docs/PERFORMANCE.md ("Which reader for which
 page size") records them and the thresholds chosen from them (`parquet.Streaming`).
@@ -59,7 +61,7 @@ def status(key):
         return next(int(l.split()[1]) for l in fh if l.startswith(key)) / 1024
 
 path, mode, columns = Path(sys.argv[1]), sys.argv[2], sys.argv[3:]
-streaming = parquet.ALWAYS if mode == "streamed" else parquet.NEVER
+streaming = {"streamed": parquet.ALWAYS, "pyarrow": parquet.NEVER}.get(mode, parquet.STREAMING)
 before = status("VmRSS:")
 started = time.process_time()
 rows = size = 0
@@ -107,9 +109,9 @@ def choice(path: Path) -> tuple[str, float]:
     return ("streamed" if streamed else "pyarrow"), min(times) * 1e6
 
 
-def read(path: Path, mode: str) -> tuple[int, int, float, float]:
+def read(path: Path, mode: str, columns: list[str] = COLUMNS) -> tuple[int, int, float, float]:
     out = subprocess.run([sys.executable, "-c", READER, str(path), mode,
-                          *COLUMNS], env=ENV, check=True, capture_output=True, text=True)
+                          *columns], env=ENV, check=True, capture_output=True, text=True)
     rows, size, cpu, added = out.stdout.split()
     return int(rows), int(size), float(cpu), float(added)
 
@@ -122,11 +124,33 @@ def measure(path: Path, mode: str, repeat: int) -> tuple[float, float, float]:
     return cpu / rows * 1e6, cpu / (size / 1e6) * 1e3, statistics.median(r[3] for r in runs)
 
 
+def dataset(folder: Path, repeat: int) -> None:
+    """CPU per row (best of `repeat`) and peak MB added of `iter_rows` over every column of
+    each parquet file under `folder`, with each reader and with the default choice."""
+    print("| file | rows | pyarrow: µs/row | streamed: µs/row | default: µs/row "
+          "| pyarrow / streamed / default: peak MB added |\n|---|---:|---:|---:|---:|---|")
+    for path in sorted(folder.rglob("*.parquet")):
+        columns = pq.ParquetFile(path).schema_arrow.names
+        got = {}
+        for mode in ("pyarrow", "streamed", "default"):
+            runs = [read(path, mode, columns) for _ in range(repeat)]
+            got[mode] = (min(r[2] for r in runs) / runs[0][0] * 1e6,
+                         statistics.median(r[3] for r in runs))
+        rows = pq.ParquetFile(path).metadata.num_rows
+        print(f"| {path.name} | {rows} | " + " | ".join(f"{got[m][0]:.1f}" for m in got)
+              + " | " + " / ".join(f"{got[m][1]:.0f}" for m in got) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--only", default="", help="only the image size with this label")
+    parser.add_argument("--data", type=Path, help="measure the parquet files under this "
+                        "folder (every column) instead of the page-size sweep")
     args = parser.parse_args()
+    if args.data:
+        dataset(args.data, args.repeat)
+        return
     print(f"pyarrow {pa.__version__}; best CPU of {args.repeat}, median memory",
           file=sys.stderr)
     lines = ["| image | rows per page | largest page MB | pyarrow: µs/row | streamed: µs/row "
