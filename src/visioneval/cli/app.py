@@ -35,7 +35,7 @@ app = PanelTyper(cls=WrappedGroup, no_args_is_help=True, add_completion=False,
                  rich_markup_mode=None, context_settings={"max_content_width": HELP_WIDTH},
                  help="Measure how well vision-language models see.")
 data_app = PanelTyper(cls=WrappedGroup, no_args_is_help=True, rich_markup_mode=None,
-                      help="Make datasets in the benchmarks' schemas.")
+                      help="Make, inspect and repage datasets.")
 app.add_typer(data_app, name="data")
 
 
