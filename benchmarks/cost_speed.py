@@ -25,11 +25,11 @@ import time
 import timeit
 from pathlib import Path
 
+from visioneval.core.records import GenerationSettings, Request, Response, user
 from visioneval.cost.budget import Budget
 from visioneval.cost.prices import ModelRef, given_price
 from visioneval.cost.total import run_cost
 from visioneval.cost.usage import UsageBook
-from visioneval.records import GenerationSettings, Request, Response, user
 
 LOOPBACK = ModelRef("openai", "m", "http://127.0.0.1:8765/v1")
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from visioneval.engine.idset import IdCollector
-from visioneval.engine.store import RunStore
-from visioneval.records import Record, Response
+from visioneval.core.idset import IdCollector
+from visioneval.core.records import Record, Response
+from visioneval.core.store import RunStore
 from visioneval.session import NotInData
 
 N = 130_020

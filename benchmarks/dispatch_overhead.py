@@ -16,8 +16,8 @@ import time
 from visioneval.backends.base import Backend
 from visioneval.backends.ratelimit import RateLimiter
 from visioneval.backends.replicas import Replicas
+from visioneval.core.records import GenerationSettings, Request, Response, user
 from visioneval.engine.retry import RetryPolicy, generate
-from visioneval.records import GenerationSettings, Request, Response, user
 
 N = 100_000
 IN_FLIGHT = 64

@@ -29,7 +29,7 @@ import orjson
 from visioneval.backends import body
 from visioneval.backends.base import ConnectError, TransientError
 from visioneval.backends.openai import OpenAIBackend
-from visioneval.records import GenerationSettings, Request, user
+from visioneval.core.records import GenerationSettings, Request, user
 
 N = 3000
 IN_FLIGHT = 32

@@ -26,13 +26,13 @@ ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 FINISH = """
 import json, sys, time
 from pathlib import Path
-from visioneval.benchmarks import registry
+from visioneval.core import registry
 from visioneval.engine.runner import RunStats
-from visioneval.engine.store import RunStore
+from visioneval.core.store import RunStore
 from visioneval.session import finish
 store = RunStore.open(Path(sys.argv[1]))
 started = time.perf_counter()
-from visioneval.engine.idset import IdSet
+from visioneval.core.idset import IdSet
 done = IdSet(r.id for r in store.iter_latest() if r.ok)  # as run_session holds it
 benchmark = registry.build(store.info["benchmark"], store.info["options"])
 result = finish(benchmark, store, "finished", RunStats())

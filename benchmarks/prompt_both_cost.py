@@ -13,7 +13,7 @@ import tracemalloc
 
 from visioneval.benchmarks.salbench.metrics import ConfigTally, sample_scores
 from visioneval.benchmarks.salbench.spec import CONFIGS
-from visioneval.records import Record, Response
+from visioneval.core.records import Record, Response
 
 
 def records(n: int, config: str, families: tuple[str, ...]) -> list[Record]:

@@ -27,8 +27,8 @@ from visioneval.backends.anthropic import parse_messages_response
 from visioneval.backends.ollama import parse_chat_response as parse_ollama
 from visioneval.backends.openai import parse_chat_response as parse_openai
 from visioneval.backends.replies import MetadataReader
+from visioneval.core.records import Response
 from visioneval.engine.cache import ResponseCache
-from visioneval.records import Response
 
 THOUGHT = ("Could it be color? The target might differ in color, or in size, or in "
            "orientation; let me look again. ") * 20  # about 2,000 characters

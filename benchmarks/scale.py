@@ -94,7 +94,7 @@ async def bare_client(urls: list[str], data: Path, concurrency: int) -> dict:
     from visioneval.backends import body
     from visioneval.backends.openai import chat_payload
     from visioneval.benchmarks.illusionbench.benchmark import IllusionBenchOptions, build
-    from visioneval.records import GenerationSettings, Request, Sample
+    from visioneval.core.records import GenerationSettings, Request, Sample
 
     benchmark = build(IllusionBenchOptions(data_dir=str(data), protocol="all"))
     settings = GenerationSettings(max_tokens=128)

@@ -12,7 +12,7 @@ from visioneval.backends.base import PermanentError, PreflightError, TransientEr
 from visioneval.backends.ollama import OllamaBackend
 from visioneval.backends.openai import OpenAIBackend
 from visioneval.backends.registry import BackendSpec, make_backend
-from visioneval.records import GenerationSettings, Request, user
+from visioneval.core.records import GenerationSettings, Request, user
 
 PROMPT = "Given this list ... feature integration theory: Orientation, Color, Size. Which?"
 

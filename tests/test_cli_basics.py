@@ -125,8 +125,8 @@ def _shown(args: list[str]) -> dict[str, str]:
 def test_shown_defaults_are_the_ones_the_code_applies():
     """Options default to None (a resume tells "not given" apart), so --help's default is
     declared: here it is checked against the code that applies it."""
-    from visioneval.benchmarks import registry
     from visioneval.cli.generated import settings
+    from visioneval.core import registry
     from visioneval.distributed.options import DEFAULT_RAY_SHARDS
     from visioneval.engine.options import EngineOptions
     from visioneval.evaluators.evaluate import EvaluateOptions
@@ -232,7 +232,7 @@ def test_console_names_the_lenient_columns(synth_data, tmp_path, monkeypatch):
 def test_generated_command_lists_every_option_of_the_benchmarks_model():
     """A benchmark's command comes from its definition: every field of its options model is
     a flag, with the model's help and the extra spellings it declares."""
-    from visioneval.benchmarks import registry
+    from visioneval.core import registry
 
     for name in registry.names():
         model = registry.definition(name).command_options

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
-from visioneval.report.blocks import ComparisonTable as Comparison
+from visioneval.core.blocks import ComparisonTable as Comparison
 from visioneval.report.compare import to_csv, to_markdown
 
 HOSTILE = "<script>alert(1)</script> | **bold** _x_ `code` [link](http://e.x) # h \\ &amp;"

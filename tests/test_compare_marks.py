@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import invoke, load
 
-from visioneval.report.marks import Why, verdict
+from visioneval.core.marks import Why, verdict
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 NOTE = "no run is ahead beyond its interval"

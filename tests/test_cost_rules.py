@@ -13,6 +13,7 @@ from genai_prices import Usage, calc_price
 
 from visioneval.backends.openai import OpenAIBackend, parse_chat_response
 from visioneval.backends.replies import MetadataReader
+from visioneval.core.records import GenerationSettings, Request, Response, user
 from visioneval.cost.images import image_rule, text_tokens
 from visioneval.cost.money import usd
 from visioneval.cost.prices import (
@@ -26,7 +27,6 @@ from visioneval.cost.prices import (
 )
 from visioneval.cost.total import NOTHING_SENT, run_cost
 from visioneval.cost.usage import UNRECORDED, UsageBook
-from visioneval.records import GenerationSettings, Request, Response, user
 
 LOOPBACK = ModelRef("openai", "m", "http://127.0.0.1:8765/v1")
 

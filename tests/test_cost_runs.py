@@ -12,10 +12,10 @@ import re
 import pytest
 from cli_helpers import invoke, journal, load, salbench_args
 
+from visioneval.core.store import RunStore
 from visioneval.cost.images import image_rule
 from visioneval.cost.prices import GIVEN
 from visioneval.cost.total import NOTHING_SENT
-from visioneval.engine.store import RunStore
 
 P3 = ("--configs", "P3,P3_box")  # 8 samples each in the session's synthetic set
 
@@ -103,7 +103,7 @@ def test_a_dry_run_sends_nothing_writes_nothing_and_counts_what_a_run_would(
     assert "at most 2,048 (16 x max tokens 128)" in text
     # Every request carries 3 example images and the query, all of the synthetic set's
     # size, at OpenAI's tile rule for gpt-4o.
-    from visioneval.benchmarks import registry
+    from visioneval.core import registry
 
     bench = registry.build("salbench", {"data_dir": str(synth_data), "configs":
                                         ["P3", "P3_box"], "shots": 3})

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from cli_helpers import Viewing, invoke, journal, load
 
-from visioneval.benchmarks import registry
+from visioneval.core import registry
+from visioneval.core.datacheck import data_change, stat_holds
 from visioneval.io.parquet import row_count
-from visioneval.report.datacheck import data_change, stat_holds
 
 CHANGED = re.compile(r"thumbnails are from data that changed since the run: (\S+) \(dataset "
                      r"fingerprint ([0-9a-f]{12}) in run.json, ([0-9a-f]{12}) now\)")

@@ -27,8 +27,8 @@ from layout_fixtures import MODEL, VARIANT, folder, write_fixture
 from layout_fixtures import invoke as layout
 
 from visioneval.baselines import popout
-from visioneval.benchmarks import registry
 from visioneval.benchmarks.salbench.synth import write_synthetic
+from visioneval.core import registry
 from visioneval.io.images import MAX_DECODE_PIXELS, Image, ImageError, TooManyPixels, open_to_decode
 from visioneval.layout.pairs import collect_pairs
 from visioneval.layout.pipeline import evaluate_pair

@@ -12,8 +12,8 @@ import sys
 import pytest
 from cli_helpers import invoke, journal, load, salbench_args
 
+from visioneval.core.store import RunStore
 from visioneval.cost.money import usd
-from visioneval.engine.store import RunStore
 
 
 def test_max_cost_line_counts_the_answers_in_flight(serve, synth_data, tmp_path):
@@ -60,7 +60,7 @@ def test_a_journal_record_of_a_sample_not_in_the_data_is_named_and_left_out(
     assert info["not_in_data"] == ["P3/not-in-the-data"]
     assert info["counts"]["records"] == 8 and info["counts"]["not_in_data"] == 1
     # Readers of the run leave it out too (the report's sample browser, compare).
-    from visioneval.report.rundir import load as load_view
+    from visioneval.core.rundir import load as load_view
 
     assert len(list(load_view(out).iter_records())) == 8
 

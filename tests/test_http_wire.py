@@ -24,7 +24,7 @@ from cli_helpers import invoke, journal, load, salbench_args
 from visioneval.backends.base import PermanentError, Unreachable
 from visioneval.backends.http import HttpLimits
 from visioneval.backends.openai import OpenAIBackend
-from visioneval.records import GenerationSettings, Request, user
+from visioneval.core.records import GenerationSettings, Request, user
 
 Stream = Callable[[asyncio.StreamWriter], Awaitable[None]]
 Reply = bytes | Stream

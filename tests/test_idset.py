@@ -7,7 +7,7 @@ import random
 
 import numpy as np
 
-from visioneval.engine.idset import DIGEST_BYTES, IdSet, digest, last_occurrences
+from visioneval.core.idset import DIGEST_BYTES, IdSet, digest, last_occurrences
 
 
 def test_membership_matches_a_set():

@@ -16,9 +16,9 @@ from visioneval.benchmarks.illusionbench.benchmark import build
 from visioneval.benchmarks.illusionbench.names import parse
 from visioneval.benchmarks.illusionbench.prompts import lmms_prompt, original_prompt
 from visioneval.benchmarks.illusionbench.synth import write_synthetic
+from visioneval.core.records import SkippedRow
 from visioneval.io.parquet import iter_rows, parquet_files, write_hf_parquet
 from visioneval.loopback.server import Prompt, answer_hash
-from visioneval.records import SkippedRow
 
 SUBSETS = ("ICON", "LOGO", "IN")
 

@@ -17,7 +17,7 @@ from visioneval.benchmarks.illusionbench.protocols import (
     lmms_strict,
     original_bucket,
 )
-from visioneval.records import Record, Response, Sample
+from visioneval.core.records import Record, Response, Sample
 
 # (shape, scene, task, answer) -> original bucket, original with quirks fixed, lmms-recall,
 # lmms-strict; worked out by hand from the rules in docs/illusionbench.md.

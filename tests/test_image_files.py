@@ -21,9 +21,9 @@ from cli_helpers import invoke, load
 from helpers import png_bytes
 
 from visioneval.benchmarks.vqa.benchmark import build
+from visioneval.core.records import Sample, SkippedRow
 from visioneval.evaluators.cases import UnusableCase, iter_cases
 from visioneval.io.images import MAX_FILE_BYTES, ImageError, read_file
-from visioneval.records import Sample, SkippedRow
 
 QUESTION = {"question": "Which?", "answer": "A", "choices": ["x", "y"]}
 

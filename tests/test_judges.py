@@ -14,10 +14,10 @@ from rich.console import Console
 
 from visioneval.backends.registry import BackendSpec
 from visioneval.commands import run as command
+from visioneval.core.records import GenerationSettings
 from visioneval.evaluators.evaluate import EvaluateOptions, build
 from visioneval.evaluators.judge import Case, fence, judge_request, parse_reply, render
 from visioneval.evaluators.rubric import RubricError, builtin_names, load_rubric
-from visioneval.records import GenerationSettings
 from visioneval.session import EngineOptions
 
 DESCRIPTION_KEYS = ("visual_accuracy", "completeness", "clarity", "relevance")

@@ -11,7 +11,7 @@ from cli_helpers import invoke, journal, load, salbench_args
 from visioneval.backends.base import PreflightError
 from visioneval.backends.keys import redact_url
 from visioneval.backends.registry import BackendSpec, make_backend
-from visioneval.records import GenerationSettings, Request, user
+from visioneval.core.records import GenerationSettings, Request, user
 
 
 def ask(backend):

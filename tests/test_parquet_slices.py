@@ -9,8 +9,8 @@ import pytest
 from helpers import png_bytes
 
 from visioneval.benchmarks.salbench.benchmark import SalBench, SalBenchOptions
+from visioneval.core.records import Sample, SkippedRow
 from visioneval.io import parquet
-from visioneval.records import Sample, SkippedRow
 
 N = 23
 COLUMNS = ("image", "question", "answer", "image_id")

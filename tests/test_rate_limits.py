@@ -11,9 +11,9 @@ from cli_helpers import invoke, load
 from visioneval.backends.openai import OpenAIBackend
 from visioneval.backends.ratelimit import RateLimiter, estimate_tokens, image_tokens
 from visioneval.backends.replicas import Replicas
+from visioneval.core.records import GenerationSettings, Request, user
 from visioneval.engine.progress import RunProgress
 from visioneval.engine.retry import RetryPolicy, generate
-from visioneval.records import GenerationSettings, Request, user
 
 
 def _salbench(server, data, out, *extra):

@@ -24,6 +24,7 @@ from visioneval.backends.openai import parse_chat_response as parse_openai
 from visioneval.backends.reasoning import OutOfTokens, Split, split
 from visioneval.backends.replies import MetadataReader
 from visioneval.benchmarks.salbench.parse import lenient_labels, strict_tokens
+from visioneval.core.records import Response
 from visioneval.engine.cache import Origin, ResponseCache
 from visioneval.engine.retry import error_reason
 from visioneval.loopback.server import (
@@ -35,7 +36,6 @@ from visioneval.loopback.server import (
     answer_popout,
     musing,
 )
-from visioneval.records import Response
 from visioneval.report.page import excerpt
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from cli_helpers import invoke
 
-from visioneval.benchmarks import registry
+from visioneval.core import registry
 
 
 @pytest.fixture(autouse=True)

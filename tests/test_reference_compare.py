@@ -13,8 +13,8 @@ import math
 import pytest
 from cli_helpers import invoke, load, salbench_args
 
-from visioneval.benchmarks import registry
-from visioneval.benchmarks.published import Column, RunValue, run_value
+from visioneval.core import registry
+from visioneval.core.published import Column, RunValue, run_value
 from visioneval.report.reference import CellLine
 
 SALBENCH = registry.definition("salbench").published()

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from visioneval.benchmarks import registry
 from visioneval.benchmarks.illusionbench.published import source
-from visioneval.benchmarks.published import name_key
+from visioneval.core import registry
+from visioneval.core.published import name_key
 
 NOTES = Path(__file__).parent / "reference_notes"
 TASKS = ("D", "R", "VR")
@@ -199,7 +199,7 @@ def test_names_match_forgivingly_but_never_by_prefix(salbench, name, expected):
 def test_generic_code_names_no_benchmark():
     """The CLI, compare and the published-table types ask a benchmark's definition."""
     src = Path(__file__).parents[1] / "src" / "visioneval"
-    for path in ("benchmarks/published.py", "report/reference.py",
+    for path in ("core/published.py", "report/reference.py",
                  "report/reference_console.py", "cli/reference.py",
                  "report/templates/reference.html"):
         text = (src / path).read_text().lower()

@@ -16,12 +16,12 @@ import pytest
 from visioneval.backends.anthropic import AnthropicBackend
 from visioneval.backends.ollama import OllamaBackend
 from visioneval.backends.openai import OpenAIBackend
+from visioneval.core.records import GenerationSettings, Sample, user
+from visioneval.core.store import RunStore
 from visioneval.engine.progress import RunProgress
 from visioneval.engine.retry import RetryPolicy
 from visioneval.engine.runner import Engine, RunStats
-from visioneval.engine.store import RunStore
 from visioneval.loopback.server import Reply
-from visioneval.records import GenerationSettings, Sample, user
 
 N = 300
 POLICY = RetryPolicy(max_attempts=2, timeout_s=10.0, backoff_base_s=0.0, backoff_cap_s=0.0)

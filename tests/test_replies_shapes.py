@@ -9,8 +9,8 @@ import pytest
 from test_replies_fuzz import make, valid_reply
 
 from visioneval.backends.base import PermanentError, TransientError
+from visioneval.core.records import GenerationSettings, Request, user
 from visioneval.loopback.server import Reply
-from visioneval.records import GenerationSettings, Request, user
 
 
 def complete(server, protocol, *replies):

@@ -17,7 +17,7 @@ import pytest
 from cli_helpers import Viewing
 from PIL import Image
 
-from visioneval.engine.store import RunStore
+from visioneval.core.store import RunStore
 from visioneval.report.page import write_report
 from visioneval.report.synthrun import write_run
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from lmms_logs import line, write
 
+from visioneval.core.foreign import LogFile
+from visioneval.io.lines import WARN_PER_FILE, BadLines, json_lines
 from visioneval.rescore import lmms_eval
-from visioneval.rescore.foreign import LogFile
-from visioneval.rescore.lines import WARN_PER_FILE, BadLines, json_lines
 
 
 def test_task_from_the_file_name():

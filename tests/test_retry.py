@@ -9,8 +9,8 @@ import time
 import pytest
 
 from visioneval.backends.openai import OpenAIBackend
+from visioneval.core.records import GenerationSettings, Request, user
 from visioneval.engine.retry import RetryPolicy, generate
-from visioneval.records import GenerationSettings, Request, user
 
 PROMPT = "feature integration theory: Orientation, Color, Size. Which?"
 FAST = RetryPolicy(max_attempts=6, timeout_s=2.0, backoff_base_s=0.01, backoff_cap_s=0.05)

@@ -7,7 +7,7 @@ import json
 
 from cli_helpers import invoke, load
 
-from visioneval.engine.store import RUN_FORMAT, RunStore, run_format
+from visioneval.core.store import RUN_FORMAT, RunStore, run_format
 
 
 def _run(illusion_data, out, *extra):

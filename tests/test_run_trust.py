@@ -22,8 +22,8 @@ from rich.console import Console
 
 from visioneval.commands.dryrun import dry_run_resume
 from visioneval.commands.run import Output
+from visioneval.core.rundir import load as load_run
 from visioneval.report import thumbs
-from visioneval.report.rundir import load as load_run
 from visioneval.report.viewer import Viewer
 from visioneval.session import EngineOptions
 
@@ -40,12 +40,12 @@ MARKED = COLOURS.read_text().replace(
 
     class MarkedDefinition(ColoursDefinition):
         def sections(self, view):
-            from visioneval.report.blocks import Note, Section
+            from visioneval.core.blocks import Note, Section
 
             return [Section("Colour accuracy", [Note(f"accuracy {view.metrics['accuracy']}")])]
 
         def comparison(self, views):
-            from visioneval.report.blocks import ComparisonTable
+            from visioneval.core.blocks import ComparisonTable
 
             rows = [[v.model, v.directory.name, f"{100 * (v.metrics['accuracy'] or 0):.1f}"]
                     for v in views]
@@ -209,7 +209,7 @@ def test_a_definition_named_again_is_trusted(made, work, variant):
 def test_the_end_of_run_report_trusts_only_code_this_process_has_run(made, work):
     """`try_write_report` (the report a run, resume or merge writes when it ends) draws the
     page with run.json's definition only once this process has imported it."""
-    from visioneval.benchmarks import registry
+    from visioneval.core import registry
     from visioneval.report.page import try_write_report
 
     (run,) = _naming(made, work, "definition-absolute-file", "whole")

@@ -103,11 +103,11 @@ def test_report_of_an_empty_run_from_an_older_version(tmp_path):
 def test_benchmark_sections_render_metrics_without_scored_samples(tmp_path):
     """The sections themselves never crash on blocks that have no scored sample (a subset
     whose every request failed, or an empty run)."""
-    from visioneval.benchmarks import registry
     from visioneval.benchmarks.illusionbench import metrics as ib_metrics
     from visioneval.benchmarks.salbench.metrics import summarize_config
     from visioneval.benchmarks.salbench.spec import CONFIGS
-    from visioneval.report.rundir import RunView
+    from visioneval.core import registry
+    from visioneval.core.rundir import RunView
 
     ib = ib_metrics.summarize([], ["original", "lmms-strict", "lmms-recall"], ["ICON"],
                               ["shape", "scene"], False)

@@ -13,8 +13,8 @@ import time
 import pytest
 from cli_helpers import invoke, journal, load, salbench_args, spawn
 
-from visioneval.engine.store import RunStore
-from visioneval.records import Record, Response
+from visioneval.core.records import Record, Response
+from visioneval.core.store import RunStore
 
 
 def _record(i):

@@ -14,7 +14,7 @@ from visioneval.benchmarks.salbench.benchmark import SalBench, SalBenchOptions
 from visioneval.benchmarks.salbench.metrics import summarize_parser
 from visioneval.benchmarks.salbench.parse import lenient_labels, strict_tokens, target_labels
 from visioneval.benchmarks.salbench.spec import CONFIGS
-from visioneval.records import Record, Response, Sample
+from visioneval.core.records import Record, Response, Sample
 
 LONG = 3_000_000  # characters: big enough that a second copy shows
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from visioneval.engine.store import RunDirError, RunStore
-from visioneval.records import Record, Response
+from visioneval.core.records import Record, Response
+from visioneval.core.store import RunDirError, RunStore
 
 
 def record(i, ok=True):

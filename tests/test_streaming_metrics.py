@@ -8,7 +8,7 @@ import random
 from visioneval.benchmarks.illusionbench import metrics as ib
 from visioneval.benchmarks.salbench.metrics import summarize_config
 from visioneval.benchmarks.vqa import metrics as vqa
-from visioneval.records import Record, Response
+from visioneval.core.records import Record, Response
 
 CLASSES = ["orientation", "color", "size"]
 

@@ -13,10 +13,10 @@ from cli_helpers import invoke
 from PIL import Image as PILImage
 
 from visioneval.benchmarks.salbench.synth import write_synthetic
+from visioneval.core.rundir import load
 from visioneval.io.images import Image
 from visioneval.io.parquet import image_bytes, iter_rows, parquet_files
 from visioneval.report import thumbs
-from visioneval.report.rundir import load
 
 
 def halves(width: int, height: int, mode: str) -> PILImage.Image:

@@ -16,8 +16,8 @@ import pytest
 import yaml
 from cli_helpers import invoke, journal, load
 
+from visioneval.core.records import Record, Response
 from visioneval.evaluators.evaluate import summarize
-from visioneval.records import Record, Response
 from visioneval.validators.inprocess import INLINE_CHARS, run_builtin, runs_inline
 from visioneval.validators.runner import ValidatorCommand, run_validator
 

@@ -12,11 +12,11 @@ import pyarrow.parquet as pq
 import pytest
 from helpers import png_bytes
 
-from visioneval.benchmarks import registry
 from visioneval.benchmarks.vqa import data
 from visioneval.benchmarks.vqa.benchmark import build
+from visioneval.core import registry
+from visioneval.core.records import Sample, SkippedRow
 from visioneval.io.parquet import DataError, write_hf_parquet
-from visioneval.records import Sample, SkippedRow
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "vqa" / "questions.jsonl"
 

@@ -13,11 +13,11 @@ from cli_helpers import journal, load
 from test_vqa_run import EXAMPLE, FAST, given, output
 
 from visioneval.backends.registry import BackendSpec
-from visioneval.benchmarks import registry
 from visioneval.benchmarks.vqa.options import VqaOptions
 from visioneval.commands.resume import resume
 from visioneval.commands.run import run
-from visioneval.records import GenerationSettings
+from visioneval.core import registry
+from visioneval.core.records import GenerationSettings
 
 SCORES = re.compile(r'"(\w+)": <0-10>')
 

@@ -13,12 +13,11 @@ from cli_helpers import journal, load
 from rich.console import Console
 
 from visioneval.backends.registry import BackendSpec
-from visioneval.benchmarks import registry
 from visioneval.commands.resume import ResumeGiven, resume
 from visioneval.commands.run import Output, run
-from visioneval.engine.store import RunDirError
-from visioneval.records import GenerationSettings
-from visioneval.report import rundir
+from visioneval.core import registry, rundir
+from visioneval.core.records import GenerationSettings
+from visioneval.core.store import RunDirError
 from visioneval.report.compare import compare, to_markdown
 from visioneval.report.page import write_report
 from visioneval.session import EngineOptions

@@ -6,10 +6,10 @@ From Python: `visioneval.run(...)`, `visioneval.arun(...)` (a coroutine), `visio
 
 _API = {"run": "visioneval.api", "arun": "visioneval.api", "load": "visioneval.api",
         "RunResult": "visioneval.api",
-        "BenchmarkDefinition": "visioneval.benchmarks.base",
-        "Benchmark": "visioneval.benchmarks.base",
-        "Sample": "visioneval.records", "Record": "visioneval.records",
-        "SkippedRow": "visioneval.records", "user": "visioneval.records",
+        "BenchmarkDefinition": "visioneval.core.benchmark",
+        "Benchmark": "visioneval.core.benchmark",
+        "Sample": "visioneval.core.records", "Record": "visioneval.core.records",
+        "SkippedRow": "visioneval.core.records", "user": "visioneval.core.records",
         "Image": "visioneval.io.images", "EngineOptions": "visioneval.session"}
 __all__ = [*_API, "__version__"]
 

@@ -21,11 +21,11 @@ from pydantic import BaseModel
 from rich.console import Console
 
 from visioneval.backends.registry import BackendSpec
-from visioneval.benchmarks import registry
-from visioneval.benchmarks.base import Benchmark, BenchmarkDefinition
-from visioneval.engine.store import RunLock, RunStore
+from visioneval.core import registry
+from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
+from visioneval.core.records import GenerationSettings
+from visioneval.core.store import RunLock, RunStore
 from visioneval.io.parquet import DataError
-from visioneval.records import GenerationSettings
 from visioneval.session import EngineOptions, default_run_dir, nothing_to_evaluate
 
 

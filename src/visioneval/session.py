@@ -23,20 +23,20 @@ from visioneval import __version__
 from visioneval.backends.base import Backend
 from visioneval.backends.registry import BackendSpec
 from visioneval.backends.replicas import Replicas
-from visioneval.benchmarks.base import Benchmark
+from visioneval.core.benchmark import Benchmark
+from visioneval.core.records import GenerationSettings, Record, Sample, SkippedRow
+from visioneval.core.store import RUN_FORMAT, RunDirError, RunStore, WriteError
 from visioneval.cost.prices import ModelRef, recorded_price
 from visioneval.cost.total import run_cost
 from visioneval.engine.cache import open_or_none
 from visioneval.engine.options import EngineOptions
 from visioneval.engine.progress import ProgressBoard, RunProgress
 from visioneval.engine.runner import CostLimitReached, Engine, RunStats
-from visioneval.engine.store import RUN_FORMAT, RunDirError, RunStore, WriteError
-from visioneval.records import GenerationSettings, Record, Sample, SkippedRow
 from visioneval.shards import Shard
 
 if TYPE_CHECKING:
+    from visioneval.core.idset import IdSet
     from visioneval.cost.budget import Budget
-    from visioneval.engine.idset import IdSet
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +120,7 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     display shared with other runs (a suite's), else the session shows its own; `label`:
     its bar's name (default: the benchmark's)."""
     # numpy: loaded when a session starts
-    from visioneval.engine.idset import IdCollector, IdSet
+    from visioneval.core.idset import IdCollector, IdSet
 
     done = IdSet(r.id for r in store.iter_latest() if r.ok)
     cache = open_or_none(engine_options.cache_path)

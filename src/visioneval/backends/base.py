@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
-from visioneval.records import Request, Response
+from visioneval.core.records import Request, Response
 
 
 class BackendError(Exception):

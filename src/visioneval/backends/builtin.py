@@ -12,8 +12,8 @@ from multiprocessing import get_context
 
 from visioneval.backends.base import Backend, PermanentError, PreflightError
 from visioneval.baselines.prompt_reading import choices, in_asked_format, vocabulary
+from visioneval.core.records import Request, Response, stable_hash
 from visioneval.io.images import decode_problem
-from visioneval.records import Request, Response, stable_hash
 
 MODELS = {
     "popout": "finds the odd object by colour, area and orientation statistics",

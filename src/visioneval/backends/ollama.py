@@ -10,7 +10,7 @@ from visioneval.backends.http import HttpBackend, HttpLimits
 from visioneval.backends.keys import MODEL_FLAGS, TargetFlags
 from visioneval.backends.replies import MetadataReader
 from visioneval.backends.served import from_ollama_tags
-from visioneval.records import Message, Request, Response
+from visioneval.core.records import Message, Request, Response
 
 DEFAULT_BASE_URL = "http://localhost:11434"
 

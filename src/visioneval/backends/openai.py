@@ -13,7 +13,7 @@ from visioneval.backends.http import RETRYABLE_STATUS, HttpBackend, HttpLimits
 from visioneval.backends.keys import MODEL_FLAGS, TargetFlags, host_of
 from visioneval.backends.replies import MetadataReader
 from visioneval.backends.served import from_model_list
-from visioneval.records import Message, Request, Response
+from visioneval.core.records import Message, Request, Response
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 log = logging.getLogger(__name__)

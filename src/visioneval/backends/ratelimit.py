@@ -18,7 +18,7 @@ import math
 import time
 from dataclasses import dataclass
 
-from visioneval.records import Request, Response
+from visioneval.core.records import Request, Response
 
 CHARS_PER_TOKEN = 4
 """Text tokens are estimated as characters / 4 (OpenAI's rule of thumb for English)."""

@@ -34,7 +34,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from visioneval.backends.base import PermanentError
-from visioneval.records import Response
+from visioneval.core.records import Response
 
 OPEN, CLOSE = "<think>", "</think>"
 CUT_SHORT = frozenset({"length", "max_tokens"})

@@ -36,7 +36,7 @@ from visioneval.backends.base import (
     Unreachable,
 )
 from visioneval.backends.ratelimit import RateLimiter
-from visioneval.records import Request, Response
+from visioneval.core.records import Request, Response
 
 log = logging.getLogger(__name__)
 

@@ -34,8 +34,8 @@ def demo(
 ) -> None:
     """Offline: a builtin baseline on a small synthetic set, end to end (no server, no
     download): the SalBench popout baseline on synthetic P3 scenes."""
-    from visioneval.benchmarks import registry
     from visioneval.commands.common import consoles
+    from visioneval.core import registry
     from visioneval.engine.cache import default_cache_path
 
     definition = registry.definition(registry.DEMO)

@@ -50,7 +50,7 @@ from visioneval.cli.options import (
 from visioneval.cli.panels import DATA, MODEL, OUTPUT
 
 if TYPE_CHECKING:
-    from visioneval.benchmarks.base import BenchmarkDefinition
+    from visioneval.core.benchmark import BenchmarkDefinition
 
 
 def _shared(definition: BenchmarkDefinition) -> list[inspect.Parameter]:
@@ -128,7 +128,7 @@ def _field_option(name: str, field: FieldInfo, own_panel: str) -> inspect.Parame
     (the field's `panel`: the data's by default, OWN_OPTIONS for the benchmark's own
     settings). Typer never applies a default (None): the model does, so `--resume` needs
     none of them; --help shows the model's (or the field's `shown_default`)."""
-    from visioneval.benchmarks.base import OWN_OPTIONS
+    from visioneval.core.benchmark import OWN_OPTIONS
 
     inner, _ = _unwrap(field.annotation)
     extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
@@ -245,7 +245,7 @@ def any_benchmark_command() -> Callable[..., None]:
     """`visioneval run SPEC`: any registered benchmark or a user's own definition given as
     module:attribute, its options as repeated `--option key=value` (no generated flags:
     the benchmark is only known once SPEC is read)."""
-    from visioneval.benchmarks.base import BenchmarkDefinition
+    from visioneval.core.benchmark import BenchmarkDefinition
 
     spec_arg = inspect.Parameter("benchmark", inspect.Parameter.KEYWORD_ONLY, default=None,
                                  annotation=Annotated[str | None, typer.Argument(
@@ -262,7 +262,7 @@ def any_benchmark_command() -> Callable[..., None]:
                   _out("results/<benchmark>-<model>-<time>"), *_run_options()]
 
     def command(**kwargs: Any) -> None:
-        from visioneval.benchmarks import registry
+        from visioneval.core import registry
 
         run = {k: kwargs.pop(k) for k in SHARED_NAMES}
         target, pairs = kwargs["benchmark"], kwargs["option"] or []
@@ -364,7 +364,7 @@ def default_model(definition: BenchmarkDefinition, backend: str | None,
 
 def settings(temperature: float | None, max_tokens: int | None, default_max_tokens: int):
     """The generation settings from the flags (None: not given, the default applies)."""
-    from visioneval.records import GenerationSettings
+    from visioneval.core.records import GenerationSettings
 
     return GenerationSettings(temperature=0.0 if temperature is None else temperature,
                               max_tokens=default_max_tokens if max_tokens is None
@@ -408,7 +408,7 @@ def write_synth(out: Path, overwrite: bool, write: Callable[[Path], list[str]]) 
 
 def register(app: typer.Typer, data_app: typer.Typer) -> None:
     """Add every registered benchmark's command (and data command) to the app."""
-    from visioneval.benchmarks import registry
+    from visioneval.core import registry
 
     app.command(name="run")(any_benchmark_command())
     for name in registry.names():

@@ -12,11 +12,11 @@ import typer
 from visioneval.cli.panels import COST, ENGINE, MODEL, OUTPUT, SPREAD
 
 if TYPE_CHECKING:
-    from visioneval.benchmarks.base import Benchmark
     from visioneval.commands.run import Output
+    from visioneval.core.benchmark import Benchmark
+    from visioneval.core.records import GenerationSettings
     from visioneval.distributed.options import Distribution
     from visioneval.engine.options import EngineFlags
-    from visioneval.records import GenerationSettings
 
 
 class BackendKind(StrEnum):

@@ -18,8 +18,8 @@ def reference(
 ) -> None:
     """Print a benchmark's published results (the paper's or its authors' leaderboard) with
     their source, version and what each number means."""
-    from visioneval.benchmarks import registry
     from visioneval.commands.common import consoles, guarded
+    from visioneval.core import registry
     from visioneval.report.reference import published_table, unknown_model
     from visioneval.report.reference_console import show_published
 

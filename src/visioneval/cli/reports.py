@@ -14,9 +14,9 @@ from visioneval.cli.app import app
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from visioneval.benchmarks.base import BenchmarkDefinition
+    from visioneval.core.benchmark import BenchmarkDefinition
+    from visioneval.core.rundir import RunView
     from visioneval.report.reference import ReferenceReport
-    from visioneval.report.rundir import RunView
 
 # visioneval never imports code a run directory names: a run of the user's own benchmark is
 # read with its definition only when the command line names it (docs/adding-a-benchmark.md).
@@ -28,7 +28,7 @@ Definition = Annotated[str | None, typer.Option(
 def named_definition(definition: str | None) -> BenchmarkDefinition | None:
     """The definition the user named on the command line, imported once (it is trusted:
     the user gave it), or None."""
-    from visioneval.benchmarks import registry
+    from visioneval.core import registry
 
     return registry.definition(definition) if definition is not None else None
 
@@ -53,9 +53,9 @@ def report(
 ) -> None:
     """Write RUN_DIR/report.html: one self-contained page (tables, charts, sample browser)."""
     from visioneval.commands.common import consoles, guarded
+    from visioneval.core.rundir import load
     from visioneval.report.layout import is_layout_results, write_layout_report
     from visioneval.report.page import write_page
-    from visioneval.report.rundir import load
 
     console, err = consoles()
 

@@ -39,8 +39,8 @@ def rescore(
     """Re-score another tool's logged answers under visioneval's rules (every parser and
     protocol), writing a run directory; no request is sent."""
     from visioneval.commands.common import consoles, guarded, setup_logging
+    from visioneval.core.foreign import RescoreRequest
     from visioneval.rescore.command import run_command
-    from visioneval.rescore.foreign import RescoreRequest
 
     console, err = consoles()
     setup_logging(err, verbose)

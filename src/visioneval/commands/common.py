@@ -9,8 +9,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from visioneval.backends.base import PreflightError
+from visioneval.core.store import RunDirError
 from visioneval.engine.cache import CacheError
-from visioneval.engine.store import RunDirError
 from visioneval.io.parquet import DataError
 
 USER_ERRORS = (PreflightError, DataError, RunDirError, CacheError, ValueError,

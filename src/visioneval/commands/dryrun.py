@@ -10,16 +10,16 @@ from pathlib import Path
 from typing import Any
 
 from visioneval.backends.registry import BackendSpec
-from visioneval.benchmarks import registry
-from visioneval.benchmarks.base import Benchmark
 from visioneval.commands.resume_target import resume_command
 from visioneval.commands.run import Output
+from visioneval.core import registry
+from visioneval.core.benchmark import Benchmark
+from visioneval.core.records import GenerationSettings, Sample, SkippedRow
+from visioneval.core.store import RunStore
 from visioneval.cost import estimate
 from visioneval.cost.images import image_rule
 from visioneval.cost.prices import ModelRef, Price, given_price, price_for, recorded_price
-from visioneval.engine.store import RunStore
 from visioneval.io.parquet import DataError
-from visioneval.records import GenerationSettings, Sample, SkippedRow
 from visioneval.session import EngineOptions, nothing_to_evaluate, shard_key
 from visioneval.shards import Shard
 
@@ -38,7 +38,7 @@ def dry_run_resume(directory: Path, expected: str | None, engine: EngineOptions,
     """What `--resume` would still send: the samples without a successful record. The
     benchmark is rebuilt by the trust rule (`registry.build_for_run`): a run of a user's own
     benchmark needs its `definition` named again; only to be read (nothing is solved)."""
-    from visioneval.engine.idset import IdSet
+    from visioneval.core.idset import IdSet
 
     store = RunStore.open(directory)
     info = store.info

@@ -16,8 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from visioneval.backends.registry import BackendSpec, split_urls
-from visioneval.benchmarks import registry
-from visioneval.benchmarks.base import Benchmark, BenchmarkDefinition
 from visioneval.commands.resume_target import (
     judge_flags_of,
     resume_command,
@@ -25,10 +23,12 @@ from visioneval.commands.resume_target import (
     target_flags,
 )
 from visioneval.commands.run import Output, _execute, session
+from visioneval.core import registry
+from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
+from visioneval.core.records import GenerationSettings
+from visioneval.core.store import RunLock, RunStore
 from visioneval.engine.options import EngineFlags
-from visioneval.engine.store import RunLock, RunStore
 from visioneval.invocation import command
-from visioneval.records import GenerationSettings
 from visioneval.shards import Shard
 
 

@@ -102,7 +102,7 @@ def resume_command(info: dict[str, Any], directory: Any) -> str:
 def target_flags(benchmark: Any) -> TargetFlags:
     """The flags naming the run's model server on its benchmark's command (evaluate's model
     is its judge: --judge-base-url); looked up among registered benchmarks only."""
-    from visioneval.benchmarks import registry
+    from visioneval.core import registry
 
     if isinstance(benchmark, str) and benchmark in registry.names():
         url, key = registry.definition(benchmark).target_flags
@@ -114,7 +114,7 @@ def judge_flags(benchmark: Any) -> TargetFlags:
     """The flags naming the judge's server on the benchmark's command (vqa's
     --judge-base-url, --judge-api-key-env): its definition's `judge_target` options;
     looked up among registered benchmarks only."""
-    from visioneval.benchmarks import registry
+    from visioneval.core import registry
 
     if isinstance(benchmark, str) and benchmark in registry.names():
         return judge_flags_of(registry.definition(benchmark).judge_target)

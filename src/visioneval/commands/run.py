@@ -18,16 +18,16 @@ from visioneval.backends.reasoning import OUT_OF_TOKENS
 from visioneval.backends.registry import BackendSpec, make_backend
 from visioneval.backends.served import describe
 from visioneval.baselines.hints import majority_answers
-from visioneval.benchmarks.base import Benchmark
 from visioneval.commands.resume_target import judge_flags, resume_command, target_flags
+from visioneval.core.benchmark import Benchmark
+from visioneval.core.records import GenerationSettings
+from visioneval.core.store import RunDirError, RunLock, RunStore, WriteError
 from visioneval.cost.money import usd
 from visioneval.cost.prices import ModelRef, given_price, recorded_price
 from visioneval.engine.options import Change, EngineOptions
 from visioneval.engine.runner import CostLimitReached, RunStopped
-from visioneval.engine.store import RunDirError, RunLock, RunStore, WriteError
 from visioneval.invocation import command
 from visioneval.io.parquet import DataError
-from visioneval.records import GenerationSettings
 from visioneval.session import (
     SessionResult,
     check_resumable,
@@ -119,7 +119,7 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
 
 def _builtin_note(name: str) -> str:
     """The benchmark's `builtin_note` (registered benchmarks; "" for others)."""
-    from visioneval.benchmarks import registry
+    from visioneval.core import registry
 
     return registry.definition(name).builtin_note if name in registry.names() else ""
 

@@ -61,7 +61,7 @@ def _value(benchmark: str, option: str, text: str) -> Any:
     """A command-line option value as the benchmark's options model takes it: a list
     option's value split at commas; anything else as text (the model converts numbers and
     booleans, and names a bad value)."""
-    from visioneval.benchmarks import registry
+    from visioneval.core import registry
 
     model = registry.definition(benchmark).command_options
     field = model.model_fields.get(option) if model is not None else None

@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from visioneval.core.records import Request, Response
 from visioneval.cost.estimate import request_tokens
 from visioneval.cost.images import image_rule
 from visioneval.cost.money import usd
 from visioneval.cost.prices import ModelRef, NoPrice, Price
 from visioneval.cost.total import role_prices
-from visioneval.records import Request, Response
 
 
 @dataclass

@@ -12,10 +12,10 @@ from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 
+from visioneval.core.records import GenerationSettings, Request, Sample, SkippedRow
 from visioneval.cost.images import ImageRule, text_tokens
 from visioneval.cost.money import usd
 from visioneval.cost.prices import NoPrice, Price
-from visioneval.records import GenerationSettings, Request, Sample, SkippedRow
 
 
 @dataclass

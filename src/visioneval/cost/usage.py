@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from visioneval.core.records import Response
 from visioneval.exactsum import ExactSum
-from visioneval.records import Response
 
 ROLES = ("model", "judge")
 

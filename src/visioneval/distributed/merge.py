@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from visioneval.engine.store import (
+from visioneval.core.store import (
     LOCK_FILE,
     SAMPLES_FILE,
     RunDirError,
@@ -231,7 +231,7 @@ def merge(directories: Sequence[Path], out: Path, allow_partial: bool = False,
     stopped halfway in `out` is always completed. `definition`: the definition the user
     named for shards of their own benchmark (`--definition`), which merging needs to
     recompute the metrics (`registry.build_for_run`: a run names no code to import)."""
-    from visioneval.benchmarks import registry
+    from visioneval.core import registry
     from visioneval.session import finish
 
     plan = plan_merge(open_shards(directories), allow_partial)

@@ -21,13 +21,13 @@ from rich.console import Console
 from rich.markup import escape
 
 from visioneval.backends.registry import BackendSpec
-from visioneval.benchmarks.base import Benchmark
 from visioneval.commands.resume import ResumeGiven
 from visioneval.commands.run import EXIT_INTERRUPTED, Output
+from visioneval.core.benchmark import Benchmark
+from visioneval.core.records import GenerationSettings
 from visioneval.distributed.options import Distribution
 from visioneval.engine.options import EngineFlags, EngineOptions
 from visioneval.io.parquet import DataError
-from visioneval.records import GenerationSettings
 from visioneval.session import default_run_dir, nothing_to_evaluate
 from visioneval.shards import Shard
 
@@ -74,7 +74,7 @@ class ShardJob:
     resume_options: dict[str, Any] = field(default_factory=dict)
 
     def resume_given(self) -> ResumeGiven:
-        from visioneval.benchmarks import registry
+        from visioneval.core import registry
 
         user = self.benchmark if self.benchmark not in registry.names() else None
         return ResumeGiven(self.flags, self.spec.base_urls, self.spec.api_key_env, user,
@@ -84,9 +84,9 @@ class ShardJob:
 def run_shard(job: ShardJob) -> dict[str, Any]:
     """One shard, in a Ray worker: a new run, or the resume of the one in its directory.
     The tables go nowhere (the merge prints the run's); logs go to the worker's stderr."""
-    from visioneval.benchmarks import registry
     from visioneval.commands import run as command
     from visioneval.commands.common import setup_logging
+    from visioneval.core import registry
 
     if os.path.isdir(job.cwd):
         os.chdir(job.cwd)  # relative paths in the options mean what they meant to the user
@@ -129,7 +129,7 @@ def resume(directory: Path, expected: str | None, given: ResumeGiven, output: Ou
     """Continue a distributed run from its shard folders (each resumes its journal; a shard
     that never started starts), trusting of run.json what a plain resume trusts."""
     from visioneval.commands.resume import check_resumable_kind, rebuild
-    from visioneval.engine.store import RunStore
+    from visioneval.core.store import RunStore
 
     ray = import_ray()
     directory = directory.absolute()
@@ -169,7 +169,7 @@ def _shard_dirs(out: Path) -> list[Path]:
 def _check_existing(out: Path, benchmark: Benchmark, spec: BackendSpec, count: int) -> None:
     """Shards already in `out` must be this run's (the same command run again resumes
     them); anything else is refused rather than mixed in."""
-    from visioneval.engine.store import RunStore
+    from visioneval.core.store import RunStore
 
     plan = benchmark.plan()
     for directory in _shard_dirs(out):
@@ -260,7 +260,7 @@ def _run_jobs(ray: Any, jobs: list[ShardJob], out: Path, output: Output, how: Di
                          "the worker logs); run the same command again to resume them",
                          highlight=False, soft_wrap=True)
         return 2
-    from visioneval.benchmarks import registry
+    from visioneval.core import registry
 
     # The definition the user named (their own benchmark's code), trusted for the merge.
     named = jobs[0].benchmark if jobs and jobs[0].benchmark not in registry.names() else None
@@ -270,8 +270,8 @@ def _run_jobs(ray: Any, jobs: list[ShardJob], out: Path, output: Output, how: Di
 
 def _resume_line(jobs: list[ShardJob], out: Path, how: Distribution, label: str) -> str:
     """The command that resumes the shards on Ray, as this process was started."""
-    from visioneval.benchmarks import registry
     from visioneval.commands.resume_target import resume_command
+    from visioneval.core import registry
 
     job = jobs[0]
     own = {"definition": job.benchmark} if job.benchmark not in registry.names() else {}

@@ -9,8 +9,8 @@ from rich.markup import escape
 
 from visioneval.commands.resume_target import resume_command
 from visioneval.commands.run import Output, report
+from visioneval.core.store import RunStore
 from visioneval.distributed.merge import merge
-from visioneval.engine.store import RunStore
 
 
 def merge_and_report(directories: Sequence[Path], out: Path, allow_partial: bool,

@@ -23,8 +23,8 @@ from typing import Any
 import orjson
 
 from visioneval.backends import reasoning
-from visioneval.engine.store import free_space
-from visioneval.records import Request, Response, stable_hash
+from visioneval.core.records import Request, Response, stable_hash
+from visioneval.core.store import free_space
 
 log = logging.getLogger(__name__)
 

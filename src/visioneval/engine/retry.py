@@ -21,7 +21,7 @@ from visioneval.backends.base import (
     NotFound,
     TransientError,
 )
-from visioneval.records import Request, Response, stable_hash
+from visioneval.core.records import Request, Response, stable_hash
 
 log = logging.getLogger(__name__)
 

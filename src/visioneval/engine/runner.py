@@ -12,6 +12,15 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from visioneval.backends.base import Backend
+from visioneval.core.records import (
+    GenerationSettings,
+    Record,
+    Request,
+    Response,
+    Sample,
+    SkippedRow,
+)
+from visioneval.core.store import RunStore, WriteError
 from visioneval.cost.usage import UsageBook
 from visioneval.engine.cache import Origin, ResponseCache, cache_key
 from visioneval.engine.progress import RunProgress
@@ -23,8 +32,6 @@ from visioneval.engine.retry import (
     error_reason,
     generate,
 )
-from visioneval.engine.store import RunStore, WriteError
-from visioneval.records import GenerationSettings, Record, Request, Response, Sample, SkippedRow
 
 if TYPE_CHECKING:
     from visioneval.cost.budget import Budget

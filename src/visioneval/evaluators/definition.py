@@ -7,12 +7,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from visioneval import fmt
-from visioneval.benchmarks.base import Benchmark, BenchmarkDefinition
+from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
+from visioneval.core.blocks import Charts, ComparisonTable, Note, Section, Table
+from visioneval.core.marks import percent
+from visioneval.core.records import Record
+from visioneval.core.rundir import RunView
 from visioneval.evaluators.result import EvalResult
-from visioneval.records import Record
-from visioneval.report.blocks import Charts, ComparisonTable, Note, Section, Table
-from visioneval.report.marks import percent
-from visioneval.report.rundir import RunView
 
 
 def _pct(value: float | None) -> str:

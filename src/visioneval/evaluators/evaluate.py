@@ -22,13 +22,20 @@ from rich.console import Console
 from rich.table import Table
 
 from visioneval import csvcells, fmt
+from visioneval.core.records import (
+    GenerationSettings,
+    Record,
+    Request,
+    Response,
+    Sample,
+    SkippedRow,
+)
 from visioneval.engine.runner import Ask, Solved
 from visioneval.evaluators.cases import CaseSpec, EvaluatorSpec, UnusableCase, iter_cases
 from visioneval.evaluators.judge import Case, combine, judge_once, judge_request
 from visioneval.evaluators.result import EvalResult
 from visioneval.evaluators.rubric import Rubric, load_rubric
 from visioneval.io.images import Image
-from visioneval.records import GenerationSettings, Record, Request, Response, Sample, SkippedRow
 from visioneval.stats.bootstrap import Outcomes, attach, mean_statistic, summaries
 from visioneval.validators.inprocess import run_builtin
 from visioneval.validators.runner import ValidatorCommand, run_validator

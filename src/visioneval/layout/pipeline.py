@@ -36,7 +36,7 @@ import numpy as np
 import orjson
 
 from visioneval import csvcells
-from visioneval.engine import store
+from visioneval.core import store
 from visioneval.layout.figma import Layout, load_layout
 from visioneval.layout.metrics import Absent
 from visioneval.layout.pairs import Pair

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from visioneval.engine.store import write_atomic
+from visioneval.core.store import write_atomic
 from visioneval.layout.draw import sample_dir
 from visioneval.report import templating
 

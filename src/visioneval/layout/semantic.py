@@ -147,9 +147,9 @@ class BackendCaptioner:
         await self.backend.preflight()
 
     async def caption(self, images: Sequence[bytes]) -> list[str | Exception]:
+        from visioneval.core.records import GenerationSettings, Request, user
         from visioneval.engine.retry import RetryPolicy, generate
         from visioneval.io.images import Image
-        from visioneval.records import GenerationSettings, Request, user
 
         settings = GenerationSettings(temperature=0.0, max_tokens=self.settings.max_tokens)
         policy = RetryPolicy(max_attempts=self.settings.max_attempts,

@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from visioneval import csvcells
-from visioneval.benchmarks import registry
-from visioneval.engine.store import RunDirError, write_atomic
+from visioneval.core import registry
+from visioneval.core.blocks import ComparisonTable
+from visioneval.core.rundir import RunView, load
+from visioneval.core.store import RunDirError, write_atomic
 from visioneval.report import templating
-from visioneval.report.blocks import ComparisonTable
-from visioneval.report.rundir import RunView, load
 
 if TYPE_CHECKING:
     from visioneval.report.reference import ReferenceReport

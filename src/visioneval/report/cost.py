@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from visioneval.core.blocks import Note, Table
 from visioneval.cost.money import usd
 from visioneval.cost.usage import UsageBook
-from visioneval.report.blocks import Note, Table
 
 
 def cost_card(info: dict[str, Any]) -> tuple[str, str]:

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from visioneval.engine.store import SAMPLES_FILE, record_id
-from visioneval.records import Record
-from visioneval.report.rundir import image_hashes
+from visioneval.core.records import Record
+from visioneval.core.rundir import image_hashes
+from visioneval.core.store import SAMPLES_FILE, record_id
 
 CORRECT, WRONG, ERROR, UNSCORED = range(4)
 OUTCOMES = {"correct": CORRECT, "wrong": WRONG, "error": ERROR, "unscored": UNSCORED}

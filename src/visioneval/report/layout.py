@@ -10,9 +10,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from visioneval.engine.store import write_atomic
+from visioneval.core.blocks import Block, Cards, Charts, Link, Note, Section, Table
+from visioneval.core.store import write_atomic
 from visioneval.report import charts, templating
-from visioneval.report.blocks import Block, Cards, Charts, Link, Note, Section, Table
 
 # CANVAS's headline metrics, then the scores that do not saturate (docs/layout.md).
 DISTRIBUTED = ("canvas_fill", "pixel_fidelity", "semantic_match", "element_count_ratio",

@@ -9,14 +9,14 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from visioneval.benchmarks import registry
-from visioneval.benchmarks.base import BenchmarkDefinition
-from visioneval.engine.store import RunStore, write_atomic
-from visioneval.records import Record
+from visioneval.core import registry
+from visioneval.core.benchmark import BenchmarkDefinition
+from visioneval.core.blocks import Note, Section, Table
+from visioneval.core.records import Record
+from visioneval.core.rundir import RunView, image_hashes, load, prompt_text
+from visioneval.core.store import RunStore, write_atomic
 from visioneval.report import templating, thumbs
-from visioneval.report.blocks import Note, Section, Table
 from visioneval.report.cost import cost_blocks, cost_card
-from visioneval.report.rundir import RunView, image_hashes, load, prompt_text
 from visioneval.report.selection import KINDS, Selection, priority
 
 log = logging.getLogger(__name__)

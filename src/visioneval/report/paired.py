@@ -12,10 +12,10 @@ from rich.console import Console
 from rich.table import Table
 
 from visioneval import csvcells
-from visioneval.benchmarks import registry
-from visioneval.engine.store import write_atomic
+from visioneval.core import registry
+from visioneval.core.rundir import RunView
+from visioneval.core.store import write_atomic
 from visioneval.report.compare import runs
-from visioneval.report.rundir import RunView
 from visioneval.stats.paired import PairedCollector, PairedResult, paired
 
 

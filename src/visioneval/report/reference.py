@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from visioneval import csvcells
-from visioneval.benchmarks import registry
-from visioneval.benchmarks.base import BenchmarkDefinition
-from visioneval.benchmarks.published import Column, Model, PublishedTable, Row, RunValue
+from visioneval.core import registry
+from visioneval.core.benchmark import BenchmarkDefinition
+from visioneval.core.published import Column, Model, PublishedTable, Row, RunValue
+from visioneval.core.rundir import RunView
 from visioneval.report.compare import md_escape, runs
-from visioneval.report.rundir import RunView
 
 REFERENCES = ("paper",)  # what --reference accepts: the benchmark's published table
 

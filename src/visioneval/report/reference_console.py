@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from visioneval.benchmarks.published import Model, PublishedTable, Row
+from visioneval.core.published import Model, PublishedTable, Row
 from visioneval.report.reference import (
     HEADER,
     LEGEND,

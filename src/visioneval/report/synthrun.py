@@ -13,9 +13,9 @@ import random
 from pathlib import Path
 from typing import Any
 
-from visioneval.benchmarks import registry
-from visioneval.engine.store import RunStore
-from visioneval.records import Record, Response, Sample
+from visioneval.core import registry
+from visioneval.core.records import Record, Response, Sample
+from visioneval.core.store import RunStore
 
 ERROR_SHARE, UNREADABLE_SHARE, WRONG_SHARE = 0.02, 0.05, 0.3
 

@@ -20,7 +20,7 @@ from PIL import Image as PILImage
 from visioneval.io.images import ImageError, open_to_decode
 
 if TYPE_CHECKING:
-    from visioneval.report.rundir import RunView
+    from visioneval.core.rundir import RunView
 
 log = logging.getLogger(__name__)
 SIDE = 96

@@ -15,9 +15,9 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from visioneval.benchmarks.base import BenchmarkDefinition
+from visioneval.core.benchmark import BenchmarkDefinition
+from visioneval.core.records import Sample, SkippedRow
 from visioneval.io.images import ImageError
-from visioneval.records import Sample, SkippedRow
 from visioneval.report.thumbs import webp
 
 log = logging.getLogger(__name__)

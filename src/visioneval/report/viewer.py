@@ -24,10 +24,10 @@ from typing import Any
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 
-from visioneval.benchmarks import registry
+from visioneval.core import registry
+from visioneval.core.rundir import load
 from visioneval.report.journal_index import JournalIndex
 from visioneval.report.page import complete_row, definition_of, render_page
-from visioneval.report.rundir import load
 from visioneval.report.thumbsource import ThumbSource
 
 PAGE_MAX = 500

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from visioneval.benchmarks import registry
-from visioneval.engine.store import RunStore
-from visioneval.rescore.foreign import RescoreRequest
+from visioneval.core import registry
+from visioneval.core.foreign import RescoreRequest
+from visioneval.core.store import RunStore
 from visioneval.rescore.run import rescore
 
 

@@ -33,9 +33,9 @@ from typing import Any
 import orjson
 
 from visioneval.backends import reasoning
-from visioneval.records import Response
-from visioneval.rescore.foreign import LogFile
-from visioneval.rescore.lines import BadLines, json_lines
+from visioneval.core.foreign import LogFile
+from visioneval.core.records import Response
+from visioneval.io.lines import BadLines, json_lines
 
 log = logging.getLogger(__name__)
 

@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from visioneval import __version__
-from visioneval.benchmarks import registry
+from visioneval.core import registry
+from visioneval.core.foreign import Answered, ForeignReader, LogFile, RescoreRequest, Source
+from visioneval.core.records import Record, SkippedRow, stable_hash
+from visioneval.core.store import RUN_FORMAT, SAMPLES_FILE, RunDirError, RunLock, RunStore
 from visioneval.engine.runner import RunStats
-from visioneval.engine.store import RUN_FORMAT, SAMPLES_FILE, RunDirError, RunLock, RunStore
-from visioneval.records import Record, SkippedRow, stable_hash
+from visioneval.io.lines import BadLines
 from visioneval.rescore import lmms_eval
-from visioneval.rescore.foreign import Answered, ForeignReader, LogFile, RescoreRequest, Source
-from visioneval.rescore.lines import BadLines
 from visioneval.session import SessionResult, default_run_dir, finish
 
 log = logging.getLogger(__name__)

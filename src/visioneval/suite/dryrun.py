@@ -9,11 +9,11 @@ from decimal import Decimal
 from rich.console import Console
 from rich.table import Table
 
+from visioneval.core.store import RUN_FILE, RunStore
 from visioneval.cost import estimate
 from visioneval.cost.images import image_rule
 from visioneval.cost.money import usd
 from visioneval.cost.prices import ModelRef, NoPrice, given_price, price_for
-from visioneval.engine.store import RUN_FILE, RunStore
 from visioneval.suite.plan import PlannedRun, SuitePlan
 
 
@@ -30,7 +30,7 @@ class RunEstimate:
 
 def estimate_run(run: PlannedRun) -> RunEstimate:
     """What `run` would still send (the samples its directory does not hold yet)."""
-    from visioneval.engine.idset import IdSet
+    from visioneval.core.idset import IdSet
 
     benchmark = run.build()
     done: IdSet | frozenset[str] = frozenset()

@@ -15,12 +15,12 @@ from typing import Any
 from rich.console import Console
 
 from visioneval.backends.base import PreflightError
-from visioneval.benchmarks.base import Benchmark
 from visioneval.commands.run import Output, session
+from visioneval.core.benchmark import Benchmark
+from visioneval.core.store import RUN_FILE, RunDirError, RunLock, RunStore, write_json
 from visioneval.engine.cache import CacheError
 from visioneval.engine.progress import ProgressBoard
 from visioneval.engine.runner import RunStopped
-from visioneval.engine.store import RUN_FILE, RunDirError, RunLock, RunStore, write_json
 from visioneval.io.parquet import DataError
 from visioneval.session import nothing_to_evaluate
 from visioneval.suite.plan import PlannedRun, SuitePlan

@@ -16,10 +16,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from visioneval.backends.registry import BackendSpec
-from visioneval.benchmarks import registry
-from visioneval.benchmarks.base import Benchmark, BenchmarkDefinition
+from visioneval.core import registry
+from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
+from visioneval.core.records import GenerationSettings
 from visioneval.engine.options import EngineFlags, EngineOptions
-from visioneval.records import GenerationSettings
 from visioneval.suite.spec import BenchmarkEntry, ModelEntry, SuiteFile
 
 

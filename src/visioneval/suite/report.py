@@ -14,16 +14,16 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 from visioneval import csvcells
-from visioneval.engine.store import write_atomic
+from visioneval.core.blocks import ComparisonTable
+from visioneval.core.store import write_atomic
 from visioneval.report import templating
-from visioneval.report.blocks import ComparisonTable
 from visioneval.suite.execute import RunOutcome
 from visioneval.suite.plan import PlannedRun, SuitePlan
 
 if TYPE_CHECKING:
-    from visioneval.benchmarks.base import BenchmarkDefinition
+    from visioneval.core.benchmark import BenchmarkDefinition
+    from visioneval.core.rundir import RunView
     from visioneval.report.reference import ReferenceReport
-    from visioneval.report.rundir import RunView
 
 HAS_RESULTS = ("finished", "finished with errors", "done before")
 

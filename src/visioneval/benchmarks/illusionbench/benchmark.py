@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationInfo, field_validator, model_validator
 from rich.console import Console
 
-from visioneval.benchmarks import stored
+from visioneval import excerpts as stored
 from visioneval.benchmarks.illusionbench import metrics, names, protocols, tables
 from visioneval.benchmarks.illusionbench.prompts import prompt
 from visioneval.benchmarks.illusionbench.sampling import stratified
@@ -24,9 +24,9 @@ from visioneval.benchmarks.illusionbench.spec import (
     TASKS,
     split_name,
 )
+from visioneval.core.records import Record, Sample, SkippedRow, user
 from visioneval.io import parquet
 from visioneval.io.images import Image, ImageError
-from visioneval.records import Record, Sample, SkippedRow, user
 
 Protocol = Literal["original", "lmms-strict", "lmms-recall", "all"]
 

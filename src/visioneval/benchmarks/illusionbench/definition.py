@@ -10,15 +10,15 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from visioneval import fmt
-from visioneval.benchmarks.base import OWN_OPTIONS, Benchmark, BenchmarkDefinition
 from visioneval.benchmarks.illusionbench import tables
 from visioneval.benchmarks.illusionbench.spec import HF_REPO, SUBSETS, TASKS
-from visioneval.benchmarks.published import PublishedTable, RunBeside
-from visioneval.records import Record
-from visioneval.report.blocks import Charts, ComparisonTable, Items, Note, Section, Table
-from visioneval.report.marks import Interval, percent
-from visioneval.report.rundir import RunView
-from visioneval.rescore.foreign import ForeignReader
+from visioneval.core.benchmark import OWN_OPTIONS, Benchmark, BenchmarkDefinition
+from visioneval.core.blocks import Charts, ComparisonTable, Items, Note, Section, Table
+from visioneval.core.foreign import ForeignReader
+from visioneval.core.marks import Interval, percent
+from visioneval.core.published import PublishedTable, RunBeside
+from visioneval.core.records import Record
+from visioneval.core.rundir import RunView
 
 
 def _pct(value: float | None) -> str:

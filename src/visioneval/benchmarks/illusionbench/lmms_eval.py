@@ -26,11 +26,11 @@ from visioneval.benchmarks.illusionbench.benchmark import IllusionBench, Illusio
 from visioneval.benchmarks.illusionbench.definition import IllusionBenchDefinition
 from visioneval.benchmarks.illusionbench.prompts import lmms_prompt, original_prompt
 from visioneval.benchmarks.illusionbench.spec import SUBSETS, TASKS
-from visioneval.benchmarks.stored import excerpt
-from visioneval.records import Sample, SkippedRow, user
+from visioneval.core.foreign import Answered, Item, LogFile, RescoreRequest, Source
+from visioneval.core.records import Sample, SkippedRow, user
+from visioneval.excerpts import excerpt
+from visioneval.io.lines import BadLines
 from visioneval.rescore import lmms_eval
-from visioneval.rescore.foreign import Answered, Item, LogFile, RescoreRequest, Source
-from visioneval.rescore.lines import BadLines
 
 # lmms-eval task -> (subset, task).
 TASK_NAMES = {f"{prefix}illusionbench_arshia_{subset.lower()}_{task}_test": (subset, task)

@@ -22,7 +22,7 @@ from typing import Any
 from visioneval.benchmarks.illusionbench.prompts import offered
 from visioneval.benchmarks.illusionbench.protocols import lmms_normalize
 from visioneval.benchmarks.illusionbench.spec import DIFFICULTIES, FAMILY, ORIGINAL_FIXED
-from visioneval.records import Record
+from visioneval.core.records import Record
 from visioneval.stats.bootstrap import Outcomes, attach, mean_statistic, summaries
 
 BUCKETS = ("shape", "texture", "rest")

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from visioneval.benchmarks.illusionbench.spec import PROTOCOLS, SUBSETS, TASKS
-from visioneval.benchmarks.published import (
+from visioneval.core.published import (
     Column,
     Model,
     PublishedTable,

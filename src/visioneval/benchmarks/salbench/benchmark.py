@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 from rich.console import Console
 
-from visioneval.benchmarks import stored
+from visioneval import excerpts as stored
 from visioneval.benchmarks.salbench import tables
 from visioneval.benchmarks.salbench.metrics import ConfigTally, sample_scores
 from visioneval.benchmarks.salbench.parse import lenient_labels, strict_tokens, target_labels
@@ -25,9 +25,9 @@ from visioneval.benchmarks.salbench.prompts import (
     zero_shot,
 )
 from visioneval.benchmarks.salbench.spec import CONFIGS, HF_REPO, SPLIT, ConfigSpec
+from visioneval.core.records import Record, Sample, SkippedRow
 from visioneval.io import parquet
 from visioneval.io.images import Image, ImageError
-from visioneval.records import Record, Sample, SkippedRow
 
 COLUMNS = ("image", "question", "answer", "image_id")
 TEXT_COLUMNS = ("question", "answer", "image_id")

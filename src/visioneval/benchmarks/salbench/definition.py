@@ -10,15 +10,15 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from visioneval import fmt
-from visioneval.benchmarks.base import OWN_OPTIONS, Benchmark, BenchmarkDefinition, Demo
-from visioneval.benchmarks.published import PublishedTable, RunBeside
 from visioneval.benchmarks.salbench.parse import target_labels
 from visioneval.benchmarks.salbench.spec import CONFIGS, HF_REPO, SPLITS, TASKS
-from visioneval.records import Record
-from visioneval.report.blocks import Charts, ComparisonTable, Note, Section, Table
-from visioneval.report.marks import Interval, percent
-from visioneval.report.rundir import RunView
-from visioneval.rescore.foreign import ForeignReader
+from visioneval.core.benchmark import OWN_OPTIONS, Benchmark, BenchmarkDefinition, Demo
+from visioneval.core.blocks import Charts, ComparisonTable, Note, Section, Table
+from visioneval.core.foreign import ForeignReader
+from visioneval.core.marks import Interval, percent
+from visioneval.core.published import PublishedTable, RunBeside
+from visioneval.core.records import Record
+from visioneval.core.rundir import RunView
 
 # The paper's Table 1 columns (its results CSV's names) and the config behind each.
 TABLE1_COLUMNS = {

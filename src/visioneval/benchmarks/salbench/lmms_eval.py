@@ -24,12 +24,12 @@ from visioneval.benchmarks.salbench.benchmark import SalBench, SalBenchOptions
 from visioneval.benchmarks.salbench.definition import SalBenchDefinition
 from visioneval.benchmarks.salbench.parse import strict_tokens, target_labels
 from visioneval.benchmarks.salbench.spec import CONFIGS, LMMS_EVAL_SUFFIX
-from visioneval.benchmarks.stored import excerpt
-from visioneval.engine.idset import digest
-from visioneval.records import Sample, SkippedRow, user
+from visioneval.core.foreign import Answered, Item, LogFile, RescoreRequest, Source
+from visioneval.core.idset import digest
+from visioneval.core.records import Sample, SkippedRow, user
+from visioneval.excerpts import excerpt
+from visioneval.io.lines import BadLines
 from visioneval.rescore import lmms_eval
-from visioneval.rescore.foreign import Answered, Item, LogFile, RescoreRequest, Source
-from visioneval.rescore.lines import BadLines
 
 # lmms-eval task -> HF config (the task yaml's dataset_name).
 TASKS = {config.lower(): config for config in CONFIGS}

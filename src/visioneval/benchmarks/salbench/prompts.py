@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from visioneval.benchmarks.salbench.spec import LMMS_EVAL_SUFFIX, ConfigSpec
+from visioneval.core.records import Message, user
 from visioneval.io.images import Image
-from visioneval.records import Message, user
 
 PROMPT_STYLES = ("paper", "lmms-eval")
 HEADLINE_PROMPT = "paper"

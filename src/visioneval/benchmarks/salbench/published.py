@@ -11,7 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from visioneval.benchmarks.published import (
+from visioneval.benchmarks.salbench.spec import CONFIGS, TASK_SUFFIX, TASKS, ConfigSpec
+from visioneval.core.published import (
     Column,
     Model,
     PublishedTable,
@@ -21,7 +22,6 @@ from visioneval.benchmarks.published import (
     Source,
     run_value,
 )
-from visioneval.benchmarks.salbench.spec import CONFIGS, TASK_SUFFIX, TASKS, ConfigSpec
 
 DATA = Path(__file__).with_name("published.json")
 SETS = {"P3": "synthetic", "O3": "natural"}

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from visioneval.benchmarks import stored
+from visioneval import excerpts as stored
 from visioneval.benchmarks.vqa import data, judging, metrics, prompts, scorers, tables
 from visioneval.benchmarks.vqa.options import VqaOptions
+from visioneval.core.records import Record, Sample, SkippedRow
 from visioneval.io.parquet import DataError
-from visioneval.records import Record, Sample, SkippedRow
 
 if TYPE_CHECKING:
     from visioneval.backends.registry import BackendSpec

@@ -9,13 +9,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from visioneval import fmt
-from visioneval.benchmarks.base import Benchmark, BenchmarkDefinition
 from visioneval.benchmarks.vqa import tables
 from visioneval.benchmarks.vqa.options import VqaOptions
-from visioneval.records import Record
-from visioneval.report.blocks import Charts, ComparisonTable, Note, Section, Table
-from visioneval.report.marks import percent
-from visioneval.report.rundir import RunView
+from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
+from visioneval.core.blocks import Charts, ComparisonTable, Note, Section, Table
+from visioneval.core.marks import percent
+from visioneval.core.records import Record
+from visioneval.core.rundir import RunView
 
 NOTES = {
     "exact": "exact: the answer equals the target (or one of the targets) once both are "

@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from visioneval import excerpts as stored
 from visioneval.backends.registry import BackendSpec
-from visioneval.benchmarks import stored
 from visioneval.benchmarks.vqa import scorers
 from visioneval.benchmarks.vqa.options import VqaOptions
+from visioneval.core.records import GenerationSettings, Request, Sample
 from visioneval.evaluators.judge import Case, judge_once, judge_request
 from visioneval.evaluators.rubric import Rubric, load_rubric
-from visioneval.records import GenerationSettings, Request, Sample
 
 if TYPE_CHECKING:
     from visioneval.engine.runner import Ask, Solved

@@ -12,8 +12,8 @@ from typing import Any
 
 from visioneval.benchmarks.salbench.metrics import ParserTally
 from visioneval.benchmarks.vqa.scorers import labels
+from visioneval.core.records import Record
 from visioneval.exactsum import ExactSum
-from visioneval.records import Record
 from visioneval.stats.bootstrap import Outcomes, attach, mean_statistic, summaries
 
 

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, model_validator
 
-from visioneval.benchmarks.base import JUDGE_OPTIONS, OWN_OPTIONS
+from visioneval.core.benchmark import JUDGE_OPTIONS, OWN_OPTIONS
 
 Scorer = Literal["exact", "choice", "set", "number", "judge"]
 JUDGE = JUDGE_OPTIONS  # the --help panel of the judge's options

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from visioneval.benchmarks.vqa.scorers import LETTERS
+from visioneval.core.records import Message, user
 from visioneval.io.images import Image
-from visioneval.records import Message, user
 
 # LLaVA's and lmms-eval's multiple-choice instruction (MMBench, SEED-Bench tasks).
 CHOICE_SUFFIX = "Answer with the option's letter from the given choices directly."

@@ -20,7 +20,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from visioneval.benchmarks.base import Benchmark, BenchmarkDefinition
+from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 
 DEFINITIONS = {
     "salbench": "visioneval.benchmarks.salbench.definition:DEFINITION",

@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from visioneval.report.marks import Interval, Verdict, notes, verdict
+from visioneval.core.marks import Interval, Verdict, notes, verdict
 
 if TYPE_CHECKING:
-    from visioneval.report.rundir import RunView
+    from visioneval.core.rundir import RunView
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
-from visioneval.records import Record
+from visioneval.core.records import Record
 
 if TYPE_CHECKING:
     import numpy as np
@@ -275,7 +275,7 @@ class RunStore:
         (`idset`), so its cost is a few bytes a line, not a dict of ids."""
         import numpy as np  # only when a journal is read: the CLI starts without numpy
 
-        from visioneval.engine.idset import DIGEST_BYTES, digest, last_occurrences
+        from visioneval.core.idset import DIGEST_BYTES, digest, last_occurrences
 
         numbers: list[int] = []
 

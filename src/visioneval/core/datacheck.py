@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from visioneval.benchmarks.base import BenchmarkDefinition
+    from visioneval.core.benchmark import BenchmarkDefinition
 
 
 def stat_holds(stat: Any) -> bool:

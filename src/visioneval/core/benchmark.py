@@ -13,15 +13,15 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 from pydantic import BaseModel
 from rich.console import Console
 
-from visioneval.records import Record, Sample, SkippedRow
+from visioneval.core.records import Record, Sample, SkippedRow
 
 if TYPE_CHECKING:
     from visioneval.backends.registry import BackendSpec
-    from visioneval.benchmarks.published import PublishedTable, RunBeside
+    from visioneval.core.blocks import ComparisonTable, Section
+    from visioneval.core.foreign import ForeignReader
+    from visioneval.core.published import PublishedTable, RunBeside
+    from visioneval.core.rundir import RunView
     from visioneval.engine.runner import Solver
-    from visioneval.report.blocks import ComparisonTable, Section
-    from visioneval.report.rundir import RunView
-    from visioneval.rescore.foreign import ForeignReader
     from visioneval.stats.paired import PairedRow
 
 

@@ -9,10 +9,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from visioneval.benchmarks import registry
-from visioneval.benchmarks.base import BenchmarkDefinition
-from visioneval.engine.store import RunDirError, RunStore
-from visioneval.records import Record
+from visioneval.core import registry
+from visioneval.core.benchmark import BenchmarkDefinition
+from visioneval.core.records import Record
+from visioneval.core.store import RunDirError, RunStore
 
 
 @dataclass
@@ -76,7 +76,7 @@ class RunView:
         run shown without its definition has no thumbnails and is not checked."""
         if not self.check_data or self.untrusted is not None:
             return None
-        from visioneval.report.datacheck import data_change
+        from visioneval.core.datacheck import data_change
 
         return data_change(self.info, self.shown)
 

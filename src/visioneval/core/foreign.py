@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from visioneval.records import Response, Sample, SkippedRow
-from visioneval.rescore.lines import BadLines
+from visioneval.core.records import Response, Sample, SkippedRow
+from visioneval.io.lines import BadLines
 
 if TYPE_CHECKING:
-    from visioneval.benchmarks.base import Benchmark
+    from visioneval.core.benchmark import Benchmark
 
 
 @dataclass(frozen=True)
