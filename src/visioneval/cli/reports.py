@@ -127,12 +127,13 @@ def compare(
 ) -> None:
     """Compare runs in the paper's table layout; differing settings are flagged, not mixed."""
     from visioneval.commands.common import consoles, guarded
+    from visioneval.core.rundir import load_all
     from visioneval.report import compare as comparison
 
     console, err = consoles()
 
     def action() -> int:
-        views = comparison.runs(run_dirs, named_definition(definition))
+        views = load_all(run_dirs, named_definition(definition))
         warn_untrusted(err, [view.untrusted for view in views])
         result = comparison.compare(views, common_only=common_only)
         published = _beside_published(views, reference, reference_model, common_only)

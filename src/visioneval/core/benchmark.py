@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from visioneval.core.blocks import ComparisonTable, Section
     from visioneval.core.foreign import ForeignReader
     from visioneval.core.published import PublishedTable, RunBeside
-    from visioneval.core.rundir import RunView
+    from visioneval.core.view import RunData
     from visioneval.engine.runner import Solver
     from visioneval.stats.paired import PairedRow
 
@@ -152,7 +152,7 @@ class BenchmarkDefinition:
         """The offline demo (`visioneval demo`, for the benchmark the registry names)."""
         raise NotImplementedError
 
-    def sections(self, view: RunView) -> list[Section]:
+    def sections(self, view: RunData) -> list[Section]:
         """The report's tables and charts for a run with records."""
         return []
 
@@ -164,7 +164,7 @@ class BenchmarkDefinition:
                  for k, v in record.scores.items()}
         return {"t": str(record.target), "labels": [], "v": views}
 
-    def comparison(self, views: Sequence[RunView]) -> ComparisonTable | None:
+    def comparison(self, views: Sequence[RunData]) -> ComparisonTable | None:
         """Several runs in one table; None: this benchmark has no comparison table."""
         return None
 
@@ -173,7 +173,7 @@ class BenchmarkDefinition:
         `compare --reference paper`); None: none shipped."""
         return None
 
-    def beside_published(self, view: RunView) -> RunBeside:
+    def beside_published(self, view: RunData) -> RunBeside:
         """A run laid out as `published()`'s columns: the published setting it corresponds
         to, its value per column, and every run setting that differs from the published
         protocol. Only asked when `published()` is not None."""

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from visioneval.core.marks import Interval, Verdict, notes, verdict
 
 if TYPE_CHECKING:
-    from visioneval.core.rundir import RunView
+    from visioneval.core.view import RunData
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ class ComparisonTable:
     flags: list[str] = field(default_factory=list)
     # The run behind each row (same order): `compare` adds its cost and tells apart rows
     # that would read alike.
-    runs: list[RunView] = field(default_factory=list)
+    runs: list[RunData] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the columns mean, under the table
     # Per row, per column (as `header`): the cell's 95% interval in the cell's units
     # (percent), None where there is none. Rows or columns left out have none.

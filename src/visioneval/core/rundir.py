@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -132,3 +132,10 @@ def image_hashes(record: Record) -> list[str]:
     """The sha256 of every image in the prompt, in order (the query image is last)."""
     return [part["image"]["sha256"] for message in record.prompt
             for part in message.get("parts", []) if isinstance(part, dict) and "image" in part]
+
+
+def load_all(items: Sequence[Path | RunView], definition: registry.Named = None) -> list[RunView]:
+    """Run directories read back (a RunView is taken as it is); `definition`: the one the
+    user named for them (`--definition`), else each is read by the trust rule
+    (`registry.for_run`)."""
+    return [item if isinstance(item, RunView) else load(item, definition) for item in items]

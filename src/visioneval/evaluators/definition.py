@@ -11,7 +11,7 @@ from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import Charts, ComparisonTable, Note, Section, Table
 from visioneval.core.marks import percent
 from visioneval.core.records import Record
-from visioneval.core.rundir import RunView
+from visioneval.core.view import RunData
 from visioneval.evaluators.result import EvalResult
 
 
@@ -42,7 +42,7 @@ class EvaluateDefinition(BenchmarkDefinition):
 
         return build(options, reading=True)
 
-    def sections(self, view: RunView) -> list[Section]:
+    def sections(self, view: RunData) -> list[Section]:
         evaluators = view.metrics.get("evaluators", {})
         rows = [[label, b["n"], b["passed"], _pct(b.get("pass_rate")),
                  fmt.interval(b.get("pass_rate_ci95")), _score(b.get("mean_score")),
@@ -89,7 +89,7 @@ class EvaluateDefinition(BenchmarkDefinition):
             row["r"] = capped(EvalResult.model_validate(result).model_dump_json())
         return row
 
-    def comparison(self, views: Sequence[RunView]) -> ComparisonTable:
+    def comparison(self, views: Sequence[RunData]) -> ComparisonTable:
         """Pass rate per evaluator, one row per judge model and run."""
         labels = list(dict.fromkeys(k for v in views for k in v.metrics.get("evaluators", {})))
         header = ["Judge", "Run", *[f"{k} pass %" for k in labels]]

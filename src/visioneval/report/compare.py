@@ -10,9 +10,7 @@ rebuilt from run.json, as `visioneval report` does)."""
 
 from __future__ import annotations
 
-import html
 import io
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,24 +19,20 @@ from typing import TYPE_CHECKING, Any
 from visioneval import csvcells
 from visioneval.core import registry
 from visioneval.core.blocks import ComparisonTable
-from visioneval.core.rundir import RunView, load
+from visioneval.core.rundir import RunView, load_all
 from visioneval.core.store import RunDirError, write_atomic
 from visioneval.report import templating
+from visioneval.report.markdown import md_escape
 
 if TYPE_CHECKING:
     from visioneval.report.reference import ReferenceReport
 
 
-def runs(items: Sequence[Path | RunView], definition: registry.Named = None) -> list[RunView]:
-    """Run directories read back (a RunView is taken as it is); `definition`: the one the
-    user named for them (`--definition`), else each is read by the trust rule
-    (`registry.for_run`)."""
-    return [item if isinstance(item, RunView) else load(item, definition) for item in items]
 
 
 def compare(directories: Sequence[Path | RunView], common_only: bool = False,
             definition: registry.Named = None) -> ComparisonTable:
-    views = runs(directories, definition)
+    views = load_all(directories, definition)
     kinds = {v.benchmark for v in views}
     if len(kinds) > 1:
         raise ValueError(f"these runs are of different benchmarks ({', '.join(sorted(kinds))}); "
@@ -190,17 +184,6 @@ def to_csv(result: ComparisonTable) -> str:
     return buf.getvalue()
 
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]#|~])")
-
-
-def md_escape(value: object) -> str:
-    """A value as literal Markdown text: HTML's `&`, `<`, `>` as entities (so a model name
-    holding markup is shown, never rendered), Markdown punctuation backslash-escaped (so
-    `|` cannot add a table column and `*`, `_`, `[` cannot format or link), and line breaks
-    as spaces (so a value cannot end a table row)."""
-    text = html.escape(str(value), quote=False)
-    text = _MARKDOWN_SPECIAL.sub(r"\\\1", text)
-    return re.sub(r"[\r\n]+", " ", text)
 
 
 def to_markdown(result: ComparisonTable, reference: ReferenceReport | None = None) -> str:

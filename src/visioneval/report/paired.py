@@ -13,9 +13,8 @@ from rich.table import Table
 
 from visioneval import csvcells
 from visioneval.core import registry
-from visioneval.core.rundir import RunView
+from visioneval.core.rundir import RunView, load_all
 from visioneval.core.store import write_atomic
-from visioneval.report.compare import runs
 from visioneval.stats.paired import PairedCollector, PairedResult, paired
 
 
@@ -38,8 +37,8 @@ def _collect(view: RunView) -> PairedCollector:
 
 def paired_comparisons(directories: Sequence[Path | RunView],
                        definition: registry.Named = None) -> list[PairedComparison]:
-    """Every run after the first against the first (`definition`: as `compare.runs`)."""
-    views = runs(directories, definition)
+    """Every run after the first against the first (`definition`: as `rundir.load_all`)."""
+    views = load_all(directories, definition)
     if len(views) < 2:
         return []
     first = _collect(views[0])

@@ -17,8 +17,8 @@ from visioneval import csvcells
 from visioneval.core import registry
 from visioneval.core.benchmark import BenchmarkDefinition
 from visioneval.core.published import Column, Model, PublishedTable, Row, RunValue
-from visioneval.core.rundir import RunView
-from visioneval.report.compare import md_escape, runs
+from visioneval.core.rundir import RunView, load_all
+from visioneval.report.markdown import md_escape
 
 REFERENCES = ("paper",)  # what --reference accepts: the benchmark's published table
 
@@ -99,9 +99,9 @@ def beside_paper(directories: Sequence[Path | RunView], reference_model: str | N
     """Each run beside its published row. `reference_model` names the published model for
     every run (an unknown name is an error listing the known ones); without it each run's
     own model name is matched, and a run whose name matches none says so.
-    `definition_named`: as `compare.runs`; `named_by`: where `reference_model` was given
+    `definition_named`: as `rundir.load_all`; `named_by`: where `reference_model` was given
     (an option of compare, a field of a suite file), for the lines that say so."""
-    views = runs(directories, definition_named)
+    views = load_all(directories, definition_named)
     definition = views[0].shown
     table = published_table(definition, views[0].benchmark)
     chosen = None

@@ -49,6 +49,7 @@ class Part:
 
 def parts(plan: SuitePlan, outcomes: list[RunOutcome]) -> list[Part]:
     """A comparison per benchmark of the runs that have results."""
+    from visioneval.core import rundir
     from visioneval.report import compare
     from visioneval.report import reference as published
 
@@ -62,7 +63,7 @@ def parts(plan: SuitePlan, outcomes: list[RunOutcome]) -> list[Part]:
                                            "runs below)"))
             continue
         named = done[0].definition() if done[0].user_definition else None
-        views = compare.runs([r.directory for r in done], named)
+        views = rundir.load_all([r.directory for r in done], named)
         table = compare.compare(views)
         reference, markdown = None, ""
         if views[0].shown.published() is not None:

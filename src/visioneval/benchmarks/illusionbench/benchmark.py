@@ -209,3 +209,8 @@ def build(options: dict[str, Any] | IllusionBenchOptions) -> IllusionBench:
     data_dir = Path(options.data_dir) if options.data_dir else None
     root, files = locate(data_dir, options.subsets)
     return IllusionBench(options, root, files)
+
+
+def scoring_only(options: IllusionBenchOptions) -> IllusionBench:
+    """IllusionBench without data: scores and summarizes records, reads no row."""
+    return IllusionBench(options, Path(), {subset: [] for subset in options.subsets})

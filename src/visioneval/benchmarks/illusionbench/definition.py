@@ -18,7 +18,7 @@ from visioneval.core.foreign import ForeignReader
 from visioneval.core.marks import Interval, percent
 from visioneval.core.published import PublishedTable, RunBeside
 from visioneval.core.records import Record
-from visioneval.core.rundir import RunView
+from visioneval.core.view import RunData
 
 
 def _pct(value: float | None) -> str:
@@ -98,7 +98,7 @@ class IllusionBenchDefinition(BenchmarkDefinition):
         return [f"{path}: {rows} rows ({subset})"
                 for subset, path in write_synthetic(out, rows, seed).items()]
 
-    def sections(self, view: RunView) -> list[Section]:
+    def sections(self, view: RunData) -> list[Section]:
         from visioneval.report import charts  # only when a page is drawn
 
         metrics = view.metrics
@@ -175,12 +175,12 @@ class IllusionBenchDefinition(BenchmarkDefinition):
 
         return table()
 
-    def beside_published(self, view: RunView) -> RunBeside:
+    def beside_published(self, view: RunData) -> RunBeside:
         from visioneval.benchmarks.illusionbench.published import beside
 
         return beside(view.info, view.metrics)
 
-    def comparison(self, views: Sequence[RunView]) -> ComparisonTable:
+    def comparison(self, views: Sequence[RunData]) -> ComparisonTable:
         """Shape and scene recall per subset, one row per model and protocol."""
         protocols = list(dict.fromkeys(p for v in views for p in v.metrics))
         header = ["Model", "Protocol"]
@@ -215,3 +215,20 @@ class IllusionBenchDefinition(BenchmarkDefinition):
 
 
 DEFINITION = IllusionBenchDefinition()
+
+
+class RescoredIllusionBench(IllusionBenchDefinition):
+    """IllusionBench runs re-scored from another tool's log: shown like any IllusionBench
+    run, rebuilt (report, compare) without data."""
+
+
+    def build(self, options: dict[str, Any]) -> Benchmark:
+        from visioneval.benchmarks.illusionbench.benchmark import (
+            IllusionBenchOptions,
+            scoring_only,
+        )
+
+        return scoring_only(IllusionBenchOptions.model_validate(options))
+
+
+RESCORED = RescoredIllusionBench()

@@ -18,12 +18,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 from visioneval.benchmarks.illusionbench import lmms_eval_data, names, protocols
-from visioneval.benchmarks.illusionbench.benchmark import IllusionBench, IllusionBenchOptions
-from visioneval.benchmarks.illusionbench.definition import IllusionBenchDefinition
+from visioneval.benchmarks.illusionbench.benchmark import IllusionBenchOptions, scoring_only
 from visioneval.benchmarks.illusionbench.prompts import lmms_prompt, original_prompt
 from visioneval.benchmarks.illusionbench.spec import SUBSETS, TASKS
 from visioneval.core.foreign import Answered, Item, LogFile, RescoreRequest, Source
@@ -35,6 +33,8 @@ from visioneval.rescore import lmms_eval
 # lmms-eval task -> (subset, task).
 TASK_NAMES = {f"{prefix}illusionbench_arshia_{subset.lower()}_{task}_test": (subset, task)
               for prefix in ("unig2u_", "") for subset in SUBSETS for task in TASKS}
+RESCORED = "visioneval.benchmarks.illusionbench.definition:RESCORED"
+"""The definition a re-scored run records (rebuilt without data)."""
 LMMS_GENERATION = {"temperature": 0.0, "max_tokens": 64, "seed": None}  # the task yamls
 _VISUAL_COT = re.compile(r"(?:unig2u_)?illusionbench_arshia_\w+_visual_cot")
 _ZHANG = ("lmms-eval's other IllusionBench (Zhang et al., arXiv 2501.00848: true/false and "
@@ -42,21 +42,6 @@ _ZHANG = ("lmms-eval's other IllusionBench (Zhang et al., arXiv 2501.00848: true
           "IllusionBench of arXiv 2411.06287 that visioneval runs")
 
 
-def scoring_only(options: IllusionBenchOptions) -> IllusionBench:
-    """IllusionBench without data: scores and summarizes records, reads no row."""
-    return IllusionBench(options, Path(), {subset: [] for subset in options.subsets})
-
-
-class RescoredIllusionBench(IllusionBenchDefinition):
-    """IllusionBench runs re-scored from another tool's log: shown like any IllusionBench
-    run, rebuilt (report, compare) without data."""
-
-
-    def build(self, options: dict[str, Any]) -> IllusionBench:
-        return scoring_only(IllusionBenchOptions.model_validate(options))
-
-
-RESCORED = RescoredIllusionBench()
 
 
 def family_of(prompt: str | None, subset: str, task: str) -> tuple[str, bool]:
@@ -138,7 +123,7 @@ class IllusionBenchLmmsEval:
         checks = Checks()
         every = [f for d in data.values() for f in d.files]
         return Source(
-            benchmark=scoring_only(options), definition=f"{__name__}:RESCORED",
+            benchmark=scoring_only(options), definition=RESCORED,
             options=options.model_dump(),
             dataset={"source": "lmms-eval samples logs; labels from "
                                + "; ".join(f"{s}: {src}" for s, src in sources.items()),

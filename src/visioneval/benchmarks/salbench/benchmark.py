@@ -237,3 +237,14 @@ def _difficulty(values: dict[str, Any]) -> dict[str, str]:
     if level is None or not str(level).strip():
         return {}
     return {DIFFICULTY: str(level).strip().lower()}
+
+
+class ScoringOnly(SalBench):
+    """SalBench without its data: scores and summarizes records, reads no row (a log holds
+    the answers; its images are gone)."""
+
+    def __init__(self, options: SalBenchOptions):
+        self.options = options
+        self.root = Path()
+        self.specs = [CONFIGS[c] for c in options.configs]
+        self.files = {s.name: [] for s in self.specs}

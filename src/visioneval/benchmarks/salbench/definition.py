@@ -18,7 +18,7 @@ from visioneval.core.foreign import ForeignReader
 from visioneval.core.marks import Interval, percent
 from visioneval.core.published import PublishedTable, RunBeside
 from visioneval.core.records import Record
-from visioneval.core.rundir import RunView
+from visioneval.core.view import RunData
 
 # The paper's Table 1 columns (its results CSV's names) and the config behind each.
 TABLE1_COLUMNS = {
@@ -110,7 +110,7 @@ class SalBenchDefinition(BenchmarkDefinition):
                     f"real model with `{command('salbench', '--backend', 'openai', '--model')} "
                     f"MODEL` (see `{command('salbench', '--help')}`).")
 
-    def sections(self, view: RunView) -> list[Section]:
+    def sections(self, view: RunData) -> list[Section]:
         rows = []
         for config, block in view.metrics.items():
             spec = CONFIGS[config]
@@ -189,12 +189,12 @@ class SalBenchDefinition(BenchmarkDefinition):
 
         return table()
 
-    def beside_published(self, view: RunView) -> RunBeside:
+    def beside_published(self, view: RunData) -> RunBeside:
         from visioneval.benchmarks.salbench.published import beside
 
         return beside(view.info, view.metrics)
 
-    def comparison(self, views: Sequence[RunView]) -> ComparisonTable:
+    def comparison(self, views: Sequence[RunData]) -> ComparisonTable:
         """The paper's Table 1: models and shots as rows, macro F1 and exact match per
         task x image set (strict parser)."""
         header = ["Model", "Shot"]
@@ -303,3 +303,17 @@ def _headline_chart(metrics: dict[str, Any]) -> str:
             intervals[key] = [charts.percent_interval(b.get(f"{metric}_ci95")) for b in blocks]
     return charts.grouped_bars(configs, series, "EM and macro F1 per config (strict parser)",
                                "percent", intervals=intervals)
+
+
+class RescoredSalBench(SalBenchDefinition):
+    """SalBench runs re-scored from another tool's log: shown like any SalBench run, rebuilt
+    (report, compare) without data."""
+
+
+    def build(self, options: dict[str, Any]) -> Benchmark:
+        from visioneval.benchmarks.salbench.benchmark import SalBenchOptions, ScoringOnly
+
+        return ScoringOnly(SalBenchOptions.model_validate(options))
+
+
+RESCORED = RescoredSalBench()

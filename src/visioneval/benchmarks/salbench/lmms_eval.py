@@ -17,11 +17,9 @@ parser, the same rule, as a test of the reading."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
-from visioneval.benchmarks.salbench.benchmark import SalBench, SalBenchOptions
-from visioneval.benchmarks.salbench.definition import SalBenchDefinition
+from visioneval.benchmarks.salbench.benchmark import SalBenchOptions, ScoringOnly
 from visioneval.benchmarks.salbench.parse import strict_tokens, target_labels
 from visioneval.benchmarks.salbench.spec import CONFIGS, LMMS_EVAL_SUFFIX
 from visioneval.core.foreign import Answered, Item, LogFile, RescoreRequest, Source
@@ -35,30 +33,11 @@ from visioneval.rescore import lmms_eval
 TASKS = {config.lower(): config for config in CONFIGS}
 # The yamls' generation_kwargs: max_new_tokens only (temperature and sampling left unset).
 LMMS_GENERATION = {"temperature": None, "max_tokens": 128, "seed": None}
+RESCORED = "visioneval.benchmarks.salbench.definition:RESCORED"
+"""The definition a re-scored run records (rebuilt without data)."""
 ID_METRICS = ("all_cat_f1", "all_cat_precision", "all_cat_recall")
 
 
-class ScoringOnly(SalBench):
-    """SalBench without its data: scores and summarizes records, reads no row (a log holds
-    the answers; its images are gone)."""
-
-    def __init__(self, options: SalBenchOptions):
-        self.options = options
-        self.root = Path()
-        self.specs = [CONFIGS[c] for c in options.configs]
-        self.files = {s.name: [] for s in self.specs}
-
-
-class RescoredSalBench(SalBenchDefinition):
-    """SalBench runs re-scored from another tool's log: shown like any SalBench run, rebuilt
-    (report, compare) without data."""
-
-
-    def build(self, options: dict[str, Any]) -> SalBench:
-        return ScoringOnly(SalBenchOptions.model_validate(options))
-
-
-RESCORED = RescoredSalBench()
 
 
 class Checks:
@@ -114,7 +93,7 @@ class SalBenchLmmsEval:
                                   num_samples=limits.pop() if len(limits) == 1 else None)
         checks = Checks()
         return Source(
-            benchmark=ScoringOnly(options), definition=f"{__name__}:RESCORED",
+            benchmark=ScoringOnly(options), definition=RESCORED,
             options=options.model_dump(),
             dataset={"source": "lmms-eval samples logs (answers and labels; no images)",
                      "files": {TASKS[f.task]: [f.path.name] for f in logs}},

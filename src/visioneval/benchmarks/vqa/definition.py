@@ -15,7 +15,7 @@ from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import Charts, ComparisonTable, Note, Section, Table
 from visioneval.core.marks import percent
 from visioneval.core.records import Record
-from visioneval.core.rundir import RunView
+from visioneval.core.view import RunData
 
 NOTES = {
     "exact": "exact: the answer equals the target (or one of the targets) once both are "
@@ -63,7 +63,7 @@ class VqaDefinition(BenchmarkDefinition):
             given = given.model_copy(update={"data": str(Path(given.data).resolve())})
         return build(given)
 
-    def sections(self, view: RunView) -> list[Section]:
+    def sections(self, view: RunData) -> list[Section]:
         metrics = view.metrics
         scorer = metrics.get("scorer", "?")
         header = ["group", "n", "errors", "unparsed", "ambiguous", "accuracy",
@@ -121,7 +121,7 @@ class VqaDefinition(BenchmarkDefinition):
         return {"t": str(target), "labels": labels, "v": views,
                 "meta": f"{record.metadata.get('file', '')} row {record.metadata.get('row')}"}
 
-    def comparison(self, views: Sequence[RunView]) -> ComparisonTable:
+    def comparison(self, views: Sequence[RunData]) -> ComparisonTable:
         """Accuracy (and unparsed share) per model and scorer, overall and per group."""
         groups = list(dict.fromkeys(g for v in views for g in v.metrics.get("groups", {})))
         groups = groups if len(groups) > 1 else []
