@@ -88,3 +88,16 @@ def test_warnings_stop_after_a_few_per_file_the_count_does_not(tmp_path, caplog)
     assert bad.total == WARN_PER_FILE + 30
     assert len(caplog.records) == WARN_PER_FILE + 1
     assert "more bad lines" in caplog.records[-1].getMessage()
+
+
+@pytest.mark.parametrize("benchmark", ["salbench", "illusionbench"])
+def test_a_rescored_run_of_an_earlier_version_names_where_its_definition_was(benchmark):
+    """Earlier versions recorded the re-scoring definition under the lmms-eval reader's
+    module; such a run still opens with the definition that rebuilds it without data."""
+    from visioneval.core import registry
+
+    old = f"visioneval.benchmarks.{benchmark}.lmms_eval:RESCORED"
+    found = registry.for_run({"benchmark": benchmark, "definition": old})
+    assert found is registry.for_run({"benchmark": benchmark,
+                                      "definition": registry.MOVED[old]})
+    assert type(found).__name__.startswith("Rescored")

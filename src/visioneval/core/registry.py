@@ -153,6 +153,14 @@ _OURS = re.compile(r"visioneval\.(?:benchmarks|evaluators)(?:\.[A-Za-z_]\w*)+:[A
 """A definition inside visioneval's own benchmark code (a re-scored run records one):
 importing it runs nothing but visioneval."""
 
+MOVED = {
+    "visioneval.benchmarks.salbench.lmms_eval:RESCORED":
+        "visioneval.benchmarks.salbench.definition:RESCORED",
+    "visioneval.benchmarks.illusionbench.lmms_eval:RESCORED":
+        "visioneval.benchmarks.illusionbench.definition:RESCORED",
+}
+"""visioneval's own definitions that moved, as run.json files of earlier versions name them."""
+
 Named = BenchmarkDefinition | str | None
 
 
@@ -219,7 +227,7 @@ def build_for_run(info: Mapping[str, Any], named: Named = None,
 
 def _ours(ref: str) -> BenchmarkDefinition:
     """One of visioneval's own definitions, imported as a module (never a file)."""
-    module, _, attribute = ref.partition(":")
+    module, _, attribute = MOVED.get(ref, ref).partition(":")
     try:
         found = _instance(_attribute(importlib.import_module(module), attribute))
     except (ImportError, AttributeError) as exc:
