@@ -26,7 +26,7 @@ def test_a_new_run_writes_its_format_and_an_old_run_without_one_still_resumes(
 
     del info["run_format"]  # as a run written before the field existed
     (out / "run.json").write_text(json.dumps(info))
-    assert run_format(RunStore.open(out).info) == 1
+    assert RunStore.open(out).written_format == 1
     (out / "metrics.json").unlink()
     result = invoke("illusionbench", "--resume", out, "--no-progress", "--no-report")
     assert result.exit_code == 0, result.output

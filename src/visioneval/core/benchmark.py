@@ -14,12 +14,14 @@ from pydantic import BaseModel
 from rich.console import Console
 
 from visioneval.core.records import Record, Sample, SkippedRow
+from visioneval.core.runfiles import Metrics, MetricsModel
 
 if TYPE_CHECKING:
     from visioneval.backends.registry import BackendSpec
     from visioneval.core.blocks import ComparisonTable, Section
     from visioneval.core.foreign import ForeignReader
     from visioneval.core.published import PublishedTable, RunBeside
+    from visioneval.core.runfiles import BenchmarkPlan, RunInfo
     from visioneval.core.view import RunData
     from visioneval.engine.runner import Solver
     from visioneval.stats.paired import PairedRow
@@ -47,8 +49,10 @@ class Benchmark(Protocol):
         """A second model the solver asks with `ask(..., judge=True)` to grade answers
         (None: no judge); the run opens, checks and closes it beside the model."""
 
-    def plan(self) -> dict[str, Any]:
-        """The benchmark's configuration and dataset fingerprint, recorded in run.json."""
+    def plan(self) -> BenchmarkPlan:
+        """The benchmark's configuration and dataset fingerprint, recorded in run.json (a
+        benchmark of your own may return the same as a dict: it is checked as a
+        `BenchmarkPlan` where it is recorded)."""
 
     def total(self) -> int:
         """Samples to run (rows before validation), for the progress bar."""
@@ -63,11 +67,11 @@ class Benchmark(Protocol):
         """metrics.json, recomputed from records alone, streamed once (one record per
         sample; a big run's records are never all in memory)."""
 
-    def write_tables(self, metrics: dict[str, Any], info: dict[str, Any],
+    def write_tables(self, metrics: dict[str, Any], info: RunInfo,
                      directory: Path) -> list[Path]:
         """Paper-style tables beside metrics.json (`info` is run.json)."""
 
-    def print_summary(self, metrics: dict[str, Any], info: dict[str, Any],
+    def print_summary(self, metrics: dict[str, Any], info: RunInfo,
                       console: Console) -> None:
         """The tables a user sees at the end of a run."""
 
@@ -126,6 +130,9 @@ class BenchmarkDefinition:
     # The command's flags naming the model's server and key variable (for the lines that
     # say how to resume).
     target_flags: ClassVar[tuple[str, str]] = ("--base-url", "--api-key-env")
+    # The shape of its metrics.json (what `summarize` returns), which checks the summary
+    # before the file is written; the default is any JSON object.
+    metrics_model: ClassVar[MetricsModel] = Metrics
 
     def build(self, options: dict[str, Any]) -> Benchmark:
         """The benchmark from the options run.json recorded (resume, report, compare)."""

@@ -25,6 +25,7 @@ from visioneval.benchmarks.illusionbench.spec import (
     split_name,
 )
 from visioneval.core.records import Record, Sample, SkippedRow, user
+from visioneval.core.runfiles import BenchmarkPlan, RunInfo
 from visioneval.io import parquet
 from visioneval.io.images import Image, ImageError
 
@@ -87,7 +88,7 @@ class IllusionBench:
         self.files = files
 
     # -- plan ------------------------------------------------------------------------------
-    def plan(self) -> dict[str, Any]:
+    def plan(self) -> BenchmarkPlan:
         return parquet.dataset_plan(self.name, self.options, self.root, self.files,
                                     self.options.data_dir or f"hf://{HF_REPO}")
 
@@ -184,13 +185,13 @@ class IllusionBench:
 
 
     # -- output ---------------------------------------------------------------------------------
-    def write_tables(self, metrics: dict[str, Any], info: dict[str, Any],
+    def write_tables(self, metrics: dict[str, Any], info: RunInfo,
                      directory: Path) -> list[Path]:
         return tables.write(metrics, directory)
 
-    def print_summary(self, metrics: dict[str, Any], info: dict[str, Any],
+    def print_summary(self, metrics: dict[str, Any], info: RunInfo,
                       console: Console) -> None:
-        tables.show(metrics, info["backend"]["model"], console)
+        tables.show(metrics, info.backend.model, console)
 
 
 def _stratum(subset: str, image_name: object) -> tuple[str, str]:

@@ -26,6 +26,7 @@ from visioneval.benchmarks.salbench.prompts import (
 )
 from visioneval.benchmarks.salbench.spec import CONFIGS, HF_REPO, SPLIT, ConfigSpec
 from visioneval.core.records import Record, Sample, SkippedRow
+from visioneval.core.runfiles import BenchmarkPlan, RunInfo
 from visioneval.io import parquet
 from visioneval.io.images import Image, ImageError
 
@@ -60,7 +61,7 @@ class SalBench:
         self.files = {s.name: parquet.parquet_files(root / s.name) for s in self.specs}
 
     # -- plan ------------------------------------------------------------------------------
-    def plan(self) -> dict[str, Any]:
+    def plan(self) -> BenchmarkPlan:
         return parquet.dataset_plan(self.name, self.options, self.root, self.files,
                                     self.options.data_dir or f"hf://{HF_REPO} (split {SPLIT})")
 
@@ -193,14 +194,14 @@ class SalBench:
         return {classes: c.most_common(1)[0][0] for classes, c in counts.items()}
 
     # -- output ---------------------------------------------------------------------------------
-    def label(self, info: dict[str, Any]) -> dict[str, Any]:
-        return {"model": info["backend"]["model"], "shots": self.options.shots}
+    def label(self, info: RunInfo) -> dict[str, Any]:
+        return {"model": info.backend.model, "shots": self.options.shots}
 
-    def write_tables(self, metrics: dict[str, Any], info: dict[str, Any],
+    def write_tables(self, metrics: dict[str, Any], info: RunInfo,
                      directory: Path) -> list[Path]:
         return tables.write(metrics, self.label(info), directory)
 
-    def print_summary(self, metrics: dict[str, Any], info: dict[str, Any],
+    def print_summary(self, metrics: dict[str, Any], info: RunInfo,
                       console: Console) -> None:
         tables.show(metrics, self.label(info), console)
 

@@ -201,8 +201,8 @@ class SalBenchDefinition(BenchmarkDefinition):
         for column in TABLE1_COLUMNS:
             header += [f"{column} F1", f"{column} EM"]
         rows, runs, intervals = [], [], []
-        for view in sorted(views, key=lambda v: (v.model, v.info["options"].get("shots", 0))):
-            row = [view.model, str(view.info["options"].get("shots", 0))]
+        for view in sorted(views, key=lambda v: (v.model, v.info.options.get("shots", 0))):
+            row = [view.model, str(view.info.options.get("shots", 0))]
             spans: list[Interval | None] = [None, None]
             for config in TABLE1_COLUMNS.values():
                 block = view.metrics.get(config, {}).get("strict", {})
