@@ -12,6 +12,7 @@ from visioneval.core.blocks import Charts, ComparisonTable, Note, Section, Table
 from visioneval.core.marks import percent
 from visioneval.core.records import Record
 from visioneval.core.view import RunData
+from visioneval.evaluators.metrics import EvaluateMetrics
 from visioneval.evaluators.result import EvalResult
 
 
@@ -25,6 +26,7 @@ def _score(value: float | None) -> str:
 
 class EvaluateDefinition(BenchmarkDefinition):
     name = "evaluate"
+    metrics_model = EvaluateMetrics
     summary = "Grade answers about images with rubric judges and code validators."
     settings_that_matter = ("judge_samples", "judge_temperature")
     trust_options = ("allow_scripts", "allow_outside_images")

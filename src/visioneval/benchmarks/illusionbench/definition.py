@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 
 from visioneval import fmt
 from visioneval.benchmarks.illusionbench import tables
+from visioneval.benchmarks.illusionbench.metrics import IllusionBenchMetrics
 from visioneval.benchmarks.illusionbench.spec import HF_REPO, SUBSETS, TASKS
 from visioneval.core.benchmark import OWN_OPTIONS, Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import Charts, ComparisonTable, Items, Note, Section, Table
@@ -61,6 +62,7 @@ class IllusionBenchDefinition(BenchmarkDefinition):
     summary = ("Evaluate a model on IllusionBench (arXiv 2411.06287) under the paper's and "
                "lmms-eval's scoring protocols, side by side.")
     command_options = IllusionBenchCommand
+    metrics_model = IllusionBenchMetrics
     model_help = "Model name; builtin: random."
     max_tokens = 64
     max_tokens_help = "lmms-eval's max_new_tokens; enough for 'Answer: X'."

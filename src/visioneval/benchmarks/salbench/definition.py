@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from visioneval import fmt
+from visioneval.benchmarks.salbench.metrics import SalBenchMetrics
 from visioneval.benchmarks.salbench.parse import target_labels
 from visioneval.benchmarks.salbench.spec import CONFIGS, HF_REPO, SPLITS, TASKS
 from visioneval.core.benchmark import OWN_OPTIONS, Benchmark, BenchmarkDefinition, Demo
@@ -60,6 +61,7 @@ class SalBenchDefinition(BenchmarkDefinition):
     name = "salbench"
     summary = "Evaluate a model on SalBench (arXiv 2507.04741) as the paper does."
     command_options = SalBenchCommand
+    metrics_model = SalBenchMetrics
     model_help = "Model name; builtin: popout, random, majority."
     default_model = ("ollama", "llava:7b")  # MikeWise2718/salbench's defaults
     synth_help = "Write a P3-style synthetic SalBench set in the real schema and folder layout."
