@@ -81,8 +81,8 @@ def new_run_info(plan: BenchmarkPlan, spec: BackendSpec, settings: GenerationSet
                    # api_key_env is what the user chose (None: the default); key_env_used is
                    # where the key was read from. The key itself is never written anywhere.
                    backend=BackendInfo.model_validate(spec.recorded()),
-                   generation=GenerationInfo.model_validate(settings.model_dump()),
-                   engine=engine)
+                   generation=GenerationInfo.model_validate(settings.model_dump()))
+    info.record_engine(engine)
     if definition:
         info.definition = definition
     if shard:

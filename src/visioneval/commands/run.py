@@ -103,7 +103,7 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
             check_same_model(store.info, backend, judge)
             if (pricing := engine.pricing()) is not None:  # prices given again replace them
                 store.info.pricing = Pricing.model_validate(pricing)
-            store.info.engine = engine
+            store.info.record_engine(engine)
             if definition and store.info.definition not in (None, definition):
                 # The user's own definition, named again from where it is now.
                 store.info.definition = definition

@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
-from pydantic import BaseModel, ConfigDict, RootModel, ValidationError, field_serializer
+from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError
 
 from visioneval.core.records import GenerationSettings
 from visioneval.engine.options import EngineOptions
@@ -108,19 +108,20 @@ class BenchmarkPlan(_Closed):
 # -- on what ------------------------------------------------------------------------------
 
 
-class Identity(_Open):
-    """What identifies a model's answers, as its backend describes them (the response
-    cache's key). Open: each backend adds what tells its answers apart (the builtin
-    baselines' rules version); `served` is what the server says it serves."""
+class Identity(RootModel[dict[str, Any]]):
+    """What identifies a model's answers, as its backend describes them (the response cache's
+    key), kept as the backend made it. Open: each backend says what tells its answers apart
+    (`backend`, `model`, and `served`, what the server says it serves, or its `base_url`;
+    the builtin baselines add their rules' version)."""
 
-    backend: str | None = None
-    model: str | None = None
-    served: dict[str, Any] | None = None
-    base_url: str | list[str] | None = None
+    @property
+    def served(self) -> dict[str, Any] | None:
+        value = self.root.get("served")
+        return value if isinstance(value, dict) else None
 
     def as_dict(self) -> dict[str, Any]:
         """As the backend made it (`served.describe` reads this)."""
-        return self.model_dump(mode="json", exclude_unset=True)
+        return dict(self.root)
 
 
 class BackendInfo(_Closed):
@@ -172,6 +173,8 @@ class Pricing(_Closed):
 
 
 class SkippedRowInfo(_Closed):
+    """A row of the data that could not become a sample, and why."""
+
     group: str
     row: str
     reason: str
@@ -218,17 +221,22 @@ class SessionInfo(_Closed):
     writing its end (killed)."""
 
     started_at: str | None = None
-    resumed_from: int | None = None
-    host: str | None = None
+    resumed_from: int | None = Field(None, description="Samples done before it started.")
+    host: str | None = Field(None, description="The machine that ran it.")
     pid: int | None = None
-    model_identity: Identity | None = None
+    model_identity: Identity | None = Field(
+        None, description="The model as its server described it (the cache's key).")
     judge_identity: Identity | None = None
-    engine_changes: dict[str, list[Any]] | None = None  # setting: [recorded, now]
-    rescored_from: str | None = None  # the tool whose log this session read
+    engine_changes: dict[str, list[Any]] | None = Field(
+        None, description="The recorded engine settings this resume replaced: setting: "
+        "[recorded, now].")
+    rescored_from: str | None = Field(None, description="The tool whose log it read.")
     ended_at: str | None = None
     seconds: float | None = None
     cpu_seconds: float | None = None
-    status: str | None = None
+    status: str | None = Field(
+        None, description="finished, interrupted, stopped, or killed (it never wrote its "
+        "end).")
     # The engine's counters (`RunStats.as_dict`).
     resumed: int = 0
     sent: int = 0
@@ -241,13 +249,16 @@ class SessionInfo(_Closed):
     judge_requests: int = 0
     skipped_rows: list[SkippedRowInfo] = []
     error_reasons: dict[str, int] = {}
-    cache_sources: dict[str, int] = {}  # run directory -> cached answers it stored
-    usage: dict[str, dict[str, UsageCountInfo]] | None = None  # role -> group -> count
-    endpoints: dict[str, EndpointStats] | None = None
+    cache_sources: dict[str, int] = Field(
+        {}, description="Run directory: the cached answers it stored that this session used.")
+    usage: dict[str, dict[str, UsageCountInfo]] | None = Field(
+        None, description="Requests and tokens by role (model, judge) and group: the cost.")
+    endpoints: dict[str, EndpointStats] | None = Field(
+        None, description="Per URL, with several --base-url.")
     dispatch: DispatchStats | None = None
-    max_cost_usd: float | None = None
+    max_cost_usd: float | None = Field(None, description="--max-cost of this session.")
     spent_usd: float | None = None
-    shard: int | None = None  # a merged run's: the shard it came from
+    shard: int | None = Field(None, description="A merged run's: the shard it came from.")
 
     def update(self, values: Mapping[str, Any]) -> None:
         """Set `values` (validated) on this session, in place: the session is already in
@@ -319,47 +330,63 @@ class MergedShard(_Closed):
 
 
 class MissingShard(_Closed):
+    """A shard a partial merge went without (`still_running`: it was running then)."""
+
     index: int
     count: int
     still_running: bool = False
 
 
 class RunInfo(_Closed):
-    """run.json. See the module's docstring for which keys a file has."""
+    """run.json: what was run, on what, every session and the counts at the last end. A key
+    is in the file when the run has it (a shard, a definition of your own, counts once a
+    session ended); read and written again, a file keeps the keys it had."""
 
-    run_format: int = RUN_FORMAT
-    visioneval_version: str | None = None
-    benchmark: str
-    definition: str | None = None  # module:attribute of a definition that is not registered
-    shard: Shard | None = None
-    # The benchmark's options as its options model dumped them: that model validates them
-    # (`definition.build`), so they stay a mapping here.
-    options: dict[str, Any] = {}
-    dataset: DatasetInfo = DatasetInfo()
-    backend: BackendInfo
-    generation: GenerationInfo = GenerationInfo()
-    engine: EngineOptions | None = None
-    pricing: Pricing | None = None
-    python: str | None = None
-    started_at: str | None = None
-    status: str | None = None
-    sessions: list[SessionInfo] = []
-    rescored_from: RescoredFrom | None = None
-    merged_from: list[MergedShard] | None = None
-    missing_shards: list[MissingShard] | None = None
-    finished_at: str | None = None
-    counts: Counts | None = None
-    not_in_data: list[str] | None = None
-    merged_at: str | None = None
+    run_format: int = Field(RUN_FORMAT, description="The layout of the run directory.")
+    visioneval_version: str | None = Field(None, description="The version that started it.")
+    benchmark: str = Field(description="The benchmark's name.")
+    definition: str | None = Field(
+        None, description="module:attribute of a definition that is not registered (yours, "
+        "or the one that rebuilds a re-scored run).")
+    shard: Shard | None = Field(None, description="The part of the samples a shard run "
+                                "holds (`--shard K/N`).")
+    options: dict[str, Any] = Field(
+        {}, description="The benchmark's options as its options model dumped them; that "
+        "model validates them (`definition.build`), so they stay a mapping here.")
+    dataset: DatasetInfo = Field(DatasetInfo(), description="What the run read.")
+    backend: BackendInfo = Field(description="The model the run asks.")
+    generation: GenerationInfo = Field(GenerationInfo(), description="Sampling settings.")
+    engine: EngineOptions | None = Field(
+        None, description="Every engine setting in force (`EngineOptions`): a resume keeps "
+        "them unless a flag is given again.")
+    pricing: Pricing | None = Field(None, description="--price-in/--price-out, when given.")
+    python: str | None = Field(None, description="The Python version that started it.")
+    started_at: str | None = Field(None, description="UTC, ISO 8601.")
+    status: str | None = Field(
+        None, description="running, finished, interrupted, stopped (--max-cost), partial or "
+        "merging (a merge).")
+    sessions: list[SessionInfo] = Field([], description="Every session, in order.")
+    rescored_from: RescoredFrom | None = Field(
+        None, description="A re-scored run's source: another tool's logs.")
+    merged_from: list[MergedShard] | None = Field(
+        None, description="A merged run's shards.")
+    missing_shards: list[MissingShard] | None = Field(
+        None, description="Shards a partial merge went without.")
+    finished_at: str | None = Field(None, description="When the last session ended.")
+    counts: Counts | None = Field(None, description="Every session added up, at the end.")
+    not_in_data: list[str] | None = Field(
+        None, description="Journal records of samples not in the run's data, left out of "
+        "the metrics and of every reader.")
+    merged_at: str | None = Field(None, description="When a merge wrote the run.")
 
     def model_post_init(self, context: Any, /) -> None:
         # Always in the file: its format, and the sessions list a session appends to.
         self.__pydantic_fields_set__.update({"run_format", "sessions"})
 
-    @field_serializer("engine")
-    def _every_setting(self, engine: EngineOptions | None) -> dict[str, Any] | None:
-        """The engine settings in force, every one (a resume takes what is recorded)."""
-        return None if engine is None else engine.model_dump(mode="json")
+    def record_engine(self, engine: EngineOptions) -> None:
+        """Record the engine settings in force, every one of them (a resume takes what is
+        recorded), not only those given: a file read keeps the ones it had."""
+        self.engine = EngineOptions.model_validate(engine.model_dump())
 
     def forget(self, name: str) -> None:
         """Leave the key `name` out of the file again (its value back to the default)."""

@@ -26,17 +26,23 @@ class EvaluatorMetrics(MetricsBlock):
 
 
 class CaseResult(MetricsBlock):
+    """One evaluator's result on one case."""
+
     status: Literal["processed", "error", "skipped"]
     score: float | None = None
     passed: bool
 
 
 class CaseMetrics(MetricsBlock):
+    """One case: each evaluator's result, whether all passed, their mean score."""
+
     evaluators: dict[str, CaseResult]
     passed_all: bool
     mean_score: float | None = None
 
 
 class EvaluateMetrics(MetricsBlock):
+    """metrics.json of `visioneval evaluate`: per evaluator, and per case."""
+
     evaluators: dict[str, EvaluatorMetrics]
     cases: dict[str, CaseMetrics]

@@ -340,6 +340,8 @@ def summarize_config(records: Iterable[Any], classes: Sequence[str]) -> dict[str
 
 
 class ClassScores(MetricsBlock):
+    """One class's precision, recall and F1 (pooled counts, the reference's 1e-8 guards)."""
+
     precision: float
     recall: float
     f1: float
@@ -384,6 +386,8 @@ class PromptTest(MetricsBlock):
 
 
 class PromptEffect(MetricsBlock):
+    """The headline prompt against another on the rows both scored (`prompt_effect`)."""
+
     first: str
     second: str
     unavailable: str | None = None
