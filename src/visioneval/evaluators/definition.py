@@ -36,19 +36,16 @@ class EvaluateDefinition(BenchmarkDefinition):
     target_flags = ("--judge-base-url", "--judge-api-key-env")
 
     def make(self, options: BaseModel) -> Benchmark:
-        from visioneval.evaluators.evaluate import EvalRun
+        from visioneval.evaluators.evaluate import build
 
-        assert isinstance(options, EvaluateOptions)
-        return EvalRun(options)
+        return build(options)
 
     def build_to_read(self, options: dict[str, Any]) -> Benchmark:
         """Without the case file's scripts or images outside its folder, whatever run.json
         says (`--allow-scripts` and `--allow-outside-images` are for runs the user starts)."""
-        from visioneval.evaluators.evaluate import EvalRun
+        from visioneval.evaluators.evaluate import build
 
-        checked = self.validate_options(options)
-        assert isinstance(checked, EvaluateOptions)
-        return EvalRun(checked, reading=True)
+        return build(options, reading=True)
 
     def sections(self, view: RunData) -> list[Section]:
         evaluators = view.metrics.get("evaluators", {})

@@ -13,10 +13,11 @@ import hashlib
 import io
 import statistics
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 
@@ -295,5 +296,5 @@ def _block(results: list[dict], passes: Outcomes | None) -> dict[str, Any]:
     return block
 
 
-def build(options: dict[str, Any] | EvaluateOptions, reading: bool = False) -> EvalRun:
+def build(options: Mapping[str, Any] | BaseModel, reading: bool = False) -> EvalRun:
     return EvalRun(EvaluateOptions.model_validate(options), reading)

@@ -3,10 +3,11 @@ under every protocol that reads that family's responses; metrics per protocol si
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
 from rich.console import Console
 
 from visioneval import excerpts as stored
@@ -128,7 +129,7 @@ def _stratum(subset: str, image_name: object) -> tuple[str, str]:
     return (parsed.shape, parsed.difficulty)
 
 
-def build(options: dict[str, Any] | IllusionBenchOptions) -> IllusionBench:
+def build(options: Mapping[str, Any] | BaseModel) -> IllusionBench:
     """The benchmark from its options (as run.json records them); finds the data."""
     from visioneval.benchmarks.illusionbench.data import locate
 
@@ -137,6 +138,7 @@ def build(options: dict[str, Any] | IllusionBenchOptions) -> IllusionBench:
     return IllusionBench(options, root, files)
 
 
-def scoring_only(options: IllusionBenchOptions) -> IllusionBench:
+def scoring_only(options: BaseModel) -> IllusionBench:
     """IllusionBench without data: scores and summarizes records, reads no row."""
+    options = IllusionBenchOptions.model_validate(options)
     return IllusionBench(options, Path(), {subset: [] for subset in options.subsets})

@@ -53,7 +53,6 @@ class IllusionBenchDefinition(BenchmarkDefinition):
     def make(self, options: BaseModel) -> Benchmark:
         from visioneval.benchmarks.illusionbench.benchmark import build
 
-        assert isinstance(options, IllusionBenchOptions)
         return build(options)
 
     def synth(self, out: Path, rows: int, seed: int) -> list[str]:
@@ -189,7 +188,6 @@ class RescoredIllusionBench(IllusionBenchDefinition):
     def make(self, options: BaseModel) -> Benchmark:
         from visioneval.benchmarks.illusionbench.benchmark import scoring_only
 
-        assert isinstance(options, IllusionBenchOptions)
         return scoring_only(options)
 
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
 from rich.console import Console
 
 from visioneval import excerpts as stored
@@ -184,7 +185,7 @@ def _row_problem(spec: ConfigSpec, values: dict[str, Any]) -> str | None:
     return None
 
 
-def build(options: dict[str, Any] | SalBenchOptions) -> SalBench:
+def build(options: Mapping[str, Any] | BaseModel) -> SalBench:
     """The benchmark from its options (as run.json records them); finds the data."""
     from visioneval.benchmarks.salbench.data import locate
 

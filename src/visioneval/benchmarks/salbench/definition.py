@@ -47,7 +47,6 @@ class SalBenchDefinition(BenchmarkDefinition):
     def make(self, options: BaseModel) -> Benchmark:
         from visioneval.benchmarks.salbench.benchmark import build
 
-        assert isinstance(options, SalBenchOptions)
         return build(options)
 
     def from_command(self, options: BaseModel) -> Benchmark:
@@ -286,8 +285,7 @@ class RescoredSalBench(SalBenchDefinition):
     def make(self, options: BaseModel) -> Benchmark:
         from visioneval.benchmarks.salbench.benchmark import ScoringOnly
 
-        assert isinstance(options, SalBenchOptions)
-        return ScoringOnly(options)
+        return ScoringOnly(SalBenchOptions.model_validate(options))
 
 
 RESCORED = RescoredSalBench()

@@ -3,10 +3,11 @@ one scorer chosen by the user, accuracy overall and per group."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
 from rich.console import Console
 
 from visioneval import excerpts as stored
@@ -234,7 +235,7 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def build(options: dict[str, Any] | VqaOptions) -> Vqa:
+def build(options: Mapping[str, Any] | BaseModel) -> Vqa:
     """The benchmark from its options (as run.json records them); finds the data."""
     options = VqaOptions.model_validate(options)
     return Vqa(options, data.locate(options.data, options.split))

@@ -48,7 +48,6 @@ class VqaDefinition(BenchmarkDefinition):
     def make(self, options: BaseModel) -> Benchmark:
         from visioneval.benchmarks.vqa.benchmark import build
 
-        assert isinstance(options, VqaOptions)
         return build(options)
 
     def sections(self, view: RunData) -> list[Section]:
