@@ -245,7 +245,8 @@ class BenchmarkDefinition:
     def make(self, options: BaseModel) -> Benchmark[Any]:
         """The benchmark from checked options: `benchmark(options)` by default."""
         if self.benchmark is None:
-            raise TypeError(f"{type(self).__name__}: set `benchmark` or override make()")
+            raise ValueError(f"{type(self).__name__} names no benchmark class: set "
+                             "`benchmark = YourBenchmark` in it, or override make()")
         return self.benchmark(options)
 
     def from_command(self, options: BaseModel) -> Benchmark[Any]:
