@@ -383,24 +383,6 @@ def write_hf_parquet(path: Path, rows: Sequence[dict[str, Any]], image_columns: 
     pq.write_table(table, path, row_group_size=row_group, write_batch_size=page_rows)
 
 
-def dataset_plan(name: str, options: Any, root: Path, files: dict[str, list[Path]],
-                 source: str) -> dict[str, Any]:
-    """What run.json records about a parquet benchmark: its options, where the data came
-    from, the files per group, their row counts and the fingerprint of their content."""
-    every = [f for group in files.values() for f in group]
-    return {
-        "benchmark": name,
-        "options": options.model_dump(),
-        "dataset": {
-            "source": source,
-            "fingerprint": fingerprint(every, root),
-            "stat": file_stat(every, root),
-            "files": {g: [f.relative_to(root).as_posix() for f in fs] for g, fs in files.items()},
-            "rows": {g: row_count(fs) for g, fs in files.items()},
-        },
-    }
-
-
 def hub_snapshot(repo: str, patterns: list[str]) -> Path:
     """Download (or find in the HF cache) the files of a Hub dataset repository matching
     `patterns`; any failure is one DataError telling the user about --data-dir."""
