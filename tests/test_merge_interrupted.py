@@ -24,6 +24,7 @@ PAUSING = COLOURS.read_text() + textwrap.dedent('''
 
     import os as _os
     import time as _time
+    from pathlib import Path
 
     _HERE = Path(__file__).parent
 

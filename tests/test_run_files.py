@@ -5,7 +5,6 @@ definition declares before the file is written; a benchmark of your own needs ne
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,8 +15,6 @@ from visioneval.core import registry
 from visioneval.core.runfiles import BackendInfo, Metrics, RunInfo
 from visioneval.core.store import RunStore
 from visioneval.session import metrics_model_for
-
-COLOURS = Path(__file__).parents[1] / "examples" / "own_benchmark" / "colours.py"
 
 
 def _salbench(synth_data, out: Path) -> None:
@@ -66,31 +63,60 @@ def test_a_benchmark_of_your_own_writes_any_json_object(tmp_path):
         store.write_metrics([1, 2])
 
 
+MINE = """
+from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
+from visioneval.core.records import Sample, user
+from pydantic import BaseModel
+
+
+class Options(BaseModel):
+    n: int = 3
+
+
+class Mine(Benchmark[Options]):
+    name = "mine"
+    builtin_models = ("random",)  # picks among the prompt's options
+
+    def samples(self):
+        for i in range(self.options.n):
+            yield Sample(id=f"q{i}", group="all", target="yes",
+                         messages=(user("Is this a question? Options: yes, no"),))
+
+    def score(self, sample, text):
+        return {}, {"exact": {"correct": float(text.strip().lower() == "yes")}}
+
+    def plan(self):
+        return {"benchmark": self.name, "options": self.options.model_dump(),
+                "dataset": DATASET}
+
+
+class MineDefinition(BenchmarkDefinition):
+    summary = "Yes or no."
+    benchmark = Mine
+"""
+
+
+def _mine(tmp_path: Path, dataset: dict, *extra: str):
+    (tmp_path / "mine.py").write_text(f"DATASET = {dataset!r}\n" + MINE)
+    return invoke("run", "mine.py:MineDefinition", "--backend", "builtin", "--model",
+                  "random", "--out", tmp_path / "run", "--no-progress", "--no-report", *extra)
+
+
 def test_a_plan_that_is_not_one_stops_the_run_in_one_line(tmp_path, monkeypatch):
-    mine = tmp_path / "mine.py"
-    text = COLOURS.read_text()
-    fingerprint = '"fingerprint": f"n{self.options.n}"'
-    assert fingerprint in text
-    mine.write_text(text.replace(", " + fingerprint, ""))
     monkeypatch.chdir(tmp_path)
-    out = tmp_path / "run"
-    result = invoke("run", "mine.py:ColoursDefinition", "--backend", "builtin", "--model",
-                    "random", "--out", out, "--no-progress")
+    result = _mine(tmp_path, {"source": "my questions"})  # no fingerprint
     assert result.exit_code == 2
     lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and "benchmark colours: plan() dataset.fingerprint: Field " \
+    assert len(lines) == 1 and "benchmark mine: plan() dataset.fingerprint: Field " \
         "required" in lines[0], result.output
-    assert not (out / "samples.jsonl").exists()
+    assert not (tmp_path / "run" / "samples.jsonl").exists()
 
 
 def test_a_plan_given_as_a_dict_is_recorded_as_the_model_says(tmp_path, monkeypatch):
-    mine = tmp_path / "mine.py"
-    shutil.copy(COLOURS, mine)
     monkeypatch.chdir(tmp_path)
-    out = tmp_path / "run"
-    result = invoke("run", "mine.py:ColoursDefinition", "--backend", "builtin", "--model",
-                    "random", "-o", "n=3", "--out", out, "--no-progress", "--no-report")
+    dataset = {"source": "my questions", "fingerprint": "v1", "questions": 3}
+    result = _mine(tmp_path, dataset, "-o", "n=2")
     assert result.exit_code == 0, result.output
-    info = load(out, "run.json")
-    assert info["dataset"] == {"source": "generated", "fingerprint": "n3"}
-    assert info["options"] == {"n": 3}
+    info = load(tmp_path / "run", "run.json")
+    assert info["dataset"] == dataset  # a key of its own is kept
+    assert info["options"] == {"n": 2}

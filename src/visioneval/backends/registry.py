@@ -84,7 +84,7 @@ class Dispatch:
     """How requests are spread and limited: `concurrency` per endpoint, requests and tokens
     per minute for the model, and whether the cache key names the URL (`cache_key_url`)."""
 
-    concurrency: int = 16
+    concurrency: int
     rpm: int | None = None
     tpm: int | None = None
     cache_key_url: bool = False

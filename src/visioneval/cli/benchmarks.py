@@ -36,9 +36,11 @@ def demo(
     download): the SalBench popout baseline on synthetic P3 scenes."""
     from visioneval.commands.common import consoles
     from visioneval.core import registry
+    from visioneval.core.capabilities import HasDemo
     from visioneval.engine.cache import default_cache_path
 
     definition = registry.definition(registry.DEMO)
+    assert isinstance(definition, HasDemo), f"{registry.DEMO} has no demo"
     said: list[str] = []
 
     def benchmark():

@@ -1,6 +1,7 @@
 """Every registered benchmark's command, generated from its definition: the benchmark's own
-options come from its `command_options` model (one flag per field), the model, engine and
-run options are the same for every benchmark. So a new benchmark needs no edit here."""
+options come from its options model (`options_model`, one flag per field: the same model
+run.json's `options` and the Python API take), the model, engine and run options are the
+same for every benchmark. So a new benchmark needs no edit here."""
 
 from __future__ import annotations
 
@@ -51,6 +52,7 @@ from visioneval.cli.panels import DATA, MODEL, OUTPUT
 
 if TYPE_CHECKING:
     from visioneval.core.benchmark import BenchmarkDefinition
+    from visioneval.core.capabilities import MakesSyntheticData
 
 
 def _shared(definition: BenchmarkDefinition) -> list[inspect.Parameter]:
@@ -107,12 +109,15 @@ SHARED_NAMES = ("backend", "model", "base_url", "api_key_env", "temperature", "m
 
 
 def _unwrap(annotation: Any) -> tuple[Any, bool]:
-    """(the type inside `X | None`, whether None was allowed)."""
+    """(the type inside `X | None` and any `Annotated[X, ...]`, whether None was allowed)."""
+    optional = False
     if get_origin(annotation) in (Union, types.UnionType):
         args = [a for a in get_args(annotation) if a is not type(None)]
         if len(args) == 1:
-            return args[0], True
-    return annotation, False
+            annotation, optional = args[0], True
+    if get_origin(annotation) is Annotated:
+        annotation = get_args(annotation)[0]
+    return annotation, optional
 
 
 def _is_list(annotation: Any) -> bool:
@@ -199,8 +204,8 @@ def _options_from(model: type[BaseModel], given: dict[str, Any]) -> BaseModel:
 
 def benchmark_command(definition: BenchmarkDefinition) -> Callable[..., None]:
     """The typer command function for `definition` (its signature is built, not written)."""
-    model_cls = definition.command_options
-    assert model_cls is not None
+    model_cls = definition.options_model
+    assert model_cls is not None and definition.command
     own = [_field_option(n, f, f"{definition.name} options")
            for n, f in model_cls.model_fields.items()]
     clash = {p.name for p in own} & set(SHARED_NAMES)
@@ -282,15 +287,15 @@ def any_benchmark_command() -> Callable[..., None]:
             if target is None:
                 raise ValueError("name the benchmark (or --resume RUN_DIR)")
             definition = registry.definition(target)
-            if definition.command_options is None:
+            model = definition.options_model
+            if model is None or not definition.command:
                 raise ValueError(f"{target} has no command options; run it with its own "
                                  "command")
-            unknown = set(values) - set(definition.command_options.model_fields)
+            unknown = set(values) - set(model.model_fields)
             if unknown:
                 raise ValueError(f"--option: {target} has no option {', '.join(sorted(unknown))}"
-                                 f"; its options: "
-                                 f"{', '.join(definition.command_options.model_fields)}")
-            return definition.from_command(_options_from(definition.command_options, values))
+                                 f"; its options: {', '.join(model.model_fields)}")
+            return definition.from_command(_options_from(model, values))
 
         def max_tokens_default() -> int:
             return registry.definition(target).max_tokens if target else \
@@ -371,7 +376,7 @@ def settings(temperature: float | None, max_tokens: int | None, default_max_toke
                               else max_tokens)
 
 
-def synth_command(definition: BenchmarkDefinition) -> Callable[..., None]:
+def synth_command(definition: MakesSyntheticData) -> Callable[..., None]:
     """`visioneval data synth-NAME`: the benchmark's offline dataset in its real schema."""
     def command(
         out: Annotated[Path, typer.Option(metavar="DIR", help="Folder to write the dataset "
@@ -409,12 +414,13 @@ def write_synth(out: Path, overwrite: bool, write: Callable[[Path], list[str]]) 
 def register(app: typer.Typer, data_app: typer.Typer) -> None:
     """Add every registered benchmark's command (and data command) to the app."""
     from visioneval.core import registry
+    from visioneval.core.capabilities import MakesSyntheticData
 
     app.command(name="run")(any_benchmark_command())
     for name in registry.names():
         definition = registry.definition(name)
-        if definition.command_options is not None:
+        if definition.options_model is not None and definition.command:
             app.command(name=name, help=definition.summary)(benchmark_command(definition))
-        if definition.synth_help is not None:
+        if isinstance(definition, MakesSyntheticData):
             data_app.command(f"synth-{name}", help=definition.synth_help)(
                 synth_command(definition))

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from visioneval.cli.panels import COST, ENGINE, MODEL, OUTPUT, SPREAD
+from visioneval.engine import defaults
 
 if TYPE_CHECKING:
     from visioneval.commands.run import Output
@@ -55,19 +56,21 @@ Resume = Annotated[Path | None, typer.Option(
     metavar="DIR", help="Continue the run in DIR with its recorded settings.",
     rich_help_panel=OUTPUT)]
 Concurrency = Annotated[int | None, typer.Option(
-    min=1, metavar="N", help="Requests in flight per URL.", show_default="16",
+    min=1, metavar="N", help="Requests in flight per URL.",
+    show_default=defaults.shown(defaults.CONCURRENCY),
     rich_help_panel=ENGINE)]
 MaxAttempts = Annotated[int | None, typer.Option(
     min=1, metavar="N", help="Attempts per request before it is an error.",
-    show_default="6", rich_help_panel=ENGINE)]
+    show_default=defaults.shown(defaults.MAX_ATTEMPTS), rich_help_panel=ENGINE)]
 Timeout = Annotated[float | None, typer.Option(
     min=0.001, metavar="SECONDS", help="Per attempt, and per server check.",
-    show_default="120", rich_help_panel=ENGINE)]
+    show_default=defaults.shown(defaults.TIMEOUT_S), rich_help_panel=ENGINE)]
 BackoffBase = Annotated[float | None, typer.Option(
     min=0, metavar="SECONDS", help="First retry's wait, doubling up to --backoff-cap.",
-    show_default="1", rich_help_panel=ENGINE)]
+    show_default=defaults.shown(defaults.BACKOFF_BASE_S), rich_help_panel=ENGINE)]
 BackoffCap = Annotated[float | None, typer.Option(
-    min=0, metavar="SECONDS", help="Longest wait between attempts.", show_default="30",
+    min=0, metavar="SECONDS", help="Longest wait between attempts.",
+    show_default=defaults.shown(defaults.BACKOFF_CAP_S),
     rich_help_panel=ENGINE)]
 Rpm = Annotated[int | None, typer.Option(
     min=1, metavar="N", help="Requests per minute for the model, all URLs.",
@@ -85,7 +88,7 @@ RefreshCache = Annotated[bool, typer.Option(
     rich_help_panel=ENGINE)]
 MaxReplyMb = Annotated[float | None, typer.Option(
     min=0.001, metavar="MB", help="Largest reply read; a bigger one is an error.",
-    show_default="32", rich_help_panel=ENGINE)]
+    show_default=defaults.shown(defaults.MAX_REPLY_MB), rich_help_panel=ENGINE)]
 CacheDir = Annotated[Path | None, typer.Option(
     metavar="DIR", help="Response cache folder.", show_default="~/.cache/visioneval",
     rich_help_panel=ENGINE)]

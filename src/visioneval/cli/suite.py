@@ -21,6 +21,7 @@ from visioneval.cli.options import (
     Verbose,
 )
 from visioneval.cli.panels import COST, OUTPUT
+from visioneval.engine import defaults
 
 
 @app.command()
@@ -43,7 +44,8 @@ def suite(
     price_in: PriceIn = None,
     price_out: PriceOut = None,
     concurrency: Annotated[int | None, typer.Option(
-        min=1, help="With --benchmarks: requests in flight per URL.", show_default="16",
+        min=1, help="With --benchmarks: requests in flight per URL.",
+        show_default=defaults.shown(defaults.CONCURRENCY),
         rich_help_panel=ENGINE)] = None,
     out: Annotated[Path | None, typer.Option(
         help="The suite's folder.", show_default="the file's out, else results/suites/<name>",

@@ -1,80 +1,43 @@
-"""What a benchmark is: data + prompt + parser + metrics (`Benchmark`, what the engine runs),
+"""What a benchmark is: data + prompt + scorer + metrics (`Benchmark`, what the engine runs),
 and how its runs are shown (`BenchmarkDefinition`, what the registry line points at: its
-command, report sections, sample-browser rows and comparison table). Nothing outside a
+options, command, report sections, sample-browser rows and comparison table).
+
+Both are base classes whose defaults fit a simple image-question benchmark: a benchmark
+names its options, says how a row becomes a sample and how an answer is scored, and gets its
+plan, progress total, accuracy with a bootstrap interval, tables, report and comparison. What
+only some benchmarks have (published numbers, other tools' logs, synthetic data, a demo,
+paired tests) are separate capabilities (`core/capabilities.py`). Nothing outside a
 benchmark's folder names it; report, compare, resume and the CLI ask its definition."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+import hashlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, TypeVar, get_args
 
-from pydantic import BaseModel
+import orjson
+from pydantic import AfterValidator, BaseModel, PlainSerializer
 from rich.console import Console
 
 from visioneval.core.records import Record, Sample, SkippedRow
-from visioneval.core.runfiles import Metrics, MetricsModel
+from visioneval.core.runfiles import BenchmarkPlan, Metrics, MetricsModel
 
 if TYPE_CHECKING:
     from visioneval.backends.registry import BackendSpec
     from visioneval.core.blocks import ComparisonTable, Section
-    from visioneval.core.foreign import ForeignReader
-    from visioneval.core.published import PublishedTable, RunBeside
-    from visioneval.core.runfiles import BenchmarkPlan, RunInfo
+    from visioneval.core.rows import DataRow, Made, ParquetRows
+    from visioneval.core.runfiles import RunInfo
     from visioneval.core.view import RunData
     from visioneval.engine.runner import Solver
-    from visioneval.stats.paired import PairedRow
 
+OptionsT = TypeVar("OptionsT", bound=BaseModel)
 
-class Benchmark(Protocol):
-    # Read-only members: a class attribute or a property of any subtype satisfies them.
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def builtin_models(self) -> tuple[str, ...]:
-        """The `builtin` backend's baselines that fit its prompts (none: ())."""
-
-    @property
-    def options(self) -> BaseModel:
-        """What run.json records; `definition.build(options dict)` rebuilds the benchmark."""
-
-    @property
-    def solve(self) -> Solver | None:
-        """None: one request per sample; else how a sample is answered (`Solver`)."""
-
-    @property
-    def judge(self) -> BackendSpec | None:
-        """A second model the solver asks with `ask(..., judge=True)` to grade answers
-        (None: no judge); the run opens, checks and closes it beside the model."""
-
-    def plan(self) -> BenchmarkPlan:
-        """The benchmark's configuration and dataset fingerprint, recorded in run.json (a
-        benchmark of your own may return the same as a dict: it is checked as a
-        `BenchmarkPlan` where it is recorded)."""
-
-    def total(self) -> int:
-        """Samples to run (rows before validation), for the progress bar."""
-
-    def samples(self) -> Iterator[Sample | SkippedRow]:
-        """Samples in a deterministic order, lazily: images are read as they are needed."""
-
-    def score(self, sample: Sample, text: str) -> tuple[dict[str, Any], dict[str, dict]]:
-        """Parse a response under every parser and score it: (parsed, scores)."""
-
-    def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
-        """metrics.json, recomputed from records alone, streamed once (one record per
-        sample; a big run's records are never all in memory)."""
-
-    def write_tables(self, metrics: dict[str, Any], info: RunInfo,
-                     directory: Path) -> list[Path]:
-        """Paper-style tables beside metrics.json (`info` is run.json)."""
-
-    def print_summary(self, metrics: dict[str, Any], info: RunInfo,
-                      console: Console) -> None:
-        """The tables a user sees at the end of a run."""
-
+LocalPath = Annotated[Path, AfterValidator(lambda path: path.resolve()),
+                      PlainSerializer(str, return_type=str)]
+"""An options field naming a local file or folder: recorded in run.json as an absolute path
+(symlinks resolved), so a resume from another folder finds it."""
 
 # A command option's --help panel, set by its field's json_schema_extra "panel" (the data's
 # panel when it names none): OWN_OPTIONS for the benchmark's own settings, listed first as
@@ -84,25 +47,151 @@ OWN_OPTIONS = "own"
 JUDGE_OPTIONS = "Judge"
 
 
-@dataclass(frozen=True)
-class Demo:
-    """What `visioneval demo` runs offline (with the builtin `demo_model`): a benchmark and
-    what to say before and after."""
-    benchmark: Benchmark
-    before: str
-    after: str
+class Benchmark(Generic[OptionsT]):
+    """What the engine runs, built from its options (`self.options`, recorded in run.json).
+
+    A subclass gives `name`, `score` and either `data()` + `sample(row)` (rows of parquet
+    files, `core/rows.py`) or `samples()`. Every other member has a default: `plan()`
+    records the options and the data's fingerprint, the total comes from the data,
+    `summarize` is accuracy with a bootstrap interval over each record's `metric` score
+    (`core/accuracy.py`), its table is printed and written as results.csv, one request per
+    sample (`solve` None) and no judge model."""
+
+    name: ClassVar[str] = ""
+    options_model: ClassVar[type[BaseModel] | None] = None  # set by `Benchmark[Options]`
+    metric: ClassVar[str] = "correct"  # the score key the default `summarize` averages
+
+    def __init__(self, options: OptionsT):
+        self.options = options
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for base in getattr(cls, "__orig_bases__", ()):
+            found = [a for a in get_args(base) if isinstance(a, type)
+                     and issubclass(a, BaseModel)]
+            if found:
+                cls.options_model = found[0]
+
+    @property
+    def builtin_models(self) -> tuple[str, ...]:
+        """The `builtin` backend's baselines that fit its prompts (none: ())."""
+        return ()
+
+    @property
+    def solve(self) -> Solver | None:
+        """None: one request per sample; else how a sample is answered (`Solver`)."""
+        return None
+
+    @property
+    def judge(self) -> BackendSpec | None:
+        """A second model the solver asks with `ask(..., judge=True)` to grade answers
+        (None: no judge); the run opens, checks and closes it beside the model."""
+        return None
+
+    @property
+    def per_row(self) -> int:
+        """Samples each data row makes (the progress total, a skipped row's count)."""
+        return 1
+
+    # -- data -------------------------------------------------------------------------------
+    def data(self) -> ParquetRows | None:
+        """The parquet rows the samples are made of (`sample` makes each row's), or None
+        when `samples` makes them another way."""
+        return None
+
+    @cached_property
+    def _rows(self) -> ParquetRows | None:
+        return self.data()
+
+    def plan(self) -> BenchmarkPlan:
+        """The benchmark's configuration and dataset fingerprint, recorded in run.json (a
+        benchmark that overrides it may return the same as a dict: it is checked as a
+        `BenchmarkPlan` where it is recorded)."""
+        return BenchmarkPlan.model_validate({
+            "benchmark": self.name, "options": self.options.model_dump(mode="json"),
+            "dataset": self.dataset()})
+
+    def dataset(self) -> dict[str, Any]:
+        """run.json's `dataset`: the files and their fingerprint; without `data()`, a
+        fingerprint of the samples themselves (ids, targets, prompts, image hashes)."""
+        if self._rows is not None:
+            return self._rows.dataset()
+        digest = hashlib.sha256()
+        for item in self.samples():
+            if isinstance(item, SkippedRow):
+                digest.update(item.line().encode())
+                continue
+            digest.update(orjson.dumps([item.id, item.group, item.target, [
+                [p if isinstance(p, str) else p.sha256 for p in m.parts]
+                for m in item.messages]], default=str))
+        return {"source": f"made by {self.name or type(self).__name__}",
+                "fingerprint": digest.hexdigest()}
+
+    def total(self) -> int:
+        """Samples to run (rows before validation), for the progress bar."""
+        if self._rows is not None:
+            return self._rows.count() * self.per_row
+        return sum(item.samples if isinstance(item, SkippedRow) else 1
+                   for item in self.samples())
+
+    def samples(self) -> Iterator[Sample | SkippedRow]:
+        """Samples in a deterministic order, lazily: images are read as they are needed."""
+        if self._rows is None:
+            raise NotImplementedError(f"{type(self).__name__}: give data() and sample(row), "
+                                      "or samples()")
+        return self._rows.samples(self.sample, per_row=self.per_row)
+
+    def sample(self, row: DataRow) -> Made:
+        """A row's sample(s); raise `core.rows.Skip` with the reason to skip the row."""
+        raise NotImplementedError(f"{type(self).__name__}: give sample(row)")
+
+    # -- scoring ------------------------------------------------------------------------------
+    def score(self, sample: Sample, text: str) -> tuple[dict[str, Any], dict[str, dict]]:
+        """Parse a response under every parser and score it: (parsed, scores)."""
+        raise NotImplementedError(f"{type(self).__name__}: give score(sample, text)")
+
+    def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
+        """metrics.json, recomputed from records alone, streamed once (one record per
+        sample; a big run's records are never all in memory)."""
+        from visioneval.core import accuracy
+
+        return accuracy.summarize(records, self.metric)
+
+    # -- output -------------------------------------------------------------------------------
+    def write_tables(self, metrics: dict[str, Any], info: RunInfo,
+                     directory: Path) -> list[Path]:
+        """Paper-style tables beside metrics.json (`info` is run.json)."""
+        from visioneval.core import accuracy
+
+        return [accuracy.write_csv(metrics, directory)] if accuracy.is_accuracy(metrics) \
+            else []
+
+    def print_summary(self, metrics: dict[str, Any], info: RunInfo,
+                      console: Console) -> None:
+        """The tables a user sees at the end of a run."""
+        from visioneval.core import accuracy
+
+        if accuracy.is_accuracy(metrics):
+            accuracy.show(metrics, f"{self.name}: {info.backend.model}", console)
 
 
 class BenchmarkDefinition:
-    """Everything visioneval knows about one benchmark besides running it. A benchmark's
-    folder subclasses this once; the registry line names that instance. The defaults fit a
-    benchmark that has no tables of its own: a generic sample browser and no comparison."""
+    """Everything visioneval knows about one benchmark besides running it: its one options
+    model (the command's flags, run.json's `options` and the Python API's `options`), how it
+    is built, and how its runs are shown. A benchmark's folder subclasses this once; the
+    registry line names that instance. A definition that names its `benchmark` class needs
+    nothing else: name and options model come from the class, and the defaults show the
+    default metrics (their table, the generic sample browser, a comparison of accuracy)."""
 
-    name: ClassVar[str]
-    summary: ClassVar[str]  # the command's help, first sentence first
-    # The command's own options (flags generated from the fields; the engine's and the
-    # model's options are shared by every benchmark command). None: no command.
-    command_options: ClassVar[type[BaseModel] | None] = None
+    name: ClassVar[str] = ""
+    summary: ClassVar[str] = ""  # the command's help, first sentence first
+    # The benchmark's options: every field is a flag of its command (generated), a key of
+    # run.json's `options` and of the Python API's `options`. None: no options.
+    options_model: ClassVar[type[BaseModel] | None] = None
+    # The class built from the options (`make`); None: the definition overrides `make`
+    # (a heavy module imported only when a benchmark is built).
+    benchmark: ClassVar[type[Benchmark[Any]] | None] = None
+    command: ClassVar[bool] = True  # a generated `visioneval NAME` (False: a command of its own)
     # The model options' help and defaults in the generated command.
     model_help: ClassVar[str] = "Model name as the server knows it."
     # Which options take which builtin model, when the benchmark's `builtin_models` depend
@@ -113,11 +202,6 @@ class BenchmarkDefinition:
     # (backend, model) used when the command names no --model (a quick try); None:
     # --backend and --model are required.
     default_model: ClassVar[tuple[str, str] | None] = None
-    # `visioneval data synth-NAME` writes a small offline dataset in the real schema when
-    # this is set (its help), via `synth`.
-    synth_help: ClassVar[str | None] = None
-    synth_rows: ClassVar[int] = 100
-    demo_model: ClassVar[str] = "random"  # the builtin model `demo` runs
     # Options (keys of run.json's `options`) whose difference changes the numbers:
     # `visioneval compare` flags runs that differ in them.
     settings_that_matter: ClassVar[tuple[str, ...]] = ()
@@ -134,11 +218,51 @@ class BenchmarkDefinition:
     # before the file is written; the default is any JSON object.
     metrics_model: ClassVar[MetricsModel] = Metrics
 
-    def build(self, options: dict[str, Any]) -> Benchmark:
-        """The benchmark from the options run.json recorded (resume, report, compare)."""
-        raise NotImplementedError
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        made = cls.__dict__.get("benchmark")
+        if made is not None:
+            if not cls.__dict__.get("name"):
+                cls.name = made.name
+            if cls.__dict__.get("options_model") is None:
+                cls.options_model = made.options_model
 
-    def build_to_read(self, options: dict[str, Any]) -> Benchmark:
+    @property
+    def command_options(self) -> type[BaseModel] | None:
+        """The options model when `visioneval NAME` (and `visioneval run NAME -o ...`) is
+        generated from it; None when the benchmark has a command of its own."""
+        return self.options_model if self.command else None
+
+    def validate_options(self, options: Mapping[str, Any] | BaseModel | None) -> BaseModel:
+        """The options model from a dict (run.json, Python) or an instance of it; a bad
+        value is the model's ValidationError."""
+        model = self.options_model
+        if model is None:
+            raise ValueError(f"{self.name or 'this benchmark'} has no options model")
+        if isinstance(options, model):
+            return options
+        given = options.model_dump() if isinstance(options, BaseModel) else dict(options or {})
+        return model.model_validate(given)
+
+    def build(self, options: Mapping[str, Any] | BaseModel) -> Benchmark[Any]:
+        """The benchmark from its options: as run.json recorded them (resume, report,
+        compare), as Python gave them, or the command's parsed flags."""
+        return self.make(self.validate_options(options))
+
+    def make(self, options: BaseModel) -> Benchmark[Any]:
+        """The benchmark from checked options: `benchmark(options)` by default."""
+        if self.benchmark is None:
+            raise ValueError(f"{type(self).__name__} names no benchmark class: set "
+                             "`benchmark = YourBenchmark` in it, or override make()")
+        return self.benchmark(options)
+
+    def from_command(self, options: BaseModel) -> Benchmark[Any]:
+        """The benchmark from options a user just gave (flags, the Python API, a suite
+        file), rather than recorded ones: `build`, where a benchmark may add advice naming
+        its flags to an error."""
+        return self.build(options)
+
+    def build_to_read(self, options: dict[str, Any]) -> Benchmark[Any]:
         """The benchmark rebuilt only to read a run (thumbnails from its data, metrics
         recomputed by `merge` or `compare --common-only`): nothing is sent and nothing is
         solved, so an option run.json records that lets the benchmark run code or read files
@@ -147,21 +271,12 @@ class BenchmarkDefinition:
         return self.build(options | {name: False for name in self.trust_options
                                      if name in options})
 
-    def from_command(self, options: BaseModel) -> Benchmark:
-        """The benchmark from its command's options (an instance of `command_options`)."""
-        return self.build(options.model_dump())
-
-    def synth(self, out: Path, rows: int, seed: int) -> list[str]:
-        """Write the offline dataset (see `synth_help`); the lines to print."""
-        raise NotImplementedError
-
-    def demo(self, cache_root: Path, n: int, seed: int) -> Demo:
-        """The offline demo (`visioneval demo`, for the benchmark the registry names)."""
-        raise NotImplementedError
-
     def sections(self, view: RunData) -> list[Section]:
-        """The report's tables and charts for a run with records."""
-        return []
+        """The report's tables and charts for a run with records: the default metrics'
+        table (`core/accuracy.py`), or none for metrics of another shape."""
+        from visioneval.core import accuracy
+
+        return [accuracy.section(view.metrics)] if accuracy.is_accuracy(view.metrics) else []
 
     def browser_row(self, record: Record) -> dict[str, Any]:
         """How a record appears in the report's sample browser: `t` the target as text,
@@ -172,33 +287,15 @@ class BenchmarkDefinition:
         return {"t": str(record.target), "labels": [], "v": views}
 
     def comparison(self, views: Sequence[RunData]) -> ComparisonTable | None:
-        """Several runs in one table; None: this benchmark has no comparison table."""
-        return None
+        """Several runs in one table: accuracy per run for the default metrics; None for
+        metrics of another shape (`compare` then shows the share answered)."""
+        from visioneval.core import accuracy
 
-    def published(self) -> PublishedTable | None:
-        """The paper's published numbers with their provenance (`visioneval reference`,
-        `compare --reference paper`); None: none shipped."""
-        return None
-
-    def beside_published(self, view: RunData) -> RunBeside:
-        """A run laid out as `published()`'s columns: the published setting it corresponds
-        to, its value per column, and every run setting that differs from the published
-        protocol. Only asked when `published()` is not None."""
-        raise NotImplementedError
-
-    def paired_rows(self, record: Record) -> dict[str, PairedRow]:
-        """A scored record's outcomes for `visioneval compare`'s paired tests, by metric
-        name (none: this benchmark is compared without paired tests)."""
-        return {}
+        return accuracy.comparison(self.name or (views[0].benchmark if views else ""), views)
 
     def unparsed(self, metrics: dict[str, Any]) -> int | None:
         """Answers the headline parser could not read (the report's card); None: no notion."""
         return None
-
-    def foreign_logs(self) -> dict[str, ForeignReader]:
-        """Readers of other tools' per-sample outputs for this benchmark, by tool name (e.g.
-        "lmms-eval"), for `visioneval rescore`; none by default."""
-        return {}
 
 
 def _ok(scores: Any) -> bool | None:

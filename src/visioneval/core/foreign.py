@@ -1,6 +1,6 @@
 """What a benchmark's reader of another tool's logs hands the generic re-scorer.
 
-A benchmark says which tools it can read (`BenchmarkDefinition.foreign_logs`); its reader
+A benchmark says which tools it can read (`capabilities.ReadsForeignLogs`); its reader
 turns the tool's logged samples into the `Sample` its own run would have made and the
 `Response` the tool recorded. The generic side (`visioneval.rescore.run`) knows no benchmark:
 it scores each answer with the benchmark's own `score`, journals it and finishes the run."""

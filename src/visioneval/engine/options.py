@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from visioneval.backends.registry import Dispatch
+from visioneval.engine import defaults
 from visioneval.engine.retry import RetryPolicy
 from visioneval.shards import Shard
 
@@ -23,17 +24,17 @@ if TYPE_CHECKING:
     from visioneval.backends.http import HttpLimits
 
 CACHE_FILE = "responses.sqlite3"
-DEFAULT_MAX_REPLY_MB = 32.0
+DEFAULT_MAX_REPLY_MB = defaults.MAX_REPLY_MB
 
 
 class EngineOptions(BaseModel, frozen=True):
     """How to run; recorded in run.json. A resume keeps them unless a flag is given again."""
 
-    concurrency: int = Field(16, gt=0)
-    max_attempts: int = Field(6, gt=0)
-    timeout_s: float = Field(120.0, gt=0)
-    backoff_base_s: float = Field(1.0, ge=0)
-    backoff_cap_s: float = Field(30.0, ge=0)
+    concurrency: int = Field(defaults.CONCURRENCY, gt=0)
+    max_attempts: int = Field(defaults.MAX_ATTEMPTS, gt=0)
+    timeout_s: float = Field(defaults.TIMEOUT_S, gt=0)
+    backoff_base_s: float = Field(defaults.BACKOFF_BASE_S, ge=0)
+    backoff_cap_s: float = Field(defaults.BACKOFF_CAP_S, ge=0)
     cache_path: Path | None = None
     refresh_cache: bool = False  # send every request; its answer replaces the cached one
     rpm: int | None = Field(None, gt=0)

@@ -22,6 +22,7 @@ from visioneval.backends.base import (
     TransientError,
 )
 from visioneval.core.records import Request, Response, stable_hash
+from visioneval.engine import defaults
 
 log = logging.getLogger(__name__)
 
@@ -34,10 +35,10 @@ base URL without /v1), and every other sample would end in the same 404."""
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    max_attempts: int = 6
-    timeout_s: float = 120.0
-    backoff_base_s: float = 1.0
-    backoff_cap_s: float = 30.0
+    max_attempts: int = defaults.MAX_ATTEMPTS
+    timeout_s: float = defaults.TIMEOUT_S
+    backoff_base_s: float = defaults.BACKOFF_BASE_S
+    backoff_cap_s: float = defaults.BACKOFF_CAP_S
 
     def delay(self, attempt: int, retry_after: float | None) -> float:
         """Wait before the next attempt: the server's Retry-After when given, else half of

@@ -22,6 +22,7 @@ from visioneval.core.records import (
 )
 from visioneval.core.store import RunStore, WriteError
 from visioneval.cost.usage import UsageBook
+from visioneval.engine import defaults
 from visioneval.engine.cache import Origin, ResponseCache, cache_key
 from visioneval.engine.progress import RunProgress
 from visioneval.engine.retry import (
@@ -171,7 +172,7 @@ class Engine:
     store: RunStore
     settings: GenerationSettings
     policy: RetryPolicy
-    concurrency: int = 16
+    concurrency: int = defaults.CONCURRENCY
     cache: ResponseCache | None = None
     watch: RetryWatch = field(default_factory=RetryWatch)
     judge: Backend | None = None

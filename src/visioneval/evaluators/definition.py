@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from pydantic import BaseModel
+
 from visioneval import fmt
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import Charts, ComparisonTable, Note, Section, Table
@@ -13,6 +15,7 @@ from visioneval.core.marks import percent
 from visioneval.core.records import Record
 from visioneval.core.view import RunData
 from visioneval.evaluators.metrics import EvaluateMetrics
+from visioneval.evaluators.options import EvaluateOptions
 from visioneval.evaluators.result import EvalResult
 
 
@@ -28,11 +31,13 @@ class EvaluateDefinition(BenchmarkDefinition):
     name = "evaluate"
     metrics_model = EvaluateMetrics
     summary = "Grade answers about images with rubric judges and code validators."
+    options_model = EvaluateOptions
+    command = False  # `visioneval evaluate` is its own command (cli/evaluators.py)
     settings_that_matter = ("judge_samples", "judge_temperature")
     trust_options = ("allow_scripts", "allow_outside_images")
     target_flags = ("--judge-base-url", "--judge-api-key-env")
 
-    def build(self, options: dict[str, Any]) -> Benchmark:
+    def make(self, options: BaseModel) -> Benchmark:
         from visioneval.evaluators.evaluate import build
 
         return build(options)

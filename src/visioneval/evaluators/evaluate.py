@@ -13,15 +13,16 @@ import hashlib
 import io
 import statistics
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 
 from visioneval import csvcells, fmt
+from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import (
     GenerationSettings,
     Record,
@@ -34,6 +35,7 @@ from visioneval.core.runfiles import BenchmarkPlan, RunInfo
 from visioneval.engine.runner import Ask, Solved
 from visioneval.evaluators.cases import CaseSpec, EvaluatorSpec, UnusableCase, iter_cases
 from visioneval.evaluators.judge import Case, combine, judge_once, judge_request
+from visioneval.evaluators.options import EvaluateOptions
 from visioneval.evaluators.result import EvalResult
 from visioneval.evaluators.rubric import Rubric, load_rubric
 from visioneval.io.images import Image
@@ -41,28 +43,14 @@ from visioneval.stats.bootstrap import Outcomes, attach, mean_statistic, summari
 from visioneval.validators.inprocess import run_builtin
 from visioneval.validators.runner import ValidatorCommand, run_validator
 
-
-class EvaluateOptions(BaseModel, frozen=True):
-    cases: str
-    judge_samples: int = Field(1, ge=1)
-    judge_temperature: float | None = None  # None: 0 for one sample, 0.7 for several
-    judge_max_tokens: int = Field(1024, gt=0)
-    judge_text_only: bool = False
-    validator_timeout_s: float = Field(30.0, gt=0)
-    allow_scripts: bool = False  # `script:` evaluators run commands named by the case file
-    allow_outside_images: bool = False  # images outside the case file's folder
-
-    def judge_settings(self) -> GenerationSettings:
-        temperature = self.judge_temperature
-        if temperature is None:
-            temperature = 0.0 if self.judge_samples == 1 else 0.7
-        return GenerationSettings(temperature=temperature, max_tokens=self.judge_max_tokens)
+__all__ = ["EvalRun", "EvaluateOptions", "build", "summarize"]
 
 
-class EvalRun:
+class EvalRun(Benchmark[EvaluateOptions]):
+    """No builtin model fits (judges are models; validators ask none) and no second judge
+    model: the run's own model is the judge, and the cases hold the answers already."""
+
     name = "evaluate"
-    builtin_models: tuple[str, ...] = ()  # judges are models; validators ask none
-    judge = None  # the run's own model is the judge: cases hold the answers already
 
     def __init__(self, options: EvaluateOptions, reading: bool = False):
         """`reading`: rebuilt to read a run (report, thumbnails, merge), never to solve it:
@@ -72,7 +60,7 @@ class EvalRun:
         if reading:
             options = options.model_copy(update={"allow_scripts": False,
                                                  "allow_outside_images": False})
-        self.options = options
+        super().__init__(options)
         self.path = Path(options.cases)
         self.cases: list[tuple[CaseSpec, tuple[Image, ...]] | UnusableCase] = list(
             iter_cases(self.path, options.allow_outside_images))
@@ -310,5 +298,5 @@ def _block(results: list[dict], passes: Outcomes | None) -> dict[str, Any]:
     return block
 
 
-def build(options: dict[str, Any] | EvaluateOptions, reading: bool = False) -> EvalRun:
+def build(options: Mapping[str, Any] | BaseModel, reading: bool = False) -> EvalRun:
     return EvalRun(EvaluateOptions.model_validate(options), reading)

@@ -12,15 +12,12 @@ import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from visioneval.io import pagestream
-
-if TYPE_CHECKING:
-    from visioneval.core.runfiles import BenchmarkPlan
 
 READ_ROWS = 8  # rows decoded at a time: 8 images of 1.3 MB are 10 MB
 READ_BUFFER = 1 << 20  # bytes read from the file at a time
@@ -384,26 +381,6 @@ def write_hf_parquet(path: Path, rows: Sequence[dict[str, Any]], image_columns: 
     table = pa.Table.from_pylist(list(rows), schema=schema)
     path.parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(table, path, row_group_size=row_group, write_batch_size=page_rows)
-
-
-def dataset_plan(name: str, options: Any, root: Path, files: dict[str, list[Path]],
-                 source: str) -> BenchmarkPlan:
-    """What run.json records about a parquet benchmark: its options, where the data came
-    from, the files per group, their row counts and the fingerprint of their content."""
-    from visioneval.core.runfiles import BenchmarkPlan
-
-    every = [f for group in files.values() for f in group]
-    return BenchmarkPlan.model_validate({
-        "benchmark": name,
-        "options": options.model_dump(),
-        "dataset": {
-            "source": source,
-            "fingerprint": fingerprint(every, root),
-            "stat": file_stat(every, root),
-            "files": {g: [f.relative_to(root).as_posix() for f in fs] for g, fs in files.items()},
-            "rows": {g: row_count(fs) for g, fs in files.items()},
-        },
-    })
 
 
 def hub_snapshot(repo: str, patterns: list[str]) -> Path:

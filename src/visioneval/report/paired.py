@@ -1,5 +1,5 @@
 """`visioneval compare`'s paired tests: each run against the first, on the metrics its
-benchmark pairs (`BenchmarkDefinition.paired_rows`), streamed from the journals."""
+benchmark pairs (`capabilities.PairsRecords`), streamed from the journals."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from rich.table import Table
 
 from visioneval import csvcells
 from visioneval.core import registry
+from visioneval.core.capabilities import PairsRecords
 from visioneval.core.rundir import RunView, load_all
 from visioneval.core.store import write_atomic
 from visioneval.stats.paired import PairedCollector, PairedResult, paired
@@ -27,8 +28,10 @@ class PairedComparison:
 
 
 def _collect(view: RunView) -> PairedCollector:
-    definition = view.shown  # the generic definition pairs nothing
+    definition = view.shown
     collector = PairedCollector()
+    if not isinstance(definition, PairsRecords):  # nothing to pair (the generic definition)
+        return collector
     for record in view.iter_records():
         if record.ok:
             collector.add(record.id, definition.paired_rows(record))

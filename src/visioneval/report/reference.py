@@ -2,8 +2,8 @@
 by cell: the run's value, the published one, the difference in points, and whether the
 published value lies inside the run's 95% interval; with every setting of the run that
 differs from the published protocol. The benchmark's definition supplies the table
-(`published`) and the run's numbers under its columns (`beside_published`); nothing here
-names a benchmark."""
+(`HasPublished.published`) and the run's numbers under its columns (`beside_published`);
+nothing here names a benchmark."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from typing import Any
 from visioneval import csvcells
 from visioneval.core import registry
 from visioneval.core.benchmark import BenchmarkDefinition
+from visioneval.core.capabilities import HasPublished
 from visioneval.core.published import Column, Model, PublishedTable, Row, RunValue
 from visioneval.core.rundir import RunView, load_all
 from visioneval.report.markdown import md_escape
@@ -81,16 +82,21 @@ def unknown_model(table: PublishedTable, name: str, what: str) -> ValueError:
                       f"known: {', '.join(table.model_names())}")
 
 
+def publisher(definition: BenchmarkDefinition, name: str | None = None) -> HasPublished:
+    """The definition as one that has published numbers (`HasPublished`), or the ValueError
+    naming the benchmarks that do (`name`: the benchmark's, for the error)."""
+    if isinstance(definition, HasPublished):
+        return definition
+    have = [n for n in registry.names() if isinstance(registry.definition(n), HasPublished)]
+    name = name or getattr(definition, "name", "this benchmark")
+    raise ValueError(f"no published numbers are shipped for {name}; "
+                     f"benchmarks with published numbers: {', '.join(have)}")
+
+
 def published_table(definition: BenchmarkDefinition, name: str | None = None
                     ) -> PublishedTable:
-    """The definition's published table (`name`: the benchmark's, for the error)."""
-    table = definition.published()
-    if table is None:
-        have = [n for n in registry.names() if registry.definition(n).published() is not None]
-        name = name or getattr(definition, "name", "this benchmark")
-        raise ValueError(f"no published numbers are shipped for {name}; "
-                         f"benchmarks with published numbers: {', '.join(have)}")
-    return table
+    """The definition's published table (`publisher`)."""
+    return publisher(definition, name).published()
 
 
 def beside_paper(directories: Sequence[Path | RunView], reference_model: str | None = None,
@@ -102,8 +108,8 @@ def beside_paper(directories: Sequence[Path | RunView], reference_model: str | N
     `definition_named`: as `rundir.load_all`; `named_by`: where `reference_model` was given
     (an option of compare, a field of a suite file), for the lines that say so."""
     views = load_all(directories, definition_named)
-    definition = views[0].shown
-    table = published_table(definition, views[0].benchmark)
+    definition = publisher(views[0].shown, views[0].benchmark)
+    table = definition.published()
     chosen = None
     if reference_model is not None:
         chosen = table.find_model(reference_model)
@@ -121,7 +127,7 @@ def _label(view: RunView) -> str:
     return f"{view.model} ({view.directory.name})"
 
 
-def _run_reference(definition: BenchmarkDefinition, table: PublishedTable, view: RunView,
+def _run_reference(definition: HasPublished, table: PublishedTable, view: RunView,
                    chosen: Model | None, named_by: str = "--reference-model") -> RunReference:
     beside = definition.beside_published(view)
     model = chosen or table.find_model(view.model)

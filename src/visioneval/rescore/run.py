@@ -1,6 +1,6 @@
 """`visioneval rescore`: another tool's logs in, a visioneval run directory out, no request
-sent. Logs are matched to the benchmark whose reader knows their task (`BenchmarkDefinition.
-foreign_logs`), every answer is scored by the benchmark's own `score` and journalled the
+sent. Logs are matched to the benchmark whose reader knows their task (`capabilities.
+ReadsForeignLogs`), every answer is scored by the benchmark's own `score` and journalled the
 moment it is read, and the run is finished as every run is (`session.finish`: metrics.json,
 tables, counts). run.json says where the answers came from (`rescored_from`) and that no
 model was asked (`backend.kind` "rescored")."""
@@ -20,6 +20,7 @@ from typing import Any
 
 from visioneval import __version__
 from visioneval.core import registry
+from visioneval.core.capabilities import ReadsForeignLogs
 from visioneval.core.foreign import Answered, ForeignReader, LogFile, RescoreRequest, Source
 from visioneval.core.records import Record, SkippedRow, stable_hash
 from visioneval.core.runfiles import (
@@ -68,7 +69,10 @@ def readers(tool: str) -> dict[str, ForeignReader]:
     """The registered benchmarks that read `tool`'s logs, by benchmark name."""
     found = {}
     for name in registry.names():
-        reader = registry.definition(name).foreign_logs().get(tool)
+        definition = registry.definition(name)
+        if not isinstance(definition, ReadsForeignLogs):
+            continue
+        reader = definition.foreign_logs().get(tool)
         if reader is not None:
             found[name] = reader
     return found

@@ -15,6 +15,7 @@ from rich.console import Console
 
 from visioneval import csvcells
 from visioneval.core.blocks import ComparisonTable
+from visioneval.core.capabilities import HasPublished
 from visioneval.core.store import write_atomic
 from visioneval.report import templating
 from visioneval.suite.execute import RunOutcome
@@ -66,7 +67,7 @@ def parts(plan: SuitePlan, outcomes: list[RunOutcome]) -> list[Part]:
         views = rundir.load_all([r.directory for r in done], named)
         table = compare.compare(views)
         reference, markdown = None, ""
-        if views[0].shown.published() is not None:
+        if isinstance(views[0].shown, HasPublished):
             try:
                 beside = _beside_published(done, views, named)
             except ValueError as exc:

@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from visioneval.backends.keys import url_secrets
 from visioneval.backends.registry import split_urls
+from visioneval.engine import defaults
 
 _SECRET_FIELD = re.compile(r"(^|_)(api_?key|key|token|secret|password|passwd)($|_)",
                            re.IGNORECASE)
@@ -102,7 +103,7 @@ class EngineEntry(_Entry):
     """Engine settings for every run of the suite (the command's flags of the same names);
     a model's own `concurrency`, `rpm`, `tpm` and prices are set per model."""
 
-    concurrency: int = Field(16, gt=0)
+    concurrency: int = Field(defaults.CONCURRENCY, gt=0)
     max_attempts: int | None = Field(None, gt=0)
     timeout: float | None = Field(None, gt=0)
     backoff_base: float | None = Field(None, ge=0)

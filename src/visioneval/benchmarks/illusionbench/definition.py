@@ -5,15 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from visioneval import fmt
 from visioneval.benchmarks.illusionbench import tables
 from visioneval.benchmarks.illusionbench.metrics import IllusionBenchMetrics
-from visioneval.benchmarks.illusionbench.spec import HF_REPO, SUBSETS, TASKS
-from visioneval.core.benchmark import OWN_OPTIONS, Benchmark, BenchmarkDefinition
+from visioneval.benchmarks.illusionbench.options import IllusionBenchOptions
+from visioneval.benchmarks.illusionbench.spec import SUBSETS
+from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import Charts, ComparisonTable, Items, Note, Section, Table
 from visioneval.core.foreign import ForeignReader
 from visioneval.core.marks import Interval, percent
@@ -35,33 +36,11 @@ INTERVALS_NOTE = ("95% interval: bootstrap over samples (1000 seeded resamples) 
                   "\"-\" with fewer than 2 scored samples.")
 
 
-class IllusionBenchCommand(BaseModel):
-    """`visioneval illusionbench`'s own options; one line of help each (docs/illusionbench.md
-    explains them)."""
-    data_dir: Path | None = Field(None, description="Dataset folder.",
-                                  json_schema_extra={"shown_default": f"download {HF_REPO}"})
-    subsets: list[str] | None = Field(None, description="ICON, LOGO, IN.",
-                                      json_schema_extra={"shown_default": ",".join(SUBSETS)})
-    tasks: list[str] | None = Field(None, description="shape, scene.",
-                                    json_schema_extra={"shown_default": ",".join(TASKS)})
-    num_samples: int | None = Field(None, ge=1, description="First N rows per subset (or "
-                                    "drawn: --sample-seed).",
-                                    json_schema_extra={"flags": ["--samples"],
-                                                       "shown_default": "all"})
-    sample_seed: int | None = Field(None, description="Draw --samples rows at random "
-                                    "(stratified) with this seed.")
-    protocol: Literal["original", "lmms-strict", "lmms-recall", "all"] = Field(
-        "all", description="Scoring protocol; all: the three side by side.",
-        json_schema_extra={"panel": OWN_OPTIONS})
-    fix_quirks: bool = Field(False, description="Report the original rule with its spelling "
-                             "quirks fixed.", json_schema_extra={"panel": OWN_OPTIONS})
-
-
 class IllusionBenchDefinition(BenchmarkDefinition):
     name = "illusionbench"
     summary = ("Evaluate a model on IllusionBench (arXiv 2411.06287) under the paper's and "
                "lmms-eval's scoring protocols, side by side.")
-    command_options = IllusionBenchCommand
+    options_model = IllusionBenchOptions
     metrics_model = IllusionBenchMetrics
     model_help = "Model name; builtin: random."
     max_tokens = 64
@@ -73,26 +52,10 @@ class IllusionBenchDefinition(BenchmarkDefinition):
     settings_that_matter = ("protocol", "fix_quirks", "num_samples", "sample_seed", "tasks",
                             "subsets")
 
-    def build(self, options: dict[str, Any]) -> Benchmark:
+    def make(self, options: BaseModel) -> Benchmark:
         from visioneval.benchmarks.illusionbench.benchmark import build
 
         return build(options)
-
-    def from_command(self, options: BaseModel) -> Benchmark:
-        from visioneval.benchmarks.illusionbench.benchmark import (
-            IllusionBenchOptions,
-            build,
-            choose,
-        )
-
-        assert isinstance(options, IllusionBenchCommand)
-        if options.sample_seed is not None and options.num_samples is None:
-            raise ValueError("--sample-seed draws --num-samples rows per subset; give both")
-        return build(IllusionBenchOptions(
-            subsets=choose("subsets", options.subsets), tasks=choose("tasks", options.tasks),
-            protocol=options.protocol, fix_quirks=options.fix_quirks,
-            num_samples=options.num_samples, sample_seed=options.sample_seed,
-            data_dir=str(options.data_dir.resolve()) if options.data_dir else None))
 
     def synth(self, out: Path, rows: int, seed: int) -> list[str]:
         from visioneval.benchmarks.illusionbench.synth import write_synthetic
@@ -224,13 +187,10 @@ class RescoredIllusionBench(IllusionBenchDefinition):
     run, rebuilt (report, compare) without data."""
 
 
-    def build(self, options: dict[str, Any]) -> Benchmark:
-        from visioneval.benchmarks.illusionbench.benchmark import (
-            IllusionBenchOptions,
-            scoring_only,
-        )
+    def make(self, options: BaseModel) -> Benchmark:
+        from visioneval.benchmarks.illusionbench.benchmark import scoring_only
 
-        return scoring_only(IllusionBenchOptions.model_validate(options))
+        return scoring_only(options)
 
 
 RESCORED = RescoredIllusionBench()

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel
 from rich.console import Console
@@ -13,6 +14,7 @@ from rich.console import Console
 from visioneval import excerpts as stored
 from visioneval.benchmarks.salbench import tables
 from visioneval.benchmarks.salbench.metrics import ConfigTally, sample_scores
+from visioneval.benchmarks.salbench.options import SalBenchOptions
 from visioneval.benchmarks.salbench.parse import lenient_labels, strict_tokens, target_labels
 from visioneval.benchmarks.salbench.prompts import (
     Example,
@@ -21,120 +23,84 @@ from visioneval.benchmarks.salbench.prompts import (
     family_group,
     family_id,
     few_shot,
-    prompt_families,
     zero_shot,
 )
 from visioneval.benchmarks.salbench.spec import CONFIGS, HF_REPO, SPLIT, ConfigSpec
+from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import Record, Sample, SkippedRow
-from visioneval.core.runfiles import BenchmarkPlan, RunInfo
+from visioneval.core.rows import DataRow, ParquetRows, Skip, cell_image
+from visioneval.core.runfiles import RunInfo
 from visioneval.io import parquet
-from visioneval.io.images import Image, ImageError
+
+__all__ = ["SalBench", "SalBenchOptions", "ScoringOnly", "build"]
 
 COLUMNS = ("image", "question", "answer", "image_id")
 TEXT_COLUMNS = ("question", "answer", "image_id")
+DIFFICULTY = "difficulty"
 
 
-class SalBenchOptions(BaseModel, frozen=True):
-    configs: list[str]
-    shots: Literal[0, 3, 5] = 0
-    prompt: Literal["paper", "lmms-eval", "both"] = "paper"
-    num_samples: int | None = None
-    seed: int = 0
-    data_dir: str | None = None
-
-    @property
-    def families(self) -> tuple[str, ...]:
-        """Prompt styles sent for every row, the headline first."""
-        return prompt_families(self.prompt)
-
-
-class SalBench:
+class SalBench(Benchmark[SalBenchOptions]):
     name = "salbench"
     builtin_models = ("popout", "random", "majority")
-    solve = None  # one request per sample
-    judge = None  # no judge model
 
     def __init__(self, options: SalBenchOptions, root: Path):
-        self.options = options
+        super().__init__(options)
         self.root = root
         self.specs = [CONFIGS[c] for c in options.configs]
         self.files = {s.name: parquet.parquet_files(root / s.name) for s in self.specs}
 
-    # -- plan ------------------------------------------------------------------------------
-    def plan(self) -> BenchmarkPlan:
-        return parquet.dataset_plan(self.name, self.options, self.root, self.files,
-                                    self.options.data_dir or f"hf://{HF_REPO} (split {SPLIT})")
+    @property
+    def per_row(self) -> int:
+        """One sample per prompt family."""
+        return len(self.options.families)
 
-    def total(self) -> int:
-        limit = self.options.num_samples
-        counts = (parquet.row_count(fs) for fs in self.files.values())
-        rows = sum(min(n, limit) if limit is not None else n for n in counts)
-        return rows * len(self.options.families)
+    def data(self) -> ParquetRows:
+        # A `difficulty` column is read when a file has one (SalBench's own configs carry
+        # none, docs/salbench.md): the metrics then give results per difficulty.
+        source = str(self.options.data_dir) if self.options.data_dir else \
+            f"hf://{HF_REPO} (split {SPLIT})"
+        return ParquetRows(self.root, self.files, COLUMNS, (DIFFICULTY,),
+                           self.options.num_samples, source)
 
     # -- samples -----------------------------------------------------------------------------
     def samples(self) -> Iterator[Sample | SkippedRow]:
+        rows = self.data()
         for spec in self.specs:
-            yield from self._config_samples(spec)
+            plan, examples = self._examples(spec) if self.options.shots else (None, {})
+            yield from rows.group_samples(
+                spec.name, partial(self._row_samples, spec, plan, examples),
+                per_row=self.per_row, where=lambda row: f"image_id {_name(row)}",
+                unique=self._unique)
 
-    def _config_samples(self, spec: ConfigSpec) -> Iterator[Sample | SkippedRow]:
-        files = self.files[spec.name]
-        per_row = len(self.options.families)
-        for path, missing, rows in parquet.files_missing_columns(files, COLUMNS,
-                                                                 self.options.num_samples):
-            yield SkippedRow(spec.name, f"{path.name} (every row)",
-                             f"missing column(s) {', '.join(missing)}", rows * per_row)
-        plan, examples = self._examples(spec) if self.options.shots else (None, {})
-        seen: set[str] = set()
-        # A `difficulty` column is read when a file has one (SalBench's own configs carry none,
-        # docs/salbench.md): the metrics then give results per difficulty.
-        for row in parquet.iter_rows(files, (*COLUMNS, DIFFICULTY),
-                                     limit=self.options.num_samples):
-            if any(c not in row.values for c in COLUMNS):
-                continue  # the whole file was reported above
-            items = self._row_samples(spec, row, plan, examples)
-            if isinstance(items, SkippedRow):
-                yield items
-                continue
-            base = items[0].metadata["image_id"]
-            suffix = f"#{row.index}" if base in seen else ""
-            seen.add(base)
-            for sample in items:
-                sample.id = family_id(f"{spec.name}/{base}{suffix}",
-                                      sample.metadata["prompt"], self.options.families)
-                yield sample
-
-    def _row_samples(self, spec: ConfigSpec, row: parquet.Row, plan: ExamplePlan | None,
-                     examples: dict[int, Example]) -> list[Sample] | SkippedRow:
-        """One sample per prompt family for a row, sharing its image; or why it is skipped."""
+    def _row_samples(self, spec: ConfigSpec, plan: ExamplePlan | None,
+                     examples: dict[int, Example], row: DataRow) -> list[Sample]:
+        """One sample per prompt family for a row, sharing its image; Skip says why not."""
         values = row.values
-        image_id = values.get("image_id")
-        name = str(image_id) if image_id not in (None, "") else f"#{row.index}"
-        per_row = len(self.options.families)
         problem = _row_problem(spec, values)
         if problem:
-            return SkippedRow(spec.name, f"image_id {name}", problem, per_row)
-        try:
-            image = Image.from_bytes(parquet.image_bytes(values["image"]))
-        except ImageError as exc:
-            return SkippedRow(spec.name, f"image_id {name}", f"undecodable image: {exc}",
-                              per_row)
-        except ValueError as exc:
-            return SkippedRow(spec.name, f"image_id {name}", str(exc), per_row)
-        question = values["question"]
+            raise Skip(problem)
+        image = row.image()
+        question, name, families = values["question"], _name(row), self.options.families
         chosen = [examples[r] for r in plan.for_query(row.index) if r in examples] \
             if plan is not None else []
         samples = []
-        for family in self.options.families:
+        for family in families:
             messages = zero_shot(question, image, family) if plan is None else \
                 few_shot(spec, question, image, chosen, family)
             samples.append(Sample(
-                id=f"{spec.name}/{name}",  # made unique, per family, by the caller
-                group=family_group(spec.name, family, self.options.families),
+                id=family_id(f"{spec.name}/{name}", family, families),
+                group=family_group(spec.name, family, families),
                 messages=messages, target=values["answer"],
                 metadata={"config": spec.name, "task": spec.task, "dataset": spec.dataset,
                           "image_id": name, "row": row.index, "shots": self.options.shots,
                           "prompt": family, **_difficulty(values)}))
         return samples
+
+    def _unique(self, sample: Sample, suffix: str) -> None:
+        """A repeated image_id: the suffix after it, before a second family's `@family`."""
+        meta = sample.metadata
+        sample.id = family_id(f"{meta['config']}/{meta['image_id']}{suffix}", meta["prompt"],
+                              self.options.families)
 
     def _examples(self, spec: ConfigSpec) -> tuple[ExamplePlan, dict[int, Example]]:
         """Pick the config's few-shot examples from its whole split and read their images."""
@@ -152,8 +118,8 @@ class SalBench:
         examples = {}
         for row in parquet.iter_rows(files, COLUMNS, wanted=wanted):
             try:
-                image = Image.from_bytes(parquet.image_bytes(row.values["image"]))
-            except (ImageError, ValueError):
+                image = cell_image(row.values["image"])
+            except Skip:
                 continue
             image.shared = True  # sent with every query of the config: encode once
             ordered = tuple(c for c in spec.classes if c in labels[row.index])
@@ -220,16 +186,18 @@ def _row_problem(spec: ConfigSpec, values: dict[str, Any]) -> str | None:
     return None
 
 
-def build(options: dict[str, Any] | SalBenchOptions) -> SalBench:
+def build(options: Mapping[str, Any] | BaseModel) -> SalBench:
     """The benchmark from its options (as run.json records them); finds the data."""
     from visioneval.benchmarks.salbench.data import locate
 
     options = SalBenchOptions.model_validate(options)
-    data_dir = Path(options.data_dir) if options.data_dir else None
-    return SalBench(options, locate(data_dir, options.configs))
+    return SalBench(options, locate(options.data_dir, options.configs))
 
 
-DIFFICULTY = "difficulty"
+def _name(row: DataRow) -> str:
+    """A row's image_id, or its index when it has none."""
+    image_id = row.values.get("image_id")
+    return str(image_id) if image_id not in (None, "") else f"#{row.index}"
 
 
 def _difficulty(values: dict[str, Any]) -> dict[str, str]:
@@ -245,7 +213,7 @@ class ScoringOnly(SalBench):
     the answers; its images are gone)."""
 
     def __init__(self, options: SalBenchOptions):
-        self.options = options
+        Benchmark.__init__(self, options)
         self.root = Path()
         self.specs = [CONFIGS[c] for c in options.configs]
         self.files = {s.name: [] for s in self.specs}

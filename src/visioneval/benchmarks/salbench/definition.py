@@ -5,16 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from visioneval import fmt
 from visioneval.benchmarks.salbench.metrics import SalBenchMetrics
+from visioneval.benchmarks.salbench.options import SalBenchOptions
 from visioneval.benchmarks.salbench.parse import target_labels
-from visioneval.benchmarks.salbench.spec import CONFIGS, HF_REPO, SPLITS, TASKS
-from visioneval.core.benchmark import OWN_OPTIONS, Benchmark, BenchmarkDefinition, Demo
+from visioneval.benchmarks.salbench.spec import CONFIGS, TASKS
+from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import Charts, ComparisonTable, Note, Section, Table
+from visioneval.core.capabilities import Demo
 from visioneval.core.foreign import ForeignReader
 from visioneval.core.marks import Interval, percent
 from visioneval.core.published import PublishedTable, RunBeside
@@ -32,62 +34,34 @@ def _pct(value: float | None) -> str:
     return fmt.pct(value, missing="-")
 
 
-class SalBenchCommand(BaseModel):
-    """`visioneval salbench`'s own options (--splits/--tasks, or HF --configs); one line of
-    help each (docs/salbench.md explains them)."""
-    data_dir: Path | None = Field(None, description="Dataset folder.",
-                                  json_schema_extra={"shown_default": f"download {HF_REPO}"})
-    splits: list[str] | None = Field(None, description="synthetic (P3), natural (O3).",
-                                     json_schema_extra={"shown_default": ",".join(SPLITS)})
-    tasks: list[str] | None = Field(None, description="Detection D, Referring R, Visual "
-                                    "Referring VR.",
-                                    json_schema_extra={"shown_default": ",".join(TASKS)})
-    configs: list[str] | None = Field(None, description="HF configs, e.g. P3,O3_box "
-                                      "(instead of --splits/--tasks).")
-    num_samples: int | None = Field(None, ge=1, description="First N rows of each config.",
-                                    json_schema_extra={"flags": ["--samples"],
-                                                       "shown_default": "all"})
-    shots: Literal[0, 3, 5] = Field(0, description="In-context examples.",
-                                    json_schema_extra={"flags": ["--num-shots"],
-                                                       "panel": OWN_OPTIONS})
-    prompt: Literal["paper", "lmms-eval", "both"] = Field(
-        "paper", description="paper: as is; lmms-eval: its suffix added; both.",
-        json_schema_extra={"panel": OWN_OPTIONS})
-    seed: int = Field(0, description="Seed of few-shot examples and random baseline.",
-                      json_schema_extra={"panel": OWN_OPTIONS})
-
-
 class SalBenchDefinition(BenchmarkDefinition):
     name = "salbench"
     summary = "Evaluate a model on SalBench (arXiv 2507.04741) as the paper does."
-    command_options = SalBenchCommand
+    options_model = SalBenchOptions
     metrics_model = SalBenchMetrics
     model_help = "Model name; builtin: popout, random, majority."
     default_model = ("ollama", "llava:7b")  # MikeWise2718/salbench's defaults
     synth_help = "Write a P3-style synthetic SalBench set in the real schema and folder layout."
+    synth_rows = 100
     demo_model = "popout"
     settings_that_matter = ("prompt", "configs", "num_samples")
 
-    def build(self, options: dict[str, Any]) -> Benchmark:
+    def make(self, options: BaseModel) -> Benchmark:
         from visioneval.benchmarks.salbench.benchmark import build
 
         return build(options)
 
     def from_command(self, options: BaseModel) -> Benchmark:
-        from visioneval.benchmarks.salbench.benchmark import SalBenchOptions, build
+        """As `build`, and a folder missing configs says which flag runs what it holds."""
         from visioneval.benchmarks.salbench.data import MissingConfigs
-        from visioneval.benchmarks.salbench.spec import select_configs
         from visioneval.io.parquet import DataError
 
-        assert isinstance(options, SalBenchCommand)
-        chosen = select_configs(options.configs, options.splits, options.tasks)
+        checked = self.validate_options(options)
+        assert isinstance(checked, SalBenchOptions)
         try:
-            return build(SalBenchOptions(
-                configs=[c.name for c in chosen], shots=options.shots, prompt=options.prompt,
-                num_samples=options.num_samples, seed=options.seed,
-                data_dir=str(options.data_dir.resolve()) if options.data_dir else None))
-        except MissingConfigs as exc:  # the flag that runs what the folder holds
-            hint = exc.hint(chosen, named=bool(options.configs))
+            return self.make(checked)
+        except MissingConfigs as exc:
+            hint = exc.hint([CONFIGS[c] for c in checked.configs], checked.named_configs)
             if hint is None:
                 raise
             raise DataError(f"{exc}; {hint}") from None
@@ -99,13 +73,11 @@ class SalBenchDefinition(BenchmarkDefinition):
                 write_synthetic(out, rows, seed).items()]
 
     def demo(self, cache_root: Path, n: int, seed: int) -> Demo:
-        from visioneval.benchmarks.salbench.benchmark import SalBenchOptions, build
         from visioneval.benchmarks.salbench.synth import cached_synthetic
         from visioneval.invocation import command
 
         data = cached_synthetic(cache_root, n, seed)
-        return Demo(build(SalBenchOptions(configs=["P3", "P3_box", "P3_box_img"],
-                                          data_dir=str(data))),
+        return Demo(self.build({"configs": ["P3", "P3_box", "P3_box_img"], "data_dir": data}),
                     f"synthetic SalBench P3 set: {data}",
                     "popout is a classical image-processing baseline (no neural network) that "
                     "finds the odd object by colour, size and angle statistics. Evaluate a "
@@ -312,8 +284,8 @@ class RescoredSalBench(SalBenchDefinition):
     (report, compare) without data."""
 
 
-    def build(self, options: dict[str, Any]) -> Benchmark:
-        from visioneval.benchmarks.salbench.benchmark import SalBenchOptions, ScoringOnly
+    def make(self, options: BaseModel) -> Benchmark:
+        from visioneval.benchmarks.salbench.benchmark import ScoringOnly
 
         return ScoringOnly(SalBenchOptions.model_validate(options))
 

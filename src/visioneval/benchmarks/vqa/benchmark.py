@@ -3,16 +3,19 @@ one scorer chosen by the user, accuracy overall and per group."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
 from rich.console import Console
 
 from visioneval import excerpts as stored
 from visioneval.benchmarks.vqa import data, judging, metrics, prompts, scorers, tables
 from visioneval.benchmarks.vqa.options import VqaOptions
+from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import Record, Sample, SkippedRow
+from visioneval.core.rows import Skip, to_samples
 from visioneval.core.runfiles import BenchmarkPlan, RunInfo
 from visioneval.io.parquet import DataError
 
@@ -24,7 +27,7 @@ ALL = "all"  # the group of every row when no --group-col is given
 MAX_CHOICES = len(scorers.LETTERS)
 
 
-class Vqa:
+class Vqa(Benchmark[VqaOptions]):
     name = "vqa"
 
     @property
@@ -34,7 +37,7 @@ class Vqa:
         return ("random",) if self.options.scorer == "choice" else ()
 
     def __init__(self, options: VqaOptions, source: data.Source):
-        self.options = options
+        super().__init__(options)
         self.source = source
         self.choices_cols, self.id_col = self._check_columns()
         self.suffix = prompts.suffix(options.scorer, options.prompt_suffix)
@@ -109,37 +112,29 @@ class Vqa:
                                    *(c for c in (self.id_col, o.group_col) if c)]))
 
     def samples(self) -> Iterator[Sample | SkippedRow]:
-        seen: set[str] = set()
-        for row in data.iter_rows(self.source.files, self._columns(), self.options.num_samples):
-            item = self._sample(row)
-            if isinstance(item, Sample):
-                if item.id in seen:
-                    item.id = f"{item.id}#{row.index}"
-                seen.add(item.id)
-            yield item
+        rows = data.iter_rows(self.source.files, self._columns(), self.options.num_samples)
+        return to_samples(rows, self._sample, group=lambda row: row.file.name,
+                          where=lambda row: str(row.number))
 
-    def _sample(self, row: data.Row) -> Sample | SkippedRow:
+    def _sample(self, row: data.Row) -> Sample:
+        """The row's sample; Skip names the column that cannot be used."""
         o = self.options
-
-        def skip(reason: str) -> SkippedRow:
-            return SkippedRow(row.file.name, str(row.number), reason)
-
         if row.problem:
-            return skip(row.problem)
+            raise Skip(row.problem)
         values = row.values
         question = values.get(o.question_col)
         if not isinstance(question, str) or not question.strip():
-            return skip(f"column {o.question_col!r} is empty or not text")
+            raise Skip(f"column {o.question_col!r} is empty or not text")
         answer = values.get(o.answer_col)
         if answer is None or (isinstance(answer, str) and not answer.strip()):
-            return skip(f"column {o.answer_col!r} is empty")
+            raise Skip(f"column {o.answer_col!r} is empty")
         try:
             options = self._choices(values)
         except ValueError as exc:
-            return skip(f"column {self.choices_cols[0]!r} {exc}")
+            raise Skip(f"column {self.choices_cols[0]!r} {exc}") from None
         target, problem = self._target(answer, options)
         if problem:
-            return skip(f"column {o.answer_col!r}: {problem}")
+            raise Skip(f"column {o.answer_col!r}: {problem}")
         try:
             folder = row.file.parent
             real = self._real_folders.get(folder)
@@ -148,8 +143,8 @@ class Vqa:
             image = data.read_image(values.get(o.image_col), folder, o.allow_outside_images,
                                     real)
         except ValueError as exc:
-            return skip(f"column {o.image_col!r} {exc}" if str(exc).startswith("is ")
-                        else f"column {o.image_col!r}: {exc}")
+            raise Skip(f"column {o.image_col!r} {exc}" if str(exc).startswith("is ")
+                       else f"column {o.image_col!r}: {exc}") from None
         ident = values.get(self.id_col) if self.id_col else None
         name = str(ident) if ident not in (None, "") else f"#{row.index}"
         group = values.get(o.group_col) if o.group_col else None
@@ -241,7 +236,7 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def build(options: dict[str, Any] | VqaOptions) -> Vqa:
+def build(options: Mapping[str, Any] | BaseModel) -> Vqa:
     """The benchmark from its options (as run.json records them); finds the data."""
     options = VqaOptions.model_validate(options)
     return Vqa(options, data.locate(options.data, options.split))

@@ -38,7 +38,7 @@ class VqaDefinition(BenchmarkDefinition):
     name = "vqa"
     summary = ("Evaluate a model on any image-question dataset (parquet, JSONL, CSV or a "
                "Hugging Face Hub id) with an exact, multiple-choice, label-set or number scorer.")
-    command_options = VqaOptions
+    options_model = VqaOptions
     metrics_model = VqaMetrics
     model_help = "Model name; builtin: random (with --scorer choice)."
     builtin_note = "random answers with --scorer choice: one of the options, at random"
@@ -47,23 +47,10 @@ class VqaDefinition(BenchmarkDefinition):
     judge_target = ("judge_base_url", "judge_api_key_env")
     trust_options = ("allow_outside_images",)
 
-    def build(self, options: dict[str, Any]) -> Benchmark:
+    def make(self, options: BaseModel) -> Benchmark:
         from visioneval.benchmarks.vqa.benchmark import build
 
         return build(options)
-
-    def from_command(self, options: BaseModel) -> Benchmark:
-        """A local --data is recorded as an absolute path, so a resume from another folder
-        finds it; a Hub id is kept as given."""
-        from pathlib import Path
-
-        from visioneval.benchmarks.vqa.benchmark import build
-        from visioneval.benchmarks.vqa.data import hub_id
-
-        given = VqaOptions.model_validate(options.model_dump())
-        if hub_id(given.data) is None and Path(given.data).exists():
-            given = given.model_copy(update={"data": str(Path(given.data).resolve())})
-        return build(given)
 
     def sections(self, view: RunData) -> list[Section]:
         metrics = view.metrics

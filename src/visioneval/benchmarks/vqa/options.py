@@ -1,12 +1,14 @@
-"""The options of the generic image-question benchmark: its command's flags (generated from
-the fields) and what run.json records to rebuild a run."""
+"""The options of the generic image-question benchmark, one model: its command's flags
+(generated from the fields), what run.json records to rebuild a run and the Python API's
+`options`."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from visioneval.core.benchmark import JUDGE_OPTIONS, OWN_OPTIONS
 
@@ -68,6 +70,17 @@ class VqaOptions(BaseModel, frozen=True):
     judge_threshold: float | None = Field(None, ge=0, le=1, description="Score (0-1) that "
                                           "makes an answer correct.", json_schema_extra={
                                               "panel": JUDGE, "shown_default": "the rubric's"})
+
+    @field_validator("data")
+    @classmethod
+    def _local_made_absolute(cls, value: str) -> str:
+        """A local file or folder is recorded as an absolute path, so a resume from another
+        folder finds it; a Hub id is kept as given."""
+        from visioneval.benchmarks.vqa.data import hub_id  # reads the data: only when built
+
+        if hub_id(value) is None and Path(value).exists():
+            return str(Path(value).resolve())
+        return value
 
     @model_validator(mode="after")
     def _judge_given_with_its_scorer(self) -> VqaOptions:

@@ -1,0 +1,136 @@
+"""The metrics of a benchmark that keeps the defaults: accuracy overall and per group, with a
+95% bootstrap interval, and the one table that shows them (terminal, results.csv, report,
+compare).
+
+metrics.json is `{"score": KEY, "overall": BLOCK, "groups": {GROUP: BLOCK}}`; a block has `n`
+(scored samples), `n_errors` (failed requests, left out of every score) and `accuracy` (the
+mean of each record's score KEY, taken from its first score block that has it; an answer
+scored without it counts as wrong) with `accuracy_se` and `accuracy_ci95`, or `unavailable`
+with the reason when no sample was scored."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from visioneval import csvcells, fmt
+from visioneval.core.blocks import ComparisonTable, Note, Section, Table
+from visioneval.core.marks import Interval, percent
+from visioneval.core.records import Record
+from visioneval.exactsum import ExactSum
+from visioneval.stats.bootstrap import Outcomes, attach, mean_statistic, summaries
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from visioneval.core.view import RunData
+
+HEADER = ["group", "n", "errors", "accuracy", "accuracy 95% interval"]
+NOTE = ("Accuracy over scored answers; failed requests are errors, left out of every score. "
+        "95% interval: bootstrap over samples (1000 seeded resamples); \"-\" with fewer than "
+        "2 scored samples.")
+
+
+class Tally:
+    """One block's running counts, fed record by record (memory: a few bytes a sample)."""
+
+    def __init__(self, key: str):
+        self.key = key
+        self.n = self.n_errors = 0
+        self.correct = ExactSum()  # order-free: a merged run's sum equals a whole run's
+        self.outcomes = Outcomes(1)
+
+    def add(self, record: Record) -> None:
+        if not record.ok:
+            self.n_errors += 1
+            return
+        value = next((float(block[self.key]) for block in record.scores.values()
+                      if self.key in block), 0.0)
+        self.n += 1
+        self.correct += value
+        self.outcomes.add(record.id, (value,))
+
+    def result(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"n": self.n, "n_errors": self.n_errors}
+        if not self.n:
+            out["unavailable"] = f"no scored samples ({self.n_errors} failed requests)"
+            return out
+        out["accuracy"] = self.correct.value / self.n
+        attach(out, summaries(self.outcomes.matrix(), mean_statistic, ("accuracy",)))
+        return out
+
+
+def summarize(records: Iterable[Record], key: str = "correct") -> dict[str, Any]:
+    """metrics.json in one pass over the records: the whole run and each group."""
+    overall, groups = Tally(key), {}
+    for record in records:
+        overall.add(record)
+        if record.group not in groups:
+            groups[record.group] = Tally(key)
+        groups[record.group].add(record)
+    return {"score": key, "overall": overall.result(),
+            "groups": {g: tally.result() for g, tally in sorted(groups.items())}}
+
+
+def is_accuracy(metrics: dict[str, Any]) -> bool:
+    """Whether metrics.json has this module's shape (a benchmark may summarize its own way)."""
+    return isinstance(metrics.get("overall"), dict) and isinstance(metrics.get("groups"), dict)
+
+
+def blocks(metrics: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(name, block) per group, then overall; a single group is the overall row alone."""
+    groups = list(metrics.get("groups", {}).items())
+    overall = ("overall", metrics.get("overall", {}))
+    return [*groups, overall] if len(groups) > 1 else [overall]
+
+
+def rows(metrics: dict[str, Any]) -> list[list[Any]]:
+    """The table's rows, in percent with one decimal ("-" where there is no value)."""
+    return [[name, block.get("n", 0), block.get("n_errors", 0),
+             fmt.pct(block.get("accuracy"), missing="-"),
+             fmt.interval(block.get("accuracy_ci95"))] for name, block in blocks(metrics)]
+
+
+def section(metrics: dict[str, Any]) -> Section:
+    return Section("Results (percent)", [Table(HEADER, rows(metrics)), Note(NOTE)])
+
+
+def write_csv(metrics: dict[str, Any], directory: Path) -> Path:
+    """results.csv beside metrics.json: the table's rows, fractions as percent."""
+    buf = io.StringIO()
+    writer = csvcells.writer(buf, lineterminator="\n")
+    writer.writerows([HEADER, *rows(metrics)])
+    path = directory / "results.csv"
+    path.write_text(buf.getvalue())
+    return path
+
+
+def show(metrics: dict[str, Any], title: str, console: Console) -> None:
+    from rich.table import Table as Shown
+
+    table = Shown(title=title, title_justify="left", pad_edge=False)
+    for column in HEADER:
+        table.add_column(column, justify="left" if column == "group" else "right")
+    for row in rows(metrics):
+        table.add_row(*map(str, row))
+    console.print(table)
+
+
+def comparison(benchmark: str, views: Sequence[RunData]) -> ComparisonTable | None:
+    """Accuracy per run, overall and per group (None unless every run has these metrics)."""
+    if not views or not all(is_accuracy(v.metrics) for v in views):
+        return None
+    groups = list(dict.fromkeys(g for v in views for g in v.metrics["groups"]))
+    groups = groups if len(groups) > 1 else []
+    header = ["Model", "Run", "Accuracy", *[f"{g} accuracy" for g in groups]]
+    table_rows, intervals = [], []
+    for view in views:
+        found = [view.metrics["overall"], *[view.metrics["groups"].get(g, {}) for g in groups]]
+        table_rows.append([view.model, view.directory.name,
+                           *[fmt.pct(b.get("accuracy")) for b in found]])
+        spans: list[Interval | None] = [None, None]
+        intervals.append(spans + [percent(b.get("accuracy_ci95")) for b in found])
+    return ComparisonTable(benchmark, header, table_rows, [True] * (len(header) - 2),
+                           runs=list(views), intervals=intervals, notes=[NOTE])

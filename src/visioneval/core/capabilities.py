@@ -1,0 +1,86 @@
+"""What only some benchmarks have, each a small protocol a definition opts into by having its
+members (no registration, no base class): callers ask `isinstance(definition, HasPublished)`
+and leave the feature out for a definition without it.
+
+- `HasPublished`: the paper's published numbers (`visioneval reference`, `compare
+  --reference paper`).
+- `ReadsForeignLogs`: readers of other tools' per-sample logs (`visioneval rescore`).
+- `MakesSyntheticData`: a small offline dataset in the real schema (`visioneval data
+  synth-NAME`).
+- `HasDemo`: the offline `visioneval demo`.
+- `PairsRecords`: the metrics `visioneval compare` tests run against run, sample by sample.
+
+This module names the base contract and the foreign-log types; neither names it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from visioneval.core.benchmark import Benchmark
+
+if TYPE_CHECKING:
+    from visioneval.core.foreign import ForeignReader
+    from visioneval.core.published import PublishedTable, RunBeside
+    from visioneval.core.records import Record
+    from visioneval.core.view import RunData
+    from visioneval.stats.paired import PairedRow
+
+
+@runtime_checkable
+class HasPublished(Protocol):
+    def published(self) -> PublishedTable:
+        """The paper's published numbers with their provenance."""
+
+    def beside_published(self, view: RunData) -> RunBeside:
+        """A run laid out as `published()`'s columns: the published setting it corresponds
+        to, its value per column, and every run setting that differs from the published
+        protocol."""
+
+
+@runtime_checkable
+class ReadsForeignLogs(Protocol):
+    def foreign_logs(self) -> dict[str, ForeignReader]:
+        """Readers of other tools' per-sample outputs for this benchmark, by tool name
+        (e.g. "lmms-eval"), for `visioneval rescore`."""
+
+
+@runtime_checkable
+class MakesSyntheticData(Protocol):
+    @property
+    def synth_help(self) -> str:
+        """The help of `visioneval data synth-NAME`."""
+
+    @property
+    def synth_rows(self) -> int:
+        """Its default rows per part."""
+
+    def synth(self, out: Path, rows: int, seed: int) -> list[str]:
+        """Write the offline dataset into `out`; the lines to print."""
+
+
+@dataclass(frozen=True)
+class Demo:
+    """What `visioneval demo` runs offline (with the builtin `demo_model`): a benchmark and
+    what to say before and after."""
+    benchmark: Benchmark
+    before: str
+    after: str
+
+
+@runtime_checkable
+class HasDemo(Protocol):
+    @property
+    def demo_model(self) -> str:
+        """The builtin model the demo runs."""
+
+    def demo(self, cache_root: Path, n: int, seed: int) -> Demo:
+        """The offline demo (`visioneval demo`, for the benchmark the registry names)."""
+
+
+@runtime_checkable
+class PairsRecords(Protocol):
+    def paired_rows(self, record: Record) -> dict[str, PairedRow]:
+        """A scored record's outcomes for `visioneval compare`'s paired tests, by metric
+        name."""
