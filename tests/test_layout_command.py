@@ -183,6 +183,7 @@ def test_workers_give_the_same_results_in_the_same_order(tmp_path):
     assert load(one)["samples"] == load(two)["samples"]
 
 
+@pytest.mark.slow
 def test_viz_pictures_and_a_self_contained_sortable_index(canvas_dir, tmp_path):
     out = tmp_path / "res.json"
     result = invoke("--base-dir", canvas_dir, "--out", out, "--viz", "--workers", 1,

@@ -23,12 +23,11 @@ try:
 except ValueError as missing:  # the extra is absent: say so, never skip silently
     pytest.skip(str(missing), allow_module_level=True)
 
-pytestmark = pytest.mark.slow
-
 
 @pytest.fixture(scope="module")
 def ray_address():
-    """A local Ray with 2 CPUs for this module; commands join it with --ray-address."""
+    """A local Ray with 2 CPUs for this module; commands join it with --ray-address. It
+    takes about 5 s to start: the tests that use it are marked slow."""
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         yield ray.get_runtime_context().gcs_address
@@ -40,6 +39,7 @@ def _salbench(server, data, out, *extra):
     return salbench_args(server, data, out, "--configs", "P3,P3_box", "--no-report", *extra)
 
 
+@pytest.mark.slow
 def test_three_shards_on_ray_equal_the_plain_run(ray_address, serve, synth_data, tmp_path):
     server = serve()
     whole = tmp_path / "whole"
@@ -72,6 +72,7 @@ def _running_pid(shard_dir: Path) -> int | None:
     return None
 
 
+@pytest.mark.slow
 def test_a_killed_task_is_retried_and_the_merge_is_still_exact(ray_address, serve,
                                                                 synth_data, tmp_path):
     server = serve(latency_s=0.1)
@@ -99,6 +100,7 @@ def test_a_killed_task_is_retried_and_the_merge_is_still_exact(ray_address, serv
     assert (out / "metrics.json").read_bytes() == (whole / "metrics.json").read_bytes()
 
 
+@pytest.mark.slow
 def test_layout_metrics_on_ray_write_the_same_results(ray_address, tmp_path):
     from visioneval.layout.synth import write_random
 
@@ -134,6 +136,7 @@ def test_without_the_extra_the_error_names_it(tmp_path, synth_data):
     assert not (tmp_path / "x").exists()
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_every_task_and_the_same_command_resumes(ray_address, serve,
                                                               synth_data, tmp_path):
     server = serve(latency_s=0.1)

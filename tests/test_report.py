@@ -134,6 +134,7 @@ def test_demo_report_in_headless_chromium(tmp_path):
     assert os.path.getsize(report) < 1_000_000
 
 
+@pytest.mark.slow
 def test_layout_results_get_a_report_with_distributions(tmp_path):
     assert invoke("data", "synth-layout", "--out", tmp_path / "canvas", "--n", "3",
                   "--boxes", "12").exit_code == 0

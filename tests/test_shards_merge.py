@@ -170,6 +170,7 @@ def _without_times(path: Path) -> dict:
     return document
 
 
+@pytest.mark.slow
 def test_layout_shards_merge_to_the_whole_results_file(tmp_path):
     base, whole = _layout_documents(tmp_path)
     parts = []
