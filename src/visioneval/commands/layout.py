@@ -120,6 +120,11 @@ def _new_run(args: LayoutArgs, output: Any) -> tuple[int, Path]:
     engine = EngineFlags(no_cache=args.no_cache).new_run()
     how = args.how
     directory = args.run_dir()
+    if directory is not None and directory != args.out:
+        output.err.print(f"note: --out {args.out} names a results file, as visioneval layout "
+                         f"once wrote one: the run goes to the folder {directory} (its "
+                         f"{directory / 'results.json'} holds what that file held)",
+                         highlight=False, soft_wrap=True, markup=False)
     if how.on_ray:
         from visioneval.distributed.ray_runner import run as run_on_ray
 

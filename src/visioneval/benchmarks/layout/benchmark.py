@@ -186,18 +186,16 @@ class LayoutRun:
 
 
 def _messages(pair: Pair) -> tuple[Message, ...]:
-    """The two renders the sample compares, for the report's thumbnails and its prompt
-    column (never sent); a render that is not an image is left out (its pixel metrics say
-    why)."""
+    """The generated render, for the report's thumbnail (never sent; the ground truth's is
+    not read: one image a sample keeps the event loop's share small). A render that is not
+    an image is left out (its pixel metrics say why)."""
     from visioneval.io.images import Image, read_file
 
-    parts: list[str | Image] = []
-    for label, path in (("ground truth", pair.gt_image), ("generated", pair.gen_image)):
-        try:
-            parts += [label, Image.from_bytes(read_file(path, str(path)))]
-        except ValueError:
-            continue
-    return (user(*parts),) if parts else ()
+    try:
+        image = Image.from_bytes(read_file(pair.gen_image, str(pair.gen_image)))
+    except ValueError:
+        return ()
+    return (user("generated render", image),)
 
 
 def _say(values: dict[str, Any]) -> None:
