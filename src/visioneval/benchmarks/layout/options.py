@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 CaptionBackend = Literal["openai", "ollama", "anthropic", "blip"]
 SERVED = ("openai", "ollama", "anthropic")  # captioners asked through the engine (its judge)
@@ -30,6 +31,12 @@ class LayoutOptions(BaseModel, frozen=True):
     caption_api_key_env: str | None = None
     caption_prompt: str | None = None  # None: semantic.CAPTION_PROMPT
     embedder: Literal["minilm", "bow"] = "minilm"
+
+    @field_validator("base_dir", "semantic_from")
+    @classmethod
+    def _absolute(cls, value: str | None) -> str | None:
+        """As run.json keeps them: a resume from another folder reads the same files."""
+        return None if value is None else str(Path(value).absolute())
 
     @model_validator(mode="after")
     def _caption_flags_fit(self) -> LayoutOptions:
