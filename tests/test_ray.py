@@ -102,24 +102,27 @@ def test_a_killed_task_is_retried_and_the_merge_is_still_exact(ray_address, serv
 
 @pytest.mark.slow
 def test_layout_metrics_on_ray_write_the_same_results(ray_address, tmp_path):
+    """`visioneval layout --executor ray` is the generic Ray runner: shard tasks, then the
+    merge, with the metrics and results file of the local run."""
     from visioneval.layout.synth import write_random
 
     base = tmp_path / "canvas"
     write_random(base, 10, boxes=8, seed=2)
     common = ["layout", "--base-dir", base, "--embedder", "bow", "--no-progress"]
-    local, on_ray = tmp_path / "local.json", tmp_path / "ray.json"
+    local, on_ray = tmp_path / "local", tmp_path / "ray"
     assert invoke(*common, "--workers", "2", "--out", local).exit_code == 0
     result = invoke(*common, "--workers", "2", "--out", on_ray, "--executor", "ray",
-                    "--ray-address", ray_address)
+                    "--shards", "2", "--ray-address", ray_address)
     assert result.exit_code == 0, result.output
-    assert "Ray tasks" in result.stderr
+    assert "2 shards on Ray" in result.stderr
 
     def document(path):
-        loaded = json.loads(path.read_text())
+        loaded = json.loads((path / "results.json").read_text())
         loaded.pop("seconds")
         return loaded
 
     assert document(on_ray) == document(local)
+    assert (on_ray / "metrics.json").read_bytes() == (local / "metrics.json").read_bytes()
 
 
 def test_without_the_extra_the_error_names_it(tmp_path, synth_data):
