@@ -9,6 +9,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from visioneval.loopback.server import ServerScript, ThreadedServer  # noqa: E402
 
+pytest_plugins = ("fast_tier",)  # names the tests over a second not marked slow
+
 
 @pytest.fixture
 def serve():
@@ -44,6 +46,29 @@ def illusion_data(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("illusion")
     write_synthetic(root, 12, seed=5)
     return root
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _click_command_built_once():
+    """typer's CliRunner builds the click command tree from the app's signatures on every
+    invoke (about 25 ms; some 17 s of the fast tier's CPU time). The app does not change
+    once imported, so the tree is built once per app, as a `visioneval` process does."""
+    import typer.testing
+
+    build = getattr(typer.testing, "_get_command", None)
+    if build is None:  # a typer that builds it elsewhere: every invoke builds it (slower)
+        yield
+        return
+    built: dict[typer.Typer, object] = {}
+
+    def get_command(app):
+        if app not in built:
+            built[app] = build(app)
+        return built[app]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(typer.testing, "_get_command", get_command)
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -83,8 +83,14 @@ def invoke(*args: object):
     return CliRunner().invoke(app, ["layout", *map(str, args)], catch_exceptions=False)
 
 
-def load(path: Path) -> dict:
-    return json.loads(path.read_text())
+def run_dir(out: Path) -> Path:
+    """The run directory of `visioneval layout --out OUT` (`--out FILE.json`: FILE)."""
+    return out.with_suffix("") if out.suffix == ".json" else out
+
+
+def load(out: Path) -> dict:
+    """The results file (`results.json`) of the run `visioneval layout --out OUT` made."""
+    return json.loads((run_dir(out) / "results.json").read_text())
 
 
 def by_id(document: dict) -> dict[str, dict]:

@@ -103,7 +103,9 @@ def test_every_option_has_help_and_its_default_is_shown():
         assert (param.help or "").strip(), (path, param.name)
         if not path:
             continue
-        rows = helps.setdefault(path, _rows(_help(list(path), width=200)))
+        if path not in helps:  # each command's help once (setdefault rendered it per option)
+            helps[path] = _rows(_help(list(path), width=200))
+        rows = helps[path]
         name = param.opts[0] if param.param_type_name == "option" else \
             (param.metavar or param.name.upper())
         row = rows[next(k for k in rows if k in (*param.opts, name))] \

@@ -25,6 +25,7 @@ from cli_helpers import invoke, journal
 from helpers import png_bytes
 from layout_fixtures import MODEL, VARIANT, folder, write_fixture
 from layout_fixtures import invoke as layout
+from layout_fixtures import load as layout_results
 
 from visioneval.baselines import popout
 from visioneval.benchmarks.salbench.synth import write_synthetic
@@ -254,5 +255,5 @@ def test_the_layout_command_prints_the_line(big, tmp_path):
     result = layout("--base_dir", base, "--out", out, "--workers", 1, "--no-progress")
     assert result.exit_code == 1
     assert f"error: {VARIANT}/ex1 (pixel_fidelity): {gen}: {BIG_LINE}" in result.stderr
-    sample = {s["id"]: s for s in json.loads(out.read_text())["samples"]}["ex1"]
+    sample = {s["id"]: s for s in layout_results(out)["samples"]}["ex1"]
     assert sample["pixel_fidelity_error"] == f"{gen}: {BIG_LINE}"

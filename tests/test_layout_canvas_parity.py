@@ -86,6 +86,7 @@ def test_several_response_files_the_folder_name_wins_else_the_first_by_name(tmp_
     assert pair.response_note is None
 
 
+@pytest.mark.slow
 def test_several_response_files_are_noted_in_the_sample(tmp_path):
     item = _pair(tmp_path)
     for name in ("b-json-response.json", "a-json-response.json"):

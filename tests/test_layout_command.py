@@ -8,7 +8,7 @@ import json
 import re
 
 import pytest
-from layout_fixtures import by_id, folder, invoke, load, write_broken, write_fixture
+from layout_fixtures import by_id, folder, invoke, load, run_dir, write_broken, write_fixture
 from PIL import Image as PILImage
 
 
@@ -57,7 +57,7 @@ def test_worked_examples_end_to_end(canvas_dir, tmp_path):
     summary = doc["summary"]["image_only"]
     assert summary["canvas_fill"] == {"mean": 0.4688, "median": 0.4688, "count": 2}
     assert summary["tool_efficiency"]["count"] == 1
-    rows = list(csv.DictReader(io.StringIO(out.with_suffix(".csv").read_text())))
+    rows = list(csv.DictReader(io.StringIO((run_dir(out) / "results.csv").read_text())))
     assert [r["id"] for r in rows] == ["ex1", "ex2"] and rows[1]["canvas_fill"] == "0.4375"
     assert "tool_efficiency: no ex2" in rows[1]["absent"]
 
@@ -93,6 +93,7 @@ def test_ids_select_and_errors(canvas_dir, tmp_path):
     out = tmp_path / "one.json"
     result = invoke("--base-dir", canvas_dir, "--ids", "ex2", "--out", out, "--no-progress")
     assert result.exit_code == 0 and [s["id"] for s in load(out)["samples"]] == ["ex2"]
+    out = tmp_path / "two.json"  # a run directory holds one run
     result = invoke("--base-dir", canvas_dir, "--ids", "ex2,nope", "--out", out,
                     "--no-progress")
     assert result.exit_code == 0 and "--ids nope: no such sample" in result.stderr
@@ -137,15 +138,17 @@ def test_semantic_match_with_a_served_captioner_and_reuse(canvas_dir, tmp_path, 
         (0.5 + ex1["pixel_fidelity"] + 0.8889) / 3, 4)
     assert server.stats.answered == 4  # each distinct image captioned once
 
-    # --skip-semantic reuses the earlier values from the same --out file.
-    result = invoke("--base-dir", canvas_dir, "--out", out, "--no-progress",
-                    "--skip-semantic")
+    # --skip-semantic reuses the earlier values of that run (--semantic-from).
+    reused = tmp_path / "reused"
+    result = invoke("--base-dir", canvas_dir, "--out", reused, "--no-progress",
+                    "--skip-semantic", "--semantic-from", run_dir(out))
     assert result.exit_code == 0 and server.stats.answered == 4
-    again = by_id(load(out))
+    again = by_id(load(reused))
     assert again["ex1"]["semantic_match"] == 0.8889
     assert again["ex1"]["gen_caption"] == ex1["gen_caption"]
 
     # MiniLM without the extra: absent with the reason, never 0.
+    args[args.index(out)] = out = tmp_path / "minilm"
     result = invoke(*args)
     samples = by_id(load(out))
     assert result.exit_code == 0 and "semantic_match" not in samples["ex1"]
@@ -183,12 +186,13 @@ def test_workers_give_the_same_results_in_the_same_order(tmp_path):
     assert load(one)["samples"] == load(two)["samples"]
 
 
+@pytest.mark.slow
 def test_viz_pictures_and_a_self_contained_sortable_index(canvas_dir, tmp_path):
     out = tmp_path / "res.json"
     result = invoke("--base-dir", canvas_dir, "--out", out, "--viz", "--workers", 1,
                     "--no-progress")
     assert result.exit_code == 0, result.stderr
-    viz = tmp_path / "res-viz"
+    viz = run_dir(out) / "viz"
     for gid in ("ex1", "ex2"):
         for name in ("boxes.png", "alignment.png", "thumb.jpg", "report.json"):
             assert (viz / "image_only" / gid / name).stat().st_size > 0

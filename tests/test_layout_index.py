@@ -63,7 +63,7 @@ def test_headline_scores_fit_1440_and_the_rest_sit_behind_a_toggle(tmp_path):
     from playwright.sync_api import sync_playwright
 
     from visioneval.layout.pipeline import METRIC_KEYS, numeric_keys
-    from visioneval.report.layout import DISTRIBUTED
+    from visioneval.layout.report import DISTRIBUTED
 
     viz = tmp_path / "viz"
     samples = []

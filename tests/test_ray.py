@@ -23,12 +23,11 @@ try:
 except ValueError as missing:  # the extra is absent: say so, never skip silently
     pytest.skip(str(missing), allow_module_level=True)
 
-pytestmark = pytest.mark.slow
-
 
 @pytest.fixture(scope="module")
 def ray_address():
-    """A local Ray with 2 CPUs for this module; commands join it with --ray-address."""
+    """A local Ray with 2 CPUs for this module; commands join it with --ray-address. It
+    takes about 5 s to start: the tests that use it are marked slow."""
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         yield ray.get_runtime_context().gcs_address
@@ -40,6 +39,7 @@ def _salbench(server, data, out, *extra):
     return salbench_args(server, data, out, "--configs", "P3,P3_box", "--no-report", *extra)
 
 
+@pytest.mark.slow
 def test_three_shards_on_ray_equal_the_plain_run(ray_address, serve, synth_data, tmp_path):
     server = serve()
     whole = tmp_path / "whole"
@@ -72,6 +72,7 @@ def _running_pid(shard_dir: Path) -> int | None:
     return None
 
 
+@pytest.mark.slow
 def test_a_killed_task_is_retried_and_the_merge_is_still_exact(ray_address, serve,
                                                                 synth_data, tmp_path):
     server = serve(latency_s=0.1)
@@ -99,25 +100,29 @@ def test_a_killed_task_is_retried_and_the_merge_is_still_exact(ray_address, serv
     assert (out / "metrics.json").read_bytes() == (whole / "metrics.json").read_bytes()
 
 
+@pytest.mark.slow
 def test_layout_metrics_on_ray_write_the_same_results(ray_address, tmp_path):
+    """`visioneval layout --executor ray` is the generic Ray runner: shard tasks, then the
+    merge, with the metrics and results file of the local run."""
     from visioneval.layout.synth import write_random
 
     base = tmp_path / "canvas"
     write_random(base, 10, boxes=8, seed=2)
     common = ["layout", "--base-dir", base, "--embedder", "bow", "--no-progress"]
-    local, on_ray = tmp_path / "local.json", tmp_path / "ray.json"
+    local, on_ray = tmp_path / "local", tmp_path / "ray"
     assert invoke(*common, "--workers", "2", "--out", local).exit_code == 0
     result = invoke(*common, "--workers", "2", "--out", on_ray, "--executor", "ray",
-                    "--ray-address", ray_address)
+                    "--shards", "2", "--ray-address", ray_address)
     assert result.exit_code == 0, result.output
-    assert "Ray tasks" in result.stderr
+    assert "2 shards on Ray" in result.stderr
 
     def document(path):
-        loaded = json.loads(path.read_text())
+        loaded = json.loads((path / "results.json").read_text())
         loaded.pop("seconds")
         return loaded
 
     assert document(on_ray) == document(local)
+    assert (on_ray / "metrics.json").read_bytes() == (local / "metrics.json").read_bytes()
 
 
 def test_without_the_extra_the_error_names_it(tmp_path, synth_data):
@@ -134,6 +139,7 @@ def test_without_the_extra_the_error_names_it(tmp_path, synth_data):
     assert not (tmp_path / "x").exists()
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_every_task_and_the_same_command_resumes(ray_address, serve,
                                                               synth_data, tmp_path):
     server = serve(latency_s=0.1)

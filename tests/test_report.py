@@ -134,17 +134,18 @@ def test_demo_report_in_headless_chromium(tmp_path):
     assert os.path.getsize(report) < 1_000_000
 
 
+@pytest.mark.slow
 def test_layout_results_get_a_report_with_distributions(tmp_path):
     assert invoke("data", "synth-layout", "--out", tmp_path / "canvas", "--n", "3",
                   "--boxes", "12").exit_code == 0
-    out = tmp_path / "eval.json"
+    out = tmp_path / "eval"
     result = invoke("layout", "--base-dir", tmp_path / "canvas", "--out", out, "--workers", "1",
                     "--no-progress")
     assert result.exit_code == 0, result.output
-    page_path = tmp_path / "eval-report.html"
+    page_path = out / "report.html"
     assert f"report: {page_path}" in result.stdout
     page = page_path.read_text()
-    document = json.loads(out.read_text())
+    document = json.loads((out / "results.json").read_text())
     mean = document["summary"]["image_only"]["iou50_f1"]["mean"]
     assert f"{mean:.4f}" in page and page.count("<svg") == 1
     assert "semantic_match: " in page  # absent, with its reason

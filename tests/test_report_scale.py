@@ -84,6 +84,7 @@ def test_per_endpoint_stats_show_in_the_run_section(synth_data, tmp_path):
     assert "In flight at most 48 (lowest 12 after HTTP 429s, 7 of them); 2.2 s waited" in page
 
 
+@pytest.mark.slow
 def test_view_serves_every_sample_over_http(synth_data, tmp_path):
     run = _synth_run(tmp_path / "run", synth_data, 1500)
     records = _journal(run)

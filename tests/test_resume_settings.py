@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from cli_helpers import invoke, journal, load, salbench_args
 
 
@@ -16,6 +17,7 @@ def first_run(server, synth_data: Path, out: Path, *extra: str):
                                  "--max-attempts", "1", *extra))
 
 
+@pytest.mark.slow
 def test_resume_keeps_concurrency_and_no_cache(serve, synth_data, tmp_path):
     cache = tmp_path / "cache"
     server = serve(latency_s=0.05)

@@ -128,23 +128,28 @@ def test_sigkill_while_writing_the_report_never_leaves_a_partial_page(serve, syn
 
 @pytest.mark.slow
 def test_layout_report_is_written_atomically(tmp_path):
-    from visioneval.report import layout
+    from cli_helpers import invoke
 
-    results = tmp_path / "eval.json"
-    results.write_text('{"tool": "visioneval layout", "samples": []}')
-    target = tmp_path / "eval-report.html"
+    from visioneval.layout.synth import write_random
+    from visioneval.report.page import write_report
+
+    write_random(tmp_path / "canvas", 2, boxes=4, seed=1)
+    run = tmp_path / "eval"
+    assert invoke("layout", "--base-dir", tmp_path / "canvas", "--out", run, "--workers", "1",
+                  "--no-progress", "--no-report").exit_code == 0
+    target = run / "report.html"
     target.write_text("old page")
 
     def limit():
         resource.setrlimit(resource.RLIMIT_FSIZE, (20, 20))
 
-    code = ("import sys; from pathlib import Path; from visioneval.report.layout import "
-            "write_layout_report; write_layout_report(Path(sys.argv[1]))")
-    proc = subprocess.run([sys.executable, "-c", code, str(results)], preexec_fn=limit,
+    code = ("import sys; from pathlib import Path; from visioneval.report.page import "
+            "write_report; write_report(Path(sys.argv[1]))")
+    proc = subprocess.run([sys.executable, "-c", code, str(run)], preexec_fn=limit,
                           capture_output=True, timeout=120)
     assert proc.returncode != 0
     assert target.read_text() == "old page"
-    assert layout.write_layout_report(results) == target
+    assert write_report(run) == target
     assert target.read_text().startswith("<!doctype html>")
 
 

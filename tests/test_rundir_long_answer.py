@@ -8,6 +8,7 @@ import json
 import random
 import re
 
+import pytest
 from cli_helpers import invoke, journal, load, salbench_args
 
 from visioneval.benchmarks.salbench.benchmark import SalBench, SalBenchOptions
@@ -23,6 +24,7 @@ def _line_sizes(out):
     return [len(line) for line in (out / "samples.jsonl").read_bytes().splitlines()]
 
 
+@pytest.mark.slow
 def test_salbench_long_answer_is_stored_once(serve, synth_data, tmp_path):
     text = "color " + "blah " * (LONG // 5)
     server = serve(answer=lambda prompt: text)

@@ -152,49 +152,50 @@ def test_evaluate_shards_merge_exactly(serve, tmp_path):
     assert "pass_rate_ci95" in json.loads(_metrics_bytes(whole))["evaluators"]["validator:count"]
 
 
-def _layout_documents(tmp_path: Path) -> tuple[Path, Path]:
+def _layout_whole(tmp_path: Path) -> tuple[Path, Path]:
     from visioneval.layout.synth import write_random
 
     base = tmp_path / "canvas"
     write_random(base, 12, boxes=8, seed=4)
-    whole = tmp_path / "whole.json"
+    whole = tmp_path / "whole"
     assert invoke("layout", "--base-dir", base, "--embedder", "bow", "--workers", "1",
-                  "--out", whole, "--no-progress").exit_code == 0
+                  "--out", whole, "--no-progress", "--no-report").exit_code == 0
     return base, whole
 
 
 def _without_times(path: Path) -> dict:
     document = json.loads(path.read_text())
-    for key in ("seconds", "merged_from"):
-        document.pop(key, None)
+    document.pop("seconds", None)
     return document
 
 
+@pytest.mark.slow
 def test_layout_shards_merge_to_the_whole_results_file(tmp_path):
-    base, whole = _layout_documents(tmp_path)
-    parts = []
-    for k in (1, 2, 3):
-        part = tmp_path / f"part{k}.json"
-        result = invoke("layout", "--base-dir", base, "--embedder", "bow", "--workers", "1",
-                        "--out", part, "--no-progress", "--shard", f"{k}/3")
-        assert result.exit_code == 0, result.output
-        parts.append(part)
-    counts = [len(json.loads(p.read_text())["samples"]) for p in parts]
+    """A layout run is a run like any other: its shards merge through the generic merge into
+    the metrics, results file and CSV of the run done whole."""
+    base, whole = _layout_whole(tmp_path)
+    parts = _shards(lambda out: ["layout", "--base-dir", base, "--embedder", "bow",
+                                 "--workers", "1", "--out", out, "--no-progress",
+                                 "--no-report"], tmp_path, name="part")
+    counts = [len(json.loads((p / "results.json").read_text())["samples"]) for p in parts]
     assert sum(counts) == 12 and max(counts) < 12
-    merged = tmp_path / "merged.json"
+    merged = tmp_path / "merged"
     result = invoke("merge", *parts, "--out", merged)
     assert result.exit_code == 0, result.output
-    assert _without_times(merged) == _without_times(whole)
-    assert merged.with_suffix(".csv").read_text() == whole.with_suffix(".csv").read_text()
+    assert _metrics_bytes(merged) == _metrics_bytes(whole)
+    assert _without_times(merged / "results.json") == _without_times(whole / "results.json")
+    assert (merged / "results.csv").read_text() == (whole / "results.csv").read_text()
+    page = (merged / "report.html").read_text()
+    assert "Distributions" in page and "merged from 3 of 3 shards" in page
 
-    twice = invoke("merge", parts[0], parts[0], parts[1], "--out", tmp_path / "x.json")
+    twice = _merge([parts[0], parts[0], parts[1]], tmp_path / "x")
     assert twice.exit_code == 2 and "given twice" in twice.stderr
-    missing = invoke("merge", parts[0], parts[1], "--out", tmp_path / "x.json")
-    assert missing.exit_code == 2 and "3/3 missing" in missing.stderr
-    partial = invoke("merge", parts[0], parts[1], "--out", tmp_path / "p.json",
-                     "--allow-partial")
+    missing = _merge(parts[:2], tmp_path / "x")
+    assert missing.exit_code == 2 and "3/3 is missing" in missing.stderr
+    partial = _merge(parts[:2], tmp_path / "p", "--allow-partial")
     assert partial.exit_code == 1 and "missing" in partial.stderr
-    assert len(json.loads((tmp_path / "p.json").read_text())["samples"]) == counts[0] + counts[1]
+    samples = json.loads((tmp_path / "p" / "results.json").read_text())["samples"]
+    assert len(samples) == counts[0] + counts[1]
 
 
 # ------------------------------------------------------------------ refusals

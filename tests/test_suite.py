@@ -236,6 +236,7 @@ def test_an_interrupted_suite_resumes_with_the_same_command(serve, synth_data, i
     assert json.loads((out / "suite.json").read_text())["status"] == "finished"
 
 
+@pytest.mark.slow
 def test_published_as_puts_a_model_beside_the_papers_row(synth_data, tmp_path):
     file = tmp_path / "p.toml"
     file.write_text(f'''

@@ -70,7 +70,7 @@ def test_user_benchmark_options_are_checked(user_file, tmp_path, monkeypatch):
 
 def test_registered_benchmark_through_run(synth_data, tmp_path):
     out = tmp_path / "r"
-    result = invoke("run", "salbench", "--backend", "builtin", "--model", "popout",
+    result = invoke("run", "salbench", "--backend", "builtin", "--model", "random",
                     "-o", f"data_dir={synth_data}", "-o", "configs=P3,P3_box",
                     "-o", "num_samples=3", "--out", out, "--no-progress", "--no-report")
     assert result.exit_code == 0, result.output

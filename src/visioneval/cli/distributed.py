@@ -1,4 +1,4 @@
-"""`visioneval merge`: shard run directories (or layout results) back into one."""
+"""`visioneval merge`: shard run directories back into one."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ from visioneval.cli.panels import OUTPUT
 @app.command()
 def merge(
     shards: Annotated[list[Path], typer.Argument(
-        help="Shard run directories, or `layout --shard` results files.",
+        help="Shard run directories.",
         show_default=False)],
-    out: Annotated[Path, typer.Option(metavar="DIR", help="The merged run (layout: its "
-                                      "results JSON).", rich_help_panel=OUTPUT)],
+    out: Annotated[Path, typer.Option(metavar="DIR", help="The merged run.",
+                                      rich_help_panel=OUTPUT)],
     allow_partial: Annotated[bool, typer.Option(
         "--allow-partial", help="Merge even if some shards are missing or running.")
     ] = False,
@@ -34,12 +34,6 @@ def merge(
     setup_logging(err, False)
 
     def action() -> int:
-        from visioneval.report.layout import is_layout_results
-
-        if shards and all(is_layout_results(p) for p in shards):
-            from visioneval.distributed.layout_merge import merge_layout
-
-            return merge_layout(shards, out, allow_partial, console, err)
         from visioneval.commands.run import Output
         from visioneval.distributed.report import merge_and_report
 

@@ -1,4 +1,5 @@
-"""`visioneval layout`: the CANVAS layout-generation metrics over a results directory.
+"""`visioneval layout`: the CANVAS layout-generation metrics over a results directory, as a
+run of the `layout` benchmark (CANVAS's flag spellings kept).
 
 Only typer and typing load at import time; the evaluation modules load inside."""
 
@@ -10,8 +11,18 @@ from typing import Annotated
 import typer
 
 from visioneval.cli.app import app
-from visioneval.cli.options import NoProgress, RayAddressOpt, ShardOpt, Verbose
-from visioneval.cli.panels import OUTPUT, SPREAD
+from visioneval.cli.options import (
+    ExecutorOpt,
+    NoCache,
+    NoProgress,
+    NoReport,
+    RayAddressOpt,
+    Resume,
+    ShardOpt,
+    ShardsOpt,
+    Verbose,
+)
+from visioneval.cli.panels import OUTPUT
 
 _MODEL = "Semantic match"
 
@@ -21,17 +32,22 @@ def layout(
     base_dir: Annotated[Path | None, typer.Option(
         "--base-dir", metavar="DIR", help="The CANVAS folder (generation_gt, "
         "generation_gen). Required.")] = None,
-    model: Annotated[str, typer.Option(metavar="NAME", help="Model folder under "
-                                       "results/generation_gen.")] = "gpt-4o",
-    variant: Annotated[str, typer.Option(
-        metavar="A,B", help="Variant folder(s), comma-separated.")] = "image_only",
+    model: Annotated[str | None, typer.Option(
+        metavar="NAME", help="Model folder under results/generation_gen.",
+        show_default="gpt-4o")] = None,
+    variant: Annotated[str | None, typer.Option(
+        metavar="A,B", help="Variant folder(s), comma-separated.",
+        show_default="image_only")] = None,
     ids: Annotated[str | None, typer.Option(
         metavar="A,B", help="Only these GT ids.", show_default="every id")] = None,
     workers: Annotated[int | None, typer.Option(min=1, metavar="N", help="Processes.",
                                                 show_default="one per core")] = None,
     skip_semantic: Annotated[bool, typer.Option(
-        "--skip-semantic", help="No captioning: reuse the --out file's captions.",
+        "--skip-semantic", help="No captioning: reuse an earlier result's captions.",
         rich_help_panel=_MODEL)] = False,
+    semantic_from: Annotated[Path | None, typer.Option(
+        metavar="PATH", help="That result: a run folder or results file (CANVAS's too).",
+        show_default="--out FILE.json if it exists", rich_help_panel=_MODEL)] = None,
     caption_backend: Annotated[str | None, typer.Option(
         metavar="KIND", help="openai, ollama, anthropic (a served VLM) or blip.",
         rich_help_panel=_MODEL)] = None,
@@ -47,25 +63,26 @@ def layout(
     caption_prompt: Annotated[str | None, typer.Option(
         metavar="TEXT", help="The captioning prompt.", show_default="one sentence per screen",
         rich_help_panel=_MODEL)] = None,
-    embedder: Annotated[str, typer.Option(
+    embedder: Annotated[str | None, typer.Option(
         metavar="<minilm|bow>", help="minilm (the semantic extra) or bag of words.",
-        rich_help_panel=_MODEL)] = "minilm",
-    shard: ShardOpt = None,
-    executor: Annotated[str, typer.Option(
-        "--executor", metavar="<local|ray>", help="ray: the per-pair metrics as Ray tasks.",
-        rich_help_panel=SPREAD)] = "local",
-    ray_address: RayAddressOpt = None,
-    out: Annotated[Path, typer.Option(metavar="PATH", help="Results JSON; the CSV beside it.",
-                                      rich_help_panel=OUTPUT)] = Path("evaluation_results.json"),
+        show_default="minilm", rich_help_panel=_MODEL)] = None,
+    out: Annotated[Path | None, typer.Option(
+        metavar="DIR", help="Run directory (FILE.json: the folder FILE).",
+        show_default="results/layout-<model>-<time>", rich_help_panel=OUTPUT)] = None,
     viz: Annotated[bool, typer.Option("--viz", help="Draw each sample's boxes and an "
                                       "index.html.", rich_help_panel=OUTPUT)] = False,
-    viz_dir: Annotated[Path | None, typer.Option(metavar="DIR", help="Where the pictures go.",
-                                                 show_default="<out stem>-viz",
-                                                 rich_help_panel=OUTPUT)] = None,
+    resume: Resume = None,
+    no_cache: NoCache = False,
     no_progress: NoProgress = False,
+    no_report: NoReport = False,
     verbose: Verbose = False,
+    shard: ShardOpt = None,
+    executor: ExecutorOpt = "local",
+    shards: ShardsOpt = None,
+    ray_address: RayAddressOpt = None,
     base_dir_alias: Annotated[Path | None, typer.Option("--base_dir", hidden=True)] = None,
     skip_blip: Annotated[bool, typer.Option("--skip_blip", hidden=True)] = False,
+    viz_dir: Annotated[Path | None, typer.Option("--viz-dir", hidden=True)] = None,
 ) -> None:
     """Score generated UI layouts against the ground truth (CANVAS): canvas fill, SSIM,
     semantic match, IoU matching, alignment, tool usage, and scores that do not saturate."""
@@ -78,19 +95,27 @@ def layout(
     def action() -> int:
         if base_dir is not None and base_dir_alias is not None and base_dir != base_dir_alias:
             raise ValueError("give --base-dir once (--base_dir is the same option)")
-        chosen = base_dir or base_dir_alias
-        if chosen is None:
-            raise ValueError("--base-dir is required")
+        if viz_dir is not None:
+            raise ValueError("--viz-dir: the pictures are drawn in the run directory's viz/ "
+                             "folder (with --viz); choose the run directory with --out")
         from visioneval.distributed.options import Distribution
 
-        how = Distribution.from_flags(shard, executor, None, ray_address)
+        chosen = base_dir or base_dir_alias
+        flags = {"--base-dir": chosen, "--model": model, "--variant": variant, "--ids": ids,
+                 "--workers": workers, "--viz": viz or None,
+                 "--skip-semantic": (skip_semantic or skip_blip) or None,
+                 "--semantic-from": semantic_from, "--caption-backend": caption_backend,
+                 "--caption-model": caption_model, "--caption-prompt": caption_prompt,
+                 "--embedder": embedder, "--out": out}
         return run_layout(LayoutArgs(
-            base_dir=chosen, model=model, variant=variant, out=out, ids=split_list(ids),
-            skip_semantic=skip_semantic or skip_blip, viz=viz, viz_dir=viz_dir,
-            workers=workers, caption_backend=caption_backend, caption_model=caption_model,
+            base_dir=chosen, model=model or "gpt-4o", variant=variant or "image_only",
+            out=out, ids=split_list(ids), skip_semantic=skip_semantic or skip_blip,
+            semantic_from=semantic_from, viz=viz, workers=workers,
+            caption_backend=caption_backend, caption_model=caption_model,
             caption_base_url=caption_base_url, caption_api_key_env=caption_api_key_env,
-            caption_prompt=caption_prompt, embedder=embedder, progress=not no_progress,
-            shard=how.shard, executor=how.executor, ray_address=how.ray_address),
-            console, err)
+            caption_prompt=caption_prompt, embedder=embedder or "minilm",
+            progress=not no_progress, report=not no_report, no_cache=no_cache,
+            resume=resume, how=Distribution.from_flags(shard, executor, shards, ray_address),
+            given=tuple(k for k, v in flags.items() if v is not None)), console, err)
 
     raise typer.Exit(guarded(err, action))

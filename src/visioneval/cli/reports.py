@@ -43,8 +43,7 @@ def warn_untrusted(err: Console, lines: list[str | None]) -> None:
 
 @app.command()
 def report(
-    run_dir: Annotated[Path, typer.Argument(help="A run directory, or a `visioneval layout` "
-                                            "results JSON.", show_default=False)],
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.", show_default=False)],
     thumbnails: Annotated[int, typer.Option(min=0, metavar="N", help="Most distinct images "
                                             "shown as thumbnails.")] = 1000,
     rows: Annotated[int, typer.Option(min=0, metavar="N", help="Most samples in the page "
@@ -54,18 +53,14 @@ def report(
     """Write RUN_DIR/report.html: one self-contained page (tables, charts, sample browser)."""
     from visioneval.commands.common import consoles, guarded
     from visioneval.core.rundir import load
-    from visioneval.report.layout import is_layout_results, write_layout_report
     from visioneval.report.page import write_page
 
     console, err = consoles()
 
     def action() -> int:
-        if is_layout_results(run_dir):
-            path = write_layout_report(run_dir)
-        else:
-            view = load(run_dir, named_definition(definition))
-            warn_untrusted(err, [view.untrusted, view.data_change])
-            path = write_page(view, thumbnails, rows)
+        view = load(run_dir, named_definition(definition))
+        warn_untrusted(err, [view.untrusted, view.data_change])
+        path = write_page(view, thumbnails, rows)
         console.print(f"report: [bold]{path}[/] ({path.stat().st_size / 1e6:.1f} MB)",
                       highlight=False, soft_wrap=True)
         return 0

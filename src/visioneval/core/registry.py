@@ -27,6 +27,7 @@ DEFINITIONS = {
     "illusionbench": "visioneval.benchmarks.illusionbench.definition:DEFINITION",
     "evaluate": "visioneval.evaluators.definition:DEFINITION",
     "vqa": "visioneval.benchmarks.vqa.definition:DEFINITION",
+    "layout": "visioneval.benchmarks.layout.definition:DEFINITION",
 }
 DEMO = "salbench"  # `visioneval demo` runs this benchmark's offline demo
 

@@ -9,6 +9,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Container, Iterable
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from visioneval.backends.base import Backend
@@ -50,10 +51,15 @@ that is not a verdict must not be replayed on the next run."""
 class Ask(Protocol):
     """Send one request through the engine: cache, retries, counting. Never raises.
     `judge=True` sends it to the benchmark's judge model instead of the model under test;
-    `settings` are the run's generation settings, for a solver's own model requests."""
+    `settings` are the run's generation settings, for a solver's own model requests;
+    `run_dir` is the run directory, for a solver that writes files beside the journal (the
+    layout benchmark's pictures)."""
 
     @property
     def settings(self) -> GenerationSettings: ...
+
+    @property
+    def run_dir(self) -> Path: ...
 
     def __call__(self, request: Request, cache_if: CacheIf | None = None, *,
                  judge: bool = False) -> Awaitable[Response]: ...
@@ -71,6 +77,10 @@ class _EngineAsk:
     @property
     def settings(self) -> GenerationSettings:
         return self.engine.settings
+
+    @property
+    def run_dir(self) -> Path:
+        return self.engine.store.directory
 
     def __call__(self, request: Request, cache_if: CacheIf | None = None, *,
                  judge: bool = False) -> Awaitable[Response]:

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
+    from visioneval.layout.context import Context
     from visioneval.layout.figma import Layout
-    from visioneval.layout.pipeline import Context
 
 TYPE_COLOURS = {"x_left": "#1f77b4", "x_center": "#17becf", "x_right": "#2ca02c",
                 "y_top": "#ff7f0e", "y_center": "#d62728", "y_bottom": "#9467bd"}

@@ -1,4 +1,4 @@
-"""Per-sample evaluation, the directory run, the summary and the output files.
+"""Per-sample evaluation, the summary and the output files.
 
 One sample = one `Pair`. Its metrics are computed in families; a family that raises
 leaves its keys out and records `<family>_error` (the message names the file), and the
@@ -12,7 +12,8 @@ value that cannot be computed is left out with its reason in the sample's `absen
 A ground truth with no visible box (every node hidden, transparent or without a bounding
 box) is an error of the families that compare against it (layout IoU, alignment,
 components), never 0: CANVAS's code divides by its zero box count there.
-Samples run in a process pool and come back in a deterministic order (variant, id).
+The layout benchmark (`visioneval.benchmarks.layout`) runs `evaluate_pair` in a process pool
+(`worker_init` prepares each worker) beside the engine's event loop.
 """
 
 from __future__ import annotations
@@ -27,8 +28,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,7 @@ import orjson
 
 from visioneval import csvcells
 from visioneval.core import store
+from visioneval.layout.context import Context
 from visioneval.layout.figma import Layout, load_layout
 from visioneval.layout.metrics import Absent
 from visioneval.layout.pairs import Pair
@@ -69,25 +70,6 @@ class SampleOptions:
     viz_dir: str | None = None  # write pictures under viz_dir/{variant}/{id}/
 
 
-@dataclass
-class Context:
-    """What one sample's families share, and what the pictures draw."""
-
-    pair: Pair
-    out: dict[str, Any]
-    absent: dict[str, str] = field(default_factory=dict)
-    gt: Layout | None = None
-    gen: Layout | None = None
-    gt_image: Any = None  # PIL images
-    gen_image: Any = None
-    extras: dict[str, Any] = field(default_factory=dict)
-
-    def put(self, values: dict[str, Any]) -> None:
-        for key, value in values.items():
-            if isinstance(value, Absent):
-                self.absent[key] = value.reason
-            else:  # plain Python numbers only (np.float64 would leak its repr)
-                self.out[key] = value.item() if isinstance(value, np.generic) else value
 
 
 def _run(ctx: Context, family: str, fn: Callable[[], dict[str, Any] | None]) -> None:
@@ -238,17 +220,27 @@ def add_completeness(sample: dict[str, Any]) -> None:
         sample.pop("absent")
 
 
-def summarise(samples: Iterable[dict[str, Any]]) -> dict[str, dict[str, dict[str, float]]]:
-    """{variant: {metric: {mean, median, count}}} over the samples that have the metric."""
+def summarise(samples: Iterable[dict[str, Any]], variants: Iterable[str] = ()
+              ) -> dict[str, dict[str, dict[str, float]]]:
+    """{variant: {metric: {mean, median, count}}} over the samples that have the metric.
+    The same whatever the samples' order (a run's journal is in the order samples finished):
+    variants in the order given (then any other by name), metrics in `numeric_keys` order,
+    means by fsum."""
     by_variant: dict[str, dict[str, list[float]]] = {}
     for sample in samples:
         table = by_variant.setdefault(sample["variant"], {})
         for key in numeric_keys([sample]):
             table.setdefault(key, []).append(float(sample[key]))
-    return {variant: {key: {"mean": round(statistics.fmean(v), 4),
-                            "median": round(statistics.median(v), 4), "count": len(v)}
-                      for key, v in table.items()}
-            for variant, table in by_variant.items()}
+    given = [v for v in variants if v in by_variant]
+    order = given + sorted(v for v in by_variant if v not in given)
+    summary = {}
+    for variant in order:
+        table = by_variant[variant]
+        keys = numeric_keys([dict.fromkeys(table, 0.0)])
+        summary[variant] = {key: {"mean": round(statistics.fmean(table[key]), 4),
+                                  "median": round(statistics.median(table[key]), 4),
+                                  "count": len(table[key])} for key in keys}
+    return summary
 
 
 def numeric_keys(samples: Iterable[dict[str, Any]]) -> list[str]:
@@ -266,32 +258,13 @@ def numeric_keys(samples: Iterable[dict[str, Any]]) -> list[str]:
 # ---------------------------------------------------------------- the run
 
 
-def run_samples(pairs: list[Pair], options: SampleOptions, workers: int,
-                progress: Callable[[dict[str, Any]], None] | None = None
-                ) -> list[dict[str, Any]]:
-    """Evaluate every pair, in `workers` processes (1: in this process), in input order."""
-    results: list[dict[str, Any]] = []
-    if workers <= 1 or len(pairs) <= 1:
-        for pair in pairs:
-            results.append(evaluate_pair(pair, options))
-            if progress:
-                progress(results[-1])
-        return results
-    chunk = max(1, min(16, len(pairs) // (workers * 8)))
-    with ProcessPoolExecutor(max_workers=workers, initializer=_worker_init,
-                             initargs=(os.getpid(),)) as pool:
-        for result in pool.map(evaluate_pair, pairs, [options] * len(pairs),
-                               chunksize=chunk):
-            results.append(result)
-            if progress:
-                progress(result)
-    return results
-
-
-def _worker_init(parent: int) -> None:
+def worker_init(parent: int) -> None:
+    """A metric worker process: one BLAS thread, gone with its parent, Ctrl-C left to the
+    parent (which stops the pool), matplotlib without a display."""
     # numpy's BLAS threads would fight the other workers for the cores.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     exit_with_parent(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     import matplotlib
 
     matplotlib.use("Agg")

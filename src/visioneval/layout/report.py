@@ -16,6 +16,13 @@ from visioneval.core.store import write_atomic
 from visioneval.layout.draw import sample_dir
 from visioneval.report import templating
 
+# CANVAS's headline metrics, then the scores that do not saturate (docs/layout.md): the
+# columns the pictures' index and the run report show first.
+DISTRIBUTED = ("canvas_fill", "pixel_fidelity", "semantic_match", "element_count_ratio",
+               "mean_iou", "layout_overlap", "alignment_f1", "tool_efficiency",
+               "visual_completeness", "struct_completeness", "iou50_f1", "block_match",
+               "position_similarity", "color_similarity")
+
 
 @dataclass(frozen=True)
 class Cell:
@@ -57,11 +64,16 @@ def _errors(sample: dict[str, Any]) -> str:
 def _row(viz_dir: Path, sample: dict[str, Any], first: list[str],
          metric_keys: list[str]) -> dict[str, Any]:
     """A sample's cells twice: the headline metrics (`cells`, beside its thumbnail) and
-    every metric (`all_cells`, the table under the toggle)."""
-    folder = sample_dir(viz_dir, sample["variant"], sample["id"])
+    every metric (`all_cells`, the table under the toggle). Its pictures are in the folder
+    its `viz` names relative to `viz_dir` (a merged run's are in its shards' folders)."""
+    relative = sample.get("viz")
+    if not isinstance(relative, str) or not relative:
+        relative = sample_dir(viz_dir, sample["variant"], sample["id"]).relative_to(
+            viz_dir).as_posix()
+    folder = viz_dir / relative
     absent = sample.get("absent", {})
     names = [cell(sample["id"]), cell(sample["variant"])]
-    return {"id": str(sample["id"]), "folder": folder.relative_to(viz_dir).as_posix(),
+    return {"id": str(sample["id"]), "folder": relative,
             "thumb": _data_url(folder / "thumb.jpg"),
             "cells": [*names, *(cell(sample.get(k), absent.get(k)) for k in first)],
             "all_cells": [*names, *(cell(sample.get(k), absent.get(k)) for k in metric_keys)],
@@ -70,10 +82,8 @@ def _row(viz_dir: Path, sample: dict[str, Any], first: list[str],
 
 def headline_keys(metric_keys: list[str]) -> list[str]:
     """The columns the page shows first: the headline metrics (CANVAS's, then the scores
-    that do not saturate; `report.layout.DISTRIBUTED`) the run has; the counts and the
-    parts of each score (precision, recall, num_*) go to the table of every metric."""
-    from visioneval.report.layout import DISTRIBUTED
-
+    that do not saturate; `DISTRIBUTED`) the run has; the counts and the parts of each
+    score (precision, recall, num_*) go to the table of every metric."""
     first = [k for k in DISTRIBUTED if k in metric_keys]
     return first or metric_keys
 

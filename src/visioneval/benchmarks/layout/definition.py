@@ -1,0 +1,70 @@
+"""How layout runs (CANVAS's layout-generation metrics) are built and shown: report
+sections, sample-browser rows. Its command is `visioneval layout` (cli/layout.py), which
+keeps CANVAS's flags; the run is the engine's like any other."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from visioneval.benchmarks.layout.options import LayoutOptions
+from visioneval.benchmarks.layout.tables import LayoutMetrics
+from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
+from visioneval.core.blocks import Section
+from visioneval.core.records import Record
+from visioneval.core.view import RunData
+
+BROWSED = ("canvas_fill", "pixel_fidelity", "semantic_match", "layout_overlap", "mean_iou",
+           "alignment_f1", "iou50_f1", "block_match", "tool_efficiency")
+"""The metrics a sample's row in the report's browser names."""
+
+
+class LayoutDefinition(BenchmarkDefinition):
+    name = "layout"
+    summary = ("Score generated UI layouts against the ground truth (CANVAS): canvas fill, "
+               "SSIM, semantic match, IoU matching, alignment, tool usage, and scores that "
+               "do not saturate.")
+    settings_that_matter = ("variants", "ids", "skip_semantic", "semantic_from",
+                            "caption_backend", "caption_model", "caption_prompt", "embedder")
+    # The captioner is the run's judge model: a resume names its server and key again.
+    judge_target = ("caption_base_url", "caption_api_key_env")
+    options_model = LayoutOptions
+    metrics_model = LayoutMetrics
+    command = False  # `visioneval layout` (cli/layout.py) keeps CANVAS's flag spellings
+
+    def make(self, options: BaseModel) -> Benchmark[Any]:
+        from visioneval.benchmarks.layout.benchmark import build
+
+        assert isinstance(options, LayoutOptions)
+        return build(options)
+
+    def sections(self, view: RunData) -> list[Section]:
+        from visioneval.benchmarks.layout.sections import sections
+
+        return sections(view)
+
+    def browser_row(self, record: Record) -> dict[str, Any]:
+        """The pair, its headline metrics as the answer, its errors and absent metrics as
+        the raw response; the label is the variant."""
+        from visioneval.benchmarks.layout.tables import KEY
+
+        values = record.parsed.get(KEY) or {}
+        shown = " · ".join(f"{k} {_fmt(values[k])}" for k in BROWSED if k in values)
+        problems = [f"{k}: {v}" for k, v in values.items() if k.endswith("_error")]
+        problems += [f"{k} absent: {v}" for k, v in (values.get("absent") or {}).items()]
+        every = ", ".join(f"{k} {_fmt(v)}" for k, v in values.items()
+                          if isinstance(v, int | float) and not isinstance(v, bool))
+        return {"t": f"{record.metadata.get('variant', record.group)}/"
+                     f"{record.metadata.get('id', record.target)}",
+                "labels": [record.group],
+                "v": {"layout": {"a": shown or "(no metric)", "ok": None}},
+                "meta": str(record.metadata.get("folder", "")),
+                "r": "\n".join([every, *problems])}
+
+
+def _fmt(value: Any) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+DEFINITION = LayoutDefinition()
