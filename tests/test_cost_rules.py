@@ -14,6 +14,7 @@ from genai_prices import Usage, calc_price
 from visioneval.backends.openai import OpenAIBackend, parse_chat_response
 from visioneval.backends.replies import MetadataReader
 from visioneval.core.records import GenerationSettings, Request, Response, user
+from visioneval.core.runfiles import SessionInfo
 from visioneval.cost.images import image_rule, text_tokens
 from visioneval.cost.money import usd
 from visioneval.cost.prices import (
@@ -157,8 +158,8 @@ def test_a_response_without_a_cost_keeps_its_json_as_before():
         Response(text="a", cost_usd=0.5).model_dump_json()).cost_usd == 0.5
 
 
-def session(book: UsageBook) -> dict:
-    return {"usage": book.as_dict()}
+def session(book: UsageBook) -> SessionInfo:
+    return SessionInfo.model_validate({"usage": book.as_dict()})
 
 
 def test_sessions_add_up_and_priced_tokens_cost_exactly_what_they_imply():
@@ -207,7 +208,8 @@ def test_failed_requests_without_usage_are_taken_as_free():
 
 
 def test_a_run_that_sent_nothing_cost_nothing_and_says_why():
-    cost = run_cost([{"usage": {}}, {"sent": 0}], LOOPBACK, None, None)
+    cost = run_cost([SessionInfo.model_validate({"usage": {}}), SessionInfo(sent=0)], LOOPBACK,
+                    None, None)
     assert cost == {"usd": 0.0, "source": NOTHING_SENT, "groups": {}}
 
 
@@ -223,8 +225,9 @@ def test_a_judge_is_priced_apart_and_gets_the_models_prices_only_when_it_is_that
 
 
 def test_an_older_session_without_usage_is_priced_from_its_totals():
-    cost = run_cost([{"sent": 4, "prompt_tokens": 400, "completion_tokens": 8}], LOOPBACK,
-                    None, given_price(1, 2))
+    older = SessionInfo.model_validate({"sent": 4, "prompt_tokens": 400,
+                                        "completion_tokens": 8})
+    cost = run_cost([older], LOOPBACK, None, given_price(1, 2))
     assert cost["usd"] == 416 / 1e6 and list(cost["groups"]) == [UNRECORDED]
 
 

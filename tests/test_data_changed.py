@@ -14,6 +14,7 @@ from cli_helpers import Viewing, invoke, journal, load
 
 from visioneval.core import registry
 from visioneval.core.datacheck import data_change, stat_holds
+from visioneval.core.store import RunStore
 from visioneval.io.parquet import row_count
 
 CHANGED = re.compile(r"thumbnails are from data that changed since the run: (\S+) \(dataset "
@@ -94,8 +95,8 @@ def run_on_synth(tmp_path):
 
 def test_report_of_unchanged_data_says_nothing(run_on_synth):
     data, run = run_on_synth
-    info = load(run, "run.json")
-    assert stat_holds(info["dataset"]["stat"])
+    info = RunStore.open(run).info
+    assert stat_holds(info.dataset.stat)
     result = invoke("report", run)
     assert result.exit_code == 0 and "changed since the run" not in result.output
     page = (run / "report.html").read_text()
@@ -103,7 +104,7 @@ def test_report_of_unchanged_data_says_nothing(run_on_synth):
     assert len(re.findall(r'"i\d+":"data:image/webp;base64,', page)) == 6
     # The same bytes written again: the files' times differ, the fingerprint does not.
     assert synth("--out", data, "--n", 6, "--overwrite").exit_code == 0
-    assert not stat_holds(info["dataset"]["stat"])
+    assert not stat_holds(info.dataset.stat)
     assert data_change(info, registry.for_run(info)) is None
     assert "changed since the run" not in invoke("report", run).output
 
@@ -148,7 +149,7 @@ def test_the_end_of_run_report_of_a_resume_is_not_checked_again(run_on_synth):
     result = invoke("salbench", "--resume", run, "--no-progress")
     assert result.exit_code == 0, result.output
     assert "changed since" not in result.output
-    assert stat_holds(load(run, "run.json")["dataset"]["stat"])  # the files as they are now
+    assert stat_holds(RunStore.open(run).info.dataset.stat)  # the files as they are now
     assert len(journal(run)) == 6
 
 

@@ -30,6 +30,7 @@ from layout_fixtures import load as layout_results
 from visioneval.baselines import popout
 from visioneval.benchmarks.salbench.synth import write_synthetic
 from visioneval.core import registry
+from visioneval.core.store import RunStore
 from visioneval.io.images import MAX_DECODE_PIXELS, Image, ImageError, TooManyPixels, open_to_decode
 from visioneval.layout.pairs import collect_pairs
 from visioneval.layout.pipeline import evaluate_pair
@@ -168,7 +169,7 @@ def test_the_report_skips_that_thumbnail_with_a_note(big, tmp_path):
     assert f"No thumbnail for sample big: {BIG_LINE}." in page
     # `visioneval view`'s thumbnails: the same refusal, and its reason on the 404.
     big_sha = Image.from_bytes(big).sha256
-    info = json.loads((out / "run.json").read_text())
+    info = RunStore.open(out).info
     source = ThumbSource(registry.for_run(info), info,
                          {big_sha, Image.from_bytes(png_bytes()).sha256})
     assert source.get(big_sha) is None

@@ -127,7 +127,7 @@ def test_vqa_rows_name_each_refused_image(tmp_path, allowed):
     if allowed:
         sent = [i.messages[0].images()[0].data for i in items if isinstance(i, Sample)]
         assert sent[1:] == [secret.read_bytes()] * 3
-    assert plan["dataset"]["fingerprint"]
+    assert plan.dataset.fingerprint
 
 
 def test_the_fingerprint_reads_no_outside_image_unless_allowed(tmp_path):
@@ -136,7 +136,7 @@ def test_the_fingerprint_reads_no_outside_image_unless_allowed(tmp_path):
 
     def fingerprint(allowed: bool) -> str:
         return build({"data": str(data), "allow_outside_images": allowed}
-                     ).plan()["dataset"]["fingerprint"]
+                     ).plan().dataset.fingerprint
 
     before = fingerprint(False), fingerprint(True)
     secret.write_bytes(png_bytes((0, 0, 255)))

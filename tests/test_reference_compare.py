@@ -15,6 +15,7 @@ from cli_helpers import invoke, load, salbench_args
 
 from visioneval.core import registry
 from visioneval.core.published import Column, RunValue, run_value
+from visioneval.core.runfiles import RunInfo
 from visioneval.report.reference import CellLine
 
 SALBENCH = registry.definition("salbench").published()
@@ -279,12 +280,16 @@ def test_an_o3_f1_over_three_classes_is_named():
         return {"O3": {"strict": {"n": 10, "n_errors": 0, "exact_match": 0.5,
                                   "macro_f1": 0.5, "per_class": per_class}}}
 
-    info = {"options": {"prompt": "paper", "shots": 0}, "dataset": {"rows": {"O3": 10}}}
+    info = RunInfo.model_validate({"benchmark": "salbench",
+                                   "backend": {"kind": "builtin", "model": "random"},
+                                   "options": {"prompt": "paper", "shots": 0},
+                                   "dataset": {"rows": {"O3": 10}}})
     three = differences(info, metrics(["orientation", "color", "size"]))
     assert ("O3: its F1 averages 3 classes (as lmms-eval main's O3 F1 does); the paper's "
             "averages all 7") in three
     all_seven = ["orientation", "color", "size", "focus", "shape", "location", "pattern"]
     seven = differences(info, metrics(all_seven))
     assert not any("classes" in d for d in seven)
-    lmms = differences({**info, "options": {"prompt": "lmms-eval"}}, metrics(all_seven))
+    lmms = differences(info.model_copy(update={"options": {"prompt": "lmms-eval"}}),
+                       metrics(all_seven))
     assert any(d.startswith("lmms-eval's own O3 F1 (all_cat_f1) is a 3-class mean") for d in lmms)

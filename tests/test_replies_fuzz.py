@@ -17,6 +17,7 @@ from visioneval.backends.anthropic import AnthropicBackend
 from visioneval.backends.ollama import OllamaBackend
 from visioneval.backends.openai import OpenAIBackend
 from visioneval.core.records import GenerationSettings, Sample, user
+from visioneval.core.runfiles import BackendInfo, RunInfo
 from visioneval.core.store import RunStore
 from visioneval.engine.progress import RunProgress
 from visioneval.engine.retry import RetryPolicy
@@ -141,7 +142,8 @@ def make(protocol: str, base_url: str):
 
 
 def run_engine(backend, tmp_path, n: int):
-    store = RunStore.create(tmp_path / "run", {"sessions": []})
+    store = RunStore.create(tmp_path / "run", RunInfo(
+        benchmark="salbench", backend=BackendInfo(kind="builtin", model="random")))
     engine = Engine(backend, store, GenerationSettings(), POLICY, concurrency=16)
     samples = [Sample(id=f"s{i}", group="g", messages=(user(f"case {i}"),), target=None)
                for i in range(n)]

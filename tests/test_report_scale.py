@@ -17,6 +17,7 @@ import pytest
 from cli_helpers import Viewing
 from PIL import Image
 
+from visioneval.core.runfiles import SessionInfo
 from visioneval.core.store import RunStore
 from visioneval.report.page import write_report
 from visioneval.report.synthrun import write_run
@@ -62,14 +63,14 @@ def test_a_capped_page_keeps_every_failure_first(synth_data, tmp_path):
 def test_per_endpoint_stats_show_in_the_run_section(synth_data, tmp_path):
     run = _synth_run(tmp_path / "run", synth_data, 30)
     store = RunStore.open(run)
-    store.info["sessions"] = [{"seconds": 1.0, "endpoints": {
+    store.info.sessions = [SessionInfo.model_validate({"seconds": 1.0, "endpoints": {
         "http://127.0.0.1:9001/v1": {"requests": 20, "errors": 1, "latency_s_mean": 0.2041},
         "http://127.0.0.1:9002/v1": {"requests": 10, "errors": 0, "latency_s_mean": 0.5,
                                      "taken_out": 2},
         "http://127.0.0.1:9003/v1": {"requests": 3, "errors": 3, "latency_s_mean": None,
                                      "taken_out": 1}},
         "dispatch": {"concurrency_ceiling": 48, "concurrency_lowest": 12, "http_429": 7,
-                     "rate_limit_wait_s": 2.25}}]
+                     "rate_limit_wait_s": 2.25}})]
     store.save_info()
     page = write_report(run).read_text()
     table = re.search(r"<h2>Run</h2>.*?(<table.*?</table>)", page, re.DOTALL)

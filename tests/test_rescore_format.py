@@ -10,6 +10,7 @@ import pytest
 from lmms_logs import line, write
 
 from visioneval.core.foreign import LogFile
+from visioneval.core.runfiles import BackendInfo, RunInfo
 from visioneval.io.lines import WARN_PER_FILE, BadLines, json_lines
 from visioneval.rescore import lmms_eval
 
@@ -97,7 +98,10 @@ def test_a_rescored_run_of_an_earlier_version_names_where_its_definition_was(ben
     from visioneval.core import registry
 
     old = f"visioneval.benchmarks.{benchmark}.lmms_eval:RESCORED"
-    found = registry.for_run({"benchmark": benchmark, "definition": old})
-    assert found is registry.for_run({"benchmark": benchmark,
-                                      "definition": registry.MOVED[old]})
+    def info(definition: str) -> RunInfo:
+        return RunInfo(benchmark=benchmark, definition=definition,
+                       backend=BackendInfo(kind="rescored", model="m"))
+
+    found = registry.for_run(info(old))
+    assert found is registry.for_run(info(registry.MOVED[old]))
     assert type(found).__name__.startswith("Rescored")

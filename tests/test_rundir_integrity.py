@@ -14,6 +14,7 @@ import pytest
 from cli_helpers import invoke, journal, load, salbench_args, spawn
 
 from visioneval.core.records import Record, Response
+from visioneval.core.runfiles import BackendInfo, RunInfo
 from visioneval.core.store import RunStore
 
 
@@ -24,7 +25,8 @@ def _record(i):
 # -- item 4: reading the journal never writes ----------------------------------------------
 
 def test_reading_a_torn_journal_leaves_it_byte_for_byte(tmp_path, caplog):
-    store = RunStore.create(tmp_path / "run", {})
+    store = RunStore.create(tmp_path / "run", RunInfo(
+        benchmark="salbench", backend=BackendInfo(kind="builtin", model="random")))
     for i in range(3):
         store.append(_record(i))
     store.close()

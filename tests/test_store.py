@@ -5,7 +5,10 @@ from __future__ import annotations
 import pytest
 
 from visioneval.core.records import Record, Response
+from visioneval.core.runfiles import BackendInfo, RunInfo
 from visioneval.core.store import RunDirError, RunStore
+
+INFO = RunInfo(benchmark="salbench", backend=BackendInfo(kind="builtin", model="random"))
 
 
 def record(i, ok=True):
@@ -14,7 +17,7 @@ def record(i, ok=True):
 
 
 def test_torn_last_line_is_cut_and_appends_continue(tmp_path):
-    store = RunStore.create(tmp_path / "run", {"x": 1})
+    store = RunStore.create(tmp_path / "run", INFO)
     for i in range(3):
         store.append(record(i))
     store.close()
@@ -28,7 +31,7 @@ def test_torn_last_line_is_cut_and_appends_continue(tmp_path):
 
 
 def test_latest_record_wins_and_corrupt_lines_are_reported(tmp_path, caplog):
-    store = RunStore.create(tmp_path / "run", {})
+    store = RunStore.create(tmp_path / "run", INFO)
     store.append(record(0, ok=False))
     store.close()
     with open(tmp_path / "run" / "samples.jsonl", "ab") as fh:
@@ -41,10 +44,10 @@ def test_latest_record_wins_and_corrupt_lines_are_reported(tmp_path, caplog):
 
 
 def test_create_refuses_an_existing_run_and_open_needs_run_json(tmp_path):
-    store = RunStore.create(tmp_path / "run", {})
+    store = RunStore.create(tmp_path / "run", INFO)
     store.append(record(0))
     store.close()
     with pytest.raises(RunDirError, match="--resume"):
-        RunStore.create(tmp_path / "run", {})
+        RunStore.create(tmp_path / "run", INFO)
     with pytest.raises(RunDirError, match="not a run directory"):
         RunStore.open(tmp_path)

@@ -66,8 +66,8 @@ def test_parquet_with_hf_image_structs(tmp_path):
     assert [s.id for s in samples] == [f"#{i}" for i in range(5)]
     assert samples[3].messages[0].parts[0].data == rows[3]["image"]["bytes"]
     plan = benchmark.plan()
-    assert plan["dataset"]["files"] == {"data": ["data/test-00000-of-00001.parquet"]}
-    assert plan["dataset"]["rows"] == {"data/test-00000-of-00001.parquet": 5}
+    assert plan.dataset.files == {"data": ["data/test-00000-of-00001.parquet"]}
+    assert plan.dataset.rows == {"data/test-00000-of-00001.parquet": 5}
     assert len(build({"data": str(tmp_path), "scorer": "exact"}).source.files) == 2
     with pytest.raises(DataError, match="no file of split 'validation'"):
         build({"data": str(tmp_path), "split": "validation"})
@@ -188,13 +188,13 @@ def test_fingerprint_follows_data_files_and_image_files(tmp_path):
     cell = image_file(tmp_path, "a.png")
     write_jsonl(tmp_path / "q.jsonl", [{"image": cell, "question": "q", "answer": "a"}])
     options = {"data": str(tmp_path / "q.jsonl")}
-    first = build(options).plan()["dataset"]["fingerprint"]
-    assert build(options).plan()["dataset"]["fingerprint"] == first
+    first = build(options).plan().dataset.fingerprint
+    assert build(options).plan().dataset.fingerprint == first
     image_file(tmp_path, "a.png", color=(0, 0, 255))
-    second = build(options).plan()["dataset"]["fingerprint"]
+    second = build(options).plan().dataset.fingerprint
     assert second != first
     write_jsonl(tmp_path / "q.jsonl", [{"image": cell, "question": "q?", "answer": "a"}])
-    assert build(options).plan()["dataset"]["fingerprint"] not in (first, second)
+    assert build(options).plan().dataset.fingerprint not in (first, second)
 
 
 def test_registry_builds_it_from_recorded_options():
@@ -203,7 +203,7 @@ def test_registry_builds_it_from_recorded_options():
     options = definition.command_options(data=str(EXAMPLE), scorer="choice")
     benchmark = definition.from_command(options)
     assert benchmark.name == "vqa" and benchmark.builtin_models == ("random",)  # choice
-    again = registry.build("vqa", benchmark.plan()["options"])
+    again = registry.build("vqa", benchmark.plan().options)
     assert [s.id for s in again.samples()] == [s.id for s in benchmark.samples()]
 
 
@@ -214,9 +214,9 @@ def test_parquet_structs_holding_only_a_path_are_read_and_fingerprinted(tmp_path
     options = {"data": str(tmp_path / "s.parquet")}
     samples, skipped = run_items(build(options))
     assert not skipped and samples[0].messages[0].parts[0].data == (tmp_path / cell).read_bytes()
-    first = build(options).plan()["dataset"]["fingerprint"]
+    first = build(options).plan().dataset.fingerprint
     image_file(tmp_path, "p.png", color=(1, 2, 3))
-    assert build(options).plan()["dataset"]["fingerprint"] != first
+    assert build(options).plan().dataset.fingerprint != first
 
 
 def test_a_hub_id_that_cannot_be_fetched_is_one_line(tmp_path, monkeypatch):

@@ -100,7 +100,7 @@ async def arun(benchmark: BenchmarkLike, *, model: str, backend: str = "openai",
 
     bench, ref, given = _resolve(benchmark, options)
     if bench.total() == 0:
-        raise DataError(nothing_to_evaluate(bench.plan()))
+        raise DataError(nothing_to_evaluate(bench))
     spec = BackendSpec(kind=backend, model=model, base_url=base_url, api_key_env=api_key_env)
     if max_tokens is None:
         max_tokens = _definition_of(bench, given).max_tokens
@@ -158,12 +158,10 @@ def run(benchmark: BenchmarkLike, *, model: str, backend: str = "openai",
 
 def load(directory: Path) -> RunResult:
     """A finished run's numbers, read back from its directory."""
-    import json
-
-    info = RunStore.open(Path(directory)).info
-    metrics = json.loads((Path(directory) / "metrics.json").read_text())
-    counts = info.get("counts", {})
+    store = RunStore.open(Path(directory))
+    metrics = store.read_metrics()
+    counts = store.info.counts
     page = Path(directory) / "report.html"
-    return RunResult(Path(directory), metrics, counts.get("records", 0),
-                     counts.get("errors", 0), info.get("status", "?"),
+    return RunResult(Path(directory), metrics, counts.records if counts else 0,
+                     counts.errors if counts else 0, store.info.status or "?",
                      page if page.exists() else None)

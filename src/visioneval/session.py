@@ -25,7 +25,19 @@ from visioneval.backends.registry import BackendSpec
 from visioneval.backends.replicas import Replicas
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import GenerationSettings, Record, Sample, SkippedRow
-from visioneval.core.store import RUN_FORMAT, RunDirError, RunStore, WriteError
+from visioneval.core.runfiles import (
+    RUN_FORMAT,
+    BackendInfo,
+    BenchmarkPlan,
+    CostInfo,
+    Counts,
+    GenerationInfo,
+    MetricsModel,
+    Pricing,
+    RunInfo,
+    SessionInfo,
+)
+from visioneval.core.store import RunDirError, RunStore, WriteError
 from visioneval.cost.prices import ModelRef, recorded_price
 from visioneval.cost.total import run_cost
 from visioneval.engine.cache import open_or_none
@@ -57,49 +69,54 @@ def default_run_dir(benchmark: str, model: str, root: Path = Path("results")) ->
     return root / f"{benchmark}-{safe}-{stamp}"
 
 
-def new_run_info(plan: dict[str, Any], spec: BackendSpec, settings: GenerationSettings,
+def new_run_info(plan: BenchmarkPlan, spec: BackendSpec, settings: GenerationSettings,
                  engine: EngineOptions, definition: str | None = None,
-                 shard: Shard | None = None) -> dict[str, Any]:
+                 shard: Shard | None = None) -> RunInfo:
     """run.json at the start. `definition`: where a benchmark that is not registered was
     loaded from (module:attribute), so resume, report and compare can load it again;
     `shard`: the part of the samples this run holds (None: all of them)."""
-    return {
-        "run_format": RUN_FORMAT,
-        "visioneval_version": __version__,
-        "benchmark": plan["benchmark"],
-        **({"definition": definition} if definition else {}),
-        **({"shard": shard.as_dict()} if shard else {}),
-        "options": plan["options"],
-        "dataset": plan["dataset"],
-        # api_key_env is what the user chose (None: the default); key_env_used is where the
-        # key was read from. The key itself is never written anywhere.
-        "backend": spec.recorded(),
-        "generation": settings.model_dump(),
-        "engine": engine.model_dump(mode="json"),
-        **({"pricing": pricing} if (pricing := engine.pricing()) else {}),
-        "python": sys.version.split()[0],
-        "started_at": _now(),
-        "status": "running",
-        "sessions": [],
-    }
+    info = RunInfo(run_format=RUN_FORMAT, visioneval_version=__version__,
+                   benchmark=plan.benchmark, options=plan.options,
+                   dataset=plan.dataset_info(),
+                   # api_key_env is what the user chose (None: the default); key_env_used is
+                   # where the key was read from. The key itself is never written anywhere.
+                   backend=BackendInfo.model_validate(spec.recorded()),
+                   generation=GenerationInfo.model_validate(settings.model_dump()))
+    info.record_engine(engine)
+    if definition:
+        info.definition = definition
+    if shard:
+        info.shard = shard
+    if (pricing := engine.pricing()) is not None:
+        info.pricing = Pricing.model_validate(pricing)
+    info.python = sys.version.split()[0]
+    info.started_at = _now()
+    info.status = "running"
+    return info
 
 
 def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
-def nothing_to_evaluate(plan: dict[str, Any]) -> str:
+def nothing_to_evaluate(benchmark: Benchmark) -> str:
     """The one line for a selection without rows, naming what was asked for and where."""
-    dataset = plan.get("dataset", {})
-    rows = dataset.get("rows") or {}
+    plan = planned(benchmark)
+    rows = plan.dataset.rows or {}
     what = (f"{', '.join(rows)} {'has' if len(rows) == 1 else 'have'} 0 rows" if rows
             else "has no samples")
-    return f"nothing to evaluate: {plan.get('benchmark')} {what} in {dataset.get('source')}"
+    return f"nothing to evaluate: {plan.benchmark} {what} in {plan.dataset.source}"
 
 
-def check_resumable(info: dict[str, Any], plan: dict[str, Any]) -> None:
+def planned(benchmark: Benchmark) -> BenchmarkPlan:
+    """The benchmark's plan, checked (`BenchmarkPlan.of`: a benchmark of your own may give
+    a dict). It reads the data to fingerprint it: every file."""
+    return BenchmarkPlan.of(benchmark.plan(), benchmark.name)
+
+
+def check_resumable(info: RunInfo, plan: BenchmarkPlan) -> None:
     """A resumed run must read the same data, or its records would mix two datasets."""
-    before, now = info["dataset"]["fingerprint"], plan["dataset"]["fingerprint"]
+    before, now = str(info.dataset.fingerprint), plan.dataset.fingerprint
     if before != now:
         raise RunDirError(f"the dataset changed since this run started (fingerprint {before[:12]} "
                           f"then, {now[:12]} now); start a new run instead of resuming")
@@ -110,13 +127,14 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
                       console: Console, show_progress: bool = True,
                       judge: Backend | None = None,
                       budget: Budget | None = None,
-                      notes: dict[str, Any] | None = None,
+                      engine_changes: dict[str, list[Any]] | None = None,
                       board: ProgressBoard | None = None,
                       label: str | None = None) -> SessionResult:
     """Run what is not yet done, then recompute metrics and tables from the journal.
     `judge`: the benchmark's judge model, opened and checked by the caller; `budget`:
     --max-cost, after which no request is sent (CostLimitReached, status "stopped");
-    `notes`: more to record in this session's entry of run.json; `board`: a progress
+    `engine_changes`: the recorded engine settings this resume replaced (setting: [then,
+    now]), kept in this session's entry of run.json; `board`: a progress
     display shared with other runs (a suite's), else the session shows its own; `label`:
     its bar's name (default: the benchmark's)."""
     # numpy: loaded when a session starts
@@ -129,17 +147,18 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     workers = replicas.capacity if replicas else engine_options.concurrency
     engine = Engine(backend, store, settings, engine_options.retry_policy(), workers, cache,
                     judge=judge, budget=budget, read_cache=not engine_options.refresh_cache)
-    for earlier in store.info["sessions"]:
-        earlier.setdefault("status", "killed")  # it ended without writing its own end
+    for earlier in store.info.sessions:
+        if earlier.status is None:
+            earlier.status = "killed"  # it ended without writing its own end
     # The host and process: which machine ran (or is running) a shard of a distributed run;
     # the model (and judge) as the server described it, which keys the cache.
-    session: dict[str, Any] = {"started_at": _now(), "resumed_from": len(done),
-                               "host": os.uname().nodename, "pid": os.getpid(),
-                               "model_identity": backend.identity(),
-                               **({"judge_identity": judge.identity()} if judge else {}),
-                               **(notes or {})}
-    store.info["status"] = "running"
-    store.info["sessions"].append(session)
+    session = SessionInfo.model_validate({
+        "started_at": _now(), "resumed_from": len(done), "host": os.uname().nodename,
+        "pid": os.getpid(), "model_identity": backend.identity(),
+        **({"judge_identity": judge.identity()} if judge else {}),
+        **({"engine_changes": engine_changes} if engine_changes else {})})
+    store.info.status = "running"
+    store.info.sessions.append(session)
     store.save_info()
     # Everything imported so far lives for the whole run: keep it out of the cyclic GC's
     # full collections, which would otherwise walk ~10^5 long-lived objects every time.
@@ -148,7 +167,7 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     status = "interrupted"
     stats = RunStats()
     in_data = IdCollector()
-    shard = Shard.from_info(store.info)
+    shard = store.info.shard
     total = benchmark.total() if shard is None else -(-benchmark.total() // shard.count)
     try:
         name = label or benchmark.name
@@ -170,14 +189,16 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
         store.close()
         if cache:
             cache.close()
-        session |= {"ended_at": _now(), "seconds": round(time.perf_counter() - started, 3),
-                    "cpu_seconds": round(time.process_time() - cpu_started, 3),
-                    "status": status, **stats.as_dict()}
+        end: dict[str, Any] = {
+            "ended_at": _now(), "seconds": round(time.perf_counter() - started, 3),
+            "cpu_seconds": round(time.process_time() - cpu_started, 3), "status": status,
+            **stats.as_dict()}
         if replicas:
-            session |= {"endpoints": replicas.endpoint_stats(),
-                        "dispatch": replicas.dispatch_stats()}
+            end |= {"endpoints": replicas.endpoint_stats(),
+                    "dispatch": replicas.dispatch_stats()}
         if budget is not None:
-            session |= {"max_cost_usd": float(budget.limit), "spent_usd": float(budget.spent)}
+            end |= {"max_cost_usd": float(budget.limit), "spent_usd": float(budget.spent)}
+        session.update(end)
         try:
             result = finish(benchmark, store, status, stats, in_data.ids())
         except WriteError as late:
@@ -211,53 +232,66 @@ def shard_key(item: Sample | SkippedRow) -> str:
 
 
 def finish(benchmark: Benchmark, store: RunStore, status: str, stats: RunStats,
-           data_ids: IdSet | None = None) -> SessionResult:
+           data_ids: IdSet | None = None, metrics_model: MetricsModel | None = None
+           ) -> SessionResult:
     """Metrics and tables from every record so far; run.json updated with the counts.
     `data_ids`: the ids of the samples in the run's data, when the session read all of it;
     a journal record of any other id is named and left out (else the ids found so at an
-    earlier end stay out)."""
+    earlier end stay out). `metrics_model`: the benchmark's model of its metrics.json
+    (default: its definition's, `metrics_model_for`)."""
     tally = _Tally()
     outside = NotInData(store, data_ids)
     metrics = benchmark.summarize(tally.count(outside.leave_out(store.iter_latest())))
     outside.record()
-    store.write_json("metrics.json", metrics)
+    store.write_metrics(metrics, metrics_model or metrics_model_for(store.info))
     benchmark.write_tables(metrics, store.info, store.directory)
     n_records, n_errors = tally.records, tally.errors
-    sessions = store.info["sessions"]
-    store.info |= {
-        "status": status,
-        "finished_at": _now(),
-        "counts": {
-            "records": n_records,
-            "scored": n_records - n_errors,
-            "errors": n_errors,
-            "skipped_rows": skipped_rows(sessions),
-            "cache_hits": sum(s.get("cache_hits", 0) for s in sessions),
-            "requests_sent": sum(s.get("sent", 0) for s in sessions),
-            "prompt_tokens": sum(s.get("prompt_tokens", 0) for s in sessions),
-            "completion_tokens": sum(s.get("completion_tokens", 0) for s in sessions),
-            "answers_with_reasoning": tally.reasoning,
-            "cost": cost_counts(benchmark, store.info),
-            **({"not_in_data": len(outside.ids)} if outside.ids else {}),
-        },
-    }
+    sessions = store.info.sessions
+    store.info.status = status
+    store.info.finished_at = _now()
+    counts = Counts(records=n_records, scored=n_records - n_errors, errors=n_errors,
+                    skipped_rows=skipped_rows(sessions),
+                    cache_hits=sum(s.cache_hits for s in sessions),
+                    requests_sent=sum(s.sent for s in sessions),
+                    prompt_tokens=sum(s.prompt_tokens for s in sessions),
+                    completion_tokens=sum(s.completion_tokens for s in sessions),
+                    answers_with_reasoning=tally.reasoning,
+                    cost=cost_counts(benchmark, store.info))
+    if outside.ids:
+        counts.not_in_data = len(outside.ids)
+    store.info.counts = counts
     store.save_info()
     return SessionResult(store.directory, metrics, stats, n_records, n_errors, status)
 
 
-def cost_counts(benchmark: Benchmark, info: dict[str, Any]) -> dict[str, Any]:
+def metrics_model_for(info: RunInfo) -> MetricsModel:
+    """The model of metrics.json that the run's benchmark declares
+    (`BenchmarkDefinition.metrics_model`): its registered or visioneval's own definition, or
+    the user's own that this process has already imported (it has just run it); else the
+    open envelope. Nothing is imported that the run names."""
+    from visioneval.core import registry
+    from visioneval.core.runfiles import Metrics
+
+    try:
+        return registry.for_run(info).metrics_model
+    except registry.UntrustedRun:
+        found = registry.imported_here(info)
+        return found.metrics_model if found is not None else Metrics
+
+
+def cost_counts(benchmark: Benchmark, info: RunInfo) -> CostInfo:
     """counts.cost: every session's usage, priced (see `visioneval.cost.total`)."""
     judge = ModelRef.from_spec(benchmark.judge) if benchmark.judge is not None else None
-    return run_cost(info.get("sessions", []), ModelRef.from_recorded(info.get("backend", {})),
-                    judge, recorded_price(info.get("pricing")))
+    return CostInfo.model_validate(run_cost(info.sessions, ModelRef.from_recorded(info.backend),
+                                            judge, recorded_price(info.pricing)))
 
 
-def skipped_rows(sessions: list[dict[str, Any]]) -> int:
+def skipped_rows(sessions: list[SessionInfo]) -> int:
     """Rows skipped, as the last session of each shard counted them (every session reads
     all its rows again; a merged run's sessions carry the shard they came from)."""
-    last: dict[Any, int] = {}
+    last: dict[int | None, int] = {}
     for session in sessions:
-        last[session.get("shard")] = session.get("skipped", 0)
+        last[session.shard] = session.skipped
     return sum(last.values())
 
 
@@ -273,8 +307,7 @@ class NotInData:
     def __init__(self, store: RunStore, data_ids: IdSet | None):
         self._store = store
         self._data_ids = data_ids
-        recorded = store.info.get("not_in_data")
-        self._before = set(recorded) if isinstance(recorded, list) else set()
+        self._before = set(store.info.not_in_data or ())
         self.ids: set[str] = set() if data_ids is not None else set(self._before)
 
     def leave_out(self, records: Iterable[Record]) -> Iterator[Record]:
@@ -298,9 +331,9 @@ class NotInData:
                         "out of the metrics (run.json lists them under not_in_data)",
                         self._store.directory / "samples.jsonl", len(self.ids))
         if self.ids:
-            self._store.info["not_in_data"] = sorted(self.ids)
+            self._store.info.not_in_data = sorted(self.ids)
         else:
-            self._store.info.pop("not_in_data", None)
+            self._store.info.forget("not_in_data")
 
 
 @dataclass

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from typing import Any
 
 _SPEC = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
@@ -34,14 +33,6 @@ class Shard:
         if match is None:
             raise ValueError(f"--shard {text!r}: write K/N, for example 2/4 (shard K of N)")
         return cls(int(match.group(1)), int(match.group(2)))
-
-    @classmethod
-    def from_info(cls, info: dict[str, Any]) -> Shard | None:
-        """The shard a run.json records (None: the run is not a shard)."""
-        value = info.get("shard")
-        if not isinstance(value, dict):
-            return None
-        return cls(int(value["index"]), int(value["count"]))
 
     def holds(self, key: str) -> bool:
         return shard_of(key, self.count) == self.index

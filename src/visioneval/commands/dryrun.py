@@ -28,7 +28,7 @@ def dry_run(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSetting
             engine: EngineOptions, output: Output, shard: Shard | None = None) -> int:
     """A new run's estimate (of `shard` of the samples, or all of them)."""
     if benchmark.total() == 0:
-        raise DataError(nothing_to_evaluate(benchmark.plan()))
+        raise DataError(nothing_to_evaluate(benchmark))
     return _print(benchmark, spec, settings, given_price(engine.price_in, engine.price_out),
                   output, shard)
 
@@ -42,23 +42,21 @@ def dry_run_resume(directory: Path, expected: str | None, engine: EngineOptions,
 
     store = RunStore.open(directory)
     info = store.info
-    if expected is not None and info.get("benchmark") != expected:
-        raise ValueError(f"{directory} is a {info.get('benchmark')} run; resume it with "
+    if expected is not None and info.benchmark != expected:
+        raise ValueError(f"{directory} is a {info.benchmark} run; resume it with "
                          f"`{resume_command(info, directory)}`")
     from visioneval.commands.resume import definition_for_resume
 
     named = definition if isinstance(definition, str) or definition is None else None
-    benchmark = definition_for_resume(info, named, directory).build_to_read(
-        dict(info.get("options") or {}))
-    stored = info["backend"]
-    spec = BackendSpec(kind=stored["kind"], model=stored["model"],
-                       base_urls=tuple(stored.get("base_urls") or ()),
-                       api_key_env=stored.get("api_key_env"))
-    settings = GenerationSettings.model_validate(info["generation"])
-    given = given_price(engine.price_in, engine.price_out) or \
-        recorded_price(info.get("pricing"))
+    benchmark = definition_for_resume(info, named, directory).build_to_read(dict(info.options))
+    stored = info.backend
+    spec = BackendSpec.model_validate({"kind": stored.kind, "model": stored.model,
+                                       "base_urls": tuple(stored.base_urls),
+                                       "api_key_env": stored.api_key_env})
+    settings = info.generation.settings()
+    given = given_price(engine.price_in, engine.price_out) or recorded_price(info.pricing)
     done = IdSet(r.id for r in store.iter_latest() if r.ok)
-    return _print(benchmark, spec, settings, given, output, Shard.from_info(info), done)
+    return _print(benchmark, spec, settings, given, output, info.shard, done)
 
 
 def _print(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,

@@ -26,6 +26,7 @@ from visioneval.commands.run import Output, _execute, session
 from visioneval.core import registry
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.records import GenerationSettings
+from visioneval.core.runfiles import BackendInfo, RunInfo
 from visioneval.core.store import RunLock, RunStore
 from visioneval.engine.options import EngineFlags
 from visioneval.invocation import command
@@ -68,7 +69,7 @@ def resume(directory: Path, expected: str | None, given: ResumeGiven, output: Ou
     with RunLock(directory) as lock:  # before anything is read for the session
         info = RunStore.open(directory).info
         run = rebuild(info, given, directory)
-        engine, changes = given.flags.resumed(info.get("engine"), run.shard)
+        engine, changes = given.flags.resumed(info.engine, run.shard)
         output.err.print(f"resuming {directory}: {run.spec.kind} {run.spec.model}"
                          + (f", shard {run.shard.label}" if run.shard else ""),
                          highlight=False, soft_wrap=True)
@@ -81,31 +82,31 @@ def resume(directory: Path, expected: str | None, given: ResumeGiven, output: Ou
                         run.benchmark, directory, output)
 
 
-def check_resumable_kind(info: dict[str, Any], directory: Path, expected: str | None) -> None:
+def check_resumable_kind(info: RunInfo, directory: Path, expected: str | None) -> None:
     """A run of another tool's answers, or of another benchmark than the command's, is not
     resumed here (one line saying what to do instead)."""
-    if (info.get("backend") or {}).get("kind") == "rescored":
+    if info.backend.kind == "rescored":
         raise ValueError(f"{directory} holds answers re-scored from another tool's log (no "
                          "model was asked), so there is nothing to resume")
-    if expected is not None and info.get("benchmark") != expected:
-        raise ValueError(f"{directory} is a {info.get('benchmark')} run; resume it with "
+    if expected is not None and info.benchmark != expected:
+        raise ValueError(f"{directory} is a {info.benchmark} run; resume it with "
                          f"`{resume_command(info, directory)}`")
 
 
-def rebuild(info: dict[str, Any], given: ResumeGiven, directory: Path | None = None) -> Resumed:
+def rebuild(info: RunInfo, given: ResumeGiven, directory: Path | None = None) -> Resumed:
     """The benchmark, model and settings a resume continues with; ValueError (one line) when
     run.json names code the command line did not, or a server the command line must name."""
     definition = definition_for_resume(info, given.definition, directory)
-    options = resumed_options(definition, info.get("options") or {}, given.options)
+    options = resumed_options(definition, info.options, given.options)
     benchmark = definition.build(options)
-    flags = target_flags(info.get("benchmark"))
-    spec = resumed_spec(info.get("backend") or {}, given.base_urls, given.api_key_env, flags)
-    check_judge_target(definition, benchmark, info.get("options") or {}, given.options)
-    settings = GenerationSettings.model_validate(info["generation"])
-    return Resumed(benchmark, spec, settings, Shard.from_info(info))
+    flags = target_flags(info.benchmark)
+    spec = resumed_spec(info.backend, given.base_urls, given.api_key_env, flags)
+    check_judge_target(definition, benchmark, info.options, given.options)
+    settings: GenerationSettings = info.generation.settings()
+    return Resumed(benchmark, spec, settings, info.shard)
 
 
-def definition_for_resume(info: dict[str, Any], named: str | None,
+def definition_for_resume(info: RunInfo, named: str | None,
                           directory: Path | None = None) -> BenchmarkDefinition:
     """The run's benchmark definition by the trust rule of any reading (`registry.for_run`):
     a registered one by name; a user's own only when this command line names it again (a
@@ -113,7 +114,7 @@ def definition_for_resume(info: dict[str, Any], named: str | None,
     try:
         return registry.for_run(info, named, directory, instead="it cannot be resumed")
     except registry.UntrustedRun:
-        shown = info.get("definition") or info.get("benchmark")
+        shown = info.definition or info.benchmark
         again = command("run", shown, "--resume", directory) if directory is not None \
             else command("run", shown, "--resume") + " RUN_DIR"
         raise ValueError(f"this run's benchmark is code of your own ({shown}); a run "
@@ -144,6 +145,7 @@ def check_judge_target(definition: BenchmarkDefinition, benchmark: Benchmark,
     url_option, key_option = definition.judge_target
     flags = judge_flags_of(definition.judge_target)
     judge = benchmark.judge  # kind and model as recorded; the URL and key as recorded, below
-    stored = BackendSpec(kind=judge.kind, model=judge.model, base_url=recorded.get(url_option),
-                         api_key_env=recorded.get(key_option)).recorded()
+    stored = BackendInfo.model_validate(BackendSpec(
+        kind=judge.kind, model=judge.model, base_url=recorded.get(url_option),
+        api_key_env=recorded.get(key_option)).recorded())
     resumed_spec(stored, split_urls(given.get(url_option)), given.get(key_option), flags)

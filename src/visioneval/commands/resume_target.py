@@ -17,49 +17,45 @@ from typing import Any
 from visioneval.backends.keys import MASK, MODEL_FLAGS, TargetFlags, redact_url
 from visioneval.backends.registry import BackendSpec
 from visioneval.backends.served import hosted_host
+from visioneval.core.runfiles import BackendInfo, RunInfo
 from visioneval.invocation import command
 
 
-def recorded_urls(stored: dict[str, Any]) -> list[str]:
-    """The URLs run.json recorded for a backend (credentials masked)."""
-    urls = stored.get("base_urls") or ([stored["base_url"]] if stored.get("base_url") else [])
-    return [str(u).rstrip("/") for u in urls]
-
-
-def resumed_spec(stored: dict[str, Any], given_urls: Sequence[str], given_key_env: str | None,
+def resumed_spec(stored: BackendInfo, given_urls: Sequence[str], given_key_env: str | None,
                  flags: TargetFlags = MODEL_FLAGS) -> BackendSpec:
     """The backend a resume talks to: the recorded one, with the URLs and key variable this
     command line gives; a ValueError naming the flags to give when the record alone may
     not be trusted (see the module's docstring)."""
-    kind, model = stored.get("kind"), stored.get("model")
+    kind, model = stored.kind, stored.model
     if kind in ("builtin", "none"):
-        return BackendSpec(kind=kind, model=model)
-    urls = _matched(recorded_urls(stored), given_urls, flags)
+        return BackendSpec.model_validate({"kind": kind, "model": model})
+    urls = _matched(stored.urls(), given_urls, flags)
     key_env = given_key_env
     untrusted = [u for u, given in urls if not given and (MASK in u or hosted_host(u) is None)]
-    needs_key = stored.get("api_key_env") and given_key_env is None
+    needs_key = stored.api_key_env and given_key_env is None
     ungiven_with_key = [u for u, given in urls if not given] if given_key_env else []
     if untrusted or needs_key or ungiven_with_key:
         raise ValueError(untrusted_line(stored, flags))
-    return BackendSpec(kind=kind, model=model, base_urls=tuple(u for u, _ in urls),
-                       api_key_env=key_env)
+    return BackendSpec.model_validate({"kind": kind, "model": model,
+                                       "base_urls": tuple(u for u, _ in urls),
+                                       "api_key_env": key_env})
 
 
-def untrusted_line(stored: dict[str, Any], flags: TargetFlags = MODEL_FLAGS) -> str:
+def untrusted_line(stored: BackendInfo, flags: TargetFlags = MODEL_FLAGS) -> str:
     """Why a resume needs the server named again, and the flags to add."""
-    return (f"resuming sends this run's images{' and a key' if stored.get('api_key_env') else ''}"
+    return (f"resuming sends this run's images{' and a key' if stored.api_key_env else ''}"
             f" to its server, and run.json alone is not trusted to name one; name it again "
             f"on the command line: {again_flags(stored, flags)}")
 
 
-def again_flags(stored: dict[str, Any], flags: TargetFlags = MODEL_FLAGS) -> str:
+def again_flags(stored: BackendInfo, flags: TargetFlags = MODEL_FLAGS) -> str:
     """The flags a resume of this backend needs on its command line ('' when none): every
     URL that is not a hosted API's (or held credentials, shown masked), and the key
     variable the run used if the user named one."""
-    if stored.get("kind") in ("builtin", "none", "rescored"):
+    if stored.kind in ("builtin", "none", "rescored"):
         return ""
-    urls = recorded_urls(stored)
-    key_env = stored.get("api_key_env")
+    urls = stored.urls()
+    key_env = stored.api_key_env
     needed = key_env or any(MASK in u or hosted_host(u) is None for u in urls)
     if not needed:
         return ""
@@ -87,15 +83,17 @@ def _matched(recorded: list[str], given: Sequence[str], flags: TargetFlags
     return urls
 
 
-def resume_command(info: dict[str, Any], directory: Any) -> str:
+def resume_command(info: RunInfo | str, directory: Any) -> str:
     """The command that continues a run, spelled as this process was started (`uv run
     visioneval ...`, `python -m visioneval ...`) so it works when pasted: its benchmark's
     (or `run` with the user's own definition), with the flags run.json alone may not supply
-    (the server, the key variable)."""
-    definition = info.get("definition")
-    words = ["run", definition] if definition else [info.get("benchmark")]
+    (the server, the key variable). `info` is the run's run.json, or only its benchmark's
+    name when it has none yet."""
+    if isinstance(info, str):
+        return command(info, "--resume", directory)
+    words = ["run", info.definition] if info.definition else [info.benchmark]
     line = command(*words, "--resume", directory)
-    more = again_flags(info.get("backend") or {}, target_flags(info.get("benchmark")))
+    more = again_flags(info.backend, target_flags(info.benchmark))
     return f"{line} {more}" if more else line
 
 

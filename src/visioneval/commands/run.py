@@ -21,6 +21,7 @@ from visioneval.baselines.hints import majority_answers
 from visioneval.commands.resume_target import judge_flags, resume_command, target_flags
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import GenerationSettings
+from visioneval.core.runfiles import CostInfo, Identity, Pricing, RunInfo
 from visioneval.core.store import RunDirError, RunLock, RunStore, WriteError
 from visioneval.cost.money import usd
 from visioneval.cost.prices import ModelRef, given_price, recorded_price
@@ -34,6 +35,7 @@ from visioneval.session import (
     default_run_dir,
     new_run_info,
     nothing_to_evaluate,
+    planned,
     run_session,
 )
 from visioneval.shards import Shard
@@ -90,30 +92,30 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
             await judge.preflight()
         # The data's fingerprint reads every file: in a thread, so the event loop goes on
         # serving other runs of the process (a suite's lanes) meanwhile.
-        plan = await asyncio.to_thread(benchmark.plan)
+        plan = await asyncio.to_thread(planned, benchmark)
         lock.acquire()  # a new run's directory exists from here on; a resume holds it already
-        notes: dict[str, Any] = {}
+        engine_changes: dict[str, list[Any]] | None = None
         if resume:
             store = RunStore.open(directory)
             check_resumable(store.info, plan)
-            if "stat" in plan["dataset"]:  # the same data, perhaps copied: as its files are now
-                store.info["dataset"]["stat"] = plan["dataset"]["stat"]
+            if plan.dataset.stat is not None:  # the same data, perhaps copied: as it is now
+                store.info.dataset.stat = plan.dataset.stat
             check_same_model(store.info, backend, judge)
-            if engine.pricing():  # prices given again replace the recorded ones
-                store.info["pricing"] = engine.pricing()
-            store.info["engine"] = engine.model_dump(mode="json")
-            if definition and store.info.get("definition") not in (None, definition):
+            if (pricing := engine.pricing()) is not None:  # prices given again replace them
+                store.info.pricing = Pricing.model_validate(pricing)
+            store.info.record_engine(engine)
+            if definition and store.info.definition not in (None, definition):
                 # The user's own definition, named again from where it is now.
-                store.info["definition"] = definition
+                store.info.definition = definition
             if changes:
-                notes["engine_changes"] = {c.setting: c.as_pair() for c in changes}
+                engine_changes = {c.setting: c.as_pair() for c in changes}
         else:
             info = new_run_info(plan, spec, settings, engine, definition, shard)
-            info["backend"]["identity"] = backend.identity()
+            info.backend.identity = Identity.model_validate(backend.identity())
             store = RunStore.create(directory, info)
         _say_identity(backend, output)
         return await run_session(benchmark, backend, store, settings, engine, output.err,
-                                 output.progress, judge, budget, notes, output.board,
+                                 output.progress, judge, budget, engine_changes, output.board,
                                  output.label)
 
 
@@ -124,24 +126,23 @@ def _builtin_note(name: str) -> str:
     return registry.definition(name).builtin_note if name in registry.names() else ""
 
 
-def check_same_model(info: dict[str, Any], backend: Backend, judge: Backend | None) -> None:
+def check_same_model(info: RunInfo, backend: Backend, judge: Backend | None) -> None:
     """A resumed run must ask the model it started with: a server that now serves other
     weights under the same name (a new checkpoint, a new pull) would mix two models'
     answers in one run. Compared where both the record and the server say what they serve."""
-    pairs = [("model", (info.get("backend") or {}).get("identity"), backend)]
+    pairs = [("model", info.backend.identity, backend)]
     if judge is not None:
-        last = [s.get("judge_identity") for s in info.get("sessions", [])
-                if isinstance(s, dict) and s.get("judge_identity")]
+        last = [s.judge_identity for s in info.sessions if s.judge_identity]
         pairs.append(("judge", last[-1] if last else None, judge))
     for role, recorded, now in pairs:
-        if not isinstance(recorded, dict):
+        if recorded is None:
             continue
-        before, after = recorded.get("served"), now.identity().get("served")
+        before, after = recorded.served, now.identity().get("served")
         if before and after and before != after:
             raise RunDirError(
                 f"the {role} server now serves {describe(now.identity())}, but this run "
-                f"started with {describe(recorded)}: resuming would mix two models' answers "
-                "in one run; start a new run for the new model")
+                f"started with {describe(recorded.as_dict())}: resuming would mix two "
+                "models' answers in one run; start a new run for the new model")
 
 
 def _say_identity(backend: Backend, output: Output) -> None:
@@ -166,7 +167,7 @@ def _budget(benchmark: Benchmark, spec: BackendSpec, engine: EngineOptions,
 
     given = given_price(engine.price_in, engine.price_out)
     if given is None and resumed is not None:
-        given = recorded_price(RunStore.open(resumed).info.get("pricing"))
+        given = recorded_price(RunStore.open(resumed).info.pricing)
     judge = ModelRef.from_spec(benchmark.judge) if benchmark.judge is not None else None
     return Budget.for_run(engine.max_cost, ModelRef.from_spec(spec), judge, given)
 
@@ -176,7 +177,7 @@ def run(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
         definition: str | None = None, shard: Shard | None = None) -> int:
     """A new run (of `shard` of the samples, or all of them)."""
     if benchmark.total() == 0:  # before anything is sent or created
-        raise DataError(nothing_to_evaluate(benchmark.plan()))
+        raise DataError(nothing_to_evaluate(benchmark))
     directory = out or default_run_dir(benchmark.name, spec.model)
     if shard is not None:
         engine = engine.for_shard(shard)
@@ -237,38 +238,38 @@ def _nothing_evaluated(result: SessionResult, output: Output) -> int:
 
 def _resume_line(directory: Path, name: str) -> str:
     """The command that continues the run in `directory` (of benchmark `name`)."""
-    info: dict[str, Any] = {"benchmark": name}
     if (directory / "run.json").exists():
-        info = RunStore.open(directory).info
-    return resume_command(info, directory)
+        return resume_command(RunStore.open(directory).info, directory)
+    return resume_command(name, directory)
 
 
 def _kept(directory: Path) -> int:
-    return RunStore.open(directory).info.get("counts", {}).get("records", 0) \
-        if (directory / "run.json").exists() else 0
+    counts = RunStore.open(directory).info.counts \
+        if (directory / "run.json").exists() else None
+    return counts.records if counts is not None else 0
 
 
-def cost_line(cost: Any, cache_hits: int = 0) -> str:
+def cost_line(cost: CostInfo | None, cache_hits: int = 0) -> str:
     """The run's cost as run.json says it (all sessions): dollars and where they come from,
     or why it is unknown; per group when there are several; cached answers are free."""
     cached = (f"; {cache_hits} answers from the cache cost nothing this session"
               if cache_hits else "")
-    if not isinstance(cost, dict):
+    if cost is None:
         return "cost: not recorded"
-    if cost.get("usd") is None:
-        return f"cost: unknown ({cost.get('unavailable', 'no reason recorded')}){cached}"
-    groups = cost.get("groups") or {}
+    if cost.usd is None:
+        return f"cost: unknown ({cost.unavailable or 'no reason recorded'}){cached}"
+    groups = cost.groups or {}
     per = ("; per group: " + ", ".join(f"{g} {usd(v)}" for g, v in groups.items())
            if len(groups) > 1 else "")
-    return f"cost: {usd(cost['usd'])} ({cost.get('source')}){per}{cached}"
+    return f"cost: {usd(cost.usd)} ({cost.source}){per}{cached}"
 
 
-def cache_line(sources: dict[str, int], info: dict[str, Any]) -> str:
+def cache_line(sources: dict[str, int], info: RunInfo) -> str:
     """Where this session's cached answers came from: the runs that stored them, for the
     model identity that keys them."""
-    sessions = info.get("sessions") or [{}]
-    identity = sessions[-1].get("model_identity") or (info.get("backend") or {}).get(
-        "identity") or {}
+    last = info.sessions[-1].model_identity if info.sessions else None
+    found = last or info.backend.identity
+    identity = found.as_dict() if found is not None else {}
     runs = sorted(sources.items(), key=lambda kv: -kv[1])
     named = ", ".join(f"{n} from {run}" for run, n in runs[:3])
     more = f" and {sum(n for _, n in runs[3:])} from {len(runs) - 3} other runs" \
@@ -287,7 +288,7 @@ def report(result: SessionResult, benchmark: Benchmark, output: Output) -> int:
         f"{result.n_records} samples recorded ({result.n_errors} errors, {stats.skipped} rows "
         f"skipped, {stats.cache_hits} from cache, {stats.resumed} done before) -> "
         f"[bold]{result.directory}[/]", highlight=False, soft_wrap=True)
-    console.print(cost_line(info.get("counts", {}).get("cost"), stats.cache_hits),
+    console.print(cost_line(info.counts.cost if info.counts else None, stats.cache_hits),
                   highlight=False, soft_wrap=True, markup=False)
     if stats.cache_sources:
         console.print(cache_line(stats.cache_sources, info), highlight=False, soft_wrap=True,
@@ -309,7 +310,7 @@ def report(result: SessionResult, benchmark: Benchmark, output: Output) -> int:
                   if reason.startswith(OUT_OF_TOKENS))
         if cut:
             err.print(f"[yellow]{cut} of them spent all of --max-tokens "
-                      f"{info.get('generation', {}).get('max_tokens')} thinking: a resume "
+                      f"{info.generation.max_tokens} thinking: a resume "
                       "asks with the same --max-tokens, so give these a new run with a "
                       "larger one[/]", highlight=False, soft_wrap=True)
         err.print(f"[yellow]{result.n_errors} samples failed and are left out of the scores; "

@@ -22,11 +22,13 @@ from pydantic import AfterValidator, BaseModel, PlainSerializer
 from rich.console import Console
 
 from visioneval.core.records import Record, Sample, SkippedRow
+from visioneval.core.runfiles import BenchmarkPlan, Metrics, MetricsModel
 
 if TYPE_CHECKING:
     from visioneval.backends.registry import BackendSpec
     from visioneval.core.blocks import ComparisonTable, Section
     from visioneval.core.rows import DataRow, Made, ParquetRows
+    from visioneval.core.runfiles import RunInfo
     from visioneval.core.view import RunData
     from visioneval.engine.runner import Solver
 
@@ -101,10 +103,13 @@ class Benchmark(Generic[OptionsT]):
     def _rows(self) -> ParquetRows | None:
         return self.data()
 
-    def plan(self) -> dict[str, Any]:
-        """The benchmark's configuration and dataset fingerprint, recorded in run.json."""
-        return {"benchmark": self.name, "options": self.options.model_dump(mode="json"),
-                "dataset": self.dataset()}
+    def plan(self) -> BenchmarkPlan:
+        """The benchmark's configuration and dataset fingerprint, recorded in run.json (a
+        benchmark that overrides it may return the same as a dict: it is checked as a
+        `BenchmarkPlan` where it is recorded)."""
+        return BenchmarkPlan.model_validate({
+            "benchmark": self.name, "options": self.options.model_dump(mode="json"),
+            "dataset": self.dataset()})
 
     def dataset(self) -> dict[str, Any]:
         """run.json's `dataset`: the files and their fingerprint; without `data()`, a
@@ -153,7 +158,7 @@ class Benchmark(Generic[OptionsT]):
         return accuracy.summarize(records, self.metric)
 
     # -- output -------------------------------------------------------------------------------
-    def write_tables(self, metrics: dict[str, Any], info: dict[str, Any],
+    def write_tables(self, metrics: dict[str, Any], info: RunInfo,
                      directory: Path) -> list[Path]:
         """Paper-style tables beside metrics.json (`info` is run.json)."""
         from visioneval.core import accuracy
@@ -161,14 +166,13 @@ class Benchmark(Generic[OptionsT]):
         return [accuracy.write_csv(metrics, directory)] if accuracy.is_accuracy(metrics) \
             else []
 
-    def print_summary(self, metrics: dict[str, Any], info: dict[str, Any],
+    def print_summary(self, metrics: dict[str, Any], info: RunInfo,
                       console: Console) -> None:
         """The tables a user sees at the end of a run."""
         from visioneval.core import accuracy
 
         if accuracy.is_accuracy(metrics):
-            model = (info.get("backend") or {}).get("model", "?")
-            accuracy.show(metrics, f"{self.name}: {model}", console)
+            accuracy.show(metrics, f"{self.name}: {info.backend.model}", console)
 
 
 class BenchmarkDefinition:
@@ -210,6 +214,9 @@ class BenchmarkDefinition:
     # The command's flags naming the model's server and key variable (for the lines that
     # say how to resume).
     target_flags: ClassVar[tuple[str, str]] = ("--base-url", "--api-key-env")
+    # The shape of its metrics.json (what `summarize` returns), which checks the summary
+    # before the file is written; the default is any JSON object.
+    metrics_model: ClassVar[MetricsModel] = Metrics
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -13,22 +13,20 @@ which reads every data file) and compared with run.json's."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from visioneval.core.benchmark import BenchmarkDefinition
+    from visioneval.core.runfiles import DatasetStat, RunInfo
 
 
-def stat_holds(stat: Any) -> bool:
+def stat_holds(stat: DatasetStat | None) -> bool:
     """Whether every file run.json's `dataset.stat` names still has its size and time."""
-    if not isinstance(stat, dict):
+    if stat is None or not stat.files:
         return False
-    root, files = stat.get("root"), stat.get("files")
-    if not isinstance(root, str) or not isinstance(files, dict) or not files:
-        return False
-    for name, recorded in files.items():
+    for name, recorded in stat.files.items():
         try:
-            st = (Path(root) / name).stat()
+            st = (Path(stat.root) / name).stat()
         except (OSError, ValueError):
             return False
         if [st.st_size, st.st_mtime_ns] != recorded:
@@ -36,24 +34,26 @@ def stat_holds(stat: Any) -> bool:
     return True
 
 
-def data_change(info: dict[str, Any], definition: BenchmarkDefinition) -> str | None:
+def data_change(info: RunInfo, definition: BenchmarkDefinition) -> str | None:
     """One line when the run's data is not the data it read (its fingerprint differs), else
     None. `definition`: the run's trusted one, which reads the data. A re-scored run is not
     checked (its fingerprint covers the other tool's logs too, and its records carry no
     images), nor one whose data cannot be read now (the thumbnails' note says so)."""
-    dataset = info.get("dataset")
-    if not isinstance(dataset, dict) or info.get("rescored_from") is not None:
+    from visioneval.core.runfiles import BenchmarkPlan
+
+    dataset = info.dataset
+    if info.rescored_from is not None:
         return None
-    before = dataset.get("fingerprint")
-    if not isinstance(before, str) or stat_holds(dataset.get("stat")):
+    before = dataset.fingerprint
+    if before is None or stat_holds(dataset.stat):
         return None
     try:
-        plan = definition.build_to_read(dict(info.get("options") or {})).plan()
-        now = plan["dataset"]["fingerprint"]
+        benchmark = definition.build_to_read(dict(info.options))
+        now = BenchmarkPlan.of(benchmark.plan(), benchmark.name).dataset.fingerprint
     except Exception:  # moved, offline, not a benchmark that reads data: nothing to compare
         return None
     if now == before:
         return None
-    source = dataset.get("source") or "the run's data"
+    source = dataset.source or "the run's data"
     return (f"thumbnails are from data that changed since the run: {source} (dataset "
             f"fingerprint {before[:12]} in run.json, {str(now)[:12]} now)")

@@ -15,12 +15,12 @@ import importlib.util
 import re
 import shlex
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
+from visioneval.core.runfiles import RunInfo
 
 DEFINITIONS = {
     "salbench": "visioneval.benchmarks.salbench.definition:DEFINITION",
@@ -118,14 +118,14 @@ def _file_key(path: Path) -> str:
     return f"visioneval_user_{stem}_{digest}"
 
 
-def imported_here(info: Mapping[str, Any]) -> BenchmarkDefinition | None:
+def imported_here(info: RunInfo) -> BenchmarkDefinition | None:
     """The user's definition run.json records, if this process has already imported its
     module, and None otherwise; nothing is imported here. For the report at the end of a
     run (`report.page.try_write_report`): the process that has just run a benchmark has
     run its code, so drawing the page with it runs nothing new, whereas a definition the
     process has not run (a resume given another one) stays untrusted."""
-    recorded = info.get("definition")
-    if not isinstance(recorded, str) or ":" not in recorded or _OURS.fullmatch(recorded):
+    recorded = info.definition
+    if recorded is None or ":" not in recorded or _OURS.fullmatch(recorded):
         return None
     module, _, attribute = recorded.rpartition(":")
     if module.endswith(".py"):
@@ -169,7 +169,7 @@ SHOWN = "it is shown without its benchmark's tables and thumbnails"
 """What reading a run of an unnamed definition does instead (`for_run`'s default)."""
 
 
-def for_run(info: Mapping[str, Any], named: Named = None,
+def for_run(info: RunInfo, named: Named = None,
             directory: Path | str | None = None, *, instead: str = SHOWN
             ) -> BenchmarkDefinition:
     """The definition to read, rebuild or resume the run whose run.json is `info`.
@@ -186,8 +186,8 @@ def for_run(info: Mapping[str, Any], named: Named = None,
     why, what happens `instead`, and the --definition that would trust it. A named
     definition that cannot be loaded or does not match the run is a plain ValueError.
     """
-    benchmark = info.get("benchmark")
-    recorded = info.get("definition")
+    benchmark = info.benchmark
+    recorded = info.definition
     where = f"{directory}: " if directory is not None else ""
     if named is not None:
         found = named if isinstance(named, BenchmarkDefinition) else definition(named)
@@ -198,13 +198,13 @@ def for_run(info: Mapping[str, Any], named: Named = None,
                              f"this is a run of {benchmark!r}")
         return found
     never = "visioneval never imports code that a run directory names"
-    if isinstance(recorded, str) and recorded:
+    if recorded:
         if _OURS.fullmatch(recorded):
             return _ours(recorded)
         raise UntrustedRun(f"{where}a run of your own benchmark {benchmark!r} ({recorded}); "
                            f"{never}, so {instead}. If you trust that code, add "
                            f"--definition {_quoted(recorded)}")
-    if isinstance(benchmark, str) and benchmark in DEFINITIONS:
+    if benchmark in DEFINITIONS:
         return definition(benchmark)
     raise UntrustedRun(f"{where}run.json names benchmark {benchmark!r}, which is not one of "
                        f"visioneval's ({', '.join(DEFINITIONS)}); {never}, so {instead}. If "
@@ -212,7 +212,7 @@ def for_run(info: Mapping[str, Any], named: Named = None,
                        "--definition module:attribute")
 
 
-def build_for_run(info: Mapping[str, Any], named: Named = None,
+def build_for_run(info: RunInfo, named: Named = None,
                   directory: Path | str | None = None, *, to_read: bool = False,
                   instead: str = "its benchmark cannot be rebuilt") -> Benchmark:
     """The benchmark of the run whose run.json is `info`, by `for_run`'s trust rule: a run
@@ -222,7 +222,7 @@ def build_for_run(info: Mapping[str, Any], named: Named = None,
     let it run code or read beyond its data off (`BenchmarkDefinition.build_to_read`);
     False: to run it (resume)."""
     found = for_run(info, named, directory, instead=instead)
-    options = dict(info.get("options") or {})
+    options = dict(info.options)
     return found.build_to_read(options) if to_read else found.build(options)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -12,7 +11,8 @@ from typing import Any
 from visioneval.core import registry
 from visioneval.core.benchmark import BenchmarkDefinition
 from visioneval.core.records import Record
-from visioneval.core.store import RunDirError, RunStore
+from visioneval.core.runfiles import RunInfo
+from visioneval.core.store import RunStore
 
 
 @dataclass
@@ -21,7 +21,7 @@ class RunView:
     on demand (one record per sample, the last written) so a big run is never held whole."""
 
     directory: Path
-    info: dict[str, Any]
+    info: RunInfo
     metrics: dict[str, Any]
     only: frozenset[str] | None = None
     """The sample ids this view is narrowed to (compare --common-only); None: all."""
@@ -35,8 +35,8 @@ class RunView:
         """The run's records, one per sample; those of samples that are not in the run's
         data (run.json's `not_in_data`) are left out, as the metrics leave them out."""
         records = RunStore(self.directory, self.info).iter_latest()
-        outside = self.info.get("not_in_data")
-        if isinstance(outside, list) and outside:
+        outside = self.info.not_in_data
+        if outside:
             excluded = frozenset(outside)
             records = (r for r in records if r.id not in excluded)
         if self.only is None:
@@ -47,14 +47,14 @@ class RunView:
     @property
     def has_records(self) -> bool:
         """Whether any sample was recorded (run.json's count; the journal if it has none)."""
-        counts = self.info.get("counts")
-        if counts is not None and "records" in counts:
-            return counts["records"] > 0
+        counts = self.info.counts
+        if counts is not None and "records" in counts.model_fields_set:
+            return counts.records > 0
         return next(self.iter_records(), None) is not None
 
     @property
     def benchmark(self) -> str:
-        return self.info.get("benchmark", "?")
+        return self.info.benchmark
 
     @cached_property
     def _shown(self) -> tuple[BenchmarkDefinition, str | None]:
@@ -82,11 +82,11 @@ class RunView:
 
     @property
     def model(self) -> str:
-        return self.info.get("backend", {}).get("model", "?")
+        return self.info.backend.model
 
     @property
     def title(self) -> str:
-        shots = self.info.get("options", {}).get("shots")
+        shots = self.info.options.get("shots")
         extra = f", {shots}-shot" if shots is not None else ""
         return f"{self.benchmark}: {self.model}{extra}"
 
@@ -95,14 +95,13 @@ def load(directory: Path, named: registry.Named = None, check_data: bool = True)
     """A run directory read back; `named`: the definition the user named for it;
     `check_data`: see `RunView.check_data`."""
     store = RunStore.open(directory)
-    metrics_path = directory / "metrics.json"
-    if not metrics_path.exists():
-        raise RunDirError(f"{directory} has no metrics.json yet (is the run still starting?)")
-    metrics = json.loads(metrics_path.read_text())
-    return RunView(directory, store.info, metrics, named=named, check_data=check_data)
+    # metrics.json as the run's visioneval wrote it (a JSON object; its benchmark's model
+    # checked it when it was written, and an earlier version's may have another shape)
+    return RunView(directory, store.info, store.read_metrics(), named=named,
+                   check_data=check_data)
 
 
-def shown_definition(info: dict[str, Any], named: registry.Named = None,
+def shown_definition(info: RunInfo, named: registry.Named = None,
                      directory: Path | None = None) -> tuple[BenchmarkDefinition, str | None]:
     """(the definition a run is read with, None) by `registry.for_run`'s trust rule; for a
     run of a benchmark that is not visioneval's and whose definition nobody named, (the

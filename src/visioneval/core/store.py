@@ -20,6 +20,16 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import orjson
 
 from visioneval.core.records import Record
+from visioneval.core.runfiles import RUN_FORMAT as RUN_FORMAT  # the store's format
+from visioneval.core.runfiles import (
+    Metrics,
+    MetricsModel,
+    RunFileError,
+    RunInfo,
+    check_metrics,
+    parse_run_info,
+)
+from visioneval.core.runfiles import run_format as run_format
 
 if TYPE_CHECKING:
     import numpy as np
@@ -28,19 +38,8 @@ log = logging.getLogger(__name__)
 
 RUN_FILE = "run.json"
 SAMPLES_FILE = "samples.jsonl"
+METRICS_FILE = "metrics.json"
 LOCK_FILE = ".lock"
-
-RUN_FORMAT = 2
-"""The layout of run.json and samples.jsonl, written as run.json's `run_format`. Runs from
-before the field existed have none and are format 1 (the same files, except that validator
-records held their result as response text); a run written by a newer visioneval (a
-higher number) is refused rather than misread."""
-
-
-def run_format(info: dict[str, Any]) -> int:
-    """The format a run directory was written in (1 when run.json does not say)."""
-    value = info.get("run_format", 1)
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 _ID = re.compile(rb'^\{"id":("(?:[^"\\]|\\.)*")')
@@ -172,13 +171,19 @@ class RunLock:
 
 
 class RunStore:
-    def __init__(self, directory: Path, info: dict[str, Any]):
+    """A run directory: run.json as a `RunInfo` (the store is its one reader and writer),
+    the journal and metrics.json."""
+
+    def __init__(self, directory: Path, info: RunInfo, written_format: int = RUN_FORMAT):
         self.directory = directory
         self.info = info
+        self.written_format = written_format
+        """The run_format run.json had when it was read (1: from before the field); `info`
+        is always of the current format (`runfiles.migrate`)."""
         self._journal: BinaryIO | None = None
 
     @classmethod
-    def create(cls, directory: Path, info: dict[str, Any]) -> RunStore:
+    def create(cls, directory: Path, info: RunInfo) -> RunStore:
         ensure_directory(directory)
         if (directory / SAMPLES_FILE).exists():
             raise RunDirError(f"{directory} already holds a run; continue it with "
@@ -189,23 +194,43 @@ class RunStore:
 
     @classmethod
     def open(cls, directory: Path) -> RunStore:
+        """The run in `directory`, run.json migrated to the current format and validated; a
+        RunDirError of one line naming the file (and the field) when it is not a run."""
         path = directory / RUN_FILE
         if not path.is_file():
             raise RunDirError(f"{directory} is not a run directory (no {RUN_FILE})")
         try:
-            info = orjson.loads(path.read_bytes())
-        except orjson.JSONDecodeError as exc:
-            raise RunDirError(f"{path}: not valid JSON ({exc})") from None
-        if not isinstance(info, dict):
-            raise RunDirError(f"{path}: not a run description (a JSON object)")
-        found = run_format(info)
-        if not 1 <= found <= RUN_FORMAT:
-            raise RunDirError(f"{path}: run_format {info.get('run_format')!r} is not one this "
-                              f"visioneval reads (1 to {RUN_FORMAT}); upgrade visioneval")
-        return cls(directory, info)
+            info, written = parse_run_info(path.read_bytes())
+        except RunFileError as exc:
+            raise RunDirError(f"{path}: {exc}") from None
+        return cls(directory, info, written)
 
     def save_info(self) -> None:
-        write_json(self.directory / RUN_FILE, self.info)
+        write_atomic(self.directory / RUN_FILE, self.info.to_json())
+
+    def read_metrics(self, model: MetricsModel = Metrics) -> dict[str, Any]:
+        """metrics.json, checked against the benchmark's `model` of it; a RunDirError of one
+        line when it is missing or not what the model describes."""
+        path = self.directory / METRICS_FILE
+        if not path.exists():
+            raise RunDirError(f"{self.directory} has no {METRICS_FILE} yet (is the run still "
+                              "starting?)")
+        try:
+            return check_metrics(orjson.loads(path.read_bytes()), model)
+        except orjson.JSONDecodeError as exc:
+            raise RunDirError(f"{path}: not valid JSON ({exc})") from None
+        except ValueError as exc:
+            raise RunDirError(f"{path}: {exc}") from None
+
+    def write_metrics(self, metrics: dict[str, Any], model: MetricsModel = Metrics) -> Path:
+        """metrics.json (atomically), once `model` says the benchmark's summary is what it
+        describes (a ValueError naming the field otherwise: nothing is written)."""
+        try:
+            check_metrics(metrics, model)
+        except ValueError as exc:
+            raise ValueError(f"{self.directory / METRICS_FILE}: the benchmark's metrics are "
+                             f"not what its model describes: {exc}") from None
+        return self.write_json(METRICS_FILE, metrics)
 
     def append(self, record: Record) -> None:
         """One journal line, in one unbuffered write. A write that fails (a full disk) is a

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from visioneval.core.records import Record
+from visioneval.core.runfiles import RunInfo
 
 
 class RunData(Protocol):
@@ -16,7 +17,7 @@ class RunData(Protocol):
     def directory(self) -> Path: ...
 
     @property
-    def info(self) -> dict[str, Any]:
+    def info(self) -> RunInfo:
         """run.json."""
 
     @property

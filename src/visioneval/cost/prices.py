@@ -16,12 +16,13 @@ import functools
 import ipaddress
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from visioneval.backends.keys import host_of, redact_url
 
 if TYPE_CHECKING:
     from visioneval.backends.registry import BackendSpec
+    from visioneval.core.runfiles import BackendInfo, Pricing
 
 MILLION = Decimal(1_000_000)
 GIVEN = "--price-in/--price-out"
@@ -74,9 +75,9 @@ class ModelRef:
     base_url: str | None = None
 
     @classmethod
-    def from_recorded(cls, backend: dict[str, Any]) -> ModelRef:
-        """From run.json's `backend` (or a BackendSpec's `recorded()`)."""
-        return cls(str(backend.get("kind")), str(backend.get("model")), backend.get("base_url"))
+    def from_recorded(cls, backend: BackendInfo) -> ModelRef:
+        """From run.json's `backend`."""
+        return cls(backend.kind, backend.model, backend.base_url)
 
     @classmethod
     def from_spec(cls, spec: BackendSpec) -> ModelRef:
@@ -95,11 +96,11 @@ def given_price(price_in: float | None, price_out: float | None) -> Price | None
     return Price(Decimal(str(price_in)), Decimal(str(price_out)), GIVEN)
 
 
-def recorded_price(pricing: Any) -> Price | None:
+def recorded_price(pricing: Pricing | None) -> Price | None:
     """The prices run.json keeps under `pricing` (None: none were given)."""
-    if not isinstance(pricing, dict):
+    if pricing is None:
         return None
-    return given_price(pricing.get("price_in"), pricing.get("price_out"))
+    return given_price(pricing.price_in, pricing.price_out)
 
 
 def price_for(ref: ModelRef, given: Price | None = None,

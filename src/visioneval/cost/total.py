@@ -10,10 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from visioneval.cost.prices import JUDGE_REMEDY, ModelRef, NoPrice, Price, price_for
 from visioneval.cost.usage import UsageBook, UsageCount
+
+if TYPE_CHECKING:
+    from visioneval.core.runfiles import SessionInfo
 
 NO_USAGE = "no answer reported usage (failed requests are taken as free)"
 NOTHING_SENT = "no request sent: every answer came from the cache or needed no model"
@@ -54,7 +57,7 @@ def cost_of(count: UsageCount, price: Price | NoPrice, who: str) -> Cost:
     return Cost(usd, (*sources, price.source))
 
 
-def run_cost(sessions: Iterable[dict[str, Any]], model: ModelRef, judge: ModelRef | None,
+def run_cost(sessions: Iterable[SessionInfo], model: ModelRef, judge: ModelRef | None,
              given: Price | None) -> dict[str, Any]:
     """counts.cost: {"usd", "source", "unavailable" (when usd is null), "groups"}.
     `given`: the user's prices, for the model under test (see `role_prices`)."""

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from visioneval.core.records import Response
 from visioneval.exactsum import ExactSum
+
+if TYPE_CHECKING:
+    from visioneval.core.runfiles import SessionInfo, UsageCountInfo
 
 ROLES = ("model", "judge")
 
@@ -101,24 +104,15 @@ class UsageBook:
                 for role, groups in self.roles.items()}
 
     @classmethod
-    def from_dict(cls, data: Any) -> UsageBook:
-        book = cls()
-        if not isinstance(data, dict):
-            return book
-        for role, groups in data.items():
-            if isinstance(groups, dict):
-                book.roles[str(role)] = {str(g): UsageCount.from_dict(c)
-                                         for g, c in groups.items() if isinstance(c, dict)}
-        return book
-
-    @classmethod
-    def from_sessions(cls, sessions: Iterable[dict[str, Any]]) -> UsageBook:
+    def from_sessions(cls, sessions: Iterable[SessionInfo]) -> UsageBook:
         """Every session's usage added up (a resumed run's sessions, a merged run's shards)."""
         book = cls()
         for session in sessions:
-            if "usage" in session:
-                book.merge(cls.from_dict(session["usage"]))
-            elif session.get("sent"):  # a session of a visioneval that kept totals only
+            if session.usage is not None:
+                book.merge(cls(roles={role: {group: _recorded(count)
+                                             for group, count in groups.items()}
+                                      for role, groups in session.usage.items()}))
+            elif session.sent:  # a session of a visioneval that kept totals only
                 book.merge(cls(roles={"model": {UNRECORDED: _legacy(session)}}))
         return book
 
@@ -126,10 +120,13 @@ class UsageBook:
 UNRECORDED = "(not recorded per group)"
 
 
-def _legacy(session: dict[str, Any]) -> UsageCount:
+def _recorded(info: UsageCountInfo) -> UsageCount:
+    return UsageCount.from_dict(info.model_dump())
+
+
+def _legacy(session: SessionInfo) -> UsageCount:
     """An older session's totals: its tokens, none reported with a cost."""
-    prompt, completion = int(session.get("prompt_tokens") or 0), \
-        int(session.get("completion_tokens") or 0)
-    return UsageCount(requests=int(session.get("sent") or 0), prompt_tokens=prompt,
+    prompt, completion = session.prompt_tokens, session.completion_tokens
+    return UsageCount(requests=session.sent, prompt_tokens=prompt,
                       completion_tokens=completion, unreported_prompt_tokens=prompt,
                       unreported_completion_tokens=completion)

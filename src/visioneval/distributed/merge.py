@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from visioneval.core.runfiles import MergedShard, MissingShard, RunInfo
 from visioneval.core.store import (
     LOCK_FILE,
     SAMPLES_FILE,
@@ -43,7 +44,7 @@ class MergeRefused(ValueError):
 @dataclass(frozen=True)
 class ShardRun:
     directory: Path
-    info: dict[str, Any]
+    info: RunInfo
     shard: Shard
 
 
@@ -82,7 +83,7 @@ def open_shards(directories: Sequence[Path]) -> list[ShardRun]:
             info = RunStore.open(directory).info
         except RunDirError as exc:
             raise MergeRefused(str(exc)) from None
-        shard = Shard.from_info(info)
+        shard = info.shard
         if shard is None:
             raise MergeRefused(f"{directory} is not a shard (its run.json has no shard); "
                                "merge takes runs made with --shard K/N or --executor ray")
@@ -92,26 +93,25 @@ def open_shards(directories: Sequence[Path]) -> list[ShardRun]:
     return runs
 
 
-def _located(info: dict[str, Any]) -> dict[str, Any]:
+def _located(info: RunInfo) -> dict[str, Any]:
     """The options without the one that says where the data was read from (a path that may
     differ between machines: the dataset fingerprint says whether the data is the same)."""
-    source = (info.get("dataset") or {}).get("source")
-    return {k: v for k, v in (info.get("options") or {}).items()
-            if source is None or v != source}
+    source = info.dataset.source
+    return {k: v for k, v in info.options.items() if source is None or v != source}
 
 
 def _differences(a: ShardRun, b: ShardRun) -> str | None:
     """The first way in which two shards are not parts of one run, as words."""
     ia, ib = a.info, b.info
-    if (ia.get("benchmark"), ia.get("definition")) != (ib.get("benchmark"), ib.get("definition")):
-        return f"benchmark ({ia.get('benchmark')} vs {ib.get('benchmark')})"
+    if (ia.benchmark, ia.definition) != (ib.benchmark, ib.definition):
+        return f"benchmark ({ia.benchmark} vs {ib.benchmark})"
     if a.shard.count != b.shard.count:
         return f"shard count ({a.shard.count} vs {b.shard.count})"
-    ba, bb = ia.get("backend") or {}, ib.get("backend") or {}
-    if (ba.get("kind"), ba.get("model")) != (bb.get("kind"), bb.get("model")):
-        return (f"model ({ba.get('kind')} {ba.get('model')} vs "
-                f"{bb.get('kind')} {bb.get('model')})")
-    ga, gb = ia.get("generation") or {}, ib.get("generation") or {}
+    ba, bb = ia.backend, ib.backend
+    if (ba.kind, ba.model) != (bb.kind, bb.model):
+        return f"model ({ba.kind} {ba.model} vs {bb.kind} {bb.model})"
+    ga = ia.generation.model_dump(exclude_unset=True)
+    gb = ib.generation.model_dump(exclude_unset=True)
     for key in sorted(set(ga) | set(gb)):
         if ga.get(key) != gb.get(key):
             return f"generation setting {key} ({ga.get(key)!r} vs {gb.get(key)!r})"
@@ -119,8 +119,7 @@ def _differences(a: ShardRun, b: ShardRun) -> str | None:
     for key in sorted(set(oa) | set(ob)):
         if oa.get(key) != ob.get(key):
             return f"option {key} ({oa.get(key)!r} vs {ob.get(key)!r})"
-    fa = (ia.get("dataset") or {}).get("fingerprint")
-    fb = (ib.get("dataset") or {}).get("fingerprint")
+    fa, fb = ia.dataset.fingerprint, ib.dataset.fingerprint
     if fa != fb:
         return f"data fingerprint ({str(fa)[:12]} vs {str(fb)[:12]})"
     return None
@@ -192,27 +191,30 @@ def check_samples(plan: MergePlan) -> None:
                                    "would be counted twice")
 
 
-def _merged_info(plan: MergePlan, out: Path) -> dict[str, Any]:
-    first = plan.runs[0].info
-    info = {k: v for k, v in first.items() if k not in ("shard", "sessions", "counts",
-                                                        "not_in_data")}
+def _merged_info(plan: MergePlan, out: Path) -> RunInfo:
+    """The first shard's run.json as the merged run's: every shard's sessions (each saying
+    its shard), where it was merged from, and status "merging" until the merge ends."""
+    info = plan.runs[0].info.model_copy(deep=True)
+    for name in ("shard", "sessions", "counts", "not_in_data"):
+        info.forget(name)
     # Records of samples not in the data, found by each shard, stay out of the merged run.
-    outside = sorted({i for r in plan.runs for i in r.info.get("not_in_data") or []})
+    outside = sorted({i for r in plan.runs for i in r.info.not_in_data or []})
     if outside:
-        info["not_in_data"] = outside
-    info["started_at"] = min(str(r.info.get("started_at", "")) for r in plan.runs)
-    info["sessions"] = [session | {"shard": run.shard.index}
-                        for run in plan.runs for session in run.info.get("sessions", [])]
-    info["merged_from"] = [
-        {"directory": _relative(run.directory, out), "shard": run.shard.as_dict(),
-         "status": run.info.get("status"), "backend": run.info.get("backend"),
-         "records": (run.info.get("counts") or {}).get("records")}
+        info.not_in_data = outside
+    info.started_at = min(r.info.started_at or "" for r in plan.runs)
+    info.sessions = [session.model_copy(update={"shard": run.shard.index})
+                     for run in plan.runs for session in run.info.sessions]
+    info.merged_from = [
+        MergedShard(directory=_relative(run.directory, out), shard=run.shard,
+                    status=run.info.status, backend=run.info.backend,
+                    records=run.info.counts.records if run.info.counts is not None and
+                    "records" in run.info.counts.model_fields_set else None)
         for run in plan.runs]
     if plan.missing:
-        info["missing_shards"] = [{"index": k, "count": plan.count,
-                                   **({"still_running": True} if k in plan.running else {})}
-                                  for k in plan.missing]
-    info["status"] = MERGING
+        info.missing_shards = [MissingShard(index=k, count=plan.count, still_running=True)
+                               if k in plan.running else MissingShard(index=k, count=plan.count)
+                               for k in plan.missing]
+    info.status = MERGING
     return info
 
 
@@ -247,9 +249,9 @@ def merge(directories: Sequence[Path], out: Path, allow_partial: bool = False,
         first.info, definition, first.directory, to_read=True,
         instead="merging cannot recompute the metrics with its benchmark's code")
     if definition in registry.names():  # run.json names the code behind the numbers
-        info.pop("definition", None)
+        info.forget("definition")
     elif definition is not None:
-        info["definition"] = registry.portable(definition)
+        info.definition = registry.portable(definition)
     with RunLock(out):  # one merge at a time into `out`
         store = RunStore(out, info)
         store.save_info()  # status "merging": until the end, the directory says it is unfinished
@@ -260,10 +262,10 @@ def merge(directories: Sequence[Path], out: Path, allow_partial: bool = False,
                 for _, line in _latest_lines(run):
                     fh.write(line if line.endswith(b"\n") else line + b"\n")
         partial.replace(journal)
-        ended = [r.info.get("status") for r in plan.runs]
+        ended = [r.info.status for r in plan.runs]
         status = "finished" if not plan.missing and all(s == "finished" for s in ended) \
             else "partial"
-        store.info["merged_at"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        store.info.merged_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         result = finish(benchmark, store, status, _stats(plan))  # run.json last
     return result, benchmark, plan
 
@@ -276,9 +278,9 @@ def unfinished_merge(out: Path) -> bool:
         info = RunStore.open(out).info
     except RunDirError:
         return False
-    if "merged_from" not in info:
+    if info.merged_from is None:
         return False
-    return info.get("status") == MERGING or not (out / "metrics.json").exists()
+    return info.status == MERGING or not (out / "metrics.json").exists()
 
 
 def _stats(plan: MergePlan):
@@ -287,10 +289,10 @@ def _stats(plan: MergePlan):
 
     stats = RunStats()
     for run in plan.runs:
-        sessions = run.info.get("sessions") or []
+        sessions = run.info.sessions
         for session in sessions:
-            stats.cache_hits += session.get("cache_hits", 0)
-            stats.sent += session.get("sent", 0)
+            stats.cache_hits += session.cache_hits
+            stats.sent += session.sent
         if sessions:
-            stats.skipped += sessions[-1].get("skipped", 0)
+            stats.skipped += sessions[-1].skipped
     return stats

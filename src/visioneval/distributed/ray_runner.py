@@ -113,7 +113,7 @@ def run(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
     """A new distributed run: N shard tasks in `<out>/shards`, merged into `<out>`."""
     ray = import_ray()
     if benchmark.total() == 0:
-        raise DataError(nothing_to_evaluate(benchmark.plan()))
+        raise DataError(nothing_to_evaluate(benchmark))
     out = (out or default_run_dir(benchmark.name, spec.model)).absolute()
     count = how.shard_count
     _check_existing(out, benchmark, spec, count)
@@ -138,17 +138,17 @@ def resume(directory: Path, expected: str | None, given: ResumeGiven, output: Ou
         raise ValueError(f"{directory} holds no shards ({SHARDS_DIR}/K-of-N with run.json): "
                          "it is not a run made with --executor ray")
     info = RunStore.open(found[0]).info
-    shard = Shard.from_info(info)
+    shard = info.shard
     assert shard is not None  # _shard_dirs keeps shard runs only
     if how.shards is not None and how.shards != shard.count:
         raise ValueError(f"{directory} was run in {shard.count} shards; --shards "
                          f"{how.shards} cannot resume it")
     check_resumable_kind(info, directory, expected)
     run = rebuild(info, given, directory)
-    name = given.definition or info["benchmark"]
+    name = given.definition or info.benchmark
     # What a shard that never started starts with: the run's settings, its own cache file.
-    engine = given.flags.resumed(info.get("engine"))[0].of_whole_run(shard)
-    jobs = [ShardJob(name, info["options"], run.spec, run.settings, engine,
+    engine = given.flags.resumed(info.engine)[0].of_whole_run(shard)
+    jobs = [ShardJob(name, info.options, run.spec, run.settings, engine,
                      Shard(k, shard.count),
                      str(directory / SHARDS_DIR / Shard(k, shard.count).dirname), os.getcwd(),
                      given.flags, dict(given.options))
@@ -170,18 +170,17 @@ def _check_existing(out: Path, benchmark: Benchmark, spec: BackendSpec, count: i
     """Shards already in `out` must be this run's (the same command run again resumes
     them); anything else is refused rather than mixed in."""
     from visioneval.core.store import RunStore
+    from visioneval.session import planned
 
-    plan = benchmark.plan()
+    plan = planned(benchmark)
     for directory in _shard_dirs(out):
         info = RunStore.open(directory).info
-        shard = Shard.from_info(info)
-        recorded = info.get("backend") or {}
+        shard = info.shard
         same = (shard is not None and shard.count == count
-                and info.get("benchmark") == plan["benchmark"]
-                and info.get("options") == plan["options"]
-                and (info.get("dataset") or {}).get("fingerprint")
-                == plan["dataset"]["fingerprint"]
-                and (recorded.get("kind"), recorded.get("model")) == (spec.kind, spec.model))
+                and info.benchmark == plan.benchmark
+                and info.options == plan.options
+                and info.dataset.fingerprint == plan.dataset.fingerprint
+                and (info.backend.kind, info.backend.model) == (spec.kind, spec.model))
         if not same:
             raise ValueError(f"{directory} holds another run's shard (a different benchmark, "
                              "option, dataset, model or shard count); choose another --out")
@@ -272,10 +271,13 @@ def _resume_line(jobs: list[ShardJob], out: Path, how: Distribution, label: str)
     """The command that resumes the shards on Ray, as this process was started."""
     from visioneval.commands.resume_target import resume_command
     from visioneval.core import registry
+    from visioneval.core.runfiles import BackendInfo, RunInfo
 
     job = jobs[0]
-    own = {"definition": job.benchmark} if job.benchmark not in registry.names() else {}
-    line = resume_command({"benchmark": label, "backend": job.spec.recorded(), **own}, out)
+    own = job.benchmark if job.benchmark not in registry.names() else None
+    info = RunInfo(benchmark=label, definition=own,
+                   backend=BackendInfo.model_validate(job.spec.recorded()))
+    line = resume_command(info, out)
     where = f" --ray-address {shlex.quote(how.ray_address)}" if how.ray_address else ""
     return f"{line} --executor ray{where}"
 

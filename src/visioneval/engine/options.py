@@ -190,12 +190,12 @@ class EngineFlags(BaseModel, frozen=True):
                              refresh_cache=self.refresh_cache,
                              cache_key_url=self.cache_key_url, max_cost=self.max_cost)
 
-    def resumed(self, recorded: dict[str, Any] | None,
+    def resumed(self, recorded: EngineOptions | None,
                 shard: Shard | None = None) -> tuple[EngineOptions, list[Change]]:
         """A resume's options: the run's recorded ones, with each flag given again in its
         place (each such change returned, to be said and recorded). --max-cost limits one
         session, so it is never taken from the record."""
-        before = _recorded(recorded)
+        before = recorded or EngineOptions()  # a run from before the settings were kept
         update: dict[str, Any] = {"max_cost": self.max_cost}
         for name in _SCALARS:
             if (value := getattr(self, name)) is not None:
@@ -217,13 +217,3 @@ class EngineFlags(BaseModel, frozen=True):
         changes = [Change(name, getattr(before, name), getattr(now, name))
                    for name in FLAGS if getattr(before, name) != getattr(now, name)]
         return now, changes
-
-
-def _recorded(recorded: dict[str, Any] | None) -> EngineOptions:
-    """The engine settings run.json recorded (a run written before a setting existed gets
-    that setting's default); unreadable ones are a ValueError naming run.json."""
-    try:
-        return EngineOptions.model_validate(recorded or {})
-    except ValidationError as exc:
-        raise ValueError(f"run.json: the recorded engine settings are not valid "
-                         f"({exc.errors()[0]['loc']}: {exc.errors()[0]['msg']})") from None

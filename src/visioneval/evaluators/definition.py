@@ -14,6 +14,7 @@ from visioneval.core.blocks import Charts, ComparisonTable, Note, Section, Table
 from visioneval.core.marks import percent
 from visioneval.core.records import Record
 from visioneval.core.view import RunData
+from visioneval.evaluators.metrics import EvaluateMetrics
 from visioneval.evaluators.options import EvaluateOptions
 from visioneval.evaluators.result import EvalResult
 
@@ -28,6 +29,7 @@ def _score(value: float | None) -> str:
 
 class EvaluateDefinition(BenchmarkDefinition):
     name = "evaluate"
+    metrics_model = EvaluateMetrics
     summary = "Grade answers about images with rubric judges and code validators."
     options_model = EvaluateOptions
     command = False  # `visioneval evaluate` is its own command (cli/evaluators.py)

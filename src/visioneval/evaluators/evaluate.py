@@ -31,6 +31,7 @@ from visioneval.core.records import (
     Sample,
     SkippedRow,
 )
+from visioneval.core.runfiles import BenchmarkPlan, RunInfo
 from visioneval.engine.runner import Ask, Solved
 from visioneval.evaluators.cases import CaseSpec, EvaluatorSpec, UnusableCase, iter_cases
 from visioneval.evaluators.judge import Case, combine, judge_once, judge_request
@@ -112,14 +113,15 @@ class EvalRun(Benchmark[EvaluateOptions]):
                             f"{len(images)} image(s), but the judge model is declared "
                             "text-only (--judge-text-only); use a vision model")
 
-    def plan(self) -> dict[str, Any]:
+    def plan(self) -> BenchmarkPlan:
         digest = hashlib.sha256(self.path.read_bytes())
         for _, images in self._usable():
             for image in images:
                 digest.update(image.sha256.encode())
-        return {"benchmark": self.name, "options": self.options.model_dump(),
-                "dataset": {"source": str(self.path), "fingerprint": digest.hexdigest(),
-                            "cases": sum(1 for _ in self._usable())}}
+        return BenchmarkPlan.model_validate({
+            "benchmark": self.name, "options": self.options.model_dump(),
+            "dataset": {"source": str(self.path), "fingerprint": digest.hexdigest(),
+                        "cases": sum(1 for _ in self._usable())}})
 
     def total(self) -> int:
         return sum(1 if isinstance(entry, UnusableCase) else len(entry[0].evaluators)
@@ -196,7 +198,7 @@ class EvalRun(Benchmark[EvaluateOptions]):
     def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
         return summarize(records)
 
-    def write_tables(self, metrics: dict[str, Any], info: dict[str, Any],
+    def write_tables(self, metrics: dict[str, Any], info: RunInfo,
                      directory: Path) -> list[Path]:
         path = directory / "results.csv"
         buf = io.StringIO()
@@ -209,7 +211,7 @@ class EvalRun(Benchmark[EvaluateOptions]):
         path.write_text(buf.getvalue())
         return [path]
 
-    def print_summary(self, metrics: dict[str, Any], info: dict[str, Any],
+    def print_summary(self, metrics: dict[str, Any], info: RunInfo,
                       console: Console) -> None:
         table = Table(title="Evaluators", pad_edge=False)
         for column in ("evaluator", "n", "passed", "pass rate", "95% interval", "mean score",

@@ -113,7 +113,7 @@ def on_common_samples(views: list[RunView]) -> list[RunView]:
             narrowed.append(narrow)
             continue
         try:
-            benchmark = view.shown.build_to_read(dict(view.info.get("options") or {}))
+            benchmark = view.shown.build_to_read(dict(view.info.options))
         except (ValueError, OSError, RunDirError) as exc:
             raise ValueError(f"--common-only recomputes each run's metrics with its benchmark, "
                              f"which could not be rebuilt for {view.directory}: {exc}") from None
@@ -128,12 +128,12 @@ def flags(views: list[RunView], settings: Sequence[str] = (),
     `narrowed`: the same runs on their common samples (--common-only)."""
     out = []
     for key in settings:
-        values = {_label(v): v.info.get("options", {}).get(key) for v in views}
+        values = {_label(v): v.info.options.get(key) for v in views}
         if len({repr(x) for x in values.values()}) > 1:
             out.append(f"{key} differs: " + "; ".join(f"{k}: {x}" for k, x in values.items()))
     out += _dataset_flags(views)
     out += _sample_set_flags(views, narrowed)
-    gens = {_label(v): v.info.get("generation") for v in views}
+    gens = {_label(v): v.info.generation.model_dump(exclude_unset=True) for v in views}
     if len({repr(g) for g in gens.values()}) > 1:
         out.append("generation settings differ: "
                    + "; ".join(f"{k}: {g}" for k, g in gens.items()))
@@ -147,12 +147,12 @@ def flags(views: list[RunView], settings: Sequence[str] = (),
 def _dataset_flags(views: list[RunView]) -> list[str]:
     """Different parts of one dataset (configs, subsets) are named as such; only the same
     parts with different content are "not the same data"."""
-    prints = {_label(v): v.info.get("dataset", {}).get("fingerprint", "")[:12] for v in views}
+    prints = {_label(v): (v.info.dataset.fingerprint or "")[:12] for v in views}
     if len(set(prints.values())) <= 1:
         return []
-    parts = {_label(v): list(v.info.get("dataset", {}).get("files") or {}) for v in views}
+    parts = {_label(v): list(v.info.dataset.files or {}) for v in views}
     if all(parts.values()) and len({tuple(sorted(p)) for p in parts.values()}) > 1:
-        sources = {v.info.get("dataset", {}).get("source") for v in views}
+        sources = {v.info.dataset.source for v in views}
         where = f" (same source {sources.pop()})" if len(sources) == 1 else ""
         return [f"dataset parts differ{where}: "
                 + "; ".join(f"{k}: {', '.join(p)}" for k, p in parts.items())]

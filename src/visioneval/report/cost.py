@@ -4,32 +4,31 @@ there are several groups."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from visioneval.core.blocks import Note, Table
+from visioneval.core.runfiles import RunInfo
 from visioneval.cost.money import usd
 from visioneval.cost.usage import UsageBook
 
 
-def cost_card(info: dict[str, Any]) -> tuple[str, str]:
-    cost = info.get("counts", {}).get("cost")
-    if not isinstance(cost, dict):
+def cost_card(info: RunInfo) -> tuple[str, str]:
+    cost = info.counts.cost if info.counts else None
+    if cost is None:
         return ("cost", "-")
-    return ("cost", usd(cost.get("usd")))
+    return ("cost", usd(cost.usd))
 
 
-def cost_column(infos: list[dict[str, Any]], names: list[str], whole_runs_only: bool = False
+def cost_column(infos: list[RunInfo], names: list[str], whole_runs_only: bool = False
                 ) -> tuple[list[str], list[str]]:
     """The Cost column of `visioneval compare`: each row's run cost (run.json's
     `counts.cost`, every session), "unknown" when it is; and the notes under the table (what
     the column is, why a cost is unknown, by the row's name)."""
     cells, reasons = [], {}
     for info, name in zip(infos, names, strict=True):
-        cost = info.get("counts", {}).get("cost")
-        value = cost.get("usd") if isinstance(cost, dict) else None
+        cost = info.counts.cost if info.counts else None
+        value = cost.usd if cost is not None else None
         cells.append(usd(value))
         if value is None:
-            reasons[name] = (cost or {}).get("unavailable") if isinstance(cost, dict) else \
+            reasons[name] = cost.unavailable if cost is not None else \
                 "the run recorded no cost (made before visioneval counted it)"
     notes = ["Cost: what each run spent, in US dollars, over all its sessions (run.json "
              "counts.cost); answers from the cache cost nothing."
@@ -40,23 +39,23 @@ def cost_column(infos: list[dict[str, Any]], names: list[str], whole_runs_only: 
     return cells, notes
 
 
-def cost_blocks(info: dict[str, Any]) -> list[Table | Note]:
+def cost_blocks(info: RunInfo) -> list[Table | Note]:
     """Where the cost comes from (or why it is unknown), and the cost per group with its
     requests and tokens (every session's usage added up)."""
-    counts = info.get("counts", {})
-    cost = counts.get("cost")
-    if not isinstance(cost, dict):
+    counts = info.counts
+    cost = counts.cost if counts is not None else None
+    if counts is None or cost is None:
         return []
-    cached = counts.get("cache_hits", 0)
+    cached = counts.cache_hits
     free = f" {cached} answers came from the cache and cost nothing." if cached else ""
-    if cost.get("usd") is None:
-        text = f"Cost unknown: {cost.get('unavailable', 'no reason recorded')}.{free}"
+    if cost.usd is None:
+        text = f"Cost unknown: {cost.unavailable or 'no reason recorded'}.{free}"
     else:
-        text = f"Cost {usd(cost['usd'])}, from {cost.get('source')}, over all sessions.{free}"
+        text = f"Cost {usd(cost.usd)}, from {cost.source}, over all sessions.{free}"
     blocks: list[Table | Note] = [Note(text)]
-    groups = cost.get("groups") or {}
+    groups = cost.groups or {}
     if len(groups) > 1:
-        book = UsageBook.from_sessions(info.get("sessions", []))
+        book = UsageBook.from_sessions(info.sessions)
         rows = []
         for group, value in groups.items():
             counted = [c for role in book.roles.values() if (c := role.get(group))]

@@ -14,6 +14,7 @@ from visioneval.core.benchmark import BenchmarkDefinition
 from visioneval.core.blocks import Note, Section, Table
 from visioneval.core.records import Record
 from visioneval.core.rundir import RunView, image_hashes, load, prompt_text
+from visioneval.core.runfiles import Counts, RunInfo, SessionInfo
 from visioneval.core.store import RunStore, write_atomic
 from visioneval.report import templating, thumbs
 from visioneval.report.cost import cost_blocks, cost_card
@@ -62,17 +63,18 @@ def render_page(view: RunView, definition: BenchmarkDefinition, data: dict[str, 
         lead = [Section("Results", [Note(view.untrusted)]), *lead]
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     info = view.info
+    recorded = info.model_dump(mode="json", exclude_unset=True)  # as run.json has it
     return templating.render(
         "run.html", title=view.title,
-        subtitle=f"{view.directory} · {info.get('status', '')}{_parts_note(info)} · "
-                 f"visioneval {info.get('visioneval_version', '')}",
+        subtitle=f"{view.directory} · {info.status or ''}{_parts_note(info)} · "
+                 f"visioneval {info.visioneval_version or ''}",
         cards=_cards(view, definition), backend_line=_backend_line(info),
         run_blocks=[*cost_blocks(info), *cache_blocks(info), *endpoint_tables(info)],
-        config=json.dumps({k: info.get(k) for k in ("options", "dataset", "backend",
-                                                   "generation", "engine", "shard",
-                                                   "merged_from", "missing_shards",
-                                                   "rescored_from", "sessions")
-                            if k in info},
+        config=json.dumps({k: recorded[k] for k in ("options", "dataset", "backend",
+                                                    "generation", "engine", "shard",
+                                                    "merged_from", "missing_shards",
+                                                    "rescored_from", "sessions")
+                            if k in recorded},
                           indent=2),
         lead=lead, sections=rest, browser_note=note, payload=payload,
         script=(templating.ASSETS / "report.js").read_text())
@@ -83,29 +85,29 @@ ENDPOINT_COLUMNS = {"requests": "requests", "errors": "errors",
 """run.json's per-endpoint stats as the table heads them; unknown keys show as they are."""
 
 
-def endpoint_tables(info: dict[str, Any]) -> list[Table | Note]:
-    """Requests, errors and latency per endpoint (run.json's sessions[i]["endpoints"], one
-    row per endpoint and session) and how the dispatcher throttled (sessions[i]
-    ["dispatch"]), when the run recorded them."""
-    sessions = [s for s in info.get("sessions", []) if isinstance(s.get("endpoints"), dict)]
+def endpoint_tables(info: RunInfo) -> list[Table | Note]:
+    """Requests, errors and latency per endpoint (run.json's sessions[i].endpoints, one
+    row per endpoint and session) and how the dispatcher throttled (sessions[i].dispatch),
+    when the run recorded them."""
+    sessions = [s for s in info.sessions if s.endpoints is not None]
     if not sessions:
         return []
-    columns = list(dict.fromkeys(k for s in sessions for stats in s["endpoints"].values()
-                                 if isinstance(stats, dict) for k in stats))
+    recorded = [{url: stats.model_dump(exclude_unset=True)
+                 for url, stats in (s.endpoints or {}).items()} for s in sessions]
+    columns = list(dict.fromkeys(k for endpoints in recorded for stats in endpoints.values()
+                                 for k in stats))
     several = len(sessions) > 1
     names = _session_names(sessions)
     rows = []
-    for name, session in zip(names, sessions, strict=True):
-        for url, stats in session["endpoints"].items():
-            stats = stats if isinstance(stats, dict) else {}
+    for name, endpoints in zip(names, recorded, strict=True):
+        for url, stats in endpoints.items():
             rows.append([*([name] if several else []), url,
                          *[_stat(stats.get(c), c in stats) for c in columns]])
     header = [*(["session"] if several else []), "endpoint",
               *[ENDPOINT_COLUMNS.get(c, c) for c in columns]]
     blocks: list[Table | Note] = [Table(header, rows, numeric_from=2 if several else 1)]
-    notes = [_dispatch_line(n, s["dispatch"], several) for n, s in zip(names, sessions,
-                                                                        strict=True)
-             if isinstance(s.get("dispatch"), dict)]
+    notes = [_dispatch_line(n, s.dispatch.model_dump(exclude_unset=True), several)
+             for n, s in zip(names, sessions, strict=True) if s.dispatch is not None]
     if any("-" in row for row in rows):
         notes.append("A mean latency of - : that endpoint answered nothing.")
     if notes:
@@ -113,18 +115,18 @@ def endpoint_tables(info: dict[str, Any]) -> list[Table | Note]:
     return blocks
 
 
-def _session_names(sessions: list[dict[str, Any]]) -> list[str]:
+def _session_names(sessions: list[SessionInfo]) -> list[str]:
     """1, 2, ... for one run's sessions; "shard 2" (or "shard 2.1", "shard 2.2" when a
     shard resumed) for a merged run's, whose sessions carry their shard."""
-    if not any("shard" in s for s in sessions):
+    if not any(s.shard is not None for s in sessions):
         return [str(n) for n in range(1, len(sessions) + 1)]
-    per_shard: dict[Any, int] = {}
+    per_shard: dict[int | None, int] = {}
     for s in sessions:
-        per_shard[s.get("shard")] = per_shard.get(s.get("shard"), 0) + 1
-    seen: dict[Any, int] = {}
+        per_shard[s.shard] = per_shard.get(s.shard, 0) + 1
+    seen: dict[int | None, int] = {}
     names = []
     for s in sessions:
-        shard = s.get("shard")
+        shard = s.shard
         seen[shard] = seen.get(shard, 0) + 1
         names.append(f"shard {shard}" + (f".{seen[shard]}" if per_shard[shard] > 1 else ""))
     return names
@@ -161,73 +163,71 @@ def definition_of(view: RunView) -> BenchmarkDefinition:
 
 def no_records(view: RunView) -> Section:
     """What an empty run shows instead of its tables: nothing to score, and why."""
-    skipped = view.info.get("counts", {}).get("skipped_rows", 0)
+    skipped = view.info.counts.skipped_rows if view.info.counts else 0
     why = (f"every row was skipped ({skipped}; the reasons are in run.json under sessions)"
            if skipped else "no sample finished (see the run's sessions in run.json)")
     return Section("Results", [Note(f"This run has no records: {why}. There is nothing to "
                                     "score, chart or browse.")])
 
 
-def _parts_note(info: dict[str, Any]) -> str:
+def _parts_note(info: RunInfo) -> str:
     """A shard says which; a merged run says of how many shards, and which are missing."""
-    shard = info.get("shard")
-    if isinstance(shard, dict):
-        return f" · shard {shard.get('index')}/{shard.get('count')}"
-    merged = info.get("merged_from")
-    if not isinstance(merged, list) or not merged:
+    if info.shard is not None:
+        return f" · shard {info.shard.label}"
+    merged = info.merged_from
+    if not merged:
         return ""
-    count = (merged[0].get("shard") or {}).get("count", len(merged))
-    missing = info.get("missing_shards") or []
-    gone = ", ".join(f"{m.get('index')}/{m.get('count')}"
-                     + (" still running" if m.get("still_running") else "") for m in missing)
+    count = merged[0].shard.count
+    missing = info.missing_shards or []
+    gone = ", ".join(f"{m.index}/{m.count}" + (" still running" if m.still_running else "")
+                     for m in missing)
     return f" · merged from {len(merged)} of {count} shards" + (f" (missing {gone})"
                                                                  if gone else "")
 
 
 def _cards(view: RunView, definition: BenchmarkDefinition) -> list[tuple[str, Any]]:
-    counts = view.info.get("counts", {})
-    seconds = sum(s.get("seconds", 0) for s in view.info.get("sessions", []))
+    counts = view.info.counts or Counts()
+    recorded = counts.model_fields_set
+    seconds = sum(s.seconds or 0 for s in view.info.sessions)
     unparsed = definition.unparsed(view.metrics) if view.has_records else None
-    return [("samples", counts.get("records", "-")),
-            ("errors", counts.get("errors", 0)),
+    return [("samples", counts.records if "records" in recorded else "-"),
+            ("errors", counts.errors),
             ("unparsed", unparsed if unparsed is not None else "-"),
-            ("rows skipped", counts.get("skipped_rows", 0)),
-            ("from cache", counts.get("cache_hits", 0)),
-            ("requests sent", counts.get("requests_sent", 0)),
-            ("tokens in / out", f"{counts.get('prompt_tokens', 0)} / "
-                                f"{counts.get('completion_tokens', 0)}"),
+            ("rows skipped", counts.skipped_rows),
+            ("from cache", counts.cache_hits),
+            ("requests sent", counts.requests_sent),
+            ("tokens in / out", f"{counts.prompt_tokens} / {counts.completion_tokens}"),
             *_reasoning_card(counts),
             cost_card(view.info),
-            ("time, all shards" if view.info.get("merged_from") else "time",
-             f"{seconds:.1f} s")]
+            ("time, all shards" if view.info.merged_from else "time", f"{seconds:.1f} s")]
 
 
-def _reasoning_card(counts: dict[str, Any]) -> list[tuple[str, Any]]:
+def _reasoning_card(counts: Counts) -> list[tuple[str, Any]]:
     """How many answers came with reasoning that was set aside before parsing (run.json's
     counts.answers_with_reasoning); no card for a model that gave none."""
-    n = counts.get("answers_with_reasoning")
+    n = counts.answers_with_reasoning
     return [("answers with reasoning set aside", n)] if n else []
 
 
-def _backend_line(info: dict[str, Any]) -> str:
-    backend = info.get("backend", {})
-    urls = backend.get("base_urls") or ([backend["base_url"]] if backend.get("base_url")
-                                        else [])
+def _backend_line(info: RunInfo) -> str:
+    backend = info.backend
+    urls = backend.base_urls or ([backend.base_url] if backend.base_url else [])
     where = (f" · {urls[0]}" if len(urls) == 1 else
              f" · {len(urls)} endpoints (table below)" if urls else "")
-    served = (backend.get("identity") or {}).get("served")
+    served = backend.identity.served if backend.identity is not None else None
     serving = (" · serves " + ", ".join(f"{k} {v}" for k, v in served.items())
-               if isinstance(served, dict) and served else "")
-    return (f"{backend.get('kind')} · model {backend.get('model')}{serving}{where} · "
-            f"generation {json.dumps(info.get('generation', {}))}")
+               if served else "")
+    generation = info.generation.model_dump(mode="json", exclude_unset=True)
+    return (f"{backend.kind} · model {backend.model}{serving}{where} · "
+            f"generation {json.dumps(generation)}")
 
 
-def cache_blocks(info: dict[str, Any]) -> list[Note]:
+def cache_blocks(info: RunInfo) -> list[Note]:
     """Where the run's cached answers came from (run.json's sessions[i].cache_sources): the
     runs that stored them, for the same model identity (the cache's key)."""
     sources: dict[str, int] = {}
-    for session in info.get("sessions", []):
-        for run, n in (session.get("cache_sources") or {}).items():
+    for session in info.sessions:
+        for run, n in session.cache_sources.items():
             sources[run] = sources.get(run, 0) + n
     if not sources:
         return []

@@ -172,14 +172,13 @@ def _row(table: PublishedTable, model: Model, setting: Mapping[str, int | str]
 def _run_differences(view: RunView) -> list[str]:
     """Differences any benchmark's run can have: it is one shard, or a merge missing some."""
     out = []
-    shard = view.info.get("shard")
-    if isinstance(shard, dict):
-        out.append(f"shard {shard.get('index')}/{shard.get('count')}: this run holds part of "
-                   "the samples")
-    missing = view.info.get("missing_shards") or []
+    shard = view.info.shard
+    if shard is not None:
+        out.append(f"shard {shard.label}: this run holds part of the samples")
+    missing = view.info.missing_shards or []
     if missing:
         out.append("merged without shard(s) "
-                   + ", ".join(f"{m.get('index')}/{m.get('count')}" for m in missing)
+                   + ", ".join(f"{m.index}/{m.count}" for m in missing)
                    + ": part of the samples are absent")
     return out
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from visioneval.core import registry
 from visioneval.core.records import Record, Response, Sample
+from visioneval.core.runfiles import BackendInfo, BenchmarkPlan, Counts, RunInfo
 from visioneval.core.store import RunStore
 
 ERROR_SHARE, UNREADABLE_SHARE, WRONG_SHARE = 0.02, 0.05, 0.3
@@ -33,9 +34,11 @@ def write_run(out: Path, benchmark: str, options: dict[str, Any], n: int,
     bench = registry.build(benchmark, options)
     samples = [s for s in bench.samples() if isinstance(s, Sample)]
     answers = sorted({right_answer(s) for s in samples})
-    info: dict[str, Any] = {**bench.plan(), "visioneval_version": "synthetic",
-                            "backend": {"kind": "synthetic", "model": "synthetic"},
-                            "generation": {}, "status": "finished", "sessions": []}
+    plan = BenchmarkPlan.of(bench.plan(), bench.name)
+    info = RunInfo(benchmark=plan.benchmark, options=plan.options, dataset=plan.dataset_info(),
+                   visioneval_version="synthetic",
+                   backend=BackendInfo(kind="synthetic", model="synthetic"),
+                   status="finished")
     store = RunStore.create(out, info)
     rng = random.Random(seed)
     scored: dict[tuple[str, str], tuple[dict[str, Any], dict[str, dict]]] = {}
@@ -64,8 +67,9 @@ def write_run(out: Path, benchmark: str, options: dict[str, Any], n: int,
                             parsed=parsed, scores=scores, metadata=sample.metadata,
                             prompt=sample.prompt_summary()))
     store.close()
-    store.write_json("metrics.json", bench.summarize(store.iter_latest()))
-    info["counts"] = {"records": n, "scored": n - errors, "errors": errors,
-                      "skipped_rows": 0, "cache_hits": 0, "requests_sent": n}
+    store.write_metrics(bench.summarize(store.iter_latest()),
+                        registry.definition(benchmark).metrics_model)
+    info.counts = Counts(records=n, scored=n - errors, errors=errors, skipped_rows=0,
+                         cache_hits=0, requests_sent=n)
     store.save_info()
     return out

@@ -89,7 +89,7 @@ def collect(view: RunView, order: list[str], limit: int) -> tuple[dict[str, str]
                     "code, which visioneval runs only when you name it (--definition).")
     wanted = set(order[:limit])
     try:
-        benchmark = view.shown.build_to_read(dict(view.info.get("options") or {}))
+        benchmark = view.shown.build_to_read(dict(view.info.options))
     except Exception as exc:  # data moved or offline: the report works without pictures
         return {}, f"no thumbnails: the run's data cannot be read ({exc})"
     made = _made(benchmark.samples(), wanted)

@@ -13,10 +13,10 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
-from typing import Any
 
 from visioneval.core.benchmark import BenchmarkDefinition
 from visioneval.core.records import Sample, SkippedRow
+from visioneval.core.runfiles import RunInfo
 from visioneval.io.images import ImageError
 from visioneval.report.thumbs import webp
 
@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 
 
 class ThumbSource:
-    def __init__(self, definition: BenchmarkDefinition | None, info: dict[str, Any],
+    def __init__(self, definition: BenchmarkDefinition | None, info: RunInfo,
                  known: set[str], keep: int = 4096):
         """`definition`: the run's trusted one (`RunView.shown`), which reads its data;
         None: the run is shown without one, so there are no thumbnails."""
@@ -94,7 +94,7 @@ class ThumbSource:
         if self.definition is None:
             return None
         try:
-            options = dict(self.info.get("options") or {})
+            options = dict(self.info.options)
             return iter(self.definition.build_to_read(options).samples())
         except Exception as exc:  # data moved or offline: pages work without pictures
             self.problem = f"the run's data cannot be read ({exc})"

@@ -23,7 +23,15 @@ from visioneval.core import registry
 from visioneval.core.capabilities import ReadsForeignLogs
 from visioneval.core.foreign import Answered, ForeignReader, LogFile, RescoreRequest, Source
 from visioneval.core.records import Record, SkippedRow, stable_hash
-from visioneval.core.store import RUN_FORMAT, SAMPLES_FILE, RunDirError, RunLock, RunStore
+from visioneval.core.runfiles import (
+    RUN_FORMAT,
+    DatasetInfo,
+    LogFileInfo,
+    RescoredFrom,
+    RunInfo,
+    SessionInfo,
+)
+from visioneval.core.store import SAMPLES_FILE, RunDirError, RunLock, RunStore
 from visioneval.engine.runner import RunStats
 from visioneval.io.lines import BadLines
 from visioneval.rescore import lmms_eval
@@ -143,10 +151,10 @@ def rescore(tool: str, paths: Sequence[Path], out: Path | None, request: Rescore
         return _write(name, tool, source, mine, store, bad)
 
 
-def run_info(name: str, tool: str, source: Source, logs: Sequence[LogFile]) -> dict[str, Any]:
+def run_info(name: str, tool: str, source: Source, logs: Sequence[LogFile]) -> RunInfo:
     """run.json before the answers are read (the dataset fingerprint and the provenance's
     counts are filled in at the end)."""
-    return {
+    return RunInfo.model_validate({
         "run_format": RUN_FORMAT,
         "visioneval_version": __version__,
         "benchmark": name,
@@ -163,7 +171,7 @@ def run_info(name: str, tool: str, source: Source, logs: Sequence[LogFile]) -> d
                           "answers": ANSWERS.get(tool, ""),
                           "files": [{"path": str(f.path.resolve()), "task": f.task}
                                     for f in logs]},
-    }
+    })
 
 
 def _write(name: str, tool: str, source: Source, logs: Sequence[LogFile], store: RunStore,
@@ -171,8 +179,8 @@ def _write(name: str, tool: str, source: Source, logs: Sequence[LogFile], store:
     stats = RunStats()
     started, cpu_started = time.perf_counter(), time.process_time()
     per_group: Counter[str] = Counter()
-    session: dict[str, Any] = {"started_at": _now(), "host": os.uname().nodename,
-                               "pid": os.getpid(), "rescored_from": tool}
+    session = SessionInfo(started_at=_now(), host=os.uname().nodename, pid=os.getpid(),
+                          rescored_from=tool)
     try:
         for item in source.items:
             if isinstance(item, SkippedRow):
@@ -185,15 +193,17 @@ def _write(name: str, tool: str, source: Source, logs: Sequence[LogFile], store:
             per_group[item.sample.group] += 1
     finally:
         store.close()
-    session |= {"ended_at": _now(), "seconds": round(time.perf_counter() - started, 3),
-                "cpu_seconds": round(time.process_time() - cpu_started, 3),
-                "status": "finished", **stats.as_dict()}
-    store.info["sessions"].append(session)
-    provenance = store.info["rescored_from"]
-    provenance["files"] = [_file_block(f, bad) for f in logs]
-    provenance["bad_lines"] = bad.total
-    provenance |= source.checks()
-    store.info["dataset"] = _dataset(source.dataset, provenance["files"], per_group)
+    session.update({"ended_at": _now(), "seconds": round(time.perf_counter() - started, 3),
+                    "cpu_seconds": round(time.process_time() - cpu_started, 3),
+                    "status": "finished", **stats.as_dict()})
+    store.info.sessions.append(session)
+    files = [_file_block(f, bad) for f in logs]
+    recorded = store.info.rescored_from
+    assert recorded is not None  # run_info wrote it
+    store.info.rescored_from = RescoredFrom.model_validate(
+        recorded.model_dump(exclude_unset=True) | {"files": files, "bad_lines": bad.total}
+        | source.checks())
+    store.info.dataset = _dataset(source.dataset, files, per_group)
     result = finish(source.benchmark, store, "finished", stats)
     return Rescored(result, source.notes(), bad.total, name)
 
@@ -215,19 +225,20 @@ def _record(source: Source, item: Answered, stats: RunStats) -> Record:
     return record
 
 
-def _file_block(log_file: LogFile, bad: BadLines) -> dict[str, Any]:
+def _file_block(log_file: LogFile, bad: BadLines) -> LogFileInfo:
     tally = bad.tally(log_file.path)
-    return {"path": str(log_file.path.resolve()), "task": log_file.task, "lines": tally.lines,
-            "bad_lines": tally.bad, "sha256": tally.sha256}
+    return LogFileInfo(path=str(log_file.path.resolve()), task=log_file.task,
+                       lines=tally.lines, bad_lines=tally.bad, sha256=tally.sha256)
 
 
-def _dataset(block: dict[str, Any], files: list[dict[str, Any]],
-             per_group: Counter[str]) -> dict[str, Any]:
+def _dataset(block: dict[str, Any], files: list[LogFileInfo],
+             per_group: Counter[str]) -> DatasetInfo:
     """The dataset block: the reader's, its fingerprint extended by the logs' content (two
     re-scorings of the same logs and data have the same one) and the records per part."""
-    return block | {"fingerprint": stable_hash([block.get("fingerprint"),
-                                                sorted(f["sha256"] for f in files)]),
-                    "rows": dict(per_group)}
+    return DatasetInfo.model_validate(
+        block | {"fingerprint": stable_hash([block.get("fingerprint"),
+                                             sorted(f.sha256 or "" for f in files)]),
+                 "rows": dict(per_group)})
 
 
 def _now() -> str:

@@ -17,6 +17,7 @@ from rich.console import Console
 from visioneval.backends.base import PreflightError
 from visioneval.commands.run import Output, session
 from visioneval.core.benchmark import Benchmark
+from visioneval.core.runfiles import RunInfo
 from visioneval.core.store import RUN_FILE, RunDirError, RunLock, RunStore, write_json
 from visioneval.engine.cache import CacheError
 from visioneval.engine.progress import ProgressBoard
@@ -101,11 +102,11 @@ async def _one(run: PlannedRun, board: ProgressBoard, err: Console, progress: bo
         if resume:
             info = RunStore.open(directory).info
             check_planned(run, info, benchmark)
-            counts = info.get("counts") or {}
-            if info.get("status") == "finished" and not counts.get("errors"):
-                return RunOutcome(run, "done before", counts.get("records", 0), 0)
+            counts = info.counts
+            if info.status == "finished" and not (counts is not None and counts.errors):
+                return RunOutcome(run, "done before", counts.records if counts else 0, 0)
         elif benchmark.total() == 0:
-            raise DataError(nothing_to_evaluate(benchmark.plan()))
+            raise DataError(nothing_to_evaluate(benchmark))
         lock = RunLock(directory)
         try:
             result = await session(benchmark, run.spec(), run.settings, run.engine, directory,
@@ -122,20 +123,20 @@ async def _one(run: PlannedRun, board: ProgressBoard, err: Console, progress: bo
     return RunOutcome(run, status, result.n_records, result.n_errors)
 
 
-def check_planned(run: PlannedRun, info: dict[str, Any], benchmark: Benchmark) -> None:
+def check_planned(run: PlannedRun, info: RunInfo, benchmark: Benchmark) -> None:
     """A run directory the suite finds already there must be this run's, else the suite
     file changed since: one line naming what differs (a new folder keeps both)."""
-    recorded = info.get("backend") or {}
+    recorded = info.backend
     differs = []
-    if (recorded.get("kind"), recorded.get("model")) != (run.model.backend, run.model.model):
-        differs.append(f"model {recorded.get('kind')} {recorded.get('model')} there, "
+    if (recorded.kind, recorded.model) != (run.model.backend, run.model.model):
+        differs.append(f"model {recorded.kind} {recorded.model} there, "
                        f"{run.model.backend} {run.model.model} in the suite")
-    if info.get("generation") != run.settings.model_dump():
+    if info.generation.model_dump(exclude_unset=True) != run.settings.model_dump():
         differs.append("generation settings")
     planned = benchmark.options.model_dump()
-    if info.get("options") != planned:
-        keys = sorted(k for k in set(planned) | set(info.get("options") or {})
-                      if (info.get("options") or {}).get(k) != planned.get(k))
+    if info.options != planned:
+        keys = sorted(k for k in set(planned) | set(info.options)
+                      if info.options.get(k) != planned.get(k))
         differs.append(f"options {', '.join(keys)}")
     if differs:
         raise ValueError(f"{run.directory} holds a run of other settings ({'; '.join(differs)})"

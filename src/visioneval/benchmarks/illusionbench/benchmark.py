@@ -24,6 +24,7 @@ from visioneval.benchmarks.illusionbench.spec import (
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import Record, Sample, SkippedRow, user
 from visioneval.core.rows import DataRow, ParquetRows, Skip
+from visioneval.core.runfiles import RunInfo
 from visioneval.io import parquet
 
 __all__ = ["IllusionBench", "IllusionBenchOptions", "build", "choose", "scoring_only"]
@@ -107,13 +108,13 @@ class IllusionBench(Benchmark[IllusionBenchOptions]):
 
 
     # -- output ---------------------------------------------------------------------------------
-    def write_tables(self, metrics: dict[str, Any], info: dict[str, Any],
+    def write_tables(self, metrics: dict[str, Any], info: RunInfo,
                      directory: Path) -> list[Path]:
         return tables.write(metrics, directory)
 
-    def print_summary(self, metrics: dict[str, Any], info: dict[str, Any],
+    def print_summary(self, metrics: dict[str, Any], info: RunInfo,
                       console: Console) -> None:
-        tables.show(metrics, info["backend"]["model"], console)
+        tables.show(metrics, info.backend.model, console)
 
 
 def _where(row: DataRow) -> str:

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from visioneval import fmt
 from visioneval.benchmarks.illusionbench import tables
+from visioneval.benchmarks.illusionbench.metrics import IllusionBenchMetrics
 from visioneval.benchmarks.illusionbench.options import IllusionBenchOptions
 from visioneval.benchmarks.illusionbench.spec import SUBSETS
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
@@ -40,6 +41,7 @@ class IllusionBenchDefinition(BenchmarkDefinition):
     summary = ("Evaluate a model on IllusionBench (arXiv 2411.06287) under the paper's and "
                "lmms-eval's scoring protocols, side by side.")
     options_model = IllusionBenchOptions
+    metrics_model = IllusionBenchMetrics
     model_help = "Model name; builtin: random."
     max_tokens = 64
     max_tokens_help = "lmms-eval's max_new_tokens; enough for 'Answer: X'."

@@ -19,10 +19,13 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from pydantic import RootModel
+
 from visioneval.benchmarks.illusionbench.prompts import offered
 from visioneval.benchmarks.illusionbench.protocols import lmms_normalize
 from visioneval.benchmarks.illusionbench.spec import DIFFICULTIES, FAMILY, ORIGINAL_FIXED
 from visioneval.core.records import Record
+from visioneval.core.runfiles import Interval, MetricsBlock
 from visioneval.stats.bootstrap import Outcomes, attach, mean_statistic, summaries
 
 BUCKETS = ("shape", "texture", "rest")
@@ -173,3 +176,69 @@ def summarize(records: Iterable[Record], protocols: Sequence[str], subsets: Sequ
                             labels.get((s, family)) or {t: set() for t in tasks}, rule, s)
             for s in subsets}
     return out
+
+
+# -- metrics.json's shape -------------------------------------------------------------------
+
+
+class RecallBlock(MetricsBlock):
+    """A slice's counts and recall (`Cell.block`); the interval in headline cells only."""
+
+    n: int
+    n_errors: int
+    unavailable: str | None = None
+    recall: float | None = None
+    recall_se: float | None = None
+    recall_ci95: Interval | None = None
+    recall_ci95_unavailable: str | None = None
+
+
+class TaskMetrics(RecallBlock):
+    """A task's recall overall, per difficulty and per class (`TaskTally.block`)."""
+
+    per_difficulty: dict[str, RecallBlock]
+    per_class: dict[str, RecallBlock]
+
+
+class Distribution(MetricsBlock):
+    """Shares of the shape, texture and rest buckets among scored answers."""
+
+    n: int
+    unavailable: str | None = None
+    shape: float | None = None
+    texture: float | None = None
+    rest: float | None = None
+
+
+class Quirks(MetricsBlock):
+    """The other variant of the original rule on the same answers (`quirk_block`)."""
+
+    rule: str
+    shape_recall: float | None = None
+    shape_delta: float | None = None
+    shape_recall_se: float | None = None
+    shape_recall_ci95: Interval | None = None
+    shape_changed: int | None = None
+    scene_recall: float | None = None
+    scene_delta: float | None = None
+    scene_recall_se: float | None = None
+    scene_recall_ci95: Interval | None = None
+    scene_changed: int | None = None
+
+
+class SubsetMetrics(MetricsBlock):
+    """One protocol's block for one subset (`subset_block`); the original rule's adds the
+    bucket distribution per prompt and the quirks."""
+
+    rule: str
+    shape_recall: float | None = None
+    scene_recall: float | None = None
+    shape: TaskMetrics | None = None
+    scene: TaskMetrics | None = None
+    labels_not_offered: dict[str, list[str]]
+    distribution: dict[str, Distribution] | None = None
+    quirks: Quirks | None = None
+
+
+class IllusionBenchMetrics(RootModel[dict[str, dict[str, SubsetMetrics]]]):
+    """metrics.json of IllusionBench: protocol -> subset -> block."""

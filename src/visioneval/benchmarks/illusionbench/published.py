@@ -22,6 +22,7 @@ from visioneval.core.published import (
     Source,
     run_value,
 )
+from visioneval.core.runfiles import RunInfo
 
 DATA = Path(__file__).with_name("published.json")
 PAPER_PROTOCOL = "original"
@@ -110,10 +111,10 @@ def subset_blocks(metrics: dict[str, Any], protocol: str | None
     return [(s, blocks[s]) for s in SUBSETS if isinstance(blocks.get(s), dict)]
 
 
-def differences(info: dict[str, Any], metrics: dict[str, Any], protocol: str | None
+def differences(info: RunInfo, metrics: dict[str, Any], protocol: str | None
                 ) -> list[str]:
     data = source()
-    options = info.get("options", {})
+    options = info.options
     out = []
     if protocol is None:
         out.append("the run has no protocol's metrics")
@@ -130,7 +131,7 @@ def differences(info: dict[str, Any], metrics: dict[str, Any], protocol: str | N
                f"a stratified random (seed {options['sample_seed']})")
         out.append(f"samples: {how} {n} images per subset; the paper's: every image ({full})")
     else:
-        rows = info.get("dataset", {}).get("rows") or {}
+        rows = info.dataset.rows or {}
         short = [f"{s} {rows[s]:,}" for s, k in data.full_rows.items()
                  if s in rows and rows[s] < k]
         if short:
@@ -142,14 +143,14 @@ def differences(info: dict[str, Any], metrics: dict[str, Any], protocol: str | N
             if errors:
                 out.append(f"{subset} {task}: {errors} failed requests are left out of its "
                            "recall; the paper scores every image")
-    temperature = (info.get("generation") or {}).get("temperature")
+    temperature = info.generation.temperature
     if temperature:
         out.append(f"temperature {temperature}: sampled answers; the paper decoded greedily "
                    "or by beam search")
     return out
 
 
-def beside(info: dict[str, Any], metrics: dict[str, Any]) -> RunBeside:
+def beside(info: RunInfo, metrics: dict[str, Any]) -> RunBeside:
     protocol = chosen_protocol(metrics)
     values = {}
     for subset, block in subset_blocks(metrics, protocol):

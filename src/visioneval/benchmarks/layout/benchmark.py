@@ -27,6 +27,7 @@ from visioneval.benchmarks.layout.pool import MetricPool
 from visioneval.benchmarks.layout.tables import KEY, VIZ_DIR
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import Message, Record, Response, Sample, SkippedRow, user
+from visioneval.core.runfiles import BenchmarkPlan, RunInfo
 from visioneval.engine.runner import Ask, Solved, Solver
 from visioneval.layout.pairs import Pair, Skipped
 
@@ -84,13 +85,14 @@ class LayoutRun(Benchmark[LayoutOptions]):
                              f"({len(skipped)} skipped)")
         return Collection(kept, skipped, missing)
 
-    def plan(self) -> dict[str, Any]:
+    def plan(self) -> BenchmarkPlan:
         found = self.collection
-        return {"benchmark": self.name, "options": self.options.model_dump(),
-                "dataset": {"source": self.options.base_dir,
-                            "fingerprint": self._fingerprint(found),
-                            "pairs": len(found.pairs), "skipped": len(found.skipped),
-                            "missing_ids": found.missing_ids}}
+        return BenchmarkPlan.model_validate({
+            "benchmark": self.name, "options": self.options.model_dump(),
+            "dataset": {"source": self.options.base_dir,
+                        "fingerprint": self._fingerprint(found),
+                        "pairs": len(found.pairs), "skipped": len(found.skipped),
+                        "missing_ids": found.missing_ids}})
 
     def _fingerprint(self, found: Collection) -> str:
         """Every file a sample reads (relative path and content), the skipped pairs and the
@@ -176,11 +178,11 @@ class LayoutRun(Benchmark[LayoutOptions]):
         return tables.summarize((r.parsed.get(KEY) or {} for r in records),
                                 self.options.variants)
 
-    def write_tables(self, metrics: dict[str, Any], info: dict[str, Any],
+    def write_tables(self, metrics: dict[str, Any], info: RunInfo,
                      directory: Path) -> list[Path]:
         return tables.write(metrics, info, directory, self.options)
 
-    def print_summary(self, metrics: dict[str, Any], info: dict[str, Any],
+    def print_summary(self, metrics: dict[str, Any], info: RunInfo,
                       console: Console) -> None:
         tables.show(metrics, self.options.model, console)
 

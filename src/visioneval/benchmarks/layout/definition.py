@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from visioneval.benchmarks.layout.options import LayoutOptions
+from visioneval.benchmarks.layout.tables import LayoutMetrics
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import Section
 from visioneval.core.records import Record
@@ -29,6 +30,7 @@ class LayoutDefinition(BenchmarkDefinition):
     # The captioner is the run's judge model: a resume names its server and key again.
     judge_target = ("caption_base_url", "caption_api_key_env")
     options_model = LayoutOptions
+    metrics_model = LayoutMetrics
     command = False  # `visioneval layout` (cli/layout.py) keeps CANVAS's flag spellings
 
     def make(self, options: BaseModel) -> Benchmark[Any]:

@@ -27,7 +27,7 @@ def sections(view: RunData) -> list[Section]:
 
 
 def _variants(view: RunData) -> list[str]:
-    given = (view.info.get("options") or {}).get("variants")
+    given = view.info.options.get("variants")
     found = list(view.metrics.get("summary") or {})
     if isinstance(given, list):
         return [str(v) for v in given] + [v for v in found if v not in given]
@@ -104,7 +104,7 @@ def _problems(view: RunData, samples: list[dict[str, Any]], variants: list[str])
     if absent:
         blocks.append(Table(["absent metric and reason", "samples"],
                             [[k, n] for k, n in sorted(absent.items())]))
-    missing = (view.info.get("dataset") or {}).get("missing_ids") or []
+    missing = tables.missing_ids(view.info)
     if missing:
         blocks.append(Note(f"--ids that match no pair: {', '.join(map(str, missing))}."))
     return Section("Skipped, errors and absent values",

@@ -16,10 +16,12 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
+from visioneval.core.runfiles import MetricsBlock
 from visioneval.core.store import RunStore
 
 if TYPE_CHECKING:
     from visioneval.benchmarks.layout.options import LayoutOptions
+    from visioneval.core.runfiles import RunInfo
 
 RESULTS_JSON = "results.json"
 RESULTS_CSV = "results.csv"
@@ -29,6 +31,23 @@ TOOL = "visioneval layout"
 SHOWN = ("canvas_fill", "pixel_fidelity", "semantic_match", "element_count_ratio",
          "layout_overlap", "mean_iou", "alignment_f1", "iou50_f1", "block_match",
          "tool_efficiency", "visual_completeness", "struct_completeness")
+
+
+class MetricStats(MetricsBlock):
+    """One metric over one variant's samples that have it."""
+
+    mean: float
+    median: float
+    count: int
+
+
+class LayoutMetrics(MetricsBlock):
+    """metrics.json of a layout run: the samples, those with a metric error, and per variant
+    each metric's mean, median and count (`pipeline.summarise`)."""
+
+    samples: int
+    samples_with_metric_error: int
+    summary: dict[str, dict[str, MetricStats]]
 
 
 def has_error(sample: dict[str, Any]) -> bool:
@@ -62,44 +81,45 @@ def ordered(samples: Iterable[dict[str, Any]], variants: Sequence[str]) -> list[
                                           str(s.get("variant")), str(s.get("id"))))
 
 
-def run_samples(directory: Path, info: dict[str, Any]) -> Iterator[dict[str, Any]]:
+def run_samples(directory: Path, info: RunInfo) -> Iterator[dict[str, Any]]:
     """The journal's samples (the last record of each), without those run.json lists as
     not in the data."""
-    outside = set(info.get("not_in_data") or [])
+    outside = set(info.not_in_data or [])
     for record in RunStore(directory, info).iter_latest():
         values = record.parsed.get(KEY)
         if record.id not in outside and isinstance(values, dict):
             yield values
 
 
-def skipped_pairs(info: dict[str, Any], variants: Sequence[str]) -> list[dict[str, str]]:
+def skipped_pairs(info: RunInfo, variants: Sequence[str]) -> list[dict[str, str]]:
     """The pairs that could not be scored, as the last session of each shard found them
     (every session reads the whole folder again)."""
-    last: dict[Any, list[dict[str, str]]] = {}
-    for session in info.get("sessions") or []:
-        last[session.get("shard")] = session.get("skipped_rows") or []
-    rows = [{"id": r.get("row", ""), "variant": r.get("group", ""), "reason": r.get("reason", "")}
+    last = {session.shard: session.skipped_rows for session in info.sessions}
+    rows = [{"id": r.row, "variant": r.group, "reason": r.reason}
             for found in last.values() for r in found]
     return ordered(rows, variants)
 
 
-def seconds(info: dict[str, Any]) -> float:
+def seconds(info: RunInfo) -> float:
     """Time spent: every session of a shard added up, the longest shard."""
-    per_shard: dict[Any, float] = {}
-    for session in info.get("sessions") or []:
-        key = session.get("shard")
-        per_shard[key] = per_shard.get(key, 0.0) + float(session.get("seconds") or 0)
+    per_shard: dict[int | None, float] = {}
+    for session in info.sessions:
+        per_shard[session.shard] = per_shard.get(session.shard, 0.0) + (session.seconds or 0)
     return round(max(per_shard.values(), default=0.0), 2)
 
 
-def document(metrics: dict[str, Any], info: dict[str, Any], directory: Path,
+def missing_ids(info: RunInfo) -> list[Any]:
+    """The --ids that matched no pair (the layout's own key of run.json's dataset block)."""
+    return list((info.dataset.model_extra or {}).get("missing_ids") or [])
+
+
+def document(metrics: dict[str, Any], info: RunInfo, directory: Path,
              options: LayoutOptions) -> dict[str, Any]:
     """The results file: the run's settings, every sample, what was skipped, the summary."""
     samples = ordered(run_samples(directory, info), options.variants)
     for sample in samples:
         if sample.get("viz"):
             sample["viz"] = picture_folder(sample["viz"], directory, info)
-    dataset = info.get("dataset") or {}
     return {
         "tool": TOOL, "base_dir": options.base_dir, "model": options.model,
         "variants": list(options.variants), "ids": options.ids,
@@ -110,27 +130,27 @@ def document(metrics: dict[str, Any], info: dict[str, Any], directory: Path,
                      "captioner": options.captioner_name(), "embedder": options.embedder},
         "samples": samples,
         "skipped": skipped_pairs(info, options.variants),
-        "missing_ids": list(dataset.get("missing_ids") or []),
+        "missing_ids": missing_ids(info),
         "summary": metrics.get("summary", {}),
         "seconds": seconds(info),
     }
 
 
-def picture_folder(viz: str, directory: Path, info: dict[str, Any]) -> str:
+def picture_folder(viz: str, directory: Path, info: RunInfo) -> str:
     """A sample's picture folder relative to the run's `viz/`: its own, or, in a merged run,
     the shard's that drew it (`merged_from`)."""
     own = directory / VIZ_DIR
     if (own / viz).is_dir():
         return viz
-    for part in info.get("merged_from") or []:
-        where = Path(str(part.get("directory", "")))
+    for part in info.merged_from or []:
+        where = Path(part.directory)
         folder = (where if where.is_absolute() else directory / where) / VIZ_DIR / viz
         if folder.is_dir():
             return Path(os.path.relpath(folder, own)).as_posix()
     return viz
 
 
-def write(metrics: dict[str, Any], info: dict[str, Any], directory: Path,
+def write(metrics: dict[str, Any], info: RunInfo, directory: Path,
           options: LayoutOptions) -> list[Path]:
     from visioneval.layout import pipeline
 

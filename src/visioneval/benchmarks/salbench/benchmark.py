@@ -29,6 +29,7 @@ from visioneval.benchmarks.salbench.spec import CONFIGS, HF_REPO, SPLIT, ConfigS
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import Record, Sample, SkippedRow
 from visioneval.core.rows import DataRow, ParquetRows, Skip, cell_image
+from visioneval.core.runfiles import RunInfo
 from visioneval.io import parquet
 
 __all__ = ["SalBench", "SalBenchOptions", "ScoringOnly", "build"]
@@ -159,14 +160,14 @@ class SalBench(Benchmark[SalBenchOptions]):
         return {classes: c.most_common(1)[0][0] for classes, c in counts.items()}
 
     # -- output ---------------------------------------------------------------------------------
-    def label(self, info: dict[str, Any]) -> dict[str, Any]:
-        return {"model": info["backend"]["model"], "shots": self.options.shots}
+    def label(self, info: RunInfo) -> dict[str, Any]:
+        return {"model": info.backend.model, "shots": self.options.shots}
 
-    def write_tables(self, metrics: dict[str, Any], info: dict[str, Any],
+    def write_tables(self, metrics: dict[str, Any], info: RunInfo,
                      directory: Path) -> list[Path]:
         return tables.write(metrics, self.label(info), directory)
 
-    def print_summary(self, metrics: dict[str, Any], info: dict[str, Any],
+    def print_summary(self, metrics: dict[str, Any], info: RunInfo,
                       console: Console) -> None:
         tables.show(metrics, self.label(info), console)
 

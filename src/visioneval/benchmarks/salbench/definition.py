@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from visioneval import fmt
+from visioneval.benchmarks.salbench.metrics import SalBenchMetrics
 from visioneval.benchmarks.salbench.options import SalBenchOptions
 from visioneval.benchmarks.salbench.parse import target_labels
 from visioneval.benchmarks.salbench.spec import CONFIGS, TASKS
@@ -37,6 +38,7 @@ class SalBenchDefinition(BenchmarkDefinition):
     name = "salbench"
     summary = "Evaluate a model on SalBench (arXiv 2507.04741) as the paper does."
     options_model = SalBenchOptions
+    metrics_model = SalBenchMetrics
     model_help = "Model name; builtin: popout, random, majority."
     default_model = ("ollama", "llava:7b")  # MikeWise2718/salbench's defaults
     synth_help = "Write a P3-style synthetic SalBench set in the real schema and folder layout."
@@ -173,8 +175,8 @@ class SalBenchDefinition(BenchmarkDefinition):
         for column in TABLE1_COLUMNS:
             header += [f"{column} F1", f"{column} EM"]
         rows, runs, intervals = [], [], []
-        for view in sorted(views, key=lambda v: (v.model, v.info["options"].get("shots", 0))):
-            row = [view.model, str(view.info["options"].get("shots", 0))]
+        for view in sorted(views, key=lambda v: (v.model, v.info.options.get("shots", 0))):
+            row = [view.model, str(view.info.options.get("shots", 0))]
             spans: list[Interval | None] = [None, None]
             for config in TABLE1_COLUMNS.values():
                 block = view.metrics.get(config, {}).get("strict", {})

@@ -17,7 +17,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pydantic import RootModel
+
 from visioneval.benchmarks.salbench.parse import target_labels
+from visioneval.core.runfiles import Interval, MetricsBlock
 from visioneval.exactsum import ExactSum
 from visioneval.stats.bootstrap import Outcomes, attach, summaries
 from visioneval.stats.paired import PairedCollector, PairedRow, paired
@@ -331,3 +334,82 @@ def summarize_config(records: Iterable[Any], classes: Sequence[str]) -> dict[str
     for record in records:
         tally.add(record)
     return tally.result()
+
+
+# -- metrics.json's shape -------------------------------------------------------------------
+
+
+class ClassScores(MetricsBlock):
+    """One class's precision, recall and F1 (pooled counts, the reference's 1e-8 guards)."""
+
+    precision: float
+    recall: float
+    f1: float
+    support: int
+    predicted: int
+
+
+class ParserMetrics(MetricsBlock):
+    """One parser's figures over one config (`ParserTally.result`), with each figure's
+    standard error and 95% interval where the samples had ids."""
+
+    n: int
+    n_errors: int
+    n_unparsed: int
+    unavailable: str | None = None
+    exact_match: float | None = None
+    macro_f1: float | None = None
+    sample_f1: float | None = None
+    per_class: dict[str, ClassScores] | None = None
+    exact_match_se: float | None = None
+    exact_match_ci95: Interval | None = None
+    exact_match_ci95_unavailable: str | None = None
+    macro_f1_se: float | None = None
+    macro_f1_ci95: Interval | None = None
+    macro_f1_ci95_unavailable: str | None = None
+    sample_f1_se: float | None = None
+    sample_f1_ci95: Interval | None = None
+    sample_f1_ci95_unavailable: str | None = None
+
+
+class PromptTest(MetricsBlock):
+    """A paired test of the headline prompt against another (`stats.paired`)."""
+
+    test: str
+    first: float
+    second: float
+    difference: float
+    detail: str
+    p: float | None = None
+    significant: bool
+    difference_ci95: Interval | None = None
+
+
+class PromptEffect(MetricsBlock):
+    """The headline prompt against another on the rows both scored (`prompt_effect`)."""
+
+    first: str
+    second: str
+    unavailable: str | None = None
+    n_pairs: int | None = None
+    n_unpaired: int | None = None
+    exact_match: PromptTest | None = None
+    macro_f1: PromptTest | None = None
+
+
+class ConfigMetrics(MetricsBlock):
+    """One config's block (`ConfigTally.result`): both parsers, the protocol view (figures
+    by name, or `<name>_unavailable` with the reason), and with `--prompt both` the other
+    prompt's figures and the paired test between the prompts."""
+
+    strict: ParserMetrics
+    lenient: ParserMetrics
+    protocols: dict[str, float | str]
+    by_prompt: dict[str, dict[str, ParserMetrics]] | None = None
+    prompt_effect: dict[str, PromptEffect] | None = None
+    by_difficulty: dict[str, ParserMetrics] | None = None
+    by_difficulty_unavailable: str | None = None
+
+
+class SalBenchMetrics(RootModel[dict[str, ConfigMetrics]]):
+    """metrics.json of SalBench: a block per config, keyed by its name."""

@@ -22,6 +22,7 @@ from visioneval.core.published import (
     Source,
     run_value,
 )
+from visioneval.core.runfiles import RunInfo
 
 DATA = Path(__file__).with_name("published.json")
 SETS = {"P3": "synthetic", "O3": "natural"}
@@ -174,13 +175,13 @@ def run_values(metrics: dict[str, Any]) -> dict[str, RunValue]:
     return out
 
 
-def differences(info: dict[str, Any], metrics: dict[str, Any]) -> list[str]:
+def differences(info: RunInfo, metrics: dict[str, Any]) -> list[str]:
     """Every setting of the run that differs from the paper's protocol (shots are compared
     with the published row by the caller)."""
-    options = info.get("options", {})
+    options = info.options
     configs = [CONFIGS[c] for c in metrics if c in CONFIGS]
     out = _prompt_and_shots(options)
-    out += _samples(options, info.get("dataset", {}).get("rows") or {}, configs)
+    out += _samples(options, info.dataset.rows or {}, configs)
     for spec in configs:
         strict = metrics[spec.name].get("strict") or {}
         if strict.get("n_errors"):
@@ -228,7 +229,7 @@ def _samples(options: dict[str, Any], rows: dict[str, int], configs: list[Config
             f"({data.full_rows_source})"]
 
 
-def beside(info: dict[str, Any], metrics: dict[str, Any]) -> RunBeside:
-    return RunBeside({"shots": int(info.get("options", {}).get("shots", 0))},
+def beside(info: RunInfo, metrics: dict[str, Any]) -> RunBeside:
+    return RunBeside({"shots": int(info.options.get("shots", 0))},
                      "strict parser (the paper's): exact match, macro F1 over every class, "
                      "per-class F1", run_values(metrics), tuple(differences(info, metrics)))

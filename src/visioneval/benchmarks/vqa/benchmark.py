@@ -16,6 +16,7 @@ from visioneval.benchmarks.vqa.options import VqaOptions
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import Record, Sample, SkippedRow
 from visioneval.core.rows import Skip, to_samples
+from visioneval.core.runfiles import BenchmarkPlan, RunInfo
 from visioneval.io.parquet import DataError
 
 if TYPE_CHECKING:
@@ -82,10 +83,10 @@ class Vqa(Benchmark[VqaOptions]):
         return choices, id_col
 
     # -- plan ----------------------------------------------------------------------------------
-    def plan(self) -> dict[str, Any]:
+    def plan(self) -> BenchmarkPlan:
         root = self.source.root
         files = [f.relative_to(root).as_posix() for f in self.source.files]
-        return {
+        return BenchmarkPlan.model_validate({
             "benchmark": self.name,
             "options": self.options.model_dump(),
             "dataset": {
@@ -96,7 +97,7 @@ class Vqa(Benchmark[VqaOptions]):
                 "rows": {name: data.row_count(f)
                          for name, f in zip(files, self.source.files, strict=True)},
             },
-        }
+        })
 
     def total(self) -> int:
         n = sum(data.row_count(f) for f in self.source.files)
@@ -221,13 +222,13 @@ class Vqa(Benchmark[VqaOptions]):
         return metrics.summarize(records, self.options.scorer)
 
     # -- output ------------------------------------------------------------------------------------
-    def write_tables(self, metrics: dict[str, Any], info: dict[str, Any],
+    def write_tables(self, metrics: dict[str, Any], info: RunInfo,
                      directory: Path) -> list[Path]:
-        return [tables.write(metrics, info["backend"]["model"], directory)]
+        return [tables.write(metrics, info.backend.model, directory)]
 
-    def print_summary(self, metrics: dict[str, Any], info: dict[str, Any],
+    def print_summary(self, metrics: dict[str, Any], info: RunInfo,
                       console: Console) -> None:
-        tables.show(metrics, info["backend"]["model"], console)
+        tables.show(metrics, info.backend.model, console)
 
 
 def _short(value: Any, limit: int = 60) -> str:

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from visioneval import fmt
 from visioneval.benchmarks.vqa import tables
+from visioneval.benchmarks.vqa.metrics import VqaMetrics
 from visioneval.benchmarks.vqa.options import VqaOptions
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import Charts, ComparisonTable, Note, Section, Table
@@ -38,6 +39,7 @@ class VqaDefinition(BenchmarkDefinition):
     summary = ("Evaluate a model on any image-question dataset (parquet, JSONL, CSV or a "
                "Hugging Face Hub id) with an exact, multiple-choice, label-set or number scorer.")
     options_model = VqaOptions
+    metrics_model = VqaMetrics
     model_help = "Model name; builtin: random (with --scorer choice)."
     builtin_note = "random answers with --scorer choice: one of the options, at random"
     settings_that_matter = ("scorer", "image_col", "question_col", "answer_col",

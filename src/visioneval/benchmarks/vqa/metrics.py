@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from visioneval.benchmarks.salbench.metrics import ParserTally
+from visioneval.benchmarks.salbench.metrics import ClassScores, ParserTally
 from visioneval.benchmarks.vqa.scorers import labels
 from visioneval.core.records import Record
+from visioneval.core.runfiles import Interval, MetricsBlock
 from visioneval.exactsum import ExactSum
 from visioneval.stats.bootstrap import Outcomes, attach, mean_statistic, summaries
 
@@ -69,3 +70,33 @@ def summarize(records: Iterable[Record], scorer: str) -> dict[str, Any]:
         groups[record.group].add(record)
     return {"scorer": scorer, "overall": overall.result(),
             "groups": {g: tally.result() for g, tally in sorted(groups.items())}}
+
+
+# -- metrics.json's shape -------------------------------------------------------------------
+
+
+class VqaBlock(MetricsBlock):
+    """The whole run's or one group's figures (`BlockTally.result`); the set scorer adds
+    SalBench's exact match, macro F1, sample F1 and per-label scores."""
+
+    n: int
+    n_errors: int
+    n_unparsed: int
+    n_ambiguous: int
+    unavailable: str | None = None
+    accuracy: float | None = None
+    accuracy_se: float | None = None
+    accuracy_ci95: Interval | None = None
+    accuracy_ci95_unavailable: str | None = None
+    exact_match: float | None = None
+    macro_f1: float | None = None
+    sample_f1: float | None = None
+    per_class: dict[str, ClassScores] | None = None
+
+
+class VqaMetrics(MetricsBlock):
+    """metrics.json of the image-question benchmark."""
+
+    scorer: str
+    overall: VqaBlock
+    groups: dict[str, VqaBlock]
