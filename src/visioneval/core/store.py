@@ -11,7 +11,6 @@ import fcntl
 import logging
 import os
 import re
-import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,6 +29,7 @@ from visioneval.core.runfiles import (
     parse_run_info,
 )
 from visioneval.core.runfiles import run_format as run_format
+from visioneval.io.disk import free_space
 
 if TYPE_CHECKING:
     import numpy as np
@@ -73,16 +73,6 @@ class WriteError(RunDirError):
                          "what was recorded before is kept")
 
 
-def free_space(path: Path) -> str:
-    """' (N MB free on <folder>)' for an error line about a full disk ('' if unknown)."""
-    folder = path if path.is_dir() else path.parent
-    while not folder.exists() and folder != folder.parent:
-        folder = folder.parent
-    try:
-        free = shutil.disk_usage(folder).free
-    except OSError:
-        return ""
-    return f" ({free / 1e6:.1f} MB free on {folder})"
 
 
 def write_atomic(path: Path, data: bytes) -> None:

@@ -24,7 +24,7 @@ import orjson
 
 from visioneval.backends import reasoning
 from visioneval.core.records import Request, Response, stable_hash
-from visioneval.core.store import free_space
+from visioneval.io.disk import free_space
 
 log = logging.getLogger(__name__)
 
