@@ -18,7 +18,7 @@ from visioneval.core.records import Record, Response
 from visioneval.core.runfiles import check_metrics
 from visioneval.evaluators.evaluate import summarize as evaluate_summary
 from visioneval.evaluators.metrics import EvaluateMetrics
-from visioneval.evaluators.result import EvalResult
+from visioneval.validators.result import EvalResult
 
 
 def _best(work, repeat: int = 3) -> float:

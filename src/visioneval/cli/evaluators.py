@@ -164,9 +164,9 @@ def validate(
     """Run a code validator: result JSON on stdout; exit 0 passed, 1 failed, 2 error."""
     import importlib
 
-    from visioneval.evaluators.result import EvalResult
     from visioneval.validators import BUILTIN
     from visioneval.validators.protocol import main
+    from visioneval.validators.result import EvalResult
 
     if name not in BUILTIN:
         result = EvalResult.error(f"unknown validator {name!r}; built-in: {', '.join(BUILTIN)}")

@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from visioneval.core.blocks import ComparisonTable, Section
     from visioneval.core.rows import DataRow, Made, ParquetRows
     from visioneval.core.runfiles import RunInfo
+    from visioneval.core.solver import Solver
     from visioneval.core.view import RunData
-    from visioneval.engine.runner import Solver
 
 OptionsT = TypeVar("OptionsT", bound=BaseModel)
 

@@ -10,7 +10,7 @@ import logging
 from collections.abc import Awaitable, Callable, Container, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from visioneval.backends.base import Backend
 from visioneval.core.records import (
@@ -21,6 +21,7 @@ from visioneval.core.records import (
     Sample,
     SkippedRow,
 )
+from visioneval.core.solver import CacheIf, Solved, Solver
 from visioneval.core.store import RunStore, WriteError
 from visioneval.cost.usage import UsageBook
 from visioneval.engine import defaults
@@ -43,26 +44,7 @@ log = logging.getLogger(__name__)
 Scorer = Callable[[Sample, str], tuple[dict[str, Any], dict[str, dict[str, float]]]]
 """(sample, response text) -> (parsed answers, scores); called only for successful responses."""
 
-CacheIf = Callable[[Response], bool]
-"""Whether a successful response may be cached (and a cached one reused): a judge's reply
-that is not a verdict must not be replayed on the next run."""
 
-
-class Ask(Protocol):
-    """Send one request through the engine: cache, retries, counting. Never raises.
-    `judge=True` sends it to the benchmark's judge model instead of the model under test;
-    `settings` are the run's generation settings, for a solver's own model requests;
-    `run_dir` is the run directory, for a solver that writes files beside the journal (the
-    layout benchmark's pictures)."""
-
-    @property
-    def settings(self) -> GenerationSettings: ...
-
-    @property
-    def run_dir(self) -> Path: ...
-
-    def __call__(self, request: Request, cache_if: CacheIf | None = None, *,
-                 judge: bool = False) -> Awaitable[Response]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,18 +68,6 @@ class _EngineAsk:
                  judge: bool = False) -> Awaitable[Response]:
         return self.engine.ask(request, self.stats, cache_if, judge=judge, group=self.group)
 
-
-@dataclass(frozen=True, slots=True)
-class Solved:
-    """A solver's outcome: the response to record and, if the solver scored it, the scores
-    (None: the engine's scorer scores `response.text`)."""
-
-    response: Response
-    parsed: dict[str, Any] | None = None
-    scores: dict[str, dict[str, float]] | None = None
-
-
-Solver = Callable[[Sample, Ask], Awaitable[Solved]]
 
 
 class RunStopped(Exception):

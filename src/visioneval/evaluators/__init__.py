@@ -1,2 +1,2 @@
 """Evaluators for free-form answers about images: rubric judges and code validators, one
-result format (`visioneval.evaluators.result`)."""
+result format (`visioneval.validators.result`)."""

@@ -16,7 +16,7 @@ from visioneval.core.records import Record
 from visioneval.core.view import RunData
 from visioneval.evaluators.metrics import EvaluateMetrics
 from visioneval.evaluators.options import EvaluateOptions
-from visioneval.evaluators.result import EvalResult
+from visioneval.validators.result import EvalResult
 
 
 def _pct(value: float | None) -> str:

@@ -32,15 +32,15 @@ from visioneval.core.records import (
     SkippedRow,
 )
 from visioneval.core.runfiles import BenchmarkPlan, RunInfo
-from visioneval.engine.runner import Ask, Solved
+from visioneval.core.solver import Ask, Solved
 from visioneval.evaluators.cases import CaseSpec, EvaluatorSpec, UnusableCase, iter_cases
 from visioneval.evaluators.judge import Case, combine, judge_once, judge_request
 from visioneval.evaluators.options import EvaluateOptions
-from visioneval.evaluators.result import EvalResult
 from visioneval.evaluators.rubric import Rubric, load_rubric
 from visioneval.io.images import Image
 from visioneval.stats.bootstrap import Outcomes, attach, mean_statistic, summaries
 from visioneval.validators.inprocess import run_builtin
+from visioneval.validators.result import EvalResult
 from visioneval.validators.runner import ValidatorCommand, run_validator
 
 __all__ = ["EvalRun", "EvaluateOptions", "build", "summarize"]

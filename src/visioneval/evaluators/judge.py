@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from visioneval.core.records import GenerationSettings, Message, Request, Response
-from visioneval.engine.runner import Ask
-from visioneval.evaluators.jsontext import NoJSON, find_json
-from visioneval.evaluators.result import EvalResult
+from visioneval.core.solver import Ask
 from visioneval.evaluators.rubric import Rubric
 from visioneval.excerpts import excerpt
 from visioneval.io.images import Image
+from visioneval.validators.jsontext import NoJSON, find_json
+from visioneval.validators.result import EvalResult
 
 DETAIL_CAP = 50
 """Items kept per detail list (hallucinations ...); the rest are counted in `not_stored`.

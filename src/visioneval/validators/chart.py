@@ -26,7 +26,7 @@ import re
 import sys
 from typing import Any
 
-from visioneval.evaluators.result import EvalResult
+from visioneval.validators.result import EvalResult
 
 THRESHOLD = 0.7
 TOLERANCE = 0.15

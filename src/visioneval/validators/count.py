@@ -16,7 +16,7 @@ import sys
 from collections import Counter
 from typing import Any
 
-from visioneval.evaluators.result import EvalResult
+from visioneval.validators.result import EvalResult
 
 THRESHOLD = 0.8
 UNITS = {"zero": 0, "a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "three": 3, "four": 4,

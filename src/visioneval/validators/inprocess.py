@@ -17,9 +17,9 @@ import importlib
 import json
 from typing import Any
 
-from visioneval.evaluators.result import EvalResult
 from visioneval.validators import BUILTIN
 from visioneval.validators.protocol import KNOWN_KEYS, call
+from visioneval.validators.result import EvalResult
 from visioneval.validators.runner import TIMEOUT_S, ValidatorCommand, run_validator
 
 INLINE_CHARS = 1000

@@ -1,6 +1,6 @@
 """`json`: does the answer hold JSON of the expected structure?
 
-The JSON is found in prose or code fences (`visioneval.evaluators.jsontext`). It is checked
+The JSON is found in prose or code fences (`visioneval.validators.jsontext`). It is checked
 against a JSON Schema (option `schema`, via the `jsonschema` library) or, without one,
 against the shape of `expected_output` at every depth: every key of an expected object must
 be present with a value of the same JSON type; an expected array's first element is the
@@ -15,8 +15,8 @@ import json
 import sys
 from typing import Any
 
-from visioneval.evaluators.jsontext import NoJSON, find_json
-from visioneval.evaluators.result import EvalResult
+from visioneval.validators.jsontext import NoJSON, find_json
+from visioneval.validators.result import EvalResult
 
 THRESHOLD = 0.8
 

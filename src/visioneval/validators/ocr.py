@@ -16,7 +16,7 @@ import sys
 import unicodedata
 from typing import Any
 
-from visioneval.evaluators.result import EvalResult
+from visioneval.validators.result import EvalResult
 
 THRESHOLD = 0.7
 

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from visioneval.evaluators.result import EvalResult
+from visioneval.validators.result import EvalResult
 
 Validate = Callable[..., dict[str, Any]]
 KNOWN_KEYS = ("output", "expected_output", "input")

@@ -25,8 +25,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from visioneval.evaluators.result import EvalResult
 from visioneval.validators import BUILTIN
+from visioneval.validators.result import EvalResult
 
 TIMEOUT_S = 30.0
 

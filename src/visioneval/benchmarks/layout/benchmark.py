@@ -28,7 +28,7 @@ from visioneval.benchmarks.layout.tables import KEY, VIZ_DIR
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import Message, Record, Response, Sample, SkippedRow, user
 from visioneval.core.runfiles import BenchmarkPlan, RunInfo
-from visioneval.engine.runner import Ask, Solved, Solver
+from visioneval.core.solver import Ask, Solved, Solver
 from visioneval.layout.pairs import Pair, Skipped
 
 if TYPE_CHECKING:

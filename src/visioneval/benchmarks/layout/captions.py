@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from visioneval.benchmarks.layout.options import CAPTION_TOKENS, LayoutOptions
-from visioneval.engine.runner import Ask
+from visioneval.core.solver import Ask
 from visioneval.layout import semantic
 from visioneval.layout.pairs import Pair
 

@@ -21,7 +21,7 @@ from visioneval.io.parquet import DataError
 
 if TYPE_CHECKING:
     from visioneval.backends.registry import BackendSpec
-    from visioneval.engine.runner import Solver
+    from visioneval.core.solver import Solver
 
 ALL = "all"  # the group of every row when no --group-col is given
 MAX_CHOICES = len(scorers.LETTERS)

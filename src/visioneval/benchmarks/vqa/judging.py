@@ -21,7 +21,7 @@ from visioneval.evaluators.judge import Case, judge_once, judge_request
 from visioneval.evaluators.rubric import Rubric, load_rubric
 
 if TYPE_CHECKING:
-    from visioneval.engine.runner import Ask, Solved
+    from visioneval.core.solver import Ask, Solved
 
 RUBRIC = Path(__file__).with_name("judge_rubric.md")
 JUDGE_SETTINGS = GenerationSettings(temperature=0.0, max_tokens=1024)
@@ -45,7 +45,7 @@ class Grader:
         return cls(spec, rubric, threshold)
 
     async def solve(self, sample: Sample, ask: Ask) -> Solved:
-        from visioneval.engine.runner import Solved
+        from visioneval.core.solver import Solved
 
         answer = await ask(Request(sample.messages, ask.settings))
         if not answer.ok:

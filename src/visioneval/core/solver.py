@@ -1,0 +1,47 @@
+"""How a benchmark answers a sample when one request is not enough (`Benchmark.solve`): a
+`Solver` gets the sample and an `Ask`, the engine's request path (cache, retries,
+counting), and returns what to record (`Solved`). The engine implements `Ask`; a benchmark
+only names these types."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from visioneval.core.records import GenerationSettings, Request, Response, Sample
+
+CacheIf = Callable[[Response], bool]
+"""Whether a successful response may be cached (and a cached one reused): a judge's reply
+that is not a verdict must not be replayed on the next run."""
+
+
+class Ask(Protocol):
+    """Send one request through the engine: cache, retries, counting. Never raises.
+    `judge=True` sends it to the benchmark's judge model instead of the model under test;
+    `settings` are the run's generation settings, for a solver's own model requests;
+    `run_dir` is the run directory, for a solver that writes files beside the journal (the
+    layout benchmark's pictures)."""
+
+    @property
+    def settings(self) -> GenerationSettings: ...
+
+    @property
+    def run_dir(self) -> Path: ...
+
+    def __call__(self, request: Request, cache_if: CacheIf | None = None, *,
+                 judge: bool = False) -> Awaitable[Response]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Solved:
+    """A solver's outcome: the response to record and, if the solver scored it, the scores
+    (None: the engine's scorer scores `response.text`)."""
+
+    response: Response
+    parsed: dict[str, Any] | None = None
+    scores: dict[str, dict[str, float]] | None = None
+
+
+Solver = Callable[[Sample, Ask], Awaitable[Solved]]
