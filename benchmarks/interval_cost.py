@@ -10,8 +10,8 @@ import random
 import time
 import tracemalloc
 
-from visioneval.benchmarks.salbench.metrics import ParserTally, sample_scores
 from visioneval.benchmarks.salbench.spec import CONFIGS
+from visioneval.metrics.labelsets import ParserTally, sample_scores
 
 
 def block(n: int, config: str) -> tuple[float, float, float]:

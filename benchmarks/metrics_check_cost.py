@@ -12,12 +12,13 @@ import time
 
 import orjson
 
-from visioneval.benchmarks.salbench.metrics import ConfigTally, SalBenchMetrics, sample_scores
+from visioneval.benchmarks.salbench.metrics import ConfigTally, SalBenchMetrics
 from visioneval.benchmarks.salbench.spec import CONFIGS
 from visioneval.core.records import Record, Response
 from visioneval.core.runfiles import check_metrics
 from visioneval.evaluators.evaluate import summarize as evaluate_summary
 from visioneval.evaluators.metrics import EvaluateMetrics
+from visioneval.metrics.labelsets import sample_scores
 from visioneval.validators.result import EvalResult
 
 

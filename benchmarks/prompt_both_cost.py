@@ -11,9 +11,10 @@ import random
 import time
 import tracemalloc
 
-from visioneval.benchmarks.salbench.metrics import ConfigTally, sample_scores
+from visioneval.benchmarks.salbench.metrics import ConfigTally
 from visioneval.benchmarks.salbench.spec import CONFIGS
 from visioneval.core.records import Record, Response
+from visioneval.metrics.labelsets import sample_scores
 
 
 def records(n: int, config: str, families: tuple[str, ...]) -> list[Record]:

@@ -12,10 +12,10 @@ import pytest
 from cli_helpers import invoke, journal, load, salbench_args
 
 from visioneval.benchmarks.salbench.benchmark import SalBench, SalBenchOptions
-from visioneval.benchmarks.salbench.metrics import summarize_parser
 from visioneval.benchmarks.salbench.parse import lenient_labels, strict_tokens, target_labels
 from visioneval.benchmarks.salbench.spec import CONFIGS
 from visioneval.core.records import Record, Response, Sample
+from visioneval.metrics.labelsets import summarize_parser
 
 LONG = 3_000_000  # characters: big enough that a second copy shows
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from visioneval.benchmarks.salbench.metrics import sample_scores, summarize_parser
 from visioneval.benchmarks.salbench.parse import lenient_labels, strict_tokens, target_labels
 from visioneval.benchmarks.salbench.spec import O3_CLASSES, P3_CLASSES
+from visioneval.metrics.labelsets import sample_scores, summarize_parser
 
 
 @pytest.mark.parametrize(("response", "expected"), [

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from cli_helpers import invoke, load, salbench_args
 
-from visioneval.benchmarks.salbench.metrics import ParserTally, _statistic, sample_scores
+from visioneval.metrics.labelsets import ParserTally, _statistic, sample_scores
 from visioneval.stats.bootstrap import Outcomes, mean_statistic, replicates, summaries
 
 P3 = ("orientation", "color", "size")

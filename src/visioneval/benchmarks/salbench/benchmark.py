@@ -13,7 +13,7 @@ from rich.console import Console
 
 from visioneval import excerpts as stored
 from visioneval.benchmarks.salbench import tables
-from visioneval.benchmarks.salbench.metrics import ConfigTally, sample_scores
+from visioneval.benchmarks.salbench.metrics import ConfigTally
 from visioneval.benchmarks.salbench.options import SalBenchOptions
 from visioneval.benchmarks.salbench.parse import lenient_labels, strict_tokens, target_labels
 from visioneval.benchmarks.salbench.prompts import (
@@ -31,6 +31,7 @@ from visioneval.core.records import Record, Sample, SkippedRow
 from visioneval.core.rows import DataRow, ParquetRows, Skip, cell_image
 from visioneval.core.runfiles import RunInfo
 from visioneval.io import parquet
+from visioneval.metrics.labelsets import sample_scores
 
 __all__ = ["SalBench", "SalBenchOptions", "ScoringOnly", "build"]
 

@@ -3,18 +3,18 @@
 samples), n_errors (failed requests, left out of every score), n_unparsed (answers nothing
 could be read from: wrong for accuracy, counted here), n_ambiguous (of those, answers
 naming two options) and accuracy; the set scorer adds SalBench's exact match, macro F1 and
-sample F1 (`salbench.metrics.summarize_parser`, over the labels of the block's targets)."""
+sample F1 (`metrics.labelsets.summarize_parser`, over the labels of the block's targets)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
 
-from visioneval.benchmarks.salbench.metrics import ClassScores, ParserTally
 from visioneval.benchmarks.vqa.scorers import labels
 from visioneval.core.records import Record
 from visioneval.core.runfiles import Interval, MetricsBlock
 from visioneval.exactsum import ExactSum
+from visioneval.metrics.labelsets import ClassScores, ParserTally
 from visioneval.stats.bootstrap import Outcomes, attach, mean_statistic, summaries
 
 

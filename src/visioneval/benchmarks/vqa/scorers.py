@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from visioneval.benchmarks.salbench.metrics import sample_scores
+from visioneval.metrics.labelsets import sample_scores
 
 LETTERS = string.ascii_uppercase
 # Stripped from both ends of an answer (inner punctuation such as "3.5" or "u.s" stays).
@@ -156,7 +156,7 @@ def labels(value: Any) -> set[str]:
 
 def label_set(answer: str, target: Any) -> tuple[Verdict, dict[str, float]]:
     """The answer's labels against the target's: exact match of the sets, and the per-sample
-    F1 SalBench computes (`salbench.metrics.sample_scores`). Unparsed: no label at all."""
+    F1 SalBench computes (`metrics.labelsets.sample_scores`). Unparsed: no label at all."""
     predicted, gold = labels(answer), labels(target)
     if not predicted:
         return Verdict([], False, unparsed=True), {"exact_match": 0.0, "sample_f1": 0.0}

@@ -1,0 +1,1 @@
+"""Metrics several benchmarks share."""
