@@ -21,11 +21,11 @@ from helpers import png_bytes
 from rich.console import Console
 
 from visioneval.commands.dryrun import dry_run_resume
-from visioneval.commands.run import Output
 from visioneval.core.rundir import load as load_run
 from visioneval.report import thumbs
 from visioneval.report.viewer import Viewer
-from visioneval.session import EngineOptions
+from visioneval.runs.output import Output
+from visioneval.runs.request import ResumeGiven, ResumeRequest
 
 COLOURS = Path(__file__).parents[1] / "examples" / "own_benchmark" / "colours.py"
 MARKER = "IMPORTED"  # written by marker.py when anything imports it
@@ -194,7 +194,7 @@ def test_a_definition_named_again_is_trusted(made, work, variant):
     assert Viewer.open(run, NAMED).thumbs.get(sha) is not None
 
     output = Output(Console(record=True, width=200), Console(stderr=True), progress=False)
-    assert dry_run_resume(run, None, EngineOptions(), output, NAMED) == 0
+    assert dry_run_resume(ResumeRequest(run, None, ResumeGiven(definition=NAMED)), output) == 0
     assert "colours on builtin" in output.console.export_text()
 
     merged = work.parent / f"{variant}-merged"

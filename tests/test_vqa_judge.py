@@ -18,6 +18,7 @@ from visioneval.commands.resume import resume
 from visioneval.commands.run import run
 from visioneval.core import registry
 from visioneval.core.records import GenerationSettings
+from visioneval.runs.request import ResumeRequest, RunRequest
 
 SCORES = re.compile(r'"(\w+)": <0-10>')
 
@@ -42,7 +43,8 @@ def options(judge_url: str, **extra) -> dict:
 
 def go(model_server, opts: dict, out, engine=FAST) -> int:
     spec = BackendSpec(kind="openai", model="m", base_url=model_server.base_url + "/v1")
-    return run(registry.build("vqa", opts), spec, GenerationSettings(), engine, out, output())
+    return run(RunRequest(registry.build("vqa", opts), spec, GenerationSettings(), engine, out),
+               output())
 
 
 def test_the_judge_grades_each_answer_against_the_reference_seeing_the_image(serve,
@@ -85,7 +87,7 @@ def test_a_judge_without_a_verdict_is_an_error_and_resume_asks_it_again(serve, t
     info = json.loads((out / "run.json").read_text())
     info["options"]["judge_base_url"] = good.base_url + "/v1"
     (out / "run.json").write_text(json.dumps(info))
-    assert resume(out, "vqa", given(model, judge_base_url=good.base_url + "/v1"),
+    assert resume(ResumeRequest(out, "vqa", given(model, judge_base_url=good.base_url + "/v1")),
                   output()) == 0
     assert load(out)["overall"]["accuracy"] == 0.25 and len(seen) == 12
     assert len(asked) == 12

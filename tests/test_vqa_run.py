@@ -13,13 +13,15 @@ from cli_helpers import journal, load
 from rich.console import Console
 
 from visioneval.backends.registry import BackendSpec
-from visioneval.commands.resume import ResumeGiven, resume
-from visioneval.commands.run import Output, run
+from visioneval.commands.resume import resume
+from visioneval.commands.run import run
 from visioneval.core import registry, rundir
 from visioneval.core.records import GenerationSettings
 from visioneval.core.store import RunDirError
 from visioneval.report.compare import compare, to_markdown
 from visioneval.report.page import write_report
+from visioneval.runs.output import Output
+from visioneval.runs.request import ResumeGiven, ResumeRequest, RunRequest
 from visioneval.session import EngineOptions
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "vqa"
@@ -41,8 +43,8 @@ def go(server, options: dict, out: Path, model: str = "m", kind: str = "openai",
     base = server.base_url + ("/v1" if kind == "openai" else "")
     spec = BackendSpec(kind=kind, model=model, base_url=base,
                        api_key_env="ANTHROPIC_API_KEY" if kind == "anthropic" else None)
-    return run(registry.build("vqa", options), spec, GenerationSettings(), engine, out,
-               shown or output())
+    return run(RunRequest(registry.build("vqa", options), spec, GenerationSettings(), engine,
+                          out), shown or output())
 
 
 def choice_options(data: Path = EXAMPLE / "questions.jsonl") -> dict:
@@ -152,7 +154,7 @@ def test_resume_retries_failed_samples_and_refuses_changed_data(serve, tmp_path)
     assert failed and load(out)["overall"]["n_errors"] == len(failed)
     server.script.fail_rate = 0.0
     before = server.stats.requests
-    assert resume(out, "vqa", given(server), output()) == 0
+    assert resume(ResumeRequest(out, "vqa", given(server)), output()) == 0
     assert server.stats.requests - before == len(failed)
     clean = tmp_path / "clean"
     assert go(server, options, clean) == 0
@@ -160,4 +162,4 @@ def test_resume_retries_failed_samples_and_refuses_changed_data(serve, tmp_path)
     (data / "images" / "circle_red.png").write_bytes(
         (data / "images" / "square_blue.png").read_bytes())
     with pytest.raises(RunDirError, match="the dataset changed since this run started"):
-        resume(out, "vqa", given(server), output())
+        resume(ResumeRequest(out, "vqa", given(server)), output())

@@ -1,11 +1,13 @@
 """visioneval: measure how well vision-language models see.
 
-From Python: `visioneval.run(...)`, `visioneval.arun(...)` (a coroutine), `visioneval.load(dir)`
-(see `visioneval.api`); your own benchmark subclasses `visioneval.BenchmarkDefinition`
-(docs/adding-a-benchmark.md). Names load on first use, so `visioneval --help` stays fast."""
+From Python: `visioneval.run(...)`, `visioneval.arun(...)` (a coroutine), `visioneval.load(dir)`,
+`visioneval.run_request(RunRequest(...))` (see `visioneval.api`); your own benchmark
+subclasses `visioneval.BenchmarkDefinition` (docs/adding-a-benchmark.md). Names load on first
+use, so `visioneval --help` stays fast."""
 
 _API = {"run": "visioneval.api", "arun": "visioneval.api", "load": "visioneval.api",
-        "RunResult": "visioneval.api",
+        "RunResult": "visioneval.api", "run_request": "visioneval.api",
+        "arun_request": "visioneval.api", "RunRequest": "visioneval.runs.request",
         "BenchmarkDefinition": "visioneval.core.benchmark",
         "Benchmark": "visioneval.core.benchmark",
         "Sample": "visioneval.core.records", "Record": "visioneval.core.records",

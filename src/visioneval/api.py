@@ -24,9 +24,11 @@ from visioneval.backends.registry import BackendSpec
 from visioneval.core import registry
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.records import GenerationSettings
-from visioneval.core.store import RunLock, RunStore
-from visioneval.io.parquet import DataError
-from visioneval.session import EngineOptions, default_run_dir, nothing_to_evaluate
+from visioneval.core.store import RunStore
+from visioneval.engine.options import EngineOptions
+from visioneval.runs.execute import run_to_end
+from visioneval.runs.output import Output
+from visioneval.runs.request import RunRequest
 
 
 @dataclass(frozen=True)
@@ -96,26 +98,24 @@ async def arun(benchmark: BenchmarkLike, *, model: str, backend: str = "openai",
                engine: EngineOptions | None = None, progress: bool = False,
                report: bool = True) -> RunResult:
     """Run `benchmark` on `model` and return its metrics (see `run`)."""
-    from visioneval.commands.run import Output, session
-
     bench, ref, given = _resolve(benchmark, options)
-    if bench.total() == 0:
-        raise DataError(nothing_to_evaluate(bench))
-    spec = BackendSpec(kind=backend, model=model, base_url=base_url, api_key_env=api_key_env)
     if max_tokens is None:
         max_tokens = _definition_of(bench, given).max_tokens
-    settings = GenerationSettings(temperature=temperature, max_tokens=max_tokens)
-    directory = Path(out) if out else default_run_dir(bench.name, model)
+    request = RunRequest(
+        bench, BackendSpec(kind=backend, model=model, base_url=base_url,
+                           api_key_env=api_key_env),
+        GenerationSettings(temperature=temperature, max_tokens=max_tokens),
+        engine or EngineOptions(), Path(out) if out else None, ref)
+    return await _arun(request, progress, report, given)
+
+
+async def _arun(request: RunRequest, progress: bool, report: bool,
+                given: BenchmarkDefinition | None) -> RunResult:
     quiet = Console(quiet=True)
     output = Output(quiet, Console(stderr=True) if progress else quiet, progress=progress,
                     report=report)
-    lock = RunLock(directory)
-    try:
-        result = await session(bench, spec, settings, engine or EngineOptions(), directory,
-                               False, output, lock, ref)
-        page = _report(directory, given) if report else None
-    finally:
-        lock.release()
+    result, page = await run_to_end(
+        request, output, (lambda directory: _report(directory, given)) if report else None)
     return RunResult(result.directory, result.metrics, result.n_records, result.n_errors,
                      result.status, page)
 
@@ -154,6 +154,23 @@ def run(benchmark: BenchmarkLike, *, model: str, backend: str = "openai",
                             api_key_env=api_key_env, options=options, out=out,
                             temperature=temperature, max_tokens=max_tokens, engine=engine,
                             progress=progress, report=report))
+
+
+def run_request(request: RunRequest, *, progress: bool = False,
+                report: bool = True) -> RunResult:
+    """Run a `RunRequest`, the value every command builds from its flags and `run` from its
+    arguments: the benchmark, model, settings, engine options, output and shard in one.
+    Runs in this process (`ray` is for the command line's --executor ray)."""
+    return asyncio.run(arun_request(request, progress=progress, report=report))
+
+
+async def arun_request(request: RunRequest, *, progress: bool = False,
+                       report: bool = True) -> RunResult:
+    """`run_request` as a coroutine."""
+    if request.ray is not None:
+        raise ValueError("a request with ray runs its shards on Ray from the command line "
+                         "(--executor ray); run_request runs in this process")
+    return await _arun(request, progress, report, None)
 
 
 def load(directory: Path) -> RunResult:

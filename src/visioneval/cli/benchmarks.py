@@ -9,13 +9,7 @@ import typer
 
 from visioneval.cli.app import app, data_app
 from visioneval.cli.generated import register, settings
-from visioneval.cli.options import (
-    NoProgress,
-    NoReport,
-    Verbose,
-    engine_flags,
-    run_command,
-)
+from visioneval.cli.options import NoProgress, NoReport, Verbose, run_command
 from visioneval.cli.panels import OUTPUT
 
 register(app, data_app)
@@ -35,6 +29,7 @@ def demo(
     """Offline: a builtin baseline on a small synthetic set, end to end (no server, no
     download): the SalBench popout baseline on synthetic P3 scenes."""
     from visioneval.commands.common import consoles
+    from visioneval.commands.flags import RunFlags, RunTarget
     from visioneval.core import registry
     from visioneval.core.capabilities import HasDemo
     from visioneval.engine.cache import default_cache_path
@@ -50,12 +45,11 @@ def demo(
         return demo.benchmark
 
     try:
-        run_command(definition.name, resume=None, backend="builtin",
-                    model=definition.demo_model,
-                    base_url=None, api_key_env=None, benchmark=benchmark,
-                    settings=lambda: settings(0, definition.max_tokens, definition.max_tokens),
-                    engine=lambda: engine_flags(no_cache=True),
-                    out=out, verbose=verbose, no_progress=no_progress, no_report=no_report)
+        run_command(RunFlags(backend="builtin", model=definition.demo_model, out=out,
+                             no_cache=True, no_progress=no_progress, no_report=no_report,
+                             verbose=verbose),
+                    RunTarget(definition.name, benchmark, lambda: settings(
+                        0, definition.max_tokens, definition.max_tokens)))
     finally:
         for line in said:
             consoles()[0].print(line, highlight=False, soft_wrap=True)

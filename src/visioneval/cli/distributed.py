@@ -34,8 +34,8 @@ def merge(
     setup_logging(err, False)
 
     def action() -> int:
-        from visioneval.commands.run import Output
         from visioneval.distributed.report import merge_and_report
+        from visioneval.runs.output import Output
 
         return merge_and_report(shards, out, allow_partial,
                                 Output(console, err, progress=False, report=not no_report),

@@ -36,8 +36,6 @@ from visioneval.cli.options import (
     Verbose,
     api_key_env_option,
     base_url_option,
-    distribution,
-    engine_flags,
     run_command,
 )
 from visioneval.cli.panels import JUDGE, OUTPUT
@@ -142,16 +140,19 @@ def evaluate(
     fixed = [name for name, value in given.items() if value is not None]
     trust = {k: True for k, v in (("allow_scripts", allow_scripts),
                                   ("allow_outside_images", allow_outside_images)) if v}
-    run_command("evaluate", resume=resume, backend=judge_backend, model=judge_model,
-                base_url=judge_base_url, api_key_env=judge_api_key_env, benchmark=benchmark,
-                settings=settings, backend_required=False,
-                engine=lambda: engine_flags(concurrency, max_attempts, timeout, backoff_base,
-                                            backoff_cap, no_cache, cache_dir, rpm, tpm,
-                                            cache_key_url, price_in, price_out, max_cost,
-                                            refresh_cache, max_reply_mb),
-                out=out, verbose=verbose, no_progress=no_progress, no_report=no_report,
-                spread=lambda: distribution(shard, executor, shards, ray_address),
-                dry_run=dry_run, fixed=fixed, resume_options=trust)
+    from visioneval.commands.flags import RunFlags, RunTarget
+
+    flags = RunFlags(
+        backend=judge_backend, model=judge_model, base_url=judge_base_url,
+        api_key_env=judge_api_key_env, out=out, resume=resume, concurrency=concurrency,
+        max_attempts=max_attempts, timeout=timeout, backoff_base=backoff_base,
+        backoff_cap=backoff_cap, rpm=rpm, tpm=tpm, no_cache=no_cache, cache_dir=cache_dir,
+        refresh_cache=refresh_cache, cache_key_url=cache_key_url, max_reply_mb=max_reply_mb,
+        price_in=price_in, price_out=price_out, max_cost=max_cost, dry_run=dry_run,
+        no_progress=no_progress, no_report=no_report, verbose=verbose, shard=shard,
+        executor=executor, shards=shards, ray_address=ray_address)
+    run_command(flags, RunTarget("evaluate", benchmark, settings, backend_required=False,
+                                 fixed=fixed, resume_options=trust))
 
 
 @app.command()

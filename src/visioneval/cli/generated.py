@@ -5,6 +5,7 @@ same for every benchmark. So a new benchmark needs no edit here."""
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import types
 from collections.abc import Callable
@@ -44,11 +45,10 @@ from visioneval.cli.options import (
     Timeout,
     Tpm,
     Verbose,
-    distribution,
-    engine_flags,
     run_command,
 )
 from visioneval.cli.panels import DATA, MODEL, OUTPUT
+from visioneval.commands.flags import RunFlags, RunTarget
 
 if TYPE_CHECKING:
     from visioneval.core.benchmark import BenchmarkDefinition
@@ -100,12 +100,13 @@ def _run_options() -> list[inspect.Parameter]:
             for n, a, d in specs]
 
 
-SHARED_NAMES = ("backend", "model", "base_url", "api_key_env", "temperature", "max_tokens",
-                "out", "resume", "concurrency", "max_attempts", "timeout", "backoff_base",
-                "backoff_cap", "rpm", "tpm", "no_cache", "cache_dir", "refresh_cache",
-                "cache_key_url", "max_reply_mb",
-                "price_in", "price_out", "max_cost", "dry_run", "no_progress", "no_report",
-                "verbose", "shard", "executor", "shards", "ray_address")
+SHARED_NAMES = tuple(f.name for f in dataclasses.fields(RunFlags))
+"""The shared parameters, one field of RunFlags each."""
+
+
+def _flags(kwargs: dict[str, Any]) -> RunFlags:
+    """The shared flags, taken out of a command's parameters."""
+    return RunFlags(**{k: kwargs.pop(k) for k in SHARED_NAMES})
 
 
 def _unwrap(annotation: Any) -> tuple[Any, bool]:
@@ -217,27 +218,21 @@ def benchmark_command(definition: BenchmarkDefinition) -> Callable[..., None]:
                   *_run_options()]
 
     def command(**kwargs: Any) -> None:
-        run = {k: kwargs.pop(k) for k in SHARED_NAMES}
-        backend, model = run["backend"], run["model"]
-        if run["resume"] is None and definition.default_model is not None:
-            backend, model = default_model(definition, backend, model)
+        flags = _flags(kwargs)
+        if flags.resume is None and definition.default_model is not None:
+            backend, model = default_model(definition, flags.backend, flags.model)
+            flags = dataclasses.replace(flags, backend=backend, model=model)
         given = {k: v for k, v in kwargs.items() if v is not None}
         again = _taken_on_resume(definition)
 
         def benchmark():
             return definition.from_command(_options_from(model_cls, kwargs))
 
-        run_command(definition.name, resume=run["resume"], backend=backend, model=model,
-                    base_url=run["base_url"], api_key_env=run["api_key_env"],
-                    benchmark=benchmark,
-                    settings=lambda: settings(run["temperature"], run["max_tokens"],
-                                              definition.max_tokens),
-                    engine=lambda: _engine(run),
-                    out=run["out"], verbose=run["verbose"], no_progress=run["no_progress"],
-                    no_report=run["no_report"], spread=lambda: _spread(run),
-                    dry_run=run["dry_run"],
-                    fixed=_fixed(run) + [flag(k) for k in given if k not in again],
-                    resume_options={k: v for k, v in given.items() if k in again})
+        run_command(flags, RunTarget(
+            definition.name, benchmark,
+            lambda: settings(flags.temperature, flags.max_tokens, definition.max_tokens),
+            fixed=_fixed(flags) + [flag(k) for k in given if k not in again],
+            resume_options={k: v for k, v in given.items() if k in again}))
 
     command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
@@ -269,14 +264,14 @@ def any_benchmark_command() -> Callable[..., None]:
     def command(**kwargs: Any) -> None:
         from visioneval.core import registry
 
-        run = {k: kwargs.pop(k) for k in SHARED_NAMES}
+        flags = _flags(kwargs)
         target, pairs = kwargs["benchmark"], kwargs["option"] or []
         definition_ref = None if target is None or target in registry.names() \
             else registry.portable(target)
         values = dict(_pair(p) for p in pairs)
-        fixed = _fixed(run)
+        fixed = _fixed(flags)
         again: dict[str, Any] = {}
-        if run["resume"] is not None and values:
+        if flags.resume is not None and values:
             # Only options a resume takes again may come with it (loading the definition
             # the command line names, never one a run directory names).
             known = _taken_on_resume(registry.definition(target)) if target else set()
@@ -301,16 +296,10 @@ def any_benchmark_command() -> Callable[..., None]:
             return registry.definition(target).max_tokens if target else \
                 BenchmarkDefinition.max_tokens
 
-        run_command(target or "", resume=run["resume"], backend=run["backend"],
-                    model=run["model"], base_url=run["base_url"],
-                    api_key_env=run["api_key_env"], benchmark=benchmark,
-                    settings=lambda: settings(run["temperature"], run["max_tokens"],
-                                              max_tokens_default()),
-                    engine=lambda: _engine(run),
-                    out=run["out"], verbose=run["verbose"], no_progress=run["no_progress"],
-                    no_report=run["no_report"], definition=definition_ref,
-                    any_benchmark=True, spread=lambda: _spread(run), dry_run=run["dry_run"],
-                    fixed=fixed, resume_options=again)
+        run_command(flags, RunTarget(
+            None, benchmark,
+            lambda: settings(flags.temperature, flags.max_tokens, max_tokens_default()),
+            definition=definition_ref, fixed=fixed, resume_options=again))
 
     command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
@@ -319,30 +308,16 @@ def any_benchmark_command() -> Callable[..., None]:
     return command
 
 
-def _engine(run: dict[str, Any]):
-    """The engine flags as the shared options gave them."""
-    return engine_flags(run["concurrency"], run["max_attempts"], run["timeout"],
-                        run["backoff_base"], run["backoff_cap"], run["no_cache"],
-                        run["cache_dir"], run["rpm"], run["tpm"], run["cache_key_url"],
-                        run["price_in"], run["price_out"], run["max_cost"],
-                        run["refresh_cache"], run["max_reply_mb"])
-
-
-def _fixed(run: dict[str, Any]) -> list[str]:
+def _fixed(flags: RunFlags) -> list[str]:
     """The shared flags given that only a new run takes (a resume refuses them)."""
     names = ("backend", "model", "temperature", "max_tokens", "out")
-    return [flag(n) for n in names if run[n] is not None]
+    return [flag(n) for n in names if getattr(flags, n) is not None]
 
 
 def _taken_on_resume(definition: BenchmarkDefinition) -> set[str]:
     """The benchmark's options a resume takes from the command line (a judge's server and
     key, trust): giving them again is how a resume gets them."""
     return set(definition.judge_target or ()) | set(definition.trust_options)
-
-
-def _spread(run: dict[str, Any]):
-    """The shard and executor flags, checked together."""
-    return distribution(run["shard"], run["executor"], run["shards"], run["ray_address"])
 
 
 def _pair(text: str) -> tuple[str, str]:

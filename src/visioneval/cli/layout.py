@@ -98,8 +98,6 @@ def layout(
         if viz_dir is not None:
             raise ValueError("--viz-dir: the pictures are drawn in the run directory's viz/ "
                              "folder (with --viz); choose the run directory with --out")
-        from visioneval.distributed.options import Distribution
-
         chosen = base_dir or base_dir_alias
         flags = {"--base-dir": chosen, "--model": model, "--variant": variant, "--ids": ids,
                  "--workers": workers, "--viz": viz or None,
@@ -115,7 +113,8 @@ def layout(
             caption_base_url=caption_base_url, caption_api_key_env=caption_api_key_env,
             caption_prompt=caption_prompt, embedder=embedder or "minilm",
             progress=not no_progress, report=not no_report, no_cache=no_cache,
-            resume=resume, how=Distribution.from_flags(shard, executor, shards, ray_address),
+            resume=resume, shard=shard, executor=executor, shards=shards,
+            ray_address=ray_address,
             given=tuple(k for k, v in flags.items() if v is not None)), console, err)
 
     raise typer.Exit(guarded(err, action))

@@ -1,8 +1,7 @@
-"""Options shared by the commands, and the one flow every benchmark command follows."""
+"""Options shared by the commands, and the one flow every run command follows."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -13,11 +12,7 @@ from visioneval.cli.panels import COST, ENGINE, MODEL, OUTPUT, SPREAD
 from visioneval.engine import defaults
 
 if TYPE_CHECKING:
-    from visioneval.commands.run import Output
-    from visioneval.core.benchmark import Benchmark
-    from visioneval.core.records import GenerationSettings
-    from visioneval.distributed.options import Distribution
-    from visioneval.engine.options import EngineFlags
+    from visioneval.commands.flags import RunFlags, RunTarget
 
 
 class BackendKind(StrEnum):
@@ -127,130 +122,16 @@ RayAddressOpt = Annotated[str | None, typer.Option(
     show_default="a local Ray", rich_help_panel=SPREAD)]
 
 
-def distribution(shard: str | None, executor: str, shards: int | None,
-                 ray_address: str | None) -> Distribution:
-    from visioneval.distributed.options import Distribution
-
-    return Distribution.from_flags(shard, executor, shards, ray_address)
-
-
-def engine_flags(concurrency: int | None = None, max_attempts: int | None = None,
-                 timeout: float | None = None, backoff_base: float | None = None,
-                 backoff_cap: float | None = None, no_cache: bool = False,
-                 cache_dir: Path | None = None, rpm: int | None = None, tpm: int | None = None,
-                 cache_key_url: bool = False, price_in: float | None = None,
-                 price_out: float | None = None, max_cost: float | None = None,
-                 refresh_cache: bool = False, max_reply_mb: float | None = None
-                 ) -> EngineFlags:
-    """The engine flags as given (None: not given; a new run then takes the default, a
-    resume what the run recorded); a bad combination is a ValueError naming the flags."""
-    from pydantic import ValidationError
-
-    from visioneval.engine.options import EngineFlags
-
-    try:
-        return EngineFlags(concurrency=concurrency, max_attempts=max_attempts,
-                           timeout_s=timeout, backoff_base_s=backoff_base,
-                           backoff_cap_s=backoff_cap, rpm=rpm, tpm=tpm, no_cache=no_cache,
-                           cache_dir=cache_dir, refresh_cache=refresh_cache,
-                           cache_key_url=cache_key_url, price_in=price_in,
-                           price_out=price_out, max_cost=max_cost, max_reply_mb=max_reply_mb)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        raise ValueError(str(error["ctx"]["error"]) if error["type"] == "value_error"
-                         else f"--{str(error['loc'][0]).replace('_', '-')}: {error['msg']}"
-                         ) from None
-
-
-def run_command(name: str, *, resume: Path | None, engine: Callable[[], EngineFlags],
-                backend: str | None, model: str | None, base_url: list[str] | None,
-                api_key_env: str | None, settings: Callable[[], GenerationSettings],
-                benchmark: Callable[[], Benchmark], out: Path | None, verbose: bool,
-                no_progress: bool, no_report: bool = False,
-                backend_required: bool = True, definition: str | None = None,
-                any_benchmark: bool = False,
-                spread: Callable[[], Distribution] | None = None,
-                dry_run: bool = False, fixed: Sequence[str] = (),
-                resume_options: Mapping[str, Any] | None = None) -> None:
-    """The flow of every benchmark command: logging, errors as one line with exit 2,
-    resume from the run directory, or build the benchmark and the backend and run;
-    `dry_run`: only print what the run (or the resume) would send and cost. With a resume,
-    `fixed` names the flags given that only a new run takes (refused), `resume_options` the
-    benchmark options given again that a resume takes (a judge's server, --allow-scripts)."""
-    from visioneval.commands import run as command
+def run_command(flags: RunFlags, target: RunTarget) -> None:
+    """The flow of every run command: logging, the request built from the flags (a bad
+    flag is one line with exit 2), then the run, the resume or (--dry-run) the estimate."""
     from visioneval.commands.common import consoles, guarded, setup_logging
+    from visioneval.commands.flags import request_from
+    from visioneval.commands.perform import perform
+    from visioneval.runs.output import Output
 
     console, err = consoles()
-    setup_logging(err, verbose)
-    output = command.Output(console, err, progress=not no_progress, report=not no_report)
-
-    def action() -> int:
-        how = spread() if spread is not None else None
-        if how is not None and how.on_ray and engine().max_cost is not None and not dry_run:
-            raise ValueError("--max-cost limits one process's session; with --executor ray "
-                             "every shard would get the whole limit: run the shards with "
-                             "--shard K/N and a --max-cost each instead")
-        if resume is not None and fixed:
-            raise ValueError(f"{', '.join(fixed)}: {'is' if len(fixed) == 1 else 'are'} "
-                             f"recorded in {resume}, and --resume continues with what it "
-                             "recorded; drop the flag, or start a new run to change it")
-        if dry_run:
-            return _dry_run(name, resume, engine, backend, model, base_url, api_key_env,
-                            settings, benchmark, backend_required, any_benchmark, how,
-                            output, definition)
-        if resume is not None:
-            from visioneval.commands.resume import ResumeGiven
-            from visioneval.commands.resume import resume as resume_run
-
-            if how is not None and how.shard is not None:
-                raise ValueError("--shard is recorded in the run; --resume continues the same "
-                                 "shard without it")
-            given = ResumeGiven.from_flags(engine(), base_url, api_key_env, definition,
-                                           resume_options)
-            if how is not None and how.on_ray:
-                from visioneval.distributed.ray_runner import resume as resume_on_ray
-
-                return resume_on_ray(resume, None if any_benchmark else name, given, output,
-                                     how)
-            return resume_run(resume, None if any_benchmark else name, given, output)
-        spec = _backend_spec(backend, model, base_url, api_key_env, backend_required)
-        if how is not None and how.on_ray:
-            from visioneval.distributed.ray_runner import run as run_on_ray
-
-            return run_on_ray(benchmark(), spec, settings(), engine().new_run(), out, output,
-                              how, definition)
-        return command.run(benchmark(), spec, settings(), engine().new_run(), out, output,
-                           definition, how.shard if how is not None else None)
-
-    raise typer.Exit(guarded(err, action))
-
-
-def _dry_run(name: str, resume: Path | None, engine: Callable[[], EngineFlags],
-             backend: str | None, model: str | None, base_url: list[str] | None,
-             api_key_env: str | None, settings: Callable[[], GenerationSettings],
-             benchmark: Callable[[], Benchmark], backend_required: bool,
-             any_benchmark: bool, how: Distribution | None, output: Output,
-             definition: str | None = None) -> int:
-    """--dry-run: the estimate of a new run (of --shard K/N) or of what a resume would send;
-    --executor ray changes where a run goes, not what it sends."""
-    from visioneval.commands import dryrun
-
-    if resume is not None:
-        return dryrun.dry_run_resume(resume, None if any_benchmark else name,
-                                     engine().new_run(), output, definition)
-    spec = _backend_spec(backend, model, base_url, api_key_env, backend_required)
-    return dryrun.dry_run(benchmark(), spec, settings(), engine().new_run(), output,
-                          how.shard if how is not None else None)
-
-
-def _backend_spec(backend: str | None, model: str | None, base_url: list[str] | None,
-                  api_key_env: str | None, backend_required: bool):
-    """The model from the flags; a command whose benchmark may need none (evaluate with
-    validators only) gets the "none" backend."""
-    from visioneval.backends.registry import BackendSpec
-
-    if backend is None or model is None:
-        if backend_required:
-            raise ValueError("--backend and --model are required (or --resume RUN_DIR)")
-        return BackendSpec(kind="none", model="none")
-    return BackendSpec(kind=backend, model=model, base_url=base_url, api_key_env=api_key_env)
+    setup_logging(err, flags.verbose)
+    output = Output(console, err, progress=not flags.no_progress, report=not flags.no_report)
+    raise typer.Exit(guarded(err, lambda: perform(request_from(flags, target), output,
+                                                  flags.dry_run)))

@@ -62,7 +62,7 @@ def suite(
     comparison page across them. The same command again resumes what is not finished."""
     from visioneval.commands import suite as command
     from visioneval.commands.common import consoles, guarded, setup_logging
-    from visioneval.commands.run import Output
+    from visioneval.runs.output import Output
 
     console, err = consoles()
     setup_logging(err, verbose)

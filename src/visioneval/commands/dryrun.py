@@ -6,13 +6,9 @@ would) to count the samples and read each image's size from its header."""
 from __future__ import annotations
 
 from collections.abc import Container, Iterable, Iterator
-from pathlib import Path
 from typing import Any
 
 from visioneval.backends.registry import BackendSpec
-from visioneval.commands.resume_target import resume_command
-from visioneval.commands.run import Output
-from visioneval.core import registry
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import GenerationSettings, Sample, SkippedRow
 from visioneval.core.store import RunStore
@@ -20,35 +16,39 @@ from visioneval.cost import estimate
 from visioneval.cost.images import image_rule
 from visioneval.cost.prices import ModelRef, Price, given_price, price_for, recorded_price
 from visioneval.io.parquet import DataError
-from visioneval.session import EngineOptions, nothing_to_evaluate, shard_key
+from visioneval.runs.output import Output
+from visioneval.runs.request import ResumeRequest, RunRequest
+from visioneval.runs.resume import definition_for_resume
+from visioneval.runs.target import resume_command
+from visioneval.session import nothing_to_evaluate, shard_key
 from visioneval.shards import Shard
 
 
-def dry_run(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
-            engine: EngineOptions, output: Output, shard: Shard | None = None) -> int:
-    """A new run's estimate (of `shard` of the samples, or all of them)."""
-    if benchmark.total() == 0:
-        raise DataError(nothing_to_evaluate(benchmark))
-    return _print(benchmark, spec, settings, given_price(engine.price_in, engine.price_out),
-                  output, shard)
+def dry_run(request: RunRequest, output: Output) -> int:
+    """A new run's estimate (of its shard of the samples, or all of them); on Ray or not,
+    the same requests are sent."""
+    engine = request.engine
+    if request.benchmark.total() == 0:
+        raise DataError(nothing_to_evaluate(request.benchmark))
+    return _print(request.benchmark, request.spec, request.settings,
+                  given_price(engine.price_in, engine.price_out), output, request.shard)
 
 
-def dry_run_resume(directory: Path, expected: str | None, engine: EngineOptions,
-                   output: Output, definition: registry.Named = None) -> int:
+def dry_run_resume(request: ResumeRequest, output: Output) -> int:
     """What `--resume` would still send: the samples without a successful record. The
     benchmark is rebuilt by the trust rule (`registry.build_for_run`): a run of a user's own
-    benchmark needs its `definition` named again; only to be read (nothing is solved)."""
+    benchmark needs its definition named again; only to be read (nothing is solved)."""
     from visioneval.core.idset import IdSet
 
+    directory, expected = request.directory, request.expected
+    engine = request.given.flags.new_run()
     store = RunStore.open(directory)
     info = store.info
     if expected is not None and info.benchmark != expected:
         raise ValueError(f"{directory} is a {info.benchmark} run; resume it with "
                          f"`{resume_command(info, directory)}`")
-    from visioneval.commands.resume import definition_for_resume
-
-    named = definition if isinstance(definition, str) or definition is None else None
-    benchmark = definition_for_resume(info, named, directory).build_to_read(dict(info.options))
+    benchmark = definition_for_resume(info, request.given.definition, directory) \
+        .build_to_read(dict(info.options))
     stored = info.backend
     spec = BackendSpec.model_validate({"kind": stored.kind, "model": stored.model,
                                        "base_urls": tuple(stored.base_urls),

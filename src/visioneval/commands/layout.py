@@ -5,15 +5,20 @@ on the engine (run directory, journal, resume, shards, Ray, report), with CANVAS
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from visioneval.distributed.options import Distribution
+if TYPE_CHECKING:
+    from visioneval.commands.flags import RunFlags
+    from visioneval.core.benchmark import Benchmark
+    from visioneval.distributed.options import Distribution
+    from visioneval.runs.output import Output
 
 log = logging.getLogger("visioneval.layout")
 
@@ -44,8 +49,20 @@ class LayoutArgs:
     report: bool = True
     no_cache: bool = False
     resume: Path | None = None
-    how: Distribution = Distribution()
+    shard: str | None = None  # --shard K/N
+    executor: str = "local"
+    shards: int | None = None
+    ray_address: str | None = None
     given: tuple[str, ...] = ()  # the FIXED flags given (refused with --resume)
+
+    def flags(self) -> RunFlags:
+        """The flags every run command shares, as layout's command line gave them."""
+        from visioneval.commands.flags import RunFlags
+
+        return RunFlags(backend="none", model=self.model, out=self.out, resume=self.resume,
+                        no_cache=self.no_cache, no_progress=not self.progress,
+                        no_report=not self.report, shard=self.shard, executor=self.executor,
+                        shards=self.shards, ray_address=self.ray_address)
 
     def variants(self) -> list[str]:
         names = [v.strip() for v in self.variant.split(",") if v.strip()]
@@ -91,76 +108,55 @@ class LayoutArgs:
 
 
 def run_layout(args: LayoutArgs, console: Console, err: Console) -> int:
-    """Run (or resume) the layout benchmark on the engine; then say where the results file
-    and the pictures are. Exit code: 0 every sample scored, 1 some sample has a metric
-    error or some pair was skipped (the results are still written), 2 (raised as a user
-    error) nothing could run; as any run, 130 interrupted."""
-    from visioneval.commands.run import Output
+    """Run (or resume) the layout benchmark on the engine, as a request built the way every
+    run command builds its own; then say where the results file and the pictures are. Exit
+    code: 0 every sample scored, 1 some sample has a metric error or some pair was skipped
+    (the results are still written), 2 (raised as a user error) nothing could run; as any
+    run, 130 interrupted."""
+    from visioneval.commands.flags import RunTarget, request_from
+    from visioneval.commands.perform import perform
+    from visioneval.core.records import GenerationSettings
+    from visioneval.runs.output import Output
 
     output = Output(console, err, progress=args.progress, report=args.report)
-    if args.resume is not None:
-        code, directory = _resume(args, output), args.resume
-    else:
-        code, directory = _new_run(args, output)
+    flags = args.flags()
+    directory = args.resume if args.resume is not None else _run_dir(args, flags.distribution())
+    again = {k: v for k, v in (("caption_base_url", args.caption_base_url),
+                               ("caption_api_key_env", args.caption_api_key_env)) if v}
+    target = RunTarget("layout", lambda: _benchmark(args, output), GenerationSettings,
+                       fixed=args.given, resume_options=again)
+    code = perform(request_from(dataclasses.replace(flags, out=directory)
+                                if args.resume is None else flags, target), output)
     return _closing(directory, code, console, err) if code in (0, 1) else code
 
 
-def _new_run(args: LayoutArgs, output: Any) -> tuple[int, Path]:
-    from visioneval.backends.registry import BackendSpec
-    from visioneval.benchmarks.layout.benchmark import build
-    from visioneval.commands import run as command
-    from visioneval.core.records import GenerationSettings
-    from visioneval.engine.options import EngineFlags
+def _run_dir(args: LayoutArgs, how: Distribution) -> Path:
+    """A new run's directory, named here so that the closing lines can point into it."""
     from visioneval.session import default_run_dir
+
+    directory = args.run_dir()
+    if how.on_ray:
+        return (directory or default_run_dir("layout", args.model)).absolute()
+    if directory is None:
+        directory = default_run_dir("layout", args.model)
+        if how.shard is not None:
+            directory = directory.with_name(f"{directory.name}-shard-{how.shard.dirname}")
+    return directory
+
+
+def _benchmark(args: LayoutArgs, output: Output) -> Benchmark:
+    from visioneval.benchmarks.layout.benchmark import build
 
     benchmark = build(args.options())
     for gid in benchmark.collection.missing_ids:  # reads the folder: its errors are exit 2
         log.warning("--ids %s: no such sample", gid)
-    spec = BackendSpec(kind="none", model=args.model)  # the generated model's folder
-    engine = EngineFlags(no_cache=args.no_cache).new_run()
-    how = args.how
     directory = args.run_dir()
     if directory is not None and directory != args.out:
         output.err.print(f"note: --out {args.out} names a results file, as visioneval layout "
                          f"once wrote one: the run goes to the folder {directory} (its "
                          f"{directory / 'results.json'} holds what that file held)",
                          highlight=False, soft_wrap=True, markup=False)
-    if how.on_ray:
-        from visioneval.distributed.ray_runner import run as run_on_ray
-
-        directory = (directory or default_run_dir("layout", args.model)).absolute()
-        return run_on_ray(benchmark, spec, GenerationSettings(), engine, directory, output,
-                          how), directory
-    if directory is None:
-        directory = default_run_dir("layout", args.model)
-        if how.shard is not None:
-            directory = directory.with_name(f"{directory.name}-shard-{how.shard.dirname}")
-    return command.run(benchmark, spec, GenerationSettings(), engine, directory, output,
-                       None, how.shard), directory
-
-
-def _resume(args: LayoutArgs, output: Any) -> int:
-    from visioneval.commands.resume import ResumeGiven
-    from visioneval.engine.options import EngineFlags
-
-    assert args.resume is not None
-    if args.given:
-        raise ValueError(f"{', '.join(args.given)}: {'is' if len(args.given) == 1 else 'are'} "
-                         f"recorded in {args.resume}, and --resume continues with what it "
-                         "recorded; drop the flag, or start a new run to change it")
-    if args.how.shard is not None:
-        raise ValueError("--shard is recorded in the run; --resume continues the same shard "
-                         "without it")
-    again = {k: v for k, v in (("caption_base_url", args.caption_base_url),
-                               ("caption_api_key_env", args.caption_api_key_env)) if v}
-    given = ResumeGiven.from_flags(EngineFlags(no_cache=args.no_cache), options=again)
-    if args.how.on_ray:
-        from visioneval.distributed.ray_runner import resume as resume_on_ray
-
-        return resume_on_ray(args.resume, "layout", given, output, args.how)
-    from visioneval.commands.resume import resume
-
-    return resume(args.resume, "layout", given, output)
+    return benchmark
 
 
 def _closing(directory: Path, code: int, console: Console, err: Console) -> int:

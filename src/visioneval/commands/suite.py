@@ -12,8 +12,9 @@ from typing import Any, Union, get_args, get_origin
 
 from rich.markup import escape
 
-from visioneval.commands.run import EXIT_INTERRUPTED, Output
+from visioneval.commands.run import EXIT_INTERRUPTED
 from visioneval.invocation import command
+from visioneval.runs.output import Output
 from visioneval.suite import spec
 from visioneval.suite.plan import SuitePlan, plan
 

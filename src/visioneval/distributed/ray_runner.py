@@ -21,13 +21,13 @@ from rich.console import Console
 from rich.markup import escape
 
 from visioneval.backends.registry import BackendSpec
-from visioneval.commands.resume import ResumeGiven
-from visioneval.commands.run import EXIT_INTERRUPTED, Output
+from visioneval.commands.run import EXIT_INTERRUPTED
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import GenerationSettings
-from visioneval.distributed.options import Distribution
 from visioneval.engine.options import EngineFlags, EngineOptions
 from visioneval.io.parquet import DataError
+from visioneval.runs.output import Output
+from visioneval.runs.request import OnRay, ResumeGiven, ResumeRequest, RunRequest
 from visioneval.session import default_run_dir, nothing_to_evaluate
 from visioneval.shards import Shard
 
@@ -84,8 +84,9 @@ class ShardJob:
 def run_shard(job: ShardJob) -> dict[str, Any]:
     """One shard, in a Ray worker: a new run, or the resume of the one in its directory.
     The tables go nowhere (the merge prints the run's); logs go to the worker's stderr."""
-    from visioneval.commands import run as command
     from visioneval.commands.common import setup_logging
+    from visioneval.commands.resume import resume as resume_run
+    from visioneval.commands.run import run as run_here
     from visioneval.core import registry
 
     if os.path.isdir(job.cwd):
@@ -95,44 +96,43 @@ def run_shard(job: ShardJob) -> dict[str, Any]:
     output = Output(Console(file=io.StringIO()), err, progress=False, report=False)
     directory = Path(job.directory)
     if (directory / "run.json").exists():
-        from visioneval.commands.resume import resume as resume_run
-
-        code = resume_run(directory, None, job.resume_given(), output)
+        code = resume_run(ResumeRequest(directory, None, job.resume_given()), output)
     else:
         benchmark = registry.build(job.benchmark, job.options)
         definition = job.benchmark if job.benchmark not in registry.names() else None
-        code = command.run(benchmark, job.spec, job.settings, job.engine, directory, output,
-                           definition, job.shard)
+        code = run_here(RunRequest(benchmark, job.spec, job.settings, job.engine, directory,
+                                   definition, job.shard), output)
     return {"shard": job.shard.index, "code": code, "host": os.uname().nodename,
             "pid": os.getpid()}
 
 
-def run(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
-        engine: EngineOptions, out: Path | None, output: Output, how: Distribution,
-        definition: str | None = None) -> int:
+def run(request: RunRequest, output: Output) -> int:
     """A new distributed run: N shard tasks in `<out>/shards`, merged into `<out>`."""
+    how = request.ray or OnRay()
+    benchmark, spec, definition = request.benchmark, request.spec, request.definition
     ray = import_ray()
     if benchmark.total() == 0:
         raise DataError(nothing_to_evaluate(benchmark))
-    out = (out or default_run_dir(benchmark.name, spec.model)).absolute()
+    out = (request.out or default_run_dir(benchmark.name, spec.model)).absolute()
     count = how.shard_count
     _check_existing(out, benchmark, spec, count)
     name = definition or benchmark.name
-    jobs = [ShardJob(name, benchmark.options.model_dump(), spec, settings, engine,
+    jobs = [ShardJob(name, benchmark.options.model_dump(), spec, request.settings,
+                     request.engine,
                      Shard(k, count), str(out / SHARDS_DIR / Shard(k, count).dirname),
                      os.getcwd()) for k in range(1, count + 1)]
     return _run_jobs(ray, jobs, out, output, how, benchmark.total(), benchmark.name)
 
 
-def resume(directory: Path, expected: str | None, given: ResumeGiven, output: Output,
-           how: Distribution) -> int:
+def resume(request: ResumeRequest, output: Output) -> int:
     """Continue a distributed run from its shard folders (each resumes its journal; a shard
     that never started starts), trusting of run.json what a plain resume trusts."""
-    from visioneval.commands.resume import check_resumable_kind, rebuild
     from visioneval.core.store import RunStore
+    from visioneval.runs.resume import check_resumable_kind, rebuild
 
+    how, given, expected = request.ray or OnRay(), request.given, request.expected
     ray = import_ray()
-    directory = directory.absolute()
+    directory = request.directory.absolute()
     found = _shard_dirs(directory)
     if not found:
         raise ValueError(f"{directory} holds no shards ({SHARDS_DIR}/K-of-N with run.json): "
@@ -220,7 +220,7 @@ def probe(ray: Any) -> None:
                          "install the same version on every node")
 
 
-def _run_jobs(ray: Any, jobs: list[ShardJob], out: Path, output: Output, how: Distribution,
+def _run_jobs(ray: Any, jobs: list[ShardJob], out: Path, output: Output, how: OnRay,
               total: int, label: str) -> int:
     from visioneval.distributed.report import merge_and_report
 
@@ -267,11 +267,11 @@ def _run_jobs(ray: Any, jobs: list[ShardJob], out: Path, output: Output, how: Di
                             replace=True, definition=named)
 
 
-def _resume_line(jobs: list[ShardJob], out: Path, how: Distribution, label: str) -> str:
+def _resume_line(jobs: list[ShardJob], out: Path, how: OnRay, label: str) -> str:
     """The command that resumes the shards on Ray, as this process was started."""
-    from visioneval.commands.resume_target import resume_command
     from visioneval.core import registry
     from visioneval.core.runfiles import BackendInfo, RunInfo
+    from visioneval.runs.target import resume_command
 
     job = jobs[0]
     own = job.benchmark if job.benchmark not in registry.names() else None
@@ -282,7 +282,7 @@ def _resume_line(jobs: list[ShardJob], out: Path, how: Distribution, label: str)
     return f"{line} --executor ray{where}"
 
 
-def _where(ray: Any, how: Distribution) -> str:
+def _where(ray: Any, how: OnRay) -> str:
     if how.ray_address:
         return f"cluster {how.ray_address}"
     cpus = int(ray.cluster_resources().get("CPU", 0))

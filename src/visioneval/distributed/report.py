@@ -7,10 +7,11 @@ from pathlib import Path
 
 from rich.markup import escape
 
-from visioneval.commands.resume_target import resume_command
-from visioneval.commands.run import Output, report
+from visioneval.commands.run import report
 from visioneval.core.store import RunStore
 from visioneval.distributed.merge import merge
+from visioneval.runs.output import Output
+from visioneval.runs.target import resume_command
 
 
 def merge_and_report(directories: Sequence[Path], out: Path, allow_partial: bool,

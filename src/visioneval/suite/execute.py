@@ -15,7 +15,6 @@ from typing import Any
 from rich.console import Console
 
 from visioneval.backends.base import PreflightError
-from visioneval.commands.run import Output, session
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.runfiles import RunInfo
 from visioneval.core.store import RUN_FILE, RunDirError, RunLock, RunStore, write_json
@@ -23,6 +22,8 @@ from visioneval.engine.cache import CacheError
 from visioneval.engine.progress import ProgressBoard
 from visioneval.engine.runner import RunStopped
 from visioneval.io.parquet import DataError
+from visioneval.runs.execute import session
+from visioneval.runs.output import Output
 from visioneval.session import nothing_to_evaluate
 from visioneval.suite.plan import PlannedRun, SuitePlan
 

@@ -1,0 +1,145 @@
+"""A command line's run as a request: the flags every run command shares (`RunFlags`), what
+the command itself knows (`RunTarget`: its benchmark, settings and the flags a resume
+refuses), and `request_from`, the one place they become a `RunRequest` or a
+`ResumeRequest`. Benchmark commands, `run`, `evaluate`, `layout` and `demo` all go through
+it; typer stays in `visioneval.cli`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from visioneval.backends.registry import BackendSpec
+    from visioneval.core.benchmark import Benchmark
+    from visioneval.core.records import GenerationSettings
+    from visioneval.distributed.options import Distribution
+    from visioneval.engine.options import EngineFlags
+    from visioneval.runs.request import ResumeRequest, RunRequest
+
+
+@dataclass(frozen=True)
+class RunFlags:
+    """The model, engine, output and distribution flags as given (None: not given; a new
+    run then takes the default, a resume what the run recorded)."""
+
+    backend: str | None = None
+    model: str | None = None
+    base_url: list[str] | None = None
+    api_key_env: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    out: Path | None = None
+    resume: Path | None = None
+    concurrency: int | None = None
+    max_attempts: int | None = None
+    timeout: float | None = None
+    backoff_base: float | None = None
+    backoff_cap: float | None = None
+    rpm: int | None = None
+    tpm: int | None = None
+    no_cache: bool = False
+    cache_dir: Path | None = None
+    refresh_cache: bool = False
+    cache_key_url: bool = False
+    max_reply_mb: float | None = None
+    price_in: float | None = None
+    price_out: float | None = None
+    max_cost: float | None = None
+    dry_run: bool = False
+    no_progress: bool = False
+    no_report: bool = False
+    verbose: bool = False
+    shard: str | None = None
+    executor: str = "local"
+    shards: int | None = None
+    ray_address: str | None = None
+
+    def engine(self) -> EngineFlags:
+        """The engine flags; a bad combination is a ValueError naming the flags."""
+        from pydantic import ValidationError
+
+        from visioneval.engine.options import EngineFlags
+
+        try:
+            return EngineFlags(
+                concurrency=self.concurrency, max_attempts=self.max_attempts,
+                timeout_s=self.timeout, backoff_base_s=self.backoff_base,
+                backoff_cap_s=self.backoff_cap, rpm=self.rpm, tpm=self.tpm,
+                no_cache=self.no_cache, cache_dir=self.cache_dir,
+                refresh_cache=self.refresh_cache, cache_key_url=self.cache_key_url,
+                price_in=self.price_in, price_out=self.price_out, max_cost=self.max_cost,
+                max_reply_mb=self.max_reply_mb)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            raise ValueError(str(error["ctx"]["error"]) if error["type"] == "value_error"
+                             else f"--{str(error['loc'][0]).replace('_', '-')}: "
+                             f"{error['msg']}") from None
+
+    def distribution(self) -> Distribution:
+        """The shard and executor flags, checked together."""
+        from visioneval.distributed.options import Distribution
+
+        return Distribution.from_flags(self.shard, self.executor, self.shards,
+                                       self.ray_address)
+
+
+@dataclass(frozen=True)
+class RunTarget:
+    """What one command adds to the shared flags. `name`: its benchmark (None: `run`, any
+    benchmark); `benchmark` and `settings` are built only for a new run; `definition`: the
+    user's own definition named on the command line; `backend_required`: False when the
+    benchmark may need no model (evaluate with validators only); `fixed`: the flags given
+    that only a new run takes (a resume refuses them); `resume_options`: the benchmark
+    options given again that a resume takes (a judge's server, --allow-scripts)."""
+
+    name: str | None
+    benchmark: Callable[[], Benchmark]
+    settings: Callable[[], GenerationSettings]
+    definition: str | None = None
+    backend_required: bool = True
+    fixed: Sequence[str] = ()
+    resume_options: Mapping[str, Any] = field(default_factory=dict)
+
+
+def request_from(flags: RunFlags, target: RunTarget) -> RunRequest | ResumeRequest:
+    """The request the command line asks for; a bad combination of flags is a ValueError
+    (one line)."""
+    from visioneval.runs.request import OnRay, ResumeGiven, ResumeRequest, RunRequest
+
+    how = flags.distribution()
+    ray = OnRay(how.shards, how.ray_address) if how.on_ray else None
+    if ray is not None and flags.engine().max_cost is not None and not flags.dry_run:
+        raise ValueError("--max-cost limits one process's session; with --executor ray "
+                         "every shard would get the whole limit: run the shards with "
+                         "--shard K/N and a --max-cost each instead")
+    fixed = target.fixed
+    if flags.resume is not None and fixed:
+        raise ValueError(f"{', '.join(fixed)}: {'is' if len(fixed) == 1 else 'are'} "
+                         f"recorded in {flags.resume}, and --resume continues with what it "
+                         "recorded; drop the flag, or start a new run to change it")
+    if flags.resume is not None:
+        if how.shard is not None and not flags.dry_run:
+            raise ValueError("--shard is recorded in the run; --resume continues the same "
+                             "shard without it")
+        given = ResumeGiven.from_flags(flags.engine(), flags.base_url, flags.api_key_env,
+                                       target.definition, target.resume_options)
+        return ResumeRequest(flags.resume, target.name, given, ray)
+    spec = _backend_spec(flags, target.backend_required)
+    return RunRequest(target.benchmark(), spec, target.settings(), flags.engine().new_run(),
+                      flags.out, target.definition, how.shard, ray)
+
+
+def _backend_spec(flags: RunFlags, backend_required: bool) -> BackendSpec:
+    """The model from the flags; a command whose benchmark may need none (evaluate with
+    validators only) gets the "none" backend."""
+    from visioneval.backends.registry import BackendSpec
+
+    if flags.backend is None or flags.model is None:
+        if backend_required:
+            raise ValueError("--backend and --model are required (or --resume RUN_DIR)")
+        return BackendSpec(kind="none", model="none")
+    return BackendSpec(kind=flags.backend, model=flags.model, base_url=flags.base_url,
+                       api_key_env=flags.api_key_env)

@@ -1,0 +1,195 @@
+"""Carrying out a run request: preflight, the run directory (new or resumed, locked, the
+same data and model checked), the --max-cost budget, then the engine's session. The
+commands add their printing and exit codes around it; the Python API calls it as it is."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from visioneval.backends.base import Backend
+from visioneval.backends.builtin import check_fits
+from visioneval.backends.registry import BackendSpec, make_backend
+from visioneval.backends.served import describe
+from visioneval.baselines.hints import majority_answers
+from visioneval.core.benchmark import Benchmark
+from visioneval.core.records import GenerationSettings
+from visioneval.core.runfiles import Identity, Pricing, RunInfo
+from visioneval.core.store import RunDirError, RunLock, RunStore
+from visioneval.cost.prices import ModelRef, given_price, recorded_price
+from visioneval.engine.options import Change, EngineOptions
+from visioneval.io.parquet import DataError
+from visioneval.runs.output import Output
+from visioneval.runs.request import RunRequest
+from visioneval.runs.resume import Continuation
+from visioneval.runs.target import judge_flags, target_flags
+from visioneval.session import (
+    SessionResult,
+    check_resumable,
+    default_run_dir,
+    new_run_info,
+    nothing_to_evaluate,
+    planned,
+    run_session,
+)
+from visioneval.shards import Shard
+
+if TYPE_CHECKING:
+    from visioneval.cost.budget import Budget
+
+
+def run_directory(request: RunRequest) -> Path:
+    """Where a new run goes: --out, else results/<benchmark>-<model>-<time> (a shard's with
+    its shard in the name). Refuses a selection without samples before anything is made."""
+    if request.benchmark.total() == 0:  # before anything is sent or created
+        raise DataError(nothing_to_evaluate(request.benchmark))
+    directory = request.out or default_run_dir(request.benchmark.name, request.spec.model)
+    if request.shard is not None and request.out is None:
+        directory = directory.with_name(f"{directory.name}-shard-{request.shard.dirname}")
+    return directory
+
+
+async def new_session(request: RunRequest, directory: Path, output: Output,
+                      lock: RunLock) -> SessionResult:
+    """A new run's session in `directory` (`run_directory`); `lock` is taken after the
+    preflight and held by the caller to its report."""
+    engine = request.engine.for_shard(request.shard) if request.shard is not None \
+        else request.engine
+    return await session(request.benchmark, request.spec, request.settings, engine, directory,
+                         False, output, lock, request.definition, request.shard)
+
+
+async def resumed_session(resume: Continuation, directory: Path, output: Output,
+                          lock: RunLock) -> SessionResult:
+    """The next session of the run in `directory`, held by `lock`."""
+    run = resume.run
+    return await session(run.benchmark, run.spec, run.settings, resume.engine, directory, True,
+                         output, lock, resume.definition, changes=resume.changes)
+
+
+async def run_to_end(request: RunRequest, output: Output,
+                     report: Callable[[Path], Path | None] | None = None
+                     ) -> tuple[SessionResult, Path | None]:
+    """A new run in this process's event loop, and its report page drawn by `report` while
+    the run directory is still held (the Python API's path; the commands add Ctrl-C and
+    their printing around `new_session`)."""
+    directory = run_directory(request)
+    lock = RunLock(directory)
+    try:
+        result = await new_session(request, directory, output, lock)
+        page = report(directory) if report is not None else None
+    finally:
+        lock.release()
+    return result, page
+
+
+async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
+                  engine: EngineOptions, directory: Path, resume: bool, output: Output,
+                  lock: RunLock, definition: str | None = None,
+                  shard: Shard | None = None,
+                  changes: Sequence[Change] = ()) -> SessionResult:
+    """Preflight, run directory (new or resumed, locked), the engine, metrics and tables.
+    `changes`: the recorded engine settings a resume replaced (said, and recorded in the
+    session)."""
+    budget = _budget(benchmark, spec, engine, directory if resume else None)
+    if spec.kind == "builtin":
+        check_fits(spec.model, benchmark.name, benchmark.builtin_models,
+                   _builtin_note(benchmark.name))
+    majority = majority_answers(benchmark) if spec.kind == "builtin" and \
+        spec.model == "majority" else None
+    servers = spec.kind not in ("builtin", "none") or benchmark.judge is not None
+    limits = engine.http_limits() if servers else None
+    backend = make_backend(spec, connections=engine.concurrency, majority=majority,
+                           seed=getattr(benchmark.options, "seed", 0),
+                           dispatch=engine.dispatch(), limits=limits,
+                           flags=target_flags(benchmark.name))
+    judge = make_backend(benchmark.judge, connections=engine.concurrency, limits=limits,
+                         flags=judge_flags(benchmark.name)) \
+        if benchmark.judge is not None else None
+    async with backend, (judge or contextlib.nullcontext()):
+        await backend.preflight()
+        if judge is not None:
+            await judge.preflight()
+        # The data's fingerprint reads every file: in a thread, so the event loop goes on
+        # serving other runs of the process (a suite's lanes) meanwhile.
+        plan = await asyncio.to_thread(planned, benchmark)
+        lock.acquire()  # a new run's directory exists from here on; a resume holds it already
+        engine_changes: dict[str, list[Any]] | None = None
+        if resume:
+            store = RunStore.open(directory)
+            check_resumable(store.info, plan)
+            if plan.dataset.stat is not None:  # the same data, perhaps copied: as it is now
+                store.info.dataset.stat = plan.dataset.stat
+            check_same_model(store.info, backend, judge)
+            if (pricing := engine.pricing()) is not None:  # prices given again replace them
+                store.info.pricing = Pricing.model_validate(pricing)
+            store.info.record_engine(engine)
+            if definition and store.info.definition not in (None, definition):
+                # The user's own definition, named again from where it is now.
+                store.info.definition = definition
+            if changes:
+                engine_changes = {c.setting: c.as_pair() for c in changes}
+        else:
+            info = new_run_info(plan, spec, settings, engine, definition, shard)
+            info.backend.identity = Identity.model_validate(backend.identity())
+            store = RunStore.create(directory, info)
+        _say_identity(backend, output)
+        return await run_session(benchmark, backend, store, settings, engine, output.err,
+                                 output.progress, judge, budget, engine_changes, output.board,
+                                 output.label)
+
+
+def _builtin_note(name: str) -> str:
+    """The benchmark's `builtin_note` (registered benchmarks; "" for others)."""
+    from visioneval.core import registry
+
+    return registry.definition(name).builtin_note if name in registry.names() else ""
+
+
+def check_same_model(info: RunInfo, backend: Backend, judge: Backend | None) -> None:
+    """A resumed run must ask the model it started with: a server that now serves other
+    weights under the same name (a new checkpoint, a new pull) would mix two models'
+    answers in one run. Compared where both the record and the server say what they serve."""
+    pairs = [("model", info.backend.identity, backend)]
+    if judge is not None:
+        last = [s.judge_identity for s in info.sessions if s.judge_identity]
+        pairs.append(("judge", last[-1] if last else None, judge))
+    for role, recorded, now in pairs:
+        if recorded is None:
+            continue
+        before, after = recorded.served, now.identity().get("served")
+        if before and after and before != after:
+            raise RunDirError(
+                f"the {role} server now serves {describe(now.identity())}, but this run "
+                f"started with {describe(recorded.as_dict())}: resuming would mix two "
+                "models' answers in one run; start a new run for the new model")
+
+
+def _say_identity(backend: Backend, output: Output) -> None:
+    """One line when the server does not say what it serves: cached answers are then kept
+    per URL, and nothing tells a new checkpoint under the same name from the old one."""
+    identity = backend.identity()
+    if identity.get("served") is None and identity.get("base_url"):
+        output.err.print(f"note: {identity.get('base_url')} does not say which checkpoint it "
+                         f"serves as '{identity.get('model')}' (no `root` or digest in its "
+                         "model list), so cached answers are reused for this URL and name; "
+                         "after changing the weights behind them, use --refresh-cache",
+                         highlight=False, soft_wrap=True, markup=False)
+
+
+def _budget(benchmark: Benchmark, spec: BackendSpec, engine: EngineOptions,
+            resumed: Path | None) -> Budget | None:
+    """--max-cost's budget for this session, priced before anything is sent (a resume
+    without prices uses the ones the run recorded); a ValueError when a price is unknown."""
+    if engine.max_cost is None:
+        return None
+    from visioneval.cost.budget import Budget
+
+    given = given_price(engine.price_in, engine.price_out)
+    if given is None and resumed is not None:
+        given = recorded_price(RunStore.open(resumed).info.pricing)
+    judge = ModelRef.from_spec(benchmark.judge) if benchmark.judge is not None else None
+    return Budget.for_run(engine.max_cost, ModelRef.from_spec(spec), judge, given)

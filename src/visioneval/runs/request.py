@@ -1,0 +1,77 @@
+"""A run as one typed value: what is measured (benchmark, model, generation settings), how
+the engine runs it, where the results go and where it runs (this process, one shard of it,
+or every shard on Ray). The commands build these from flags, the Python API from its
+arguments; `visioneval.runs.execute` and the commands' printing carry them out."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from visioneval.backends.registry import BackendSpec, split_urls
+from visioneval.core.benchmark import Benchmark
+from visioneval.core.records import GenerationSettings
+from visioneval.distributed.options import DEFAULT_RAY_SHARDS
+from visioneval.engine.options import EngineFlags, EngineOptions
+from visioneval.shards import Shard
+
+
+@dataclass(frozen=True)
+class OnRay:
+    """Every shard of the run as a Ray task, then one merge (`--executor ray`)."""
+
+    shards: int | None = None  # None: DEFAULT_RAY_SHARDS (a resume: the run's own count)
+    ray_address: str | None = None  # None: a local Ray
+
+    @property
+    def shard_count(self) -> int:
+        return self.shards or DEFAULT_RAY_SHARDS
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """A new run. `definition`: the user's own benchmark definition as module:attribute
+    (None for a registered one), recorded so resume and report can load it again;
+    `shard`: the part of the samples this process runs; `ray`: run every shard on Ray."""
+
+    benchmark: Benchmark
+    spec: BackendSpec
+    settings: GenerationSettings
+    engine: EngineOptions = field(default_factory=EngineOptions)
+    out: Path | None = None  # None: results/<benchmark>-<model>-<time>
+    definition: str | None = None
+    shard: Shard | None = None
+    ray: OnRay | None = None
+
+
+@dataclass(frozen=True)
+class ResumeGiven:
+    """What a resume's command line gave: engine flags, the model's server and key variable,
+    the user's own benchmark definition, and the benchmark options a resume takes from the
+    command line (a judge's server and key, trust such as --allow-scripts)."""
+
+    flags: EngineFlags = field(default_factory=EngineFlags)
+    base_urls: tuple[str, ...] = ()
+    api_key_env: str | None = None
+    definition: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_flags(cls, flags: EngineFlags, base_url: str | Sequence[str] | None = None,
+                   api_key_env: str | None = None, definition: str | None = None,
+                   options: Mapping[str, Any] | None = None) -> ResumeGiven:
+        return cls(flags, split_urls(base_url), api_key_env, definition, dict(options or {}))
+
+
+@dataclass(frozen=True)
+class ResumeRequest:
+    """The continuation of the run in `directory` with what it recorded. `expected`: the
+    benchmark the command is for (None: any); `given`: what the command line gave again;
+    `ray`: resume its shards on Ray (a run made with --executor ray)."""
+
+    directory: Path
+    expected: str | None = None
+    given: ResumeGiven = field(default_factory=ResumeGiven)
+    ray: OnRay | None = None
