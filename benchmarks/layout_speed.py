@@ -19,8 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from visioneval.benchmarks.layout.running import LayoutArgs, run_layout
 from visioneval.commands.common import consoles
-from visioneval.commands.layout import LayoutArgs, run_layout
 from visioneval.layout.synth import write_random
 
 

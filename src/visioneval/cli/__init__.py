@@ -6,13 +6,12 @@ from visioneval.cli import (  # noqa: F401 - each module registers its commands
     cache,
     data,
     distributed,
-    evaluators,
-    layout,
     reference,
     reports,
     rescore,
     suite,
     tools,
+    validators,
 )
 from visioneval.cli.app import app
 

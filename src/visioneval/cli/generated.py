@@ -389,12 +389,14 @@ def write_synth(out: Path, overwrite: bool, write: Callable[[Path], list[str]]) 
 def register(app: typer.Typer, data_app: typer.Typer) -> None:
     """Add every registered benchmark's command (and data command) to the app."""
     from visioneval.core import registry
-    from visioneval.core.capabilities import MakesSyntheticData
+    from visioneval.core.capabilities import HasCommand, MakesSyntheticData
 
     app.command(name="run")(any_benchmark_command())
     for name in registry.names():
         definition = registry.definition(name)
-        if definition.options_model is not None and definition.command:
+        if isinstance(definition, HasCommand):
+            definition.register_command(app)
+        elif definition.options_model is not None and definition.command:
             app.command(name=name, help=definition.summary)(benchmark_command(definition))
         if isinstance(definition, MakesSyntheticData):
             data_app.command(f"synth-{name}", help=definition.synth_help)(

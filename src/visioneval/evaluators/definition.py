@@ -32,7 +32,12 @@ class EvaluateDefinition(BenchmarkDefinition):
     metrics_model = EvaluateMetrics
     summary = "Grade answers about images with rubric judges and code validators."
     options_model = EvaluateOptions
-    command = False  # `visioneval evaluate` is its own command (cli/evaluators.py)
+    command = False  # `visioneval evaluate` is its own command (command.py)
+
+    def register_command(self, app: Any) -> None:
+        from visioneval.evaluators.command import evaluate
+
+        app.command(name=self.name)(evaluate)
     settings_that_matter = ("judge_samples", "judge_temperature")
     trust_options = ("allow_scripts", "allow_outside_images")
     target_flags = ("--judge-base-url", "--judge-api-key-env")

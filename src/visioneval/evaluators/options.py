@@ -1,5 +1,5 @@
 """`visioneval evaluate`'s options as run.json records them (its command is its own,
-cli/evaluators.py, and builds this model)."""
+evaluators/command.py, and builds this model)."""
 
 from __future__ import annotations
 

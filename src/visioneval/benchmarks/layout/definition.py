@@ -1,5 +1,5 @@
 """How layout runs (CANVAS's layout-generation metrics) are built and shown: report
-sections, sample-browser rows. Its command is `visioneval layout` (cli/layout.py), which
+sections, sample-browser rows. Its command is `visioneval layout` (command.py), which
 keeps CANVAS's flags; the run is the engine's like any other."""
 
 from __future__ import annotations
@@ -31,7 +31,12 @@ class LayoutDefinition(BenchmarkDefinition):
     judge_target = ("caption_base_url", "caption_api_key_env")
     options_model = LayoutOptions
     metrics_model = LayoutMetrics
-    command = False  # `visioneval layout` (cli/layout.py) keeps CANVAS's flag spellings
+    command = False  # `visioneval layout` (command.py) keeps CANVAS's flag spellings
+
+    def register_command(self, app: Any) -> None:
+        from visioneval.benchmarks.layout.command import layout
+
+        app.command(name=self.name)(layout)
 
     def make(self, options: BaseModel) -> Benchmark[Any]:
         from visioneval.benchmarks.layout.benchmark import build

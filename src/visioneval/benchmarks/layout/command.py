@@ -1,5 +1,6 @@
 """`visioneval layout`: the CANVAS layout-generation metrics over a results directory, as a
-run of the `layout` benchmark (CANVAS's flag spellings kept).
+run of the `layout` benchmark (CANVAS's flag spellings kept); the definition registers it
+(`HasCommand`).
 
 Only typer and typing load at import time; the evaluation modules load inside."""
 
@@ -10,7 +11,6 @@ from typing import Annotated
 
 import typer
 
-from visioneval.cli.app import app
 from visioneval.cli.options import (
     ExecutorOpt,
     NoCache,
@@ -27,7 +27,6 @@ from visioneval.cli.panels import OUTPUT
 _MODEL = "Semantic match"
 
 
-@app.command()
 def layout(
     base_dir: Annotated[Path | None, typer.Option(
         "--base-dir", metavar="DIR", help="The CANVAS folder (generation_gt, "
@@ -86,8 +85,8 @@ def layout(
 ) -> None:
     """Score generated UI layouts against the ground truth (CANVAS): canvas fill, SSIM,
     semantic match, IoU matching, alignment, tool usage, and scores that do not saturate."""
+    from visioneval.benchmarks.layout.running import LayoutArgs, run_layout
     from visioneval.commands.common import consoles, guarded, setup_logging, split_list
-    from visioneval.commands.layout import LayoutArgs, run_layout
 
     console, err = consoles()
     setup_logging(err, verbose)

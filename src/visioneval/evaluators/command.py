@@ -1,4 +1,5 @@
-"""`visioneval evaluate` (eval cases graded by judges and validators) and `validate`."""
+"""`visioneval evaluate`: eval cases graded by rubric judges and code validators; the
+definition registers it (`HasCommand`), with its own --judge-* flag spellings."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from visioneval.cli.app import app
 from visioneval.cli.options import (
     BackendKind,
     BackoffBase,
@@ -43,7 +43,6 @@ from visioneval.cli.panels import JUDGE, OUTPUT
 _OWN = "evaluate options"
 
 
-@app.command()
 def evaluate(
     cases: Annotated[Path | None, typer.Argument(help="YAML or JSONL file of eval cases.")
                      ] = None,
@@ -154,24 +153,3 @@ def evaluate(
     run_command(flags, RunTarget("evaluate", benchmark, settings, backend_required=False,
                                  fixed=fixed, resume_options=trust))
 
-
-@app.command()
-def validate(
-    name: Annotated[str, typer.Argument(help="count, ocr, json or chart.")],
-    payload: Annotated[str | None, typer.Argument(
-        help='JSON with "output", "expected_output", "input" and options; default: stdin.')
-                       ] = None,
-) -> None:
-    """Run a code validator: result JSON on stdout; exit 0 passed, 1 failed, 2 error."""
-    import importlib
-
-    from visioneval.validators import BUILTIN
-    from visioneval.validators.protocol import main
-    from visioneval.validators.result import EvalResult
-
-    if name not in BUILTIN:
-        result = EvalResult.error(f"unknown validator {name!r}; built-in: {', '.join(BUILTIN)}")
-        typer.echo(result.model_dump_json())
-        raise typer.Exit(2)
-    module = importlib.import_module(f"visioneval.validators.{name}")
-    raise typer.Exit(main(module.validate, [payload] if payload is not None else []))
