@@ -53,13 +53,15 @@ def run_directory(request: RunRequest) -> Path:
 
 
 async def new_session(request: RunRequest, directory: Path, output: Output,
-                      lock: RunLock) -> SessionResult:
+                      lock: RunLock, *, continuing: bool = False) -> SessionResult:
     """A new run's session in `directory` (`run_directory`); `lock` is taken after the
-    preflight and held by the caller to its report."""
+    preflight and held by the caller to its report. `continuing`: the directory holds a run
+    started from this same request (a suite finds it half done), whose next session this is,
+    with the request's settings."""
     engine = request.engine.for_shard(request.shard) if request.shard is not None \
         else request.engine
     return await session(request.benchmark, request.spec, request.settings, engine, directory,
-                         False, output, lock, request.definition, request.shard)
+                         continuing, output, lock, request.definition, request.shard)
 
 
 async def resumed_session(resume: Continuation, directory: Path, output: Output,

@@ -22,8 +22,9 @@ from visioneval.engine.cache import CacheError
 from visioneval.engine.progress import ProgressBoard
 from visioneval.engine.runner import RunStopped
 from visioneval.io.parquet import DataError
-from visioneval.runs.execute import session
+from visioneval.runs.execute import new_session
 from visioneval.runs.output import Output
+from visioneval.runs.request import RunRequest
 from visioneval.session import nothing_to_evaluate
 from visioneval.suite.plan import PlannedRun, SuitePlan
 
@@ -110,8 +111,9 @@ async def _one(run: PlannedRun, board: ProgressBoard, err: Console, progress: bo
             raise DataError(nothing_to_evaluate(benchmark))
         lock = RunLock(directory)
         try:
-            result = await session(benchmark, run.spec(), run.settings, run.engine, directory,
-                                   resume, output, lock, run.user_definition)
+            request = RunRequest(benchmark, run.spec(), run.settings, run.engine, directory,
+                                 run.user_definition)
+            result = await new_session(request, directory, output, lock, continuing=resume)
         finally:
             lock.release()
     except FAILURES as exc:
