@@ -66,6 +66,8 @@ def test_visioneval_report_draws_the_layout_sections(canvas, tmp_path):
                     "<h2>Skipped, errors and absent values</h2>"):
         assert heading in page
     assert f"{mean:.4f}" in page and "No pictures: run" in page
+    # No model was asked: the run card says so instead of listing generation settings.
+    assert "no model asked · gpt-4o" in page and "generation {" not in page
     # The sample browser: one row per pair, the generated render as its thumbnail.
     assert page.count('"t":"image_only/') == 8 and '"thumbs":{"i0":"data:image/webp' in page
 

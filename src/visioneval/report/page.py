@@ -217,6 +217,8 @@ def _backend_line(info: RunInfo) -> str:
     served = backend.identity.served if backend.identity is not None else None
     serving = (" · serves " + ", ".join(f"{k} {v}" for k, v in served.items())
                if served else "")
+    if backend.kind == "none":  # a benchmark that asks no model (layout: the files are scored)
+        return f"no model asked · {backend.model}"
     generation = info.generation.model_dump(mode="json", exclude_unset=True)
     return (f"{backend.kind} · model {backend.model}{serving}{where} · "
             f"generation {json.dumps(generation)}")
