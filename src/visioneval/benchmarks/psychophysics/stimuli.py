@@ -5,7 +5,7 @@ Rendering: a 512 x 512 sRGB PNG (8 bits per channel), drawn at 4x and box-averag
 are anti-aliased and interiors keep their exact colour; objects at CIELAB L* = 65, C* = 35 on
 a neutral grey at L* = 85; the distractors' ellipse is 24 x 7.2 px. Every object stays inside
 its own grid cell (a disc around its centre), so no two objects touch. A stimulus depends
-only on its `Trial` (the seed included)."""
+only on its `Trial`, random seed included."""
 
 from __future__ import annotations
 
