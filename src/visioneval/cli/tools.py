@@ -15,7 +15,9 @@ def loopback(
     model: Annotated[list[str] | None, typer.Option(help="Model name(s) to serve.")] = None,
     answer: Annotated[str, typer.Option(help="hash (one of the prompt's options, picked by a "
                                         "checksum), popout (the baseline looks at the image), "
-                                        "judge (a scripted rubric verdict) or fixed:TEXT.")
+                                        "judge (a scripted rubric verdict), observer (a "
+                                        "simulated observer of psychophysics stimuli) or "
+                                        "fixed:TEXT.")
                       ] = "popout",
     latency: Annotated[float, typer.Option(help="Seconds before each answer.")] = 0.0,
     fail_rate: Annotated[float, typer.Option(min=0, max=1, help="Share of requests that fail.")
@@ -29,9 +31,31 @@ def loopback(
                                           "Anthropic thinking blocks, Ollama thinking), cut "
                                           "(max_tokens runs out while thinking) or none.")
                         ] = "none",
+    observer: Annotated[str | None, typer.Option(
+        help="With --answer observer: each feature's psychometric function, "
+             "FEATURE=THRESHOLD:SLOPE:LAPSE, comma-separated, e.g. "
+             "orientation=8:3:0.02,color=6:2.5:0.02 (the default adds "
+             "size=0.15:2:0.02).")] = None,
+    observer_form: Annotated[str | None, typer.Option(
+        help="With --answer observer: weibull (default) or logistic.")] = None,
+    observer_dprime: Annotated[float | None, typer.Option(
+        help="With --answer observer: d' of yes/no answers (default 1.5).")] = None,
+    observer_criterion: Annotated[float | None, typer.Option(
+        help="With --answer observer: criterion c of yes/no answers (default 0; -inf: "
+             "always yes).")] = None,
+    observer_seed: Annotated[int | None, typer.Option(
+        help="With --answer observer: the observer's seed (default 0).")] = None,
 ) -> None:
     """Serve a scripted model over the OpenAI, Ollama and Anthropic protocols on 127.0.0.1."""
-    from visioneval.commands.loopback import serve
+    from visioneval.commands.loopback import ObserverFlags, serve
 
+    given = (observer, observer_form, observer_dprime, observer_criterion, observer_seed)
+    default = ObserverFlags()
+    flags = None if all(v is None for v in given) else ObserverFlags(
+        default.curves if observer is None else observer,
+        default.form if observer_form is None else observer_form,
+        default.dprime if observer_dprime is None else observer_dprime,
+        default.criterion if observer_criterion is None else observer_criterion,
+        default.seed if observer_seed is None else observer_seed)
     raise typer.Exit(serve(port, tuple(model or ["m"]), answer, latency, fail_rate,
-                           faults, seed, thinking))
+                           faults, seed, thinking, flags))

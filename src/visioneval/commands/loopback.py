@@ -6,7 +6,9 @@ import asyncio
 import errno
 import os
 import sys
+from dataclasses import dataclass
 
+from visioneval.loopback.observer import DEFAULT_CURVES, Observer, answer_observer, parse_curves
 from visioneval.loopback.server import (
     ANSWER_MODES,
     FAULTS,
@@ -15,16 +17,44 @@ from visioneval.loopback.server import (
     ServerScript,
     answer_fixed,
 )
+from visioneval.stats.psychometric import Sigmoid
+
+OBSERVER_FORMS = ("weibull", "logistic")
+
+
+@dataclass(frozen=True)
+class ObserverFlags:
+    """`--answer observer`'s flags: psychometric curves per feature (detection), d′ and
+    criterion (yes/no), the form of F, and the observer's seed."""
+
+    curves: str = DEFAULT_CURVES
+    form: str = "weibull"
+    dprime: float = 1.5
+    criterion: float = 0.0
+    seed: int = 0
+
+    def observer(self) -> Observer:
+        if self.form not in OBSERVER_FORMS:
+            raise ValueError(f"--observer-form {self.form!r}: use {', '.join(OBSERVER_FORMS)}")
+        form: Sigmoid = "weibull" if self.form == "weibull" else "logistic"
+        return Observer(parse_curves(self.curves), form, self.dprime, self.criterion,
+                        self.seed)
 
 
 def build_script(models: tuple[str, ...], answer: str, latency: float, fail_rate: float,
-                 faults: str, seed: int, thinking: str = "none") -> ServerScript:
-    if answer.startswith("fixed:"):
+                 faults: str, seed: int, thinking: str = "none",
+                 observer: ObserverFlags | None = None) -> ServerScript:
+    if observer is not None and answer != "observer":
+        raise ValueError("the --observer flags need --answer observer")
+    if answer == "observer":
+        answerer = answer_observer((observer or ObserverFlags()).observer())
+    elif answer.startswith("fixed:"):
         answerer = answer_fixed(answer.removeprefix("fixed:"))
     elif answer in ANSWER_MODES:
         answerer = ANSWER_MODES[answer]
     else:
-        raise ValueError(f"--answer {answer!r}: use {', '.join(ANSWER_MODES)} or fixed:TEXT")
+        raise ValueError(f"--answer {answer!r}: use {', '.join(ANSWER_MODES)}, observer "
+                         "or fixed:TEXT")
     chosen = tuple(f.strip() for f in faults.split(",") if f.strip())
     unknown = [f for f in chosen if f not in FAULTS]
     if unknown:
@@ -51,12 +81,14 @@ async def _serve(script: ServerScript, port: int) -> None:
 
 
 def serve(port: int, models: tuple[str, ...], answer: str, latency: float, fail_rate: float,
-          faults: str, seed: int, thinking: str = "none") -> int:
+          faults: str, seed: int, thinking: str = "none",
+          observer: ObserverFlags | None = None) -> int:
     try:
         if not 0 <= port <= 65535:
             raise ValueError(f"--port {port}: a port is a number from 0 to 65535 "
                              "(0: any free port)")
-        script = build_script(models, answer, latency, fail_rate, faults, seed, thinking)
+        script = build_script(models, answer, latency, fail_rate, faults, seed, thinking,
+                              observer)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -1,0 +1,120 @@
+"""The psychophysics dataset: experiments x levels x set sizes x trials as parquet, one file
+per experiment (`<out>/<experiment>/shard_00000.parquet`), in the synth writers' style: the
+image as an HF {bytes, path} struct, the question and answer, a deterministic id, and the
+stimulus parameters (`StimulusParams`) as columns. The same seed gives the same bytes."""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from visioneval.benchmarks.psychophysics import prompts
+from visioneval.benchmarks.psychophysics.params import (
+    CONJUNCTION,
+    FEATURES,
+    Experiment,
+    Feature,
+    StimulusParams,
+)
+from visioneval.benchmarks.psychophysics.stimuli import Stimulus, Trial, make_stimulus
+
+EXPERIMENTS: tuple[Experiment, ...] = ("detection", "presence", "conjunction")
+ROW_GROUP = 64
+
+
+def _log_levels(low: float, high: float, n: int = 8) -> tuple[float, ...]:
+    return tuple(float(f"{v:.3g}") for v in np.geomspace(low, high, n))
+
+
+DEFAULT_LEVELS: dict[str, tuple[float, ...]] = {
+    "orientation": _log_levels(0.5, 45.0),  # degrees
+    "color": _log_levels(0.5, 30.0),  # CIEDE2000
+    "size": _log_levels(0.02, 1.0),  # |ln(target area / distractor area)|
+    CONJUNCTION: (20.0,),  # the colour difference; orientation differs by CONJUNCTION_DEG
+}
+
+
+@dataclass(frozen=True)
+class Design:
+    """What to write. Presence and conjunction arrays alternate target present / absent
+    (trial parity); an absent array keeps its condition's feature and level. `spread`: the
+    distractors' jitter per feature, in the feature's unit (none by default)."""
+
+    experiments: tuple[Experiment, ...] = EXPERIMENTS
+    levels: Mapping[str, tuple[float, ...]] = field(default_factory=lambda: DEFAULT_LEVELS)
+    set_sizes: tuple[int, ...] = (16,)
+    trials: int = 20
+    spread: Mapping[str, float] = field(default_factory=dict)
+
+
+def _stimulus_seed(seed: int, *where: int) -> int:
+    return int(np.random.SeedSequence([seed, *where]).generate_state(1, np.uint64)[0] >> 1)
+
+
+def trials(design: Design, seed: int) -> Iterator[tuple[str, Trial]]:
+    """(id, trial) of every stimulus, in file order."""
+    for e, experiment in enumerate(design.experiments):
+        features: tuple[Feature, ...] = (
+            (CONJUNCTION,) if experiment == "conjunction" else FEATURES)
+        for f, feature in enumerate(features):
+            for li, level in enumerate(design.levels[feature]):
+                for set_size in design.set_sizes:
+                    for t in range(design.trials):
+                        present = experiment == "detection" or t % 2 == 0
+                        ident = (f"{experiment}-{feature}-{level:g}-n{set_size}-"
+                                 f"{'' if present else 'absent-'}{t}")
+                        yield ident, Trial(experiment, feature, level, set_size, present,
+                                           design.spread.get(feature, 0.0),
+                                           _stimulus_seed(seed, e, f, li, set_size, t))
+
+
+def _arrow_type(annotation: Any) -> pa.DataType:
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin in (typing.Union, types.UnionType):
+        return _arrow_type(next(a for a in args if a is not type(None)))
+    if origin is Literal or annotation is str:
+        return pa.string()
+    if origin is tuple:
+        return pa.list_(pa.float64())
+    return {bool: pa.bool_(), int: pa.int64(), float: pa.float64()}[annotation]
+
+
+def arrow_schema() -> pa.Schema:
+    """The dataset's columns: id, image, question, answer, then StimulusParams' fields."""
+    params = [(name, _arrow_type(f.annotation))
+              for name, f in StimulusParams.model_fields.items()]
+    return pa.schema([("id", pa.string()),
+                      ("image", pa.struct([("bytes", pa.binary()), ("path", pa.string())])),
+                      ("question", pa.string()), ("answer", pa.string()), *params])
+
+
+def row(ident: str, stimulus: Stimulus) -> dict[str, Any]:
+    p = stimulus.params
+    return {"id": ident, "image": {"bytes": stimulus.png, "path": f"{ident}.png"},
+            "question": prompts.question(p.experiment),
+            "answer": prompts.answer(p.experiment, p.feature, p.target_present),
+            **p.model_dump()}
+
+
+def write_dataset(out_dir: Path, design: Design | None = None, seed: int = 0
+                  ) -> dict[str, int]:
+    """Write one parquet file per experiment; returns rows per experiment."""
+    design = design or Design()
+    schema = arrow_schema()
+    rows: dict[str, list[dict[str, Any]]] = {e: [] for e in design.experiments}
+    for ident, trial in trials(design, seed):
+        rows[trial.experiment].append(row(ident, make_stimulus(trial)))
+    for experiment, found in rows.items():
+        folder = Path(out_dir) / experiment
+        folder.mkdir(parents=True, exist_ok=True)
+        table = pa.Table.from_pylist(found, schema=schema)
+        pq.write_table(table, folder / "shard_00000.parquet", row_group_size=ROW_GROUP)
+    return {e: len(r) for e, r in rows.items()}

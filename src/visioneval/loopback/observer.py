@@ -1,0 +1,114 @@
+"""A simulated observer for the psychophysics stimuli: it reads the parameters a stimulus
+PNG carries (its `visioneval` text chunk) and answers as an observer with known
+psychometric functions would, so the fits can be checked for recovering them.
+
+Detection (which feature differs, 3 alternatives): correct with probability
+ψ(level) = γ + (1 − γ − λ)·F(level; α, β) with γ = 1/3 (Wichmann & Hill 2001), otherwise
+one of the two wrong features, uniformly. Yes/no (presence, conjunction): an equal-variance
+Gaussian observer (Macmillan & Creelman, "Detection Theory"): internal value ~ N(±d′/2, 1),
+"yes" above the criterion c, so hits Φ(d′/2 − c) and false alarms Φ(−d′/2 − c).
+
+Reading the JSON keys here keeps the server free of the benchmark plugin. Each answer is
+drawn from the stimulus's seed and the observer's seed: a rerun answers the same."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from PIL import Image
+
+from visioneval.loopback.server import Answerer, Prompt
+from visioneval.stats.psychometric import Sigmoid, psi
+
+TEXT_KEY = "visioneval"
+FEATURES = ("orientation", "color", "size")
+DEFAULT_CURVES = "orientation=8:3:0.02,color=6:2.5:0.02,size=0.15:2:0.02"
+
+
+@dataclass(frozen=True)
+class Curve:
+    """One feature's psychometric function: threshold α, slope β, lapse rate λ."""
+
+    alpha: float
+    beta: float
+    lapse: float
+
+
+@dataclass(frozen=True)
+class Observer:
+    curves: dict[str, Curve] = field(default_factory=dict)
+    form: Sigmoid = "weibull"
+    dprime: float = 1.5
+    criterion: float = 0.0
+    seed: int = 0
+
+    def name(self) -> str:
+        """The served identity: every parameter, so two observers never share a cache."""
+        curves = ",".join(f"{k}={c.alpha:g}:{c.beta:g}:{c.lapse:g}"
+                          for k, c in sorted(self.curves.items()))
+        return (f"observer[{curves};form={self.form};dprime={self.dprime:g};"
+                f"criterion={self.criterion:g};seed={self.seed}]")
+
+    def answer(self, stimulus: dict[str, Any]) -> str:
+        rng = random.Random(f"{stimulus.get('seed')}:{self.seed}")
+        if stimulus.get("experiment") == "detection":
+            feature = str(stimulus.get("feature"))
+            curve = self.curves.get(feature)
+            guess = 1 / len(FEATURES)
+            p = guess if curve is None else psi(float(stimulus.get("level", 0.0)), curve.alpha,
+                                                curve.beta, guess, curve.lapse, self.form)
+            if feature not in FEATURES or rng.random() < p:
+                return feature
+            return rng.choice([f for f in FEATURES if f != feature])
+        mean = self.dprime / 2 if stimulus.get("target_present") else -self.dprime / 2
+        return "yes" if rng.gauss(mean, 1.0) > self.criterion else "no"
+
+
+def parse_curves(text: str) -> dict[str, Curve]:
+    """`orientation=8:3:0.02,color=6:2.5:0.02` -> curves; ValueError naming the bad part."""
+    curves = {}
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        name, _, numbers = part.partition("=")
+        values = numbers.split(":")
+        if name not in FEATURES or len(values) != 3:
+            raise ValueError(f"--observer {part!r}: write FEATURE=THRESHOLD:SLOPE:LAPSE with "
+                             f"FEATURE one of {', '.join(FEATURES)}")
+        try:
+            alpha, beta, lapse = (float(v) for v in values)
+        except ValueError:
+            raise ValueError(f"--observer {part!r}: threshold, slope and lapse are "
+                             "numbers") from None
+        if alpha <= 0 or beta <= 0 or not 0 <= lapse < 2 / 3:
+            raise ValueError(f"--observer {part!r}: threshold and slope > 0, lapse in "
+                             "[0, 2/3)")
+        curves[name] = Curve(alpha, beta, lapse)
+    return curves
+
+
+def stimulus_text(png: bytes) -> dict[str, Any] | None:
+    """The `visioneval` JSON a stimulus PNG carries, or None."""
+    try:
+        with Image.open(io.BytesIO(png)) as image:
+            text = getattr(image, "text", {}).get(TEXT_KEY)
+        found = json.loads(text) if text else None
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def answer_observer(observer: Observer) -> Answerer:
+    """The server's answer function for `observer` (named by its parameters)."""
+
+    def observe(prompt: Prompt) -> str:
+        png = prompt.last_image()
+        stimulus = stimulus_text(png) if png else None
+        if stimulus is None:
+            return "I see no psychophysics stimulus parameters in this image."
+        return observer.answer(stimulus)
+
+    observe.__name__ = observer.name()
+    return observe
