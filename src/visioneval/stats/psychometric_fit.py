@@ -1,0 +1,287 @@
+"""Maximum-likelihood fits of the psychometric function to binomial counts per level, with
+parametric-bootstrap intervals (Wichmann & Hill 2001, I and II).
+
+The guess rate γ is fixed by the task; α, β and the lapse rate λ (bounded) are fitted. The
+sigmoid is written once for both forms as F = g(β·(t − a)) on a transformed level t: the
+Weibull is the Gumbel g(u) = 1 − exp(−eᵘ) on t = log x with a = log α, the logistic is
+g(u) = 1/(1 + e⁻ᵘ) on t = x with a = α. One likelihood and one gradient serve both.
+
+The bootstrap simulates binomial counts at the tested levels from the fit, refits each from
+the fit's own parameters (a warm start), and takes percentile intervals; the deviance's p is
+the share of resampled deviances at least as large as the observed one (Wichmann & Hill
+2001, I, section 3).
+
+"Not reached" (no threshold number, never an extrapolation), in this order:
+1. the fit does not beat the flat guessing model ψ(x) = γ: a likelihood-ratio test on
+   3 degrees of freedom (α, β, λ) with p ≥ 0.05;
+2. the fitted ceiling 1 − λ is at or below the criterion;
+3. the level where ψ equals the criterion lies outside [lowest, highest tested level].
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from visioneval.stats.psychometric import Sigmoid, criterion_level, psi_slope, sigmoid_inverse
+
+if TYPE_CHECKING:
+    import numpy as np
+
+Status = Literal["reached", "not reached"]
+CRITERION = 0.75
+LAPSE_BOUNDS = (0.0, 0.1)
+RESAMPLES = 1000
+SEED = 20261122
+CHANCE_P = 0.05  # the likelihood-ratio test against guessing, rule 1
+_EPS = 1e-9
+_WEIBULL_BETA = (0.3, 30.0)  # β of the Weibull: unit-free (a slope in log level)
+_LOGISTIC_BETA = (0.5, 200.0)  # β·(highest − lowest level) of the logistic
+
+
+@dataclass(frozen=True)
+class Fit:
+    """One psychometric fit. `threshold` is the level where ψ equals `criterion` (a
+    proportion correct, through γ and λ); `midpoint` the level where F = 0.5; `slope` dψ/dx
+    at the threshold. All three, and the intervals, are None when the status is
+    "not reached" (`reason` says why)."""
+
+    form: Sigmoid
+    guess: float
+    criterion: float
+    alpha: float
+    beta: float
+    lapse: float
+    log_likelihood: float  # binomial, without the constant log C(n, k)
+    deviance: float  # against the saturated model (one probability per level)
+    chance_p: float  # likelihood-ratio test against ψ = γ everywhere
+    status: Status
+    reason: str | None
+    threshold: float | None
+    midpoint: float | None
+    slope: float | None
+    threshold_ci: tuple[float, float] | None = None  # may reach math.inf: see `bootstrap`
+    slope_ci: tuple[float, float] | None = None
+    lapse_ci: tuple[float, float] | None = None
+    deviance_p: float | None = None  # the bootstrap's
+    resamples: int = 0  # the bootstrap fits that converged
+
+
+@dataclass(frozen=True)
+class _Data:
+    t: np.ndarray
+    k: np.ndarray
+    n: np.ndarray
+    guess: float
+    form: Sigmoid
+    bounds: list[tuple[float, float]]
+
+
+def _g(u: np.ndarray, form: Sigmoid) -> tuple[np.ndarray, np.ndarray]:
+    """F and dF/du at u."""
+    import numpy as np
+
+    if form == "weibull":
+        eu = np.exp(np.minimum(u, 50.0))
+        f = -np.expm1(-eu)
+        return f, eu * np.exp(-eu)
+    f = 1.0 / (1.0 + np.exp(-np.clip(u, -500.0, 500.0)))
+    return f, f * (1.0 - f)
+
+
+def _probabilities(theta: np.ndarray, data: _Data) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """ψ per parameter row and level, F, and dF/du (theta rows: a, log β, λ)."""
+    import numpy as np
+
+    a, beta, lapse = theta[..., 0:1], np.exp(theta[..., 1:2]), theta[..., 2:3]
+    u = beta * (data.t - a)
+    f, df = _g(u, data.form)
+    p = data.guess + (1.0 - data.guess - lapse) * f
+    return np.clip(p, _EPS, 1.0 - _EPS), f, df
+
+
+def _log_likelihood(theta: np.ndarray, data: _Data, k: np.ndarray) -> np.ndarray:
+    import numpy as np
+
+    p, _, _ = _probabilities(theta, data)
+    return (k * np.log(p) + (data.n - k) * np.log1p(-p)).sum(axis=-1)
+
+
+def _objective(theta: np.ndarray, data: _Data, k: np.ndarray) -> tuple[float, np.ndarray]:
+    """−log L and its gradient, for the optimiser."""
+    import numpy as np
+
+    p, f, df = _probabilities(theta, data)
+    a, beta, lapse = theta[0], math.exp(theta[1]), theta[2]
+    dl_dp = k / p - (data.n - k) / (1.0 - p)
+    scale = (1.0 - data.guess - lapse) * df
+    grad = np.array([
+        (dl_dp * scale * -beta).sum(),
+        (dl_dp * scale * beta * (data.t - a)).sum(),
+        (dl_dp * -f).sum(),
+    ])
+    return -float((k * np.log(p) + (data.n - k) * np.log1p(-p)).sum()), -grad
+
+
+def _start(data: _Data, k: np.ndarray) -> np.ndarray:
+    """The best of a coarse grid over (a, log β, λ): the optimiser's starting point."""
+    import numpy as np
+
+    (a_lo, a_hi), (b_lo, b_hi), (l_lo, l_hi) = data.bounds
+    span_lo, span_hi = float(data.t.min()), float(data.t.max())
+    a = np.linspace(span_lo - 0.25 * (span_hi - span_lo), span_hi + 0.5 * (span_hi - span_lo),
+                    24)
+    b = np.linspace(b_lo, b_hi, 10)
+    lapse = np.unique(np.clip([0.0, 0.02, 0.05], l_lo, l_hi))
+    grid = np.stack(np.meshgrid(a, b, lapse, indexing="ij"), axis=-1).reshape(-1, 3)
+    return grid[int(np.argmax(_log_likelihood(grid, data, k)))]
+
+
+def _maximise(data: _Data, k: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, bool]:
+    from scipy.optimize import minimize
+
+    found = minimize(_objective, start, args=(data, k), jac=True, method="L-BFGS-B",
+                     bounds=data.bounds, options={"maxiter": 200})
+    return found.x, bool(found.success)
+
+
+def _saturated(data: _Data, k: np.ndarray) -> np.ndarray:
+    from scipy.special import xlogy
+
+    return (xlogy(k, k / data.n) + xlogy(data.n - k, 1.0 - k / data.n)).sum(axis=-1)
+
+
+def _natural(theta: np.ndarray, form: Sigmoid) -> tuple[float, float, float]:
+    """(α, β, λ) from (a, log β, λ)."""
+    a, beta = float(theta[0]), math.exp(float(theta[1]))
+    return (math.exp(a) if form == "weibull" else a), beta, float(theta[2])
+
+
+def fit(levels: Sequence[float], n_correct: Sequence[int], n_trials: Sequence[int],
+        guess: float, form: Sigmoid = "weibull", criterion: float = CRITERION,
+        lapse_bounds: tuple[float, float] = LAPSE_BOUNDS, resamples: int = RESAMPLES,
+        seed: int = SEED) -> Fit:
+    """The maximum-likelihood fit of ψ to `n_correct` of `n_trials` at each level, with
+    `resamples` parametric-bootstrap refits for the intervals (0: none). Levels must be
+    positive for the Weibull."""
+    import numpy as np
+    from scipy.stats import chi2
+
+    x = np.asarray(levels, dtype=np.float64)
+    k = np.asarray(n_correct, dtype=np.float64)
+    n = np.asarray(n_trials, dtype=np.float64)
+    _check(x, k, n, guess, form, criterion, lapse_bounds)
+    t = np.log(x) if form == "weibull" else x
+    span = float(t.max() - t.min()) or 1.0
+    beta_range = _WEIBULL_BETA if form == "weibull" else tuple(b / span for b in _LOGISTIC_BETA)
+    bounds = [(float(t.min()) - 3 * span, float(t.max()) + 3 * span),
+              (math.log(beta_range[0]), math.log(beta_range[1])), lapse_bounds]
+    data = _Data(t, k, n, guess, form, bounds)
+    theta, _ = _maximise(data, k, _start(data, k))
+    log_l = float(_log_likelihood(theta, data, k))
+    deviance = float(2.0 * (_saturated(data, k) - log_l))
+    chance = float((k * math.log(guess) + (n - k) * math.log1p(-guess)).sum())
+    chance_p = float(chi2.sf(max(0.0, 2.0 * (log_l - chance)), df=3))
+    alpha, beta, lapse = _natural(theta, form)
+    status, reason, threshold = _judge(alpha, beta, lapse, guess, form, criterion, chance_p,
+                                       float(x.min()), float(x.max()))
+    out = Fit(form, guess, criterion, alpha, beta, lapse, log_l, deviance, chance_p, status,
+              reason, threshold, None, None)
+    if threshold is not None:
+        mid = sigmoid_inverse(0.5, alpha, beta, form)
+        out = _replace(out, midpoint=mid if x.min() <= mid <= x.max() else None,
+                       slope=psi_slope(threshold, alpha, beta, guess, lapse, form))
+    if resamples > 0:
+        out = _bootstrap(out, data, theta, deviance, resamples, seed)
+    return out
+
+
+def _check(x: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, form: Sigmoid,
+           criterion: float, lapse_bounds: tuple[float, float]) -> None:
+    """One clear line for input a fit cannot use."""
+    if not len(x) == len(k) == len(n) or len(x) < 2:
+        raise ValueError(f"levels, n_correct and n_trials need one value per level (at least "
+                         f"2): got {len(x)}, {len(k)} and {len(n)}")
+    if (n <= 0).any() or (k < 0).any() or (k > n).any():
+        raise ValueError("each level needs n_trials > 0 and 0 <= n_correct <= n_trials")
+    if form == "weibull" and (x <= 0).any():
+        raise ValueError("the Weibull needs positive levels (a level of 0 or less was given)")
+    if not 0.0 <= guess < criterion < 1.0:
+        raise ValueError(f"the criterion {criterion} must lie between the guess rate {guess} "
+                         "and 1")
+    if not 0.0 <= lapse_bounds[0] <= lapse_bounds[1] < 1.0 - guess:
+        raise ValueError(f"lapse bounds {lapse_bounds} must satisfy 0 <= low <= high < 1 - "
+                         "guess rate")
+
+
+def _judge(alpha: float, beta: float, lapse: float, guess: float, form: Sigmoid,
+           criterion: float, chance_p: float, low: float, high: float
+           ) -> tuple[Status, str | None, float | None]:
+    """The not-reached rule of the module docstring."""
+    if chance_p >= CHANCE_P:
+        return ("not reached", f"the answers do not differ from guessing ({guess:.3g}) over "
+                f"the tested levels (likelihood-ratio p = {chance_p:.3g})", None)
+    level = criterion_level(criterion, alpha, beta, guess, lapse, form)
+    if level is None:
+        return ("not reached", f"the fitted ceiling 1 - lapse = {1 - lapse:.3g} does not "
+                f"exceed the criterion {criterion:g}", None)
+    if level > high:
+        return ("not reached", f"proportion correct {criterion:g} is not reached by the "
+                f"highest tested level {high:g}", None)
+    if level < low:
+        return ("not reached", f"proportion correct is above {criterion:g} already at the "
+                f"lowest tested level {low:g}", None)
+    return "reached", None, level
+
+
+def _replace(found: Fit, **changes: object) -> Fit:
+    from dataclasses import replace
+
+    return replace(found, **changes)  # type: ignore[arg-type]
+
+
+def _bootstrap(found: Fit, data: _Data, theta: np.ndarray, deviance: float, resamples: int,
+               seed: int) -> Fit:
+    """Refit `resamples` binomial data sets simulated from the fit at the tested levels."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    p, _, _ = _probabilities(theta, data)
+    counts = rng.binomial(data.n.astype(np.int64), p, size=(resamples, len(data.t)))
+    thetas, deviances = [], []
+    for k in counts.astype(np.float64):
+        refit, ok = _maximise(data, k, theta)
+        if not ok:
+            continue
+        thetas.append(refit)
+        deviances.append(2.0 * (_saturated(data, k) - _log_likelihood(refit, data, k)))
+    done = len(thetas)
+    if done == 0:
+        return found
+    dev = np.asarray(deviances, dtype=np.float64)
+    lapses = np.asarray([t[2] for t in thetas])
+    changes: dict[str, object] = {
+        "deviance_p": float((dev >= deviance - 1e-9).mean()),
+        "lapse_ci": _percentiles(lapses), "resamples": done}
+    if found.threshold is not None:
+        levels, slopes = [], []
+        for refit in thetas:
+            alpha, beta, lapse = _natural(refit, data.form)
+            level = criterion_level(found.criterion, alpha, beta, data.guess, lapse, data.form)
+            levels.append(math.inf if level is None else level)
+            slopes.append(0.0 if level is None else
+                          psi_slope(level, alpha, beta, data.guess, lapse, data.form))
+        changes["threshold_ci"] = _percentiles(np.asarray(levels))
+        changes["slope_ci"] = _percentiles(np.asarray(slopes))
+    return _replace(found, **changes)
+
+
+def _percentiles(values: np.ndarray) -> tuple[float, float]:
+    """The 2.5th and 97.5th percentiles, without interpolating across an infinite value
+    (a resample that never reaches the criterion counts as a threshold beyond any level)."""
+    import numpy as np
+
+    low, high = np.quantile(values, [0.025, 0.975], method="inverted_cdf")
+    return float(low), float(high)
