@@ -45,7 +45,8 @@ class Psychophysics(Benchmark[PsychophysicsOptions]):
 
     @property
     def builtin_models(self) -> tuple[str, ...]:
-        return ("popout",)
+        """popout names the odd feature (detection); it has no yes/no answer."""
+        return ("popout",) if self.experiments == ["detection"] else ()
 
     def data(self) -> ParquetRows:
         return ParquetRows(self.root, self.files, COLUMNS, (), self.options.num_samples,
