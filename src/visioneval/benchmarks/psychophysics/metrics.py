@@ -14,6 +14,7 @@ class Block(BaseModel):
 
 
 class Counts(Block):
+    """One experiment's trials: answered, failed and unparsed."""
     n: int  # answered trials
     n_errors: int  # failed requests, in no figure
     n_unparsed: int  # answered, but with no feature (detection) or no yes/no
@@ -120,6 +121,10 @@ class ConjunctionDifference(Block):
 
 
 class PsychophysicsMetrics(Block):
+    """metrics.json of psychophysics: the fit settings, the counts, then thresholds
+    (detection), proportion correct per level, d′ and c (yes/no), set-size effects and
+    feature against conjunction search; a list that could not be made is empty and its
+    `_unavailable` key says why (docs/psychophysics.md)."""
     criterion: float
     form: str
     guess: float
