@@ -28,6 +28,7 @@ DEFINITIONS = {
     "evaluate": "visioneval.evaluators.definition:DEFINITION",
     "vqa": "visioneval.benchmarks.vqa.definition:DEFINITION",
     "layout": "visioneval.benchmarks.layout.definition:DEFINITION",
+    "psychophysics": "visioneval.benchmarks.psychophysics.definition:DEFINITION",
 }
 DEMO = "salbench"  # `visioneval demo` runs this benchmark's offline demo
 
