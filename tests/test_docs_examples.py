@@ -134,7 +134,7 @@ def run_steps(page: Path, port: int) -> int:
     return ran
 
 
-SLOW_PAGES = ("layout.md", "PERFORMANCE.md")  # pictures; 1000 rows
+SLOW_PAGES = ("layout.md", "PERFORMANCE.md", "psychophysics.md")  # pictures; 1000 rows; fits
 
 
 @pytest.mark.parametrize("page", [
