@@ -137,3 +137,25 @@ def test_failed_requests_are_errors_and_shards_merge(serve, stimuli, tmp_path):
     assert (metrics["n"], metrics["n_errors"]) == (280, 0)
     assert (server.stats.requests, server.stats.answered) == (283, 280)
     assert {t["feature"] for t in metrics["thresholds"]} == {"orientation", "color", "size"}
+
+
+@pytest.mark.slow
+def test_the_set_size_experiment_adds_items_at_one_clear_difference(serve, tmp_path):
+    """4 to 64 items at one level per feature; the observer answers from ψ at that level
+    whatever the number of items, so the slope per doubling is near 0 with an interval
+    around it, and the three-way question is asked (no yes/no)."""
+    data = tmp_path / "data"
+    write_dataset(data, Design(experiments=("setsize",), trials=6,
+                               setsize_levels={"orientation": 6.0, "color": 6.0,
+                                               "size": 0.15}), seed=2)
+    observer = _observer(serve)
+    _run(observer, data, tmp_path / "run")
+    metrics = _metrics(tmp_path / "run")
+    slopes = {s["feature"]: s for s in metrics["set_size"]}
+    assert set(slopes) == {"orientation", "color", "size"}
+    for block in slopes.values():
+        assert block["experiment"] == "setsize"
+        assert block["set_sizes"] == [4, 8, 16, 32, 64] and block["n"] == [6] * 5
+        low, high = block["points_ci95"]
+        assert low <= block["points_per_doubling"] <= high
+    assert "thresholds" not in metrics and "detection_theory" not in metrics

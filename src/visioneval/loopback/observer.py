@@ -2,7 +2,7 @@
 PNG carries (its `visioneval` text chunk) and answers as an observer with known
 psychometric functions would, so the fits can be checked for recovering them.
 
-Detection (which feature differs, 3 alternatives): correct with probability
+Detection and set size (which feature differs, 3 alternatives): correct with probability
 ψ(level) = γ + (1 − γ − λ)·F(level; α, β) with γ = 1/3 (Wichmann & Hill 2001), otherwise
 one of the two wrong features, uniformly. Yes/no (presence, conjunction): an equal-variance
 Gaussian observer (Macmillan & Creelman, "Detection Theory"): internal value ~ N(±d′/2, 1),
@@ -55,7 +55,7 @@ class Observer:
 
     def answer(self, stimulus: dict[str, Any]) -> str:
         rng = random.Random(f"{stimulus.get('seed')}:{self.seed}")
-        if stimulus.get("experiment") == "detection":
+        if stimulus.get("experiment") in ("detection", "setsize"):  # the three-way question
             feature = str(stimulus.get("feature"))
             curve = self.curves.get(feature)
             guess = 1 / len(FEATURES)

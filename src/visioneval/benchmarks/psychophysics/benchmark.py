@@ -45,8 +45,8 @@ class Psychophysics(Benchmark[PsychophysicsOptions]):
 
     @property
     def builtin_models(self) -> tuple[str, ...]:
-        """popout names the odd feature (detection); it has no yes/no answer."""
-        return ("popout",) if self.experiments == ["detection"] else ()
+        """popout names the odd feature (detection, set size); it has no yes/no answer."""
+        return ("popout",) if set(self.experiments) <= {"detection", "setsize"} else ()
 
     def data(self) -> ParquetRows:
         return ParquetRows(self.root, self.files, COLUMNS, (), self.options.num_samples,

@@ -26,7 +26,7 @@ from visioneval.benchmarks.psychophysics.params import (
 )
 from visioneval.benchmarks.psychophysics.stimuli import Stimulus, Trial, make_stimulus
 
-EXPERIMENTS: tuple[Experiment, ...] = ("detection", "presence", "conjunction")
+EXPERIMENTS: tuple[Experiment, ...] = ("detection", "presence", "conjunction", "setsize")
 ROW_GROUP = 64
 
 
@@ -40,6 +40,11 @@ DEFAULT_LEVELS: dict[str, tuple[float, ...]] = {
     "size": _log_levels(0.02, 1.0),  # |ln(target area / distractor area)|
     CONJUNCTION: (20.0,),  # the colour difference; orientation differs by CONJUNCTION_DEG
 }
+SET_SIZE_LEVELS: dict[str, float] = {"orientation": 23.7, "color": 16.7, "size": 0.572}
+"""The set-size experiment's one difference per feature: the default levels' seventh step,
+well above the simulated observer's and the popout baseline's thresholds, so accuracy
+there measures crowding by distractors rather than the difference itself."""
+SET_SIZES = (4, 8, 16, 32, 64)
 
 
 @dataclass(frozen=True)
@@ -52,6 +57,10 @@ class Design:
     levels: Mapping[str, tuple[float, ...]] = field(default_factory=lambda: DEFAULT_LEVELS)
     set_sizes: tuple[int, ...] = (16,)
     trials: int = 20
+    # The set-size experiment: the detection question at one level per feature, the number
+    # of items growing (Treisman & Gelade 1980: a feature target's accuracy stays flat).
+    setsize_levels: Mapping[str, float] = field(default_factory=lambda: SET_SIZE_LEVELS)
+    setsize_sizes: tuple[int, ...] = SET_SIZES
     spread: Mapping[str, float] = field(default_factory=dict)
 
 
@@ -65,10 +74,12 @@ def trials(design: Design, seed: int) -> Iterator[tuple[str, Trial]]:
         features: tuple[Feature, ...] = (
             (CONJUNCTION,) if experiment == "conjunction" else FEATURES)
         for f, feature in enumerate(features):
-            for li, level in enumerate(design.levels[feature]):
-                for set_size in design.set_sizes:
+            setsize = experiment == "setsize"
+            levels = (design.setsize_levels[feature],) if setsize else design.levels[feature]
+            for li, level in enumerate(levels):
+                for set_size in design.setsize_sizes if setsize else design.set_sizes:
                     for t in range(design.trials):
-                        present = experiment == "detection" or t % 2 == 0
+                        present = experiment in ("detection", "setsize") or t % 2 == 0
                         ident = (f"{experiment}-{feature}-{level:g}-n{set_size}-"
                                  f"{'' if present else 'absent-'}{t}")
                         yield ident, Trial(experiment, feature, level, set_size, present,

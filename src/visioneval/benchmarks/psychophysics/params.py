@@ -11,7 +11,7 @@ from PIL import Image, PngImagePlugin
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 TEXT_KEY = "visioneval"
-Experiment = Literal["detection", "presence", "conjunction"]
+Experiment = Literal["detection", "presence", "conjunction", "setsize"]
 Feature = Literal["orientation", "color", "size", "color+orientation"]
 CONJUNCTION: Feature = "color+orientation"
 FEATURES: tuple[Feature, ...] = ("orientation", "color", "size")  # SalBench's P3 order

@@ -32,4 +32,5 @@ def yes_or_no(text: str) -> str | None:
 
 
 def read(experiment: str, text: str) -> str | None:
-    return feature_named_first(text) if experiment == "detection" else yes_or_no(text)
+    return feature_named_first(text) if experiment in ("detection", "setsize") \
+        else yes_or_no(text)

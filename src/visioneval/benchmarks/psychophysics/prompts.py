@@ -10,11 +10,11 @@ YES_NO = "Is one object different from the others? Answer yes or no."
 
 
 def question(experiment: str) -> str:
-    return DETECTION if experiment == "detection" else YES_NO
+    return DETECTION if experiment in ("detection", "setsize") else YES_NO
 
 
 def answer(experiment: str, feature: str, target_present: bool) -> str:
     """The correct answer: the differing feature, or yes/no."""
-    if experiment == "detection":
+    if experiment in ("detection", "setsize"):
         return feature
     return "yes" if target_present else "no"

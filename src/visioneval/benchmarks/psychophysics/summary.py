@@ -178,7 +178,7 @@ def _detection_theory(cells: dict[Key, Cell]) -> list[dict[str, Any]]:
 
     pairs: dict[tuple[str, str, int, float], dict[bool, Cell]] = defaultdict(dict)
     for (experiment, feature, level, size, present), cell in cells.items():
-        if experiment != "detection":
+        if experiment in ("presence", "conjunction"):  # the yes/no experiments
             pairs[(experiment, feature, size, level)][present] = cell
     out = []
     for (experiment, feature, size, level), both in sorted(pairs.items()):

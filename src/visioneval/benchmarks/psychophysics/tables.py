@@ -112,6 +112,13 @@ def show(metrics: dict[str, Any], title: str, console: Console) -> None:
                  f"{fixed(d['dprime_ci95'][0])} to {fixed(d['dprime_ci95'][1])}"
                  if "dprime_ci95" in d else d.get("reason", "-"), fixed(d.get("c"))]
                 for d in found if d["experiment"] == experiment])
+    sizes = metrics.get("set_size", [])
+    if sizes:
+        _table(console, f"{title}: set size (proportion correct per doubling)",
+               ["experiment", "feature", "set sizes", "points/doubling", "95% interval"],
+               [[s["experiment"], s["feature"], ",".join(map(str, s["set_sizes"])),
+                 f"{100 * s['points_per_doubling']:+.1f}",
+                 span([100 * v for v in s["points_ci95"]])] for s in sizes])
     for reason in threshold_reasons(metrics):
         console.print(f"not reached: {reason}")
     console.print(f"{metrics['n']} answered, {metrics['n_errors']} failed requests, "
