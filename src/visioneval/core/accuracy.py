@@ -11,9 +11,9 @@ with the reason when no sample was scored."""
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from visioneval import csvcells, fmt
 from visioneval.core.blocks import ComparisonTable, Note, Section, Table
@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
     from visioneval.core.view import RunData
 
+T = TypeVar("T", bound="Tally")
+
 HEADER = ["group", "n", "errors", "accuracy", "accuracy 95% interval"]
 NOTE = ("Accuracy over scored answers; failed requests are errors, left out of every score. "
         "95% interval: bootstrap over samples (1000 seeded resamples); \"-\" with fewer than "
@@ -34,7 +36,8 @@ NOTE = ("Accuracy over scored answers; failed requests are errors, left out of e
 
 
 class Tally:
-    """One block's running counts, fed record by record (memory: a few bytes a sample)."""
+    """One block's running counts, fed record by record (memory: a few bytes a sample). A
+    benchmark that counts more per block extends it (`score`, `add`, `counts`, `result`)."""
 
     def __init__(self, key: str):
         self.key = key
@@ -42,18 +45,25 @@ class Tally:
         self.correct = ExactSum()  # order-free: a merged run's sum equals a whole run's
         self.outcomes = Outcomes(1)
 
+    def score(self, record: Record) -> float:
+        """The record's value of `key`: its first score block that has it (else wrong)."""
+        return next((float(block[self.key]) for block in record.scores.values()
+                     if self.key in block), 0.0)
+
     def add(self, record: Record) -> None:
         if not record.ok:
             self.n_errors += 1
             return
-        value = next((float(block[self.key]) for block in record.scores.values()
-                      if self.key in block), 0.0)
+        value = self.score(record)
         self.n += 1
         self.correct += value
         self.outcomes.add(record.id, (value,))
 
+    def counts(self) -> dict[str, Any]:
+        return {"n": self.n, "n_errors": self.n_errors}
+
     def result(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"n": self.n, "n_errors": self.n_errors}
+        out = self.counts()
         if not self.n:
             out["unavailable"] = f"no scored samples ({self.n_errors} failed requests)"
             return out
@@ -62,16 +72,22 @@ class Tally:
         return out
 
 
-def summarize(records: Iterable[Record], key: str = "correct") -> dict[str, Any]:
-    """metrics.json in one pass over the records: the whole run and each group."""
-    overall, groups = Tally(key), {}
+def by_group(records: Iterable[Record], make: Callable[[], T]) -> tuple[T, dict[str, T]]:
+    """One pass over the records into a tally of the whole run and one per group (sorted)."""
+    overall, groups = make(), {}
     for record in records:
         overall.add(record)
         if record.group not in groups:
-            groups[record.group] = Tally(key)
+            groups[record.group] = make()
         groups[record.group].add(record)
+    return overall, dict(sorted(groups.items()))
+
+
+def summarize(records: Iterable[Record], key: str = "correct") -> dict[str, Any]:
+    """metrics.json in one pass over the records: the whole run and each group."""
+    overall, groups = by_group(records, lambda: Tally(key))
     return {"score": key, "overall": overall.result(),
-            "groups": {g: tally.result() for g, tally in sorted(groups.items())}}
+            "groups": {g: tally.result() for g, tally in groups.items()}}
 
 
 def is_accuracy(metrics: dict[str, Any]) -> bool:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from visioneval.stats.binomial import wilson
 from visioneval.stats.detection import Z95
 
 if TYPE_CHECKING:
@@ -103,12 +104,6 @@ def set_size_effect(set_sizes: Sequence[int], n_correct: Sequence[int],
                          (float(low), float(high)))
 
 
-def _wilson(k: float, n: float) -> tuple[float, float]:
-    p, z2 = k / n, Z95 ** 2
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return centre - half, centre + half
-
 
 def conjunction_vs_feature(set_sizes: Sequence[int], feature_correct: Sequence[int],
                            feature_trials: Sequence[int], conjunction_correct: Sequence[int],
@@ -126,7 +121,7 @@ def conjunction_vs_feature(set_sizes: Sequence[int], feature_correct: Sequence[i
             raise ValueError(f"set size {size}: counts must satisfy 0 <= correct <= trials "
                              "with trials > 0")
         pf, pc = kf / nf, kc / nc
-        (lf, uf), (lc, uc) = _wilson(kf, nf), _wilson(kc, nc)
+        (lf, uf), (lc, uc) = wilson(kf, nf), wilson(kc, nc)
         d = pf - pc
         interval = (d - math.sqrt((pf - lf) ** 2 + (uc - pc) ** 2),
                     d + math.sqrt((uf - pf) ** 2 + (pc - lc) ** 2))

@@ -17,7 +17,7 @@ from typing import Any
 
 from visioneval.benchmarks.psychophysics.params import UNITS
 from visioneval.core.records import Record
-from visioneval.stats.detection import Z95
+from visioneval.stats.binomial import wilson
 
 GUESS = 1 / 3  # one of orientation, color, size
 
@@ -62,13 +62,6 @@ def tally(records: Iterable[Record]) -> dict[Key, Cell]:
         cell.said_yes += int(answer == "yes")
     return cells
 
-
-def wilson(k: int, n: int) -> tuple[float, float]:
-    """The Wilson score 95% interval of k/n (Wilson 1927)."""
-    p, z2 = k / n, Z95 ** 2
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def summarize(records: Iterable[Record], settings: Settings) -> dict[str, Any]:

@@ -11,50 +11,46 @@ from collections.abc import Iterable
 from typing import Any
 
 from visioneval.benchmarks.vqa.scorers import labels
+from visioneval.core.accuracy import Tally, by_group
 from visioneval.core.records import Record
 from visioneval.core.runfiles import Interval, MetricsBlock
-from visioneval.exactsum import ExactSum
 from visioneval.metrics.labelsets import ClassScores, ParserTally
-from visioneval.stats.bootstrap import Outcomes, attach, mean_statistic, summaries
 
 
-class BlockTally:
+class BlockTally(Tally):
     """One block's running counts (a group, or the whole run), fed record by record: memory
-    grows with the labels, not the samples."""
+    grows with the labels, not the samples. Accuracy as the default tally counts it, read
+    from the scorer's own block, plus what the scorers report."""
 
     def __init__(self, scorer: str):
+        super().__init__("correct")
         self.scorer = scorer
-        self.n = self.n_errors = self.n_unparsed = self.n_ambiguous = 0
-        self.correct = ExactSum()  # order-free: a merged run's sums equal a whole run's
-        self.outcomes = Outcomes(1)  # per-sample accuracy, for the bootstrap interval
+        self.n_unparsed = self.n_ambiguous = 0
         self.labels = ParserTally()  # the set scorer's SalBench metrics
         self.classes: set[str] = set()
 
+    def score(self, record: Record) -> float:
+        return float(record.scores.get(self.scorer, {}).get("correct", 0.0))
+
     def add(self, record: Record) -> None:
+        super().add(record)
         if not record.ok:
-            self.n_errors += 1
             return
         score = record.scores.get(self.scorer, {})
-        self.n += 1
         self.n_unparsed += int(score.get("unparsed", 0))
         self.n_ambiguous += int(score.get("ambiguous", 0))
-        self.correct += score.get("correct", 0.0)
-        self.outcomes.add(record.id, (float(score.get("correct", 0.0)),))
         if self.scorer == "set":
             gold = labels(record.target)
             self.classes |= gold
             self.labels.add(set(record.parsed.get(self.scorer) or []), gold, score)
 
+    def counts(self) -> dict[str, Any]:
+        return super().counts() | {"n_unparsed": self.n_unparsed,
+                                   "n_ambiguous": self.n_ambiguous}
+
     def result(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"n": self.n, "n_errors": self.n_errors,
-                               "n_unparsed": self.n_unparsed,
-                               "n_ambiguous": self.n_ambiguous}
-        if not self.n:
-            out["unavailable"] = f"no scored samples ({self.n_errors} failed requests)"
-            return out
-        out["accuracy"] = self.correct.value / self.n
-        attach(out, summaries(self.outcomes.matrix(), mean_statistic, ("accuracy",)))
-        if self.scorer == "set":
+        out = super().result()
+        if self.n and self.scorer == "set":
             found = self.labels.result(sorted(self.classes), self.n_errors)
             out |= {k: found[k] for k in ("exact_match", "macro_f1", "sample_f1", "per_class")}
         return out
@@ -62,14 +58,9 @@ class BlockTally:
 
 def summarize(records: Iterable[Record], scorer: str) -> dict[str, Any]:
     """metrics.json in one pass: the whole run and each group."""
-    overall, groups = BlockTally(scorer), {}
-    for record in records:
-        overall.add(record)
-        if record.group not in groups:
-            groups[record.group] = BlockTally(scorer)
-        groups[record.group].add(record)
+    overall, groups = by_group(records, lambda: BlockTally(scorer))
     return {"scorer": scorer, "overall": overall.result(),
-            "groups": {g: tally.result() for g, tally in sorted(groups.items())}}
+            "groups": {g: tally.result() for g, tally in groups.items()}}
 
 
 # -- metrics.json's shape -------------------------------------------------------------------
