@@ -28,7 +28,7 @@ def stimuli(tmp_path_factory) -> Path:
     """Detection and presence arrays: 6 levels x 20 trials of orientation and colour."""
     root = tmp_path_factory.mktemp("psychophysics")
     write_dataset(root, Design(experiments=("detection", "presence"), levels=LEVELS,
-                               set_sizes=(4,), trials=20), seed=1)
+                               set_sizes=(4,), trials=20, pool_levels={}), seed=1)
     return root
 
 

@@ -191,11 +191,13 @@ def test_default_levels_are_log_spaced_from_chance_to_ceiling():
 def test_the_same_seed_writes_the_same_bytes(tmp_path):
     design = Design(levels={"orientation": (2.0, 20.0), "color": (3.0,), "size": (0.3,),
                             CONJUNCTION: (20.0,)}, set_sizes=(4,), trials=2,
-                    setsize_sizes=(4, 8))
+                    setsize_sizes=(4, 8), pool_levels={"orientation": (2.0, 20.0)},
+                    pool_trials=2)
     counts = write_dataset(tmp_path / "a", design, seed=9)
     write_dataset(tmp_path / "b", design, seed=9)
     write_dataset(tmp_path / "c", design, seed=10)
-    assert counts == {"detection": 8, "presence": 8, "conjunction": 2, "setsize": 12}
+    assert counts == {"detection": 8, "presence": 8, "conjunction": 2, "setsize": 12,
+                      "detection-pool": 4}
     for experiment in counts:
         name = f"{experiment}/shard_00000.parquet"
         a = (tmp_path / "a" / name).read_bytes()

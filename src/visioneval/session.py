@@ -24,6 +24,7 @@ from visioneval.backends.base import Backend
 from visioneval.backends.registry import BackendSpec
 from visioneval.backends.replicas import Replicas
 from visioneval.core.benchmark import Benchmark
+from visioneval.core.capabilities import LearnsFromAnswers
 from visioneval.core.records import GenerationSettings, Record, Sample, SkippedRow
 from visioneval.core.runfiles import (
     RUN_FORMAT,
@@ -140,7 +141,7 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     # numpy: loaded when a session starts
     from visioneval.core.idset import IdCollector, IdSet
 
-    done = IdSet(r.id for r in store.iter_latest() if r.ok)
+    done = IdSet(r.id for r in _answered(store, benchmark))
     cache = open_or_none(engine_options.cache_path)
     replicas = backend if isinstance(backend, Replicas) else None
     # Enough workers to fill every endpoint; the dispatcher holds each to its share.
@@ -208,6 +209,17 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
             # one is said; the metrics keep their last written state.
             log.warning("%s", late)
     return result
+
+
+def _answered(store: RunStore, benchmark: Benchmark) -> Iterator[Record]:
+    """The run's answered records (latest per sample), streamed once; a benchmark that
+    chooses its requests from the answers so far (`LearnsFromAnswers`) learns each."""
+    learner = benchmark if isinstance(benchmark, LearnsFromAnswers) else None
+    for record in store.iter_latest():
+        if record.ok:
+            if learner is not None:
+                learner.learn(record)
+            yield record
 
 
 def _sample_id(item: Sample | SkippedRow) -> str | None:

@@ -9,6 +9,8 @@ and leave the feature out for a definition without it.
   synth-NAME`).
 - `HasDemo`: the offline `visioneval demo`.
 - `PairsRecords`: the metrics `visioneval compare` tests run against run, sample by sample.
+- `LearnsFromAnswers` (on a benchmark, not its definition): a benchmark whose next requests
+  depend on the answers so far (adaptive placement) is told a resumed run's earlier answers.
 
 This module names the base contract and the foreign-log types; neither names it."""
 
@@ -94,3 +96,13 @@ class HasCommand(Protocol):
 
     def register_command(self, app: Any) -> None:
         """Add the command to the `visioneval` app (a typer application)."""
+
+
+@runtime_checkable
+class LearnsFromAnswers(Protocol):
+    """A benchmark whose solver chooses what to ask from the answers so far (an adaptive
+    psychophysical method): before a resumed run's session, it is given the answers that
+    run already has, so the session goes on from where the last one stopped."""
+
+    def learn(self, record: Record) -> None:
+        """One answered record of the run (the latest for its sample)."""

@@ -37,11 +37,15 @@ class Ask(Protocol):
 @dataclass(frozen=True, slots=True)
 class Solved:
     """A solver's outcome: the response to record and, if the solver scored it, the scores
-    (None: the engine's scorer scores `response.text`)."""
+    (None: the engine's scorer scores `response.text`). `asked`: the sample the solver
+    really sent, when it chose it as it ran (an adaptive method picks its stimulus from the
+    answers so far): the record keeps the run's sample id and group, and the asked sample's
+    target, prompt and metadata."""
 
     response: Response
     parsed: dict[str, Any] | None = None
     scores: dict[str, dict[str, float]] | None = None
+    asked: Sample | None = None
 
 
 Solver = Callable[[Sample, Ask], Awaitable[Solved]]

@@ -235,13 +235,14 @@ class Engine:
                 progress: RunProgress) -> None:
         """Score and journal one answer (the journal line is the sample's commit)."""
         response = solved.response
+        shown = solved.asked or sample
         # Built from our own typed parts: no need to validate again.
-        record = Record.model_construct(id=sample.id, group=sample.group, target=sample.target,
-                                        response=response, metadata=sample.metadata,
-                                        prompt=sample.prompt_summary(),
+        record = Record.model_construct(id=sample.id, group=sample.group, target=shown.target,
+                                        response=response, metadata=shown.metadata,
+                                        prompt=shown.prompt_summary(),
                                         parsed=solved.parsed or {}, scores=solved.scores or {})
         if solved.parsed is None and response.ok:
-            record.parsed, record.scores = scorer(sample, response.text or "")
+            record.parsed, record.scores = scorer(shown, response.text or "")
         if not response.ok:
             stats.errors += 1
             stats.count_error(response.error or "no answer")

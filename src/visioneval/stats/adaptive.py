@@ -97,12 +97,20 @@ class PsiTrack:
             out += mass[:, 0] * entropy
         return out
 
-    def propose(self, k: int = 1) -> list[float]:
-        """The next k levels: the candidates of least expected entropy, best first."""
+    def propose(self, k: int = 1, allowed: Sequence[bool] | None = None) -> list[float]:
+        """The next k levels: the candidates of least expected entropy, best first;
+        `allowed` (one flag per candidate, in `candidates` order) leaves some out (a level
+        with no stimulus left). Fewer than k when fewer are allowed."""
         import numpy as np
 
-        order = np.argsort(self.expected_entropy(), kind="stable")[:max(1, k)]
-        return [float(self.candidates[i]) for i in order]
+        order = np.argsort(self.expected_entropy(), kind="stable")
+        if allowed is not None:
+            mask = np.asarray(allowed, dtype=bool)
+            if mask.shape != self.candidates.shape:
+                raise ValueError(f"allowed has {mask.size} flags for "
+                                 f"{self.candidates.size} candidate levels")
+            order = order[mask[order]]
+        return [float(self.candidates[i]) for i in order[:max(1, k)]]
 
     def counts(self) -> tuple[list[float], list[int], list[int]]:
         """(levels, correct, trials) at the levels tested so far, for `fit`."""

@@ -4,6 +4,7 @@ effects fitted from the counts (`summary.py`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,11 +12,13 @@ from rich.console import Console
 
 from visioneval.benchmarks.psychophysics import parse, tables
 from visioneval.benchmarks.psychophysics.options import EXPERIMENT_NAMES, PsychophysicsOptions
-from visioneval.benchmarks.psychophysics.params import StimulusParams
+from visioneval.benchmarks.psychophysics.params import POOL_FOLDER, StimulusParams
+from visioneval.benchmarks.psychophysics.placement import AdaptiveDetection
 from visioneval.core.benchmark import Benchmark
-from visioneval.core.records import Sample, user
+from visioneval.core.records import Record, Request, Sample, SkippedRow, user
 from visioneval.core.rows import DataRow, ParquetRows, Skip
 from visioneval.core.runfiles import RunInfo
+from visioneval.core.solver import Ask, Solved, Solver
 from visioneval.io import parquet
 
 PARAMS = tuple(name for name in StimulusParams.model_fields if name != "target_box")
@@ -40,8 +43,23 @@ class Psychophysics(Benchmark[PsychophysicsOptions]):
                                     f"{', '.join(present) or 'none'})")
         self.root = root
         self.experiments = [e for e in EXPERIMENT_NAMES if e in wanted]
+        adaptive = options.method == "adaptive"
+        if adaptive and "detection" not in self.experiments:
+            raise parquet.DataError("--method adaptive places detection trials: add "
+                                    "detection to --experiments")
+        if adaptive and not (root / POOL_FOLDER).is_dir():
+            raise parquet.DataError(f"{root}: no {POOL_FOLDER} folder, the stimuli "
+                                    "--method adaptive draws from (write the data again with "
+                                    "`visioneval data synth-psychophysics`)")
+        # Adaptive detection trials draw from the pool instead of the detection folder.
+        folders = [POOL_FOLDER if adaptive and e == "detection" else e
+                   for e in self.experiments]
         self.files: dict[str, list[Path]] = {
-            e: parquet.parquet_files(root / e) for e in self.experiments}
+            f: parquet.parquet_files(root / f) for f in folders}
+        self.adaptive: AdaptiveDetection | None = None
+        if adaptive:
+            self.adaptive = AdaptiveDetection(self.data(), self.sample, self.score,
+                                              options.adaptive_trials, options.form)
 
     @property
     def builtin_models(self) -> tuple[str, ...]:
@@ -52,9 +70,45 @@ class Psychophysics(Benchmark[PsychophysicsOptions]):
         return ParquetRows(self.root, self.files, COLUMNS, (), self.options.num_samples,
                            str(self.root))
 
+    def total(self) -> int:
+        if self.adaptive is None:
+            return super().total()
+        rows = self.data()  # only rows(): cached per ParquetRows, and cheap
+        others = [e for e in self.experiments if e != "detection"]  # each its own folder
+        limit = rows.limit
+        return self.adaptive.count() + sum(
+            rows.rows(e) if limit is None else min(rows.rows(e), limit) for e in others)
+
+    def samples(self) -> Iterator[Sample | SkippedRow]:
+        if self.adaptive is None:
+            yield from super().samples()
+            return
+        rows = self.data()
+        for experiment in self.experiments:
+            if experiment == "detection":
+                yield from self.adaptive.slots()
+            else:
+                yield from rows.group_samples(experiment, self.sample)
+
+    @property
+    def solve(self) -> Solver | None:
+        """Adaptive detection slots choose their stimulus as they run; every other sample
+        is asked as it is."""
+        return None if self.adaptive is None else self._solve
+
+    async def _solve(self, sample: Sample, ask: Ask) -> Solved:
+        if self.adaptive is not None and sample.metadata.get("placement") == "adaptive":
+            return await self.adaptive.solve(sample, ask)
+        return Solved(await ask(Request(sample.messages, ask.settings)))
+
+    def learn(self, record: Record) -> None:
+        """A resumed adaptive run's earlier answers, before its next session."""
+        if self.adaptive is not None:
+            self.adaptive.learn(record)
+
     def sample(self, row: DataRow) -> Sample:
         params = {name: row[name] for name in PARAMS}
-        if params["experiment"] != row.group:
+        if params["experiment"] != ("detection" if row.group == POOL_FOLDER else row.group):
             raise Skip(f"experiment {params['experiment']!r} in the {row.group} folder")
         if any(params[k] is None for k in ("feature", "level", "set_size", "target_present")):
             raise Skip("feature, level, set_size or target_present is empty")

@@ -20,6 +20,7 @@ from visioneval.benchmarks.psychophysics import prompts
 from visioneval.benchmarks.psychophysics.params import (
     CONJUNCTION,
     FEATURES,
+    POOL_FOLDER,
     Experiment,
     Feature,
     StimulusParams,
@@ -28,6 +29,7 @@ from visioneval.benchmarks.psychophysics.stimuli import Stimulus, Trial, make_st
 
 EXPERIMENTS: tuple[Experiment, ...] = ("detection", "presence", "conjunction", "setsize")
 ROW_GROUP = 64
+POOL_SEED = 100  # keeps the pool's stimulus seeds apart from the experiments'
 
 
 def _log_levels(low: float, high: float, n: int = 8) -> tuple[float, ...]:
@@ -40,6 +42,13 @@ DEFAULT_LEVELS: dict[str, tuple[float, ...]] = {
     "size": _log_levels(0.02, 1.0),  # |ln(target area / distractor area)|
     CONJUNCTION: (20.0,),  # the colour difference; orientation differs by CONJUNCTION_DEG
 }
+DEFAULT_POOL_LEVELS: dict[str, tuple[float, ...]] = {
+    "orientation": _log_levels(0.5, 45.0, 24),
+    "color": _log_levels(0.5, 30.0, 24),
+    "size": _log_levels(0.02, 1.0, 24),
+}
+"""The adaptive method's pool (`--method adaptive`): the detection question at 24 levels per
+feature over the same ranges, from which each adaptive trial takes an unused stimulus."""
 SET_SIZE_LEVELS: dict[str, float] = {"orientation": 23.7, "color": 16.7, "size": 0.572}
 """The set-size experiment's one difference per feature: the default levels' seventh step,
 well above the simulated observer's and the popout baseline's thresholds, so accuracy
@@ -62,6 +71,10 @@ class Design:
     setsize_levels: Mapping[str, float] = field(default_factory=lambda: SET_SIZE_LEVELS)
     setsize_sizes: tuple[int, ...] = SET_SIZES
     spread: Mapping[str, float] = field(default_factory=dict)
+    # Written with the detection experiment, into POOL_FOLDER; {} leaves it out.
+    pool_levels: Mapping[str, tuple[float, ...]] = field(
+        default_factory=lambda: DEFAULT_POOL_LEVELS)
+    pool_trials: int | None = None  # per pool level; None: `trials`
 
 
 def _stimulus_seed(seed: int, *where: int) -> int:
@@ -85,6 +98,21 @@ def trials(design: Design, seed: int) -> Iterator[tuple[str, Trial]]:
                         yield ident, Trial(experiment, feature, level, set_size, present,
                                            design.spread.get(feature, 0.0),
                                            _stimulus_seed(seed, e, f, li, set_size, t))
+
+
+def pool_trials(design: Design, seed: int) -> Iterator[tuple[str, Trial]]:
+    """(id, trial) of the adaptive pool's stimuli: detection arrays at the pool's levels."""
+    if "detection" not in design.experiments:
+        return
+    n = design.trials if design.pool_trials is None else design.pool_trials
+    for f, feature in enumerate(FEATURES):
+        for li, level in enumerate(design.pool_levels.get(feature, ())):
+            for set_size in design.set_sizes:
+                for t in range(n):
+                    yield (f"pool-{feature}-{level:g}-n{set_size}-{t}",
+                           Trial("detection", feature, level, set_size, True,
+                                 design.spread.get(feature, 0.0),
+                                 _stimulus_seed(seed, POOL_SEED, f, li, set_size, t)))
 
 
 def _arrow_type(annotation: Any) -> pa.DataType:
@@ -117,12 +145,16 @@ def row(ident: str, stimulus: Stimulus) -> dict[str, Any]:
 
 def write_dataset(out_dir: Path, design: Design | None = None, seed: int = 0
                   ) -> dict[str, int]:
-    """Write one parquet file per experiment; returns rows per experiment."""
+    """Write one parquet file per experiment (and the adaptive pool's); returns rows per
+    folder."""
     design = design or Design()
     schema = arrow_schema()
     rows: dict[str, list[dict[str, Any]]] = {e: [] for e in design.experiments}
     for ident, trial in trials(design, seed):
         rows[trial.experiment].append(row(ident, make_stimulus(trial)))
+    pool = [row(ident, make_stimulus(trial)) for ident, trial in pool_trials(design, seed)]
+    if pool:
+        rows[POOL_FOLDER] = pool
     for experiment, found in rows.items():
         folder = Path(out_dir) / experiment
         folder.mkdir(parents=True, exist_ok=True)

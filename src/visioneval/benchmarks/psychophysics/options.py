@@ -26,6 +26,13 @@ class PsychophysicsOptions(BaseModel, frozen=True):
                                     "experiment.",
                                     json_schema_extra={"flags": ["--samples"],
                                                        "shown_default": "all"})
+    method: Literal["constant", "adaptive"] = Field(
+        "constant", description="Detection trials: every stored stimulus (constant stimuli) "
+        "or chosen from the answers so far (adaptive: the Psi method).",
+        json_schema_extra={"panel": OWN_OPTIONS})
+    adaptive_trials: int = Field(120, ge=2, description="Detection trials per feature with "
+                                 "--method adaptive.",
+                                 json_schema_extra={"panel": OWN_OPTIONS})
     criterion: float = Field(0.75, gt=1 / 3, lt=1.0,
                              description="Proportion correct that defines the threshold.",
                              json_schema_extra={"panel": OWN_OPTIONS})

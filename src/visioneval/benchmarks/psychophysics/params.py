@@ -15,6 +15,7 @@ Experiment = Literal["detection", "presence", "conjunction", "setsize"]
 Feature = Literal["orientation", "color", "size", "color+orientation"]
 CONJUNCTION: Feature = "color+orientation"
 FEATURES: tuple[Feature, ...] = ("orientation", "color", "size")  # SalBench's P3 order
+POOL_FOLDER = "detection-pool"  # the adaptive method's stimuli, beside the experiments'
 UNITS: dict[str, str] = {"orientation": "deg", "color": "dE00", "size": "log_area_ratio",
                          CONJUNCTION: "dE00"}
 """A feature's level unit: degrees of rotation, CIEDE2000, ln(target area / distractor area)
