@@ -154,3 +154,27 @@ def test_orientation_of_shapes_without_an_axis():
             else:
                 draw.rectangle((x - 12, y - 12, x + 12, y + 12), fill=(50, 90, 180))
     assert popout.answer(QUESTION_D, png(image)) == "orientation"
+
+
+def test_popout_says_yes_when_one_feature_stands_out_and_no_to_a_conjunction(tmp_path):
+    """The psychophysics yes/no question: a clear colour or size target is "yes", an array
+    of identical objects "no", and a colour x orientation conjunction target "no" (a pure
+    feature search does not find it)."""
+    import pyarrow.parquet as pq
+
+    from visioneval.benchmarks.psychophysics.dataset import Design, write_dataset
+    from visioneval.benchmarks.psychophysics.prompts import YES_NO
+
+    write_dataset(tmp_path, Design(experiments=("presence", "conjunction"),
+                                   levels={"orientation": (30.0,), "color": (25.0,),
+                                           "size": (0.6,), "color+orientation": (20.0,)},
+                                   trials=4, pool_levels={}), seed=2)
+    said: dict[tuple[str, bool], list[str]] = {}
+    for experiment in ("presence", "conjunction"):
+        for row in pq.read_table(tmp_path / experiment).to_pylist():
+            key = (experiment, row["target_present"])
+            said.setdefault(key, []).append(popout.answer(YES_NO, row["image"]["bytes"]))
+    assert said[("presence", True)] == ["yes"] * 6
+    assert said[("presence", False)] == ["no"] * 6
+    assert set(said[("conjunction", True)]) == {"no"}
+    assert popout.answer(YES_NO, b"not an image") == "no"

@@ -21,8 +21,8 @@ MODELS = {
     "majority": "the most common answer of the dataset, always",
 }
 # Bump when a builtin model answers differently (2: `random` writes "Answer: X" when asked;
-# 3: it reads lettered option lines and "Options: a, b" lines).
-RULES_VERSION = 3
+# 3: it reads lettered option lines and "Options: a, b" lines; 4: popout answers yes/no).
+RULES_VERSION = 4
 
 
 SERVERS = "--backend openai, openrouter, ollama or anthropic"

@@ -12,6 +12,10 @@
    pixel noise into huge scores).
 6. Detection: the feature whose most deviant object deviates most. Referring (a bbox in the
    prompt) and Visual Referring: the feature in which the target deviates most.
+7. "Is one object different from the others? Answer yes or no.": yes when some object
+   deviates beyond the floor (a robust score above 1) in some feature. One feature at a
+   time, as a pure feature search: a target defined only by a conjunction of two features
+   among distractors that share each of them does not stand out (Treisman & Gelade 1980).
 
 Anything that cannot be read or segmented answers the prompt's first class. An image
 beyond `images.MAX_DECODE_PIXELS` is not decoded at all: TooManyPixels, which the builtin
@@ -20,6 +24,7 @@ backend turns into the sample's error (a run never decodes a decompression bomb)
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +36,8 @@ from visioneval.io.images import TooManyPixels, open_to_decode
 FEATURES = ("orientation", "color", "size")
 FLOOR = {"color": 12.0, "size": 0.08, "orientation": 5.0}  # RGB units, log area, degrees
 FOREGROUND = 30  # max channel difference from the background that makes a pixel an object
+PRESENT = 1.0  # robust score beyond which an object stands out (the yes/no question)
+_YES_NO = re.compile(r"\banswer yes or no\b", re.IGNORECASE)
 MIN_ELONGATION = 0.2  # below this (1 - minor/major variance) an object has no usable axis
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1 in pixels
@@ -49,6 +56,8 @@ class Objects:
 
 
 def answer(prompt: str, image: bytes) -> str:
+    if _YES_NO.search(prompt):
+        return _present(prompt, image)
     classes = vocabulary(prompt)
     known = [c for c in classes if c in FEATURES]
     if not known:
@@ -62,6 +71,17 @@ def answer(prompt: str, image: bytes) -> str:
     if scores is None:
         return classes[0]
     return max(known, key=lambda f: scores[f])  # ties go to the earlier class
+
+
+def _present(prompt: str, image: bytes) -> str:
+    """yes / no: does some object stand out in some feature (step 7)."""
+    try:
+        scores = _scores(prompt, image)
+    except TooManyPixels:
+        raise
+    except (OSError, ValueError):  # undecodable image: nothing seen
+        return "no"
+    return "yes" if scores is not None and max(scores.values()) > PRESENT else "no"
 
 
 def _scores(prompt: str, image: bytes) -> dict[str, float] | None:

@@ -165,7 +165,22 @@ def fit(levels: Sequence[float], n_correct: Sequence[int], n_trials: Sequence[in
         seed: int = SEED) -> Fit:
     """The maximum-likelihood fit of ψ to `n_correct` of `n_trials` at each level, with
     `resamples` parametric-bootstrap refits for the intervals (0: none). Levels must be
-    positive for the Weibull."""
+    positive for the Weibull.
+
+    BLAS runs on one thread meanwhile: a fit is thousands of tiny optimisations, and
+    OpenBLAS's worker threads spinning for cores a busy process needs made a 1000-resample
+    summary of three features take 95 s instead of 3 s on the 2-core machine under load
+    (docs/PERFORMANCE.md)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _fit(levels, n_correct, n_trials, guess, form, criterion, lapse_bounds,
+                    resamples, seed)
+
+
+def _fit(levels: Sequence[float], n_correct: Sequence[int], n_trials: Sequence[int],
+         guess: float, form: Sigmoid, criterion: float, lapse_bounds: tuple[float, float],
+         resamples: int, seed: int) -> Fit:
     import numpy as np
     from scipy.stats import chi2
 

@@ -63,8 +63,9 @@ class Psychophysics(Benchmark[PsychophysicsOptions]):
 
     @property
     def builtin_models(self) -> tuple[str, ...]:
-        """popout names the odd feature (detection, set size); it has no yes/no answer."""
-        return ("popout",) if set(self.experiments) <= {"detection", "setsize"} else ()
+        """popout names the odd feature (detection, set size) and says whether one object
+        stands out (presence, conjunction)."""
+        return ("popout",)
 
     def data(self) -> ParquetRows:
         return ParquetRows(self.root, self.files, COLUMNS, (), self.options.num_samples,

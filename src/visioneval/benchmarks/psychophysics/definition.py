@@ -23,8 +23,7 @@ class PsychophysicsDefinition(BenchmarkDefinition):
                "effects of a model on controlled odd-one-out arrays.")
     options_model = PsychophysicsOptions
     metrics_model = PsychophysicsMetrics
-    model_help = "Model name; builtin: popout (--experiments detection,setsize)."
-    builtin_note = "popout answers --experiments detection"
+    model_help = "Model name; builtin: popout."
     max_tokens = 16
     synth_help = ("Write the psychophysics stimuli: detection, presence and conjunction "
                   "arrays, 8 levels per feature.")
