@@ -159,3 +159,28 @@ def test_the_set_size_experiment_adds_items_at_one_clear_difference(serve, tmp_p
         low, high = block["points_ci95"]
         assert low <= block["points_per_doubling"] <= high
     assert "thresholds" not in metrics and "detection_theory" not in metrics
+
+
+@pytest.mark.slow
+def test_heterogeneous_distractors_lower_the_sensitivity_of_a_feature_search(tmp_path):
+    """The heterogeneity experiment (yes/no, distractors jittered within ±spread): popout's
+    fixed criterion says "yes" to jittered target-absent arrays, so its d′ at a clear
+    colour difference falls from near-perfect to about 0 as the jitter grows."""
+    data = tmp_path / "data"
+    write_dataset(data, Design(experiments=("heterogeneity",),
+                               levels={"orientation": (1.0, 20.0), "color": (1.0, 20.0),
+                                       "size": (0.1, 0.5)},
+                               heterogeneity_spreads={"color": (0.5, 12.0)}, trials=10,
+                               pool_levels={}), seed=5)
+    run = tmp_path / "run"
+    result = invoke("psychophysics", "--backend", "builtin", "--model", "popout", "--data",
+                    data, "--out", run, "--no-progress")
+    assert result.exit_code == 0, result.output
+    found = {d["spread"]: d for d in _metrics(run)["detection_theory"]}
+    assert set(found) == {0.5, 12.0}
+    assert all(d["experiment"] == "heterogeneity" and d["level"] == 20.0
+               for d in found.values())
+    assert found[0.5]["hits"] == 5 and found[0.5]["false_alarms"] == 0
+    assert found[0.5]["dprime"] > 1.5 > found[12.0]["dprime"]
+    assert found[12.0]["false_alarms"] >= 4
+    assert "spread" in result.output and "heterogeneity (yes/no)" in result.output

@@ -197,7 +197,7 @@ def test_the_same_seed_writes_the_same_bytes(tmp_path):
     write_dataset(tmp_path / "b", design, seed=9)
     write_dataset(tmp_path / "c", design, seed=10)
     assert counts == {"detection": 8, "presence": 8, "conjunction": 2, "setsize": 12,
-                      "detection-pool": 4}
+                      "heterogeneity": 6, "detection-pool": 4}
     for experiment in counts:
         name = f"{experiment}/shard_00000.parquet"
         a = (tmp_path / "a" / name).read_bytes()

@@ -26,6 +26,7 @@ from visioneval.stats.psychometric import Sigmoid, psi
 
 TEXT_KEY = "visioneval"
 FEATURES = ("orientation", "color", "size")
+CHOICE = ("detection", "setsize")  # experiments asking which feature differs
 DEFAULT_CURVES = "orientation=8:3:0.02,color=6:2.5:0.02,size=0.15:2:0.02"
 
 
@@ -55,7 +56,7 @@ class Observer:
 
     def answer(self, stimulus: dict[str, Any]) -> str:
         rng = random.Random(f"{stimulus.get('seed')}:{self.seed}")
-        if stimulus.get("experiment") in ("detection", "setsize"):  # the three-way question
+        if stimulus.get("experiment") in CHOICE:  # the three-way question
             feature = str(stimulus.get("feature"))
             curve = self.curves.get(feature)
             guess = 1 / len(FEATURES)

@@ -5,10 +5,13 @@ stimulus parameters (`StimulusParams`) as columns. The same seed gives the same 
 
 from __future__ import annotations
 
+import os
 import types
 import typing
 from collections.abc import Iterator, Mapping
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,6 +21,7 @@ import pyarrow.parquet as pq
 
 from visioneval.benchmarks.psychophysics import prompts
 from visioneval.benchmarks.psychophysics.params import (
+    CHOICE_EXPERIMENTS,
     CONJUNCTION,
     FEATURES,
     POOL_FOLDER,
@@ -27,7 +31,8 @@ from visioneval.benchmarks.psychophysics.params import (
 )
 from visioneval.benchmarks.psychophysics.stimuli import Stimulus, Trial, make_stimulus
 
-EXPERIMENTS: tuple[Experiment, ...] = ("detection", "presence", "conjunction", "setsize")
+EXPERIMENTS: tuple[Experiment, ...] = ("detection", "presence", "conjunction", "setsize",
+                                       "heterogeneity")
 ROW_GROUP = 64
 POOL_SEED = 100  # keeps the pool's stimulus seeds apart from the experiments'
 
@@ -54,6 +59,13 @@ SET_SIZE_LEVELS: dict[str, float] = {"orientation": 23.7, "color": 16.7, "size":
 well above the simulated observer's and the popout baseline's thresholds, so accuracy
 there measures crowding by distractors rather than the difference itself."""
 SET_SIZES = (4, 8, 16, 32, 64)
+SPREADS: dict[str, tuple[float, ...]] = {"orientation": (4.0, 8.0, 16.0),
+                                         "color": (2.0, 4.0, 8.0), "size": (0.05, 0.1, 0.2)}
+"""The heterogeneity experiment's distractor jitter per feature (uniform within ±spread, in
+the feature's unit): the yes/no presence question again as distractors vary more (Duncan &
+Humphreys 1989: search gets harder as distractors differ from each other). Yes/no, not the
+three-way question: with jittered distractors "which feature differs" is answered by the
+jitter itself, target or not."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +83,9 @@ class Design:
     setsize_levels: Mapping[str, float] = field(default_factory=lambda: SET_SIZE_LEVELS)
     setsize_sizes: tuple[int, ...] = SET_SIZES
     spread: Mapping[str, float] = field(default_factory=dict)
+    heterogeneity_spreads: Mapping[str, tuple[float, ...]] = field(
+        default_factory=lambda: SPREADS)
+    heterogeneity_trials: int | None = None  # per level and spread; None: `trials`
     # Written with the detection experiment, into POOL_FOLDER; {} leaves it out.
     pool_levels: Mapping[str, tuple[float, ...]] = field(
         default_factory=lambda: DEFAULT_POOL_LEVELS)
@@ -84,6 +99,9 @@ def _stimulus_seed(seed: int, *where: int) -> int:
 def trials(design: Design, seed: int) -> Iterator[tuple[str, Trial]]:
     """(id, trial) of every stimulus, in file order."""
     for e, experiment in enumerate(design.experiments):
+        if experiment == "heterogeneity":
+            yield from heterogeneity_trials(design, seed)
+            continue
         features: tuple[Feature, ...] = (
             (CONJUNCTION,) if experiment == "conjunction" else FEATURES)
         for f, feature in enumerate(features):
@@ -92,12 +110,31 @@ def trials(design: Design, seed: int) -> Iterator[tuple[str, Trial]]:
             for li, level in enumerate(levels):
                 for set_size in design.setsize_sizes if setsize else design.set_sizes:
                     for t in range(design.trials):
-                        present = experiment in ("detection", "setsize") or t % 2 == 0
+                        present = experiment in CHOICE_EXPERIMENTS or t % 2 == 0
                         ident = (f"{experiment}-{feature}-{level:g}-n{set_size}-"
                                  f"{'' if present else 'absent-'}{t}")
                         yield ident, Trial(experiment, feature, level, set_size, present,
                                            design.spread.get(feature, 0.0),
                                            _stimulus_seed(seed, e, f, li, set_size, t))
+
+
+def heterogeneity_trials(design: Design, seed: int) -> Iterator[tuple[str, Trial]]:
+    """(id, trial) of the heterogeneity experiment: presence arrays (target present and
+    absent alternating) at every second level of the feature, at each spread."""
+    if "heterogeneity" not in design.experiments:
+        return
+    e = design.experiments.index("heterogeneity")
+    n = design.trials if design.heterogeneity_trials is None else design.heterogeneity_trials
+    for f, feature in enumerate(FEATURES):
+        for si, spread in enumerate(design.heterogeneity_spreads.get(feature, ())):
+            for li, level in enumerate(design.levels[feature][1::2]):
+                for set_size in design.set_sizes:
+                    for t in range(n):
+                        present = t % 2 == 0
+                        yield (f"heterogeneity-{feature}-{level:g}-s{spread:g}-n{set_size}-"
+                               f"{'' if present else 'absent-'}{t}",
+                               Trial("heterogeneity", feature, level, set_size, present,
+                                     spread, _stimulus_seed(seed, e, f, li, set_size, t, si)))
 
 
 def pool_trials(design: Design, seed: int) -> Iterator[tuple[str, Trial]]:
@@ -143,6 +180,20 @@ def row(ident: str, stimulus: Stimulus) -> dict[str, Any]:
             **p.model_dump()}
 
 
+PARALLEL_FROM = 400  # stimuli; below this, starting worker processes costs more than it saves
+
+
+def _drawn(planned: list[Trial]) -> Iterator[Stimulus]:
+    """The stimuli in order, drawn by one worker process per core for a large design (each
+    takes about 15 ms; the default design has about 3,400)."""
+    workers = min(os.cpu_count() or 1, 8)
+    if len(planned) < PARALLEL_FROM or workers < 2:
+        return map(make_stimulus, planned)
+    pool = ProcessPoolExecutor(workers, mp_context=get_context("forkserver"))
+    with pool:
+        return iter(list(pool.map(make_stimulus, planned, chunksize=32)))
+
+
 def write_dataset(out_dir: Path, design: Design | None = None, seed: int = 0
                   ) -> dict[str, int]:
     """Write one parquet file per experiment (and the adaptive pool's); returns rows per
@@ -150,11 +201,11 @@ def write_dataset(out_dir: Path, design: Design | None = None, seed: int = 0
     design = design or Design()
     schema = arrow_schema()
     rows: dict[str, list[dict[str, Any]]] = {e: [] for e in design.experiments}
-    for ident, trial in trials(design, seed):
-        rows[trial.experiment].append(row(ident, make_stimulus(trial)))
-    pool = [row(ident, make_stimulus(trial)) for ident, trial in pool_trials(design, seed)]
-    if pool:
-        rows[POOL_FOLDER] = pool
+    every = [(POOL_FOLDER if pooled else trial.experiment, ident, trial)
+             for pooled, made in ((False, trials(design, seed)), (True, pool_trials(design, seed)))
+             for ident, trial in made]
+    for (part, ident, _), stimulus in zip(every, _drawn([t for *_, t in every]), strict=True):
+        rows.setdefault(part, []).append(row(ident, stimulus))
     for experiment, found in rows.items():
         folder = Path(out_dir) / experiment
         folder.mkdir(parents=True, exist_ok=True)

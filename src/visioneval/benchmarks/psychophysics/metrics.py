@@ -25,6 +25,7 @@ class Point(Block):
     experiment: str
     feature: str
     set_size: int
+    spread: float = 0.0  # the distractors' jitter (heterogeneity)
     level: float
     n: int
     correct: int
@@ -38,19 +39,23 @@ class Missing(Block):
     experiment: str
     feature: str
     set_size: int
+    spread: float = 0.0
     level: float
     n_errors: int
     reason: str
 
 
 class Threshold(Block):
-    """One psychometric fit (detection, one feature at one set size). `threshold` is the
-    level where ψ equals `criterion`; with status "not reached" it, its interval and the
-    slope are absent and `reason` says why. The upper end of `threshold_ci95` is None when
+    """One psychometric fit (detection, one feature at one set size and distractor
+    spread). `threshold` is the level where ψ equals
+    `criterion`; with status "not reached" it, its interval and the slope are absent and
+    `reason` says why. The upper end of `threshold_ci95` is None when
     bootstrap refits went beyond every tested level."""
     feature: str
     set_size: int
     unit: str
+    experiment: str = "detection"
+    spread: float = 0.0
     criterion: float
     guess: float
     form: str
@@ -80,6 +85,7 @@ class Detection(Block):
     experiment: str
     feature: str
     set_size: int
+    spread: float = 0.0  # the distractors' jitter (heterogeneity)
     level: float
     unit: str
     n_signal: int

@@ -9,9 +9,9 @@ from pydantic import BaseModel, Field
 
 from visioneval.core.benchmark import OWN_OPTIONS, LocalPath
 
-ExperimentName = Literal["detection", "presence", "conjunction", "setsize"]
+ExperimentName = Literal["detection", "presence", "conjunction", "setsize", "heterogeneity"]
 EXPERIMENT_NAMES: tuple[ExperimentName, ...] = ("detection", "presence", "conjunction",
-                                               "setsize")
+                                               "setsize", "heterogeneity")
 
 
 class PsychophysicsOptions(BaseModel, frozen=True):
@@ -20,7 +20,7 @@ class PsychophysicsOptions(BaseModel, frozen=True):
     data: LocalPath = Field(description="Folder made by `visioneval data "
                             "synth-psychophysics`.")
     experiments: list[ExperimentName] | None = Field(
-        None, description="detection, presence, conjunction, setsize.",
+        None, description="detection, presence, conjunction, setsize, heterogeneity.",
         json_schema_extra={"shown_default": "all in the data"})
     num_samples: int | None = Field(None, ge=1, description="First N rows of each "
                                     "experiment.",

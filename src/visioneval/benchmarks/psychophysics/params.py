@@ -11,7 +11,8 @@ from PIL import Image, PngImagePlugin
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 TEXT_KEY = "visioneval"
-Experiment = Literal["detection", "presence", "conjunction", "setsize"]
+Experiment = Literal["detection", "presence", "conjunction", "setsize", "heterogeneity"]
+CHOICE_EXPERIMENTS = ("detection", "setsize")  # the three-way question; the rest: yes/no
 Feature = Literal["orientation", "color", "size", "color+orientation"]
 CONJUNCTION: Feature = "color+orientation"
 FEATURES: tuple[Feature, ...] = ("orientation", "color", "size")  # SalBench's P3 order
@@ -28,9 +29,11 @@ class StimulusParams(BaseModel):
 
     experiment: detection (which feature differs, 3 alternatives), presence (is one object
     different: yes/no, half the arrays without a target), conjunction (yes/no, a colour x
-    orientation conjunction target). `level` is the target's difference (>= 0) in `unit`,
-    `sign` its direction (+1: larger, counter-clockwise, hue up). A target-absent array
-    keeps the level of the condition it belongs to. `spread` is the distractors' jitter
+    orientation conjunction target), setsize (detection at one level, more items),
+    heterogeneity (presence among distractors jittered by `spread`). `level` is the
+    target's difference (>= 0) in `unit`, `sign` its direction (+1: larger,
+    counter-clockwise, hue up). A target-absent array keeps the level of the condition it
+    belongs to. `spread` is the distractors' jitter
     around the base value in the feature's unit (0: identical distractors). `target_box`
     is (x0, y0, x1, y1) in pixels of the `image_size` square image, None without a target."""
 

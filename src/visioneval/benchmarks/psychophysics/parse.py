@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from visioneval.benchmarks.psychophysics.params import FEATURES
+from visioneval.benchmarks.psychophysics.params import CHOICE_EXPERIMENTS, FEATURES
 from visioneval.benchmarks.salbench.parse import lenient_labels
 
 _YES_NO = re.compile(r"\b(yes|no)\b")
@@ -32,5 +32,5 @@ def yes_or_no(text: str) -> str | None:
 
 
 def read(experiment: str, text: str) -> str | None:
-    return feature_named_first(text) if experiment in ("detection", "setsize") \
+    return feature_named_first(text) if experiment in CHOICE_EXPERIMENTS \
         else yes_or_no(text)

@@ -18,6 +18,7 @@ from PIL import Image, ImageDraw
 
 from visioneval.benchmarks.psychophysics import colour
 from visioneval.benchmarks.psychophysics.params import (
+    CHOICE_EXPERIMENTS,
     CONJUNCTION,
     UNITS,
     Experiment,
@@ -78,7 +79,7 @@ def _check(trial: Trial) -> None:
         raise ValueError("level and spread are magnitudes (>= 0)")
     if (trial.experiment == "conjunction") != (trial.feature == CONJUNCTION):
         raise ValueError(f"a conjunction experiment has feature {CONJUNCTION!r}, and only it")
-    if trial.experiment in ("detection", "setsize") and not trial.target_present:
+    if trial.experiment in CHOICE_EXPERIMENTS and not trial.target_present:
         raise ValueError("a detection array always has a target (which feature differs)")
 
 

@@ -31,7 +31,10 @@ class Cell:
     errors: int = 0
 
 
-Key = tuple[str, str, float, int, bool]  # experiment, feature, level, set size, present
+Key = tuple[str, str, float, int, bool, float]  # experiment, feature, level, set size,
+# present, distractor spread
+FITTED = ("detection",)  # the experiments a psychometric function is fitted to
+YES_NO = ("presence", "conjunction", "heterogeneity")
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,8 @@ def tally(records: Iterable[Record]) -> dict[Key, Cell]:
         meta = record.metadata
         try:
             key = (str(meta["experiment"]), str(meta["feature"]), float(meta["level"]),
-                   int(meta["set_size"]), bool(meta["target_present"]))
+                   int(meta["set_size"]), bool(meta["target_present"]),
+                   float(meta.get("spread") or 0.0))
         except (KeyError, TypeError, ValueError):
             continue  # not a psychophysics record
         cell = cells[key]
@@ -80,15 +84,16 @@ def summarize(records: Iterable[Record], settings: Settings) -> dict[str, Any]:
         "experiments": experiments}
     points, missing = _points(cells)
     out["points"], out["missing_levels"] = points, missing
-    if "detection" in experiments:
+    if any(e in experiments for e in FITTED):
         out["thresholds"] = _thresholds(points, missing, settings)
     else:
         out["thresholds_unavailable"] = "no detection trials in this run"
-    yes_no = [e for e in ("presence", "conjunction") if e in experiments]
+    yes_no = [e for e in YES_NO if e in experiments]
     if yes_no:
         out["detection_theory"] = _detection_theory(cells)
     else:
-        out["detection_theory_unavailable"] = "no presence or conjunction trials in this run"
+        out["detection_theory_unavailable"] = ("no presence, conjunction or heterogeneity "
+                                               "trials in this run")
     sizes, why = _set_size(cells, settings)
     out["set_size" if why is None else "set_size_unavailable"] = sizes if why is None else why
     diffs, why = _conjunction(cells)
@@ -98,19 +103,19 @@ def summarize(records: Iterable[Record], settings: Settings) -> dict[str, Any]:
 
 
 def _points(cells: dict[Key, Cell]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Proportion correct per (experiment, feature, set size, level), present and absent
-    arrays together; levels without an answered trial apart, with the reason."""
-    merged: dict[tuple[str, str, int, float], Cell] = defaultdict(Cell)
-    for (experiment, feature, level, size, _), cell in cells.items():
-        into = merged[(experiment, feature, size, level)]
+    """Proportion correct per (experiment, feature, set size, spread, level), present and
+    absent arrays together; levels without an answered trial apart, with the reason."""
+    merged: dict[tuple[str, str, int, float, float], Cell] = defaultdict(Cell)
+    for (experiment, feature, level, size, _, spread), cell in cells.items():
+        into = merged[(experiment, feature, size, spread, level)]
         into.n += cell.n
         into.correct += cell.correct
         into.unparsed += cell.unparsed
         into.errors += cell.errors
     points, missing = [], []
-    for (experiment, feature, size, level), cell in sorted(merged.items()):
+    for (experiment, feature, size, spread, level), cell in sorted(merged.items()):
         where = {"experiment": experiment, "feature": feature, "set_size": size,
-                 "level": level}
+                 "spread": spread, "level": level}
         if cell.n == 0:
             missing.append({**where, "n_errors": cell.errors,
                             "reason": f"no answered trial ({cell.errors} failed requests)"})
@@ -125,17 +130,18 @@ def _thresholds(points: list[dict[str, Any]], missing: list[dict[str, Any]],
                 settings: Settings) -> list[dict[str, Any]]:
     from visioneval.stats.psychometric_fit import fit
 
-    conditions: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+    conditions: dict[tuple[str, str, int, float], list[dict[str, Any]]] = defaultdict(list)
     for point in points:
-        if point["experiment"] == "detection":
-            conditions[(point["feature"], point["set_size"])].append(point)
+        if point["experiment"] in FITTED:
+            conditions[_condition(point)].append(point)
     for gone in missing:
-        if gone["experiment"] == "detection":
-            conditions.setdefault((gone["feature"], gone["set_size"]), [])
+        if gone["experiment"] in FITTED:
+            conditions.setdefault(_condition(gone), [])
     out = []
-    for (feature, size), found in sorted(conditions.items()):
+    for (experiment, feature, size, spread), found in sorted(conditions.items()):
         block: dict[str, Any] = {
-            "feature": feature, "set_size": size, "unit": UNITS.get(feature, ""),
+            "experiment": experiment, "feature": feature, "set_size": size, "spread": spread,
+            "unit": UNITS.get(feature, ""),
             "criterion": settings.criterion, "guess": GUESS, "form": settings.form,
             "n_trials": sum(p["n"] for p in found), "n_levels": len(found)}
         if len(found) < 2:
@@ -166,22 +172,27 @@ def _thresholds(points: list[dict[str, Any]], missing: list[dict[str, Any]],
     return out
 
 
+def _condition(point: dict[str, Any]) -> tuple[str, str, int, float]:
+    """What one psychometric function is fitted to: experiment, feature, set size, spread."""
+    return point["experiment"], point["feature"], point["set_size"], point["spread"]
+
+
 def _detection_theory(cells: dict[Key, Cell]) -> list[dict[str, Any]]:
     from visioneval.stats.detection import dprime
 
-    pairs: dict[tuple[str, str, int, float], dict[bool, Cell]] = defaultdict(dict)
-    for (experiment, feature, level, size, present), cell in cells.items():
-        if experiment in ("presence", "conjunction"):  # the yes/no experiments
-            pairs[(experiment, feature, size, level)][present] = cell
+    pairs: dict[tuple[str, str, int, float, float], dict[bool, Cell]] = defaultdict(dict)
+    for (experiment, feature, level, size, present, spread), cell in cells.items():
+        if experiment in YES_NO:
+            pairs[(experiment, feature, size, spread, level)][present] = cell
     out = []
-    for (experiment, feature, size, level), both in sorted(pairs.items()):
+    for (experiment, feature, size, spread, level), both in sorted(pairs.items()):
         signal, noise = both.get(True, Cell()), both.get(False, Cell())
         # an unparsed answer is neither yes nor no: out of the rates
         n_signal, n_noise = signal.n - signal.unparsed, noise.n - noise.unparsed
         block: dict[str, Any] = {
-            "experiment": experiment, "feature": feature, "set_size": size, "level": level,
-            "unit": UNITS.get(feature, ""), "n_signal": n_signal, "hits": signal.said_yes,
-            "n_noise": n_noise, "false_alarms": noise.said_yes,
+            "experiment": experiment, "feature": feature, "set_size": size, "spread": spread,
+            "level": level, "unit": UNITS.get(feature, ""), "n_signal": n_signal,
+            "hits": signal.said_yes, "n_noise": n_noise, "false_alarms": noise.said_yes,
             "n_unparsed": signal.unparsed + noise.unparsed}
         if n_signal == 0 or n_noise == 0:
             block["reason"] = ("no yes/no answer to a target-present array" if n_signal == 0
@@ -198,7 +209,7 @@ def _detection_theory(cells: dict[Key, Cell]) -> list[dict[str, Any]]:
 def _by_size(cells: dict[Key, Cell], experiment: str, feature: str | None = None,
              level: float | None = None) -> dict[int, Cell]:
     sizes: dict[int, Cell] = defaultdict(Cell)
-    for (e, f, lv, size, _), cell in cells.items():
+    for (e, f, lv, size, *_), cell in cells.items():
         if e == experiment and (feature is None or f == feature) \
                 and (level is None or lv == level):
             sizes[size].n += cell.n
@@ -236,11 +247,11 @@ def _conjunction(cells: dict[Key, Cell]) -> tuple[list[dict[str, Any]], str | No
     both were run at."""
     from visioneval.stats.setsize import conjunction_vs_feature
 
-    conjunction = [(lv, s) for (e, _, lv, s, _) in cells if e == "conjunction"]
+    conjunction = [(lv, s) for (e, _, lv, s, *_) in cells if e == "conjunction"]
     if not conjunction:
         return [], "no conjunction trials in this run"
     target = conjunction[0][0]
-    colour = sorted({lv for (e, f, lv, _, _) in cells
+    colour = sorted({lv for (e, f, lv, *_) in cells
                      if e == "presence" and f == "color" and lv > 0})
     if not colour:
         return [], "no presence trials of the color feature to compare with"

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rich.console import Console
 
-THRESHOLD_HEADER = ["feature", "set size", "threshold", "95% interval", "slope", "lapse",
+THRESHOLD_HEADER = ["feature", "set size", "spread", "threshold", "95% interval", "slope", "lapse",
                     "trials", "status"]
-DPRIME_HEADER = ["experiment", "feature", "set size", "level", "hits", "false alarms",
+DPRIME_HEADER = ["experiment", "feature", "set size", "spread", "level", "hits", "false alarms",
                  "d′ [95%]", "c [95%]"]
 
 
@@ -38,7 +38,7 @@ def threshold_rows(metrics: dict[str, Any]) -> list[list[str]]:
     rows = []
     for t in metrics.get("thresholds", []):
         reached = t.get("threshold") is not None
-        rows.append([t["feature"], str(t["set_size"]),
+        rows.append([t["feature"], str(t["set_size"]), number(t.get("spread", 0.0)),
                      f"{number(t['threshold'])} {t['unit']}" if reached else "-",
                      span(t.get("threshold_ci95")), number(t.get("slope")),
                      number(t.get("lapse"), 2), str(t["n_trials"]), t["status"]])
@@ -47,8 +47,12 @@ def threshold_rows(metrics: dict[str, Any]) -> list[list[str]]:
 
 def threshold_reasons(metrics: dict[str, Any]) -> list[str]:
     """Why each threshold that was not reached was not."""
-    return [f"{t['feature']} (set size {t['set_size']}): {t['reason']}"
+    return [f"{t['feature']} (set size {t['set_size']}{_spread(t)}): {t['reason']}"
             for t in metrics.get("thresholds", []) if t.get("reason")]
+
+
+def _spread(t: dict[str, Any]) -> str:
+    return f", spread {number(t['spread'])}" if t.get("spread") else ""
 
 
 def dprime_rows(metrics: dict[str, Any]) -> list[list[str]]:
@@ -56,7 +60,8 @@ def dprime_rows(metrics: dict[str, Any]) -> list[list[str]]:
     for d in metrics.get("detection_theory", []):
         measured = "dprime" in d
         rows.append([d["experiment"], d["feature"], str(d["set_size"]),
-                     f"{number(d['level'])} {d['unit']}", f"{d['hits']}/{d['n_signal']}",
+                     number(d.get("spread", 0.0)), f"{number(d['level'])} {d['unit']}",
+                     f"{d['hits']}/{d['n_signal']}",
                      f"{d['false_alarms']}/{d['n_noise']}",
                      f"{fixed(d['dprime'])} [{fixed(d['dprime_ci95'][0])}, "
                      f"{fixed(d['dprime_ci95'][1])}]" if measured else d.get("reason", "-"),
@@ -88,12 +93,15 @@ def show(metrics: dict[str, Any], title: str, console: Console) -> None:
     the report), then what was not reached and why."""
     thresholds = metrics.get("thresholds", [])
     several = len({t["set_size"] for t in thresholds}) > 1
+    spreads = len({t.get("spread", 0.0) for t in thresholds}) > 1
     if thresholds:
         _table(console, f"{title}: thresholds at {metrics['criterion']:g} correct "
                f"({metrics['form']})",
-               ["feature", *(["set size"] if several else []), "threshold", "95% interval",
-                "unit", "slope", "lapse", "status"],
+               ["feature", *(["set size"] if several else []),
+                *(["spread"] if spreads else []), "threshold", "95% interval", "unit",
+                "slope", "lapse", "status"],
                [[t["feature"], *([str(t["set_size"])] if several else []),
+                 *([number(t.get("spread", 0.0))] if spreads else []),
                  number(t.get("threshold")), span(t.get("threshold_ci95")),
                  SHORT_UNITS.get(t["unit"], t["unit"]), number(t.get("slope"), 2),
                  number(t.get("lapse"), 2), t["status"]] for t in thresholds])
@@ -102,16 +110,20 @@ def show(metrics: dict[str, Any], title: str, console: Console) -> None:
     found = metrics.get("detection_theory", [])
     several = len({d["set_size"] for d in found}) > 1
     for experiment in dict.fromkeys(d["experiment"] for d in found):
+        rows = [d for d in found if d["experiment"] == experiment]
+        spreads = len({d.get("spread", 0.0) for d in rows}) > 1
         _table(console, f"{title}: {experiment} (yes/no): d′ and c",
-               ["feature", *(["set size"] if several else []), "level", "hits", "FA",
-                "d′", "d′ 95% interval", "c"],
+               ["feature", *(["set size"] if several else []),
+                *(["spread"] if spreads else []), "level", "hits", "FA", "d′",
+                "d′ 95% interval", "c"],
                [[d["feature"], *([str(d["set_size"])] if several else []),
+                 *([number(d.get("spread", 0.0))] if spreads else []),
                  f"{number(d['level'])} {SHORT_UNITS.get(d['unit'], d['unit'])}",
                  f"{d['hits']}/{d['n_signal']}", f"{d['false_alarms']}/{d['n_noise']}",
                  fixed(d.get("dprime")),
                  f"{fixed(d['dprime_ci95'][0])} to {fixed(d['dprime_ci95'][1])}"
                  if "dprime_ci95" in d else d.get("reason", "-"), fixed(d.get("c"))]
-                for d in found if d["experiment"] == experiment])
+                for d in rows])
     sizes = metrics.get("set_size", [])
     if sizes:
         _table(console, f"{title}: set size (proportion correct per doubling)",
