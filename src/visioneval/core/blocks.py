@@ -83,6 +83,10 @@ class ComparisonTable:
     # Per row, per column (as `header`): the cell's 95% interval in the cell's units
     # (percent), None where there is none. Rows or columns left out have none.
     intervals: list[list[Interval | None]] = field(default_factory=list)
+    # Figures and tests beside the table (a benchmark's own, as data): the compare page
+    # draws them as a run's page draws its sections; comparison.md and the terminal give
+    # their tables and notes, and say where the charts are.
+    sections: list[Section] = field(default_factory=list)
 
     def interval(self, row: int, col: int) -> Interval | None:
         spans = self.intervals[row] if row < len(self.intervals) else []

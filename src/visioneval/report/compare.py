@@ -18,7 +18,16 @@ from typing import TYPE_CHECKING, Any
 
 from visioneval import csvcells
 from visioneval.core import registry
-from visioneval.core.blocks import ComparisonTable
+from visioneval.core.blocks import (
+    Cards,
+    Charts,
+    ComparisonTable,
+    Items,
+    Link,
+    Note,
+    Section,
+    Table,
+)
 from visioneval.core.rundir import RunView, load_all
 from visioneval.core.store import RunDirError, write_atomic
 from visioneval.report import templating
@@ -198,12 +207,43 @@ def to_markdown(result: ComparisonTable, reference: ReferenceReport | None = Non
         lines.append("| " + " | ".join(cells) + " |")
     for note in [*result.mark_notes(intervals_shown=False), *result.notes]:
         lines += ["", md_escape(note)]
+    for section in result.sections:
+        lines += ["", *section_markdown(section)]
     text = "\n".join(lines) + "\n"
     if reference is not None:  # --reference: the published rows beside each run
         from visioneval.report import reference as published
 
         text += "\n" + published.to_markdown(reference)
     return text
+
+
+def section_markdown(section: Section) -> list[str]:
+    """A section beside the table as Markdown lines: its title, tables, notes and lists;
+    a chart is drawn only on the page, so the text says how many and where."""
+    lines = [f"## {md_escape(section.title)}"]
+    for block in section.blocks:
+        lines.append("")
+        if isinstance(block, Table):
+            lines.append("| " + " | ".join(map(md_escape, block.header)) + " |")
+            lines.append("|" + "|".join("---:" if i >= block.numeric_from else "---"
+                                        for i in range(len(block.header))) + "|")
+            lines += ["| " + " | ".join(md_escape(c) if c not in ("", None) else "-"
+                                        for c in row) + " |" for row in block.rows]
+        elif isinstance(block, Note):
+            lines.append(md_escape(block.text))
+        elif isinstance(block, Items):
+            lines += [f"- {md_escape(item)}" for item in block.items]
+        elif isinstance(block, Charts):
+            count = len(block.svgs)
+            lines.append(f"({count} chart{'s' if count != 1 else ''} on the compare page, "
+                         "comparison.html)")
+        elif isinstance(block, Link):
+            lines.append(f"{md_escape(block.before)}{md_escape(block.text)} "
+                         f"({md_escape(block.href)})")
+        elif isinstance(block, Cards):
+            lines += [f"- {md_escape(label)}: {md_escape(value)}"
+                      for label, value in block.cards]
+    return lines
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,9 @@ g(u) = 1/(1 + e⁻ᵘ) on t = x with a = α. One likelihood and one gradient ser
 The bootstrap simulates binomial counts at the tested levels from the fit, refits each from
 the fit's own parameters (a warm start), and takes percentile intervals; the deviance's p is
 the share of resampled deviances at least as large as the observed one (Wichmann & Hill
-2001, I, section 3).
+2001, I, section 3). `threshold_draws` keeps those thresholds one per resample, so that two
+independent fits' draws can be paired (a difference between observers); it refits every
+simulated data set at once with Newton's method (see `_refit_all`).
 
 "Not reached" (no threshold number, never an extrapolation), in this order:
 1. the fit does not beat the flat guessing model ψ(x) = γ: a likelihood-ratio test on
@@ -129,13 +131,7 @@ def _start(data: _Data, k: np.ndarray) -> np.ndarray:
     """The best of a coarse grid over (a, log β, λ): the optimiser's starting point."""
     import numpy as np
 
-    (a_lo, a_hi), (b_lo, b_hi), (l_lo, l_hi) = data.bounds
-    span_lo, span_hi = float(data.t.min()), float(data.t.max())
-    a = np.linspace(span_lo - 0.25 * (span_hi - span_lo), span_hi + 0.5 * (span_hi - span_lo),
-                    24)
-    b = np.linspace(b_lo, b_hi, 10)
-    lapse = np.unique(np.clip([0.0, 0.02, 0.05], l_lo, l_hi))
-    grid = np.stack(np.meshgrid(a, b, lapse, indexing="ij"), axis=-1).reshape(-1, 3)
+    grid = _grid(data)
     return grid[int(np.argmax(_log_likelihood(grid, data, k)))]
 
 
@@ -184,16 +180,8 @@ def _fit(levels: Sequence[float], n_correct: Sequence[int], n_trials: Sequence[i
     import numpy as np
     from scipy.stats import chi2
 
-    x = np.asarray(levels, dtype=np.float64)
-    k = np.asarray(n_correct, dtype=np.float64)
-    n = np.asarray(n_trials, dtype=np.float64)
-    _check(x, k, n, guess, form, criterion, lapse_bounds)
-    t = np.log(x) if form == "weibull" else x
-    span = float(t.max() - t.min()) or 1.0
-    beta_range = _WEIBULL_BETA if form == "weibull" else tuple(b / span for b in _LOGISTIC_BETA)
-    bounds = [(float(t.min()) - 3 * span, float(t.max()) + 3 * span),
-              (math.log(beta_range[0]), math.log(beta_range[1])), lapse_bounds]
-    data = _Data(t, k, n, guess, form, bounds)
+    data = _prepare(levels, n_correct, n_trials, guess, form, criterion, lapse_bounds)
+    x, k, n = np.asarray(levels, dtype=np.float64), data.k, data.n
     theta, _ = _maximise(data, k, _start(data, k))
     log_l = float(_log_likelihood(theta, data, k))
     deviance = float(2.0 * (_saturated(data, k) - log_l))
@@ -211,6 +199,24 @@ def _fit(levels: Sequence[float], n_correct: Sequence[int], n_trials: Sequence[i
     if resamples > 0:
         out = _bootstrap(out, data, theta, deviance, resamples, seed)
     return out
+
+
+def _prepare(levels: Sequence[float], n_correct: Sequence[int], n_trials: Sequence[int],
+             guess: float, form: Sigmoid, criterion: float,
+             lapse_bounds: tuple[float, float]) -> _Data:
+    """The counts as arrays on the transformed level t, with the parameters' bounds."""
+    import numpy as np
+
+    x = np.asarray(levels, dtype=np.float64)
+    k = np.asarray(n_correct, dtype=np.float64)
+    n = np.asarray(n_trials, dtype=np.float64)
+    _check(x, k, n, guess, form, criterion, lapse_bounds)
+    t = np.log(x) if form == "weibull" else x
+    span = float(t.max() - t.min()) or 1.0
+    beta_range = _WEIBULL_BETA if form == "weibull" else tuple(b / span for b in _LOGISTIC_BETA)
+    bounds = [(float(t.min()) - 3 * span, float(t.max()) + 3 * span),
+              (math.log(beta_range[0]), math.log(beta_range[1])), lapse_bounds]
+    return _Data(t, k, n, guess, form, bounds)
 
 
 def _check(x: np.ndarray, k: np.ndarray, n: np.ndarray, guess: float, form: Sigmoid,
@@ -300,3 +306,218 @@ def _percentiles(values: np.ndarray) -> tuple[float, float]:
 
     low, high = np.quantile(values, [0.025, 0.975], method="inverted_cdf")
     return float(low), float(high)
+
+
+@dataclass(frozen=True)
+class ThresholdDraws:
+    """A fit and its parametric-bootstrap thresholds, kept one per resample so that draws of
+    independent fits can be combined (a difference of two observers' thresholds). Each
+    draw is where the refit's ψ reaches the criterion, as in `fit`'s interval; math.inf
+    where the refit's ceiling 1 − λ stays at or below it. Empty when the fit has no
+    threshold or no resample was asked."""
+
+    fit: Fit
+    thresholds: np.ndarray  # one per converged refit
+    resamples: int  # asked for; len(thresholds) converged
+
+    @property
+    def not_reached(self) -> int:
+        """Refits whose ψ never reaches the criterion (their draw is math.inf)."""
+        import numpy as np
+
+        return int(np.isinf(self.thresholds).sum())
+
+
+def threshold_draws(levels: Sequence[float], n_correct: Sequence[int],
+                    n_trials: Sequence[int], guess: float, form: Sigmoid = "weibull",
+                    criterion: float = CRITERION,
+                    lapse_bounds: tuple[float, float] = LAPSE_BOUNDS,
+                    resamples: int = RESAMPLES, seed: int = SEED) -> ThresholdDraws:
+    """The maximum-likelihood fit of `fit` (without its intervals) and the thresholds of
+    `resamples` parametric-bootstrap refits, simulated as `fit`'s bootstrap simulates
+    them. The refits are made all at once (`_refit_all`: array arithmetic, no optimiser
+    call and no BLAS call per resample), several times faster than `fit`'s bootstrap and
+    unaffected by BLAS threads; their maxima are at least as high as its."""
+    import numpy as np
+
+    found = fit(levels, n_correct, n_trials, guess, form, criterion, lapse_bounds,
+                resamples=0)
+    if found.threshold is None or resamples <= 0:
+        return ThresholdDraws(found, np.empty(0), max(resamples, 0))
+    data = _prepare(levels, n_correct, n_trials, guess, form, criterion, lapse_bounds)
+    a = math.log(found.alpha) if form == "weibull" else found.alpha
+    theta = np.array([a, math.log(found.beta), found.lapse])
+    p, _, _ = _probabilities(theta, data)
+    rng = np.random.default_rng(seed)
+    counts = rng.binomial(data.n.astype(np.int64), p, size=(resamples, len(data.t)))
+    thetas, converged = _refit_all(data, counts.astype(np.float64), theta)
+    return ThresholdDraws(found, _criterion_levels(thetas[converged], criterion, data),
+                          resamples)
+
+
+_REFIT_ITERATIONS = 200
+_GRADIENT_TOLERANCE = 1e-5  # scipy's L-BFGS-B default (pgtol)
+_RELATIVE_GAIN = 1e7 * 2.2e-16  # scipy's L-BFGS-B default (factr times the machine eps)
+
+
+def _refit_all(data: _Data, k: np.ndarray, start: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Maximum-likelihood refits of every row of counts `k` at once, from several starts:
+    `start` (the fit's own parameters, as `_bootstrap` starts) and, per lapse rate of
+    `_start`'s grid, the grid's best point for that row (the likelihood can have separate
+    maxima with and without lapses); the best converged refit is kept. Returns the
+    parameters and, per row, whether any refit converged."""
+    import numpy as np
+
+    rows = len(k)
+    grid = _grid(data)
+    p = np.clip(_probabilities(grid, data)[0], _EPS, 1.0 - _EPS)
+    log_l = np.einsum("rl,gl->rg", k, np.log(p)) + np.einsum("rl,gl->rg", data.n - k,
+                                                              np.log1p(-p))
+    starts = [np.tile(start, (rows, 1))]
+    for lapse in np.unique(grid[:, 2]):
+        among = np.flatnonzero(grid[:, 2] == lapse)
+        starts.append(grid[among[np.argmax(log_l[:, among], axis=1)]])
+    tries = len(starts)
+    theta, converged = _ascend(data, np.tile(k, (tries, 1)), np.concatenate(starts))
+    found = np.where(converged, _log_likelihood(theta, data, np.tile(k, (tries, 1))),
+                     -np.inf).reshape(tries, rows)
+    best = np.argmax(found, axis=0)
+    kept = theta.reshape(tries, rows, 3)[best, np.arange(rows)]
+    reached = np.asarray(converged.reshape(tries, rows).any(axis=0))
+    return kept, reached
+
+
+def _ascend(data: _Data, k: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Newton's method with Levenberg-Marquardt damping on every row at once, the
+    log-likelihood's own curvature where it is concave and the Fisher information where it
+    is not; a step is kept only when the log-likelihood does not fall, and parameters stay
+    in their bounds (one at a bound that the gradient pushes beyond is held for that step).
+    A row has converged when its projected gradient, or the gain that Newton's step
+    promises relative to the log-likelihood, is below scipy's L-BFGS-B defaults."""
+    import numpy as np
+
+    low = np.array([b[0] for b in data.bounds])
+    high = np.array([b[1] for b in data.bounds])
+    theta = np.clip(theta, low, high)
+    log_l = _log_likelihood(theta, data, k)
+    damping = np.full(len(k), 1e-4)
+    converged = np.zeros(len(k), dtype=bool)
+    live = np.arange(len(k))
+    for _ in range(_REFIT_ITERATIONS):
+        t, kk = theta[live], k[live]
+        score, hessian, information = _score(t, data, kk)
+        free = ~(((t <= low) & (score < 0)) | ((t >= high) & (score > 0)))
+        score = np.where(free, score, 0.0)
+        both = free[:, :, None] & free[:, None, :]
+        fixed = np.eye(3) * np.where(free, 0.0, 1.0)[:, None, :]
+        concave = _positive_definite(np.where(both, -hessian, 0.0) + fixed)
+        matrix = np.where(both, np.where(concave[:, None, None], -hessian, information), 0.0)
+        newton = _solve3(matrix + fixed, score)
+        done = (np.abs(score).max(axis=1) < _GRADIENT_TOLERANCE) | (
+            (score * newton).sum(axis=1) / 2 < _RELATIVE_GAIN * np.maximum(
+                np.abs(log_l[live]), 1.0))
+        diagonal = damping[live, None] * np.abs(np.einsum("rii->ri", matrix)) + 1e-12
+        step = _solve3(matrix + fixed + np.eye(3) * np.where(free, diagonal, 0.0)[:, None, :],
+                       score)
+        candidate = np.clip(t + step, low, high)
+        gained = _log_likelihood(candidate, data, kk)
+        better = (gained >= log_l[live]) & ~done
+        theta[live] = np.where(better[:, None], candidate, t)
+        log_l[live] = np.where(better, gained, log_l[live])
+        damping[live] = np.where(better, np.maximum(damping[live] / 4, 1e-9),
+                                 damping[live] * 8)
+        converged[live] = done
+        live = live[~done & (damping[live] < 1e12)]
+        if not len(live):
+            break
+    return theta, converged
+
+
+def _grid(data: _Data) -> np.ndarray:
+    """`_start`'s coarse grid over (a, log β, λ), one point a row."""
+    import numpy as np
+
+    (_, _), (b_lo, b_hi), (l_lo, l_hi) = data.bounds
+    span_lo, span_hi = float(data.t.min()), float(data.t.max())
+    a = np.linspace(span_lo - 0.25 * (span_hi - span_lo), span_hi + 0.5 * (span_hi - span_lo),
+                    24)
+    b = np.linspace(b_lo, b_hi, 10)
+    lapse = np.unique(np.clip([0.0, 0.02, 0.05], l_lo, l_hi))
+    return np.stack(np.meshgrid(a, b, lapse, indexing="ij"), axis=-1).reshape(-1, 3)
+
+
+def _score(theta: np.ndarray, data: _Data, k: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row: the gradient of the log-likelihood in (a, log β, λ), its Hessian, and the
+    expected (Fisher) information Σ n/(ψ(1 − ψ))·∂ψ∂ψᵀ."""
+    import numpy as np
+
+    p, f, df = _probabilities(theta, data)
+    a, beta, lapse = theta[:, 0:1], np.exp(theta[:, 1:2]), theta[:, 2:3]
+    u = beta * (data.t - a)
+    ddf = df * (1.0 - np.exp(np.minimum(u, 50.0))) if data.form == "weibull" \
+        else df * (1.0 - 2.0 * f)
+    c = 1.0 - data.guess - lapse
+    d = np.stack([c * df * -beta, c * df * u, -f], axis=-1)  # ∂ψ/∂θ
+    both = ddf * u + df
+    second = np.stack([  # ∂²ψ/∂θ², the upper triangle
+        c * ddf * beta ** 2, -c * beta * both, beta * df, c * u * both, -df * u,
+        np.zeros_like(u)], axis=-1)
+    first = k / p - (data.n - k) / (1.0 - p)
+    curve = -k / p ** 2 - (data.n - k) / (1.0 - p) ** 2
+    score = (first[..., None] * d).sum(axis=1)
+    outer = d[..., :, None] * d[..., None, :]
+    upper = (first[..., None] * second).sum(axis=1)
+    hessian = (curve[..., None, None] * outer).sum(axis=1)
+    for index, (i, j) in enumerate(((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))):
+        hessian[:, i, j] += upper[:, index]
+        if i != j:
+            hessian[:, j, i] += upper[:, index]
+    information = ((data.n / (p * (1.0 - p)))[..., None, None] * outer).sum(axis=1)
+    return score, hessian, information
+
+
+def _positive_definite(m: np.ndarray) -> np.ndarray:
+    """Per 3 x 3 symmetric matrix: are its leading principal minors all positive?"""
+    one = m[:, 0, 0]
+    two = m[:, 0, 0] * m[:, 1, 1] - m[:, 0, 1] * m[:, 1, 0]
+    three = (m[:, 0, 0] * (m[:, 1, 1] * m[:, 2, 2] - m[:, 1, 2] * m[:, 2, 1])
+             - m[:, 0, 1] * (m[:, 1, 0] * m[:, 2, 2] - m[:, 1, 2] * m[:, 2, 0])
+             + m[:, 0, 2] * (m[:, 1, 0] * m[:, 2, 1] - m[:, 1, 1] * m[:, 2, 0]))
+    return (one > 0) & (two > 0) & (three > 0)
+
+
+def _solve3(m: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """x with m·x = b for a stack of 3 x 3 systems, by the adjugate (no LAPACK call)."""
+    import numpy as np
+
+    c00 = m[:, 1, 1] * m[:, 2, 2] - m[:, 1, 2] * m[:, 2, 1]
+    c01 = m[:, 1, 2] * m[:, 2, 0] - m[:, 1, 0] * m[:, 2, 2]
+    c02 = m[:, 1, 0] * m[:, 2, 1] - m[:, 1, 1] * m[:, 2, 0]
+    c10 = m[:, 0, 2] * m[:, 2, 1] - m[:, 0, 1] * m[:, 2, 2]
+    c11 = m[:, 0, 0] * m[:, 2, 2] - m[:, 0, 2] * m[:, 2, 0]
+    c12 = m[:, 0, 1] * m[:, 2, 0] - m[:, 0, 0] * m[:, 2, 1]
+    c20 = m[:, 0, 1] * m[:, 1, 2] - m[:, 0, 2] * m[:, 1, 1]
+    c21 = m[:, 0, 2] * m[:, 1, 0] - m[:, 0, 0] * m[:, 1, 2]
+    c22 = m[:, 0, 0] * m[:, 1, 1] - m[:, 0, 1] * m[:, 1, 0]
+    det = m[:, 0, 0] * c00 + m[:, 0, 1] * c01 + m[:, 0, 2] * c02
+    det = np.where(np.abs(det) > 1e-300, det, 1e-300)
+    inverse = np.stack([np.stack([c00, c10, c20], -1), np.stack([c01, c11, c21], -1),
+                        np.stack([c02, c12, c22], -1)], -2) / det[:, None, None]
+    return (inverse * b[:, None, :]).sum(axis=-1)
+
+
+def _criterion_levels(theta: np.ndarray, criterion: float, data: _Data) -> np.ndarray:
+    """`criterion_level` of each row of parameters; math.inf where ψ never gets there."""
+    import numpy as np
+
+    a, beta, lapse = theta[:, 0], np.exp(theta[:, 1]), theta[:, 2]
+    f = (criterion - data.guess) / (1.0 - data.guess - lapse)
+    inside = (f > 0.0) & (f < 1.0)
+    f = np.where(inside, f, 0.5)
+    if data.form == "weibull":
+        level = np.exp(a) * (-np.log1p(-f)) ** (1.0 / beta)
+    else:
+        level = a + np.log(f / (1.0 - f)) / beta
+    return np.where(inside, level, math.inf)

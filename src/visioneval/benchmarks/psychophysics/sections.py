@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from visioneval.benchmarks.psychophysics import tables
@@ -23,11 +24,7 @@ def sections(metrics: dict[str, Any]) -> list[Section]:
     out = []
     thresholds = metrics.get("thresholds", [])
     if thresholds:
-        charts = [psychometric_chart(t, [p for p in metrics.get("points", [])
-                                         if p["experiment"] == "detection"
-                                         and p["feature"] == t["feature"]
-                                         and p["set_size"] == t["set_size"]])
-                  for t in thresholds]
+        charts = [psychometric_chart([Series(t, _points_of(metrics, t))]) for t in thresholds]
         missing = [m for m in metrics.get("missing_levels", [])]
         blocks: list[Any] = [
             Table(tables.THRESHOLD_HEADER, tables.threshold_rows(metrics), numeric_from=2),
@@ -87,6 +84,12 @@ def sections(metrics: dict[str, Any]) -> list[Section]:
     return out
 
 
+def _points_of(metrics: dict[str, Any], fit: dict[str, Any]) -> list[dict[str, Any]]:
+    """The detection points behind one fit."""
+    return [p for p in metrics.get("points", []) if p["experiment"] == "detection"
+            and p["feature"] == fit["feature"] and p["set_size"] == fit["set_size"]]
+
+
 def _log_axis(low: float, high: float) -> tuple[float, float]:
     return math.log10(low / 1.5), math.log10(high * 1.5)
 
@@ -101,31 +104,49 @@ def _ticks(low: float, high: float) -> list[float]:
     return out
 
 
-def psychometric_chart(fit: dict[str, Any], points: list[dict[str, Any]]) -> str:
+@dataclass(frozen=True)
+class Series:
+    """One fit on a psychometric chart: a metrics.json `thresholds` entry, its detection
+    `points`, and the name the legend gives it (a run, on the compare page)."""
+    fit: dict[str, Any]
+    points: list[dict[str, Any]]
+    name: str = ""
+
+
+def psychometric_chart(series: Sequence[Series], title: str | None = None) -> str:
     """Proportion correct per level (log x) with Wilson intervals, the fitted ψ, the
-    threshold and its interval as a band, and the guess rate dashed."""
+    threshold with its interval, and the guess rate dashed. One series (a run's page):
+    black points, the interval as a band. Several (the compare page): a colour each, points
+    set a little apart, each threshold a bar at the criterion's height, and a legend."""
     from visioneval.report import charts
     from visioneval.stats.psychometric import Sigmoid, psi
 
-    unit = fit["unit"]
-    title = f"{fit['feature']} (set size {fit['set_size']}): {fit['status']}"
+    one = len(series) == 1
+    first = series[0].fit
+    unit = first["unit"]
+    title = title or f"{first['feature']} (set size {first['set_size']}): {first['status']}"
     chart = charts.Chart(title)
     left, top, width, height = 46.0, 30.0, 260.0, 160.0
     bottom = top + height
-    levels = [p["level"] for p in points if p["level"] > 0] or [1.0]
+    levels = [p["level"] for s in series for p in s.points if p["level"] > 0] or [1.0]
     lo, hi = _log_axis(min(levels), max(levels))
 
     def x_of(level: float) -> float:
         return left + (math.log10(max(level, 1e-12)) - lo) / (hi - lo) * width
 
+    def x_in(level: float | None) -> float:
+        return left + width if level is None else min(max(x_of(level), left), left + width)
+
     def y_of(p: float) -> float:
         return bottom - p * height
 
+    def colour(i: int, single: str) -> str:
+        return single if one else charts.PALETTE[i % len(charts.PALETTE)]
+
     chart.text(4, 16, title, anchor="start", size=charts.TITLE)
-    threshold, band = fit.get("threshold"), fit.get("threshold_ci95")
-    if threshold is not None and band:
-        x0 = min(max(x_of(band[0]), left), left + width)
-        x1 = left + width if band[1] is None else min(max(x_of(band[1]), left), left + width)
+    if one and first.get("threshold") is not None and first.get("threshold_ci95"):
+        band = first["threshold_ci95"]
+        x0, x1 = x_in(band[0]), x_in(band[1])
         chart.rect(x0, top, x1 - x0, height, BAND_FILL,
                    f"threshold 95% interval: {tables.span(band)} {unit}")
     for p in (0.0, 0.25, 0.5, 0.75, 1.0):
@@ -138,43 +159,96 @@ def psychometric_chart(fit: dict[str, Any], points: list[dict[str, Any]]) -> str
     chart.line(left, bottom, left + width, bottom)
     chart.text(12, top + height / 2, "proportion correct", baseline="central", rotate=-90)
     chart.text(left + width / 2, bottom + 28, f"level ({unit}, log scale)")
-    guess = fit["guess"]
+    guess = first["guess"]
     step = 6.0
     x = left
     while x < left + width:  # dashed
         chart.line(x, y_of(guess), min(x + step / 2, left + width), y_of(guess),
                    charts.MISS, "guess")
         x += step
-    if fit.get("alpha") is not None:
+    xs = [10 ** (lo + (hi - lo) * i / 80) for i in range(81)]
+    for i, s in enumerate(series):
+        fit = s.fit
+        if fit.get("alpha") is None:
+            continue
         form: Sigmoid = "weibull" if fit["form"] == "weibull" else "logistic"
-        xs = [10 ** (lo + (hi - lo) * i / 80) for i in range(81)]
-        ys = [psi(v, fit["alpha"], fit["beta"], guess, fit.get("lapse", 0.0), form)
+        ys = [psi(v, fit["alpha"], fit["beta"], fit["guess"], fit.get("lapse", 0.0), form)
               for v in xs]
-        for (xa, ya), (xb, yb) in zip(zip(xs, ys, strict=True), list(zip(xs, ys,
-                                                                             strict=True))[1:],
-                                      strict=False):
-            chart.line(x_of(xa), y_of(ya), x_of(xb), y_of(yb), CURVE, "fit")
-    if threshold is not None:
-        chart.line(x_of(threshold), top, x_of(threshold), bottom, THRESHOLD, "threshold")
-        chart.text(x_of(threshold) + 3, top + 8, f"{threshold:.3g} {unit}", anchor="start",
-                   size=charts.SMALL)
-    for point in points:
-        cx, cy = x_of(point["level"]), y_of(point["p"])
-        low, high = point["ci95"]
-        chart.whisker(cx, y_of(low), cx, y_of(high), 4.0)
-        chart.rect(cx - 2.5, cy - 2.5, 5, 5, POINT,
-                   f"{point['level']:g} {unit}: {point['correct']}/{point['n']} correct")
+        for (xa, ya), (xb, yb) in zip(zip(xs, ys, strict=True),
+                                      list(zip(xs, ys, strict=True))[1:], strict=False):
+            chart.line(x_of(xa), y_of(ya), x_of(xb), y_of(yb), colour(i, CURVE), "fit")
+    for i, s in enumerate(series):
+        threshold = s.fit.get("threshold")
+        if threshold is None:
+            continue
+        if one:
+            chart.line(x_of(threshold), top, x_of(threshold), bottom, THRESHOLD, "threshold")
+            chart.text(x_of(threshold) + 3, top + 8, f"{threshold:.3g} {unit}",
+                       anchor="start", size=charts.SMALL)
+            continue
+        shift = (i - (len(series) - 1) / 2) * 5.0
+        y = y_of(s.fit["criterion"]) + shift
+        chart.line(x_of(threshold), y, x_of(threshold), bottom, colour(i, ""), "threshold")
+        band = s.fit.get("threshold_ci95")
+        if band:
+            x0, x1 = x_in(band[0]), x_in(band[1])
+            chart.line(x0, y, x1, y, colour(i, ""), "threshold-interval")
+            for end, capped in ((x0, True), (x1, band[1] is not None)):
+                if capped:
+                    chart.line(end, y - 3, end, y + 3, colour(i, ""), "threshold-interval-cap")
+    for i, s in enumerate(series):
+        shift = 0.0 if one else (i - (len(series) - 1) / 2) * 4.0
+        for point in s.points:
+            cx, cy = x_of(point["level"]) + shift, y_of(point["p"])
+            low, high = point["ci95"]
+            if one:
+                chart.whisker(cx, y_of(low), cx, y_of(high), 4.0)
+            else:
+                chart.line(cx, y_of(low), cx, y_of(high), colour(i, ""), "whisker")
+            name = f"{s.name}, " if s.name else ""
+            chart.rect(cx - 2.5, cy - 2.5, 5, 5, colour(i, POINT),
+                       f"{name}{point['level']:g} {unit}: {point['correct']}/{point['n']} "
+                       "correct")
     key_y = bottom + 44
-    chart.line(left, key_y, left + 14, key_y, CURVE, "fit")
-    chart.text(left + 18, key_y, "fitted ψ", anchor="start", baseline="central")
-    chart.line(left + 80, key_y, left + 84, key_y, charts.MISS, "guess")
-    chart.line(left + 88, key_y, left + 92, key_y, charts.MISS, "guess")
-    chart.text(left + 96, key_y, "guess 1/3", anchor="start", baseline="central")
-    chart.rect(left + 160, key_y - 4, 10, 8, BAND_FILL)
-    chart.text(left + 174, key_y, "threshold 95%", anchor="start", baseline="central")
     chart.width = max(left + width + 14, charts.text_width(title, charts.TITLE) + 12)
-    chart.height = key_y + 12
+    if one:
+        chart.line(left, key_y, left + 14, key_y, CURVE, "fit")
+        chart.text(left + 18, key_y, "fitted ψ", anchor="start", baseline="central")
+        _guess_key(chart, left + 80, key_y)
+        chart.rect(left + 160, key_y - 4, 10, 8, BAND_FILL)
+        chart.text(left + 174, key_y, "threshold 95%", anchor="start", baseline="central")
+        chart.height = key_y + 12
+        return chart.render()
+    for i, s in enumerate(series):
+        y = key_y + 14 * i
+        chart.rect(left, y - 4, 10, 8, colour(i, ""))
+        text = f"{s.name}: {_reading(s.fit)}"
+        chart.text(left + 14, y, text, anchor="start", baseline="central", size=8)
+        chart.width = max(chart.width, left + 14 + charts.text_width(text, 8) + 8)
+    y = key_y + 14 * len(series) + 2
+    _guess_key(chart, left, y)
+    text = f"bars: threshold and 95% interval at {first['criterion']:g} correct"
+    chart.text(left + 80, y, text, anchor="start", baseline="central", size=8)
+    chart.width = max(chart.width, left + 80 + charts.text_width(text, 8) + 8)
+    chart.height = y + 12
     return chart.render()
+
+
+def _guess_key(chart: Any, x: float, y: float) -> None:
+    from visioneval.report import charts
+
+    chart.line(x, y, x + 4, y, charts.MISS, "guess")
+    chart.line(x + 8, y, x + 12, y, charts.MISS, "guess")
+    chart.text(x + 16, y, "guess 1/3", anchor="start", baseline="central")
+
+
+def _reading(fit: dict[str, Any]) -> str:
+    """A fit in the legend: its threshold and interval, or "not reached"."""
+    if fit.get("threshold") is None:
+        return fit["status"]
+    band = fit.get("threshold_ci95")
+    return (f"threshold {fit['threshold']:.3g} {fit['unit']}"
+            + (f" ({tables.span(band)})" if band else ""))
 
 
 def set_size_chart(sizes: list[dict[str, Any]]) -> str:
@@ -255,4 +329,87 @@ def comparison(benchmark: str, views: Sequence[RunData]) -> ComparisonTable | No
                            intervals=intervals,
                            notes=["Threshold: the level where proportion correct reaches "
                                   "the run's criterion (detection); lower is better. "
-                                  "\"not reached\": none within the tested levels."])
+                                  "\"not reached\": none within the tested levels."],
+                           sections=comparison_sections(views))
+
+
+def run_label(view: RunData) -> str:
+    return f"{view.model} ({view.directory.name})"
+
+
+def comparison_sections(views: Sequence[RunData]) -> list[Section]:
+    """The compare page's figures and test: one chart per detection fit that two or more
+    runs have, their curves overlaid, and each run's thresholds against the first's."""
+    if len(views) < 2:
+        return []
+    fits: dict[tuple[str, int], list[Series]] = {}
+    for view in views:
+        for t in view.metrics.get("thresholds", []):
+            fits.setdefault((t["feature"], t["set_size"]), []).append(
+                Series(t, _points_of(view.metrics, t), run_label(view)))
+    shared = {key: found for key, found in fits.items() if len(found) > 1}
+    if not shared:
+        return []
+    charts = [psychometric_chart(found, f"{feature} (set size {size})")
+              for (feature, size), found in shared.items()]
+    out = [Section("Psychometric functions, run against run", [
+        Charts(charts),
+        Note("Per feature and set size that two or more runs fitted: each run's proportion "
+             "correct per level (squares, Wilson 95% intervals, set a little apart where "
+             "runs share a level), its fitted ψ in the same colour, and its threshold as a "
+             "vertical line with its 95% interval as a bar at the criterion's height; the "
+             "legend gives each run's threshold. A curve further left reached the "
+             "criterion at a smaller difference.")])]
+    found = difference_section(views)
+    if found is not None:
+        out.append(found)
+    return out
+
+
+def difference_section(views: Sequence[RunData]) -> Section | None:
+    """Each run after the first against the first, per fit both have (difference.py)."""
+    from visioneval.benchmarks.psychophysics.difference import differences, interval_text
+    from visioneval.stats.psychometric_fit import RESAMPLES
+
+    found = differences([(run_label(v), v.metrics) for v in views], RESAMPLES)
+    if not found:
+        return None
+    rows, why = [], []
+    for d in found:
+        verdict = ("no test" if d.significant is None else
+                   "significant" if d.significant else "not significant")
+        rows.append([d.other, f"{d.feature} ({d.unit})" if d.unit else d.feature,
+                     str(d.set_size), tables.number(d.first_threshold),
+                     tables.number(d.other_threshold),
+                     "-" if d.difference is None else f"{d.difference:+.3g}",
+                     interval_text(d.difference_ci95),
+                     "-" if d.ratio is None else f"×{d.ratio:.3g}",
+                     interval_text(d.ratio_ci95),
+                     "-" if d.p_value is None else f"{d.p_value:.3g}", verdict])
+        where = f"{d.other}, {d.feature} (set size {d.set_size})"
+        if d.reason:
+            why.append(f"{where}: {d.reason}")
+        elif d.undefined:
+            why.append(f"{where}: in {d.undefined} of {d.pairs} bootstrap pairs neither "
+                       "refit reached the criterion; left out of the intervals, ties in p")
+    pairs = sorted({d.pairs for d in found if d.p_value is not None})
+    used = (f" ({' or '.join(map(str, pairs))} pairs here: refits that did not converge "
+            "are left out)") if pairs and pairs != [RESAMPLES] else ""
+    blocks: list[Any] = [
+        Table(["run", "feature (unit)", "set size", "threshold, first run",
+               "threshold, this run", "this − first", "95% interval", "this / first",
+               "95% interval", "p", "at 5%"], rows, numeric_from=2),
+        Note(f"Each run against the first, {run_label(views[0])}, per feature and set size "
+             "both fitted: the difference of the thresholds and their ratio (levels are on "
+             "ratio scales). Parametric bootstrap (Wichmann and Hill 2001): each run's "
+             f"detection counts are refitted, {RESAMPLES} data sets are simulated from the "
+             "fit and refitted, and the i-th refit of one run is paired with the i-th of the "
+             f"other{used}; the runs are independent samples, so each has its own random "
+             "numbers. Interval: the 2.5th and 97.5th percentiles of the paired differences "
+             "and ratios (\"unbounded\": more than 2.5% of one run's refits never reached "
+             "the criterion). p: two-sided, twice the smaller share of differences at or "
+             "below 0 and at or above 0, with 1 added to each count; no correction for the "
+             "number of tests.")]
+    if why:
+        blocks.append(Items(why))
+    return Section("Threshold differences (parametric bootstrap)", blocks)
