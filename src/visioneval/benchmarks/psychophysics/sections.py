@@ -53,6 +53,9 @@ def sections(metrics: dict[str, Any]) -> list[Section]:
                  "log-linear corrected (0.5 added to each count, 1 to each number of "
                  "trials); 95% intervals from the large-sample variance. An observer that "
                  "always says yes has d′ ≈ 0 and a negative c.")]))
+    spread = heterogeneity_section(metrics.get("detection_theory", []))
+    if spread is not None:
+        out.append(spread)
     sizes = metrics.get("set_size", [])
     if sizes:
         out.append(Section("Set size", [
@@ -87,7 +90,8 @@ def sections(metrics: dict[str, Any]) -> list[Section]:
 def _points_of(metrics: dict[str, Any], fit: dict[str, Any]) -> list[dict[str, Any]]:
     """The detection points behind one fit."""
     return [p for p in metrics.get("points", []) if p["experiment"] == "detection"
-            and p["feature"] == fit["feature"] and p["set_size"] == fit["set_size"]]
+            and p["feature"] == fit["feature"] and p["set_size"] == fit["set_size"]
+            and p.get("spread", 0.0) == fit.get("spread", 0.0)]
 
 
 def _log_axis(low: float, high: float) -> tuple[float, float]:
@@ -249,6 +253,77 @@ def _reading(fit: dict[str, Any]) -> str:
     band = fit.get("threshold_ci95")
     return (f"threshold {fit['threshold']:.3g} {fit['unit']}"
             + (f" ({tables.span(band)})" if band else ""))
+
+
+def heterogeneity_section(found: list[dict[str, Any]]) -> Section | None:
+    """d′ against level per feature, one line per distractor spread: the heterogeneity
+    experiment beside the presence experiment's identical distractors (spread 0)."""
+    per_feature: dict[str, list[dict[str, Any]]] = {}
+    for d in found:
+        if "dprime" in d and (d["experiment"] == "heterogeneity" or
+                              (d["experiment"] == "presence" and not d.get("spread"))):
+            per_feature.setdefault(d["feature"], []).append(d)
+    shown = {f: ds for f, ds in per_feature.items()
+             if any(d["experiment"] == "heterogeneity" for d in ds)}
+    if not shown:
+        return None
+    return Section("Distractor heterogeneity", [
+        Charts([dprime_chart(feature, ds) for feature, ds in shown.items()]),
+        Note("d′ per target difference, one line per distractor spread (distractors jittered "
+             "uniformly within ±spread in the target's feature; spread 0: the presence "
+             "experiment's identical distractors). Lower lines: the jitter hides the target "
+             "(Duncan & Humphreys 1989). Values and intervals: the d′ table above.")])
+
+
+def dprime_chart(feature: str, found: list[dict[str, Any]]) -> str:
+    """d′ against level (log axis), one line per spread."""
+    from visioneval.report import charts
+
+    unit = tables.SHORT_UNITS.get(found[0]["unit"], found[0]["unit"])
+    chart = charts.Chart(f"{feature}: d′ by distractor spread")
+    left, top, width, height = 46.0, 30.0, 260.0, 160.0
+    bottom = top + height
+    levels = sorted({d["level"] for d in found})
+    lo, hi = _log_axis(levels[0], levels[-1])
+    d_lo = min(-0.5, min(d["dprime"] for d in found))
+    d_hi = max(3.5, max(d["dprime"] for d in found))
+
+    def x_of(level: float) -> float:
+        return left + (math.log10(level) - lo) / (hi - lo) * width
+
+    def y_of(value: float) -> float:
+        return bottom - (value - d_lo) / (d_hi - d_lo) * height
+
+    chart.text(4, 16, chart.title, anchor="start", size=charts.TITLE)
+    for tick in range(math.ceil(d_lo), math.floor(d_hi) + 1):
+        chart.line(left - 4, y_of(tick), left, y_of(tick))
+        chart.text(left - 6, y_of(tick), f"{tick:g}", anchor="end", baseline="central")
+    for level in _ticks(levels[0], levels[-1]):
+        chart.line(x_of(level), bottom, x_of(level), bottom + 4)
+        chart.text(x_of(level), bottom + 14, f"{level:g}")
+    chart.line(left, top, left, bottom)
+    chart.line(left, bottom, left + width, bottom)
+    chart.line(left, y_of(0.0), left + width, y_of(0.0), charts.MISS, "guess")
+    chart.text(12, top + height / 2, "d′", baseline="central", rotate=-90)
+    chart.text(left + width / 2, bottom + 28, f"level ({unit}, log scale)")
+    spreads = sorted({d.get("spread", 0.0) for d in found})
+    y_key = bottom + 44
+    for i, spread in enumerate(spreads):
+        colour = charts.PALETTE[i % len(charts.PALETTE)]
+        line = sorted((d for d in found if d.get("spread", 0.0) == spread),
+                      key=lambda d: d["level"])
+        xy = [(x_of(d["level"]), y_of(d["dprime"])) for d in line]
+        for (xa, ya), (xb, yb) in zip(xy, xy[1:], strict=False):
+            chart.line(xa, ya, xb, yb, colour, "series")
+        name = f"spread {spread:g} {unit}"
+        for (cx, cy), d in zip(xy, line, strict=True):
+            chart.rect(cx - 2.5, cy - 2.5, 5, 5, colour,
+                       f"{name}, level {d['level']:g}: d′ {d['dprime']:.2f}")
+        chart.rect(left, y_key + 14 * i - 4, 10, 8, colour)
+        chart.text(left + 14, y_key + 14 * i, name, anchor="start", baseline="central")
+    chart.width = left + width + 14
+    chart.height = y_key + 14 * len(spreads) + 4
+    return chart.render()
 
 
 def set_size_chart(sizes: list[dict[str, Any]]) -> str:
