@@ -167,6 +167,10 @@ def fit(levels: Sequence[float], n_correct: Sequence[int], n_trials: Sequence[in
     OpenBLAS's worker threads spinning for cores a busy process needs made a 1000-resample
     summary of three features take 95 s instead of 3 s on the 2-core machine under load
     (docs/PERFORMANCE.md)."""
+    # scipy's own OpenBLAS is loaded with scipy.optimize: before the limit, which holds only
+    # the libraries loaded when it is set.
+    import scipy.optimize  # noqa: F401
+    import scipy.stats  # noqa: F401
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1, user_api="blas"):
