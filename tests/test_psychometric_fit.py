@@ -78,3 +78,19 @@ def test_bad_counts_are_one_clear_line():
         fit([1, 2], [5, 50], [40, 40], GUESS)
     with pytest.raises(ValueError, match="positive levels"):
         fit([0, 2], [5, 30], [40, 40], GUESS)
+
+
+def test_the_rise_is_at_least_two_steps_between_levels():
+    """A step between two levels far apart fits no steeper than a rise (F from 0.05 to
+    0.95) over twice the smallest step, as psignifit 4's width prior assumes; without the
+    bound the fit goes to the steepest slope allowed and its interval collapses."""
+    import math
+
+    from visioneval.stats.psychometric_fit import fit
+
+    levels = [0.5, 0.95, 1.81, 3.44, 6.54, 12.4, 23.7, 45.0]
+    found = fit(levels, [7, 6, 7, 7, 20, 20, 20, 20], [20] * 8, 1 / 3, resamples=0)
+    smallest = min(math.log(b / a) for a, b in zip(levels, levels[1:], strict=False))
+    rise = (math.log(-math.log(0.05)) - math.log(-math.log(0.95))) / found.beta
+    assert rise >= 2 * smallest - 1e-6
+    assert found.threshold is not None and 3.44 < found.threshold < 6.54

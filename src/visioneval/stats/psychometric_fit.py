@@ -39,6 +39,11 @@ RESAMPLES = 1000
 SEED = 20261122
 CHANCE_P = 0.05  # the likelihood-ratio test against guessing, rule 1
 _EPS = 1e-9
+# F's rise from 0.05 to 0.95 is _RISE / β (in log level for the Weibull, level for the logistic)
+_RISE = {"weibull": math.log(-math.log(0.05)) - math.log(-math.log(0.95)),
+         "logistic": 2 * math.log(19.0)}
+WIDTH_STEPS = 2.0  # the narrowest rise, in smallest steps between tested levels
+STARTS = 4  # optimiser starts of different slopes for the fit of the observed counts
 _WEIBULL_BETA = (0.3, 30.0)  # β of the Weibull: unit-free (a slope in log level)
 _LOGISTIC_BETA = (0.5, 200.0)  # β·(highest − lowest level) of the logistic
 
@@ -127,12 +132,25 @@ def _objective(theta: np.ndarray, data: _Data, k: np.ndarray) -> tuple[float, np
     return -float((k * np.log(p) + (data.n - k) * np.log1p(-p)).sum()), -grad
 
 
-def _start(data: _Data, k: np.ndarray) -> np.ndarray:
-    """The best of a coarse grid over (a, log β, λ): the optimiser's starting point."""
+def _starts(data: _Data, k: np.ndarray, count: int = STARTS) -> np.ndarray:
+    """The best grid point at each of the `count` slopes that fit best: starting points of
+    different steepness. From one start, a sparse design (levels far apart, so nothing
+    bounds the slope between the last level below criterion and the first above it) often
+    ends at a too-steep local maximum."""
     import numpy as np
 
     grid = _grid(data)
-    return grid[int(np.argmax(_log_likelihood(grid, data, k)))]
+    ll = _log_likelihood(grid, data, k)
+    best: dict[float, int] = {}
+    for i in np.argsort(-ll, kind="stable"):
+        best.setdefault(float(grid[i, 1]), int(i))
+    return grid[list(best.values())[:count]]
+
+
+def _best_fit(data: _Data, k: np.ndarray) -> np.ndarray:
+    """The highest of the local maxima reached from `_starts`."""
+    found = [_maximise(data, k, start)[0] for start in _starts(data, k)]
+    return max(found, key=lambda theta: float(_log_likelihood(theta, data, k)))
 
 
 def _maximise(data: _Data, k: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -186,7 +204,7 @@ def _fit(levels: Sequence[float], n_correct: Sequence[int], n_trials: Sequence[i
 
     data = _prepare(levels, n_correct, n_trials, guess, form, criterion, lapse_bounds)
     x, k, n = np.asarray(levels, dtype=np.float64), data.k, data.n
-    theta, _ = _maximise(data, k, _start(data, k))
+    theta = _best_fit(data, k)
     log_l = float(_log_likelihood(theta, data, k))
     deviance = float(2.0 * (_saturated(data, k) - log_l))
     chance = float((k * math.log(guess) + (n - k) * math.log1p(-guess)).sum())
@@ -217,9 +235,16 @@ def _prepare(levels: Sequence[float], n_correct: Sequence[int], n_trials: Sequen
     _check(x, k, n, guess, form, criterion, lapse_bounds)
     t = np.log(x) if form == "weibull" else x
     span = float(t.max() - t.min()) or 1.0
-    beta_range = _WEIBULL_BETA if form == "weibull" else tuple(b / span for b in _LOGISTIC_BETA)
+    low, high = _WEIBULL_BETA if form == "weibull" else tuple(b / span for b in _LOGISTIC_BETA)
+    # The rise of F from 0.05 to 0.95 is at least the smallest step between tested levels
+    # (psignifit 4's assumption about the width, Schütt et al. 2016): the data cannot tell
+    # a steeper function from a step between two levels, and a fit that steep gives too
+    # narrow a bootstrap interval.
+    steps = np.diff(np.unique(t))
+    if len(steps):
+        high = max(low, min(high, _RISE[form] / (WIDTH_STEPS * float(steps.min()))))
     bounds = [(float(t.min()) - 3 * span, float(t.max()) + 3 * span),
-              (math.log(beta_range[0]), math.log(beta_range[1])), lapse_bounds]
+              (math.log(low), math.log(high)), lapse_bounds]
     return _Data(t, k, n, guess, form, bounds)
 
 
@@ -368,7 +393,7 @@ def _refit_all(data: _Data, k: np.ndarray, start: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray]:
     """Maximum-likelihood refits of every row of counts `k` at once, from several starts:
     `start` (the fit's own parameters, as `_bootstrap` starts) and, per lapse rate of
-    `_start`'s grid, the grid's best point for that row (the likelihood can have separate
+    `_starts`' grid, the grid's best point for that row (the likelihood can have separate
     maxima with and without lapses); the best converged refit is kept. Returns the
     parameters and, per row, whether any refit converged."""
     import numpy as np
@@ -439,7 +464,7 @@ def _ascend(data: _Data, k: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, 
 
 
 def _grid(data: _Data) -> np.ndarray:
-    """`_start`'s coarse grid over (a, log β, λ), one point a row."""
+    """`_starts`' coarse grid over (a, log β, λ), one point a row."""
     import numpy as np
 
     (_, _), (b_lo, b_hi), (l_lo, l_hi) = data.bounds
