@@ -13,7 +13,7 @@ observer's d′ and c against the fitted ones (the observer's d′ does not depe
 so per run all presence levels are pooled, and each level's own 10 + 10 trials are shown
 too), and an always-"yes" observer (criterion −inf) whose d′ must be near 0.
 
-    OPENBLAS_NUM_THREADS=1 uv run python benchmarks/psychophysics_loopback_recovery.py --runs 100
+    uv run python benchmarks/psychophysics_loopback_recovery.py --runs 100
 
 `--flags "..."` passes `visioneval psychophysics` flags through (for instance a
 placement method or `--bootstrap`), parsed by the command's own parser; the response cache
@@ -22,7 +22,7 @@ is always off, since every run sends the same stimuli to a differently seeded ob
 default levels, at the same levels with 320 trials each, and at 8 levels from α/4 to 3α
 with the default 20 trials, to tell the design, the fit and the path apart.
 
-    OPENBLAS_NUM_THREADS=1 uv run python benchmarks/psychophysics_loopback_recovery.py \
+    uv run python benchmarks/psychophysics_loopback_recovery.py \
         --in-process 300
 """
 
@@ -368,7 +368,7 @@ def recover(data: Path, work: Path, seeds: Sequence[int], observer: ObserverSpec
     plans = [RunPlan(work / f"seed-{seed}", seed, observer, settings) for seed in seeds]
     if always_yes:
         presence = replace(settings, options=settings.options.model_copy(
-            update={"experiments": ["presence"]}))
+            update={"experiments": ["presence"], "method": "constant"}))
         plans.append(RunPlan(work / "always-yes", 0, replace(observer, criterion=-math.inf),
                              presence))
     if workers > 1:
