@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from visioneval.core.marks import Interval, Verdict, notes, verdict
+from visioneval.core.marks import PERCENT, Interval, Verdict, notes, verdict
 
 if TYPE_CHECKING:
     from visioneval.core.view import RunData
@@ -83,6 +83,7 @@ class ComparisonTable:
     # Per row, per column (as `header`): the cell's 95% interval in the cell's units
     # (percent), None where there is none. Rows or columns left out have none.
     intervals: list[list[Interval | None]] = field(default_factory=list)
+    units: str = PERCENT  # what the numbers are in, said first under the table
     # Figures and tests beside the table (a benchmark's own, as data): the compare page
     # draws them as a run's page draws its sections; comparison.md and the terminal give
     # their tables and notes, and say where the charts are.
@@ -116,7 +117,7 @@ class ComparisonTable:
 
     def mark_notes(self, intervals_shown: bool = False) -> list[str]:
         """The mark rule and the unmarked columns with why, for under the table."""
-        return notes(self.verdicts(), intervals_shown)
+        return notes(self.verdicts(), intervals_shown, self.units)
 
 
 def _number(cell: str) -> float | None:

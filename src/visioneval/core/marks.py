@@ -67,17 +67,19 @@ def verdict(values: Sequence[float | None], intervals: Sequence[Interval | None]
     return None, Why.OVERLAP
 
 
-MARK_RULE = ("Values in percent. Bold: a value whose 95% interval lies wholly beyond every "
-             "other run's in its column (above them; below them where lower is better).")
+PERCENT = "Values in percent."
+MARK_RULE = ("Bold: a value whose 95% interval lies wholly beyond every other run's in its "
+             "column (above them; below them where lower is better).")
 
 
-def notes(verdicts: Sequence[Verdict], intervals_shown: bool) -> list[str]:
-    """The lines under a table: the rule, then the columns left unmarked and why. With
-    `intervals_shown` (the page) each value's interval is in its cell; elsewhere the reader
-    is pointed to them."""
+def notes(verdicts: Sequence[Verdict], intervals_shown: bool, units: str = PERCENT
+          ) -> list[str]:
+    """The lines under a table: the units and the rule, then the columns left unmarked and
+    why. With `intervals_shown` (the page) each value's interval is in its cell; elsewhere
+    the reader is pointed to them."""
     where = ("each value's interval is under it" if intervals_shown else
              "the intervals are in comparison.html and each run's metrics.json")
-    lines = [f"{MARK_RULE[:-1]}; {where}."]
+    lines = [f"{units} {MARK_RULE[:-1]}; {where}."]
     overlap = [v.label for v in verdicts if v.why is Why.OVERLAP]
     missing = [v.label for v in verdicts if v.why is Why.NO_INTERVAL]
     if overlap:

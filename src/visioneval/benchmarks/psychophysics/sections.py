@@ -402,6 +402,7 @@ def comparison(benchmark: str, views: Sequence[RunData]) -> ComparisonTable | No
         intervals.append(spans)
     return ComparisonTable(benchmark, header, rows, [False] * len(columns), runs=list(views),
                            intervals=intervals,
+                           units="Thresholds in each column's unit.",
                            notes=["Threshold: the level where proportion correct reaches "
                                   "the run's criterion (detection); lower is better. "
                                   "\"not reached\": none within the tested levels."],
