@@ -6,6 +6,7 @@ than at the ends of the range, and the fit recovers the simulated observer's thr
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -147,3 +148,12 @@ def test_too_few_pool_stimuli_is_one_line(serve, pool_data, tmp_path):
         in result.stderr
     assert "detection-pool" in result.stderr
     assert server.stats.requests == 0
+
+
+def test_a_dry_run_prices_each_adaptive_slot_as_one_request(pool_data):
+    result = invoke("psychophysics", "--data", pool_data, "--dry-run", "--backend", "openai",
+                    "--model", "gpt-4o", "--price-in", "2.5", "--price-out", "10",
+                    "--method", "adaptive", "--adaptive-trials", "50")
+    assert result.exit_code == 0, result.output
+    assert re.search(r"requests\s+100\b", result.output)  # 50 slots x 2 features
+    assert "not counted" not in result.output

@@ -87,7 +87,7 @@ def _not_counted(benchmark: Benchmark) -> str | None:
     if judge is not None:
         return (f"the judge's requests ({judge.kind} {judge.model}): at least one per "
                 "answer, not estimated")
-    if benchmark.solve is not None:
+    if not benchmark.one_request_each:
         return ("requests the benchmark's solver may add (a judge asked several times, a "
                 "repair): each sample is counted as one request")
     return None

@@ -83,6 +83,12 @@ class Benchmark(Generic[OptionsT]):
         return None
 
     @property
+    def one_request_each(self) -> bool:
+        """Whether every sample is exactly one model request, which a dry run can price
+        (without a solver it is; a solver that only chooses what to ask says so too)."""
+        return self.solve is None
+
+    @property
     def judge(self) -> BackendSpec | None:
         """A second model the solver asks with `ask(..., judge=True)` to grade answers
         (None: no judge); the run opens, checks and closes it beside the model."""

@@ -102,6 +102,11 @@ class Psychophysics(Benchmark[PsychophysicsOptions]):
             return await self.adaptive.solve(sample, ask)
         return Solved(await ask(Request(sample.messages, ask.settings)))
 
+    @property
+    def one_request_each(self) -> bool:
+        """An adaptive slot chooses its stimulus and asks it once."""
+        return True
+
     def learn(self, record: Record) -> None:
         """A resumed adaptive run's earlier answers, before its next session."""
         if self.adaptive is not None:
