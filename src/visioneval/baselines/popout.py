@@ -62,26 +62,28 @@ def answer(prompt: str, image: bytes) -> str:
     known = [c for c in classes if c in FEATURES]
     if not known:
         return classes[0]
-    try:
-        scores = _scores(prompt, image)
-    except TooManyPixels:  # not an answer: the caller's error
-        raise
-    except (OSError, ValueError):  # undecodable image
-        return classes[0]
+    scores = _readable_scores(prompt, image)
     if scores is None:
         return classes[0]
     return max(known, key=lambda f: scores[f])  # ties go to the earlier class
 
 
 def _present(prompt: str, image: bytes) -> str:
-    """yes / no: does some object stand out in some feature (step 7)."""
+    """yes / no: does some object stand out in some feature (step 7); an image that cannot
+    be read shows nothing."""
+    scores = _readable_scores(prompt, image)
+    return "yes" if scores is not None and max(scores.values()) > PRESENT else "no"
+
+
+def _readable_scores(prompt: str, image: bytes) -> dict[str, float] | None:
+    """`_scores`, or None for an undecodable image (TooManyPixels is not an answer but the
+    caller's error, so it goes on)."""
     try:
-        scores = _scores(prompt, image)
+        return _scores(prompt, image)
     except TooManyPixels:
         raise
-    except (OSError, ValueError):  # undecodable image: nothing seen
-        return "no"
-    return "yes" if scores is not None and max(scores.values()) > PRESENT else "no"
+    except (OSError, ValueError):
+        return None
 
 
 def _scores(prompt: str, image: bytes) -> dict[str, float] | None:

@@ -131,11 +131,11 @@ class ParquetRows:
             self._counts[group] = parquet.row_count(self.files[group])
         return self._counts[group]
 
-    def count(self) -> int:
-        """Rows a run reads: each group's, at most `limit`."""
+    def count(self, groups: Iterable[str] | None = None) -> int:
+        """Rows a run reads: each group's (of `groups`, default all), at most `limit`."""
         limit = self.limit
         return sum(min(self.rows(g), limit) if limit is not None else self.rows(g)
-                   for g in self.files)
+                   for g in (self.files if groups is None else groups))
 
     def dataset(self) -> dict[str, Any]:
         """What run.json records about the data: where it came from, the files per group,

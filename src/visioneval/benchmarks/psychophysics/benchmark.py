@@ -5,6 +5,7 @@ effects fitted from the counts (`summary.py`)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +59,7 @@ class Psychophysics(Benchmark[PsychophysicsOptions]):
             f: parquet.parquet_files(root / f) for f in folders}
         self.adaptive: AdaptiveDetection | None = None
         if adaptive:
-            self.adaptive = AdaptiveDetection(self.data(), self.sample, self.score,
+            self.adaptive = AdaptiveDetection(self.rows, self.sample, self.score,
                                               options.adaptive_trials, options.form)
 
     @property
@@ -67,29 +68,30 @@ class Psychophysics(Benchmark[PsychophysicsOptions]):
         stands out (presence, conjunction)."""
         return ("popout",)
 
-    def data(self) -> ParquetRows:
+    @cached_property
+    def rows(self) -> ParquetRows:
+        """The data's rows, one reader for the run (its row counts read once)."""
         return ParquetRows(self.root, self.files, COLUMNS, (), self.options.num_samples,
                            str(self.root))
+
+    def data(self) -> ParquetRows:
+        return self.rows
 
     def total(self) -> int:
         if self.adaptive is None:
             return super().total()
-        rows = self.data()  # only rows(): cached per ParquetRows, and cheap
         others = [e for e in self.experiments if e != "detection"]  # each its own folder
-        limit = rows.limit
-        return self.adaptive.count() + sum(
-            rows.rows(e) if limit is None else min(rows.rows(e), limit) for e in others)
+        return self.adaptive.count() + self.rows.count(others)
 
     def samples(self) -> Iterator[Sample | SkippedRow]:
         if self.adaptive is None:
             yield from super().samples()
             return
-        rows = self.data()
         for experiment in self.experiments:
             if experiment == "detection":
                 yield from self.adaptive.slots()
             else:
-                yield from rows.group_samples(experiment, self.sample)
+                yield from self.rows.group_samples(experiment, self.sample)
 
     @property
     def solve(self) -> Solver | None:

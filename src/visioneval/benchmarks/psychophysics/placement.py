@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from visioneval.benchmarks.psychophysics.params import POOL_FOLDER
@@ -49,15 +49,13 @@ class FeatureTrack:
     psi: PsiTrack
     unused: dict[float, set[int]]  # level: rows not yet asked
     pending: int = 0
-    levels: list[float] = field(default_factory=list)  # the Psi track's candidates, in order
 
     @classmethod
     def over(cls, feature: str, entries: Iterable[PoolEntry], form: Sigmoid) -> FeatureTrack:
         unused: dict[float, set[int]] = {}
         for entry in entries:
             unused.setdefault(entry.level, set()).add(entry.row)
-        psi = PsiTrack(list(unused), GUESS, form)
-        return cls(feature, psi, unused, levels=[float(c) for c in psi.candidates])
+        return cls(feature, PsiTrack(list(unused), GUESS, form), unused)
 
     def left(self) -> int:
         return sum(len(rows) for rows in self.unused.values())
@@ -65,7 +63,7 @@ class FeatureTrack:
     def take(self) -> PoolEntry:
         """The next trial's stimulus: at the most informative level that still has one, its
         lowest unused row. ValueError when none is left."""
-        allowed = [bool(self.unused[level]) for level in self.levels]
+        allowed = [bool(self.unused[float(level)]) for level in self.psi.candidates]
         if not any(allowed):
             raise ValueError(f"no {self.feature} stimulus left to ask")
         level = self.psi.propose(1, allowed)[0]
@@ -77,6 +75,10 @@ class FeatureTrack:
     def give_back(self, entry: PoolEntry) -> None:
         """A trial whose request failed: its stimulus is unused again (a resume asks it)."""
         self.unused[entry.level].add(entry.row)
+        self.pending -= 1
+
+    def drop(self, entry: PoolEntry) -> None:
+        """A stimulus that cannot be sent: used up, never asked."""
         self.pending -= 1
 
     def answered(self, entry: PoolEntry, correct: bool) -> None:
@@ -179,7 +181,7 @@ class AdaptiveDetection:
                 break
             except Skip as exc:  # a stimulus that cannot be sent is dropped, not retried
                 log.warning("%s row #%d: %s", self.rows.root / POOL_FOLDER, entry.row, exc)
-                track.pending -= 1
+                track.drop(entry)
         stimulus.metadata = {**stimulus.metadata, "placement": "adaptive", "slot": slot.id}
         try:
             response = await ask(Request(stimulus.messages, ask.settings))

@@ -306,23 +306,33 @@ def dprime_chart(feature: str, found: list[dict[str, Any]]) -> str:
     chart.line(left, y_of(0.0), left + width, y_of(0.0), charts.MISS, "guess")
     chart.text(12, top + height / 2, "d′", baseline="central", rotate=-90)
     chart.text(left + width / 2, bottom + 28, f"level ({unit}, log scale)")
-    spreads = sorted({d.get("spread", 0.0) for d in found})
-    y_key = bottom + 44
-    for i, spread in enumerate(spreads):
-        colour = charts.PALETTE[i % len(charts.PALETTE)]
+    lines = []
+    for spread in sorted({d.get("spread", 0.0) for d in found}):
+        name = f"spread {spread:g} {unit}"
         line = sorted((d for d in found if d.get("spread", 0.0) == spread),
                       key=lambda d: d["level"])
-        xy = [(x_of(d["level"]), y_of(d["dprime"])) for d in line]
-        for (xa, ya), (xb, yb) in zip(xy, xy[1:], strict=False):
+        lines.append((name, [(x_of(d["level"]), y_of(d["dprime"]),
+                              f"{name}, level {d['level']:g}: d′ {d['dprime']:.2f}")
+                             for d in line]))
+    return _with_lines(chart, lines, left, left + width + 14, bottom + 44)
+
+
+def _with_lines(chart: Any, lines: list[tuple[str, list[tuple[float, float, str]]]],
+                left: float, width: float, y_key: float) -> str:
+    """Each named line (points x, y and their tooltip) in its palette colour, joined, with
+    square markers and a key below the axes; the chart rendered."""
+    from visioneval.report import charts
+
+    for i, (name, points) in enumerate(lines):
+        colour = charts.PALETTE[i % len(charts.PALETTE)]
+        for (xa, ya, _), (xb, yb, _) in zip(points, points[1:], strict=False):
             chart.line(xa, ya, xb, yb, colour, "series")
-        name = f"spread {spread:g} {unit}"
-        for (cx, cy), d in zip(xy, line, strict=True):
-            chart.rect(cx - 2.5, cy - 2.5, 5, 5, colour,
-                       f"{name}, level {d['level']:g}: d′ {d['dprime']:.2f}")
+        for cx, cy, tip in points:
+            chart.rect(cx - 2.5, cy - 2.5, 5, 5, colour, tip)
         chart.rect(left, y_key + 14 * i - 4, 10, 8, colour)
         chart.text(left + 14, y_key + 14 * i, name, anchor="start", baseline="central")
-    chart.width = left + width + 14
-    chart.height = y_key + 14 * len(spreads) + 4
+    chart.width = width
+    chart.height = y_key + 14 * len(lines) + 4
     return chart.render()
 
 
@@ -353,22 +363,13 @@ def set_size_chart(sizes: list[dict[str, Any]]) -> str:
     chart.line(left, bottom, left + width, bottom)
     chart.text(12, top + height / 2, "proportion correct", baseline="central", rotate=-90)
     chart.text(left + width / 2, bottom + 28, "set size (log scale)")
-    y_key = bottom + 44
-    for i, block in enumerate(sizes):
-        colour = charts.PALETTE[i % len(charts.PALETTE)]
-        xy = [(x_of(s), y_of(k / n)) for s, k, n in zip(block["set_sizes"], block["correct"],
-                                                        block["n"], strict=True)]
-        for (xa, ya), (xb, yb) in zip(xy, xy[1:], strict=False):
-            chart.line(xa, ya, xb, yb, colour, "series")
+    lines = []
+    for block in sizes:
         name = f"{block['experiment']} {block['feature']}"
-        for (cx, cy), s, k, n in zip(xy, block["set_sizes"], block["correct"], block["n"],
-                                     strict=True):
-            chart.rect(cx - 2.5, cy - 2.5, 5, 5, colour, f"{name}, set size {s}: {k}/{n}")
-        chart.rect(left, y_key + 14 * i - 4, 10, 8, colour)
-        chart.text(left + 14, y_key + 14 * i, name, anchor="start", baseline="central")
-    chart.width = left + width + 14
-    chart.height = y_key + 14 * len(sizes) + 4
-    return chart.render()
+        lines.append((name, [(x_of(s), y_of(k / n), f"{name}, set size {s}: {k}/{n}")
+                             for s, k, n in zip(block["set_sizes"], block["correct"],
+                                                block["n"], strict=True)]))
+    return _with_lines(chart, lines, left, left + width + 14, bottom + 44)
 
 
 def comparison(benchmark: str, views: Sequence[RunData]) -> ComparisonTable | None:
