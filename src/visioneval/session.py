@@ -46,10 +46,14 @@ from visioneval.engine.options import EngineOptions
 from visioneval.engine.progress import ProgressBoard, RunProgress
 from visioneval.engine.runner import CostLimitReached, Engine, RunStats
 from visioneval.shards import Shard
+from visioneval.variants.family import Varied
+from visioneval.variants.ids import VARIANT_OF
+from visioneval.variants.summary import FILE as VARIANTS_FILE
 
 if TYPE_CHECKING:
     from visioneval.core.idset import IdSet
     from visioneval.cost.budget import Budget
+    from visioneval.variants.summary import VariantsSummary
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +66,7 @@ class SessionResult:
     n_records: int
     n_errors: int
     status: str
+    variants: VariantsSummary | None = None
 
 
 def default_run_dir(benchmark: str, model: str, root: Path = Path("results")) -> Path:
@@ -84,6 +89,8 @@ def new_run_info(plan: BenchmarkPlan, spec: BackendSpec, settings: GenerationSet
                    backend=BackendInfo.model_validate(spec.recorded()),
                    generation=GenerationInfo.model_validate(settings.model_dump()))
     info.record_engine(engine)
+    if plan.variants:
+        info.variants = plan.variants
     if definition:
         info.definition = definition
     if shard:
@@ -142,6 +149,8 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     from visioneval.core.idset import IdCollector, IdSet
 
     done = IdSet(r.id for r in _answered(store, benchmark))
+    if isinstance(benchmark, Varied):
+        benchmark.skip_answered(done)
     cache = open_or_none(engine_options.cache_path)
     replicas = backend if isinstance(backend, Replicas) else None
     # Enough workers to fill every endpoint; the dispatcher holds each to its share.
@@ -239,8 +248,11 @@ def in_shard(items: Iterable[Sample | SkippedRow], shard: Shard,
 
 
 def shard_key(item: Sample | SkippedRow) -> str:
-    """What decides an item's shard: a sample's id; a skipped row's part and row."""
-    return item.id if isinstance(item, Sample) else f"skipped\0{item.group}\0{item.row}"
+    """What decides an item's shard: a sample's id (a variant's: its original's, so a row's
+    families land in one shard and pair there); a skipped row's part and row."""
+    if isinstance(item, Sample):
+        return str(item.metadata.get(VARIANT_OF, item.id))
+    return f"skipped\0{item.group}\0{item.row}"
 
 
 def finish(benchmark: Benchmark, store: RunStore, status: str, stats: RunStats,
@@ -253,9 +265,16 @@ def finish(benchmark: Benchmark, store: RunStore, status: str, stats: RunStats,
     (default: its definition's, `metrics_model_for`)."""
     tally = _Tally()
     outside = NotInData(store, data_ids)
-    metrics = benchmark.summarize(tally.count(outside.leave_out(store.iter_latest())))
+    records = tally.count(outside.leave_out(store.iter_latest()))
+    variants = None
+    if isinstance(benchmark, Varied):
+        metrics, variants = benchmark.summarize_with_variants(records)
+    else:
+        metrics = benchmark.summarize(records)
     outside.record()
     store.write_metrics(metrics, metrics_model or metrics_model_for(store.info))
+    if variants is not None:
+        store.write_json(VARIANTS_FILE, variants.model_dump(mode="json", exclude_none=True))
     benchmark.write_tables(metrics, store.info, store.directory)
     n_records, n_errors = tally.records, tally.errors
     sessions = store.info.sessions
@@ -273,7 +292,8 @@ def finish(benchmark: Benchmark, store: RunStore, status: str, stats: RunStats,
         counts.not_in_data = len(outside.ids)
     store.info.counts = counts
     store.save_info()
-    return SessionResult(store.directory, metrics, stats, n_records, n_errors, status)
+    return SessionResult(store.directory, metrics, stats, n_records, n_errors, status,
+                         variants)
 
 
 def metrics_model_for(info: RunInfo) -> MetricsModel:

@@ -44,6 +44,7 @@ from visioneval.cli.options import (
     Temperature,
     Timeout,
     Tpm,
+    VariantOpt,
     Verbose,
     run_command,
 )
@@ -94,7 +95,8 @@ def _run_options() -> list[inspect.Parameter]:
         ("price_in", PriceIn, None), ("price_out", PriceOut, None), ("max_cost", MaxCost, None),
         ("dry_run", DryRun, False),
         ("no_progress", NoProgress, False), ("no_report", NoReport, False),
-        ("verbose", Verbose, False), ("shard", ShardOpt, None), ("executor", ExecutorOpt, "local"),
+        ("verbose", Verbose, False), ("variant", VariantOpt, None),
+        ("shard", ShardOpt, None), ("executor", ExecutorOpt, "local"),
         ("shards", ShardsOpt, None), ("ray_address", RayAddressOpt, None)]
     return [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d, annotation=a)
             for n, a, d in specs]
@@ -310,7 +312,7 @@ def any_benchmark_command() -> Callable[..., None]:
 
 def _fixed(flags: RunFlags) -> list[str]:
     """The shared flags given that only a new run takes (a resume refuses them)."""
-    names = ("backend", "model", "temperature", "max_tokens", "out")
+    names = ("backend", "model", "temperature", "max_tokens", "out", "variant")
     return [flag(n) for n in names if getattr(flags, n) is not None]
 
 

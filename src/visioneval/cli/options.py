@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from visioneval.cli.panels import COST, ENGINE, MODEL, OUTPUT, SPREAD
+from visioneval.cli.panels import CONTROLS, COST, ENGINE, MODEL, OUTPUT, SPREAD
 from visioneval.engine import defaults
 
 if TYPE_CHECKING:
@@ -108,6 +108,10 @@ DryRun = Annotated[bool, typer.Option(
     "--dry-run", help="Send nothing: print requests, tokens and the cost range.",
     rich_help_panel=COST)]
 
+VariantOpt = Annotated[list[str] | None, typer.Option(
+    "--variant", metavar="NAME[:ARGS]",
+    help="Also sent as: blind, blank, grayscale, jpeg:Q, scale:F, max-side:N.",
+    rich_help_panel=CONTROLS)]
 ShardOpt = Annotated[str | None, typer.Option(
     "--shard", metavar="K/N", help="Run shard K of N; `visioneval merge` joins them.",
     rich_help_panel=SPREAD)]

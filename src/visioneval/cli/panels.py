@@ -24,9 +24,10 @@ MODEL = "Model and endpoints"
 JUDGE = "Judge"
 ENGINE = "Engine"
 COST = "Cost"
+CONTROLS = "Controls"
 SPREAD = "Shards and Ray"
 OUTPUT = "Output"
-ORDER = (DATA, MODEL, JUDGE, ENGINE, COST, SPREAD, OUTPUT)
+ORDER = (DATA, MODEL, JUDGE, CONTROLS, ENGINE, COST, SPREAD, OUTPUT)
 UNGROUPED = "Options"
 
 COL_MAX = 26  # the option column's width: past it, the help starts on the next line

@@ -39,6 +39,7 @@ def dry_run_resume(request: ResumeRequest, output: Output) -> int:
     benchmark is rebuilt by the trust rule (`registry.build_for_run`): a run of a user's own
     benchmark needs its definition named again; only to be read (nothing is solved)."""
     from visioneval.core.idset import IdSet
+    from visioneval.variants.family import rebuilt
 
     directory, expected = request.directory, request.expected
     engine = request.given.flags.new_run()
@@ -47,8 +48,8 @@ def dry_run_resume(request: ResumeRequest, output: Output) -> int:
     if expected is not None and info.benchmark != expected:
         raise ValueError(f"{directory} is a {info.benchmark} run; resume it with "
                          f"`{resume_command(info, directory)}`")
-    benchmark = definition_for_resume(info, request.given.definition, directory) \
-        .build_to_read(dict(info.options))
+    definition = definition_for_resume(info, request.given.definition, directory)
+    benchmark = rebuilt(definition.build_to_read(dict(info.options)), info, definition)
     stored = info.backend
     spec = BackendSpec.model_validate({"kind": stored.kind, "model": stored.model,
                                        "base_urls": tuple(stored.base_urls),

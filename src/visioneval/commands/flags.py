@@ -52,6 +52,7 @@ class RunFlags:
     no_progress: bool = False
     no_report: bool = False
     verbose: bool = False
+    variant: list[str] | None = None
     shard: str | None = None
     executor: str = "local"
     shards: int | None = None
@@ -128,7 +129,14 @@ def request_from(flags: RunFlags, target: RunTarget) -> RunRequest | ResumeReque
                                        target.definition, target.resume_options)
         return ResumeRequest(flags.resume, target.name, given, ray)
     spec = _backend_spec(flags, target.backend_required)
-    return RunRequest(target.benchmark(), spec, target.settings(), flags.engine().new_run(),
+    benchmark = target.benchmark()
+    if flags.variant:
+        from visioneval.core import registry
+        from visioneval.variants.family import with_variants
+
+        benchmark = with_variants(benchmark, flags.variant, registry.definition(
+            target.definition or target.name or benchmark.name))
+    return RunRequest(benchmark, spec, target.settings(), flags.engine().new_run(),
                       flags.out, target.definition, how.shard, ray)
 
 

@@ -134,6 +134,10 @@ def report(result: SessionResult, benchmark: Benchmark, output: Output) -> int:
     console, err = output.console, output.err
     info = RunStore.open(result.directory).info
     benchmark.print_summary(result.metrics, info, console)
+    if result.variants is not None:
+        from visioneval.variants.shown import show
+
+        show(result.variants, console)
     stats = result.stats
     console.print(
         f"{result.n_records} samples recorded ({result.n_errors} errors, {stats.skipped} rows "

@@ -99,6 +99,11 @@ class Benchmark(Generic[OptionsT]):
         """Samples each data row makes (the progress total, a skipped row's count)."""
         return 1
 
+    def own_variants(self) -> dict[str, Any]:
+        """Request variants only this benchmark can make (`--variant NAME`), by name: each a
+        `visioneval.variants.kinds.Variant` (none by default)."""
+        return {}
+
     # -- data -------------------------------------------------------------------------------
     def data(self) -> ParquetRows | None:
         """The parquet rows the samples are made of (`sample` makes each row's), or None

@@ -9,6 +9,7 @@ and leave the feature out for a definition without it.
   synth-NAME`).
 - `HasDemo`: the offline `visioneval demo`.
 - `PairsRecords`: the metrics `visioneval compare` tests run against run, sample by sample.
+- `KnowsChance`: what a uniform guess scores (the blind control against chance).
 - `LearnsFromAnswers` (on a benchmark, not its definition): a benchmark whose next requests
   depend on the answers so far (adaptive placement) is told a resumed run's earlier answers.
 
@@ -106,3 +107,18 @@ class LearnsFromAnswers(Protocol):
 
     def learn(self, record: Record) -> None:
         """One answered record of the run (the latest for its sample)."""
+
+
+@runtime_checkable
+class KnowsChance(Protocol):
+    """A benchmark whose answers have a chance level: what a guess picked uniformly among
+    the sample's choices scores, in the metrics its `paired_rows` names (the "answerable
+    without the image" control compares a blind run against it)."""
+
+    @property
+    def chance_rule(self) -> str:
+        """What chance means here, in one sentence (shown beside the numbers)."""
+
+    def chance_rows(self, record: Record) -> dict[str, PairedRow]:
+        """The expected outcome of a uniform guess for this record's sample, as rows of
+        `paired_rows`' metrics (fractions: an expected 0/1 outcome, expected TP/FP/FN)."""

@@ -81,6 +81,16 @@ class PlannedDataset(DatasetInfo):
     fingerprint: str
 
 
+class VariantInfo(_Closed):
+    """A request variant the run sends beside the original (`--variant`): its name (the
+    id suffix of its family), its kind and the exact change with the Pillow that made it."""
+
+    name: str
+    kind: str
+    transform: str
+    pillow: str | None = None
+
+
 class BenchmarkPlan(_Closed):
     """What `Benchmark.plan()` returns: the benchmark's name, its options (as its options
     model dumps them; `definition.build(options)` rebuilds it) and its data, recorded in
@@ -89,6 +99,7 @@ class BenchmarkPlan(_Closed):
     benchmark: str
     options: dict[str, Any]
     dataset: PlannedDataset
+    variants: list[VariantInfo] | None = None
 
     @classmethod
     def of(cls, plan: BenchmarkPlan | Mapping[str, Any], name: str = "") -> BenchmarkPlan:
@@ -360,6 +371,9 @@ class RunInfo(_Closed):
     engine: EngineOptions | None = Field(
         None, description="Every engine setting in force (`EngineOptions`): a resume keeps "
         "them unless a flag is given again.")
+    variants: list[VariantInfo] | None = Field(
+        None, description="The request variants sent beside every sample (`--variant`): "
+        "each a family of its own on the same rows.")
     pricing: Pricing | None = Field(None, description="--price-in/--price-out, when given.")
     python: str | None = Field(None, description="The Python version that started it.")
     started_at: str | None = Field(None, description="UTC, ISO 8601.")

@@ -235,6 +235,7 @@ def merge(directories: Sequence[Path], out: Path, allow_partial: bool = False,
     recompute the metrics (`registry.build_for_run`: a run names no code to import)."""
     from visioneval.core import registry
     from visioneval.session import finish
+    from visioneval.variants.family import rebuilt
 
     plan = plan_merge(open_shards(directories), allow_partial)
     resolved = out.resolve()
@@ -248,6 +249,7 @@ def merge(directories: Sequence[Path], out: Path, allow_partial: bool = False,
     benchmark = registry.build_for_run(
         first.info, definition, first.directory, to_read=True,
         instead="merging cannot recompute the metrics with its benchmark's code")
+    benchmark = rebuilt(benchmark, first.info, registry.for_run(first.info, definition))
     if definition in registry.names():  # run.json names the code behind the numbers
         info.forget("definition")
     elif definition is not None:

@@ -72,6 +72,7 @@ class ShardJob:
     cwd: str
     flags: EngineFlags = field(default_factory=EngineFlags)  # a resumed shard's flags
     resume_options: dict[str, Any] = field(default_factory=dict)
+    variants: tuple[str, ...] = ()  # --variant, as the driver's command line gave them
 
     def resume_given(self) -> ResumeGiven:
         from visioneval.core import registry
@@ -99,6 +100,10 @@ def run_shard(job: ShardJob) -> dict[str, Any]:
         code = resume_run(ResumeRequest(directory, None, job.resume_given()), output)
     else:
         benchmark = registry.build(job.benchmark, job.options)
+        if job.variants:
+            from visioneval.variants.family import with_variants
+
+            benchmark = with_variants(benchmark, job.variants, registry.definition(job.benchmark))
         definition = job.benchmark if job.benchmark not in registry.names() else None
         code = run_here(RunRequest(benchmark, job.spec, job.settings, job.engine, directory,
                                    definition, job.shard), output)
@@ -120,7 +125,8 @@ def run(request: RunRequest, output: Output) -> int:
     jobs = [ShardJob(name, benchmark.options.model_dump(), spec, request.settings,
                      request.engine,
                      Shard(k, count), str(out / SHARDS_DIR / Shard(k, count).dirname),
-                     os.getcwd()) for k in range(1, count + 1)]
+                     os.getcwd(), variants=_variant_names(benchmark))
+            for k in range(1, count + 1)]
     return _run_jobs(ray, jobs, out, output, how, benchmark.total(), benchmark.name)
 
 
@@ -345,3 +351,10 @@ class _JournalCounter:
             self.offsets[i] += len(chunk)
             self.counts[i] += chunk.count(b"\n")
         return sum(self.counts)
+
+
+def _variant_names(benchmark: Benchmark) -> tuple[str, ...]:
+    """The --variant names of a benchmark with variants (each shard makes them again)."""
+    from visioneval.variants.family import Varied
+
+    return tuple(v.name for v in benchmark.variants) if isinstance(benchmark, Varied) else ()

@@ -32,6 +32,7 @@ from visioneval.core.rundir import RunView, load_all
 from visioneval.core.store import RunDirError, write_atomic
 from visioneval.report import templating
 from visioneval.report.markdown import md_escape
+from visioneval.variants.family import rebuilt
 
 if TYPE_CHECKING:
     from visioneval.report.reference import ReferenceReport
@@ -122,7 +123,8 @@ def on_common_samples(views: list[RunView]) -> list[RunView]:
             narrowed.append(narrow)
             continue
         try:
-            benchmark = view.shown.build_to_read(dict(view.info.options))
+            benchmark = rebuilt(view.shown.build_to_read(dict(view.info.options)), view.info,
+                                view.shown)
         except (ValueError, OSError, RunDirError) as exc:
             raise ValueError(f"--common-only recomputes each run's metrics with its benchmark, "
                              f"which could not be rebuilt for {view.directory}: {exc}") from None

@@ -28,6 +28,7 @@ from visioneval.runs.target import (
     target_flags,
 )
 from visioneval.shards import Shard
+from visioneval.variants.family import rebuilt
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ def rebuild(info: RunInfo, given: ResumeGiven, directory: Path | None = None) ->
     run.json names code the command line did not, or a server the command line must name."""
     definition = definition_for_resume(info, given.definition, directory)
     options = resumed_options(definition, info.options, given.options)
-    benchmark = definition.build(options)
+    benchmark = rebuilt(definition.build(options), info, definition)
     flags = target_flags(info.benchmark)
     spec = resumed_spec(info.backend, given.base_urls, given.api_key_env, flags)
     check_judge_target(definition, benchmark, info.options, given.options)

@@ -65,26 +65,60 @@ def mcnemar(a: np.ndarray, b: np.ndarray, key: str,
                         p, p < ALPHA)
 
 
-def macro_f1_difference(a: np.ndarray, b: np.ndarray, key: str) -> PairedResult:
-    """A paired bootstrap (the same resampled samples for both runs) of macro F1 (b - a)."""
+def macro_f1(sums: np.ndarray) -> np.ndarray:
+    """Macro F1 of each row of summed (tp..., fp..., fn...): SalBench's formula (lmms-eval),
+    F1 per class with 1e-8 in every denominator, then the plain mean over classes."""
+    classes = sums.shape[1] // 3
+    tp, fp, fn = sums[:, :classes], sums[:, classes:2 * classes], sums[:, 2 * classes:]
+    precision = tp / (tp + fp + 1e-8)
+    recall = tp / (tp + fn + 1e-8)
+    return (2 * precision * recall / (precision + recall + 1e-8)).mean(axis=1)
+
+
+def value_of(kind: Kind, rows: np.ndarray) -> float:
+    """The metric of a set of rows: the mean of a 0/1 outcome, or macro F1 of the summed
+    counts."""
+    if kind == "correct":
+        return float(rows[:, 0].mean())
+    return float(macro_f1(rows.sum(axis=0, keepdims=True))[0])
+
+
+def interval_of(kind: Kind, rows: np.ndarray) -> tuple[float, float] | None:
+    """The metric's 95% bootstrap interval (None with fewer than 2 rows)."""
     import numpy as np
 
-    classes = a.shape[1] // 3
-    width = a.shape[1]
-
-    def macro(sums: np.ndarray) -> np.ndarray:
-        tp, fp, fn = sums[:, :classes], sums[:, classes:2 * classes], sums[:, 2 * classes:]
-        precision = tp / (tp + fp + 1e-8)
-        recall = tp / (tp + fn + 1e-8)
-        return (2 * precision * recall / (precision + recall + 1e-8)).mean(axis=1)
+    if len(rows) < 2:
+        return None
 
     def statistic(sums: np.ndarray, n: int) -> np.ndarray:
-        return (macro(sums[:, width:]) - macro(sums[:, :width]))[:, None]
+        return (sums[:, :1] / n) if kind == "correct" else macro_f1(sums)[:, None]
 
-    both = np.hstack([a, b])
-    whole = both.sum(axis=0, keepdims=True)
-    first, second = float(macro(whole[:, :width])[0]), float(macro(whole[:, width:])[0])
-    values = replicates(both, statistic)[:, 0]
+    values = replicates(rows, statistic)[:, 0]
+    low, high = (float(x) for x in np.percentile(values, [2.5, 97.5]))
+    return low, high
+
+
+def macro_f1_difference(a: np.ndarray, b: np.ndarray, key: str) -> PairedResult:
+    """A paired bootstrap (the same resampled samples for both runs) of macro F1 (b - a)."""
+    return bootstrap_difference("macro_f1", a, b, key)
+
+
+def bootstrap_difference(kind: Kind, a: np.ndarray, b: np.ndarray, key: str) -> PairedResult:
+    """A paired bootstrap (the same resampled samples for both) of the metric's difference
+    b - a: significant when its 95% interval leaves out 0. For a mean outcome whose values
+    are not all 0 or 1 (chance, partial credit), where McNemar does not apply."""
+    import numpy as np
+
+    width = a.shape[1]
+
+    def metric(sums: np.ndarray, n: int) -> np.ndarray:
+        return sums[:, 0] / n if kind == "correct" else macro_f1(sums)
+
+    def statistic(sums: np.ndarray, n: int) -> np.ndarray:
+        return (metric(sums[:, width:], n) - metric(sums[:, :width], n))[:, None]
+
+    first, second = value_of(kind, a), value_of(kind, b)
+    values = replicates(np.hstack([a, b]), statistic)[:, 0]
     low, high = (float(x) for x in np.percentile(values, [2.5, 97.5]))
     return PairedResult(key, "paired bootstrap", first, second, second - first,
                         f"95% interval of the difference {100 * low:+.1f} to "

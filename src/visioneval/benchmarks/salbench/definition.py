@@ -149,6 +149,27 @@ class SalBenchDefinition(BenchmarkDefinition):
                 paired_values(pred, gold, CONFIGS[config].classes,
                               record.scores["strict"]).items()}
 
+    chance_rule = ("chance: one feature named at random from the config's classes (exact match "
+                   "1/k on a one-feature answer, 0 otherwise; macro F1 of the expected counts)")
+
+    def chance_rows(self, record: Record) -> dict[str, Any]:
+        """A uniform one-class guess, in `paired_rows`' metrics: expected exact match and
+        expected TP, FP and FN per class."""
+        from visioneval.stats.paired import PairedRow
+
+        config = (record.metadata or {}).get("config", record.group)
+        if config not in CONFIGS:
+            return {}
+        classes = CONFIGS[config].classes
+        gold, share = target_labels(str(record.target)), 1 / len(CONFIGS[config].classes)
+        name = config if record.group == config else \
+            f"{config} ({record.metadata.get('prompt', '?')} prompt)"
+        return {f"{name} exact match": PairedRow("correct", (share if len(gold) == 1 else 0.0,)),
+                f"{name} macro F1": PairedRow("macro_f1", (
+                    *[share * (c in gold) for c in classes],
+                    *[share * (c not in gold) for c in classes],
+                    *[(1 - share) * (c in gold) for c in classes]))}
+
     def browser_row(self, record: Record) -> dict[str, Any]:
         views = {}
         for parser in ("strict", "lenient"):

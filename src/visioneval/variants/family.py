@@ -1,0 +1,200 @@
+"""A benchmark with its request variants (`Varied`): every sample sent as stored and again in
+each variant's form, as a family of its own on the same rows.
+
+A variant's sample is the original's with its messages changed, its id `<id>@<variant>`, its
+group `<group> [<variant>]` and the variant named in its metadata (`variant`, `variant_of`).
+The benchmark never sees a variant: it makes and scores its samples as always, its metrics
+are computed from the original family alone (so they stay the published protocol's), and the
+variants are summarized beside them (`variants/summary.py`). The variant images are made in
+worker threads a few samples behind the original, never on the original's path.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import deque
+from collections.abc import Container, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
+from visioneval.core.records import Record, Sample, SkippedRow
+from visioneval.core.runfiles import BenchmarkPlan
+from visioneval.io.images import ImageError
+from visioneval.variants.ids import VARIANT, VARIANT_OF, family_of, variant_group, variant_id
+from visioneval.variants.kinds import ImageMemo, Variant
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from visioneval.backends.registry import BackendSpec
+    from visioneval.core.runfiles import RunInfo
+    from visioneval.core.solver import Solver
+    from visioneval.variants.summary import VariantsSummary
+
+LOOKAHEAD = 16  # original samples whose variants may be in the making at once
+WORKERS = 2  # threads making variant images (Pillow's encoders release the GIL)
+
+
+class Varied(Benchmark[Any]):
+    """`inner` with `variants`; everything else is the inner benchmark's (its members are
+    looked up there: `learn`, `majority_answers`, ...). `definition` says how its records
+    pair (`PairsRecords`) and what chance is (`KnowsChance`), for the summary."""
+
+    def __init__(self, inner: Benchmark[Any], variants: Sequence[Variant],
+                 definition: BenchmarkDefinition | None = None):
+        super().__init__(inner.options)
+        self.inner = inner
+        self.variants = tuple(variants)
+        self.definition = definition
+        self.name = inner.name  # type: ignore[misc]
+        self.metric = inner.metric  # type: ignore[misc]
+        self._answered: Container[str] = ()
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "inner":  # not set yet (unpickling): no recursion
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    # -- what the engine runs ------------------------------------------------------------------
+    @property
+    def builtin_models(self) -> tuple[str, ...]:
+        return self.inner.builtin_models
+
+    @property
+    def solve(self) -> Solver | None:
+        return self.inner.solve
+
+    @property
+    def one_request_each(self) -> bool:
+        return self.inner.one_request_each
+
+    @property
+    def judge(self) -> BackendSpec | None:
+        return self.inner.judge
+
+    @property
+    def per_row(self) -> int:
+        return self.inner.per_row * (1 + len(self.variants))
+
+    def plan(self) -> BenchmarkPlan:
+        plan = BenchmarkPlan.of(self.inner.plan(), self.inner.name)
+        return plan.model_copy(update={"variants": [v.info() for v in self.variants]})
+
+    def dataset(self) -> dict[str, Any]:
+        return self.inner.dataset()
+
+    def total(self) -> int:
+        return self.inner.total() * (1 + len(self.variants))
+
+    def skip_answered(self, ids: Container[str]) -> None:
+        """A resumed run's answered sample ids: their variant images are not made again."""
+        self._answered = ids
+
+    def samples(self) -> Iterator[Sample | SkippedRow]:
+        """Each original sample as it comes, then its variants once their images are made
+        (in worker threads, at most LOOKAHEAD originals behind)."""
+        memo = ImageMemo()
+        pending: deque[tuple[Sample, Future[list[Sample | SkippedRow]]]] = deque()
+        families = 1 + len(self.variants)
+        with ThreadPoolExecutor(WORKERS, thread_name_prefix="variants") as pool:
+            try:
+                for item in self.inner.samples():
+                    if isinstance(item, SkippedRow):
+                        yield dataclasses.replace(item, samples=item.samples * families)
+                        continue
+                    yield item
+                    pending.append((item, pool.submit(self._made, item, memo)))
+                    while pending and (pending[0][1].done() or len(pending) > LOOKAHEAD):
+                        yield from pending.popleft()[1].result()
+                while pending:
+                    yield from pending.popleft()[1].result()
+            finally:
+                for _, future in pending:
+                    future.cancel()
+
+    def _made(self, sample: Sample, memo: ImageMemo) -> list[Sample | SkippedRow]:
+        """The sample in every variant's form (a variant whose image cannot be made is a
+        skipped row naming it); those a resumed run has answered are not made again."""
+        out: list[Sample | SkippedRow] = []
+        for variant in self.variants:
+            made_id = variant_id(sample.id, variant.name)
+            group = variant_group(sample.group, variant.name)
+            if made_id in self._answered:
+                out.append(Sample(made_id, group, (), sample.target, {}))
+                continue
+            try:
+                messages = variant.messages(sample.messages, memo)
+            except (ImageError, OSError, ValueError) as exc:
+                out.append(SkippedRow(group, made_id, f"variant {variant.name}: {exc}"))
+                continue
+            out.append(Sample(made_id, group, messages, sample.target,
+                              {**sample.metadata, VARIANT: variant.name,
+                               VARIANT_OF: sample.id}))
+        return out
+
+    def sample(self, row: Any) -> Any:
+        return self.inner.sample(row)
+
+    def score(self, sample: Sample, text: str) -> tuple[dict[str, Any], dict[str, dict]]:
+        return self.inner.score(sample, text)
+
+    # -- metrics ----------------------------------------------------------------------------
+    def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
+        """The benchmark's own metrics, of the original family alone."""
+        return self.inner.summarize(r for r in records if family_of(r) is None)
+
+    def summarize_with_variants(self, records: Iterable[Record]
+                                ) -> tuple[dict[str, Any], VariantsSummary]:
+        """The benchmark's metrics of the original family and the variants' summary, in one
+        pass over the records."""
+        from visioneval.variants.summary import VariantCollector
+
+        collector = VariantCollector(self.variants, self.definition, self.inner.metric)
+
+        def originals() -> Iterator[Record]:
+            for record in records:
+                if collector.add(record):
+                    yield record
+
+        feed = originals()
+        metrics = self.inner.summarize(feed)
+        for _ in feed:  # what the benchmark did not read still counts for the variants
+            pass
+        return metrics, collector.result()
+
+    def write_tables(self, metrics: dict[str, Any], info: RunInfo,
+                     directory: Path) -> list[Path]:
+        return self.inner.write_tables(metrics, info, directory)
+
+    def print_summary(self, metrics: dict[str, Any], info: RunInfo,
+                      console: Console) -> None:
+        self.inner.print_summary(metrics, info, console)
+
+
+def with_variants(benchmark: Benchmark[Any], given: Sequence[str],
+                  definition: BenchmarkDefinition | None) -> Benchmark[Any]:
+    """`benchmark` with the variants `--variant` names (itself when none); a name that is
+    not a variant, or a benchmark that cannot take them, is a ValueError of one line."""
+    from visioneval.core.capabilities import LearnsFromAnswers
+    from visioneval.variants.kinds import parse
+
+    variants = parse(given, benchmark.own_variants())
+    if not variants:
+        return benchmark
+    if isinstance(benchmark, LearnsFromAnswers):
+        raise ValueError(f"--variant: {benchmark.name} chooses each request from the answers "
+                         "so far (an adaptive method), which a second family would disturb; "
+                         "use its fixed design for variants")
+    return Varied(benchmark, variants, definition)
+
+
+def rebuilt(benchmark: Benchmark[Any], info: RunInfo,
+            definition: BenchmarkDefinition | None) -> Benchmark[Any]:
+    """A run's benchmark rebuilt from run.json (resume, compare, a dry run of a resume)
+    with the variants the run recorded."""
+    if not info.variants:
+        return benchmark
+    return with_variants(benchmark, [v.name for v in info.variants], definition)

@@ -1,0 +1,36 @@
+"""How a variant's samples and records are named: id `<id>@<variant>`, group
+`<group> [<variant>]`, and the variant and original id in the metadata."""
+
+from __future__ import annotations
+
+from visioneval.core.records import Record
+
+VARIANT = "variant"  # a variant record's metadata: the variant's name
+VARIANT_OF = "variant_of"  # ... and the id of the original sample
+
+
+def variant_id(sample_id: str, variant: str) -> str:
+    return f"{sample_id}@{variant}"
+
+
+def variant_group(group: str, variant: str) -> str:
+    return f"{group} [{variant}]"
+
+
+def family_of(record: Record) -> str | None:
+    """The variant a record answers, or None for the original family."""
+    meta = record.metadata
+    found = meta.get(VARIANT) if meta else None
+    return found if isinstance(found, str) else None
+
+
+def as_original(record: Record) -> Record:
+    """A variant's record as its benchmark would see the original's: the original's id,
+    group and metadata (what its paired rows and chance are computed from)."""
+    name = family_of(record)
+    if name is None:
+        return record
+    meta = {k: v for k, v in record.metadata.items() if k not in (VARIANT, VARIANT_OF)}
+    return record.model_copy(update={
+        "id": str(record.metadata.get(VARIANT_OF, record.id)),
+        "group": record.group.removesuffix(f" [{name}]"), "metadata": meta})
