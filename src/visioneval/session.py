@@ -39,6 +39,7 @@ from visioneval.core.runfiles import (
     SessionInfo,
 )
 from visioneval.core.store import RunDirError, RunStore, WriteError
+from visioneval.core.variant_ids import VARIANT_OF
 from visioneval.cost.prices import ModelRef, recorded_price
 from visioneval.cost.total import run_cost
 from visioneval.engine.cache import open_or_none
@@ -47,7 +48,6 @@ from visioneval.engine.progress import ProgressBoard, RunProgress
 from visioneval.engine.runner import CostLimitReached, Engine, RunStats
 from visioneval.shards import Shard
 from visioneval.variants.family import Varied
-from visioneval.variants.ids import VARIANT_OF
 from visioneval.variants.summary import FILE as VARIANTS_FILE
 
 if TYPE_CHECKING:

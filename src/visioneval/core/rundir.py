@@ -13,6 +13,7 @@ from visioneval.core.benchmark import BenchmarkDefinition
 from visioneval.core.records import Record
 from visioneval.core.runfiles import RunInfo
 from visioneval.core.store import RunStore
+from visioneval.core.variant_ids import family_of
 
 
 @dataclass
@@ -31,10 +32,14 @@ class RunView:
     """Whether `data_change` compares the run's data with the data now (off for the report
     a command writes as it ends: it has just read that data)."""
 
-    def iter_records(self) -> Iterator[Record]:
+    def iter_records(self, variants: bool = False) -> Iterator[Record]:
         """The run's records, one per sample; those of samples that are not in the run's
-        data (run.json's `not_in_data`) are left out, as the metrics leave them out."""
+        data (run.json's `not_in_data`) are left out, as the metrics leave them out, and
+        so are those of request variants (`--variant`) unless `variants`: a benchmark's
+        tables read the samples as stored."""
         records = RunStore(self.directory, self.info).iter_latest()
+        if self.info.variants and not variants:
+            records = (r for r in records if family_of(r) is None)
         outside = self.info.not_in_data
         if outside:
             excluded = frozenset(outside)
@@ -50,7 +55,7 @@ class RunView:
         counts = self.info.counts
         if counts is not None and "records" in counts.model_fields_set:
             return counts.records > 0
-        return next(self.iter_records(), None) is not None
+        return next(self.iter_records(variants=True), None) is not None
 
     @property
     def benchmark(self) -> str:

@@ -30,7 +30,7 @@ from visioneval.core.blocks import (
 )
 from visioneval.core.rundir import RunView, load_all
 from visioneval.core.store import RunDirError, write_atomic
-from visioneval.report import templating
+from visioneval.report import templating, variants
 from visioneval.report.markdown import md_escape
 from visioneval.variants.family import rebuilt
 
@@ -51,6 +51,9 @@ def compare(directories: Sequence[Path | RunView], common_only: bool = False,
     narrowed = on_common_samples(views) if common_only else None
     result = shown.comparison(narrowed or views) or answered_table(narrowed or views)
     result.flags = flags(views, shown.settings_that_matter, narrowed)
+    controls = variants.comparison_section(views)
+    if controls is not None:
+        result.sections.append(controls)
     if result.runs and len(result.runs) == len(result.rows):
         _name_alike_runs(result)
         _add_cost(result, common_only)

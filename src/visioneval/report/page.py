@@ -16,7 +16,7 @@ from visioneval.core.records import Record
 from visioneval.core.rundir import RunView, image_hashes, load, prompt_text
 from visioneval.core.runfiles import Counts, RunInfo, SessionInfo
 from visioneval.core.store import RunStore, write_atomic
-from visioneval.report import templating, thumbs
+from visioneval.report import templating, thumbs, variants
 from visioneval.report.cost import cost_blocks, cost_card
 from visioneval.report.selection import KINDS, Selection, priority
 
@@ -59,6 +59,8 @@ def render_page(view: RunView, definition: BenchmarkDefinition, data: dict[str, 
     # The results lead: the definition's first section (its headline table and chart),
     # then the run card, then the rest.
     lead, rest = shown[:1], shown[1:]
+    if view.has_records:  # the controls follow the headline they qualify
+        rest = [*variants.sections(view.directory), *rest]
     if view.untrusted is not None:
         lead = [Section("Results", [Note(view.untrusted)]), *lead]
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
@@ -250,7 +252,7 @@ def browser_data(view: RunView, definition: BenchmarkDefinition, thumb_limit: in
     groups: set[str] = set()
     labels: set[str] = set()
     views: dict[str, None] = {}
-    for order, record in enumerate(view.iter_records()):
+    for order, record in enumerate(view.iter_records(variants=True)):
         row = to_row(record)
         error = record.response.error
         row["e"] = capped(error) if error is not None else None

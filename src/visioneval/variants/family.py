@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.records import Record, Sample, SkippedRow
 from visioneval.core.runfiles import BenchmarkPlan
+from visioneval.core.variant_ids import VARIANT, VARIANT_OF, family_of, variant_group, variant_id
 from visioneval.io.images import ImageError
-from visioneval.variants.ids import VARIANT, VARIANT_OF, family_of, variant_group, variant_id
 from visioneval.variants.kinds import ImageMemo, Variant
 
 if TYPE_CHECKING:

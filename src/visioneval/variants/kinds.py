@@ -10,6 +10,7 @@ run.json (`VariantInfo`).
 from __future__ import annotations
 
 import io
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -256,21 +257,26 @@ class ImageMemo:
 
     size: int = 64
     _made: dict[tuple[str, str], Image | None] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def get(self, variant: Variant, image: Image) -> Image | None:
+        """Shared by the threads that make variants: the memo is locked, the making not
+        (two threads may make one image twice, never wait on each other)."""
         key = (variant.name, image.sha256)
-        if key in self._made:
-            made = self._made.pop(key)
-            self._made[key] = made  # most recent last
-            return made
+        with self._lock:
+            if key in self._made:
+                made = self._made.pop(key)
+                self._made[key] = made  # most recent last
+                return made
         made = variant.image(image)
         if made is not None and made.sha256 == image.sha256:
             made = image
         elif made is not None and image.shared:
             made.shared = True
-        self._made[key] = made
-        while len(self._made) > self.size:
-            del self._made[next(iter(self._made))]
+        with self._lock:
+            self._made[key] = made
+            while len(self._made) > self.size:
+                del self._made[next(iter(self._made))]
         return made
 
 

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from visioneval.core.capabilities import KnowsChance, PairsRecords
 from visioneval.core.records import Record
+from visioneval.core.variant_ids import VARIANT_OF, as_original, family_of
 from visioneval.stats.paired import (
     PairedCollector,
     PairedResult,
@@ -28,10 +29,11 @@ from visioneval.stats.paired import (
     mcnemar,
     value_of,
 )
-from visioneval.variants.ids import VARIANT_OF, as_original, family_of
 from visioneval.variants.kinds import Variant
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import numpy as np
 
     from visioneval.core.benchmark import BenchmarkDefinition
@@ -237,3 +239,27 @@ def _test(kind: Literal["correct", "macro_f1"], a: np.ndarray, b: np.ndarray,
                                         and np.isin(b, (0.0, 1.0)).all())
     return mcnemar(a[:, 0], b[:, 0], key, NAMES) if binary else \
         bootstrap_difference(kind, a, b, key)
+
+
+MAX_FILE_BYTES = 16_000_000  # variants.json holds a few numbers per variant and metric
+
+
+def read(directory: Path) -> VariantsSummary | None:
+    """variants.json of a run directory (None: the run has no variants); a file that is not
+    one is a ValueError of one line naming it."""
+    import orjson
+    from pydantic import ValidationError
+
+    path = directory / FILE
+    if not path.is_file():
+        return None
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise ValueError(f"{path}: over {MAX_FILE_BYTES // 1_000_000} MB, not read")
+    try:
+        return VariantsSummary.model_validate(orjson.loads(path.read_bytes()))
+    except orjson.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not valid JSON ({exc})") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ValueError(f"{path}: {where}: {first['msg']}") from None

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from visioneval.core.records import Record
 
 VARIANT = "variant"  # a variant record's metadata: the variant's name
@@ -34,3 +36,12 @@ def as_original(record: Record) -> Record:
     return record.model_copy(update={
         "id": str(record.metadata.get(VARIANT_OF, record.id)),
         "group": record.group.removesuffix(f" [{name}]"), "metadata": meta})
+
+
+def original_id(sample_id: str, variants: Sequence[str]) -> str:
+    """The original sample's id of a variant's id (`<id>@<variant>`, for one of the run's
+    `variants`), from the id alone; any other id as it is."""
+    for name in variants:
+        if sample_id.endswith(f"@{name}"):
+            return sample_id[:-len(name) - 1]
+    return sample_id

@@ -1,0 +1,191 @@
+"""The report's section on a run's request variants (variants.json): the paired table, what
+the model answered without the image, and a transport curve per metric for each kind of
+variant that has a scale (JPEG quality, long side, scale factor)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+from visioneval import fmt
+from visioneval.core.blocks import Block, Charts, Items, Note, Section, Table
+from visioneval.core.view import RunData
+from visioneval.variants import shown
+from visioneval.variants.summary import VariantResult, VariantsSummary, read
+
+TITLE = "Controls: the same samples, changed"
+
+
+def sections(directory: Path) -> list[Section]:
+    """The controls section of a run with variants ([] without); a variants.json that cannot
+    be read is said in the section."""
+    try:
+        summary = read(directory)
+    except ValueError as exc:
+        return [Section(TITLE, [Note(str(exc))])]
+    if summary is None:
+        return []
+    return [section(summary)]
+
+
+def section(summary: VariantsSummary) -> Section:
+    blocks: list[Block] = [
+        Table(shown.HEADER, [row.cells() for row in shown.rows(summary)], numeric_from=2),
+        Note(shown.NOTE)]
+    lines = shown.without_image(summary)
+    if lines:
+        blocks.append(Items(lines))
+    if summary.chance_rule and any(v.removes_image for v in summary.variants):
+        blocks.append(Note(summary.chance_rule))
+    curves = [chart for kind in _kinds_with_axis(summary.variants)
+              for chart in transport_charts(kind)]
+    if curves:
+        blocks += [Charts(curves), Note(
+            "Each point is one variant with its 95% bootstrap interval; the line and band are "
+            "the stored images' value and interval on the same samples. A filled point "
+            "differs significantly from the stored images (paired test at 5%).")]
+    for variant in summary.variants:
+        right = variant.answered_without_image
+        if right is None or not right.count:
+            continue
+        more = f" (the first {right.ids_listed} listed; all are in variants.json)" \
+            if right.ids_listed < right.count else ""
+        blocks += [Note(f"Answered correctly {variant.name} ({right.metric}): {right.count} of "
+                        f"{right.n} samples{more}. A model can answer these without the "
+                        "image: candidates to leave out of a cleaner subset."),
+                   Items(right.ids[:right.ids_listed])]
+    return Section(TITLE, blocks)
+
+
+def _kinds_with_axis(variants: Sequence[VariantResult]) -> list[list[VariantResult]]:
+    kinds: dict[str, list[VariantResult]] = {}
+    for v in variants:
+        if v.axis is not None and v.axis_value is not None:
+            kinds.setdefault(v.kind, []).append(v)
+    return [sorted(found, key=lambda v: v.axis_value or 0.0) for found in kinds.values()]
+
+
+def transport_charts(points: list[VariantResult]) -> list[str]:
+    """One chart per metric: the metric against the variant's scale."""
+    metrics = list(dict.fromkeys(m.metric for v in points for m in v.metrics))
+    return [curve(points, metric) for metric in metrics]
+
+
+def curve(points: list[VariantResult], metric: str) -> str:
+    """The metric (percent) against the axis (log scale for sizes and factors), each point
+    with its whisker; the stored images' value as a line with its band."""
+    from visioneval.report import charts
+
+    axis = points[0].axis or ""
+    chart = charts.Chart(f"{metric} by {axis}")
+    left, top, width, height = 46.0, 30.0, 260.0, 160.0
+    bottom = top + height
+    values = [v.axis_value or 0.0 for v in points]
+    log = axis != "JPEG quality"
+    lo, hi = _range(values, log)
+
+    def x_of(value: float) -> float:
+        at = math.log2(value) if log else value
+        return left + (at - lo) / (hi - lo) * width
+
+    def y_of(share: float) -> float:
+        return bottom - share * height
+
+    chart.text(4, 16, chart.title, anchor="start", size=charts.TITLE)
+    for p in (0.0, 0.25, 0.5, 0.75, 1.0):
+        chart.line(left - 4, y_of(p), left, y_of(p))
+        chart.text(left - 6, y_of(p), f"{100 * p:g}", anchor="end", baseline="central")
+    for value in values:
+        chart.line(x_of(value), bottom, x_of(value), bottom + 4)
+        chart.text(x_of(value), bottom + 14, f"{value:g}")
+    chart.line(left, top, left, bottom)
+    chart.line(left, bottom, left + width, bottom)
+    chart.text(12, top + height / 2, "percent", baseline="central", rotate=-90)
+    chart.text(left + width / 2, bottom + 28, axis + (" (log scale)" if log else ""))
+    stored = next((m.original for v in points for m in v.metrics
+                   if m.metric == metric and m.original is not None), None)
+    if stored is not None:
+        if stored.ci95:
+            chart.rect(left, y_of(stored.ci95[1]), width,
+                       y_of(stored.ci95[0]) - y_of(stored.ci95[1]), "#e8eef7",
+                       f"stored images: {fmt.pct(stored.value)}% "
+                       f"[{fmt.interval(stored.ci95, joiner=', ')}]")
+        chart.line(left, y_of(stored.value), left + width, y_of(stored.value), charts.MISS,
+                   "reference")
+        chart.text(left + width + 4, y_of(stored.value), "stored", anchor="start",
+                   baseline="central")
+    colour = charts.PALETTE[0]
+    line = []
+    for v in points:
+        found = next((m for m in v.metrics if m.metric == metric), None)
+        if found is None or found.variant is None:
+            continue
+        x, y = x_of(v.axis_value or 0.0), y_of(found.variant.value)
+        if found.variant.ci95:
+            chart.whisker(x, y_of(found.variant.ci95[0]), x, y_of(found.variant.ci95[1]), 5)
+        test = found.versus_original
+        tip = (f"{v.name}: {fmt.pct(found.variant.value)}%"
+               + (f", {fmt.pct(test.difference, signed=True)} points against the stored "
+                  f"images ({shown.test_text(test)}, "
+                  f"{'significant' if test.significant else 'not significant'})"
+                  if test else ""))
+        filled = test is not None and test.significant
+        chart.rect(x - 3, y - 3, 6, 6, colour if filled else "#ffffff", tip)
+        if not filled:  # an open square: its outline
+            for x1, y1, x2, y2 in ((x - 3, y - 3, x + 3, y - 3), (x + 3, y - 3, x + 3, y + 3),
+                                   (x + 3, y + 3, x - 3, y + 3), (x - 3, y + 3, x - 3, y - 3)):
+                chart.line(x1, y1, x2, y2, colour)
+        line.append((x, y))
+    for (xa, ya), (xb, yb) in zip(line, line[1:], strict=False):
+        chart.line(xa, ya, xb, yb, colour, "series")
+    chart.width = left + width + 40
+    chart.height = bottom + 36
+    return chart.render()
+
+
+def _range(values: list[float], log: bool) -> tuple[float, float]:
+    """The axis' ends, a little beyond the points (a single point centred)."""
+    ends = ([math.log2(v) for v in values if v > 0] if log else values) or [0.0]
+    low, high = min(ends), max(ends)
+    pad = (high - low) * 0.08 if high > low else 1.0
+    return low - pad, high + pad
+
+
+def comparison_section(views: Sequence[RunData]) -> Section | None:
+    """`visioneval compare`'s controls: each run's variants against its own stored images,
+    and per model what it answered without the image (None when no run has variants)."""
+    found: list[tuple[str, VariantsSummary]] = []
+    problems: list[str] = []
+    for view in views:
+        try:
+            summary = read(view.directory)
+        except ValueError as exc:
+            problems.append(str(exc))
+            continue
+        if summary is not None:
+            found.append((f"{view.model} ({view.directory.name})", summary))
+    if not found and not problems:
+        return None
+    rows = [[label, *row.cells()] for label, summary in found for row in shown.rows(summary)]
+    blocks: list[Block] = [Table(["run", *shown.HEADER], rows, numeric_from=3),
+                           Note(shown.NOTE)]
+    blind = [[label, v.name, m.metric, fmt.pct(m.variant.value),
+              fmt.pct(m.chance.value) if m.chance else "-",
+              fmt.pct(m.versus_chance.difference, signed=True) if m.versus_chance else "-",
+              ("yes" if m.versus_chance.significant else "no") if m.versus_chance else "-",
+              fmt.pct(m.original.value),
+              f"{v.answered_without_image.count}/{v.answered_without_image.n}"
+              if v.answered_without_image else "-"]
+             for label, summary in found for v in summary.variants if v.removes_image
+             for m in v.metrics if m.variant is not None and m.original is not None]
+    if blind:
+        blocks += [Table(["run", "variant", "metric", "without image", "chance",
+                          "vs chance", "sig.", "with image", "right without image"],
+                         blind, numeric_from=3),
+                   Note("Answerable without the image: the score with every image removed "
+                        "(blind) or blank, against what a uniform guess scores (where the "
+                        "benchmark states chance; paired bootstrap, 95%) and against the "
+                        "same samples with their images.")]
+    blocks += [Note(p) for p in problems]
+    return Section(TITLE, blocks)
