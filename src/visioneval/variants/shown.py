@@ -114,17 +114,34 @@ def without_image(summary: VariantsSummary) -> list[str]:
     return lines
 
 
+TERMINAL_HEADER = ["variant", "metric", "stored", "changed [95%]", "diff.", "test"]
+TERMINAL_NOTE = ("* significant at 5%. test: McNemar's exact p for exact match and other 0/1 "
+                 "outcomes, else the paired bootstrap's 95% interval of the difference (points). "
+                 "Metrics on the samples answered in both forms; the report has each n and the "
+                 "stored value's interval.")
+
+
 def show(summary: VariantsSummary, console: Console) -> None:
-    """The variants table and the without-the-image lines, in the terminal."""
+    """The variants table and the without-the-image lines, in the terminal (narrower than
+    the report's: a variant named once per block, n and the stored interval left out)."""
     table = Table(title="Variants against the stored images (percent; same samples, paired)",
                   title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-    for column in HEADER:
-        table.add_column(column, justify="right" if column in ("n", "diff.") else "left",
-                         no_wrap=column != "metric")
+    for column in TERMINAL_HEADER:
+        table.add_column(column, justify="right" if column == "diff." else "left",
+                         no_wrap=column != "metric", min_width=14 if column == "metric"
+                         else None)
+    last = None
     for row in rows(summary):
-        table.add_row(*row.cells())
+        cells = row.cells()
+        name = row.variant if row.variant != last else ""
+        last = row.variant
+        if row.test is None:
+            table.add_row(name, row.metric, "-", "-", "-", cells[-1])
+            continue
+        mark = " *" if row.test.significant else ""
+        table.add_row(name, row.metric, cells[3], cells[4], cells[5], cells[6] + mark)
     console.print(table)
-    console.print(NOTE, highlight=False, soft_wrap=True, markup=False, style="dim")
+    console.print(TERMINAL_NOTE, highlight=False, soft_wrap=True, markup=False, style="dim")
     for line in without_image(summary):
         console.print(line, highlight=False, soft_wrap=True, markup=False)
     if summary.chance_rule and any(v.removes_image for v in summary.variants):

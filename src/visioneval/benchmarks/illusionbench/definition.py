@@ -124,6 +124,25 @@ class IllusionBenchDefinition(BenchmarkDefinition):
                 PairedRow("correct", (float(score["correct"]),))
                 for rule, score in record.scores.items() if "correct" in score}
 
+    chance_rule = ("chance: one of the options the prompt lists, picked at random, names the "
+                   "right class (1/k for k options)")
+
+    def chance_rows(self, record: Record) -> dict[str, Any]:
+        """A uniform guess among the prompt's options, for each rule `paired_rows` names."""
+        from visioneval.benchmarks.illusionbench.prompts import offered
+        from visioneval.stats.paired import PairedRow
+
+        meta = record.metadata
+        task, family, subset = meta.get("task"), meta.get("family"), meta.get("subset")
+        if not (isinstance(task, str) and isinstance(family, str) and isinstance(subset, str)):
+            return {}
+        try:
+            share = 1 / len(offered(family, subset, task))
+        except KeyError:
+            return {}
+        return {f"{record.group} {task} recall ({rule})": PairedRow("correct", (share,))
+                for rule, score in record.scores.items() if "correct" in score}
+
     def browser_row(self, record: Record) -> dict[str, Any]:
         meta = record.metadata
         target = record.target if isinstance(record.target, dict) else {}
