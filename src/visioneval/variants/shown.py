@@ -125,11 +125,12 @@ def show(summary: VariantsSummary, console: Console) -> None:
     """The variants table and the without-the-image lines, in the terminal (narrower than
     the report's: a variant named once per block, n and the stored interval left out)."""
     table = Table(title="Variants against the stored images (percent; same samples, paired)",
-                  title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+                  title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                  padding=(0, 1, 0, 0))
     for column in TERMINAL_HEADER:
         table.add_column(column, justify="right" if column == "diff." else "left",
-                         no_wrap=column != "metric", min_width=14 if column == "metric"
-                         else None)
+                         no_wrap=column not in ("metric", "test"),
+                         min_width={"metric": 14, "test": 16}.get(column))
     last = None
     for row in rows(summary):
         cells = row.cells()
