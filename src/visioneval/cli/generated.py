@@ -10,7 +10,16 @@ import inspect
 import types
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_origin
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    Literal,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 import typer
 from pydantic import BaseModel, ValidationError
@@ -354,16 +363,35 @@ def settings(temperature: float | None, max_tokens: int | None, default_max_toke
 
 
 def synth_command(definition: MakesSyntheticData) -> Callable[..., None]:
-    """`visioneval data synth-NAME`: the benchmark's offline dataset in its real schema."""
+    """`visioneval data synth-NAME`: the benchmark's offline dataset in its real schema.
+    A definition with a `synth_options` model gets one more flag per field, and its `synth`
+    that model as a fourth argument."""
+    own: type[BaseModel] | None = getattr(definition, "synth_options", None)
+
     def command(
         out: Annotated[Path, typer.Option(metavar="DIR", help="Folder to write the dataset "
                                           "into.")],
         n: Annotated[int, typer.Option(min=1, help="Rows per part.")] = definition.synth_rows,
         seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
         overwrite: Annotated[bool, typer.Option("--overwrite", help=OVERWRITE_HELP)] = False,
+        **given: Any,
     ) -> None:
-        write_synth(out, overwrite, lambda into: definition.synth(into, n, seed))
+        def write(into: Path) -> list[str]:
+            if own is None:
+                return definition.synth(into, n, seed)
+            options = _options_from(own, given)  # a bad value: one line naming its flag
+            return definition.synth(into, n, seed, options)  # type: ignore[call-arg]
 
+        write_synth(out, overwrite, write)
+
+    hints = get_type_hints(command, include_extras=True)
+    parameters = [p.replace(annotation=hints[p.name])
+                  for p in inspect.signature(command).parameters.values()
+                  if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    parameters += [_field_option(name, field, "Options")
+                   for name, field in (own.model_fields.items() if own else ())]
+    command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
     command.__doc__ = definition.synth_help
     return command
 

@@ -15,7 +15,13 @@ from visioneval import excerpts as stored
 from visioneval.benchmarks.salbench import tables
 from visioneval.benchmarks.salbench.metrics import ConfigTally
 from visioneval.benchmarks.salbench.options import SalBenchOptions
-from visioneval.benchmarks.salbench.parse import lenient_labels, strict_tokens, target_labels
+from visioneval.benchmarks.salbench.parse import (
+    lenient_labels,
+    rejects,
+    strict_tokens,
+    target_absent,
+    target_labels,
+)
 from visioneval.benchmarks.salbench.prompts import (
     Example,
     ExamplePlan,
@@ -109,6 +115,7 @@ class SalBench(Benchmark[SalBenchOptions]):
         labels = {}
         for row in parquet.iter_rows(files, TEXT_COLUMNS):
             answer = row.values.get("answer")
+            # A target-absent row is never an example: every example shows a feature.
             if isinstance(answer, str) and answer.strip():
                 gold = target_labels(answer)
                 if gold <= set(spec.classes):
@@ -130,10 +137,15 @@ class SalBench(Benchmark[SalBenchOptions]):
     # -- scoring -------------------------------------------------------------------------------
     def score(self, sample: Sample, text: str) -> tuple[dict[str, Any], dict[str, dict]]:
         classes = CONFIGS[sample.metadata.get("config", sample.group)].classes
-        gold = target_labels(sample.target)
         predictions = {"strict": strict_tokens(text), "lenient": lenient_labels(text, classes)}
         # The record keeps what was extracted, capped (a long answer is in response.text).
         parsed = {name: stored.pieces(pred, classes) for name, pred in predictions.items()}
+        if target_absent(sample.target):
+            # A target-absent row: exact match is a correct rejection (no feature named).
+            return parsed, {name: dict.fromkeys(("exact_match", "sample_f1"),
+                                                float(rejects(name, pred)))
+                            for name, pred in predictions.items()}
+        gold = target_labels(sample.target)
         scores = {name: sample_scores(pred, gold) for name, pred in predictions.items()}
         return parsed, scores
 
@@ -151,12 +163,13 @@ class SalBench(Benchmark[SalBenchOptions]):
         return {name: tally.result(name) for name, tally in tallies.items()}
 
     def majority_answers(self) -> dict[tuple[str, ...], str]:
-        """The most common answer per class vocabulary (P3 or O3), for the majority baseline."""
+        """The most common answer per class vocabulary (P3 or O3), for the majority baseline;
+        target-absent rows are left out (their "None" is not an answer the prompt offers)."""
         counts: dict[tuple[str, ...], Counter] = {}
         for spec in self.specs:
             for row in parquet.iter_rows(self.files[spec.name], ("answer",)):
                 answer = row.values.get("answer")
-                if isinstance(answer, str) and answer.strip():
+                if isinstance(answer, str) and answer.strip() and not target_absent(answer):
                     counts.setdefault(spec.classes, Counter())[answer.strip()] += 1
         return {classes: c.most_common(1)[0][0] for classes, c in counts.items()}
 
@@ -180,6 +193,11 @@ def _row_problem(spec: ConfigSpec, values: dict[str, Any]) -> str | None:
             return f"column '{column}' is empty or not text"
     if values.get("image") is None:
         return "column 'image' is empty"
+    if target_absent(values["answer"]):
+        # A target-absent control row: read by Detection, whose question names no target.
+        return None if spec.task == "D" else (
+            f"answer {values['answer']!r} (no feature differs) is read in Detection configs "
+            f"only; {spec.name}'s question points at a target")
     outside = target_labels(values["answer"]) - set(spec.classes)
     if outside:
         return (f"answer {values['answer']!r} has label(s) {', '.join(sorted(outside))} outside "

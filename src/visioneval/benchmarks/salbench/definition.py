@@ -11,8 +11,8 @@ from pydantic import BaseModel
 
 from visioneval import fmt
 from visioneval.benchmarks.salbench.metrics import SalBenchMetrics
-from visioneval.benchmarks.salbench.options import SalBenchOptions
-from visioneval.benchmarks.salbench.parse import target_labels
+from visioneval.benchmarks.salbench.options import SalBenchOptions, SalBenchSynthOptions
+from visioneval.benchmarks.salbench.parse import target_absent, target_labels
 from visioneval.benchmarks.salbench.spec import CONFIGS, TASKS
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import Charts, ComparisonTable, Note, Section, Table
@@ -43,6 +43,7 @@ class SalBenchDefinition(BenchmarkDefinition):
     default_model = ("ollama", "llava:7b")  # MikeWise2718/salbench's defaults
     synth_help = "Write a P3-style synthetic SalBench set in the real schema and folder layout."
     synth_rows = 100
+    synth_options = SalBenchSynthOptions
     demo_model = "popout"
     settings_that_matter = ("prompt", "configs", "num_samples")
 
@@ -66,11 +67,15 @@ class SalBenchDefinition(BenchmarkDefinition):
                 raise
             raise DataError(f"{exc}; {hint}") from None
 
-    def synth(self, out: Path, rows: int, seed: int) -> list[str]:
-        from visioneval.benchmarks.salbench.synth import write_synthetic
+    def synth(self, out: Path, rows: int, seed: int,
+              options: SalBenchSynthOptions | None = None) -> list[str]:
+        from visioneval.benchmarks.salbench.synth import DETECTION, write_synthetic
 
-        return [f"{out / config}: {n} rows" for config, n in
-                write_synthetic(out, rows, seed).items()]
+        absent = (options or SalBenchSynthOptions()).target_absent
+        written = write_synthetic(out, rows, seed, target_absent=absent)
+        return [f"{out / config}: {n} rows" + (f" ({absent} of them target-absent)"
+                                               if absent and config in DETECTION else "")
+                for config, n in written.items()]
 
     def demo(self, cache_root: Path, n: int, seed: int) -> Demo:
         from visioneval.benchmarks.salbench.synth import cached_synthetic
@@ -103,7 +108,8 @@ class SalBenchDefinition(BenchmarkDefinition):
                              fmt.interval(strict.get("macro_f1_ci95"))])
         from visioneval.report import charts  # only when a page is drawn
 
-        # The headline: the table, its chart beside it, then what they mean.
+        # The headline: the table, its chart beside it, then what they mean; then the
+        # false alarms on target-absent rows, when the run had any.
         out = [Section("Results (percent)", [
             Table(["config", "n", "errors", "unparsed strict / lenient", "EM", "macro F1",
                    "EM lenient", "macro F1 lenient", "sample F1", "EM 95% interval",
@@ -113,7 +119,8 @@ class SalBenchDefinition(BenchmarkDefinition):
                  "mean of per-class F1 (TP/FP/FN pooled over samples) over all classes. "
                  "strict is the reference parser and the headline; lenient forgives answer "
                  "format. Intervals: 95% bootstrap over samples (1000 seeded resamples), "
-                 "strict parser.")])]
+                 "strict parser."),
+            *_target_absent_blocks(view.metrics)])]
         out.append(_protocol_section(view.metrics))
 
         wanted = {config: list(block["strict"]["per_class"])
@@ -136,11 +143,12 @@ class SalBenchDefinition(BenchmarkDefinition):
     def paired_rows(self, record: Record) -> dict[str, Any]:
         """Exact match (McNemar) and macro F1 (paired bootstrap) of the headline parser,
         per config; a second prompt family's under its own names ("O3 (lmms-eval prompt)
-        exact match"), as its group says."""
+        exact match"), as its group says. Target-absent rows are in neither."""
         from visioneval.benchmarks.salbench.metrics import paired_values
 
         config = (record.metadata or {}).get("config", record.group)
-        if "strict" not in record.scores or config not in CONFIGS:
+        if "strict" not in record.scores or config not in CONFIGS or \
+                target_absent(str(record.target)):
             return {}
         name = config if record.group == config else \
             f"{config} ({record.metadata.get('prompt', '?')} prompt)"
@@ -171,13 +179,17 @@ class SalBenchDefinition(BenchmarkDefinition):
                     *[(1 - share) * (c in gold) for c in classes]))}
 
     def browser_row(self, record: Record) -> dict[str, Any]:
+        """A target-absent row's target is "none" (its answer is right when it names no
+        feature: the score's exact match)."""
         views = {}
         for parser in ("strict", "lenient"):
             if parser in record.scores:
                 views[parser] = {"a": ", ".join(record.parsed.get(parser, [])),
                                  "ok": record.scores[parser]["exact_match"] == 1.0}
-        return {"t": str(record.target), "labels": sorted(target_labels(str(record.target))),
-                "v": views}
+        target = str(record.target)
+        if target_absent(target):
+            return {"t": "none", "labels": ["none"], "v": views}
+        return {"t": target, "labels": sorted(target_labels(target)), "v": views}
 
     def published(self) -> PublishedTable:
         from visioneval.benchmarks.salbench.published import table
@@ -195,6 +207,10 @@ class SalBenchDefinition(BenchmarkDefinition):
         header = ["Model", "Shot"]
         for column in TABLE1_COLUMNS:
             header += [f"{column} F1", f"{column} EM"]
+        # A run with target-absent rows adds its configs' false-alarm rates (lower is better).
+        absent = [(column, config) for column, config in TABLE1_COLUMNS.items()
+                  if any(v.metrics.get(config, {}).get("target_absent") for v in views)]
+        header += [f"{column} false alarms" for column, _ in absent]
         rows, runs, intervals = [], [], []
         for view in sorted(views, key=lambda v: (v.model, v.info.options.get("shots", 0))):
             row = [view.model, str(view.info.options.get("shots", 0))]
@@ -204,11 +220,18 @@ class SalBenchDefinition(BenchmarkDefinition):
                 row += [fmt.pct(block.get("macro_f1")), fmt.pct(block.get("exact_match"))]
                 spans += [percent(block.get("macro_f1_ci95")),
                           percent(block.get("exact_match_ci95"))]
+            for _, config in absent:
+                figures = (view.metrics.get(config, {}).get("target_absent") or {}).get(
+                    "strict", {})
+                row.append(fmt.pct(figures.get("false_alarm_rate")))
+                spans.append(percent(figures.get("false_alarm_rate_ci95")))
             rows.append(row)
             runs.append(view)
             intervals.append(spans)
-        return ComparisonTable(self.name, header, rows, [True] * (len(header) - 2),
-                               runs=runs, intervals=intervals)
+        notes = [FALSE_ALARM_COLUMNS] if absent else []
+        return ComparisonTable(self.name, header, rows,
+                               [True] * (len(header) - 2 - len(absent)) + [False] * len(absent),
+                               runs=runs, intervals=intervals, notes=notes)
 
     def unparsed(self, metrics: dict[str, Any]) -> int | None:
         return sum(block.get("strict", {}).get("n_unparsed", 0) for block in metrics.values())
@@ -277,6 +300,38 @@ def _protocol_section(metrics: dict[str, Any]) -> Section:
     return Section("Why published numbers differ", blocks)
 
 
+
+
+FALSE_ALARM_COLUMNS = ("false alarms: the share of target-absent scenes (every object alike) "
+                       "whose answer names a feature, strict parser, with its 95% Wilson "
+                       "interval; left out of F1 and EM.")
+
+
+def _target_absent_blocks(metrics: dict[str, Any]) -> list[Any]:
+    """The false alarms on target-absent rows per config (and prompt family), a table and
+    what it means; nothing when the run had none."""
+    from visioneval.benchmarks.salbench.tables import (
+        TARGET_ABSENT_NOTE,
+        false_alarms,
+        target_absent_blocks,
+    )
+
+    rows = []
+    for config, block in metrics.items():
+        for family, parsers in target_absent_blocks(block):
+            strict, lenient = parsers["strict"], parsers["lenient"]
+            rows.append([config if family == "paper" else f"{config}, {family} prompt",
+                         strict["n"], strict["n_errors"], false_alarms(strict),
+                         false_alarms(lenient),
+                         f"{strict['correct_rejections']} / {lenient['correct_rejections']}",
+                         ", ".join(f"{f} {k}" for f, k in
+                                   strict["by_feature_named"].items() if k) or "-"])
+    if not rows:
+        return []
+    return [Table(["target-absent", "n", "errors", "false alarms strict (95% interval)",
+                   "false alarms lenient (95% interval)",
+                   "correct rejections strict / lenient", "features named (strict)"], rows),
+            Note(TARGET_ABSENT_NOTE)]
 
 
 def _headline_chart(metrics: dict[str, Any]) -> str:

@@ -8,6 +8,10 @@
 - sample_f1: per-sample set F1 averaged (lmms-eval reports it; it is not the paper's F1).
 
 Failed requests are counted in n_errors and left out of every score.
+
+Target-absent control rows (answer "None", `data synth-salbench --target-absent`) are left
+out of all of these and tallied apart (`AbsentTally`): false alarms (the answer names a
+feature), correct rejections and the false-alarm rate with its Wilson interval.
 """
 
 from __future__ import annotations
@@ -17,11 +21,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pydantic import RootModel
+from pydantic import Field, RootModel
 
-from visioneval.benchmarks.salbench.parse import target_labels
+from visioneval.benchmarks.salbench.parse import rejects, target_absent, target_labels
 from visioneval.core.runfiles import Interval, MetricsBlock
 from visioneval.metrics.labelsets import ParserMetrics, ParserTally
+from visioneval.stats.binomial import wilson
 from visioneval.stats.paired import PairedCollector, PairedRow, paired
 
 if TYPE_CHECKING:
@@ -35,6 +40,42 @@ PARSERS = ("strict", "lenient")
 LMMS_EVAL_O3_CLASSES = ("orientation", "color", "size")
 NO_DIFFICULTY = ("the data has no difficulty column (SalBench's own configs carry image, "
                  "question, answer and image_id only)")
+
+
+@dataclass
+class AbsentTally:
+    """One parser's answers on a config's target-absent rows: each names a feature (a false
+    alarm), says that none differs (a correct rejection, `parse.rejects`), or neither
+    (unparsed: strict only)."""
+
+    n: int = 0
+    false_alarms: int = 0
+    correct_rejections: int = 0
+    named: Counter[str] = field(default_factory=Counter)
+
+    def add(self, pred: set[str], rejected: bool, classes: Sequence[str]) -> None:
+        self.n += 1
+        named = pred.intersection(classes)
+        if named:
+            self.false_alarms += 1
+            self.named.update(named)
+        elif rejected:
+            self.correct_rejections += 1
+
+    def result(self, classes: Sequence[str], n_errors: int) -> dict[str, Any]:
+        """Counts, and the false-alarm rate with its 95% Wilson interval (absent with the
+        reason when no target-absent row was answered)."""
+        out: dict[str, Any] = {
+            "n": self.n, "n_errors": n_errors, "false_alarms": self.false_alarms,
+            "correct_rejections": self.correct_rejections,
+            "n_unparsed": self.n - self.false_alarms - self.correct_rejections,
+            "by_feature_named": {c: self.named[c] for c in classes}}
+        if self.n == 0:
+            out["unavailable"] = f"no answered target-absent rows ({n_errors} failed requests)"
+            return out
+        out["false_alarm_rate"] = self.false_alarms / self.n
+        out["false_alarm_rate_ci95"] = wilson(self.false_alarms, self.n)
+        return out
 
 
 @dataclass
@@ -53,15 +94,22 @@ class ConfigTally:
     errors_by_difficulty: Counter[str] = field(default_factory=Counter)
     other_families: dict[str, ConfigTally] = field(default_factory=dict)
     pairs: dict[str, PairedCollector] = field(default_factory=dict)
+    # Target-absent rows, kept out of every figure above; None until one comes.
+    absent: dict[str, AbsentTally] | None = None
+    absent_errors: int = 0
 
     def add(self, record: Any) -> None:
         family = (record.metadata or {}).get("prompt") or self.families[0]
-        if len(self.families) > 1 and record.ok:
+        absent = isinstance(record.target, str) and target_absent(record.target)
+        if len(self.families) > 1 and record.ok and not absent:
             self._pair(family, record)
         if family != self.families[0]:
             if family not in self.other_families:
                 self.other_families[family] = ConfigTally(self.classes, (family,))
             self.other_families[family].add(record)
+            return
+        if absent:
+            self._add_absent(record)
             return
         level = record.metadata.get("difficulty") if record.metadata else None
         if not record.ok:
@@ -94,8 +142,24 @@ class ConfigTally:
                     self.classes, self.errors_by_difficulty[level]) for level in levels}
         else:
             out["by_difficulty_unavailable"] = NO_DIFFICULTY
+        if self.absent is not None:
+            out["target_absent"] = {parser: tally.result(self.classes, self.absent_errors)
+                                    for parser, tally in self.absent.items()}
         return out
 
+    def _add_absent(self, record: Any) -> None:
+        """A target-absent row's answer under both parsers (a failed request: an error)."""
+        if self.absent is None:
+            self.absent = {parser: AbsentTally() for parser in PARSERS}
+        if not record.ok:
+            self.absent_errors += 1
+            return
+        for parser, tally in self.absent.items():
+            pred = set(record.parsed[parser])
+            scores = record.scores.get(parser)
+            # Decided on the full answer when it was parsed (the record may elide pieces).
+            rejected = bool(scores["exact_match"]) if scores else rejects(parser, pred)
+            tally.add(pred, rejected, self.classes)
 
     def _pair(self, family: str, record: Any) -> None:
         """The headline parser's outcome of one answer, keyed by its row, under its family."""
@@ -113,6 +177,8 @@ class ConfigTally:
             tally = self.other_families.get(family) or ConfigTally(self.classes, (family,))
             block = tally.result(config)
             out["by_prompt"][family] = {parser: block[parser] for parser in PARSERS}
+            if "target_absent" in block:
+                out.setdefault("target_absent_by_prompt", {})[family] = block["target_absent"]
             view, theirs, name = out["protocols"], block["protocols"], f"{_key(family)}_prompt"
             for key in ("headline_macro_f1", "lmms_eval_o3_3class_f1"):
                 short = key.replace("headline_", "")
@@ -239,10 +305,27 @@ class PromptEffect(MetricsBlock):
     macro_f1: PromptTest | None = None
 
 
+class TargetAbsentMetrics(MetricsBlock):
+    """One parser's answers on a config's target-absent rows (`AbsentTally.result`)."""
+
+    n: int = Field(description="Answered target-absent rows.")
+    n_errors: int = Field(description="Target-absent rows whose request failed.")
+    false_alarms: int = Field(description="Answers that name a feature.")
+    correct_rejections: int = Field(description="Answers that say no feature differs.")
+    n_unparsed: int = Field(description="Neither (strict only: e.g. \"None.\").")
+    by_feature_named: dict[str, int] = Field(description="Per class, the false alarms naming "
+                                             "it.")
+    unavailable: str | None = None
+    false_alarm_rate: float | None = Field(None, description="false_alarms / n.")
+    false_alarm_rate_ci95: Interval | None = Field(None, description="Its 95% Wilson "
+                                                   "interval.")
+
+
 class ConfigMetrics(MetricsBlock):
     """One config's block (`ConfigTally.result`): both parsers, the protocol view (figures
     by name, or `<name>_unavailable` with the reason), and with `--prompt both` the other
-    prompt's figures and the paired test between the prompts."""
+    prompt's figures and the paired test between the prompts; with target-absent rows,
+    their false alarms."""
 
     strict: ParserMetrics
     lenient: ParserMetrics
@@ -251,6 +334,10 @@ class ConfigMetrics(MetricsBlock):
     prompt_effect: dict[str, PromptEffect] | None = None
     by_difficulty: dict[str, ParserMetrics] | None = None
     by_difficulty_unavailable: str | None = None
+    target_absent: dict[str, TargetAbsentMetrics] | None = Field(
+        None, description="Per parser; only when the config had target-absent rows.")
+    target_absent_by_prompt: dict[str, dict[str, TargetAbsentMetrics]] | None = Field(
+        None, description="The same per other prompt family (--prompt both).")
 
 
 class SalBenchMetrics(RootModel[dict[str, ConfigMetrics]]):

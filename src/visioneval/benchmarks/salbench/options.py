@@ -61,3 +61,12 @@ class SalBenchOptions(BaseModel, frozen=True):
         """Whether the configs were named (--configs, or run.json) rather than made from
         --splits/--tasks."""
         return self.splits is None
+
+
+class SalBenchSynthOptions(BaseModel, frozen=True):
+    """`visioneval data synth-salbench`'s own flags (docs/salbench.md, "Target-absent
+    controls")."""
+
+    target_absent: int = Field(0, ge=0, description="Target-absent control scenes (every "
+                               "object alike, answer None) added to the Detection config.",
+                               json_schema_extra={"metavar": "K", "panel": OWN_OPTIONS})

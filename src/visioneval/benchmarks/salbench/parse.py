@@ -7,6 +7,10 @@ pieces is the prediction, extra words and punctuation included ("Color." is not 
 `lenient` forgives answer format but not content: case, punctuation, markdown, "colour",
 plurals, "and"/newline/semicolon separators and extra words; a class word never matches
 inside another word ("colorful") and a negated one ("not color") is left out.
+
+Target-absent control rows (visioneval's, not SalBench's: `data synth-salbench
+--target-absent`) have the answer "None": no feature differs. `rejects` says when a parsed
+answer agrees.
 """
 
 from __future__ import annotations
@@ -23,6 +27,29 @@ def strict_tokens(text: str) -> set[str]:
 def target_labels(answer: str) -> set[str]:
     """The reference ground-truth set: the answer lowercased, split on commas, stripped."""
     return {piece.strip() for piece in answer.lower().split(",")}
+
+
+ABSENT_ANSWER = "None"
+"""The answer of a target-absent control row; the reference rule reads it as the piece
+"none", which is no class of P3 or O3."""
+
+
+_ABSENT_LABELS = frozenset({"none"})  # target_labels(ABSENT_ANSWER)
+
+
+def target_absent(answer: str) -> bool:
+    """Whether a row's answer says that no feature differs (a target-absent control row).
+    Asked of every record: a class answer is turned away by the substring test."""
+    return "none" in answer.lower() and target_labels(answer) == _ABSENT_LABELS
+
+
+def rejects(parser: str, pred: set[str]) -> bool:
+    """Whether a parsed answer says that no feature differs (a correct rejection on a
+    target-absent row). strict: the reference rule's exact match with "None" (so "none"
+    alone; "None." or "no feature" name no feature yet are not a rejection either: they are
+    unparsed, as such replies are on the other rows). lenient: the answer names no class
+    ("None", "no feature differs", "they are all the same")."""
+    return pred == (_ABSENT_LABELS if parser == "strict" else set())
 
 
 _SPELLINGS = {"colour": "color", "colours": "color", "colors": "color", "sizes": "size",

@@ -26,6 +26,11 @@ target's own, its difference grows to match). Distractor deviations are symmetri
 the base values, so the target sits exactly at the distractors' median in its other two
 features. Objects never use red hues, so the pure-red (255, 0, 0) box of `P3_box_img` is
 unambiguous, and no object comes near the target's box.
+
+With `target_absent=K`, the Detection config (`P3`) also gets K target-absent control scenes
+after its n rows (`make_absent_scene`): the same drawing, every object identical in shape,
+orientation, colour and size, the same question, and the answer "None" (no feature differs).
+The Referring configs get none: their questions point at a target.
 """
 
 from __future__ import annotations
@@ -41,6 +46,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from PIL import Image, ImageDraw
 
+from visioneval.benchmarks.salbench.parse import ABSENT_ANSWER
+from visioneval.benchmarks.salbench.spec import CONFIGS as SPECS
 from visioneval.benchmarks.salbench.spec import P3_CLASSES
 
 SIZE = 384
@@ -52,6 +59,8 @@ SHAPES = ("rectangle", "ellipse", "triangle", "lshape", "arrow")
 HUE_RANGE = (30.0, 330.0)  # degrees; red and its neighbours are never used
 ROW_GROUP = 64
 CONFIGS = ("P3", "P3_box", "P3_box_img")
+DETECTION = tuple(c for c in CONFIGS if SPECS[c].task == "D")  # where absent scenes go
+ABSENT_SUFFIX = "-absent"  # ends the image_id of a target-absent scene
 
 QUESTION_D = (
     "Context: Given this list of low level visual features defined according to feature "
@@ -229,6 +238,45 @@ def make_scene(seed: int, index: int) -> Scene:
                  (float(target_hue), log_scale, float(target_angle)), distractors)
 
 
+@dataclass(frozen=True)
+class AbsentScene:
+    """A target-absent control scene: `n_objects` copies of one object (shape, angle,
+    colour and size), nothing differs; its answer is ABSENT_ANSWER."""
+
+    index: int
+    shape: str
+    angle: int
+    n_objects: int
+    image: Image.Image
+
+    @property
+    def image_id(self) -> str:
+        return (f"image_{self.shape}_{self.angle}_none_{self.n_objects}_{self.index}"
+                f"{ABSENT_SUFFIX}")
+
+
+def make_absent_scene(seed: int, index: int) -> AbsentScene:
+    """Absent scene i: drawn as a present scene is (shape, angle, palette, jittered grid) from
+    a random stream of its own, so adding absent scenes leaves every present scene as it
+    was, and scene i depends only on (seed, i). Every occupied cell holds the same object."""
+    rng = np.random.default_rng((seed, 3, index))
+    shape = SHAPES[rng.integers(len(SHAPES))]
+    symmetric = shape in ("rectangle", "ellipse")
+    angle = int(rng.integers(-6, 6) if symmetric else rng.integers(-12, 12)) * 15
+    background, sat, val = _palette(rng)
+    hue = float(rng.uniform(*HUE_RANGE))
+    cells, cell = _grid(rng)
+    base = _place(_rotate(_outline(shape, 0.5 * cell), angle), np.zeros(2))
+    room = np.maximum(0.0, cell / 2 - base.max(axis=0) - 2)
+    image = Image.new("RGB", (SIZE, SIZE), background)
+    draw = ImageDraw.Draw(image)
+    colour = _rgb(hue, sat, val)
+    for centre in cells:
+        poly = base + centre + rng.uniform(-room, room)
+        draw.polygon([tuple(p) for p in poly], fill=colour)
+    return AbsentScene(index, shape, angle, len(cells), image)
+
+
 def _difference(rng: np.random.Generator, span: tuple[float, float], spread: float) -> float:
     """The target's difference: drawn from `span`, but at least MIN_RATIO x the spread."""
     least = MIN_RATIO * spread
@@ -348,11 +396,13 @@ def _png(image: Image.Image) -> bytes:
     return buf.getvalue()
 
 
-def write_synthetic(out_dir: Path, n: int, seed: int = 0) -> dict[str, int]:
+def write_synthetic(out_dir: Path, n: int, seed: int = 0, target_absent: int = 0
+                    ) -> dict[str, int]:
     """Write `out_dir/{P3,P3_box,P3_box_img}/shard_00000.parquet`, n rows each (row i of
-    every config is scene i); the same seed gives the same bytes. Returns rows per config."""
-    if n < 0:
-        raise ValueError("n must be >= 0")
+    every config is scene i), and after P3's n rows its `target_absent` control scenes; the
+    same arguments give the same bytes. Returns rows per config."""
+    if n < 0 or target_absent < 0:
+        raise ValueError("n and target_absent must be >= 0")
     columns: dict[str, dict[str, list]] = {
         c: {"image": [], "question": [], "answer": [], "image_id": []} for c in CONFIGS}
     for index in range(n):
@@ -360,11 +410,13 @@ def write_synthetic(out_dir: Path, n: int, seed: int = 0) -> dict[str, int]:
         plain = _png(scene.image)
         for config in CONFIGS:
             data = _png(scene.boxed_image()) if config == "P3_box_img" else plain
-            col = columns[config]
-            col["image"].append({"bytes": data, "path": f"{scene.image_id}.png"})
-            col["question"].append(scene.question(config))
-            col["answer"].append(scene.feature)
-            col["image_id"].append(scene.image_id)
+            _append(columns[config], data, scene.question(config), scene.feature,
+                    scene.image_id)
+    for index in range(target_absent):
+        absent = make_absent_scene(seed, index)
+        data = _png(absent.image)
+        for config in DETECTION:
+            _append(columns[config], data, QUESTION_D, ABSENT_ANSWER, absent.image_id)
     counts = {}
     for config, col in columns.items():
         folder = Path(out_dir) / config
@@ -373,6 +425,14 @@ def write_synthetic(out_dir: Path, n: int, seed: int = 0) -> dict[str, int]:
         pq.write_table(table, folder / "shard_00000.parquet", row_group_size=ROW_GROUP)
         counts[config] = table.num_rows
     return counts
+
+
+def _append(columns: dict[str, list], image: bytes, question: str, answer: str,
+            image_id: str) -> None:
+    columns["image"].append({"bytes": image, "path": f"{image_id}.png"})
+    columns["question"].append(question)
+    columns["answer"].append(answer)
+    columns["image_id"].append(image_id)
 
 
 def cached_synthetic(cache_root: Path, n: int, seed: int) -> Path:

@@ -50,7 +50,79 @@ def write(metrics: dict[str, Any], label: dict[str, Any], directory: Path) -> li
         path = directory / name
         path.write_text(to_csv(table_rows(metrics, label, metric)))
         out.append(path)
+    rows = target_absent_rows(metrics)
+    if rows:  # only a run with target-absent rows has this table
+        path = directory / "target_absent.csv"
+        path.write_text(to_csv([TARGET_ABSENT_HEADER, *rows]))
+        out.append(path)
     return out
+
+
+PARSERS = ("strict", "lenient")
+TARGET_ABSENT_HEADER = ["config", "prompt", "parser", "n", "errors", "false_alarms",
+                        "false_alarm_rate", "ci95_low", "ci95_high", "correct_rejections",
+                        "unparsed", "features_named"]
+
+
+def target_absent_blocks(block: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """A config's target-absent figures per prompt family, the headline prompt first:
+    (family, {parser: figures}); none when the config had no target-absent rows."""
+    found = [("paper", block["target_absent"])] if block.get("target_absent") else []
+    return found + list((block.get("target_absent_by_prompt") or {}).items())
+
+
+def target_absent_rows(metrics: dict[str, Any]) -> list[list[str]]:
+    """target_absent.csv's rows: per config, prompt family and parser, the false alarms
+    on target-absent rows (rate and Wilson interval in percent, one decimal)."""
+    rows = []
+    for config, block in metrics.items():
+        for family, parsers in target_absent_blocks(block):
+            for parser in PARSERS:
+                a = parsers[parser]
+                low, high = a.get("false_alarm_rate_ci95") or (None, None)
+                named = "; ".join(f"{f} {k}" for f, k in a["by_feature_named"].items() if k)
+                rows.append([config, family, parser, str(a["n"]), str(a["n_errors"]),
+                             str(a["false_alarms"]), pct(a.get("false_alarm_rate")), pct(low),
+                             pct(high), str(a["correct_rejections"]), str(a["n_unparsed"]),
+                             named])
+    return rows
+
+
+def false_alarms(figures: dict[str, Any]) -> str:
+    """"7/20 = 35.0% [18.1%, 56.7%]": false alarms on target-absent rows, the rate and its
+    95% Wilson interval; or why there is no rate."""
+    if figures.get("false_alarm_rate") is None:
+        return f"not available: {figures.get('unavailable', 'not computed')}"
+    low, high = figures["false_alarm_rate_ci95"]
+    return (f"{figures['false_alarms']}/{figures['n']} = {pct(figures['false_alarm_rate'])}% "
+            f"[{pct(low)}%, {pct(high)}%]")
+
+
+def target_absent_lines(metrics: dict[str, Any]) -> list[str]:
+    """One line per config (and prompt family) that had target-absent rows: its false
+    alarms under the headline parser, then lenient, the features named, correct rejections
+    and failures."""
+    lines = []
+    for config, block in metrics.items():
+        for family, parsers in target_absent_blocks(block):
+            strict, lenient = parsers["strict"], parsers["lenient"]
+            where = config if family == "paper" else f"{config}, {family} prompt"
+            named = ", ".join(f"{f} {k}" for f, k in strict["by_feature_named"].items() if k)
+            line = (f"{where}: false alarms on target-absent scenes: {false_alarms(strict)} "
+                    f"(lenient {false_alarms(lenient)})")
+            line += f"; named: {named}" if named else ""
+            line += (f"; correct rejections {strict['correct_rejections']} (lenient "
+                     f"{lenient['correct_rejections']})")
+            line += f"; {strict['n_errors']} failed requests" if strict["n_errors"] else ""
+            lines.append(line)
+    return lines
+
+
+TARGET_ABSENT_NOTE = ("Target-absent scenes (every object alike, answer \"None\"; written by "
+                      "data synth-salbench --target-absent) are left out of every other "
+                      "figure. A false alarm names a feature where none differs; a correct "
+                      "rejection says none differs (strict: \"None\" exactly; lenient: "
+                      "names no feature). Intervals: 95% Wilson.")
 
 
 SHORT_TASK = {"D": "Detection", "R": "Referring", "VR": "Visual Ref."}
@@ -83,6 +155,8 @@ def show(metrics: dict[str, Any], label: dict[str, Any], console: Console) -> No
                           percent(lenient, "exact_match") or "-",
                           percent(lenient, "macro_f1") or "-")
     console.print(table)
+    for line in target_absent_lines(metrics):
+        console.print(line, highlight=False, soft_wrap=True)
     rows = interval_rows(metrics)
     header = ["config", "prompt", "EM", "EM 95%", "F1", "F1 95%"]
     if not any(block.get("by_prompt") for block in metrics.values()):
