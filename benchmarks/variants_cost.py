@@ -3,10 +3,11 @@ whether making them slows the stored images' requests.
 
 1. Making: `Variant.image` on a 384 px synthetic SalBench PNG, a 1568 x 1176 PNG photo-like
    image and a 2048 x 1536 JPEG (median of `--repeat` calls, ms per image).
-2. A run: SalBench P3 synthetic (`--rows`) against a loopback server (a fixed answer, so that its own CPU is not measured) with `--latency`
-   seconds per answer at `--concurrency`, without variants and with blind, jpeg:50 and
-   max-side:192; requests per second and the process's CPU seconds per request (run.json),
-   and the stored images' median request latency (the records' `latency_s`).
+2. A run: SalBench P3 synthetic (`--rows`) against a loopback server that answers a fixed
+   text (so that its own CPU is not measured) after `--latency` seconds, at `--concurrency`,
+   without variants and with blind, jpeg:50 and max-side:192; requests per second and the
+   process's CPU seconds per request (run.json), and the stored images' median request
+   latency (the records' `latency_s`).
 
     uv run python benchmarks/variants_cost.py
     uv run python benchmarks/variants_cost.py --rows 200 --latency 0.05 --concurrency 16
