@@ -36,10 +36,11 @@ class RunView:
         """The run's records, one per sample; those of samples that are not in the run's
         data (run.json's `not_in_data`) are left out, as the metrics leave them out, and
         so are those of request variants (`--variant`) unless `variants`: a benchmark's
-        tables read the samples as stored."""
+        tables read the samples as stored (and the variants it reads itself)."""
         records = RunStore(self.directory, self.info).iter_latest()
         if self.info.variants and not variants:
-            records = (r for r in records if family_of(r) is None)
+            read = {v.name for v in self.info.variants if v.read_by_benchmark}
+            records = (r for r in records if family_of(r) is None or family_of(r) in read)
         outside = self.info.not_in_data
         if outside:
             excluded = frozenset(outside)

@@ -89,6 +89,9 @@ class VariantInfo(_Closed):
     kind: str
     transform: str
     pillow: str | None = None
+    read_by_benchmark: bool = Field(
+        False, description="The benchmark's own metrics read this family too (SalBench's "
+        "lmms-eval prompt under --prompt both).")
 
 
 class BenchmarkPlan(_Closed):

@@ -9,6 +9,7 @@ from visioneval.core.records import Record
 
 VARIANT = "variant"  # a variant record's metadata: the variant's name
 VARIANT_OF = "variant_of"  # ... and the id of the original sample
+VARIANT_OF_GROUP = "variant_of_group"  # ... and its group, when the variant names its own
 
 
 def variant_id(sample_id: str, variant: str) -> str:
@@ -32,10 +33,13 @@ def as_original(record: Record) -> Record:
     name = family_of(record)
     if name is None:
         return record
-    meta = {k: v for k, v in record.metadata.items() if k not in (VARIANT, VARIANT_OF)}
+    meta = {k: v for k, v in record.metadata.items()
+            if k not in (VARIANT, VARIANT_OF, VARIANT_OF_GROUP)}
+    group = record.metadata.get(VARIANT_OF_GROUP)
     return record.model_copy(update={
         "id": str(record.metadata.get(VARIANT_OF, record.id)),
-        "group": record.group.removesuffix(f" [{name}]"), "metadata": meta})
+        "group": group if isinstance(group, str) else record.group.removesuffix(f" [{name}]"),
+        "metadata": meta})
 
 
 def original_id(sample_id: str, variants: Sequence[str]) -> str:

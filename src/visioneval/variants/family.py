@@ -20,7 +20,14 @@ from typing import TYPE_CHECKING, Any
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.records import Record, Sample, SkippedRow
 from visioneval.core.runfiles import BenchmarkPlan
-from visioneval.core.variant_ids import VARIANT, VARIANT_OF, family_of, variant_group, variant_id
+from visioneval.core.variant_ids import (
+    VARIANT,
+    VARIANT_OF,
+    VARIANT_OF_GROUP,
+    family_of,
+    variant_group,
+    variant_id,
+)
 from visioneval.io.images import ImageError
 from visioneval.variants.kinds import ImageMemo, Variant
 
@@ -121,7 +128,7 @@ class Varied(Benchmark[Any]):
         out: list[Sample | SkippedRow] = []
         for variant in self.variants:
             made_id = variant_id(sample.id, variant.name)
-            group = variant_group(sample.group, variant.name)
+            group = variant.group(sample.group)
             if made_id in self._answered:
                 out.append(Sample(made_id, group, (), sample.target, {}))
                 continue
@@ -130,9 +137,11 @@ class Varied(Benchmark[Any]):
             except (ImageError, OSError, ValueError) as exc:
                 out.append(SkippedRow(group, made_id, f"variant {variant.name}: {exc}"))
                 continue
-            out.append(Sample(made_id, group, messages, sample.target,
-                              {**sample.metadata, VARIANT: variant.name,
-                               VARIANT_OF: sample.id}))
+            meta = {**sample.metadata, **variant.metadata(), VARIANT: variant.name,
+                    VARIANT_OF: sample.id}
+            if group != variant_group(sample.group, variant.name):
+                meta[VARIANT_OF_GROUP] = sample.group
+            out.append(Sample(made_id, group, messages, sample.target, meta))
         return out
 
     def sample(self, row: Any) -> Any:
@@ -142,9 +151,17 @@ class Varied(Benchmark[Any]):
         return self.inner.score(sample, text)
 
     # -- metrics ----------------------------------------------------------------------------
+    @property
+    def _read(self) -> frozenset[str]:
+        """The variants the benchmark's own metrics read."""
+        return frozenset(v.name for v in self.variants if v.read_by_benchmark)
+
     def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
-        """The benchmark's own metrics, of the original family alone."""
-        return self.inner.summarize(r for r in records if family_of(r) is None)
+        """The benchmark's own metrics, of the original family (and the variants it reads
+        itself) alone."""
+        read = self._read
+        return self.inner.summarize(r for r in records if (family_of(r) or "") in read
+                                    or family_of(r) is None)
 
     def summarize_with_variants(self, records: Iterable[Record]
                                 ) -> tuple[dict[str, Any], VariantsSummary]:
@@ -153,10 +170,11 @@ class Varied(Benchmark[Any]):
         from visioneval.variants.summary import VariantCollector
 
         collector = VariantCollector(self.variants, self.definition, self.inner.metric)
+        read = self._read
 
         def originals() -> Iterator[Record]:
             for record in records:
-                if collector.add(record):
+                if collector.add(record) or family_of(record) in read:
                     yield record
 
         feed = originals()
@@ -181,14 +199,20 @@ def with_variants(benchmark: Benchmark[Any], given: Sequence[str],
     from visioneval.core.capabilities import LearnsFromAnswers
     from visioneval.variants.kinds import parse
 
-    variants = parse(given, benchmark.own_variants())
+    inner, already = (benchmark.inner, list(benchmark.variants)) \
+        if isinstance(benchmark, Varied) else (benchmark, [])
+    named = {v.name: v for v in already}
+    variants = already + [v for v in parse(given, {**inner.own_variants(), **named})
+                          if v.name not in named]
     if not variants:
+        return benchmark
+    if isinstance(benchmark, Varied) and len(variants) == len(already):
         return benchmark
     if isinstance(benchmark, LearnsFromAnswers):
         raise ValueError(f"--variant: {benchmark.name} chooses each request from the answers "
                          "so far (an adaptive method), which a second family would disturb; "
                          "use its fixed design for variants")
-    return Varied(benchmark, variants, definition)
+    return Varied(inner, variants, definition)
 
 
 def rebuilt(benchmark: Benchmark[Any], info: RunInfo,

@@ -14,13 +14,14 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import PIL
 from PIL import Image as PILImage
 
 from visioneval.core.records import Message, Part
 from visioneval.core.runfiles import VariantInfo
+from visioneval.core.variant_ids import variant_group
 from visioneval.io.images import Image, open_to_decode
 
 RESAMPLING = "Lanczos"  # Pillow's Image.Resampling.LANCZOS: what resizing variants use
@@ -54,13 +55,32 @@ class Variant(ABC):
         "answerable without the image" control."""
         return False
 
+    @property
+    def read_by_benchmark(self) -> bool:
+        """Whether the benchmark's own metrics read this family too (a benchmark's own
+        variant that its tables show, such as SalBench's lmms-eval prompt); else the
+        benchmark sees the stored samples alone."""
+        return False
+
+    def group(self, group: str) -> str:
+        """A variant sample's group (progress, cost, the viewer)."""
+        return variant_group(group, self.name)
+
+    def metadata(self) -> dict[str, Any]:
+        """What a variant sample's metadata says besides the variant (a benchmark's own
+        variant may name its family the benchmark's way)."""
+        return {}
+
     @abstractmethod
     def transform(self) -> str:
         """The exact change, in words (run.json)."""
 
     def info(self) -> VariantInfo:
-        return VariantInfo(name=self.name, kind=self.kind, transform=self.transform(),
-                           pillow=PIL.__version__)
+        found = VariantInfo(name=self.name, kind=self.kind, transform=self.transform(),
+                            pillow=PIL.__version__)
+        if self.read_by_benchmark:
+            found.read_by_benchmark = True
+        return found
 
     def messages(self, messages: Sequence[Message], images: ImageMemo) -> tuple[Message, ...]:
         """The sample's messages in this form (images through `image`, remembered by their

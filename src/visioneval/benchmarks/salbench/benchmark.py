@@ -57,9 +57,10 @@ class SalBench(Benchmark[SalBenchOptions]):
         self.files = {s.name: parquet.parquet_files(root / s.name) for s in self.specs}
 
     @property
-    def per_row(self) -> int:
-        """One sample per prompt family."""
-        return len(self.options.families)
+    def asked(self) -> str:
+        """The prompt family the benchmark's own samples are asked in: the headline's
+        (`--prompt both` adds lmms-eval's as a request variant, `variants.py`)."""
+        return self.options.families[0]
 
     def data(self) -> ParquetRows:
         # A `difficulty` column is read when a file has one (SalBench's own configs carry
@@ -76,12 +77,12 @@ class SalBench(Benchmark[SalBenchOptions]):
             plan, examples = self._examples(spec) if self.options.shots else (None, {})
             yield from rows.group_samples(
                 spec.name, partial(self._row_samples, spec, plan, examples),
-                per_row=self.per_row, where=lambda row: f"image_id {_name(row)}",
+                where=lambda row: f"image_id {_name(row)}",
                 unique=self._unique)
 
     def _row_samples(self, spec: ConfigSpec, plan: ExamplePlan | None,
-                     examples: dict[int, Example], row: DataRow) -> list[Sample]:
-        """One sample per prompt family for a row, sharing its image; Skip says why not."""
+                     examples: dict[int, Example], row: DataRow) -> Sample:
+        """A row's sample in the headline prompt family; Skip says why not."""
         values = row.values
         problem = _row_problem(spec, values)
         if problem:
@@ -90,18 +91,16 @@ class SalBench(Benchmark[SalBenchOptions]):
         question, name, families = values["question"], _name(row), self.options.families
         chosen = [examples[r] for r in plan.for_query(row.index) if r in examples] \
             if plan is not None else []
-        samples = []
-        for family in families:
-            messages = zero_shot(question, image, family) if plan is None else \
-                few_shot(spec, question, image, chosen, family)
-            samples.append(Sample(
-                id=family_id(f"{spec.name}/{name}", family, families),
-                group=family_group(spec.name, family, families),
-                messages=messages, target=values["answer"],
-                metadata={"config": spec.name, "task": spec.task, "dataset": spec.dataset,
-                          "image_id": name, "row": row.index, "shots": self.options.shots,
-                          "prompt": family, **_difficulty(values)}))
-        return samples
+        family = self.asked
+        messages = zero_shot(question, image, family) if plan is None else \
+            few_shot(spec, question, image, chosen, family)
+        return Sample(
+            id=family_id(f"{spec.name}/{name}", family, families),
+            group=family_group(spec.name, family, families),
+            messages=messages, target=values["answer"],
+            metadata={"config": spec.name, "task": spec.task, "dataset": spec.dataset,
+                      "image_id": name, "row": row.index, "shots": self.options.shots,
+                      "prompt": family, **_difficulty(values)})
 
     def _unique(self, sample: Sample, suffix: str) -> None:
         """A repeated image_id: the suffix after it, before a second family's `@family`."""

@@ -48,9 +48,17 @@ class SalBenchDefinition(BenchmarkDefinition):
     settings_that_matter = ("prompt", "configs", "num_samples")
 
     def make(self, options: BaseModel) -> Benchmark:
+        """SalBench from its options; `--prompt both` adds lmms-eval's prompt as SalBench's
+        own request variant (`variants.py`), a family on the same rows."""
         from visioneval.benchmarks.salbench.benchmark import build
 
-        return build(options)
+        benchmark = build(options)
+        if benchmark.options.prompt != "both":
+            return benchmark
+        from visioneval.benchmarks.salbench.variants import LmmsEvalPrompt
+        from visioneval.variants.family import Varied
+
+        return Varied(benchmark, [LmmsEvalPrompt()], self)
 
     def from_command(self, options: BaseModel) -> Benchmark:
         """As `build`, and a folder missing configs says which flag runs what it holds."""
