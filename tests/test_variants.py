@@ -261,3 +261,14 @@ def test_the_report_and_compare_show_the_controls(serve, synth_data, tmp_path):
     assert "[blind]" not in compared.stdout.split("Paired tests")[-1]
     rows = json.loads((runs[1] / "variants.json").read_text())["variants"]
     assert {v["name"] for v in rows} == {"blind", "jpeg:80", "jpeg:30"}
+
+
+def test_the_python_api_takes_variants(synth_data, tmp_path):
+    from visioneval import api
+
+    result = api.run("salbench", model="popout", backend="builtin", report=False,
+                     options={"data_dir": synth_data, "configs": ["P3"]},
+                     out=tmp_path / "run", variants=["blind", "jpeg:60"])
+    assert [v["name"] for v in result.variants["variants"]] == ["blind", "jpeg:60"]
+    assert result.variants == load(tmp_path / "run", "variants.json")
+    assert result.n_records == 3 * 8

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,7 @@ class RunResult:
     n_errors: int
     status: str
     report: Path | None
+    variants: dict[str, Any] | None = None  # variants.json, when the run sent variants
 
 
 BenchmarkLike = str | BenchmarkDefinition | type[BenchmarkDefinition] | Benchmark
@@ -96,9 +98,13 @@ async def arun(benchmark: BenchmarkLike, *, model: str, backend: str = "openai",
                options: dict[str, Any] | BaseModel | None = None, out: Path | None = None,
                temperature: float = 0.0, max_tokens: int | None = None,
                engine: EngineOptions | None = None, progress: bool = False,
-               report: bool = True) -> RunResult:
+               report: bool = True, variants: Sequence[str] = ()) -> RunResult:
     """Run `benchmark` on `model` and return its metrics (see `run`)."""
     bench, ref, given = _resolve(benchmark, options)
+    if variants:
+        from visioneval.variants.family import with_variants
+
+        bench = with_variants(bench, variants, _definition_of(bench, given))
     if max_tokens is None:
         max_tokens = _definition_of(bench, given).max_tokens
     request = RunRequest(
@@ -116,8 +122,10 @@ async def _arun(request: RunRequest, progress: bool, report: bool,
                     report=report)
     result, page = await run_to_end(
         request, output, (lambda directory: _report(directory, given)) if report else None)
+    found = result.variants.model_dump(mode="json", exclude_none=True) \
+        if result.variants is not None else None
     return RunResult(result.directory, result.metrics, result.n_records, result.n_errors,
-                     result.status, page)
+                     result.status, page, found)
 
 
 def _definition_of(bench: Benchmark, given: BenchmarkDefinition | None
@@ -144,16 +152,17 @@ def run(benchmark: BenchmarkLike, *, model: str, backend: str = "openai",
         options: dict[str, Any] | BaseModel | None = None, out: Path | None = None,
         temperature: float = 0.0, max_tokens: int | None = None,
         engine: EngineOptions | None = None, progress: bool = False,
-        report: bool = True) -> RunResult:
+        report: bool = True, variants: Sequence[str] = ()) -> RunResult:
     """Run `benchmark` (a registered name, "module:attribute", a BenchmarkDefinition or a
     Benchmark object) on `model` behind `backend` ("openai", "openrouter", "ollama",
     "anthropic" or "builtin"). `options` are the benchmark's command options (the fields
-    of its definition's `command_options`). Returns the run's directory and metrics; errors
-    are counted in `n_errors`, never scored."""
+    of its definition's `command_options`); `variants` as `--variant` names them
+    ("blind", "jpeg:50", ...). Returns the run's directory and metrics (and variants.json's
+    summary as `variants`); errors are counted in `n_errors`, never scored."""
     return asyncio.run(arun(benchmark, model=model, backend=backend, base_url=base_url,
                             api_key_env=api_key_env, options=options, out=out,
                             temperature=temperature, max_tokens=max_tokens, engine=engine,
-                            progress=progress, report=report))
+                            progress=progress, report=report, variants=variants))
 
 
 def run_request(request: RunRequest, *, progress: bool = False,
