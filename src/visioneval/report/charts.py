@@ -425,3 +425,34 @@ def evaluator_bars(labels: Sequence[str], rates: Sequence[float | None], title: 
         bottom = _interval_key(chart, left, bottom + 4, horizontal=True)
     chart.height = bottom + 6
     return chart.render()
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The plotting area of a line chart, in points: where its axes are."""
+
+    left: float = 46.0
+    top: float = 30.0
+    width: float = 260.0
+    height: float = 160.0
+
+    @property
+    def bottom(self) -> float:
+        return self.top + self.height
+
+
+def axes(chart: Chart, frame: Frame, y_ticks: Sequence[tuple[float, str]],
+         x_ticks: Sequence[tuple[float, str]], y_label: str, x_label: str) -> None:
+    """A line chart's title, both axes with their ticks (positions in points) and labels."""
+    left, bottom = frame.left, frame.bottom
+    chart.text(4, 16, chart.title, anchor="start", size=TITLE)
+    for y, label in y_ticks:
+        chart.line(left - 4, y, left, y)
+        chart.text(left - 6, y, label, anchor="end", baseline="central")
+    for x, label in x_ticks:
+        chart.line(x, bottom, x, bottom + 4)
+        chart.text(x, bottom + 14, label)
+    chart.line(left, frame.top, left, bottom)
+    chart.line(left, bottom, left + frame.width, bottom)
+    chart.text(12, frame.top + frame.height / 2, y_label, baseline="central", rotate=-90)
+    chart.text(left + frame.width / 2, bottom + 28, x_label)

@@ -79,8 +79,8 @@ def curve(points: list[VariantResult], metric: str) -> str:
 
     axis = points[0].axis or ""
     chart = charts.Chart(f"{metric} by {axis}")
-    left, top, width, height = 46.0, 30.0, 260.0, 160.0
-    bottom = top + height
+    frame = charts.Frame()
+    left, width, height, bottom = frame.left, frame.width, frame.height, frame.bottom
     values = [v.axis_value or 0.0 for v in points]
     log = axis != "JPEG quality"
     lo, hi = _range(values, log)
@@ -92,17 +92,9 @@ def curve(points: list[VariantResult], metric: str) -> str:
     def y_of(share: float) -> float:
         return bottom - share * height
 
-    chart.text(4, 16, chart.title, anchor="start", size=charts.TITLE)
-    for p in (0.0, 0.25, 0.5, 0.75, 1.0):
-        chart.line(left - 4, y_of(p), left, y_of(p))
-        chart.text(left - 6, y_of(p), f"{100 * p:g}", anchor="end", baseline="central")
-    for value in values:
-        chart.line(x_of(value), bottom, x_of(value), bottom + 4)
-        chart.text(x_of(value), bottom + 14, f"{value:g}")
-    chart.line(left, top, left, bottom)
-    chart.line(left, bottom, left + width, bottom)
-    chart.text(12, top + height / 2, "percent", baseline="central", rotate=-90)
-    chart.text(left + width / 2, bottom + 28, axis + (" (log scale)" if log else ""))
+    charts.axes(chart, frame, [(y_of(p), f"{100 * p:g}") for p in (0.0, 0.25, 0.5, 0.75, 1.0)],
+                [(x_of(v), f"{v:g}") for v in values], "percent",
+                axis + (" (log scale)" if log else ""))
     stored = next((m.original for v in points for m in v.metrics
                    if m.metric == metric and m.original is not None), None)
     if stored is not None:

@@ -352,17 +352,10 @@ def set_size_chart(sizes: list[dict[str, Any]]) -> str:
     def y_of(p: float) -> float:
         return bottom - p * height
 
-    chart.text(4, 16, chart.title, anchor="start", size=charts.TITLE)
-    for p in (0.0, 0.25, 0.5, 0.75, 1.0):
-        chart.line(left - 4, y_of(p), left, y_of(p))
-        chart.text(left - 6, y_of(p), f"{p:g}", anchor="end", baseline="central")
-    for s in every:
-        chart.line(x_of(s), bottom, x_of(s), bottom + 4)
-        chart.text(x_of(s), bottom + 14, str(s))
-    chart.line(left, top, left, bottom)
-    chart.line(left, bottom, left + width, bottom)
-    chart.text(12, top + height / 2, "proportion correct", baseline="central", rotate=-90)
-    chart.text(left + width / 2, bottom + 28, "set size (log scale)")
+    charts.axes(chart, charts.Frame(left, top, width, height),
+                [(y_of(p), f"{p:g}") for p in (0.0, 0.25, 0.5, 0.75, 1.0)],
+                [(x_of(s), str(s)) for s in every], "proportion correct",
+                "set size (log scale)")
     lines = []
     for block in sizes:
         name = f"{block['experiment']} {block['feature']}"
