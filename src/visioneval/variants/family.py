@@ -160,8 +160,8 @@ class Varied(Benchmark[Any]):
         """The benchmark's own metrics, of the original family (and the variants it reads
         itself) alone."""
         read = self._read
-        return self.inner.summarize(r for r in records if (family_of(r) or "") in read
-                                    or family_of(r) is None)
+        return self.inner.summarize(r for r in records
+                                    if (family := family_of(r)) is None or family in read)
 
     def summarize_with_variants(self, records: Iterable[Record]
                                 ) -> tuple[dict[str, Any], VariantsSummary]:
