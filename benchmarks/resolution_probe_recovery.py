@@ -14,15 +14,21 @@ edge over N down to N (F = long side / N).
 
     uv run python benchmarks/resolution_probe_recovery.py --runs 100
 
+`--costs` instead times the per-image work (CPU time): drawing a canary, the server's
+reduction (decode, Lanczos, PNG) and the canary reader, median of 40 images.
+
+    uv run python benchmarks/resolution_probe_recovery.py --costs
+
 `--baseline` scores the runs against another baseline period (the factor is threshold /
 baseline), to check the constant in `probe.resolution` against the measured ratio;
-`--dump FILE` keeps every run's result and `--from FILE` scores those again without
+`--dump FILE` appends every run's result as it finishes and `--from FILE` scores those again without
 running them.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import statistics
@@ -109,6 +115,38 @@ def summarize(case: Case, runs: list[RunResult], baseline: float) -> str:
             f"{med(ratio, '.3f')} | {statistics.median(r.seconds for r in runs):.1f} s |")
 
 
+def costs(long_side: int, images: int = 40) -> None:
+    """Median CPU milliseconds per image of each step."""
+    import pybase64
+
+    from visioneval.loopback.resize import resized
+    from visioneval.loopback.server import Prompt
+    from visioneval.probe.canary import QUESTION, render, series
+
+    canaries = series(CanaryDesign(long_side=long_side))[::max(1, 160 // images)]
+
+    def timed(step, items):  # type: ignore[no-untyped-def]
+        spent, out = [], []
+        for item in items:
+            start = time.process_time()  # CPU time: a busy machine does not inflate it
+            out.append(step(item))
+            spent.append(time.process_time() - start)
+        return statistics.median(spent) * 1000, out
+
+    draw_ms, pngs = timed(render, canaries)
+    size_kb = statistics.median(map(len, pngs)) / 1000
+    print(f"canary {long_side} px: draw {draw_ms:.1f} ms, PNG {size_kb:.0f} kB")
+    for factor in (2.0, 4.0):
+        cut_ms, small = timed(functools.partial(resized, downscale=factor, max_side=None),
+                              pngs)
+        read_ms, _ = timed(lambda png: answer_canary(
+            Prompt(QUESTION, [pybase64.b64encode(png).decode()])), small)
+        print(f"  downscale {factor:g}: reduce {cut_ms:.1f} ms, read {read_ms:.1f} ms")
+    read_ms, _ = timed(lambda png: answer_canary(
+        Prompt(QUESTION, [pybase64.b64encode(png).decode()])), pngs)
+    print(f"  no reduction: read {read_ms:.1f} ms")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=20, help="seeded runs per factor")
@@ -122,7 +160,11 @@ def main() -> None:
     parser.add_argument("--dump", type=Path, help="write every run's result here (JSON lines)")
     parser.add_argument("--from", dest="source", type=Path,
                         help="score the runs a --dump wrote instead of running them")
+    parser.add_argument("--costs", action="store_true", help="time the per-image steps")
     args = parser.parse_args()
+    if args.costs:
+        costs(args.long_side)
+        return
     cases = [Case(f"downscale {f:g}", f, None if f == 1 else f)
              for f in (float(x) for x in args.factors.split(","))]
     cases += [Case(f"max-side {n} ({args.long_side} px sent)", args.long_side / n,
@@ -135,10 +177,13 @@ def main() -> None:
                    for line in args.source.read_text().splitlines()]
         cases = [c for c in cases if any(r.label == c.label for r in results)]
     else:
+        results = []
         with ProcessPoolExecutor(args.workers) as pool:
-            results = list(pool.map(_star, jobs))
-    if args.dump is not None:
-        args.dump.write_text("".join(json.dumps(asdict(r)) + "\n" for r in results))
+            for result in pool.map(_star, jobs):
+                results.append(result)
+                if args.dump is not None:  # as they come: a long benchmark can be watched
+                    with args.dump.open("a") as out:
+                        out.write(json.dumps(asdict(result)) + "\n")
     print(f"{len(results)} runs in {time.perf_counter() - start:.0f} s, {args.workers} workers, "
           f"canvas {args.long_side} px, baseline {args.baseline:g} px, "
           f"{sum(r.n_errors for r in results)} failed requests")

@@ -55,12 +55,12 @@ def profiles(png: bytes) -> Profiles:
     import numpy as np
 
     with open_to_decode(png, "the image") as image:
+        width, height = image.size
+        box = (width // 4, height // 4, width - width // 4, height - height // 4)
         try:
-            grey = np.asarray(image.convert("L"), dtype=np.float64)
+            centre = np.asarray(image.crop(box).convert("L"), dtype=np.float64)
         except OSError as exc:
             raise ImageError(f"the image: cannot be decoded ({exc})") from None
-    height, width = grey.shape
-    centre = grey[height // 4:height - height // 4, width // 4:width - width // 4]
     if centre.size == 0:
         return Profiles(0.0, 0.0)
     return Profiles(float(centre.mean(axis=0).std()), float(centre.mean(axis=1).std()))

@@ -51,8 +51,8 @@ if TYPE_CHECKING:
 
 READER_BASELINE_PERIOD = 1.5
 """The canary reader's 75%-correct period in pixels it receives: its threshold through a
-Lanczos reduction by F is about 1.5·F sent pixels at every F tried (1.5 to 4; median of
-threshold / F over 100 seeded runs each, docs/PERFORMANCE.md)."""
+Lanczos reduction by F is about 1.5·F sent pixels at every F tried (1.5 to 4: the median
+of threshold / F over 40 seeded runs each was 1.51-1.52, 1.507 over all; docs/PERFORMANCE.md)."""
 GUESS = 0.5  # two alternatives
 Status = Literal["loss", "no loss", "not measured"]
 ProgressFn = Callable[[int, int], None]
