@@ -16,7 +16,8 @@ COMMANDS = [[], ["salbench"], ["illusionbench"], ["vqa"], ["run"], ["evaluate"],
             ["report"], ["view"], ["compare"], ["merge"], ["rescore"], ["reference"],
             ["cache"], ["cache", "list"], ["cache", "show"], ["cache", "clear"], ["data"],
             ["data", "synth-salbench"], ["data", "synth-illusionbench"],
-            ["data", "synth-layout"], ["demo"], ["loopback"], ["validate"]]
+            ["data", "synth-layout"], ["demo"], ["loopback"], ["validate"], ["probe"],
+            ["probe", "resolution"]]
 BENCHMARKS = ["salbench", "illusionbench", "vqa", "run", "evaluate"]
 SHARED_PANELS = ["Controls", "Engine", "Cost", "Shards and Ray", "Output"]
 

@@ -16,8 +16,9 @@ def loopback(
     answer: Annotated[str, typer.Option(help="hash (one of the prompt's options, picked by a "
                                         "checksum), popout (the baseline looks at the image), "
                                         "judge (a scripted rubric verdict), observer (a "
-                                        "simulated observer of psychophysics stimuli) or "
-                                        "fixed:TEXT.")
+                                        "simulated observer of psychophysics stimuli), canary "
+                                        "(reads the resolution probe's stripes from the pixels "
+                                        "it receives) or fixed:TEXT.")
                       ] = "popout",
     latency: Annotated[float, typer.Option(help="Seconds before each answer.")] = 0.0,
     fail_rate: Annotated[float, typer.Option(min=0, max=1, help="Share of requests that fail.")
@@ -45,6 +46,12 @@ def loopback(
              "always yes).")] = None,
     observer_seed: Annotated[int | None, typer.Option(
         help="With --answer observer: the observer's seed (default 0).")] = None,
+    downscale: Annotated[float | None, typer.Option(
+        metavar="F", help="Reduce every image by F on each side (Lanczos) before the model "
+        "looks, as a provider that resizes does.", show_default="no reduction")] = None,
+    max_side: Annotated[int | None, typer.Option(
+        metavar="N", help="Bring a long edge over N pixels down to N before the model looks "
+        "(Anthropic: 1568).", show_default="no limit")] = None,
 ) -> None:
     """Serve a scripted model over the OpenAI, Ollama and Anthropic protocols on 127.0.0.1."""
     from visioneval.commands.loopback import ObserverFlags, serve
@@ -58,4 +65,4 @@ def loopback(
         default.criterion if observer_criterion is None else observer_criterion,
         default.seed if observer_seed is None else observer_seed)
     raise typer.Exit(serve(port, tuple(model or ["m"]), answer, latency, fail_rate,
-                           faults, seed, thinking, flags))
+                           faults, seed, thinking, flags, downscale, max_side))

@@ -43,7 +43,8 @@ class ObserverFlags:
 
 def build_script(models: tuple[str, ...], answer: str, latency: float, fail_rate: float,
                  faults: str, seed: int, thinking: str = "none",
-                 observer: ObserverFlags | None = None) -> ServerScript:
+                 observer: ObserverFlags | None = None, downscale: float | None = None,
+                 max_side: int | None = None) -> ServerScript:
     if observer is not None and answer != "observer":
         raise ValueError("the --observer flags need --answer observer")
     if answer == "observer":
@@ -62,7 +63,8 @@ def build_script(models: tuple[str, ...], answer: str, latency: float, fail_rate
     if thinking != "none" and thinking not in THINKING_MODES:
         raise ValueError(f"--thinking {thinking!r}: use none, {', '.join(THINKING_MODES)}")
     return ServerScript(models=models, answer=answerer, latency_s=latency, fail_rate=fail_rate,
-                        faults=chosen, seed=seed, thinking=THINKING_MODES.get(thinking))
+                        faults=chosen, seed=seed, thinking=THINKING_MODES.get(thinking),
+                        downscale=downscale, max_side=max_side)
 
 
 async def _serve(script: ServerScript, port: int) -> None:
@@ -70,6 +72,7 @@ async def _serve(script: ServerScript, port: int) -> None:
     await server.start(port)
     print(f"loopback model server on {server.base_url} serving {', '.join(script.models)} "
           f"(checkpoint {script.served_checkpoint()})\n"
+          f"{_resizing(script)}"
           f"  OpenAI:    --backend openai --base-url {server.base_url}/v1\n"
           f"  Ollama:    --backend ollama --base-url {server.base_url}\n"
           f"  Anthropic: --backend anthropic --base-url {server.base_url} "
@@ -80,15 +83,27 @@ async def _serve(script: ServerScript, port: int) -> None:
         await server.stop()
 
 
+def _resizing(script: ServerScript) -> str:
+    """The line saying how images are reduced before the model looks, if they are."""
+    steps = []
+    if script.downscale is not None and script.downscale != 1.0:
+        steps.append(f"each side divided by {script.downscale:g}")
+    if script.max_side is not None:
+        steps.append(f"a long edge over {script.max_side} px brought down to it")
+    return f"  images reduced (Lanczos) before the model looks: {', then '.join(steps)}\n" \
+        if steps else ""
+
+
 def serve(port: int, models: tuple[str, ...], answer: str, latency: float, fail_rate: float,
           faults: str, seed: int, thinking: str = "none",
-          observer: ObserverFlags | None = None) -> int:
+          observer: ObserverFlags | None = None, downscale: float | None = None,
+          max_side: int | None = None) -> int:
     try:
         if not 0 <= port <= 65535:
             raise ValueError(f"--port {port}: a port is a number from 0 to 65535 "
                              "(0: any free port)")
         script = build_script(models, answer, latency, fail_rate, faults, seed, thinking,
-                              observer)
+                              observer, downscale, max_side)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

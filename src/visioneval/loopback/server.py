@@ -1,9 +1,11 @@
 """A loopback model server speaking the OpenAI, Ollama and Anthropic protocols.
 
-It answers from a script (a fixed text, a deterministic class pick, the popout baseline, or
-any Python function), with optional latency and injected faults (429, 500, dropped
-connections, stalls). Tests start it on 127.0.0.1; `visioneval loopback` serves it for
-trying the tool without a model, and the speed benchmark drives it from another process.
+It answers from a script (a fixed text, a deterministic class pick, the popout baseline, the
+resolution probe's canary reader, or any Python function), with optional latency, injected
+faults (429, 500, dropped connections, stalls) and images reduced before the answer
+function sees them, as a provider that resizes does (`loopback.resize`). Tests start it on
+127.0.0.1; `visioneval loopback` serves it for trying the tool without a model, and the
+speed benchmark drives it from another process.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ import pybase64
 from aiohttp import web
 
 from visioneval.baselines.prompt_reading import choices, in_asked_format, vocabulary
-from visioneval.io.images import TooManyPixels
+from visioneval.io.images import ImageError, TooManyPixels
+from visioneval.loopback import resize
 
 FAULTS = ("429", "500", "drop", "stall")
 
@@ -101,8 +104,19 @@ def answer_judge(prompt: Prompt) -> str:
                        "prompt, not a judgement.", "scores": scores, "details": details})
 
 
+def answer_canary(prompt: Prompt) -> str:
+    """The resolution probe's question answered by the canary reader (`probe.reader`),
+    which looks at the pixels it receives only; any other prompt as `answer_popout`."""
+    from visioneval.probe import reader
+
+    image = prompt.last_image()
+    if image is None or not reader.is_canary_question(prompt.text):
+        return answer_popout(prompt)
+    return reader.read(image)
+
+
 ANSWER_MODES: dict[str, Answerer] = {"hash": answer_hash, "popout": answer_popout,
-                                     "judge": answer_judge}
+                                     "judge": answer_judge, "canary": answer_canary}
 
 
 def musing(prompt: Prompt) -> str:
@@ -172,6 +186,18 @@ class ServerScript:
     checkpoint: str | None = None
     # Answer as a reasoning model (None: a plain model, thinking nothing).
     thinking: Thinking | None = None
+    # What a provider does to images before its model looks (`loopback.resize`, Lanczos):
+    # each side divided by `downscale`, then a long edge over `max_side` brought down to it
+    # (Anthropic: 1568). The answer function (and `reply`) sees the reduced PNG.
+    downscale: float | None = None
+    max_side: int | None = None
+
+    def __post_init__(self) -> None:
+        resize.check(self.downscale, self.max_side)
+
+    def resizes(self) -> bool:
+        return (self.downscale is not None and self.downscale != 1.0) or \
+            self.max_side is not None
 
     def served_checkpoint(self) -> str:
         """The checkpoint named in the model list: what makes its answers what they are
@@ -182,6 +208,10 @@ class ServerScript:
         if self.thinking is not None:
             cut = "-cut" if self.thinking.cut else ""
             name += f"+thinking-{self.thinking.where}{cut}"
+        if self.downscale is not None and self.downscale != 1.0:
+            name += f"+downscale-{self.downscale:g}"
+        if self.max_side is not None:
+            name += f"+max-side-{self.max_side}"
         return name
 
 
@@ -395,6 +425,12 @@ class LoopbackServer:
             return await self._fault(request, self._rng.choice(self.script.faults))
         protocol, parse_prompt, reply = PROTOCOLS[request.path]
         prompt = parse_prompt(body)
+        if self.script.resizes():
+            try:  # decoding and resampling take milliseconds: off the event loop
+                prompt = await asyncio.to_thread(_resized, prompt, self.script.downscale,
+                                                 self.script.max_side)
+            except ImageError as exc:  # as a real server refuses an image it cannot read
+                return web.json_response({"error": {"message": str(exc)}}, status=400)
         if self.script.reply is not None:
             return _scripted(self.script.reply(protocol, body, prompt))
         try:
@@ -428,6 +464,15 @@ class LoopbackServer:
         if request.transport is not None:
             request.transport.abort()
         raise asyncio.CancelledError
+
+
+def _resized(prompt: Prompt, downscale: float | None, max_side: int | None) -> Prompt:
+    """The prompt with each image reduced (`resize.resized`), as base64 PNG."""
+    images = []
+    for encoded in prompt.images:
+        small = resize.resized(pybase64.b64decode(encoded), downscale, max_side)
+        images.append(encoded if small is None else pybase64.b64encode(small).decode("ascii"))
+    return Prompt(prompt.text, images, prompt.seed)
 
 
 def _scripted(reply: Any) -> web.Response:

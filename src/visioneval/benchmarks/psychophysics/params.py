@@ -3,14 +3,14 @@ chunk (key `visioneval`) and the dataset holds as columns."""
 
 from __future__ import annotations
 
-import io
 import json
 from typing import Literal
 
-from PIL import Image, PngImagePlugin
+from PIL import PngImagePlugin
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-TEXT_KEY = "visioneval"
+from visioneval.io.pngtext import TEXT_KEY, read_text, text_info
+
 Experiment = Literal["detection", "presence", "conjunction", "setsize", "heterogeneity"]
 CHOICE_EXPERIMENTS = ("detection", "setsize")  # the three-way question; the rest: yes/no
 Feature = Literal["orientation", "color", "size", "color+orientation"]
@@ -58,15 +58,12 @@ class StimulusParams(BaseModel):
 
 def png_info(params: StimulusParams) -> PngImagePlugin.PngInfo:
     """The `tEXt` chunk a stimulus PNG is saved with."""
-    info = PngImagePlugin.PngInfo()
-    info.add_text(TEXT_KEY, params.text())
-    return info
+    return text_info(params.text())
 
 
 def read_params(png: bytes) -> StimulusParams:
     """The parameters a stimulus PNG carries; ValueError with one line if it carries none."""
-    with Image.open(io.BytesIO(png)) as image:
-        text = getattr(image, "text", {}).get(TEXT_KEY)
+    text = read_text(png)
     if text is None:
         raise ValueError(f"the PNG has no '{TEXT_KEY}' text chunk")
     try:
