@@ -16,7 +16,7 @@ from PIL import Image as PILImage
 from scipy.stats import binomtest
 
 from visioneval.benchmarks.salbench.synth import write_synthetic
-from visioneval.loopback.server import answer_fixed, answer_popout
+from visioneval.loopback.server import answer_canary, answer_fixed, answer_popout
 from visioneval.variants.kinds import Blind, Jpeg, Scale, VariantError, parse
 
 
@@ -272,3 +272,39 @@ def test_the_python_api_takes_variants(synth_data, tmp_path):
     assert [v["name"] for v in result.variants["variants"]] == ["blind", "jpeg:60"]
     assert result.variants == load(tmp_path / "run", "variants.json")
     assert result.n_records == 3 * 8
+
+
+def _curve(out: Path) -> dict[float, float]:
+    """Exact match per max-side variant, and the stored images' as the data's 384 px."""
+    summary = load(out, "variants.json")
+    found = {}
+    for variant in summary["variants"]:
+        em = next(m for m in variant["metrics"] if m["metric"] == "P3 exact match")
+        found[variant["axis_value"]] = em["variant"]["value"]
+        found[384.0] = em["original"]["value"]
+    return found
+
+
+@pytest.mark.slow
+def test_a_downscaling_server_is_measured_and_shifts_the_size_curve(serve, tmp_path):
+    """A server that halves every image before its model looks: the probe recovers the
+    factor 2 into run.json, and the max-side curve against it is the plain server's curve
+    at half the size (what the model sees is max-side N / 2)."""
+    data = _p3(tmp_path / "data", 60)
+    variants = ("--variant", "max-side:192,96,48,24")
+    plain, halved = tmp_path / "plain", tmp_path / "halved"
+    result = invoke(*salbench_args(serve(answer=answer_canary), data, plain, "--configs", "P3",
+                                   "--no-report", *variants))
+    assert result.exit_code == 0, result.output
+    result = invoke(*salbench_args(serve(answer=answer_canary, downscale=2.0), data, halved,
+                                   "--configs", "P3", "--no-report", "--probe-resolution",
+                                   *variants))
+    assert result.exit_code == 0, result.output
+    probed = load(halved, "run.json")["resolution_probe"]
+    assert probed["status"] == "loss" and probed["factor"] == pytest.approx(2.0, rel=0.25)
+    assert "resolution probe: detail finer than 1/" in result.output
+    assert "resolution_probe" not in load(plain, "run.json")
+    seen, through = _curve(plain), _curve(halved)
+    for size in (384.0, 192.0, 96.0, 48.0):  # halved at N is plain at N / 2
+        assert through[size] == pytest.approx(seen[size / 2], abs=0.12), (size, seen, through)
+    assert seen[384.0] - seen[24.0] > 0.3  # the curve falls within the sizes tried

@@ -44,6 +44,7 @@ from visioneval.cli.options import (
     NoReport,
     PriceIn,
     PriceOut,
+    ProbeResolution,
     RayAddressOpt,
     RefreshCache,
     Resume,
@@ -105,6 +106,7 @@ def _run_options() -> list[inspect.Parameter]:
         ("dry_run", DryRun, False),
         ("no_progress", NoProgress, False), ("no_report", NoReport, False),
         ("verbose", Verbose, False), ("variant", VariantOpt, None),
+        ("probe_resolution", ProbeResolution, False),
         ("shard", ShardOpt, None), ("executor", ExecutorOpt, "local"),
         ("shards", ShardsOpt, None), ("ray_address", RayAddressOpt, None)]
     return [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d, annotation=a)
@@ -321,8 +323,9 @@ def any_benchmark_command() -> Callable[..., None]:
 
 def _fixed(flags: RunFlags) -> list[str]:
     """The shared flags given that only a new run takes (a resume refuses them)."""
-    names = ("backend", "model", "temperature", "max_tokens", "out", "variant")
-    return [flag(n) for n in names if getattr(flags, n) is not None]
+    names = ("backend", "model", "temperature", "max_tokens", "out", "variant",
+             "probe_resolution")
+    return [flag(n) for n in names if getattr(flags, n) not in (None, False)]
 
 
 def _taken_on_resume(definition: BenchmarkDefinition) -> set[str]:

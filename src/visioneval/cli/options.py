@@ -112,6 +112,9 @@ VariantOpt = Annotated[list[str] | None, typer.Option(
     "--variant", metavar="NAME[:ARGS]",
     help="Also sent as: blind, blank, grayscale, jpeg:Q, scale:F, max-side:N.",
     rich_help_panel=CONTROLS)]
+ProbeResolution = Annotated[bool, typer.Option(
+    "--probe-resolution", help="First measure what the endpoint does to image size.",
+    rich_help_panel=CONTROLS)]
 ShardOpt = Annotated[str | None, typer.Option(
     "--shard", metavar="K/N", help="Run shard K of N; `visioneval merge` joins them.",
     rich_help_panel=SPREAD)]

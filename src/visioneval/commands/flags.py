@@ -53,6 +53,7 @@ class RunFlags:
     no_report: bool = False
     verbose: bool = False
     variant: list[str] | None = None
+    probe_resolution: bool = False
     shard: str | None = None
     executor: str = "local"
     shards: int | None = None
@@ -112,6 +113,9 @@ def request_from(flags: RunFlags, target: RunTarget) -> RunRequest | ResumeReque
 
     how = flags.distribution()
     ray = OnRay(how.shards, how.ray_address) if how.on_ray else None
+    if ray is not None and flags.probe_resolution:
+        raise ValueError("--probe-resolution measures one endpoint before one process's run; "
+                         "with --executor ray run `visioneval probe resolution` once instead")
     if ray is not None and flags.engine().max_cost is not None and not flags.dry_run:
         raise ValueError("--max-cost limits one process's session; with --executor ray "
                          "every shard would get the whole limit: run the shards with "
@@ -136,8 +140,12 @@ def request_from(flags: RunFlags, target: RunTarget) -> RunRequest | ResumeReque
 
         benchmark = with_variants(benchmark, flags.variant, registry.definition(
             target.definition or target.name or benchmark.name))
+    if flags.probe_resolution and spec.kind in ("builtin", "none"):
+        raise ValueError(f"--probe-resolution: the {spec.kind} backend has no image transport "
+                         "to measure; the probe needs a model server")
     return RunRequest(benchmark, spec, target.settings(), flags.engine().new_run(),
-                      flags.out, target.definition, how.shard, ray)
+                      flags.out, target.definition, how.shard, ray,
+                      probe_resolution=flags.probe_resolution)
 
 
 def _backend_spec(flags: RunFlags, backend_required: bool) -> BackendSpec:

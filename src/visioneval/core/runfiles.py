@@ -94,6 +94,17 @@ class VariantInfo(_Closed):
         "lmms-eval prompt under --prompt both).")
 
 
+class ProbedResolution(_Open):
+    """`visioneval probe resolution`'s estimate of the endpoint's effective resolution,
+    measured before the run (`--probe-resolution`). Open: the probe's `ResolutionEstimate`
+    as it dumped it (bands, thresholds, intervals); visioneval reads these."""
+
+    status: str
+    summary: str
+    effective_long_side: float | None = None
+    factor: float | None = None
+
+
 class BenchmarkPlan(_Closed):
     """What `Benchmark.plan()` returns: the benchmark's name, its options (as its options
     model dumps them; `definition.build(options)` rebuilds it) and its data, recorded in
@@ -377,6 +388,9 @@ class RunInfo(_Closed):
     variants: list[VariantInfo] | None = Field(
         None, description="The request variants sent beside every sample (`--variant`): "
         "each a family of its own on the same rows.")
+    resolution_probe: ProbedResolution | None = Field(
+        None, description="The endpoint's effective resolution, measured before the run "
+        "(`--probe-resolution`).")
     pricing: Pricing | None = Field(None, description="--price-in/--price-out, when given.")
     python: str | None = Field(None, description="The Python version that started it.")
     started_at: str | None = Field(None, description="UTC, ISO 8601.")

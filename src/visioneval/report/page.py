@@ -71,7 +71,8 @@ def render_page(view: RunView, definition: BenchmarkDefinition, data: dict[str, 
         subtitle=f"{view.directory} · {info.status or ''}{_parts_note(info)} · "
                  f"visioneval {info.visioneval_version or ''}",
         cards=_cards(view, definition), backend_line=_backend_line(info),
-        run_blocks=[*cost_blocks(info), *cache_blocks(info), *endpoint_tables(info)],
+        run_blocks=[*cost_blocks(info), *cache_blocks(info), *endpoint_tables(info),
+                    *probe_blocks(info)],
         config=json.dumps({k: recorded[k] for k in ("options", "dataset", "backend",
                                                     "generation", "engine", "shard",
                                                     "merged_from", "missing_shards",
@@ -85,6 +86,14 @@ def render_page(view: RunView, definition: BenchmarkDefinition, data: dict[str, 
 ENDPOINT_COLUMNS = {"requests": "requests", "errors": "errors",
                     "latency_s_mean": "mean latency (s)", "taken_out": "times taken out"}
 """run.json's per-endpoint stats as the table heads them; unknown keys show as they are."""
+
+
+def probe_blocks(info: RunInfo) -> list[Note]:
+    """What `--probe-resolution` measured of the endpoint before the run."""
+    probed = info.resolution_probe
+    if probed is None:
+        return []
+    return [Note(f"Resolution probe (before the run, docs/probe.md): {probed.summary}")]
 
 
 def endpoint_tables(info: RunInfo) -> list[Table | Note]:

@@ -17,7 +17,7 @@ from visioneval.backends.served import describe
 from visioneval.baselines.hints import majority_answers
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import GenerationSettings
-from visioneval.core.runfiles import Identity, Pricing, RunInfo
+from visioneval.core.runfiles import Identity, Pricing, ProbedResolution, RunInfo
 from visioneval.core.store import RunDirError, RunLock, RunStore
 from visioneval.cost.prices import ModelRef, given_price, recorded_price
 from visioneval.engine.options import Change, EngineOptions
@@ -61,7 +61,8 @@ async def new_session(request: RunRequest, directory: Path, output: Output,
     engine = request.engine.for_shard(request.shard) if request.shard is not None \
         else request.engine
     return await session(request.benchmark, request.spec, request.settings, engine, directory,
-                         continuing, output, lock, request.definition, request.shard)
+                         continuing, output, lock, request.definition, request.shard,
+                         probe_resolution=request.probe_resolution)
 
 
 async def resumed_session(resume: Continuation, directory: Path, output: Output,
@@ -92,10 +93,12 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
                   engine: EngineOptions, directory: Path, resume: bool, output: Output,
                   lock: RunLock, definition: str | None = None,
                   shard: Shard | None = None,
-                  changes: Sequence[Change] = ()) -> SessionResult:
+                  changes: Sequence[Change] = (),
+                  probe_resolution: bool = False) -> SessionResult:
     """Preflight, run directory (new or resumed, locked), the engine, metrics and tables.
     `changes`: the recorded engine settings a resume replaced (said, and recorded in the
-    session)."""
+    session); `probe_resolution`: a new run first measures the endpoint's effective
+    resolution (`visioneval probe resolution`) and records it in run.json."""
     budget = _budget(benchmark, spec, engine, directory if resume else None)
     if spec.kind == "builtin":
         check_fits(spec.model, benchmark.name, benchmark.builtin_models,
@@ -118,6 +121,8 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
         # The data's fingerprint reads every file: in a thread, so the event loop goes on
         # serving other runs of the process (a suite's lanes) meanwhile.
         plan = await asyncio.to_thread(planned, benchmark)
+        probed = await _probe(backend, engine, output) if probe_resolution and not resume \
+            else None
         lock.acquire()  # a new run's directory exists from here on; a resume holds it already
         engine_changes: dict[str, list[Any]] | None = None
         if resume:
@@ -137,11 +142,30 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
         else:
             info = new_run_info(plan, spec, settings, engine, definition, shard)
             info.backend.identity = Identity.model_validate(backend.identity())
+            if probed is not None:
+                info.resolution_probe = probed
             store = RunStore.create(directory, info)
         _say_identity(backend, output)
         return await run_session(benchmark, backend, store, settings, engine, output.err,
                                  output.progress, judge, budget, engine_changes, output.board,
                                  output.label)
+
+
+async def _probe(backend: Backend, engine: EngineOptions, output: Output) -> ProbedResolution:
+    """The endpoint's effective resolution, measured through the run's own backend before
+    its first sample (`--probe-resolution`); said in one line."""
+    from visioneval.probe.canary import CanaryDesign
+    from visioneval.probe.resolution import ProbeSettings, probe
+
+    settings = ProbeSettings(concurrency=engine.concurrency, max_attempts=engine.max_attempts,
+                             timeout_s=engine.timeout_s)
+    output.err.print(f"probing the endpoint's resolution first: "
+                     f"{CanaryDesign().requests} canary images (not in the run's counts "
+                     "or cost)", highlight=False)
+    found = await probe(backend, settings)
+    output.err.print(f"resolution probe: {found.summary}", highlight=False, soft_wrap=True,
+                     markup=False)
+    return ProbedResolution.model_validate(found.model_dump(mode="json"))
 
 
 def _builtin_note(name: str) -> str:

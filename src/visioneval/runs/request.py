@@ -44,6 +44,7 @@ class RunRequest:
     definition: str | None = None
     shard: Shard | None = None
     ray: OnRay | None = None
+    probe_resolution: bool = False  # measure the endpoint's resolution first, into run.json
 
 
 @dataclass(frozen=True)
