@@ -161,7 +161,7 @@ async def _probe(backend: Backend, engine: EngineOptions, output: Output) -> Pro
                              timeout_s=engine.timeout_s)
     output.err.print(f"probing the endpoint's resolution first: "
                      f"{CanaryDesign().requests} canary images (not in the run's counts "
-                     "or cost)", highlight=False)
+                     "or cost)", highlight=False, soft_wrap=True)
     found = await probe(backend, settings)
     output.err.print(f"resolution probe: {found.summary}", highlight=False, soft_wrap=True,
                      markup=False)

@@ -19,7 +19,7 @@ NOTE = ("Each variant is the same samples sent changed (run.json says exactly ho
         "metrics are on the samples answered in both forms. diff.: changed minus stored, in "
         "points. p: McNemar's exact test (exact match and other 0/1 outcomes); otherwise the "
         "95% interval of the difference by a paired bootstrap (1000 seeded resamples). sig.: "
-        "significant at 5% (p < 0.05, or an interval that leaves out 0). Failed requests "
+        "significant at 5% (p below 0.05, or an interval that leaves out 0). Failed requests "
         "are errors, left out of both sides.")
 
 
