@@ -308,3 +308,18 @@ def test_a_downscaling_server_is_measured_and_shifts_the_size_curve(serve, tmp_p
     for size in (384.0, 192.0, 96.0, 48.0):  # halved at N is plain at N / 2
         assert through[size] == pytest.approx(seen[size / 2], abs=0.12), (size, seen, through)
     assert seen[384.0] - seen[24.0] > 0.3  # the curve falls within the sizes tried
+
+
+def test_target_absent_rows_stay_out_of_the_blind_count(serve, tmp_path):
+    """Control rows (SalBench's target-absent scenes) have no 0/1 outcome of their own in the
+    paired metrics: the blind family's "answered without the image" counts present rows."""
+    data = tmp_path / "data"
+    write_synthetic(data, 8, seed=3, target_absent=4)
+    out = tmp_path / "run"
+    result = invoke(*salbench_args(serve(answer=answer_popout), data, out, "--configs", "P3",
+                                   "--no-report", "--variant", "blind"))
+    assert result.exit_code == 0, result.output
+    (blind,) = load(out, "variants.json")["variants"]
+    assert blind["n_records"] == 12
+    assert blind["answered_without_image"]["n"] == 8
+    assert all(m["n"] == 8 for m in blind["metrics"])

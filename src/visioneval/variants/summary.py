@@ -141,6 +141,7 @@ class VariantCollector:
         self.right_blind: dict[str, list[str]] = {n: [] for n, v in self.variants.items()
                                                   if v.removes_image}
         self.right_metric: dict[str, set[str]] = {}
+        self.right_scored: Counter[str] = Counter()
 
     def add(self, record: Record) -> bool:
         """Take one record; True when it is of the original family."""
@@ -169,8 +170,9 @@ class VariantCollector:
 
     def _right_blind(self, family: str, record: Record, rows: dict[str, PairedRow]) -> None:
         key = next((k for k, row in rows.items() if row.kind == "correct"), None)
-        if key is None:
+        if key is None:  # a sample the benchmark scores no 0/1 outcome of (a control row)
             return
+        self.right_scored[family] += 1
         self.right_metric.setdefault(family, set()).add(key)
         if rows[key].values[0] >= 1.0:
             self.right_blind[family].append(str(record.metadata.get(VARIANT_OF, record.id)))
@@ -185,7 +187,7 @@ class VariantCollector:
             right = None
             if name in self.right_blind:
                 found = sorted(self.right_blind[name])
-                scored = self.records[name] - self.errors[name]
+                scored = self.right_scored[name]
                 right = AnsweredWithoutImage(
                     metric=", ".join(sorted(self.right_metric.get(name, {self.metric}))),
                     count=len(found),
