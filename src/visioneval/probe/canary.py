@@ -20,9 +20,9 @@ import math
 import random
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from visioneval.io.pngtext import TEXT_KEY, read_text, text_info
+from visioneval.io.pngtext import read_model, text_info
 
 Orientation = Literal["horizontal", "vertical"]
 ORIENTATIONS: tuple[Orientation, Orientation] = ("horizontal", "vertical")
@@ -133,13 +133,4 @@ def render(params: CanaryParams) -> bytes:
 
 def read_canary(png: bytes) -> CanaryParams:
     """The parameters a canary PNG carries; ValueError with one line if it carries none."""
-    text = read_text(png)
-    if text is None:
-        raise ValueError(f"the PNG has no '{TEXT_KEY}' text chunk")
-    try:
-        return CanaryParams.model_validate_json(text)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ValueError(f"the '{TEXT_KEY}' text chunk is not a resolution canary: {where}: "
-                         f"{first['msg']}") from None
+    return read_model(png, CanaryParams, "a resolution canary")

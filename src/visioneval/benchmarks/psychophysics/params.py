@@ -7,9 +7,9 @@ import json
 from typing import Literal
 
 from PIL import PngImagePlugin
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
-from visioneval.io.pngtext import TEXT_KEY, read_text, text_info
+from visioneval.io.pngtext import read_model, text_info
 
 Experiment = Literal["detection", "presence", "conjunction", "setsize", "heterogeneity"]
 CHOICE_EXPERIMENTS = ("detection", "setsize")  # the three-way question; the rest: yes/no
@@ -63,12 +63,4 @@ def png_info(params: StimulusParams) -> PngImagePlugin.PngInfo:
 
 def read_params(png: bytes) -> StimulusParams:
     """The parameters a stimulus PNG carries; ValueError with one line if it carries none."""
-    text = read_text(png)
-    if text is None:
-        raise ValueError(f"the PNG has no '{TEXT_KEY}' text chunk")
-    try:
-        return StimulusParams.model_validate_json(text)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ValueError(f"the '{TEXT_KEY}' text chunk: {where}: {first['msg']}") from None
+    return read_model(png, StimulusParams)
