@@ -153,6 +153,29 @@ def test_vary_makes_a_run_per_value_and_the_dry_run_sends_nothing(serve, synth_d
     assert load(out / "salbench-shots3" / "one", "run.json")["options"]["shots"] == 3
 
 
+def test_a_benchmark_s_variants_are_sent_in_every_run_and_resumed_alike(serve, synth_data,
+                                                                        illusion_data,
+                                                                        tmp_path):
+    server = serve()
+    file = write_suite(tmp_path / "s.toml", {"one": server}, synth_data, illusion_data,
+                       vary='variants = ["blind", "jpeg:50"]')
+    out = tmp_path / "suite"
+    result = suite(file, out)
+    assert result.exit_code == 0, result.output
+    run = out / "salbench" / "one"
+    assert [v["name"] for v in load(run, "run.json")["variants"]] == ["blind", "jpeg:50"]
+    assert [v["name"] for v in load(run, "variants.json")["variants"]] == ["blind", "jpeg:50"]
+    assert "variants" not in load(out / "illusionbench" / "one", "run.json")
+    sent = server.stats.requests
+    again = suite(file, out)  # everything done: nothing is sent again
+    assert again.exit_code == 0, again.output
+    assert server.stats.requests == sent
+    file.write_text(file.read_text().replace('["blind", "jpeg:50"]', '["blind"]'))
+    changed = suite(file, out)
+    assert "variants blind, jpeg:50 there, blind in the suite" in " ".join(
+        changed.output.split())
+
+
 def test_a_suite_file_never_holds_a_key(tmp_path, synth_data, illusion_data, serve):
     server = serve()
     file = write_suite(tmp_path / "s.toml", {"m": server}, synth_data, illusion_data)

@@ -123,11 +123,18 @@ def planned(benchmark: Benchmark) -> BenchmarkPlan:
 
 
 def check_resumable(info: RunInfo, plan: BenchmarkPlan) -> None:
-    """A resumed run must read the same data, or its records would mix two datasets."""
+    """A resumed run must read the same data, or its records would mix two datasets, and
+    send the same request variants, or its families would not be the ones it recorded."""
     before, now = str(info.dataset.fingerprint), plan.dataset.fingerprint
     if before != now:
         raise RunDirError(f"the dataset changed since this run started (fingerprint {before[:12]} "
                           f"then, {now[:12]} now); start a new run instead of resuming")
+    then = [v.name for v in info.variants or []]
+    asked = [v.name for v in plan.variants or []]
+    if then != asked:
+        raise RunDirError(f"this run was started with variants {', '.join(then) or 'none'}, "
+                          f"now {', '.join(asked) or 'none'}; start a new run for other "
+                          "variants")
 
 
 async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,

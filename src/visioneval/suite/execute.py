@@ -27,6 +27,7 @@ from visioneval.runs.output import Output
 from visioneval.runs.request import RunRequest
 from visioneval.session import nothing_to_evaluate
 from visioneval.suite.plan import PlannedRun, SuitePlan
+from visioneval.variants.family import Varied
 
 SUITE_FILE = "suite.json"
 FAILURES = (PreflightError, DataError, RunDirError, CacheError, RunStopped, ValueError,
@@ -141,6 +142,11 @@ def check_planned(run: PlannedRun, info: RunInfo, benchmark: Benchmark) -> None:
         keys = sorted(k for k in set(planned) | set(info.options)
                       if info.options.get(k) != planned.get(k))
         differs.append(f"options {', '.join(keys)}")
+    then = [v.name for v in info.variants or []]
+    asked = [v.name for v in benchmark.variants] if isinstance(benchmark, Varied) else []
+    if then != asked:
+        differs.append(f"variants {', '.join(then) or 'none'} there, "
+                       f"{', '.join(asked) or 'none'} in the suite")
     if differs:
         raise ValueError(f"{run.directory} holds a run of other settings ({'; '.join(differs)})"
                          ": the suite file changed since it ran; give the suite another `out`"

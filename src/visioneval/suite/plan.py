@@ -7,6 +7,7 @@ run side by side."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ class PlannedRun:
     engine: EngineOptions
     directory: Path
     lane: int = 0
+    variants: tuple[str, ...] = ()  # --variant names, sent beside every sample
 
     @property
     def label(self) -> str:
@@ -63,12 +65,16 @@ class PlannedRun:
     def build(self) -> Benchmark:
         """The benchmark with this run's options (ValueError naming the option when one is
         not valid)."""
+        from visioneval.variants.family import with_variants
+
         definition = self.definition()
         model = definition.command_options
         if model is None:
-            return definition.build(dict(self.options))
+            return with_variants(definition.build(dict(self.options)), self.variants,
+                                 definition)
         try:
-            return definition.from_command(model.model_validate(self.options))
+            return with_variants(definition.from_command(model.model_validate(self.options)),
+                                 self.variants, definition)
         except ValidationError as exc:
             error = exc.errors()[0]
             where = ".".join(str(p) for p in error["loc"])
@@ -109,7 +115,7 @@ def plan(suite: SuiteFile, out: Path | None, default_name: str) -> SuitePlan:
             for model in suite.models:
                 runs.append(PlannedRun(entry.name, setting, options, model, generation,
                                        _engine(suite, model), root / folder /
-                                       _safe(model.label)))
+                                       _safe(model.label), variants=tuple(entry.variants)))
     _check_unique(runs)
     lanes = _lanes(runs)
     placed = tuple(_with_lane(run, lanes) for run in runs)
@@ -165,8 +171,7 @@ def _lanes(runs: list[PlannedRun]) -> dict[str, int]:
 
 
 def _with_lane(run: PlannedRun, lanes: dict[str, int]) -> PlannedRun:
-    return PlannedRun(run.benchmark, run.setting, run.options, run.model, run.settings,
-                      run.engine, run.directory, lanes[run.model.label])
+    return dataclasses.replace(run, lane=lanes[run.model.label])
 
 
 def _check_unique(runs: list[PlannedRun]) -> None:

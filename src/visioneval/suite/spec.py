@@ -85,6 +85,8 @@ class BenchmarkEntry(_Entry):
     name: str
     options: dict[str, Any] = Field(default_factory=dict)
     vary: dict[str, list[Any]] = Field(default_factory=dict)
+    # Request variants sent beside every sample, as `--variant` names them (docs/controls.md).
+    variants: list[str] = Field(default_factory=list)
     temperature: float | None = None
     max_tokens: int | None = Field(None, gt=0)
 
