@@ -17,8 +17,7 @@ import io
 import math
 
 from visioneval.io.images import ImageError, open_to_decode
-
-KEPT_MODES = ("L", "LA", "RGB", "RGBA")
+from visioneval.io.resize import lanczos
 
 
 def target_size(width: int, height: int, downscale: float | None,
@@ -37,17 +36,12 @@ def target_size(width: int, height: int, downscale: float | None,
 def resized(data: bytes, downscale: float | None, max_side: int | None) -> bytes | None:
     """The image reduced as the script says, as PNG bytes; None when it keeps its size.
     ImageError when it cannot be decoded (TooManyPixels before decoding a huge one)."""
-    from PIL import Image
-
     with open_to_decode(data, "the image") as image:
         size = target_size(image.width, image.height, downscale, max_side)
         if size == image.size:
             return None
         try:
-            image.load()
-            source = image if image.mode in KEPT_MODES else image.convert(
-                "RGBA" if "A" in image.mode or "transparency" in image.info else "RGB")
-            small = source.resize(size, Image.Resampling.LANCZOS)
+            small = lanczos(image, size)
         except OSError as exc:
             raise ImageError(f"the image: cannot be decoded ({exc})") from None
     buf = io.BytesIO()

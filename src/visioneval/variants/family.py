@@ -104,7 +104,7 @@ class Varied(Benchmark[Any]):
         """Each original sample as it comes, then its variants once their images are made
         (in worker threads, at most LOOKAHEAD originals behind)."""
         memo = ImageMemo()
-        pending: deque[tuple[Sample, Future[list[Sample | SkippedRow]]]] = deque()
+        pending: deque[Future[list[Sample | SkippedRow]]] = deque()
         families = 1 + len(self.variants)
         with ThreadPoolExecutor(WORKERS, thread_name_prefix="variants") as pool:
             try:
@@ -113,13 +113,13 @@ class Varied(Benchmark[Any]):
                         yield dataclasses.replace(item, samples=item.samples * families)
                         continue
                     yield item
-                    pending.append((item, pool.submit(self._made, item, memo)))
-                    while pending and (pending[0][1].done() or len(pending) > LOOKAHEAD):
-                        yield from pending.popleft()[1].result()
+                    pending.append(pool.submit(self._made, item, memo))
+                    while pending and (pending[0].done() or len(pending) > LOOKAHEAD):
+                        yield from pending.popleft().result()
                 while pending:
-                    yield from pending.popleft()[1].result()
+                    yield from pending.popleft().result()
             finally:
-                for _, future in pending:
+                for future in pending:
                     future.cancel()
 
     def _made(self, sample: Sample, memo: ImageMemo) -> list[Sample | SkippedRow]:
@@ -144,24 +144,20 @@ class Varied(Benchmark[Any]):
             out.append(Sample(made_id, group, messages, sample.target, meta))
         return out
 
-    def sample(self, row: Any) -> Any:
-        return self.inner.sample(row)
-
     def score(self, sample: Sample, text: str) -> tuple[dict[str, Any], dict[str, dict]]:
         return self.inner.score(sample, text)
 
     # -- metrics ----------------------------------------------------------------------------
-    @property
-    def _read(self) -> frozenset[str]:
-        """The variants the benchmark's own metrics read."""
-        return frozenset(v.name for v in self.variants if v.read_by_benchmark)
+    def _benchmark_reads(self, record: Record) -> bool:
+        """Whether the benchmark's own metrics read this record: the original family's, and
+        the variants the benchmark reads itself (`read_by_benchmark`)."""
+        family = family_of(record)
+        return family is None or any(v.read_by_benchmark for v in self.variants
+                                     if v.name == family)
 
     def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
-        """The benchmark's own metrics, of the original family (and the variants it reads
-        itself) alone."""
-        read = self._read
-        return self.inner.summarize(r for r in records
-                                    if (family := family_of(r)) is None or family in read)
+        """The benchmark's own metrics, of the records it reads (`_benchmark_reads`)."""
+        return self.inner.summarize(r for r in records if self._benchmark_reads(r))
 
     def summarize_with_variants(self, records: Iterable[Record]
                                 ) -> tuple[dict[str, Any], VariantsSummary]:
@@ -170,11 +166,11 @@ class Varied(Benchmark[Any]):
         from visioneval.variants.summary import VariantCollector
 
         collector = VariantCollector(self.variants, self.definition, self.inner.metric)
-        read = self._read
 
         def originals() -> Iterator[Record]:
             for record in records:
-                if collector.add(record) or family_of(record) in read:
+                collector.add(record)
+                if self._benchmark_reads(record):
                     yield record
 
         feed = originals()

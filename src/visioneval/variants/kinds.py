@@ -23,6 +23,7 @@ from visioneval.core.records import Message, Part
 from visioneval.core.runfiles import VariantInfo
 from visioneval.core.variant_ids import variant_group
 from visioneval.io.images import Image, open_to_decode
+from visioneval.io.resize import capped, lanczos
 
 RESAMPLING = "Lanczos"  # Pillow's Image.Resampling.LANCZOS: what resizing variants use
 JPEG_SUBSAMPLING = "4:2:0"  # Pillow's default for JPEG, as most encoders (and providers) use
@@ -212,12 +213,8 @@ class MaxSide(Variant):
                 f"format{_JPEG_AGAIN}); smaller images sent as stored")
 
     def image(self, image: Image) -> Image | None:
-        long_side = max(image.width, image.height)
-        if long_side <= self.side:
-            return image
-        ratio = self.side / long_side
-        size = (max(1, round(image.width * ratio)), max(1, round(image.height * ratio)))
-        return _resized(image, size)
+        size = capped(image.width, image.height, self.side)
+        return image if size == (image.width, image.height) else _resized(image, size)
 
 
 class Grayscale(Variant):
@@ -253,9 +250,7 @@ def _rgb(pil: PILImage.Image) -> PILImage.Image:
 
 def _resized(image: Image, size: tuple[int, int]) -> Image:
     with open_to_decode(image.data) as pil:
-        pil.load()
-        small = pil.resize(size, PILImage.Resampling.LANCZOS) if pil.mode in (
-            "RGB", "RGBA", "L", "LA") else _rgb(pil).resize(size, PILImage.Resampling.LANCZOS)
+        small = lanczos(pil, size)
     return _encoded(small, image.mime, quality=RESIZED_JPEG_QUALITY)
 
 

@@ -33,15 +33,23 @@ class Row:
     test: Difference | None
     unavailable: str | None
 
-    def cells(self) -> list[str]:
+    def numbers(self) -> tuple[str, str, str, str] | None:
+        """(stored, changed [95%], difference, p or the difference's interval) as shown;
+        None when the metric could not be compared."""
         if self.unavailable or self.stored is None or self.changed is None or \
                 self.test is None:
+            return None
+        test = _p(self.test.p) if self.test.p is not None else \
+            f"[{fmt.interval(self.test.ci95, joiner=', ')}]"
+        return (fmt.pct(self.stored.value), estimate(self.changed),
+                fmt.pct(self.test.difference, signed=True), test)
+
+    def cells(self) -> list[str]:
+        found = self.numbers()
+        if found is None or self.test is None:
             return [self.variant, self.metric, str(self.n), "-", "-", "-", "-",
                     self.unavailable or "not computed"]
-        return [self.variant, self.metric, str(self.n), fmt.pct(self.stored.value),
-                estimate(self.changed), fmt.pct(self.test.difference, signed=True),
-                _p(self.test.p) if self.test.p is not None else
-                f"[{fmt.interval(self.test.ci95, joiner=', ')}]",
+        return [self.variant, self.metric, str(self.n), *found,
                 "yes" if self.test.significant else "no"]
 
 
@@ -133,14 +141,15 @@ def show(summary: VariantsSummary, console: Console) -> None:
                          min_width={"metric": 14, "test": 16}.get(column))
     last = None
     for row in rows(summary):
-        cells = row.cells()
         name = row.variant if row.variant != last else ""
         last = row.variant
-        if row.test is None:
-            table.add_row(name, row.metric, "-", "-", "-", cells[-1])
+        found = row.numbers()
+        if found is None or row.test is None:
+            table.add_row(name, row.metric, "-", "-", "-", row.unavailable or "not computed")
             continue
+        stored, changed, difference, test = found
         mark = " *" if row.test.significant else ""
-        table.add_row(name, row.metric, cells[3], cells[4], cells[5], cells[6] + mark)
+        table.add_row(name, row.metric, stored, changed, difference, test + mark)
     console.print(table)
     console.print(TERMINAL_NOTE, highlight=False, soft_wrap=True, markup=False, style="dim")
     for line in without_image(summary):

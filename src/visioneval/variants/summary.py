@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from visioneval.core.accuracy import Tally
 from visioneval.core.capabilities import KnowsChance, PairsRecords
 from visioneval.core.records import Record
-from visioneval.core.variant_ids import VARIANT_OF, as_original, family_of
+from visioneval.core.variant_ids import as_original, family_of
 from visioneval.stats.paired import (
     PairedCollector,
     PairedResult,
@@ -133,6 +134,7 @@ class VariantCollector:
         self.pairs = definition if isinstance(definition, PairsRecords) else None
         self.chance = definition if isinstance(definition, KnowsChance) else None
         self.metric = metric
+        self.default = Tally(metric)  # a benchmark that pairs nothing: its `metric`
         self.rows: dict[str, PairedCollector] = {"": PairedCollector()}
         self.rows.update({name: PairedCollector() for name in self.variants})
         self.chance_rows = PairedCollector()
@@ -143,39 +145,36 @@ class VariantCollector:
         self.right_metric: dict[str, set[str]] = {}
         self.right_scored: Counter[str] = Counter()
 
-    def add(self, record: Record) -> bool:
-        """Take one record; True when it is of the original family."""
+    def add(self, record: Record) -> None:
+        """Take one record, of any family."""
         family = family_of(record) or ""
         if family not in self.rows:  # a variant the run no longer asks for
-            return False
+            return
         self.records[family] += 1
         if not record.ok:
             self.errors[family] += 1
-            return family == ""
+            return
         original = as_original(record)
         rows = self._paired(original)
         self.rows[family].add(original.id, rows)
         if family == "" and self.chance is not None:
             self.chance_rows.add(original.id, self.chance.chance_rows(original))
         if family in self.right_blind:
-            self._right_blind(family, record, rows)
-        return family == ""
+            self._right_blind(family, original.id, rows)
 
     def _paired(self, record: Record) -> dict[str, PairedRow]:
         if self.pairs is not None:
             return self.pairs.paired_rows(record)
-        value = next((float(block[self.metric]) for block in record.scores.values()
-                      if self.metric in block), 0.0)
-        return {self.metric: PairedRow("correct", (value,))}
+        return {self.metric: PairedRow("correct", (self.default.score(record),))}
 
-    def _right_blind(self, family: str, record: Record, rows: dict[str, PairedRow]) -> None:
+    def _right_blind(self, family: str, sample_id: str, rows: dict[str, PairedRow]) -> None:
         key = next((k for k, row in rows.items() if row.kind == "correct"), None)
         if key is None:  # a sample the benchmark scores no 0/1 outcome of (a control row)
             return
         self.right_scored[family] += 1
         self.right_metric.setdefault(family, set()).add(key)
         if rows[key].values[0] >= 1.0:
-            self.right_blind[family].append(str(record.metadata.get(VARIANT_OF, record.id)))
+            self.right_blind[family].append(sample_id)
 
     def result(self) -> VariantsSummary:
         original = self.rows[""]
