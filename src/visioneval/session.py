@@ -12,7 +12,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -144,9 +144,11 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
                       budget: Budget | None = None,
                       engine_changes: dict[str, list[Any]] | None = None,
                       board: ProgressBoard | None = None,
-                      label: str | None = None) -> SessionResult:
+                      label: str | None = None,
+                      panel: Sequence[Backend] = ()) -> SessionResult:
     """Run what is not yet done, then recompute metrics and tables from the journal.
-    `judge`: the benchmark's judge model, opened and checked by the caller; `budget`:
+    `judge`, `panel`: the benchmark's judge model and panel models, opened and checked by
+    the caller; `budget`:
     --max-cost, after which no request is sent (CostLimitReached, status "stopped");
     `engine_changes`: the recorded engine settings this resume replaced (setting: [then,
     now]), kept in this session's entry of run.json; `board`: a progress
@@ -163,16 +165,18 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     # Enough workers to fill every endpoint; the dispatcher holds each to its share.
     workers = replicas.capacity if replicas else engine_options.concurrency
     engine = Engine(backend, store, settings, engine_options.retry_policy(), workers, cache,
-                    judge=judge, budget=budget, read_cache=not engine_options.refresh_cache)
+                    judge=judge, panel=tuple(panel), budget=budget,
+                    read_cache=not engine_options.refresh_cache)
     for earlier in store.info.sessions:
         if earlier.status is None:
             earlier.status = "killed"  # it ended without writing its own end
     # The host and process: which machine ran (or is running) a shard of a distributed run;
-    # the model (and judge) as the server described it, which keys the cache.
+    # the model (and judge, and panel) as the server described it, which keys the cache.
     session = SessionInfo.model_validate({
         "started_at": _now(), "resumed_from": len(done), "host": os.uname().nodename,
         "pid": os.getpid(), "model_identity": backend.identity(),
         **({"judge_identity": judge.identity()} if judge else {}),
+        **({"panel_identities": [m.identity() for m in panel]} if panel else {}),
         **({"engine_changes": engine_changes} if engine_changes else {})})
     store.info.status = "running"
     store.info.sessions.append(session)
@@ -321,8 +325,9 @@ def metrics_model_for(info: RunInfo) -> MetricsModel:
 def cost_counts(benchmark: Benchmark, info: RunInfo) -> CostInfo:
     """counts.cost: every session's usage, priced (see `visioneval.cost.total`)."""
     judge = ModelRef.from_spec(benchmark.judge) if benchmark.judge is not None else None
+    panel = [ModelRef.from_spec(spec) for spec in benchmark.panel]
     return CostInfo.model_validate(run_cost(info.sessions, ModelRef.from_recorded(info.backend),
-                                            judge, recorded_price(info.pricing)))
+                                            judge, recorded_price(info.pricing), panel))
 
 
 def skipped_rows(sessions: list[SessionInfo]) -> int:

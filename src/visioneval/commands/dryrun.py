@@ -83,11 +83,15 @@ def _in_shard(items: Iterable[Sample | SkippedRow], shard: Shard
 
 
 def _not_counted(benchmark: Benchmark) -> str | None:
-    """What the estimate leaves out: a judge's requests, a solver's extra ones."""
+    """What the estimate leaves out: a judge's or panel models' requests, a solver's extra
+    ones."""
     judge: Any = benchmark.judge
     if judge is not None:
         return (f"the judge's requests ({judge.kind} {judge.model}): at least one per "
                 "answer, not estimated")
+    if benchmark.panel:
+        named = ", ".join(f"{m.kind} {m.model}" for m in benchmark.panel)
+        return f"the panel models' requests ({named}): not estimated"
     if not benchmark.one_request_each:
         return ("requests the benchmark's solver may add (a judge asked several times, a "
                 "repair): each sample is counted as one request")

@@ -55,7 +55,7 @@ class Benchmark(Generic[OptionsT]):
     records the options and the data's fingerprint, the total comes from the data,
     `summarize` is accuracy with a bootstrap interval over each record's `metric` score
     (`core/accuracy.py`), its table is printed and written as results.csv, one request per
-    sample (`solve` None) and no judge model."""
+    sample (`solve` None), no judge model and no panel."""
 
     name: ClassVar[str] = ""
     options_model: ClassVar[type[BaseModel] | None] = None  # set by `Benchmark[Options]`
@@ -93,6 +93,15 @@ class Benchmark(Generic[OptionsT]):
         """A second model the solver asks with `ask(..., judge=True)` to grade answers
         (None: no judge); the run opens, checks and closes it beside the model."""
         return None
+
+    @property
+    def panel(self) -> tuple[BackendSpec, ...]:
+        """Further models the solver asks by position, `ask(..., panel=k)` for the k-th
+        (1-based): several judges grading one answer, each asked through the same cache,
+        retries and cost as the model. Each is opened, checked and closed beside the model,
+        its identity recorded in every session, and a resume refuses one that now serves
+        another checkpoint, as for the judge. None by default: ()."""
+        return ()
 
     @property
     def per_row(self) -> int:

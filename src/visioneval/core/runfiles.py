@@ -253,6 +253,9 @@ class SessionInfo(_Closed):
     model_identity: Identity | None = Field(
         None, description="The model as its server described it (the cache's key).")
     judge_identity: Identity | None = None
+    panel_identities: list[Identity] | None = Field(
+        None, description="The benchmark's panel models as their servers described them, "
+        "in order (panel1 first).")
     engine_changes: dict[str, list[Any]] | None = Field(
         None, description="The recorded engine settings this resume replaced: setting: "
         "[recorded, now].")
@@ -278,7 +281,8 @@ class SessionInfo(_Closed):
     cache_sources: dict[str, int] = Field(
         {}, description="Run directory: the cached answers it stored that this session used.")
     usage: dict[str, dict[str, UsageCountInfo]] | None = Field(
-        None, description="Requests and tokens by role (model, judge) and group: the cost.")
+        None, description="Requests and tokens by role (model, judge, panel1, ...) and "
+        "group: the cost.")
     endpoints: dict[str, EndpointStats] | None = Field(
         None, description="Per URL, with several --base-url.")
     dispatch: DispatchStats | None = None

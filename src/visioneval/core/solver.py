@@ -18,8 +18,13 @@ that is not a verdict must not be replayed on the next run."""
 
 
 class Ask(Protocol):
-    """Send one request through the engine: cache, retries, counting. Never raises.
+    """Send one request through the engine: cache, retries, counting. A failed request is
+    a Response with its error, never an exception.
     `judge=True` sends it to the benchmark's judge model instead of the model under test;
+    `panel=k` to the k-th of the benchmark's panel models (`Benchmark.panel`, 1-based; 0:
+    none), whose answers are cached under that model's identity and counted under usage
+    role `panelK`; asking for the judge and a panel model at once is a ValueError (a bug
+    in the solver, not a failed request);
     `settings` are the run's generation settings, for a solver's own model requests;
     `run_dir` is the run directory, for a solver that writes files beside the journal (the
     layout benchmark's pictures)."""
@@ -31,7 +36,7 @@ class Ask(Protocol):
     def run_dir(self) -> Path: ...
 
     def __call__(self, request: Request, cache_if: CacheIf | None = None, *,
-                 judge: bool = False) -> Awaitable[Response]: ...
+                 judge: bool = False, panel: int = 0) -> Awaitable[Response]: ...
 
 
 @dataclass(frozen=True, slots=True)

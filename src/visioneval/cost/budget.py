@@ -8,6 +8,7 @@ session may end a little above the limit (at most the requests in flight at that
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -17,23 +18,26 @@ from visioneval.cost.images import image_rule
 from visioneval.cost.money import usd
 from visioneval.cost.prices import ModelRef, NoPrice, Price
 from visioneval.cost.total import role_prices
+from visioneval.cost.usage import panel_role
 
 
 @dataclass
 class Budget:
     limit: Decimal
-    prices: dict[str, Price]  # per role: "model", and "judge" when the run has one
+    prices: dict[str, Price]  # per role: "model", and "judge", "panelK" when the run has them
     models: dict[str, str] = field(default_factory=dict)  # per role: the model's name
     spent: Decimal = Decimal(0)
     answers: int = 0
 
     @classmethod
     def for_run(cls, limit: float, model: ModelRef, judge: ModelRef | None,
-                given: Price | None) -> Budget:
-        """The session's budget; a ValueError (one line) when a price is unknown."""
-        refs = {"model": model, **({"judge": judge} if judge is not None else {})}
+                given: Price | None, panel: Sequence[ModelRef] = ()) -> Budget:
+        """The session's budget; a ValueError (one line) when a price is unknown (the
+        model's, its judge's or a panel model's)."""
+        refs = {"model": model, **({"judge": judge} if judge is not None else {})} | \
+            {panel_role(k): ref for k, ref in enumerate(panel, 1)}
         prices = {}
-        for role, price in role_prices(model, judge, given).items():
+        for role, price in role_prices(model, judge, given, panel).items():
             if role not in refs:
                 continue
             if isinstance(price, NoPrice):

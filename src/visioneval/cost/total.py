@@ -1,25 +1,27 @@
 """A run's cost from its sessions' usage: what run.json keeps under `counts.cost`.
 
-Per role (the model under test, its judge) and group: the cost the provider reported for
-the answers that carried one, plus the tokens of the others at the role's price. No price
-for tokens that need one makes the cost absent with the reason, never 0; a price of 0 (the
-user's own server, a builtin baseline) makes it a real 0."""
+Per role (the model under test, its judge, its panel models) and group: the cost the
+provider reported for the answers that carried one, plus the tokens of the others at the
+role's price. No price for tokens that need one makes the cost absent with the reason, never
+0; a price of 0 (the user's own server, a builtin baseline) makes it a real 0."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from visioneval.cost.prices import JUDGE_REMEDY, ModelRef, NoPrice, Price, price_for
-from visioneval.cost.usage import UsageBook, UsageCount
+from visioneval.cost.usage import UsageBook, UsageCount, panel_role
 
 if TYPE_CHECKING:
     from visioneval.core.runfiles import SessionInfo
 
 NO_USAGE = "no answer reported usage (failed requests are taken as free)"
 NOTHING_SENT = "no request sent: every answer came from the cache or needed no model"
+PANEL_REMEDY = ("no option prices a panel model (--price-in/--price-out price the model "
+                "under test), so its cost is unknown unless its server reports it")
 
 
 @dataclass(frozen=True)
@@ -58,12 +60,14 @@ def cost_of(count: UsageCount, price: Price | NoPrice, who: str) -> Cost:
 
 
 def run_cost(sessions: Iterable[SessionInfo], model: ModelRef, judge: ModelRef | None,
-             given: Price | None) -> dict[str, Any]:
+             given: Price | None, panel: Sequence[ModelRef] = ()) -> dict[str, Any]:
     """counts.cost: {"usd", "source", "unavailable" (when usd is null), "groups"}.
-    `given`: the user's prices, for the model under test (see `role_prices`)."""
+    `given`: the user's prices, for the model under test (see `role_prices`); `panel`: the
+    benchmark's panel models, in order."""
     book = UsageBook.from_sessions(sessions)
-    refs = {"model": model, "judge": judge}
-    prices = role_prices(model, judge, given)
+    refs = {"model": model, "judge": judge} | {panel_role(k): ref
+                                               for k, ref in enumerate(panel, 1)}
+    prices = role_prices(model, judge, given, panel)
 
     def cost(counts: dict[str, UsageCount]) -> Cost:
         out = Cost(Decimal(0))
@@ -81,20 +85,28 @@ def run_cost(sessions: Iterable[SessionInfo], model: ModelRef, judge: ModelRef |
     return {**as_json(total), "groups": {g: _float(c.usd) for g, c in per_group.items()}}
 
 
-def role_prices(model: ModelRef, judge: ModelRef | None,
-                given: Price | None) -> dict[str, Price | NoPrice]:
-    """The model's price and its judge's. The user's prices are the model's; a judge gets
-    them only when it is the same model at the same place, else its table price; no option
-    prices a judge, so without a table price its cost is what its server reports, or
-    unknown (said so, never pointing at the model's --price-in)."""
+def role_prices(model: ModelRef, judge: ModelRef | None, given: Price | None,
+                panel: Sequence[ModelRef] = ()) -> dict[str, Price | NoPrice]:
+    """The model's price, its judge's and each panel model's (`panel1`, ...). The user's
+    prices are the model's; a judge or panel model gets them only when it is the same
+    model at the same place, else its table price; no option prices those, so without a
+    table price their cost is what their server reports, or unknown (said so, never
+    pointing at the model's --price-in)."""
     prices: dict[str, Price | NoPrice] = {"model": price_for(model, given)}
     if judge is None:
         prices["judge"] = NoPrice("the run's judge model is not known")
     else:
-        prices["judge"] = price_for(judge, given if judge == model else None, JUDGE_REMEDY)
-        if isinstance(prices["judge"], NoPrice):
-            prices["judge"] = NoPrice(f"judge: {prices['judge'].reason}")
+        prices["judge"] = _other(judge, "judge", model, given, JUDGE_REMEDY)
+    for k, ref in enumerate(panel, 1):
+        prices[panel_role(k)] = _other(ref, f"panel model {k}", model, given, PANEL_REMEDY)
     return prices
+
+
+def _other(ref: ModelRef, who: str, model: ModelRef, given: Price | None,
+           remedy: str) -> Price | NoPrice:
+    """A judge's or panel model's price: the user's only for the model under test itself."""
+    price = price_for(ref, given if ref == model else None, remedy)
+    return NoPrice(f"{who}: {price.reason}") if isinstance(price, NoPrice) else price
 
 
 def as_json(cost: Cost) -> dict[str, Any]:

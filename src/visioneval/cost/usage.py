@@ -1,5 +1,5 @@
-"""What a session's requests used, by who answered (the model or its judge) and by record
-group (a config, a subset): tokens, and the cost the provider reported where it did.
+"""What a session's requests used, by who answered (the model, its judge, a panel model)
+and by record group (a config, a subset): tokens, and the cost the provider reported where it did.
 
 Only answers from the server count: a cached answer cost nothing this session. A failed
 request with no usage in its reply is taken as free (servers do not bill a refused or failed
@@ -18,6 +18,15 @@ if TYPE_CHECKING:
     from visioneval.core.runfiles import SessionInfo, UsageCountInfo
 
 ROLES = ("model", "judge")
+"""The roles every run may have; a run with panel models adds one per position
+(`panel_role`). A session's usage is read by whatever roles it holds, so a run.json written
+before panel models existed reads as it did."""
+PANEL_ROLE = "panel"
+
+
+def panel_role(position: int) -> str:
+    """The usage role of the benchmark's k-th panel model (1-based): panel1, panel2, ..."""
+    return f"{PANEL_ROLE}{position}"
 
 
 @dataclass
@@ -73,7 +82,8 @@ _INTS = ("requests", "prompt_tokens", "completion_tokens", "reported",
 @dataclass
 class UsageBook:
     """Usage per role and group: run.json keeps it in each session as
-    {"model": {"<group>": {...}}, "judge": {...}} (roles without requests left out)."""
+    {"model": {"<group>": {...}}, "judge": {...}, "panel1": {...}} (roles without requests
+    left out)."""
 
     roles: dict[str, dict[str, UsageCount]] = field(default_factory=dict)
 

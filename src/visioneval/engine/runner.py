@@ -23,7 +23,7 @@ from visioneval.core.records import (
 )
 from visioneval.core.solver import CacheIf, Solved, Solver
 from visioneval.core.store import RunStore, WriteError
-from visioneval.cost.usage import UsageBook
+from visioneval.cost.usage import UsageBook, panel_role
 from visioneval.engine import defaults
 from visioneval.engine.cache import Origin, ResponseCache, cache_key
 from visioneval.engine.progress import RunProgress
@@ -65,8 +65,9 @@ class _EngineAsk:
         return self.engine.store.directory
 
     def __call__(self, request: Request, cache_if: CacheIf | None = None, *,
-                 judge: bool = False) -> Awaitable[Response]:
-        return self.engine.ask(request, self.stats, cache_if, judge=judge, group=self.group)
+                 judge: bool = False, panel: int = 0) -> Awaitable[Response]:
+        return self.engine.ask(request, self.stats, cache_if, judge=judge, panel=panel,
+                               group=self.group)
 
 
 
@@ -157,6 +158,8 @@ class Engine:
     watch: RetryWatch = field(default_factory=RetryWatch)
     judge: Backend | None = None
     """The benchmark's judge model, for solvers that grade answers with one."""
+    panel: tuple[Backend, ...] = ()
+    """The benchmark's panel models (`Benchmark.panel`), asked by position: `ask(panel=k)`."""
     budget: Budget | None = None
     """--max-cost: no request is sent once it is spent (CostLimitReached)."""
     read_cache: bool = True
@@ -253,16 +256,14 @@ class Engine:
 
     async def ask(self, request: Request, stats: RunStats,
                   cache_if: CacheIf | None = None, *, judge: bool = False,
-                  group: str = "") -> Response:
+                  panel: int = 0, group: str = "") -> Response:
         """The cached answer, or the backend's (with retries), cached when it succeeds and
         `cache_if` (if given) accepts it; a cached answer `cache_if` rejects is not used.
-        `judge`: the judge model's answer (its identity keys its cache entries); `group`:
-        the sample's group, under which the request's usage is counted."""
-        backend = self.backend
+        `judge`: the judge model's answer; `panel`: the k-th panel model's (1-based; 0:
+        none); each model's identity keys its own cache entries. `group`: the sample's
+        group, under which the request's usage is counted."""
+        backend, role = self._asked(judge, panel)
         if judge:
-            if self.judge is None:
-                raise RuntimeError("a solver asked for a judge, but the run has none")
-            backend = self.judge
             stats.judge_requests += 1
         key, origin = None, None
         if self.cache is not None:
@@ -283,7 +284,6 @@ class Engine:
         response = await generate(backend, request, self.policy, self.watch)
         stats.prompt_tokens += response.prompt_tokens or 0  # tokens paid for in this session
         stats.completion_tokens += response.completion_tokens or 0
-        role = "judge" if judge else "model"
         stats.usage.add(role, group, response)
         if budget is not None:
             budget.charge(role, request, response)
@@ -292,6 +292,22 @@ class Engine:
             # After the worker's next send, not before it (the put serialises the response).
             asyncio.get_running_loop().call_soon(self.cache.put, key, response, origin)
         return response
+
+    def _asked(self, judge: bool, panel: int) -> tuple[Backend, str]:
+        """The backend a request goes to and the usage role it is counted under."""
+        if judge and panel:
+            raise ValueError(f"a solver asked for the judge and panel model {panel} at once; "
+                             "a request goes to one model")
+        if judge:
+            if self.judge is None:
+                raise RuntimeError("a solver asked for a judge, but the run has none")
+            return self.judge, "judge"
+        if panel:
+            if not 1 <= panel <= len(self.panel):
+                raise RuntimeError(f"a solver asked for panel model {panel}, but the run has "
+                                   f"{len(self.panel)} (positions count from 1)")
+            return self.panel[panel - 1], panel_role(panel)
+        return self.backend, "model"
 
     def _origin(self, backend: Backend) -> tuple[dict[str, Any], Origin]:
         """The backend's identity (the cache key's model part) and what its new cache

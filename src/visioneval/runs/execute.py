@@ -105,7 +105,8 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
                    _builtin_note(benchmark.name))
     majority = majority_answers(benchmark) if spec.kind == "builtin" and \
         spec.model == "majority" else None
-    servers = spec.kind not in ("builtin", "none") or benchmark.judge is not None
+    servers = spec.kind not in ("builtin", "none") or benchmark.judge is not None \
+        or bool(benchmark.panel)
     limits = engine.http_limits() if servers else None
     backend = make_backend(spec, connections=engine.concurrency, majority=majority,
                            seed=getattr(benchmark.options, "seed", 0),
@@ -114,10 +115,18 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
     judge = make_backend(benchmark.judge, connections=engine.concurrency, limits=limits,
                          flags=judge_flags(benchmark.name)) \
         if benchmark.judge is not None else None
-    async with backend, (judge or contextlib.nullcontext()):
+    # The panel's servers are named by the benchmark's options, as a judge's are.
+    panel = [make_backend(member, connections=engine.concurrency, limits=limits,
+                          flags=judge_flags(benchmark.name)) for member in benchmark.panel]
+    async with contextlib.AsyncExitStack() as opened:
+        for each in (backend, judge, *panel):
+            if each is not None:
+                await opened.enter_async_context(each)
         await backend.preflight()
         if judge is not None:
             await judge.preflight()
+        for member in panel:
+            await member.preflight()
         # The data's fingerprint reads every file: in a thread, so the event loop goes on
         # serving other runs of the process (a suite's lanes) meanwhile.
         plan = await asyncio.to_thread(planned, benchmark)
@@ -130,7 +139,7 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
             check_resumable(store.info, plan)
             if plan.dataset.stat is not None:  # the same data, perhaps copied: as it is now
                 store.info.dataset.stat = plan.dataset.stat
-            check_same_model(store.info, backend, judge)
+            check_same_model(store.info, backend, judge, panel)
             if (pricing := engine.pricing()) is not None:  # prices given again replace them
                 store.info.pricing = Pricing.model_validate(pricing)
             store.info.record_engine(engine)
@@ -148,7 +157,7 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
         _say_identity(backend, output)
         return await run_session(benchmark, backend, store, settings, engine, output.err,
                                  output.progress, judge, budget, engine_changes, output.board,
-                                 output.label)
+                                 output.label, panel)
 
 
 async def _probe(backend: Backend, engine: EngineOptions, output: Output) -> ProbedResolution:
@@ -175,14 +184,20 @@ def _builtin_note(name: str) -> str:
     return registry.definition(name).builtin_note if name in registry.names() else ""
 
 
-def check_same_model(info: RunInfo, backend: Backend, judge: Backend | None) -> None:
-    """A resumed run must ask the model it started with: a server that now serves other
-    weights under the same name (a new checkpoint, a new pull) would mix two models'
-    answers in one run. Compared where both the record and the server say what they serve."""
+def check_same_model(info: RunInfo, backend: Backend, judge: Backend | None,
+                     panel: Sequence[Backend] = ()) -> None:
+    """A resumed run must ask the models it started with (the model, its judge, each panel
+    model by position): a server that now serves other weights under the same name (a new
+    checkpoint, a new pull) would mix two models' answers in one run. Compared where both
+    the record (the last session that recorded one) and the server say what they serve."""
     pairs = [("model", info.backend.identity, backend)]
     if judge is not None:
         last = [s.judge_identity for s in info.sessions if s.judge_identity]
         pairs.append(("judge", last[-1] if last else None, judge))
+    for k, member in enumerate(panel, 1):
+        found = [s.panel_identities[k - 1] for s in info.sessions
+                 if s.panel_identities and len(s.panel_identities) >= k]
+        pairs.append((f"panel model {k}", found[-1] if found else None, member))
     for role, recorded, now in pairs:
         if recorded is None:
             continue
@@ -218,4 +233,5 @@ def _budget(benchmark: Benchmark, spec: BackendSpec, engine: EngineOptions,
     if given is None and resumed is not None:
         given = recorded_price(RunStore.open(resumed).info.pricing)
     judge = ModelRef.from_spec(benchmark.judge) if benchmark.judge is not None else None
-    return Budget.for_run(engine.max_cost, ModelRef.from_spec(spec), judge, given)
+    panel = [ModelRef.from_spec(member) for member in benchmark.panel]
+    return Budget.for_run(engine.max_cost, ModelRef.from_spec(spec), judge, given, panel)

@@ -83,6 +83,10 @@ class Varied(Benchmark[Any]):
         return self.inner.judge
 
     @property
+    def panel(self) -> tuple[BackendSpec, ...]:
+        return self.inner.panel
+
+    @property
     def per_row(self) -> int:
         return self.inner.per_row * (1 + len(self.variants))
 
