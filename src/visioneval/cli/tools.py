@@ -15,17 +15,23 @@ def loopback(
     model: Annotated[list[str] | None, typer.Option(help="Model name(s) to serve.")] = None,
     answer: Annotated[str, typer.Option(help="hash (one of the prompt's options, picked by a "
                                         "checksum), popout (the baseline looks at the image), "
-                                        "judge (a scripted rubric verdict), observer (a "
-                                        "simulated observer of psychophysics stimuli), canary "
-                                        "(reads the resolution probe's stripes from the pixels "
-                                        "it receives) or fixed:TEXT.")
+                                        "judge (a scripted rubric verdict that ignores the "
+                                        "image), judge-sees, judge-first, judge-no-counts, "
+                                        "judge-noise (scripted rubric judges that read the "
+                                        "scene written into an image: one that sees, one "
+                                        "biased to the first image, one blind to counts, one "
+                                        "that guesses), observer (a simulated observer of "
+                                        "psychophysics stimuli), canary (reads the resolution "
+                                        "probe's stripes from the pixels it receives) or "
+                                        "fixed:TEXT.")
                       ] = "popout",
     latency: Annotated[float, typer.Option(help="Seconds before each answer.")] = 0.0,
     fail_rate: Annotated[float, typer.Option(min=0, max=1, help="Share of requests that fail.")
                          ] = 0.0,
     faults: Annotated[str, typer.Option(help="Faults to draw from: 429,500,drop,stall.")
                       ] = "429,500,drop",
-    seed: Annotated[int, typer.Option(help="Seed of the fault draws.")] = 0,
+    seed: Annotated[int, typer.Option(help="Seed of the fault draws (and of judge-noise's "
+                                      "scores).")] = 0,
     thinking: Annotated[str, typer.Option(help="Answer as a reasoning model: inline "
                                           "(<think>thinking</think> before the answer), "
                                           "closing (only </think>), field (reasoning_content, "

@@ -12,6 +12,7 @@ from visioneval.loopback.observer import DEFAULT_CURVES, Observer, answer_observ
 from visioneval.loopback.server import (
     ANSWER_MODES,
     FAULTS,
+    SEEDED_MODES,
     THINKING_MODES,
     LoopbackServer,
     ServerScript,
@@ -53,9 +54,11 @@ def build_script(models: tuple[str, ...], answer: str, latency: float, fail_rate
         answerer = answer_fixed(answer.removeprefix("fixed:"))
     elif answer in ANSWER_MODES:
         answerer = ANSWER_MODES[answer]
+    elif answer in SEEDED_MODES:
+        answerer = SEEDED_MODES[answer](seed)
     else:
-        raise ValueError(f"--answer {answer!r}: use {', '.join(ANSWER_MODES)}, observer "
-                         "or fixed:TEXT")
+        raise ValueError(f"--answer {answer!r}: use {', '.join([*ANSWER_MODES, *SEEDED_MODES])}"
+                         ", observer or fixed:TEXT")
     chosen = tuple(f.strip() for f in faults.split(",") if f.strip())
     unknown = [f for f in chosen if f not in FAULTS]
     if unknown:

@@ -1,11 +1,11 @@
 """A loopback model server speaking the OpenAI, Ollama and Anthropic protocols.
 
 It answers from a script (a fixed text, a deterministic class pick, the popout baseline, the
-resolution probe's canary reader, or any Python function), with optional latency, injected
-faults (429, 500, dropped connections, stalls) and images reduced before the answer
-function sees them, as a provider that resizes does (`loopback.resize`). Tests start it on
-127.0.0.1; `visioneval loopback` serves it for trying the tool without a model, and the
-speed benchmark drives it from another process.
+resolution probe's canary reader, scripted rubric judges (`loopback.judges`), or any Python
+function), with optional latency, injected faults (429, 500, dropped connections, stalls)
+and images reduced before the answer function sees them, as a provider that resizes does
+(`loopback.resize`). Tests start it on 127.0.0.1; `visioneval loopback` serves it for trying
+the tool without a model, and the speed benchmark drives it from another process.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from aiohttp import web
 
 from visioneval.baselines.prompt_reading import choices, in_asked_format, vocabulary
 from visioneval.io.images import ImageError, TooManyPixels
-from visioneval.loopback import resize
+from visioneval.loopback import judges, resize
 
 FAULTS = ("429", "500", "drop", "stall")
 
@@ -116,7 +116,13 @@ def answer_canary(prompt: Prompt) -> str:
 
 
 ANSWER_MODES: dict[str, Answerer] = {"hash": answer_hash, "popout": answer_popout,
-                                     "judge": answer_judge, "canary": answer_canary}
+                                     "judge": answer_judge, "canary": answer_canary,
+                                     "judge-sees": judges.judge_sees,
+                                     "judge-first": judges.judge_first,
+                                     "judge-no-counts": judges.judge_no_counts}
+SEEDED_MODES: dict[str, Callable[[int], Answerer]] = {"judge-noise": judges.judge_noise}
+"""Modes that draw at random: each server makes its own answerer from its seed, so two
+servers never share (or race for) one random stream."""
 
 
 def musing(prompt: Prompt) -> str:
