@@ -118,7 +118,8 @@ def test_shipped_example_runs_with_the_scripted_judge(serve, tmp_path):
     assert result.exit_code == 0, result.output
     metrics = load(out)
     assert set(metrics["evaluators"]) == {
-        "judge:image-description", "judge:structured-output", "validator:count",
+        "judge:image-description", "judge:comparison", "judge:structured-output",
+        "validator:count",
         "validator:chart", "validator:ocr", "validator:json",
         "script:python3 mentions_shelf.py"}
     assert all(b["errors"] == 0 for b in metrics["evaluators"].values())

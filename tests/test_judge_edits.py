@@ -299,3 +299,12 @@ def test_odd_strings_never_raise_and_any_edit_is_whole(kind):
         assert found.kind == kind and found.output != output and found.markers
         json.dumps(found.as_dict())
         assert named(found, {found.detail: [" ".join(found.markers)]})
+
+
+def test_a_count_the_reference_contradicts_is_not_raised():
+    """"Three people" against a reference of two is wrong already: raising it would not
+    make a right statement wrong, so another count is taken, or none."""
+    only_wrong = make_edit("count", "Three people sit at a desk.", "Two people at a desk.")
+    assert only_wrong is None
+    found = make_edit("count", "Three people sit at two desks.", "Two people at two desks.")
+    assert found is not None and "three desks" in found.output.lower()

@@ -263,3 +263,21 @@ def test_every_example_scene_is_small_and_carries_its_scene():
     for path in paths:
         assert path.stat().st_size < 4000, path
         assert read_scene(path.read_bytes()) is not None, path
+
+
+def test_judge_sees_the_wrong_colour_of_a_changed_object(serve):
+    """A recolouring from the wrong colour, and an added object in a colour it does not
+    have, are hallucinations: the colour edits a judge is checked with."""
+    server = serve(answer=ANSWER_MODES["judge-sees"])
+    vases = (image(SCENES / "vase-before.png"), image(SCENES / "vase-after.png"))
+    wrong_from = verdict(server, judge_request(COMPARISON, Case(
+        "What changed?", "The vase changed from green to blue.", images=vases), SETTINGS),
+        COMPARISON)
+    assert wrong_from["details"]["hallucinations"], wrong_from
+    right = verdict(server, room("A green potted plant was added to the right of the desk."),
+                    COMPARISON)
+    wrong = verdict(server, room("A red potted plant was added to the right of the desk."),
+                    COMPARISON)
+    assert not right["details"]["hallucinations"]
+    assert wrong["details"]["hallucinations"]
+    assert wrong["scores"]["change_detection"] < right["scores"]["change_detection"]

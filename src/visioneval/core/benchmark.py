@@ -282,6 +282,14 @@ class BenchmarkDefinition:
         its flags to an error."""
         return self.build(options)
 
+    def resumed_options(self, options: dict[str, Any], given: Mapping[str, Any]
+                        ) -> dict[str, Any]:
+        """The options a resume continues with, after the common rules (trust off unless
+        given again, the judge's server as given): a definition whose options name further
+        servers (evaluate's panel of judges) has them named again here. `given`: what the
+        resuming command line passed."""
+        return options
+
     def build_to_read(self, options: dict[str, Any]) -> Benchmark[Any]:
         """The benchmark rebuilt only to read a run (thumbnails from its data, metrics
         recomputed by `merge` or `compare --common-only`): nothing is sent and nothing is

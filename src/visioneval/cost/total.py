@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 
 NO_USAGE = "no answer reported usage (failed requests are taken as free)"
 NOTHING_SENT = "no request sent: every answer came from the cache or needed no model"
-PANEL_REMEDY = ("no option prices a panel model (--price-in/--price-out price the model "
-                "under test), so its cost is unknown unless its server reports it")
+PANEL_REMEDY = ("no option prices it (--price-in/--price-out price the run's own model), "
+                "so its cost is unknown unless its server reports it")
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ def role_prices(model: ModelRef, judge: ModelRef | None, given: Price | None,
     else:
         prices["judge"] = _other(judge, "judge", model, given, JUDGE_REMEDY)
     for k, ref in enumerate(panel, 1):
-        prices[panel_role(k)] = _other(ref, f"panel model {k}", model, given, PANEL_REMEDY)
+        prices[panel_role(k)] = _other(ref, "", model, given, PANEL_REMEDY)
     return prices
 
 
@@ -106,7 +106,9 @@ def _other(ref: ModelRef, who: str, model: ModelRef, given: Price | None,
            remedy: str) -> Price | NoPrice:
     """A judge's or panel model's price: the user's only for the model under test itself."""
     price = price_for(ref, given if ref == model else None, remedy)
-    return NoPrice(f"{who}: {price.reason}") if isinstance(price, NoPrice) else price
+    if isinstance(price, NoPrice):
+        return NoPrice(f"{who}: {price.reason}" if who else price.reason)
+    return price
 
 
 def as_json(cost: Cost) -> dict[str, Any]:

@@ -3,6 +3,7 @@ definition registers it (`HasCommand`), with its own --judge-* flag spellings.""
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -34,13 +35,30 @@ from visioneval.cli.options import (
     Timeout,
     Tpm,
     Verbose,
-    api_key_env_option,
-    base_url_option,
     run_command,
 )
 from visioneval.cli.panels import JUDGE, OUTPUT
+from visioneval.evaluators.options import CONTROLS, Control, PanelJudge
+from visioneval.evaluators.panel import resumed_judges, split_judges
 
 _OWN = "evaluate options"
+
+
+class PanelScoreChoice(StrEnum):
+    mean = "mean"
+    median = "median"
+
+
+def parse_controls(given: list[str]) -> tuple[Control, ...]:
+    """`--judge-controls blind,order` (repeatable; `all` for every one), in a fixed order."""
+    named = {w.strip() for item in given for w in item.split(",") if w.strip()}
+    if "all" in named:
+        named = set(CONTROLS) | (named - {"all"})
+    unknown = sorted(named - set(CONTROLS))
+    if unknown:
+        raise ValueError(f"--judge-controls: no control {', '.join(unknown)}; the controls "
+                         f"are {', '.join(CONTROLS)} (or all)")
+    return tuple(c for c in CONTROLS if c in named)
 
 
 def evaluate(
@@ -55,14 +73,27 @@ def evaluate(
     allow_outside_images: Annotated[bool, typer.Option(
         "--allow-outside-images", help="Send case images from outside the case file's folder.",
         rich_help_panel=_OWN)] = False,
-    judge_backend: Annotated[BackendKind | None, typer.Option(
-        metavar="KIND", help="openai, openrouter, ollama, anthropic or builtin.",
+    judge_backend: Annotated[list[BackendKind] | None, typer.Option(
+        metavar="KIND", help="openai, openrouter, ollama, anthropic or builtin; per judge.",
         rich_help_panel=JUDGE)] = None,
-    judge_model: Annotated[str | None, typer.Option(
-        metavar="NAME", help="A vision-capable model (needed when a case uses a judge).",
+    judge_model: Annotated[list[str] | None, typer.Option(
+        metavar="NAME", help="A vision-capable model; repeat it for several judges.",
         rich_help_panel=JUDGE)] = None,
-    judge_base_url: Annotated[list[str] | None, base_url_option(JUDGE)] = None,
-    judge_api_key_env: Annotated[str | None, api_key_env_option(JUDGE)] = None,
+    judge_base_url: Annotated[list[str] | None, typer.Option(
+        metavar="URL", help="One per judge, or replicas of one judge.",
+        show_default="the backend's", rich_help_panel=JUDGE)] = None,
+    judge_api_key_env: Annotated[list[str] | None, typer.Option(
+        metavar="NAME", help="Key variable, per judge.",
+        show_default="a hosted API's own, else none", rich_help_panel=JUDGE)] = None,
+    judge_controls: Annotated[list[str] | None, typer.Option(
+        metavar="LIST", help="Check the judges: blind, order, probes (comma list) or all.",
+        rich_help_panel=JUDGE)] = None,
+    panel_score: Annotated[PanelScoreChoice | None, typer.Option(
+        help="A case's score from several judges.",
+        show_default="mean", rich_help_panel=JUDGE)] = None,
+    human_labels: Annotated[Path | None, typer.Option(
+        metavar="FILE", help="People's scores (CSV or JSONL): each judge's agreement.",
+        rich_help_panel=JUDGE)] = None,
     judge_samples: Annotated[int | None, typer.Option(
         min=1, metavar="N", help="Judge calls per case (mean and spread per dimension).",
         show_default="1", rich_help_panel=JUDGE)] = None,
@@ -107,6 +138,15 @@ def evaluate(
 
     samples = 1 if judge_samples is None else judge_samples
     max_tokens = 1024 if judge_max_tokens is None else judge_max_tokens
+    if resume is not None:  # the judges are the run's: their servers are named again
+        first, trust_panel = resumed_judges(resume, judge_base_url or [],
+                                            judge_api_key_env or [])
+        panel: tuple[PanelJudge, ...] = ()
+    else:
+        first, panel = split_judges(judge_model or [], [str(k) for k in judge_backend or []],
+                                    judge_base_url or [], judge_api_key_env or [])
+        trust_panel = {}
+    controls = parse_controls(judge_controls or [])
 
     def benchmark():
         from visioneval.evaluators.evaluate import EvaluateOptions, build
@@ -118,8 +158,14 @@ def evaluate(
             judge_temperature=judge_temperature, judge_max_tokens=max_tokens,
             judge_text_only=judge_text_only,
             validator_timeout_s=30.0 if validator_timeout is None else validator_timeout,
-            allow_scripts=allow_scripts, allow_outside_images=allow_outside_images))
-        if run.needs_judge and (judge_backend is None or judge_model is None):
+            allow_scripts=allow_scripts, allow_outside_images=allow_outside_images,
+            judge_controls=controls, panel=panel,
+            panel_score=(panel_score or PanelScoreChoice.mean).value,
+            human_labels=str(human_labels.resolve()) if human_labels else None))
+        if (controls or panel or human_labels) and not run.needs_judge:
+            raise ValueError(f"{cases} has no judge evaluator: --judge-controls, several "
+                             "--judge-model and --human-labels check judges")
+        if run.needs_judge and (first.kind is None or first.model is None):
             raise ValueError(f"{cases} uses judges: give --judge-backend and --judge-model "
                              "(a vision-capable model)")
         return run
@@ -135,15 +181,18 @@ def evaluate(
     given = {"cases": cases, "--judge-backend": judge_backend, "--judge-model": judge_model,
              "--judge-samples": judge_samples, "--judge-temperature": judge_temperature,
              "--judge-max-tokens": judge_max_tokens, "--validator-timeout": validator_timeout,
-             "--judge-text-only": judge_text_only or None, "--out": out}
+             "--judge-text-only": judge_text_only or None, "--out": out,
+             "--judge-controls": judge_controls or None, "--panel-score": panel_score,
+             "--human-labels": human_labels}
     fixed = [name for name, value in given.items() if value is not None]
-    trust = {k: True for k, v in (("allow_scripts", allow_scripts),
-                                  ("allow_outside_images", allow_outside_images)) if v}
+    trust: dict[str, object] = {k: True for k, v in (
+        ("allow_scripts", allow_scripts), ("allow_outside_images", allow_outside_images)) if v}
+    trust |= trust_panel
     from visioneval.commands.flags import RunFlags, RunTarget
 
     flags = RunFlags(
-        backend=judge_backend, model=judge_model, base_url=judge_base_url,
-        api_key_env=judge_api_key_env, out=out, resume=resume, concurrency=concurrency,
+        backend=first.kind, model=first.model, base_url=first.base_urls,
+        api_key_env=first.api_key_env, out=out, resume=resume, concurrency=concurrency,
         max_attempts=max_attempts, timeout=timeout, backoff_base=backoff_base,
         backoff_cap=backoff_cap, rpm=rpm, tpm=tpm, no_cache=no_cache, cache_dir=cache_dir,
         refresh_cache=refresh_cache, cache_key_url=cache_key_url, max_reply_mb=max_reply_mb,

@@ -3,7 +3,7 @@ each case's results, and a compare table of pass rates."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -14,6 +14,7 @@ from visioneval.core.blocks import Charts, ComparisonTable, Note, Section, Table
 from visioneval.core.marks import percent
 from visioneval.core.records import Record
 from visioneval.core.view import RunData
+from visioneval.evaluators import card
 from visioneval.evaluators.metrics import EvaluateMetrics
 from visioneval.evaluators.options import EvaluateOptions
 from visioneval.validators.result import EvalResult
@@ -38,9 +39,23 @@ class EvaluateDefinition(BenchmarkDefinition):
         from visioneval.evaluators.command import evaluate
 
         app.command(name=self.name)(evaluate)
-    settings_that_matter = ("judge_samples", "judge_temperature")
+    settings_that_matter = ("judge_samples", "judge_temperature", "panel_score")
     trust_options = ("allow_scripts", "allow_outside_images")
     target_flags = ("--judge-base-url", "--judge-api-key-env")
+
+    def resumed_options(self, options: dict[str, Any], given: Mapping[str, Any]
+                        ) -> dict[str, Any]:
+        """Judges 2, 3 ... on servers of their own are named again (`panel.resumed_panel`),
+        as the run's model is."""
+        from visioneval.evaluators.options import PanelJudge
+        from visioneval.evaluators.panel import resumed_panel
+
+        kept = [PanelJudge.model_validate(p) for p in options.get("panel") or ()]
+        if kept:
+            panel = resumed_panel(kept, given.get("panel_urls") or (),
+                                  given.get("panel_keys") or ())
+            options = options | {"panel": [p.model_dump() for p in panel]}
+        return options
 
     def make(self, options: BaseModel) -> Benchmark:
         from visioneval.evaluators.evaluate import build
@@ -83,6 +98,9 @@ class EvaluateDefinition(BenchmarkDefinition):
                 for case, b in cases.items()]
         out.append(Section("Cases", [Table(["case", "all passed", "mean score", "results"],
                                            rows)]))
+        judges = card.judges_of(view.metrics)
+        if judges is not None:
+            out[1:1] = card.sections(judges, view.model)
         return out
 
     def browser_row(self, record: Record) -> dict[str, Any]:
@@ -112,8 +130,10 @@ class EvaluateDefinition(BenchmarkDefinition):
                          *[fmt.pct(blocks.get(k, {}).get("pass_rate")) for k in labels]])
             intervals.append([None, None, *[percent(blocks.get(k, {}).get("pass_rate_ci95"))
                                             for k in labels]])
+        judges = card.comparison_section(views)
         return ComparisonTable(self.name, header, rows, [True] * len(labels),
-                               runs=list(views), intervals=intervals)
+                               runs=list(views), intervals=intervals,
+                               sections=[judges] if judges is not None else [])
 
 
 def _result_cell(label: str, result: dict[str, Any]) -> str:

@@ -337,10 +337,13 @@ def _count_key(text: str, site: _Count) -> tuple[int, str]:
 
 def _count_scores(keys: list[tuple[int, str]], reference: str) -> list[int]:
     """Per (number, noun): 2 when the reference gives that count of that noun, 1 when it
-    gives the number alone."""
+    gives the number alone, -1 when it gives another count of that noun: that count is
+    wrong already, and raising it would not make a right statement wrong."""
     ref = {_count_key(reference, s) for s in _count_sites(reference)}
     values = {value for value, _ in ref}
-    return [2 if key in ref else 1 if key[0] in values else 0 for key in keys]
+    counted = {noun for _, noun in ref if noun}
+    return [2 if key in ref else -1 if key[1] and key[1] in counted else
+            1 if key[0] in values else 0 for key in keys]
 
 
 def _number_word(value: int) -> str:
@@ -378,8 +381,10 @@ def _text_count(output: str, reference: str, task: str) -> tuple[str, str, list[
     sites = _count_sites(output)
     if not sites:
         return None
-    site = sites[_first_best(_count_scores([_count_key(output, s) for s in sites], reference))]
-    return _apply_count(output, site)
+    scores = _count_scores([_count_key(output, s) for s in sites], reference)
+    if max(scores) < 0:  # every count is one the reference contradicts
+        return None
+    return _apply_count(output, sites[_first_best(scores)])
 
 
 # --- colour ---------------------------------------------------------------------------------
@@ -666,7 +671,10 @@ def _json_count(answer: _Structured, output: str, reference: str,
                 keys.append((value, _singular(noun)))
     if not sites:
         return None
-    container, key, value, site = sites[_first_best(_count_scores(keys, reference))]
+    scores = _count_scores(keys, reference)
+    if max(scores) < 0:
+        return None
+    container, key, value, site = sites[_first_best(scores)]
     if site is not None:
         container[key], change, markers = _apply_count(value, site)
         return change, markers

@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from visioneval import csvcells, fmt
+from visioneval.backends.registry import BackendSpec
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import (
     GenerationSettings,
@@ -33,9 +34,14 @@ from visioneval.core.records import (
 )
 from visioneval.core.runfiles import BenchmarkPlan, RunInfo
 from visioneval.core.solver import Ask, Solved
+from visioneval.evaluators import card
 from visioneval.evaluators.cases import CaseSpec, EvaluatorSpec, UnusableCase, iter_cases
-from visioneval.evaluators.judge import Case, combine, judge_once, judge_request
+from visioneval.evaluators.checks import JudgeChecks
+from visioneval.evaluators.controls import control_group, control_id, control_requests
+from visioneval.evaluators.human_labels import read_human_labels
+from visioneval.evaluators.judge import SYSTEM, Case, combine, judge_once, judge_request
 from visioneval.evaluators.options import EvaluateOptions
+from visioneval.evaluators.panel import recorded
 from visioneval.evaluators.rubric import Rubric, load_rubric
 from visioneval.io.images import Image
 from visioneval.stats.bootstrap import Outcomes, attach, mean_statistic, summaries
@@ -66,6 +72,8 @@ class EvalRun(Benchmark[EvaluateOptions]):
             iter_cases(self.path, options.allow_outside_images))
         self.rubrics = self._check_evaluators()
         self.needs_judge = bool(self.rubrics)
+        self.humans = read_human_labels(Path(options.human_labels)) \
+            if options.human_labels else None
         if not reading:
             self._refuse_scripts()
         self._refuse_text_only_judge()
@@ -118,14 +126,49 @@ class EvalRun(Benchmark[EvaluateOptions]):
         for _, images in self._usable():
             for image in images:
                 digest.update(image.sha256.encode())
+        if self.humans is not None:  # people's scores are part of what the run measures
+            digest.update(self.humans.sha256.encode())
+        options = self.options.model_dump() | {"panel": recorded(self.options.panel)}
         return BenchmarkPlan.model_validate({
-            "benchmark": self.name, "options": self.options.model_dump(),
+            "benchmark": self.name, "options": options,
             "dataset": {"source": str(self.path), "fingerprint": digest.hexdigest(),
                         "cases": sum(1 for _ in self._usable())}})
 
     def total(self) -> int:
-        return sum(1 if isinstance(entry, UnusableCase) else len(entry[0].evaluators)
+        return sum(1 if isinstance(entry, UnusableCase) else
+                   sum(self._per_evaluator(entry[0], entry[1], spec)
+                       for spec in entry[0].evaluators)
                    for entry in self.cases)
+
+    def _per_evaluator(self, case: CaseSpec, images: tuple[Image, ...],
+                       spec: EvaluatorSpec) -> int:
+        """Samples of one evaluator on one case: a validator's one; each judge's own and
+        its controls."""
+        if not spec.judge:
+            return 1
+        seen = Case(case.input, case.output, case.expected_output, images)
+        controls = control_requests(self.options.judge_controls, self.rubrics[spec.judge],
+                                    seen, self.options.judge_settings())
+        return self.options.judges * (1 + sum(1 for _ in controls))
+
+    @property
+    def panel(self) -> tuple[BackendSpec, ...]:
+        """Judges 2, 3 ...: the engine opens them beside the run's model (judge 1)."""
+        return tuple(judge.spec() for judge in self.options.panel)
+
+    def checks(self) -> JudgeChecks | None:
+        """What reads the judges' records into their cards (None: no case uses a judge)."""
+        if not self.rubrics:
+            return None
+        return JudgeChecks(self.options, self.rubrics, self.prompt_sha256(), self.humans)
+
+    def prompt_sha256(self) -> str:
+        """The judge's instructions and every rubric the run uses: two runs with the same
+        hash asked their judges the same way."""
+        digest = hashlib.sha256(SYSTEM.encode())
+        for name in sorted(self.rubrics):
+            digest.update(self.rubrics[name].model_dump_json().encode())
+        return digest.hexdigest()
 
     def samples(self) -> Iterator[Sample | SkippedRow]:
         settings = self.options.judge_settings()
@@ -135,17 +178,35 @@ class EvalRun(Benchmark[EvaluateOptions]):
                 continue
             case, images = entry
             for spec in case.evaluators:
-                yield self._sample(case, images, spec, settings)
+                if spec.judge:
+                    yield from self._judge_samples(case, images, spec, settings)
+                else:
+                    yield self._validator_sample(case, spec)
 
-    def _sample(self, case: CaseSpec, images: tuple[Image, ...], spec: EvaluatorSpec,
-                settings: GenerationSettings) -> Sample:
+    def _judge_samples(self, case: CaseSpec, images: tuple[Image, ...], spec: EvaluatorSpec,
+                       settings: GenerationSettings) -> Iterator[Sample]:
+        """Each judge's sample of the case (judge 1, the run's model, keeps the plain id),
+        each followed by its controls."""
+        rubric = self.rubrics[spec.judge or ""]
+        seen = Case(case.input, case.output, case.expected_output, images)
+        request = judge_request(rubric, seen, settings)
+        target = {"rubric": spec.judge, "threshold": _threshold(spec, rubric.pass_threshold)}
+        controls = list(control_requests(self.options.judge_controls, rubric, seen, settings))
+        for judge in range(1, self.options.judges + 1):
+            meta: dict[str, Any] = {"case": case.id, "evaluator": spec.label, "kind": "judge"}
+            sample_id, group = f"{case.id}/{spec.label}", spec.label
+            if judge > 1:
+                meta["judge"] = judge
+                sample_id, group = f"{sample_id}/judge{judge}", f"{group} [judge {judge}]"
+            yield Sample(sample_id, group, request.messages, target, meta)
+            for control in controls:
+                yield Sample(control_id(sample_id, control.name),
+                             control_group(group, control.name), control.request.messages,
+                             target, {**meta, "control": control.name, "control_of": sample_id,
+                                      **control.metadata()})
+
+    def _validator_sample(self, case: CaseSpec, spec: EvaluatorSpec) -> Sample:
         meta = {"case": case.id, "evaluator": spec.label, "kind": spec.kind}
-        if spec.judge:
-            rubric = self.rubrics[spec.judge]
-            request = judge_request(rubric, Case(case.input, case.output,
-                                                 case.expected_output, images), settings)
-            target = {"rubric": spec.judge, "threshold": _threshold(spec, rubric.pass_threshold)}
-            return Sample(f"{case.id}/{spec.label}", spec.label, request.messages, target, meta)
         payload = {"output": case.output, "expected_output": case.expected_output,
                    "input": case.input, **spec.options}
         if spec.threshold is not None:
@@ -179,9 +240,11 @@ class EvalRun(Benchmark[EvaluateOptions]):
         rubric = self.rubrics[sample.target["rubric"]]
         base = self.options.judge_settings()
         n = self.options.judge_samples
+        panel = int(sample.metadata.get("judge", 1)) - 1  # judge 1 is the run's own model
         runs = await asyncio.gather(*(
             judge_once(ask, _with_settings(sample, base.model_copy(
-                update={"seed": k} if n > 1 else {})), rubric) for k in range(n)))
+                update={"seed": k} if n > 1 else {})), rubric, panel=panel)
+            for k in range(n)))
         verdicts = [v for v, _, _ in runs if v is not None]
         traces = [t for _, t, _ in runs]
         replies = [r for _, _, r in runs if r is not None]
@@ -196,7 +259,7 @@ class EvalRun(Benchmark[EvaluateOptions]):
         return {}, {}  # every sample is scored by `solve`
 
     def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
-        return summarize(records)
+        return summarize(records, self.checks())
 
     def write_tables(self, metrics: dict[str, Any], info: RunInfo,
                      directory: Path) -> list[Path]:
@@ -225,6 +288,9 @@ class EvalRun(Benchmark[EvaluateOptions]):
                           fmt.interval(block.get("pass_rate_ci95")),
                           "-" if mean is None else f"{mean:.3f}", str(block["errors"]))
         console.print(table)
+        judges = card.judges_of(metrics)
+        if judges is not None:
+            card.print_cards(judges, info.backend.model, console)
 
 
 def _threshold(spec: EvaluatorSpec, default: float) -> float:
@@ -247,20 +313,45 @@ def _solved(response: Response, result: EvalResult) -> Solved:
     return Solved(response, {"result": result.model_dump()}, scores)
 
 
-def summarize(records: Iterable[Record]) -> dict[str, Any]:
-    """Pass rate and mean score per evaluator and per case; errors never count as 0."""
+def summarize(records: Iterable[Record], checks: JudgeChecks | None = None
+              ) -> dict[str, Any]:
+    """Pass rate and mean score per evaluator and per case; errors never count as 0. With
+    `checks`, the judges' records also make their cards, and with several judges a judge
+    evaluator's result on a case is the panel's (`JudgeChecks.panel`)."""
+    results: dict[tuple[str, str], dict[str, Any]] = {}  # (evaluator, case) -> result
+    for record in records:
+        meta = record.metadata
+        is_judge = meta.get("kind") == "judge"
+        if checks is not None and is_judge:
+            checks.add(record)
+        if meta.get("control") or int(meta.get("judge", 1)) != 1:
+            continue  # the controls and the other judges are read by the checks alone
+        result = record.parsed.get("result") or EvalResult.error(
+            record.response.error or "no result").model_dump()
+        evaluator = str(meta.get("evaluator", record.group))
+        results[(evaluator, str(meta.get("case", record.id)))] = \
+            {k: result[k] for k in ("status", "score", "passed")}
+    if checks is not None and checks.options.judges > 1:
+        for evaluator, case in list(results):
+            if (1, evaluator, case) in checks.main:
+                results[(evaluator, case)] = checks.panel(evaluator, case)
+    summary = _headline(results)
+    if checks is not None:
+        summary["judges"] = checks.metrics().model_dump(exclude_defaults=True)
+    return summary
+
+
+def _headline(results: dict[tuple[str, str], dict[str, Any]]) -> dict[str, Any]:
     by_evaluator: dict[str, list[dict]] = {}
     passes: dict[str, Outcomes] = {}  # per processed sample: passed or not, for the interval
     cases: dict[str, dict[str, Any]] = {}
-    for record in records:
-        result = record.parsed.get("result") or EvalResult.error(
-            record.response.error or "no result").model_dump()
-        by_evaluator.setdefault(record.group, []).append(result)
+    for (evaluator, case_id), result in sorted(results.items()):
+        by_evaluator.setdefault(evaluator, []).append(result)
         if result["status"] == "processed":
-            passes.setdefault(record.group, Outcomes(1)).add(record.id,
-                                                             (float(bool(result["passed"])),))
-        case = cases.setdefault(record.metadata.get("case", record.id), {"evaluators": {}})
-        case["evaluators"][record.group] = {k: result[k] for k in ("status", "score", "passed")}
+            passes.setdefault(evaluator, Outcomes(1)).add(f"{case_id}/{evaluator}",
+                                                          (float(bool(result["passed"])),))
+        case = cases.setdefault(case_id, {"evaluators": {}})
+        case["evaluators"][evaluator] = result
     # Sorted, and means by fsum (statistics): the same whatever the journal's order, so a
     # merged run's metrics equal the run's done in one piece.
     # The pass rate's interval resamples in sample-id order (Outcomes): order-free as well.
@@ -269,9 +360,9 @@ def summarize(records: Iterable[Record]) -> dict[str, Any]:
     cases = {key: cases[key] for key in sorted(cases)}
     for case in cases.values():
         case["evaluators"] = dict(sorted(case["evaluators"].items()))
-        results = list(case["evaluators"].values())
-        done = [r for r in results if r["status"] == "processed"]
-        case["passed_all"] = bool(done) and len(done) == len(results) and \
+        found = list(case["evaluators"].values())
+        done = [r for r in found if r["status"] == "processed"]
+        case["passed_all"] = bool(done) and len(done) == len(found) and \
             all(r["passed"] for r in done)
         case["mean_score"] = statistics.fmean(r["score"] for r in done) if done else None
     return {"evaluators": evaluators, "cases": cases}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -86,10 +87,13 @@ def render(rubric: Rubric, case: Case) -> str:
     return f"Rubric: {rubric.title or rubric.name}\n{dims}\n\nList in details:\n{asks}\n\n{body}"
 
 
-def judge_request(rubric: Rubric, case: Case, settings: GenerationSettings) -> Request:
+def judge_request(rubric: Rubric, case: Case, settings: GenerationSettings,
+                  order: Sequence[int] | None = None) -> Request:
+    """The judge's request; `order` shows the images in another order, each still after its
+    own "Image k:" label (the position control: the same labelled images, other places)."""
     parts: list[str | Image] = [render(rubric, case)]
-    for i, image in enumerate(case.images):
-        parts += [f"Image {i + 1}:", image]
+    for i in (range(len(case.images)) if order is None else order):
+        parts += [f"Image {i + 1}:", case.images[i]]
     system = Message("system", (SYSTEM.format(json_shape=json_shape(rubric)),))
     return Request((system, Message("user", tuple(parts))), settings)
 
@@ -138,14 +142,16 @@ def is_verdict(rubric: Rubric):
 
 
 async def judge_once(ask: Ask, request: Request, rubric: Rubric, *,
-                     to_judge: bool = False) -> tuple[dict | None, dict, str | None]:
+                     to_judge: bool = False, panel: int = 0
+                     ) -> tuple[dict | None, dict, str | None]:
     """One verdict with at most one repair: (verdict or None, trace of replies and errors,
     the first reply in full). The trace keeps each reply up to REPLY_CHARS: the record holds
     the first one in full as its response, and a runaway reply is not stored twice.
     `to_judge`: send to the run's judge model (a benchmark grading its model's answers)
-    rather than to the run's own model (`visioneval evaluate`, whose model is the judge)."""
+    rather than to the run's own model (`visioneval evaluate`, whose model is the judge);
+    `panel`: to a further judge of the run (judge `panel + 1`), by position."""
     cache_if = is_verdict(rubric)
-    response = await ask(request, cache_if, judge=to_judge)
+    response = await ask(request, cache_if, judge=to_judge, panel=panel)
     trace: dict[str, Any] = {"replies": [], "attempts": 1}
     if not response.ok:
         return None, trace | {"request_error": response.error}, None
@@ -160,7 +166,7 @@ async def judge_once(ask: Ask, request: Request, rubric: Rubric, *,
         Message("assistant", (first,)),
         Message("user", (REPAIR.format(problem=trace["parse_errors"][0], keys=keys),))),
         request.settings)
-    second = await ask(repair, cache_if, judge=to_judge)
+    second = await ask(repair, cache_if, judge=to_judge, panel=panel)
     trace["attempts"] = 2
     if not second.ok:
         return None, trace | {"request_error": second.error}, first
@@ -188,6 +194,8 @@ def combine(rubric: Rubric, verdicts: list[dict], traces: list[dict],
                                "max": max(values)}
     listed, not_stored = merge_details(rubric, verdicts)
     extra: dict[str, Any] = {"not_stored": not_stored} if not_stored else {}
+    if len(verdicts) > 1:  # each sample's own scores: the judge's agreement with itself
+        extra["sample_scores"] = [v["scores"] for v in verdicts]
     return EvalResult.processed(
         statistics.fmean(weighted), threshold, **listed, **extra, dimensions=dimensions,
         score_spread={"stdev": statistics.pstdev(weighted), "min": min(weighted),

@@ -41,8 +41,128 @@ class CaseMetrics(MetricsBlock):
     mean_score: float | None = None
 
 
+
+
+Verdict = Literal["pass", "flag", "inconclusive"]
+"""A check's outcome: the judge passed it, failed it (a flag on its card), or the cases
+were too few or too noisy to tell."""
+
+
+class Difference(MetricsBlock):
+    """A paired difference over cases: the judge's own request minus the control's, its
+    mean with a 95% bootstrap interval (over cases) and how many cases moved at all."""
+
+    n: int
+    mean: float
+    ci95: Interval | None = None
+    ci95_unavailable: str | None = None
+    changed: int
+
+
+class ControlCheck(MetricsBlock):
+    """The blind or order control of one evaluator: the weighted score's difference (0-1)
+    and each dimension's (0-10 points)."""
+
+    evaluator: str
+    n: int
+    errors: int = 0
+    score: Difference | None = None
+    dimensions: dict[str, Difference] = {}
+    identical: int = 0  # cases with every dimension the same under the control
+    verdict: Verdict
+    finding: str  # the verdict in words ("ignores the image", "position bias" ...)
+    why: str
+
+
+class ProbeCheck(MetricsBlock):
+    """One kind of edit over the evaluators it applied to: how often the score dropped,
+    the edit was named in the detail list the rubric asks for, and both (detected)."""
+
+    kind: str
+    detail: str
+    n: int
+    errors: int = 0
+    dropped: int
+    named: int
+    detected: int
+    rate: float | None = None
+    ci95: Interval | None = None
+    drop: Difference | None = None  # the weighted score's fall (as given minus edited)
+    verdict: Verdict
+    finding: str
+    why: str
+    examples: list[str] = []  # a few of the edits, as made
+
+
+class Agreement(MetricsBlock):
+    """Krippendorff's alpha (interval level) over cases, with a bootstrap 95% interval."""
+
+    alpha: float | None = None
+    ci95: Interval | None = None
+    units: int
+    raters: int
+    unavailable: str | None = None
+    reading: str | None = None  # Krippendorff's bands: reliable, tentative, unreliable
+
+
+class HumanCheck(MetricsBlock):
+    """One judge against people's scores on one evaluator's dimension (or all pooled)."""
+
+    evaluator: str
+    dimension: str
+    n: int
+    alpha: float | None = None
+    alpha_ci95: Interval | None = None
+    spearman: float | None = None
+    spearman_p: float | None = None
+    mean_abs_diff: float | None = None
+    mean_diff: float | None = None  # judge minus people, 0-10 points
+    unavailable: str | None = None
+    points: list[tuple[float, float]] = []  # (people, judge) per case, for the chart
+
+
+class JudgeCard(MetricsBlock):
+    """One judge: how it was asked, its pass rates, and every check that was run."""
+
+    judge: int  # 1 is the run's own model
+    model: str | None = None  # None: the run's model (run.json's backend)
+    kind: str | None = None
+    temperature: float
+    seeds: list[int] | None = None  # the sampling seed of each of its samples per case
+    samples: int
+    max_tokens: int
+    prompt_sha256: str  # of the judge's instructions and every rubric the run used
+    evaluators: dict[str, EvaluatorMetrics] = {}
+    blind: list[ControlCheck] = []
+    order: list[ControlCheck] = []
+    probes: list[ProbeCheck] = []
+    self_agreement: dict[str, dict[str, Agreement]] = {}
+    self_agreement_unavailable: str | None = None
+    humans: list[HumanCheck] = []
+    flags: list[str] = []  # each failed check in one line
+
+
+class HumanLabelsInfo(MetricsBlock):
+    source: str
+    sha256: str
+    labels: int
+
+
+class JudgesMetrics(MetricsBlock):
+    """Every judge's card; the judges' agreement per evaluator and dimension."""
+
+    cards: list[JudgeCard]
+    controls: list[str] = []
+    panel_score: str | None = None  # mean or median, with several judges
+    agreement: dict[str, dict[str, Agreement]] = {}
+    agreement_unavailable: str | None = None
+    human_labels: HumanLabelsInfo | None = None
+
+
 class EvaluateMetrics(MetricsBlock):
-    """metrics.json of `visioneval evaluate`: per evaluator, and per case."""
+    """metrics.json of `visioneval evaluate`: per evaluator, and per case (with several
+    judges, the panel's score); the judges' cards when a case used a judge."""
 
     evaluators: dict[str, EvaluatorMetrics]
     cases: dict[str, CaseMetrics]
+    judges: JudgesMetrics | None = None

@@ -6,6 +6,7 @@ built-in rubrics too."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import yaml
@@ -43,7 +44,7 @@ class Rubric(BaseModel, frozen=True):
             raise ValueError("dimensions must be a non-empty list with distinct keys")
         return dims
 
-    def weighted(self, scores: dict[str, int]) -> float:
+    def weighted(self, scores: Mapping[str, float]) -> float:
         """The rubric score in [0, 1] from integer 0-10 dimension scores, computed here and
         never taken from the judge."""
         total = sum(d.weight for d in self.dimensions)

@@ -364,7 +364,9 @@ def check_comparison(before: Scene, after: Scene, answer: str) -> Findings:
             continue
         addressed.add(name)
         if (name, kind) in truth and (kind != "recoloured" or colour is None or any(
-                colour in _colour_words(c) for c in after.colours(name))):
+                colour in _colour_words(c) for c in after.colours(name))) and \
+                _colours_seen(before, after, name, kind, claim.colour,
+                              _sentence_colours(toks, claim)):
             right.add((name, kind))
         else:
             wrong.append(f"{words} (Image 1 shows {_amount(before, name)}, Image 2 shows "
@@ -373,6 +375,33 @@ def check_comparison(before: Scene, after: Scene, answer: str) -> Findings:
                f"{_amount(after, name)})" for name, kind in truth
                if (name, kind) not in right and name not in addressed]
     return Findings(_distinct(wrong), missing, len(right), len(truth), len(found))
+
+
+def _sentence_colours(toks: list[Token], claim: Claim) -> list[str]:
+    """The colour words of the claim's sentence."""
+    lo = claim.first
+    while lo > 0 and toks[lo - 1].word not in _SENTENCE_END:
+        lo -= 1
+    hi = claim.last
+    while hi + 1 < len(toks) and toks[hi + 1].word not in _SENTENCE_END:
+        hi += 1
+    return [SAME_COLOUR.get(toks[k].word, toks[k].word) for k in range(lo, hi + 1)
+            if toks[k].word in COLOURS]
+
+
+def _colours_seen(before: Scene, after: Scene, name: str, kind: Change,
+                  own: str | None, sentence: list[str]) -> bool:
+    """Whether the colours the answer gives the changed object are ones it has: an added
+    object's own colour in Image 2, a removed one's in Image 1, and for a recolouring every
+    colour of the sentence in one image or the other ("from red to blue")."""
+    def words(scene: Scene) -> set[str]:
+        return set().union(*(_colour_words(c) for c in scene.colours(name)))
+
+    if kind == "recoloured":
+        known = words(before) | words(after)
+        return not known or all(c in known for c in sentence)
+    known = words(after if kind == "added" else before)
+    return own is None or not known or own in known
 
 
 def _claimed_change(toks: list[Token], claim: Claim

@@ -110,7 +110,7 @@ def resumed_options(definition: BenchmarkDefinition, recorded: Mapping[str, Any]
     for name in definition.judge_target or ():
         if given.get(name) is not None:
             options[name] = given[name]
-    return options
+    return definition.resumed_options(options, given)
 
 
 def check_judge_target(definition: BenchmarkDefinition, benchmark: Benchmark,

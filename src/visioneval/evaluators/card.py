@@ -1,0 +1,303 @@
+"""The judge card as a reader sees it: how each judge was asked, and each check it passed,
+failed or left open, in one table per run (terminal, report, `compare`), with the judges'
+agreement and the calibration against people. One place, so every view says the same."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table as RichTable
+
+from visioneval.core.blocks import Block, Charts, Note, Section, Table
+from visioneval.core.view import RunData
+from visioneval.evaluators.metrics import (
+    Agreement,
+    ControlCheck,
+    Difference,
+    JudgeCard,
+    JudgesMetrics,
+    ProbeCheck,
+)
+
+TITLE = "Judges"
+HEADER = ["check", "evaluator", "verdict", "n", "result [95%]"]
+STYLE = {"pass": "green", "flag": "bold red", "inconclusive": "yellow"}
+NOTE = (
+    "blind: the same request with every image removed (text unchanged); the difference is "
+    "the weighted score (0-1) with the images minus without, 95% bootstrap interval over "
+    "cases: a judge whose scores do not move is not judging what it sees. order: the images "
+    "shown in the other order, each after its own label; the difference is as given minus "
+    "swapped. edits: the candidate's output changed by a rule (a count, an absent object, a "
+    "missing element, a colour); detected = the score fell and the edit was named in the "
+    "detail list the rubric asks for, with a Wilson 95% interval. alpha: Krippendorff's "
+    "alpha (interval level) with a bootstrap 95% interval over cases; 0.8 or more reliable, "
+    "0.667 to 0.8 tentative, below unreliable (Krippendorff 2004).")
+
+
+def judges_of(metrics: dict[str, Any]) -> JudgesMetrics | None:
+    found = metrics.get("judges")
+    return JudgesMetrics.model_validate(found) if found else None
+
+
+def name(card: JudgeCard, run_model: str) -> str:
+    return f"judge {card.judge}: {card.model or run_model}"
+
+
+def _interval(diff: Difference | None) -> str:
+    """"+0.58 [0.54, 0.62]": a difference and its 95% interval."""
+    if diff is None:
+        return "-"
+    if diff.ci95 is None:
+        return f"{diff.mean:+.2f}"
+    return f"{diff.mean:+.2f} [{diff.ci95[0]:.2f}, {diff.ci95[1]:.2f}]"
+
+
+@dataclass(frozen=True)
+class CheckRow:
+    """One check of one judge, as shown."""
+
+    check: str
+    evaluator: str
+    n: int
+    figure: str
+    verdict: str  # pass, flag, inconclusive, or "" for a figure without one
+    finding: str
+
+    def cells(self) -> list[str]:
+        return [self.check, self.evaluator.removeprefix("judge:"), self.finding, str(self.n),
+                self.figure]
+
+
+def _control_row(check: str, found: ControlCheck) -> CheckRow:
+    return CheckRow(check, found.evaluator, found.n, _interval(found.score), found.verdict,
+                    found.finding)
+
+
+def _probe_row(found: ProbeCheck) -> CheckRow:
+    figure = "-" if found.rate is None or found.ci95 is None else \
+        (f"{found.detected}/{found.n} [{100 * found.ci95[0]:.0f}%, "
+         f"{100 * found.ci95[1]:.0f}%]")
+    return CheckRow(f"edit:{found.kind}", "all", found.n, figure, found.verdict,
+                    found.finding)
+
+
+def _alpha(found: Agreement | None) -> str:
+    if found is None:
+        return "-"
+    if found.alpha is None:
+        return found.unavailable or "-"
+    ci = f" [{found.ci95[0]:.2f}, {found.ci95[1]:.2f}]" if found.ci95 else ""
+    return f"{found.alpha:.2f}{ci}"
+
+
+def rows(card: JudgeCard) -> list[CheckRow]:
+    """Every check on the card, in the order the docs explain them."""
+    out = [_control_row("blind", c) for c in card.blind]
+    out += [_control_row("order", c) for c in card.order]
+    out += [_probe_row(p) for p in card.probes]
+    for evaluator, found in card.self_agreement.items():
+        own = found.get("score")
+        if own is not None:
+            out.append(CheckRow("itself", evaluator, own.units,
+                                _alpha(own) if own.alpha is not None else "-",
+                                "flag" if own.alpha is not None and own.alpha < 0.667
+                                else "pass" if own.alpha is not None else "inconclusive",
+                                own.reading or "not computed"))
+    for human in card.humans:
+        if human.dimension != "score":
+            continue  # the weighted score speaks for the evaluator; its dimensions: report
+        ci = f" [{human.alpha_ci95[0]:.2f}, {human.alpha_ci95[1]:.2f}]" \
+            if human.alpha_ci95 else ""
+        figure = f"{human.alpha:.2f}{ci}" if human.alpha is not None else "-"
+        verdict = "inconclusive" if human.alpha is None else \
+            "pass" if human.alpha >= 0.667 else "flag"
+        reading = "agrees" if verdict == "pass" else "disagrees" if verdict == "flag" \
+            else "too few cases" if human.n < 3 else "not computed"
+        out.append(CheckRow("people", human.evaluator, human.n, figure, verdict, reading))
+    return out
+
+
+def legend() -> str:
+    """What the terminal table's short words mean (the report's note says it at length)."""
+    return ("blind, order: the score as asked minus without the images / with them swapped; "
+            "edit: detected (score fell and the edit was named) of n; itself, people: "
+            "Krippendorff's alpha (0.667 or more agrees); 95% intervals; docs/judge-checks.md")
+
+
+def about(card: JudgeCard, run_model: str) -> str:
+    """How the judge was asked, in one line."""
+    seeds = f", seeds {card.seeds[0]}-{card.seeds[-1]}" if card.seeds else ", no seed sent"
+    return (f"{name(card, run_model)}; prompt {card.prompt_sha256[:12]}, temperature "
+            f"{card.temperature:g}, {card.samples} sample{'s' if card.samples > 1 else ''} "
+            f"per case{seeds}, max {card.max_tokens} tokens")
+
+
+# -- the terminal ------------------------------------------------------------------------------
+def print_cards(judges: JudgesMetrics, run_model: str, console: Console) -> None:
+    for card in judges.cards:
+        console.print(about(card, run_model), highlight=False, soft_wrap=True, markup=False)
+        found = rows(card)
+        if found:
+            table = RichTable(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+            for column in HEADER:
+                table.add_column(column, justify="right" if column == "n" else "left",
+                                 no_wrap=column != "evaluator", overflow="ellipsis")
+            for row in found:
+                table.add_row(*row.cells(), style=STYLE.get(row.verdict))
+            console.print(table)
+        for flag in card.flags:
+            console.print(f"  FLAG {flag}", style="red", highlight=False, soft_wrap=True,
+                          markup=False)
+    for line in agreement_lines(judges):
+        console.print(line, highlight=False, soft_wrap=True, markup=False)
+    console.print(legend(), style="dim", highlight=False, soft_wrap=True, markup=False)
+
+
+def agreement_lines(judges: JudgesMetrics) -> list[str]:
+    if not judges.agreement:
+        return []
+    lines = [f"Agreement between the {len(judges.cards)} judges (Krippendorff's alpha on the "
+             f"weighted score; panel score: {judges.panel_score}):"]
+    for evaluator, found in judges.agreement.items():
+        score = found.get("score")
+        reading = f" {score.reading}" if score is not None and score.reading else ""
+        lines.append(f"  {evaluator}: {_alpha(score)}{reading}"
+                     f" over {score.units if score else 0} cases")
+    return lines
+
+
+# -- the report --------------------------------------------------------------------------------
+def sections(judges: JudgesMetrics, run_model: str) -> list[Section]:
+    blocks: list[Block] = []
+    for card in judges.cards:
+        blocks.append(Note(about(card, run_model)))
+        found = rows(card)
+        if found:
+            blocks.append(Table(HEADER, [r.cells() for r in found], numeric_from=3))
+        blocks += [Note(f"FLAG {flag}", "flag") for flag in card.flags]
+        dims = _dimension_rows(card)
+        if dims:
+            blocks.append(Table(["check", "evaluator", "dimension", "n", "difference [95%]"],
+                                dims, numeric_from=3))
+        people = [[h.evaluator, h.dimension, h.n, _fixed(h.alpha), _span(h.alpha_ci95),
+                   _fixed(h.spearman), _fixed(h.mean_abs_diff), _fixed(h.mean_diff, True)]
+                  for h in card.humans]
+        if people:
+            blocks.append(Table(["evaluator", "dimension", "n", "alpha", "alpha 95%",
+                                 "Spearman", "mean |diff.|", "judge - people"], people,
+                                numeric_from=2))
+            evaluators = dict.fromkeys(h.evaluator for h in card.humans if h.points)
+            blocks.append(Charts([calibration(card, run_model, e) for e in evaluators]))
+    if len(judges.cards) > 1:
+        labels = list(dict.fromkeys(e for c in judges.cards for e in c.evaluators))
+        blocks.append(Table(["evaluator", *(name(c, run_model) for c in judges.cards)],
+                            [[e, *(_rate(c, e) for c in judges.cards)] for e in labels],
+                            numeric_from=1))
+        blocks.append(Note(f"Each judge's own pass rate and mean score; the Evaluators table "
+                           f"gives the panel's ({judges.panel_score} of the judges' scores "
+                           "per case)."))
+    if judges.agreement:
+        table = [[evaluator, dimension, found.units, _alpha(found), found.reading or "-"]
+                 for evaluator, by_dim in judges.agreement.items()
+                 for dimension, found in by_dim.items()]
+        blocks.append(Table(["evaluator", "dimension", "cases", "alpha [95%] between judges",
+                             "reading"], table, numeric_from=2))
+    blocks.append(Note(NOTE))
+    return [Section(TITLE, blocks)]
+
+
+def _rate(card: JudgeCard, evaluator: str) -> str:
+    found = card.evaluators.get(evaluator)
+    if found is None or found.pass_rate is None:
+        return "-"
+    return f"{100 * found.pass_rate:.0f}% ({found.mean_score:.3f})"
+
+
+def _fixed(value: float | None, signed: bool = False) -> str:
+    return "-" if value is None else (f"{value:+.2f}" if signed else f"{value:.2f}")
+
+
+def _span(found: tuple[float, float] | None) -> str:
+    return "-" if found is None else f"[{found[0]:.2f}, {found[1]:.2f}]"
+
+
+def _dimension_rows(card: JudgeCard) -> list[list[Any]]:
+    """Each dimension's difference under the blind and order controls (0-10 points)."""
+    out: list[list[Any]] = []
+    for check, found in [("blind", c) for c in card.blind] + [("order", c) for c in card.order]:
+        for dimension, diff in found.dimensions.items():
+            out.append([check, found.evaluator, dimension, diff.n, _interval(diff)])
+    return out
+
+
+def calibration(card: JudgeCard, run_model: str, evaluator: str) -> str:
+    """The judge's scores against people's (0-10) on one evaluator: the weighted score and
+    each labelled dimension, with the line where they would be equal (points above it are
+    scores the judge gave more)."""
+    from visioneval.report import charts
+
+    chart = charts.Chart(f"{name(card, run_model)} against people: "
+                         f"{evaluator.removeprefix('judge:')}")
+    frame = charts.Frame(width=200.0, height=200.0)
+    left, bottom, size = frame.left, frame.bottom, frame.width
+
+    def at(value: float) -> float:
+        return value / 10 * size
+
+    ticks = [0.0, 2.5, 5.0, 7.5, 10.0]
+    charts.axes(chart, frame, [(bottom - at(t), f"{t:g}") for t in ticks],
+                [(left + at(t), f"{t:g}") for t in ticks], "judge", "people")
+    chart.line(left, bottom, left + size, bottom - size, charts.MISS, "reference")
+    series = [h for h in card.humans if h.points and h.evaluator == evaluator]
+    for i, human in enumerate(series):
+        colour = charts.PALETTE[i % len(charts.PALETTE)]
+        label = human.dimension
+        for people, judge in human.points:
+            chart.rect(left + at(people) - 2.5, bottom - at(judge) - 2.5, 5, 5, colour,
+                       f"{label}: people {people:g}, judge {judge:g}")
+        y = frame.top + 12 * i
+        chart.rect(left + size + 16, y - 4, 8, 8, colour)
+        chart.text(left + size + 28, y, label, anchor="start", baseline="central")
+    chart.width = left + size + 28 + max((charts.text_width(h.dimension) for h in series),
+                                         default=0) + 8
+    chart.height = max(bottom + 36, frame.top + 12 * len(series) + 8)
+    return chart.render()
+
+
+# -- compare -----------------------------------------------------------------------------------
+def comparison_section(views: Sequence[RunData]) -> Section | None:
+    """Every run's judges side by side: how each was asked and what its checks found."""
+    table = []
+    for view in views:
+        judges = judges_of(view.metrics)
+        if judges is None:
+            continue
+        for card in judges.cards:
+            found = rows(card)
+            flags = sum(r.verdict == "flag" for r in found)
+            table.append([view.directory.name, name(card, view.model),
+                          card.prompt_sha256[:12], f"{card.temperature:g}", card.samples,
+                          _finding(found, "blind"), _finding(found, "order"),
+                          _probes(card), _finding(found, "people"), flags])
+    if not table:
+        return None
+    return Section(TITLE, [Table(["run", "judge", "prompt", "temp.", "samples", "blind",
+                                  "order", "edits detected", "people", "flags"], table,
+                                 numeric_from=4), Note(NOTE)])
+
+
+def _finding(found: list[CheckRow], check: str) -> str:
+    picked = [r for r in found if r.check.startswith(check)]
+    return "; ".join(dict.fromkeys(r.finding for r in picked)) or "-"
+
+
+def _probes(card: JudgeCard) -> str:
+    if not card.probes:
+        return "-"
+    n = sum(p.n for p in card.probes)
+    hit = sum(p.detected for p in card.probes)
+    return f"{hit}/{n}" if n else "-"
