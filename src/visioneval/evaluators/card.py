@@ -139,6 +139,7 @@ def about(card: JudgeCard, run_model: str) -> str:
 # -- the terminal ------------------------------------------------------------------------------
 def print_cards(judges: JudgesMetrics, run_model: str, console: Console) -> None:
     for card in judges.cards:
+        console.print()
         console.print(about(card, run_model), highlight=False, soft_wrap=True, markup=False)
         found = rows(card)
         if found:
@@ -152,6 +153,8 @@ def print_cards(judges: JudgesMetrics, run_model: str, console: Console) -> None
         for flag in card.flags:
             console.print(f"  FLAG {flag}", style="red", highlight=False, soft_wrap=True,
                           markup=False)
+    if judges.agreement:
+        console.print()
     for line in agreement_lines(judges):
         console.print(line, highlight=False, soft_wrap=True, markup=False)
     console.print(legend(), style="dim", highlight=False, soft_wrap=True, markup=False)

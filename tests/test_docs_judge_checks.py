@@ -1,0 +1,45 @@
+"""docs/judge-checks.md's offline example runs as the page shows it: its two loopback judges
+are test servers (the judge that reads the scenes, the one that ignores the image), and
+every line of the card the page prints is a line of what the command prints."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from cli_helpers import invoke
+from docs_examples import fenced_blocks, shell_commands
+
+from visioneval.loopback.server import ANSWER_MODES
+
+ROOT = Path(__file__).parent.parent
+PAGE = ROOT / "docs" / "judge-checks.md"
+PORTS = {"--answer judge-sees": "127.0.0.1:8765", "--answer judge ": "127.0.0.1:8766"}
+
+
+def test_the_offline_example_prints_the_card_the_page_shows(serve, tmp_path, monkeypatch):
+    blocks = list(fenced_blocks(PAGE))
+    bash = next(code for lang, code, _ in blocks if lang == "bash")
+    commands = shell_commands(bash)
+    loopbacks = [" ".join(c.argv) for c in commands if "loopback" in c.argv]
+    assert all(c.background for c in commands if "loopback" in c.argv)
+    servers = {}
+    for needle, where in PORTS.items():
+        line = next(t for t in loopbacks if needle in t + " ")
+        model = line.split("--model ")[1].split()[0]
+        mode = needle.split()[1]
+        servers[where] = serve(answer=ANSWER_MODES[mode], models=(model,))
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    monkeypatch.chdir(tmp_path)
+    evaluate, = [c.argv for c in commands if "evaluate" in c.argv]
+    args = evaluate[evaluate.index("evaluate"):]
+    for where, server in servers.items():
+        args = [a.replace(f"http://{where}", server.base_url) for a in args]
+    result = invoke(*args, "--no-progress")
+    assert result.exit_code == 0, result.output
+    printed = {line.rstrip() for line in result.output.splitlines()}
+    shown = next(code for lang, code, _ in blocks if lang == "text")
+    for line in shown.splitlines():
+        if line.strip() and line.strip() != "..." and not set(line.strip()) <= {"─"}:
+            assert line.rstrip() in printed, f"docs/judge-checks.md shows {line!r}"
+    assert (tmp_path / "results" / "judge-checks" / "report.html").is_file()
