@@ -242,3 +242,30 @@ def test_judge_flags_pair_by_position_or_once_for_all():
         ("anthropic", "b", "http://x/v1", "KEY_B")]
     alone, none = split_judges(["a"], ["openai"], ["http://r1/v1", "http://r2/v1"], [])
     assert alone.base_urls == ["http://r1/v1", "http://r2/v1"] and none == ()  # replicas
+
+
+def test_a_dry_run_counts_each_judges_requests_with_its_controls(serve, cases, tmp_path):
+    servers = [serve(answer=ANSWER_MODES["judge-sees"]), serve(answer=ANSWER_MODES["judge"])]
+    dry = invoke("evaluate", cases, *_judges(*servers), "--judge-controls", "all",
+                 "--dry-run")
+    assert dry.exit_code == 0, dry.output
+    counted = [int(line.split()[1]) for line in dry.output.splitlines()
+               if line.strip().startswith("requests")]
+    assert [line.startswith("dry run for evaluate") for line in dry.output.splitlines()
+            if line.startswith("dry run")] == [True, True]
+    assert "(panel model 1)" in dry.output
+    _evaluate(cases, tmp_path / "run", servers, "--judge-controls", "all")
+    records = [json.loads(r) for r in
+               (tmp_path / "run" / "samples.jsonl").read_text().splitlines()]
+    per_judge = [sum(1 for r in records if r["metadata"].get("judge", 1) == k) for k in (1, 2)]
+    assert counted == per_judge and per_judge[0] == per_judge[1] > 13
+
+
+def test_two_noisy_judges_agree_near_zero(serve, cases, tmp_path):
+    """Pure noise against pure noise: alpha near 0, its interval covering 0."""
+    out = tmp_path / "noise"
+    _evaluate(cases, out, [serve(answer=SEEDED_MODES["judge-noise"](1)),
+                           serve(answer=SEEDED_MODES["judge-noise"](2))])
+    found = load(out)["judges"]["agreement"]["judge:image-description"]["score"]
+    assert abs(found["alpha"]) < 0.4 and found["reading"] == "unreliable"
+    assert found["ci95"][0] < 0 < found["ci95"][1]

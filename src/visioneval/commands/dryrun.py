@@ -15,6 +15,7 @@ from visioneval.core.store import RunStore
 from visioneval.cost import estimate
 from visioneval.cost.images import image_rule
 from visioneval.cost.prices import ModelRef, Price, given_price, price_for, recorded_price
+from visioneval.cost.total import PANEL_REMEDY
 from visioneval.io.parquet import DataError
 from visioneval.runs.output import Output
 from visioneval.runs.request import ResumeRequest, RunRequest
@@ -63,18 +64,38 @@ def dry_run_resume(request: ResumeRequest, output: Output) -> int:
 def _print(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
            given: Price | None, output: Output, shard: Shard | None,
            done: Container[str] = ()) -> int:
-    ref = ModelRef.from_spec(spec)
-    rule = image_rule(spec.model)
-    items: Iterable[Sample | SkippedRow] = benchmark.samples()
-    if shard is not None:
-        items = _in_shard(items, shard)
-    found = estimate.estimate(items, settings, rule, done)
-    who = f"{benchmark.name} on {spec.kind} {ref.label()}" + \
-        (f", shard {shard.label}" if shard else "")
-    for line in estimate.lines(found, who, rule, price_for(ref, given), settings,
-                               _not_counted(benchmark)):
-        output.console.print(line, highlight=False, soft_wrap=True, markup=False)
+    """One estimate per model that answers samples: the run's model, then each panel
+    model with its own samples and price (the user's prices are the run's model's)."""
+    models = [spec, *benchmark.panel]
+    for position, member in enumerate(models):
+        ref = ModelRef.from_spec(member)
+        rule = image_rule(member.model)
+        items: Iterable[Sample | SkippedRow] = benchmark.samples()
+        if shard is not None:
+            items = _in_shard(items, shard)
+        if len(models) > 1:
+            items = _answered_by(benchmark, items, position)
+        found = estimate.estimate(items, settings, rule, done)
+        who = f"{benchmark.name} on {member.kind} {ref.label()}" + \
+            (f", shard {shard.label}" if shard else "") + \
+            (f" (panel model {position})" if position else "")
+        price = price_for(ref, given) if position == 0 or ref == ModelRef.from_spec(spec) \
+            else price_for(ref, None, PANEL_REMEDY)
+        for line in estimate.lines(found, who, rule, price, settings,
+                                   _not_counted(benchmark)):
+            output.console.print(line, highlight=False, soft_wrap=True, markup=False)
     return 0
+
+
+def _answered_by(benchmark: Benchmark, items: Iterable[Sample | SkippedRow], position: int
+                 ) -> Iterator[Sample | SkippedRow]:
+    """The samples the model at `position` answers (skipped rows with the run's model)."""
+    for item in items:
+        if isinstance(item, SkippedRow):
+            if position == 0:
+                yield item
+        elif benchmark.panel_of(item) == position:
+            yield item
 
 
 def _in_shard(items: Iterable[Sample | SkippedRow], shard: Shard
@@ -89,9 +110,6 @@ def _not_counted(benchmark: Benchmark) -> str | None:
     if judge is not None:
         return (f"the judge's requests ({judge.kind} {judge.model}): at least one per "
                 "answer, not estimated")
-    if benchmark.panel:
-        named = ", ".join(f"{m.kind} {m.model}" for m in benchmark.panel)
-        return f"the panel models' requests ({named}): not estimated"
     if not benchmark.one_request_each:
         return ("requests the benchmark's solver may add (a judge asked several times, a "
                 "repair): each sample is counted as one request")

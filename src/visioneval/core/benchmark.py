@@ -103,6 +103,11 @@ class Benchmark(Generic[OptionsT]):
         another checkpoint, as for the judge. None by default: ()."""
         return ()
 
+    def panel_of(self, sample: Sample) -> int:
+        """Which model answers the sample: 0 the run's model, k the k-th panel model (the
+        dry run counts and prices each sample with the model that answers it)."""
+        return 0
+
     @property
     def per_row(self) -> int:
         """Samples each data row makes (the progress total, a skipped row's count)."""

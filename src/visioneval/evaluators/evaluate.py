@@ -156,6 +156,9 @@ class EvalRun(Benchmark[EvaluateOptions]):
         """Judges 2, 3 ...: the engine opens them beside the run's model (judge 1)."""
         return tuple(judge.spec() for judge in self.options.panel)
 
+    def panel_of(self, sample: Sample) -> int:
+        return int(sample.metadata.get("judge", 1)) - 1
+
     def checks(self) -> JudgeChecks | None:
         """What reads the judges' records into their cards (None: no case uses a judge)."""
         if not self.rubrics:

@@ -86,6 +86,9 @@ class Varied(Benchmark[Any]):
     def panel(self) -> tuple[BackendSpec, ...]:
         return self.inner.panel
 
+    def panel_of(self, sample: Sample) -> int:
+        return self.inner.panel_of(sample)
+
     @property
     def per_row(self) -> int:
         return self.inner.per_row * (1 + len(self.variants))
