@@ -136,6 +136,10 @@ class JudgeChecks:
 
     # -- the cards ----------------------------------------------------------------------------
     def metrics(self) -> JudgesMetrics:
+        # In key order, whatever the journal's: a merged run's cards equal the run's done in
+        # one piece (the bootstrap resamples the cases in this order).
+        self.controls = dict(sorted(self.controls.items(), key=lambda item: item[0]))
+        self.main = dict(sorted(self.main.items(), key=lambda item: item[0]))
         judges = range(1, self.options.judges + 1)
         evaluators = sorted({k[1] for k in self.main})
         cards = [self._card(j, evaluators) for j in judges]
