@@ -283,19 +283,31 @@ def comparison_section(views: Sequence[RunData]) -> Section | None:
             found = rows(card)
             flags = sum(r.verdict == "flag" for r in found)
             table.append([view.directory.name, name(card, view.model),
-                          card.prompt_sha256[:12], f"{card.temperature:g}", card.samples,
-                          _finding(found, "blind"), _finding(found, "order"),
-                          _probes(card), _finding(found, "people"), flags])
+                          card.prompt_sha256[:12], _finding(found, "blind"),
+                          _finding(found, "order"), _finding(found, "people"),
+                          f"{card.temperature:g}", card.samples, _probes(card), flags])
     if not table:
         return None
-    return Section(TITLE, [Table(["run", "judge", "prompt", "temp.", "samples", "blind",
-                                  "order", "edits detected", "people", "flags"], table,
-                                 numeric_from=4), Note(NOTE)])
+    return Section(TITLE, [Table(["run", "judge", "prompt", "blind", "order", "people",
+                                  "temp.", "samples", "edits detected", "flags"], table,
+                                 numeric_from=6), Note(NOTE)])
+
+
+def judges_named(view: RunData) -> str:
+    """The run's judges in one cell: its model, and the panel's after it."""
+    judges = judges_of(view.metrics)
+    if judges is None or len(judges.cards) == 1:
+        return view.model
+    return " + ".join(card.model or view.model for card in judges.cards)
 
 
 def _finding(found: list[CheckRow], check: str) -> str:
+    """A check's findings over the evaluators, failed ones first; the ones that could not
+    be told (too few cases) only when nothing else was found."""
     picked = [r for r in found if r.check.startswith(check)]
-    return "; ".join(dict.fromkeys(r.finding for r in picked)) or "-"
+    told = [r for r in picked if r.verdict in ("flag", "pass")]
+    shown = sorted(told, key=lambda r: r.verdict != "flag") if told else picked
+    return "; ".join(dict.fromkeys(r.finding for r in shown)) or "-"
 
 
 def _probes(card: JudgeCard) -> str:

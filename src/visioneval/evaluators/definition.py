@@ -126,7 +126,7 @@ class EvaluateDefinition(BenchmarkDefinition):
         rows, intervals = [], []
         for view in views:
             blocks = view.metrics.get("evaluators", {})
-            rows.append([view.model, view.directory.name,
+            rows.append([card.judges_named(view), view.directory.name,
                          *[fmt.pct(blocks.get(k, {}).get("pass_rate")) for k in labels]])
             intervals.append([None, None, *[percent(blocks.get(k, {}).get("pass_rate_ci95"))
                                             for k in labels]])
