@@ -245,44 +245,48 @@ class JudgeChecks:
         name = self.rubric_of.get(evaluator)
         return self.rubrics.get(name) if name else None
 
-    def _blind(self, judge: int, evaluator: str) -> ControlCheck:
-        pairs, errors = self._pairs(judge, evaluator, BLIND)
+    def _control(self, judge: int, evaluator: str, control: str, graded: str
+                 ) -> tuple[ControlCheck, tuple[float, float, str] | None]:
+        """The control's check with its differences, left inconclusive, and (low, high,
+        the difference as shown) when it has an interval to judge by."""
+        pairs, errors = self._pairs(judge, evaluator, control)
         score, dims, identical = self._differences(evaluator, pairs)
-        check = ControlCheck(evaluator=evaluator, n=len(pairs), errors=errors, score=score,
-                             dimensions=dims, identical=identical, verdict="inconclusive",
-                             finding="not enough cases", why="")
         n = len(pairs)
+        check = ControlCheck(evaluator=evaluator, n=n, errors=errors, score=score,
+                             dimensions=dims, identical=identical, verdict="inconclusive",
+                             finding="not enough cases",
+                             why=f"{n} case{'s' if n != 1 else ''} {graded} (2 or more "
+                                 "are needed)")
         if score is None or score.ci95 is None:
-            check.why = (f"{n} case{'s' if n != 1 else ''} graded with and without the "
-                         "images (2 or more are needed)")
-            return check
+            return check, None
         lo, hi = score.ci95
-        shown = f"{score.mean:+.2f} [{lo:.2f}, {hi:.2f}]"
+        return check, (lo, hi, f"{score.mean:+.2f} [{lo:.2f}, {hi:.2f}]")
+
+    def _blind(self, judge: int, evaluator: str) -> ControlCheck:
+        check, found = self._control(judge, evaluator, BLIND,
+                                     "graded with and without the images")
+        if found is None:
+            return check
+        lo, hi, shown = found
         if not lo <= 0.0 <= hi:
             check.verdict, check.finding = "pass", "looks at the image"
             check.why = f"its score moves without the images: {shown}"
-        elif identical >= IDENTICAL_SHARE * n or (lo >= -NEGLIGIBLE and hi <= NEGLIGIBLE):
+        elif check.identical >= IDENTICAL_SHARE * check.n or \
+                (lo >= -NEGLIGIBLE and hi <= NEGLIGIBLE):
             check.verdict, check.finding = "flag", "ignores the image"
-            check.why = (f"{identical} of {n} cases scored the same without the images; "
-                         f"difference {shown}")
+            check.why = (f"{check.identical} of {check.n} cases scored the same without the "
+                         f"images; difference {shown}")
         else:
             check.finding = "no clear change"
             check.why = f"difference {shown} covers 0 and the scores vary"
         return check
 
     def _order(self, judge: int, evaluator: str) -> ControlCheck:
-        pairs, errors = self._pairs(judge, evaluator, ORDER)
-        score, dims, identical = self._differences(evaluator, pairs)
-        check = ControlCheck(evaluator=evaluator, n=len(pairs), errors=errors, score=score,
-                             dimensions=dims, identical=identical, verdict="inconclusive",
-                             finding="not enough cases", why="")
-        n = len(pairs)
-        if score is None or score.ci95 is None:
-            check.why = (f"{n} case{'s' if n != 1 else ''} with two or more images graded "
-                         "in both orders (2 or more are needed)")
+        check, found = self._control(judge, evaluator, ORDER,
+                                     "with two or more images graded in both orders")
+        if found is None:
             return check
-        lo, hi = score.ci95
-        shown = f"{score.mean:+.2f} [{lo:.2f}, {hi:.2f}]"
+        lo, hi, shown = found
         if not lo <= 0.0 <= hi:
             check.verdict, check.finding = "flag", "position bias"
             check.why = f"as given minus swapped: {shown}"

@@ -377,15 +377,20 @@ def check_comparison(before: Scene, after: Scene, answer: str) -> Findings:
     return Findings(_distinct(wrong), missing, len(right), len(truth), len(found))
 
 
-def _sentence_colours(toks: list[Token], claim: Claim) -> list[str]:
-    """The colour words of the claim's sentence."""
+def _sentence(toks: list[Token], claim: Claim) -> range:
+    """The token positions of the claim's sentence."""
     lo = claim.first
     while lo > 0 and toks[lo - 1].word not in _SENTENCE_END:
         lo -= 1
     hi = claim.last
     while hi + 1 < len(toks) and toks[hi + 1].word not in _SENTENCE_END:
         hi += 1
-    return [SAME_COLOUR.get(toks[k].word, toks[k].word) for k in range(lo, hi + 1)
+    return range(lo, hi + 1)
+
+
+def _sentence_colours(toks: list[Token], claim: Claim) -> list[str]:
+    """The colour words of the claim's sentence."""
+    return [SAME_COLOUR.get(toks[k].word, toks[k].word) for k in _sentence(toks, claim)
             if toks[k].word in COLOURS]
 
 
@@ -409,16 +414,11 @@ def _claimed_change(toks: list[Token], claim: Claim
     """The change the claim's sentence gives its object: the nearest word of direction (and
     its index), for a colour change the colour it ends with (the last colour word of the
     sentence), and where the words of the claim end."""
-    lo = claim.first
-    while lo > 0 and toks[lo - 1].word not in _SENTENCE_END:
-        lo -= 1
-    hi = claim.last
-    while hi + 1 < len(toks) and toks[hi + 1].word not in _SENTENCE_END:
-        hi += 1
-    coloured = [k for k in range(lo, hi + 1) if toks[k].word in COLOURS]
+    sentence = _sentence(toks, claim)
+    coloured = [k for k in sentence if toks[k].word in COLOURS]
     colours = [SAME_COLOUR.get(toks[k].word, toks[k].word) for k in coloured]
     best: tuple[int, Change, int] | None = None
-    for k in range(lo, hi + 1):
+    for k in sentence:
         kind = _marker(toks[k].word)
         if kind is None or (kind == "recoloured" and not colours):
             continue
