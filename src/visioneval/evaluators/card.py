@@ -175,26 +175,11 @@ def agreement_lines(judges: JudgesMetrics) -> list[str]:
 
 # -- the report --------------------------------------------------------------------------------
 def sections(judges: JudgesMetrics, run_model: str) -> list[Section]:
-    blocks: list[Block] = []
-    for card in judges.cards:
-        blocks.append(Note(about(card, run_model)))
-        found = rows(card)
-        if found:
-            blocks.append(Table(HEADER, [r.cells() for r in found], numeric_from=3))
-        blocks += [Note(f"FLAG {flag}", "flag") for flag in card.flags]
-        dims = _dimension_rows(card)
-        if dims:
-            blocks.append(Table(["check", "evaluator", "dimension", "n", "difference [95%]"],
-                                dims, numeric_from=3))
-        people = [[h.evaluator, h.dimension, h.n, _fixed(h.alpha), _span(h.alpha_ci95),
-                   _fixed(h.spearman), _fixed(h.mean_abs_diff), _fixed(h.mean_diff, True)]
-                  for h in card.humans]
-        if people:
-            blocks.append(Table(["evaluator", "dimension", "n", "alpha", "alpha 95%",
-                                 "Spearman", "mean |diff.|", "judge - people"], people,
-                                numeric_from=2))
-            evaluators = dict.fromkeys(h.evaluator for h in card.humans if h.points)
-            blocks.append(Charts([calibration(card, run_model, e) for e in evaluators]))
+    """"Judges": how each was asked, their pass rates and agreement, what the checks mean;
+    then a section per judge with its checks, flags and calibration against people."""
+    blocks: list[Block] = [Table(["judge", "how it was asked", "flags"],
+                                 [[name(c, run_model), about(c, run_model).split("; ", 1)[1],
+                                   len(c.flags)] for c in judges.cards], numeric_from=2)]
     if len(judges.cards) > 1:
         labels = list(dict.fromkeys(e for c in judges.cards for e in c.evaluators))
         blocks.append(Table(["evaluator", *(name(c, run_model) for c in judges.cards)],
@@ -210,7 +195,28 @@ def sections(judges: JudgesMetrics, run_model: str) -> list[Section]:
         blocks.append(Table(["evaluator", "dimension", "cases", "alpha [95%] between judges",
                              "reading"], table, numeric_from=2))
     blocks.append(Note(NOTE))
-    return [Section(TITLE, blocks)]
+    return [Section(TITLE, blocks), *(_judge_section(c, run_model) for c in judges.cards)]
+
+
+def _judge_section(card: JudgeCard, run_model: str) -> Section:
+    blocks: list[Block] = [Note(about(card, run_model))]
+    found = rows(card)
+    if found:
+        blocks.append(Table(HEADER, [r.cells() for r in found], numeric_from=3))
+    blocks += [Note(f"FLAG {flag}", "flag") for flag in card.flags]
+    dims = _dimension_rows(card)
+    if dims:
+        blocks.append(Table(["check", "evaluator", "dimension", "n", "difference [95%]"],
+                            dims, numeric_from=3))
+    people = [[h.evaluator, h.dimension, h.n, _fixed(h.alpha), _span(h.alpha_ci95),
+               _fixed(h.spearman), _fixed(h.mean_abs_diff), _fixed(h.mean_diff, True)]
+              for h in card.humans]
+    if people:
+        blocks.append(Table(["evaluator", "dimension", "n", "alpha", "alpha 95%", "Spearman",
+                             "mean |diff.|", "judge - people"], people, numeric_from=2))
+        evaluators = dict.fromkeys(h.evaluator for h in card.humans if h.points)
+        blocks.append(Charts([calibration(card, run_model, e) for e in evaluators]))
+    return Section(name(card, run_model).capitalize(), blocks)
 
 
 def _rate(card: JudgeCard, evaluator: str) -> str:

@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from visioneval import csvcells, fmt
+from visioneval import csvcells
 from visioneval.backends.registry import BackendSpec
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import (
@@ -279,16 +280,18 @@ class EvalRun(Benchmark[EvaluateOptions]):
 
     def print_summary(self, metrics: dict[str, Any], info: RunInfo,
                       console: Console) -> None:
-        table = Table(title="Evaluators", pad_edge=False)
-        for column in ("evaluator", "n", "passed", "pass rate", "95% interval", "mean score",
-                       "errors"):
-            table.add_column(column, justify="left" if column == "evaluator" else "right")
+        table = Table(title="Evaluators", box=box.SIMPLE_HEAD, show_edge=False,
+                      pad_edge=False)
+        for column in ("evaluator", "n", "passed", "rate", "95% interval", "score", "errors"):
+            table.add_column(column, justify="left" if column == "evaluator" else "right",
+                             no_wrap=column != "evaluator", overflow="fold")
         for label, block in metrics["evaluators"].items():
             rate = block.get("pass_rate")
             mean = block.get("mean_score")
+            span = block.get("pass_rate_ci95")
             table.add_row(label, str(block["n"]), str(block["passed"]),
                           "-" if rate is None else f"{100 * rate:.0f}%",
-                          fmt.interval(block.get("pass_rate_ci95")),
+                          "-" if not span else f"[{100 * span[0]:.0f}%, {100 * span[1]:.0f}%]",
                           "-" if mean is None else f"{mean:.3f}", str(block["errors"]))
         console.print(table)
         judges = card.judges_of(metrics)
