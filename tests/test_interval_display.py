@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import shutil
 from html.parser import HTMLParser
 from pathlib import Path
@@ -156,8 +157,9 @@ def test_evaluate_run_shows_pass_rate_intervals(tmp_path):
     assert 0 <= low < 2 / 6 < high <= 1
     assert blocks["validator:chart"]["pass_rate_ci95_unavailable"] == \
         "1 scored sample: no interval"
-    lines = {line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:-1]]
-             for line in result.stdout.splitlines() if line.startswith("│validator")}
+    lines = {cells[0]: cells[1:] for cells in (re.split(r"\s{2,}", line.strip())
+                                                for line in result.stdout.splitlines()
+                                                if line.startswith("validator"))}
     assert lines["validator:count"][3] == shown(count["pass_rate_ci95"])
     assert lines["validator:chart"][3] == "-"
     page = (out / "report.html").read_text()

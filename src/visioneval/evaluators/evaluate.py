@@ -22,7 +22,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from visioneval import csvcells
+from visioneval import csvcells, fmt
 from visioneval.backends.registry import BackendSpec
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import (
@@ -288,10 +288,10 @@ class EvalRun(Benchmark[EvaluateOptions]):
         for label, block in metrics["evaluators"].items():
             rate = block.get("pass_rate")
             mean = block.get("mean_score")
-            span = block.get("pass_rate_ci95")
+            span = block.get("pass_rate_ci95")  # as the report writes it
             table.add_row(label, str(block["n"]), str(block["passed"]),
                           "-" if rate is None else f"{100 * rate:.0f}%",
-                          "-" if not span else f"[{100 * span[0]:.0f}%, {100 * span[1]:.0f}%]",
+                          fmt.interval(span),
                           "-" if mean is None else f"{mean:.3f}", str(block["errors"]))
         console.print(table)
         judges = card.judges_of(metrics)
