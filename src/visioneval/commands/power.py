@@ -289,7 +289,7 @@ def show(found: list[Answer], question: Question, console: Console) -> None:
     test = "paired: McNemar's test (Connor 1987)" if design == "paired" else \
         "unpaired: two-proportion z-test (Fleiss, Levin & Paik 2003)"
     console.print(f"{test}; alpha {question.alpha:g} two-sided, power {question.power:g}",
-                  highlight=False, soft_wrap=True, markup=False)
+                  highlight=False, markup=False)
     table = Table()
     table.add_column("metric", overflow="fold", max_width=28)
     table.add_column("baseline", justify="right")
@@ -312,13 +312,12 @@ def show(found: list[Answer], question: Question, console: Console) -> None:
         table.add_row(*cells)
     console.print(table)
     per_model = "samples per model" if design == "unpaired" else "samples (the same for both)"
-    console.print(f"n: {per_model}; pts: accuracy points.", highlight=False, soft_wrap=True)
+    console.print(f"n: {per_model}; pts: accuracy points.", highlight=False)
     if any(a.discordance_from == "assumed" for a in found):
-        console.print(ASSUMED, highlight=False, soft_wrap=True, markup=False)
+        console.print(ASSUMED, highlight=False, markup=False)
     for a in found:
         if a.note:
-            console.print(f"{a.metric}: {a.note}", highlight=False, soft_wrap=True,
-                          markup=False)
+            console.print(f"{a.metric}: {a.note}", highlight=False, markup=False)
 
 
 def as_json(found: list[Answer], question: Question) -> str:
