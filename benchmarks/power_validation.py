@@ -8,6 +8,8 @@ the test finds the difference should be the stated power (0.8).
   A is), then McNemar's test: the asymptotic z-test that Connor's formula describes, and the
   exact binomial test `visioneval compare` reports (more conservative at small n).
 - unpaired: A and B answer different samples; the pooled two-proportion z-test.
+- the exact test's power computed (`power_paired_exact`, what `power` prints beside the
+  table) against the simulated rate, and the n at which the exact test reaches 0.8.
 - the inverse: the n `power --difference` asks for a target difference detects it at the
   stated power, and n -> detectable difference -> n returns n.
 
@@ -51,6 +53,14 @@ def unpaired_rate(n: int, d: float, seed: int) -> float:
     return float((np.abs(z) > Z).mean())
 
 
+def exact_n(start: int, d: float, psi: float) -> int:
+    """The smallest n from `start` at which McNemar's exact test has the stated power."""
+    n = start
+    while power.power_paired_exact(n, d, psi, ALPHA) < POWER:
+        n += 1
+    return n
+
+
 def band() -> float:
     """Two standard errors of a simulated rate of 0.8 over REPS replications."""
     return 2 * math.sqrt(POWER * (1 - POWER) / REPS)
@@ -60,13 +70,16 @@ def main() -> None:
     print(f"A right with p = {BASELINE}; alpha {ALPHA} two-sided; power {POWER}; {REPS} "
           f"replications each (a rate of 0.8 has a 2-SE band of +-{band():.3f})")
     print("\npaired: B differs by the detectable difference at n (McNemar)")
-    print(f"{'n':>6} {'discordance':>11} {'detectable':>10} {'z-test':>7} {'exact':>7}")
+    print(f"{'n':>6} {'discordance':>11} {'detectable':>10} {'z-test':>7} {'exact':>7} "
+          f"{'exact, computed':>15} {'n for exact':>11}")
     for seed, (n, psi) in enumerate([(100, 0.15), (100, 0.30), (300, 0.15), (300, 0.30),
                                      (1000, 0.15), (1000, 0.30), (3000, 0.30)]):
         d = power.detectable_paired(n, psi, ALPHA, POWER)
         assert d is not None and power.feasible(BASELINE, d, psi) is None
         z_rate, exact_rate = paired_rates(n, d, psi, seed)
-        print(f"{n:>6} {psi:>11.2f} {100 * d:>8.1f}pt {z_rate:>7.3f} {exact_rate:>7.3f}")
+        computed = power.power_paired_exact(n, d, psi, ALPHA)
+        print(f"{n:>6} {psi:>11.2f} {100 * d:>8.1f}pt {z_rate:>7.3f} {exact_rate:>7.3f} "
+              f"{computed:>15.3f} {exact_n(n, d, psi):>11}")
 
     print("\nunpaired: B = A's accuracy minus the detectable difference at n per model")
     print(f"{'n':>6} {'detectable':>10} {'z-test':>7}")

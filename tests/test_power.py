@@ -41,6 +41,22 @@ def test_detectable_difference_and_samples_needed_are_inverses():
     assert power.feasible(0.95, 0.10, 0.2) is not None  # p01 = 0.15 > 5% wrong answers
 
 
+def test_exact_mcnemar_power_matches_enumerating_every_table():
+    """The exact test's power summed over every (only A right, only B right) count at n = 20,
+    each tested with scipy's binomtest as `visioneval compare` tests it."""
+    from scipy.stats import binomtest, multinomial
+
+    n, p10, p01 = 20, 0.05, 0.35
+    total = 0.0
+    for b in range(n + 1):
+        for c in range(n + 1 - b):
+            if b + c and binomtest(min(b, c), b + c, 0.5).pvalue < 0.05:
+                total += multinomial.pmf([b, c, n - b - c], n, [p10, p01, 1 - p10 - p01])
+    assert power.power_paired_exact(n, p01 - p10, p01 + p10) == pytest.approx(total, abs=1e-9)
+    # Conservative: below the normal approximation's power at Connor's n.
+    assert power.power_paired_exact(100, 0.107, 0.15) < power.power_paired(100, 0.107, 0.15)
+
+
 def _json(*args: object) -> dict:
     result = invoke("power", *args, "--json")
     assert result.exit_code == 0, result.output
@@ -59,6 +75,14 @@ def test_the_command_without_runs_gives_connors_n_and_the_detectable_difference(
     row = out["results"][0]
     assert row["discordance_from"] == "assumed" and row["discordance"] == pytest.approx(0.42)
     assert power.power_paired(800, row["difference"], 0.42, 0.01) == pytest.approx(0.9)
+    assert row["exact_power"] == pytest.approx(
+        power.power_paired_exact(800, row["difference"], 0.42, 0.01))
+    # From 50%, 50 points with 90% discordance needs 70% of samples right only in one
+    # model: more than either model has right (a rise) or wrong (a fall).
+    odd = _json("--difference", "0.5", "--baseline", "0.5", "--discordance", "0.9")
+    assert "in either direction" in odd["results"][0]["note"]
+    fits = _json("--difference", "0.3", "--baseline", "0.5", "--discordance", "0.5")
+    assert fits["results"][0]["note"] == ""
     unpaired = _json("--n", "800", "--baseline", "0.7", "--unpaired")["results"][0]
     assert unpaired["discordance"] is None and unpaired["difference"] > 0
     # Independent samples need a larger difference than paired ones of less discordance.

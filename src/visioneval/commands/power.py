@@ -27,6 +27,7 @@ ASSUMED = ("* discordance assumed 2 p (1 - p), as if the two models' errors were
            "an upper bound when they find the same samples hard, as models usually do; two "
            "pilot runs on the same samples measure it")
 WORST_DISCORDANCE = 0.5  # 2 p (1 - p) at p = 0.5: the most two independent models disagree
+EXACT_UP_TO = 50_000  # the exact test's power sums n binomial terms (0.5 s at 100,000)
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ class Answer:
     discordance: float | None
     discordance_from: str  # "given", "pilot runs", "assumed" (independence)
     pilot_n: int | None = None
+    exact_power: float | None = None  # McNemar's exact test at (n, difference), paired only
     note: str = ""
 
 
@@ -215,10 +217,28 @@ def answer(question: Question, metric: str, baseline: float | None,
         note = ""
         if found is None:
             note = f"no difference is detected at n = {n} with power {q.power:g}"
-        return replace(base, difference=found, note=note)
+        return _with_exact(replace(base, difference=found, note=note), q)
     assert q.difference is not None
     needed, why = _needed(design, q.difference, baseline, discordance, q)
-    return replace(base, solved="n", n=needed, difference=q.difference, note=why)
+    return _with_exact(replace(base, solved="n", n=needed, difference=q.difference, note=why),
+                       q)
+
+
+def _with_exact(found: Answer, q: Question) -> Answer:
+    """The exact test's power at the answer's figures (`visioneval compare` reports McNemar's
+    exact test, whose power at small n is below the normal approximation's), and a note when
+    the difference fits the baseline in neither direction."""
+    if found.design != "paired" or found.n is None or found.difference is None or \
+            found.discordance is None:
+        return found
+    n, d, psi, p0 = found.n, found.difference, found.discordance, found.baseline
+    if p0 is not None and not found.note:
+        why = formulas.feasible(p0, d, psi)
+        if why is not None and formulas.feasible(p0, -d, psi) is not None:
+            found = replace(found, note=f"{why} (in either direction)")
+    if n > EXACT_UP_TO:
+        return found
+    return replace(found, exact_power=formulas.power_paired_exact(n, d, psi, q.alpha))
 
 
 def _detectable(design: Design, n: int, baseline: float | None, psi: float | None,
@@ -315,6 +335,13 @@ def show(found: list[Answer], question: Question, console: Console) -> None:
     console.print(f"n: {per_model}; pts: accuracy points.", highlight=False)
     if any(a.discordance_from == "assumed" for a in found):
         console.print(ASSUMED, highlight=False, markup=False)
+    exact = [a.exact_power for a in found if a.exact_power is not None]
+    if exact and min(exact) < question.power - 0.005:
+        low, high = min(exact), max(exact)
+        span = f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f} to {high:.2f}"
+        console.print(f"McNemar's exact test, which `visioneval compare` reports, has power "
+                      f"{span} at these figures (it is conservative at small n).",
+                      highlight=False, markup=False)
     for a in found:
         if a.note:
             console.print(f"{a.metric}: {a.note}", highlight=False, markup=False)

@@ -138,3 +138,22 @@ def feasible(baseline: float, difference: float, discordance: float) -> str | No
         return (f"a discordance of {psi:.3f} with a difference of {100 * d:+.1f} points "
                 f"does not fit a baseline of {100 * baseline:.1f}%")
     return None
+
+
+def power_paired_exact(n: int, difference: float, discordance: float,
+                       alpha: float = ALPHA) -> float:
+    """The power of McNemar's exact (conditional binomial) test, which `visioneval compare`
+    reports, computed exactly: the m discordant samples are Binomial(n, psi); given m, the
+    test rejects when the smaller count is at most the largest k whose two-sided binomial
+    p-value, 2 P(X <= k | m, 1/2), is below alpha; the counts follow Binomial(m, p01/psi).
+    Below Connor's normal figure at small n (the exact test is conservative)."""
+    import numpy as np
+    from scipy.stats import binom
+
+    d, psi = abs(difference), discordance
+    m = np.arange(n + 1)
+    k = binom.ppf(alpha / 2, m, 0.5)  # the smallest k with P(X <= k) >= alpha / 2
+    k = np.where(2 * binom.cdf(k, m, 0.5) < alpha, k, k - 1)  # the test's p is below alpha
+    q = (psi + d) / (2 * psi)  # P(only the second model is right | discordant)
+    reject = np.where(k >= 0, binom.cdf(k, m, 1 - q) + binom.cdf(k, m, q), 0.0)
+    return float(np.clip((binom.pmf(m, n, psi) * reject).sum(), 0.0, 1.0))
