@@ -38,7 +38,9 @@ def test_detectable_difference_and_samples_needed_are_inverses():
     assert power.power_unpaired(500, -fall, 0.7) == pytest.approx(0.8, abs=1e-6)
     # A discordance smaller than any detectable difference detects nothing.
     assert power.detectable_paired(10, 0.05) is None
-    assert power.feasible(0.95, 0.10, 0.2) is not None  # p01 = 0.15 > 5% wrong answers
+    # From 95%, discordance 0.2 needs a fall of at least 10 points (p01 <= 5%), at most 20.
+    assert power.feasible(0.95, 0.05, 0.2) is not None
+    assert power.feasible(0.95, 0.10, 0.2) is None and power.feasible(0.95, 0.2, 0.2) is None
 
 
 def test_exact_mcnemar_power_matches_enumerating_every_table():
@@ -80,7 +82,8 @@ def test_the_command_without_runs_gives_connors_n_and_the_detectable_difference(
     # From 50%, 50 points with 90% discordance needs 70% of samples right only in one
     # model: more than either model has right (a rise) or wrong (a fall).
     odd = _json("--difference", "0.5", "--baseline", "0.5", "--discordance", "0.9")
-    assert "in either direction" in odd["results"][0]["note"]
+    assert odd["results"][0]["note"] == ("a discordance of 0.900 at a baseline of 50.0% means "
+                                         "the models differ by 0.0 to 10.0 points, not 50.0")
     fits = _json("--difference", "0.3", "--baseline", "0.5", "--discordance", "0.5")
     assert fits["results"][0]["note"] == ""
     unpaired = _json("--n", "800", "--baseline", "0.7", "--unpaired")["results"][0]

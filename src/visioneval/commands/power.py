@@ -234,8 +234,8 @@ def _with_exact(found: Answer, q: Question) -> Answer:
     n, d, psi, p0 = found.n, found.difference, found.discordance, found.baseline
     if p0 is not None and not found.note:
         why = formulas.feasible(p0, d, psi)
-        if why is not None and formulas.feasible(p0, -d, psi) is not None:
-            found = replace(found, note=f"{why} (in either direction)")
+        if why is not None:
+            found = replace(found, note=why)
     if n > EXACT_UP_TO:
         return found
     return replace(found, exact_power=formulas.power_paired_exact(n, d, psi, q.alpha))

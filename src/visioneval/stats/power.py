@@ -128,16 +128,18 @@ def independent_discordance(baseline: float) -> float:
 
 
 def feasible(baseline: float, difference: float, discordance: float) -> str | None:
-    """Why (baseline, baseline + difference, discordance) is no joint distribution of two
-    models' outcomes (one line), or None: p01 = (psi + d)/2 must fit in the first model's
-    errors and p10 = (psi - d)/2 in its right answers."""
-    d, psi = difference, discordance
-    if abs(d) >= psi:
-        return f"a difference of {100 * abs(d):.1f} points needs a discordance above it"
-    if (psi + d) / 2 > 1 - baseline + 1e-12 or (psi - d) / 2 > baseline + 1e-12:
-        return (f"a discordance of {psi:.3f} with a difference of {100 * d:+.1f} points "
-                f"does not fit a baseline of {100 * baseline:.1f}%")
-    return None
+    """Why a difference of this size (either sign) cannot go with this discordance when the
+    first model's accuracy is the baseline (one line), or None. The joint distribution needs
+    p01 = (psi + d)/2 within the first model's errors and p10 = (psi - d)/2 within its right
+    answers, so |d| lies between psi - 2 min(p, 1 - p) and 2 max(p, 1 - p) - psi (never
+    empty: their gap is 2 (1 - psi))."""
+    d, psi, p = abs(difference), discordance, baseline
+    low, high = max(0.0, psi - 2 * min(p, 1 - p)), min(psi, 2 * max(p, 1 - p) - psi)
+    if low - 1e-12 <= d <= high + 1e-12:
+        return None
+    return (f"a discordance of {psi:.3f} at a baseline of {100 * p:.1f}% means the models "
+            f"differ by {100 * low:.1f} to {100 * high:.1f} points, not "
+            f"{100 * d:.1f}")
 
 
 def power_paired_exact(n: int, difference: float, discordance: float,
