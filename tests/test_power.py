@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from pathlib import Path
 
 import pytest
 from cli_helpers import invoke, journal, load, salbench_args
@@ -187,6 +188,31 @@ def test_pilot_runs_give_the_baseline_and_the_discordance(serve, synth_data, tmp
     assert result.exit_code == 2, result.output
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "no proportion headline" in lines[0]
+
+
+def test_vqa_pilot_runs_read_the_overall_accuracy(serve, tmp_path):
+    """A benchmark without paired rows of its own (`vqa`): its overall accuracy is the
+    baseline, each record's scorer block its 0/1 outcome."""
+    from visioneval.loopback.server import answer_hash
+
+    questions = Path(__file__).parent.parent / "examples" / "vqa" / "questions.jsonl"
+    server = serve(answer=answer_hash)
+    hashed, chance = tmp_path / "hash", tmp_path / "random"
+    for out, model in ((hashed, ["--backend", "openai", "--base-url",
+                                 server.base_url + "/v1", "--model", "m"]),
+                       (chance, ["--backend", "builtin", "--model", "random"])):
+        result = invoke("vqa", "--data", questions, "--scorer", "choice", *model, "--out", out,
+                        "--no-progress", "--no-report")
+        assert result.exit_code == 0, result.output
+    one = _json(hashed, "--n", "500")["results"]
+    overall = load(hashed)["overall"]
+    assert [(r["metric"], r["pilot_n"]) for r in one] == [("accuracy", overall["n"])]
+    assert one[0]["baseline"] == pytest.approx(overall["accuracy"])
+    two = _json(hashed, chance, "--n", "500")["results"][0]
+    a = {r["id"]: r["scores"]["choice"]["correct"] for r in journal(hashed)}
+    b = {r["id"]: r["scores"]["choice"]["correct"] for r in journal(chance)}
+    assert two["discordance"] == pytest.approx(sum(a[k] != b[k] for k in a) / len(a))
+    assert two["discordance_from"] == "pilot runs" and 0 < two["discordance"] < 1
 
 
 def test_dry_run_prints_the_detectable_difference_at_its_n(synth_data):
