@@ -84,7 +84,21 @@ def _print(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings
         for line in estimate.lines(found, who, rule, price, settings,
                                    _not_counted(benchmark)):
             output.console.print(line, highlight=False, soft_wrap=True, markup=False)
+        _print_power(benchmark, found, len(models), output)
     return 0
+
+
+def _print_power(benchmark: Benchmark, found: estimate.Estimate, models: int,
+                 output: Output) -> None:
+    """The paired difference the planned samples detect (`visioneval power`), beside the
+    cost: for one model answering one request per sample on a 0/1 headline."""
+    from visioneval.commands.power import dry_run_line, proportion_headline
+
+    if models > 1 or not benchmark.one_request_each or not proportion_headline(benchmark):
+        return
+    line = dry_run_line(found.requests)
+    if line is not None:
+        output.console.print(line, highlight=False, soft_wrap=True, markup=False)
 
 
 def _answered_by(benchmark: Benchmark, items: Iterable[Sample | SkippedRow], position: int
