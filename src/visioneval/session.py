@@ -53,6 +53,7 @@ from visioneval.variants.summary import FILE as VARIANTS_FILE
 if TYPE_CHECKING:
     from visioneval.core.idset import IdSet
     from visioneval.cost.budget import Budget
+    from visioneval.engine.batch_runner import BatchSetup
     from visioneval.variants.summary import VariantsSummary
 
 log = logging.getLogger(__name__)
@@ -145,7 +146,8 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
                       engine_changes: dict[str, list[Any]] | None = None,
                       board: ProgressBoard | None = None,
                       label: str | None = None,
-                      panel: Sequence[Backend] = ()) -> SessionResult:
+                      panel: Sequence[Backend] = (),
+                      batch: BatchSetup | None = None) -> SessionResult:
     """Run what is not yet done, then recompute metrics and tables from the journal.
     `judge`, `panel`: the benchmark's judge model and panel models, opened and checked by
     the caller; `budget`:
@@ -153,7 +155,8 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     `engine_changes`: the recorded engine settings this resume replaced (setting: [then,
     now]), kept in this session's entry of run.json; `board`: a progress
     display shared with other runs (a suite's), else the session shows its own; `label`:
-    its bar's name (default: the benchmark's)."""
+    its bar's name (default: the benchmark's); `batch`: send the samples through the
+    provider's batch API (`visioneval.engine.batch_runner`)."""
     # numpy: loaded when a session starts
     from visioneval.core.idset import IdCollector, IdSet
 
@@ -200,7 +203,11 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
             samples = benchmark.samples() if shard is None else \
                 in_shard(benchmark.samples(), shard, progress)
             samples = in_data.watch(samples, _sample_id)
-            await engine.run(samples, benchmark.score, progress, done, stats, benchmark.solve)
+            if batch is not None:
+                await batch.run(engine, samples, benchmark.score, progress, done, stats)
+            else:
+                await engine.run(samples, benchmark.score, progress, done, stats,
+                                 benchmark.solve)
         status = "finished"
     except CostLimitReached:
         status = "stopped"
