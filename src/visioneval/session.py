@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -333,8 +334,10 @@ def cost_counts(benchmark: Benchmark, info: RunInfo) -> CostInfo:
     """counts.cost: every session's usage, priced (see `visioneval.cost.total`)."""
     judge = ModelRef.from_spec(benchmark.judge) if benchmark.judge is not None else None
     panel = [ModelRef.from_spec(spec) for spec in benchmark.panel]
+    discount = Decimal(str(info.batch.discount)) if info.batch is not None else None
     return CostInfo.model_validate(run_cost(info.sessions, ModelRef.from_recorded(info.backend),
-                                            judge, recorded_price(info.pricing), panel))
+                                            judge, recorded_price(info.pricing), panel,
+                                            batch_discount=discount))
 
 
 def skipped_rows(sessions: list[SessionInfo]) -> int:
