@@ -16,13 +16,10 @@ import itertools
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Literal, Protocol
 
 import orjson
 from aiohttp import web
-
-if TYPE_CHECKING:
-    from visioneval.loopback.server import LoopbackServer
 
 OPENAI_CHAT = "/v1/chat/completions"
 ANTHROPIC_MESSAGES = "/v1/messages"
@@ -37,6 +34,21 @@ class BatchScript:
     delay_s: float = 0.0
     error_every: int = 0
     expire_after: int | None = None
+
+
+class BatchHost(Protocol):
+    """What the batch APIs use of the loopback server they are part of."""
+
+    @property
+    def base_url(self) -> str: ...
+
+    @property
+    def batch_script(self) -> BatchScript: ...
+
+    def authorized(self, request: web.Request) -> bool: ...
+
+    def answer_body(self, protocol: Literal["openai", "anthropic"],
+                    body: dict[str, Any]) -> tuple[int, dict[str, Any]]: ...
 
 
 @dataclass
@@ -63,7 +75,7 @@ class BatchBook:
 class BatchApis:
     """The handlers, bound to one LoopbackServer (its script, answer function and key)."""
 
-    def __init__(self, server: LoopbackServer):
+    def __init__(self, server: BatchHost):
         self.server = server
         self.book = BatchBook()
         self._files: dict[str, bytes] = {}
@@ -85,10 +97,10 @@ class BatchApis:
 
     @property
     def script(self) -> BatchScript:
-        return self.server.script.batches
+        return self.server.batch_script
 
     def _refused(self, request: web.Request) -> web.Response | None:
-        if not self.server._authorized(request):
+        if not self.server.authorized(request):
             return web.json_response({"error": {"message": "invalid key"}}, status=401)
         return None
 

@@ -376,6 +376,14 @@ class LoopbackServer:
             runner, self._runner = self._runner, None
             await runner.cleanup()
 
+    @property
+    def batch_script(self) -> BatchScript:
+        return self.script.batches
+
+    def authorized(self, request: web.Request) -> bool:
+        """Whether the request carries the key the script requires (None: any or none)."""
+        return self._authorized(request)
+
     def _authorized(self, request: web.Request) -> bool:
         self.stats.last_query = request.query_string
         auth = request.headers.get("Authorization", "")
