@@ -52,6 +52,7 @@ def _run_info(run: Path) -> dict:
     return json.loads((run / "run.json").read_text())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_batch_run_scores_as_the_same_run_sent_request_by_request(serve, synth_data,
                                                                     tmp_path, backend):
@@ -67,6 +68,10 @@ def test_a_batch_run_scores_as_the_same_run_sent_request_by_request(serve, synth
     assert book.batches == 1 and len(records) == 24
     assert sorted(book.received) == sorted(custom_id(r["id"]) for r in records)
     assert set(book.received.values()) == {1}
+    # Records as a normal run writes them: the prompt (images by description), the target.
+    kept = ("prompt", "target", "parsed", "scores", "group")
+    by_id = {r["id"]: {k: r[k] for k in kept} for r in journal(plain)}
+    assert {r["id"]: {k: r[k] for k in kept} for r in records} == by_id
     info = _run_info(tmp_path / "batch")
     [entry] = info["batch"]["batches"]
     assert entry["status"] == "collected" and entry["requests"] == 24
@@ -78,6 +83,18 @@ def test_a_batch_run_scores_as_the_same_run_sent_request_by_request(serve, synth
     plain_cost = _run_info(plain)["counts"]["cost"]["usd"]
     assert batch_cost > 0 and batch_cost == pytest.approx(plain_cost / 2)
     assert "batch API's 50%" in info["counts"]["cost"]["source"]
+
+
+def test_batch_answers_go_into_the_response_cache_and_come_from_it(serve, synth_data,
+                                                                   tmp_path):
+    server = serve()
+    _run(server, synth_data, tmp_path / "batch", "--batch")
+    again = _run(server, synth_data, tmp_path / "again", "--batch")
+    plain = _run(server, synth_data, tmp_path / "plain")
+    assert server.batch_apis.book.batches == 1 and server.stats.requests == 0
+    for result in (again, plain):
+        assert "24 from cache" in result.stdout
+    assert load(tmp_path / "again") == load(tmp_path / "batch") == load(tmp_path / "plain")
 
 
 @pytest.mark.slow

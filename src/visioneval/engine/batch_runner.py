@@ -28,7 +28,7 @@ from visioneval.backends.batch.base import (
     custom_id,
     error_answer,
 )
-from visioneval.core.records import Request, Response, Sample, SkippedRow
+from visioneval.core.records import Request, Sample, SkippedRow
 from visioneval.core.runfiles import BatchEntry
 from visioneval.core.solver import Solved
 from visioneval.core.store import WriteError
@@ -64,9 +64,27 @@ class BatchSetup:
         return await _BatchRun(self, engine, scorer, progress, done, stats).run(samples)
 
 
+@dataclass(slots=True)
+class _Sent(Sample):
+    """A sample whose request is in a batch, kept without its images while the answer is
+    awaited (a run's batches may hold every sample of the data): what the record and the
+    cache need of the prompt is taken before the images go."""
+
+    summary: list[dict[str, Any]] = field(default_factory=list)
+    cache_key: str | None = None
+
+    @classmethod
+    def of(cls, sample: Sample, cache_key: str | None) -> _Sent:
+        return cls(sample.id, sample.group, (), sample.target, sample.metadata,
+                   sample.prompt_summary(), cache_key)
+
+    def prompt_summary(self) -> list[dict[str, Any]]:
+        return self.summary
+
+
 @dataclass
 class _Chunk:
-    samples: list[Sample] = field(default_factory=list)
+    samples: list[_Sent] = field(default_factory=list)
     lines: list[bytes] = field(default_factory=list)
     size: int = 0
 
@@ -79,7 +97,7 @@ class _BatchRun:
         self.setup, self.client, self.engine = setup, setup.client, engine
         self.scorer, self.progress, self.done, self.stats = scorer, progress, done, stats
         self.ledger = BatchLedger(engine.store, self.client.provider, float(BATCH_DISCOUNT))
-        self.held: dict[str, Sample] = {}  # samples whose answers are awaited, by id
+        self.held: dict[str, _Sent] = {}  # samples whose answers are awaited, by id
         self.read_all = asyncio.Event()
         self.counts = {"submitted": 0, "in progress": 0, "done": 0}
         self._label = progress.description
@@ -93,15 +111,16 @@ class _BatchRun:
                     group.create_task(self._collect(entry))
                 chunk = _Chunk()
                 for item in samples:
-                    sample = self._to_send(item, waiting)
-                    if sample is None:
+                    found = self._to_send(item, waiting)
+                    if found is None:
                         continue
+                    sample, key = found
                     line = self.client.encode(custom_id(sample.id),
                                               Request(sample.messages, self.engine.settings))
                     if chunk.samples and self._overflows(chunk, line):
                         group.create_task(self._collect(await self._submit(chunk)))
                         chunk = _Chunk()
-                    chunk.samples.append(sample)
+                    chunk.samples.append(_Sent.of(sample, key))
                     chunk.lines.append(line)
                     chunk.size += len(line) + 1
                 if chunk.samples:
@@ -113,9 +132,10 @@ class _BatchRun:
             raise stopped.exceptions[0] from None
         return self.stats
 
-    def _to_send(self, item: Sample | SkippedRow, waiting: set[str]) -> Sample | None:
-        """The sample if it must go into a new batch; skipped rows, done samples, cached
-        answers and samples in a batch taken up are dealt with here."""
+    def _to_send(self, item: Sample | SkippedRow, waiting: set[str]
+                 ) -> tuple[Sample, str | None] | None:
+        """The sample (and its cache key) if it must go into a new batch; skipped rows, done
+        samples, cached answers and samples in a batch taken up are dealt with here."""
         stats = self.stats
         if isinstance(item, SkippedRow):
             log.warning(item.line())
@@ -128,21 +148,24 @@ class _BatchRun:
             stats.resumed += 1
             return None
         if item.id in waiting:
-            self.held[item.id] = item
+            self.held[item.id] = _Sent.of(item, self._key(item))
             return None
-        hit = self._cached(item)
+        key = self._key(item)
+        hit = self.engine.cache.get(key) if key and self.engine.cache is not None and \
+            self.engine.read_cache else None
         if hit is not None:
             stats.count_cache_hit(hit)
             self.engine._record(item, Solved(hit), self.scorer, stats, self.progress)
             return None
-        return item
+        return item, key
 
-    def _cached(self, sample: Sample) -> Response | None:
+    def _key(self, sample: Sample) -> str | None:
+        """The sample's request's key in the response cache (None: no cache)."""
         engine = self.engine
-        if engine.cache is None or not engine.read_cache:
+        if engine.cache is None:
             return None
         identity, _ = engine._origin(engine.backend)
-        return engine.cache.get(cache_key(identity, Request(sample.messages, engine.settings)))
+        return cache_key(identity, Request(sample.messages, engine.settings))
 
     def _overflows(self, chunk: _Chunk, line: bytes) -> bool:
         limits = self.client.limits
@@ -246,7 +269,7 @@ class _BatchRun:
 
     def _record(self, entry: BatchEntry, state: BatchState, answers: BatchAnswers) -> None:
         engine, stats = self.engine, self.stats
-        identity, origin = engine._origin(engine.backend)
+        _, origin = engine._origin(engine.backend)
         missing = (f"batch {state.batch_id} ended ({state.status}"
                    + (f": {state.detail}" if state.detail else "") + ") without an answer "
                    "for it")
@@ -259,9 +282,8 @@ class _BatchRun:
             stats.completion_tokens += response.completion_tokens or 0
             stats.usage.add("model", sample.group, response)
             engine._record(sample, Solved(response), self.scorer, stats, self.progress)
-            if engine.cache is not None and response.ok:
-                request = Request(sample.messages, engine.settings)
-                engine.cache.put(cache_key(identity, request), response, origin)
+            if engine.cache is not None and sample.cache_key is not None and response.ok:
+                engine.cache.put(sample.cache_key, response, origin)
         self.ledger.settle(entry, "collected")
 
     def _count(self, what: str, change: int) -> None:
