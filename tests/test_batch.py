@@ -225,6 +225,37 @@ def test_an_intent_the_provider_never_saw_is_sent_again(serve, synth_data, tmp_p
     assert _run_info(run)["counts"]["records"] == 24
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_batch_made_whose_reply_was_lost_is_found_not_sent_again(serve, synth_data,
+                                                                   tmp_path, backend):
+    server = serve(batches=BatchScript(lose_created=1))
+    run = tmp_path / "run"
+    _run(server, synth_data, run, "--batch", "--no-cache", backend=backend)
+    book = server.batch_apis.book
+    assert book.batches == 1 and set(book.received.values()) == {1}
+    [entry] = _run_info(run)["batch"]["batches"]
+    assert entry["status"] == "collected" and _run_info(run)["counts"]["records"] == 24
+
+
+def test_a_refused_batch_stops_the_run_in_one_line_and_a_resume_sends_it(serve, synth_data,
+                                                                         tmp_path):
+    server = serve(batches=BatchScript(refuse=True))
+    run = tmp_path / "run"
+    result = invoke(*_args(server, synth_data, run, "--batch", "--no-cache"))
+    assert result.exit_code == 2, result.stderr  # as a refused key stops a run
+    assert "HTTP 400" in result.stderr and "not enabled" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert [b["status"] for b in _run_info(run)["batch"]["batches"]] == ["failed"]
+    assert not (run / "samples.jsonl").exists() or not journal(run)
+
+    server.script.batches = BatchScript()
+    _resume(server, run)
+    assert [b["status"] for b in _run_info(run)["batch"]["batches"]] == ["failed",
+                                                                         "collected"]
+    assert _run_info(run)["counts"]["records"] == 24
+
+
 @pytest.mark.parametrize("extra, said", [
     (("--backend", "ollama"), "the ollama backend has no batch API"),
     (("--max-cost", "1"), "--max-cost stops sending request by request"),

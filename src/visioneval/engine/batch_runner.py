@@ -196,23 +196,48 @@ class _BatchRun:
 
     async def _submit(self, chunk: _Chunk) -> BatchEntry:
         entry = self.ledger.intend([s.id for s in chunk.samples])
-        result = await self._call(lambda: self.client.submit(chunk.lines, entry.key),
-                                  f"sending a batch of {len(chunk.samples):,} requests",
-                                  entry)
-        if result is None:  # `submit` answers an id or a failure, never None
-            raise RunStopped("the batch API answered no batch id")
-        self.ledger.created(entry, result)
+        batch_id = await self._create(entry, chunk.lines)
+        self.ledger.created(entry, batch_id)
         self.stats.sent += len(chunk.samples)
         for sample in chunk.samples:
             self.held[sample.id] = sample
         chunk.lines.clear()  # the request bodies are the provider's now
         self._count("submitted", +1)
-        self.setup.say(f"batch {result}: {len(chunk.samples):,} requests sent to "
+        self.setup.say(f"batch {batch_id}: {len(chunk.samples):,} requests sent to "
                        f"{self.client.provider}")
         return entry
 
-    async def _call(self, make: Callable[[], Awaitable[Any]], what: str,
-                    entry: BatchEntry | None = None) -> Any:
+    async def _create(self, entry: BatchEntry, lines: list[bytes]) -> str:
+        """The provider's id of the batch of `lines`. A failure that may pass (a dropped
+        connection, HTTP 5xx) may come after the provider made the batch: before it is
+        sent again, the provider is asked for a batch with the entry's key. A refusal
+        (HTTP 4xx) made none: the entry is "failed". Out of tries, the entry stays
+        "submitting" and the resume asks again."""
+        what = f"sending a batch of {entry.requests:,} requests"
+        last = BatchFailure("no answer")
+        for attempt in range(CALL_ATTEMPTS):
+            if attempt:
+                await asyncio.sleep(min(self.setup.longest_poll_s,
+                                        self.setup.first_poll_s * 2**attempt))
+                found = await self.client.find(entry.key, entry.requests,
+                                               submitted_epoch(entry))
+                if isinstance(found, str):
+                    return found
+                if isinstance(found, BatchFailure):  # not known whether it was made
+                    last = found
+                    continue
+            result = await self.client.submit(lines, entry.key)
+            if isinstance(result, str):
+                return result
+            if not result.transient:
+                self.ledger.settle(entry, "failed")
+                raise RunStopped(f"{what}: {result.message}")
+            last = result
+            log.info("%s: %s (trying again)", what, result.message)
+        raise RunStopped(f"{what}: {last.message} ({CALL_ATTEMPTS} tries; --resume asks the "
+                         "provider whether it made the batch)")
+
+    async def _call(self, make: Callable[[], Awaitable[Any]], what: str) -> Any:
         """A batch API call, tried again while it fails for a reason that may pass; a
         failure that will not pass stops the run with its line (what is recorded stays)."""
         failure: BatchFailure | None = None
@@ -226,8 +251,6 @@ class _BatchRun:
             await asyncio.sleep(min(self.setup.longest_poll_s,
                                     self.setup.first_poll_s * 2**attempt))
         assert failure is not None
-        if entry is not None and entry.id is None:
-            self.ledger.settle(entry, "failed")
         raise RunStopped(f"{what}: {failure.message}")
 
     async def _collect(self, entry: BatchEntry) -> None:

@@ -4,9 +4,10 @@ tested without a provider.
 
 A batch ends `BatchScript.delay_s` after it was created; until then it is in progress. A
 share of the requests can be answered with an error (each custom_id only the first time it
-comes, so a resume's new batch gets its answer) and a batch can expire with only its first
-requests answered, as a provider's does when its 24 hours pass. `BatchBook` counts what
-arrived per custom_id: a test checks that no request was sent twice.
+comes, so a resume's new batch gets its answer), a batch can expire with only its first
+requests answered, as a provider's does when its 24 hours pass, the reply to a batch's
+creation can be lost after the batch was made, and batches can be refused altogether.
+`BatchBook` counts what arrived per custom_id: a test checks that no request was sent twice.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ class BatchScript:
     delay_s: float = 0.0
     error_every: int = 0
     expire_after: int | None = None
+    lose_created: int = 0  # the first N batches are made, but their reply is an HTTP 502
+    refuse: bool = False  # every batch is refused (HTTP 400), as by an account without them
 
 
 class BatchHost(Protocol):
@@ -136,11 +139,13 @@ class BatchApis:
                 body.get("completion_window") != "24h":
             return _error(400, "input_file_id, endpoint /v1/chat/completions and "
                           "completion_window 24h are required")
+        if self.script.refuse:
+            return _error(400, "batches are not enabled for this organization")
         lines = [orjson.loads(line) for line in content.splitlines() if line.strip()]
         tag = (body.get("metadata") or {}).get("visioneval_batch")
         batch = self._new("openai", lines, f"batch_{next(self._ids)}", tag)
         batch.input_file_id = body["input_file_id"]
-        return web.json_response(self._openai_view(batch))
+        return self._lost() or web.json_response(self._openai_view(batch))
 
     async def _list_openai(self, request: web.Request) -> web.Response:
         if (refused := self._refused(request)) is not None:
@@ -189,8 +194,10 @@ class BatchApis:
         requests = body.get("requests")
         if not isinstance(requests, list) or not requests:
             return _error(400, "requests: a list of {custom_id, params} is required")
+        if self.script.refuse:
+            return _error(400, "batches are not enabled for this organization")
         batch = self._new("anthropic", requests, f"msgbatch_{next(self._ids):08d}", None)
-        return web.json_response(self._anthropic_view(batch))
+        return self._lost() or web.json_response(self._anthropic_view(batch))
 
     async def _list_anthropic(self, request: web.Request) -> web.Response:
         if (refused := self._refused(request)) is not None:
@@ -240,6 +247,12 @@ class BatchApis:
         batch = _Batch(batch_id, protocol, lines, time.time(), tag)
         self._batches[batch_id] = batch
         return batch
+
+    def _lost(self) -> web.Response | None:
+        """An HTTP 502 in place of the reply to one of the first `lose_created` batches."""
+        if self.book.batches > self.script.lose_created:
+            return None
+        return _error(502, "bad gateway")
 
     def _settle(self, batch: _Batch) -> bool:
         """Whether `batch` has ended; its results are made the first time it has."""
