@@ -259,7 +259,8 @@ def test_a_refused_batch_stops_the_run_in_one_line_and_a_resume_sends_it(serve, 
 @pytest.mark.parametrize("extra, said", [
     (("--backend", "ollama"), "the ollama backend has no batch API"),
     (("--max-cost", "1"), "--max-cost stops sending request by request"),
-    (("--executor", "ray"), "without --executor ray"),
+    (("--executor", "ray"), "without --shard or --executor ray"),
+    (("--shard", "1/2"), "without --shard or --executor ray"),
 ])
 def test_batch_refuses_what_it_cannot_do_in_one_line(serve, synth_data, tmp_path, extra,
                                                      said):

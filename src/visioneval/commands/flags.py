@@ -159,9 +159,9 @@ def _check_batch(flags: RunFlags, benchmark: Benchmark, spec: BackendSpec,
     """--batch with what it cannot go with is one line (`visioneval.runs.batching`)."""
     from visioneval.runs.batching import refusal
 
-    if on_ray:
-        raise ValueError("--batch sends the run's batches from one process; run it without "
-                         "--executor ray")
+    if on_ray or flags.shard is not None:
+        raise ValueError("--batch sends the run's batches from one process (the provider "
+                         "spreads the work): run it without --shard or --executor ray")
     if flags.max_cost is not None and not flags.dry_run:
         raise ValueError("--max-cost stops sending request by request, and a batch is sent "
                          "at once: see its cost with --dry-run instead")
