@@ -372,3 +372,20 @@ def test_several_thousand_requests_go_in_batches_under_the_limits(serve, tmp_pat
     assert _run_info(run)["counts"]["errors"] == 0
     assert sum(book.received.values()) == 3000 + errors
     assert max(book.received.values()) == 2
+
+
+def test_a_missing_ids_file_is_one_line_naming_it(serve, synth_data, tmp_path):
+    server = serve(batches=BatchScript(error_every=3))
+    run = tmp_path / "run"
+    invoke(*_args(server, synth_data, run, "--batch", "--no-cache"))
+    info = _run_info(run)
+    entry = info["batch"]["batches"][0]
+    entry["status"] = "submitted"  # as if its answers were not collected yet
+    (run / "run.json").write_text(json.dumps(info))
+    ids = run / "batches" / f"{entry['key']}.ids"
+    ids.unlink()
+    base = server.base_url + "/v1"
+    result = invoke("salbench", "--resume", run, "--base-url", base, "--no-progress")
+    assert result.exit_code == 2, result.stderr
+    assert str(ids) in result.stderr and "Traceback" not in result.stderr
+    assert server.batch_apis.book.batches == 1

@@ -130,6 +130,8 @@ class _BatchRun:
             raise failed.exceptions[0] from None
         except* RunStopped as stopped:
             raise stopped.exceptions[0] from None
+        except* ValueError as unreadable:  # a batch's ids file: one line naming it
+            raise unreadable.exceptions[0] from None
         return self.stats
 
     def _to_send(self, item: Sample | SkippedRow, waiting: set[str]
