@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +54,7 @@ from visioneval.variants.summary import FILE as VARIANTS_FILE
 if TYPE_CHECKING:
     from visioneval.core.idset import IdSet
     from visioneval.cost.budget import Budget
+    from visioneval.engine.batch_runner import BatchSetup
     from visioneval.variants.summary import VariantsSummary
 
 log = logging.getLogger(__name__)
@@ -145,7 +147,8 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
                       engine_changes: dict[str, list[Any]] | None = None,
                       board: ProgressBoard | None = None,
                       label: str | None = None,
-                      panel: Sequence[Backend] = ()) -> SessionResult:
+                      panel: Sequence[Backend] = (),
+                      batch: BatchSetup | None = None) -> SessionResult:
     """Run what is not yet done, then recompute metrics and tables from the journal.
     `judge`, `panel`: the benchmark's judge model and panel models, opened and checked by
     the caller; `budget`:
@@ -153,7 +156,8 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     `engine_changes`: the recorded engine settings this resume replaced (setting: [then,
     now]), kept in this session's entry of run.json; `board`: a progress
     display shared with other runs (a suite's), else the session shows its own; `label`:
-    its bar's name (default: the benchmark's)."""
+    its bar's name (default: the benchmark's); `batch`: send the samples through the
+    provider's batch API (`visioneval.engine.batch_runner`)."""
     # numpy: loaded when a session starts
     from visioneval.core.idset import IdCollector, IdSet
 
@@ -200,7 +204,11 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
             samples = benchmark.samples() if shard is None else \
                 in_shard(benchmark.samples(), shard, progress)
             samples = in_data.watch(samples, _sample_id)
-            await engine.run(samples, benchmark.score, progress, done, stats, benchmark.solve)
+            if batch is not None:
+                await batch.run(engine, samples, benchmark.score, progress, done, stats)
+            else:
+                await engine.run(samples, benchmark.score, progress, done, stats,
+                                 benchmark.solve)
         status = "finished"
     except CostLimitReached:
         status = "stopped"
@@ -326,8 +334,10 @@ def cost_counts(benchmark: Benchmark, info: RunInfo) -> CostInfo:
     """counts.cost: every session's usage, priced (see `visioneval.cost.total`)."""
     judge = ModelRef.from_spec(benchmark.judge) if benchmark.judge is not None else None
     panel = [ModelRef.from_spec(spec) for spec in benchmark.panel]
+    discount = Decimal(str(info.batch.discount)) if info.batch is not None else None
     return CostInfo.model_validate(run_cost(info.sessions, ModelRef.from_recorded(info.backend),
-                                            judge, recorded_price(info.pricing), panel))
+                                            judge, recorded_price(info.pricing), panel,
+                                            batch_discount=discount))
 
 
 def skipped_rows(sessions: list[SessionInfo]) -> int:

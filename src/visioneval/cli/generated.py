@@ -31,6 +31,7 @@ from visioneval.cli.options import (
     BackoffBase,
     BackoffCap,
     BaseUrl,
+    Batch,
     CacheDir,
     CacheKeyUrl,
     Concurrency,
@@ -108,7 +109,8 @@ def _run_options() -> list[inspect.Parameter]:
         ("verbose", Verbose, False), ("variant", VariantOpt, None),
         ("probe_resolution", ProbeResolution, False),
         ("shard", ShardOpt, None), ("executor", ExecutorOpt, "local"),
-        ("shards", ShardsOpt, None), ("ray_address", RayAddressOpt, None)]
+        ("shards", ShardsOpt, None), ("ray_address", RayAddressOpt, None),
+        ("batch", Batch, False)]
     return [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d, annotation=a)
             for n, a, d in specs]
 

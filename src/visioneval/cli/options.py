@@ -104,6 +104,9 @@ PriceOut = Annotated[float | None, typer.Option(
 MaxCost = Annotated[float | None, typer.Option(
     min=0, metavar="USD", help="Stop sending once this session spent this much.",
     show_default="no limit", rich_help_panel=COST)]
+Batch = Annotated[bool, typer.Option(
+    "--batch", help="Use the batch API: half price, answers within 24 h.",
+    rich_help_panel=COST)]
 DryRun = Annotated[bool, typer.Option(
     "--dry-run", help="Send nothing: print requests, tokens and the cost range.",
     rich_help_panel=COST)]

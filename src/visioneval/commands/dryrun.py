@@ -14,7 +14,14 @@ from visioneval.core.records import GenerationSettings, Sample, SkippedRow
 from visioneval.core.store import RunStore
 from visioneval.cost import estimate
 from visioneval.cost.images import image_rule
-from visioneval.cost.prices import ModelRef, Price, given_price, price_for, recorded_price
+from visioneval.cost.prices import (
+    ModelRef,
+    NoPrice,
+    Price,
+    given_price,
+    price_for,
+    recorded_price,
+)
 from visioneval.cost.total import PANEL_REMEDY
 from visioneval.io.parquet import DataError
 from visioneval.runs.output import Output
@@ -81,8 +88,9 @@ def _print(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings
             (f" (panel model {position})" if position else "")
         price = price_for(ref, given) if position == 0 or ref == ModelRef.from_spec(spec) \
             else price_for(ref, None, PANEL_REMEDY)
-        for line in estimate.lines(found, who, rule, price, settings,
-                                   _not_counted(benchmark)):
+        for line in [*estimate.lines(found, who, rule, price, settings,
+                                     _not_counted(benchmark)),
+                     *_batch_lines(found, member, price, position)]:
             output.console.print(line, highlight=False, soft_wrap=True, markup=False)
         _print_power(benchmark, found, len(models), output)
     return 0
@@ -99,6 +107,22 @@ def _print_power(benchmark: Benchmark, found: estimate.Estimate, models: int,
     line = dry_run_line(found.requests)
     if line is not None:
         output.console.print(line, highlight=False, soft_wrap=True, markup=False)
+
+
+def _batch_lines(found: estimate.Estimate, spec: BackendSpec, price: Price | NoPrice,
+                 position: int) -> list[str]:
+    """The same requests' cost through the provider's batch API (`--batch`), beside the
+    normal price: only for the run's model on a backend that has one."""
+    from visioneval.backends.batch.base import BATCH_DISCOUNT
+    from visioneval.backends.batch.clients import PROVIDERS
+    from visioneval.cost.money import usd
+
+    if position or spec.kind not in PROVIDERS or isinstance(price, NoPrice):
+        return []
+    low, high = found.cost_range(price.in_batches(BATCH_DISCOUNT))
+    return [f"  batch cost      {usd(float(low))} to {usd(float(high))} with --batch "
+            f"({PROVIDERS[spec.kind]}: {float(BATCH_DISCOUNT):.0%} of the price, answers "
+            "within 24 hours)"]
 
 
 def _answered_by(benchmark: Benchmark, items: Iterable[Sample | SkippedRow], position: int

@@ -58,6 +58,7 @@ class RunFlags:
     executor: str = "local"
     shards: int | None = None
     ray_address: str | None = None
+    batch: bool = False
 
     def engine(self) -> EngineFlags:
         """The engine flags; a bad combination is a ValueError naming the flags."""
@@ -126,6 +127,9 @@ def request_from(flags: RunFlags, target: RunTarget) -> RunRequest | ResumeReque
                          f"recorded in {flags.resume}, and --resume continues with what it "
                          "recorded; drop the flag, or start a new run to change it")
     if flags.resume is not None:
+        if flags.batch:
+            raise ValueError("--batch is recorded in the run: --resume continues a run "
+                             "started with --batch in batches, and any other without; drop it")
         if how.shard is not None and not flags.dry_run:
             raise ValueError("--shard is recorded in the run; --resume continues the same "
                              "shard without it")
@@ -143,9 +147,27 @@ def request_from(flags: RunFlags, target: RunTarget) -> RunRequest | ResumeReque
     if flags.probe_resolution and spec.kind in ("builtin", "none"):
         raise ValueError(f"--probe-resolution: the {spec.kind} backend has no image transport "
                          "to measure; the probe needs a model server")
+    if flags.batch:
+        _check_batch(flags, benchmark, spec, ray is not None)
     return RunRequest(benchmark, spec, target.settings(), flags.engine().new_run(),
                       flags.out, target.definition, how.shard, ray,
-                      probe_resolution=flags.probe_resolution)
+                      probe_resolution=flags.probe_resolution, batch=flags.batch)
+
+
+def _check_batch(flags: RunFlags, benchmark: Benchmark, spec: BackendSpec,
+                 on_ray: bool) -> None:
+    """--batch with what it cannot go with is one line (`visioneval.runs.batching`)."""
+    from visioneval.runs.batching import refusal
+
+    if on_ray or flags.shard is not None:
+        raise ValueError("--batch sends the run's batches from one process (the provider "
+                         "spreads the work): run it without --shard or --executor ray")
+    if flags.max_cost is not None and not flags.dry_run:
+        raise ValueError("--max-cost stops sending request by request, and a batch is sent "
+                         "at once: see its cost with --dry-run instead")
+    why = refusal(benchmark, spec)
+    if why is not None:
+        raise ValueError(why)
 
 
 def _backend_spec(flags: RunFlags, backend_required: bool) -> BackendSpec:

@@ -195,6 +195,31 @@ class Pricing(_Closed):
     price_out: float
 
 
+class BatchEntry(_Closed):
+    """One batch sent to the provider's batch API (`--batch`). Recorded before it is created
+    (`id` None, status "submitting"), so a process that ends in between leaves a trace a
+    resume resolves; the sample ids it holds are in `batches/<key>.ids` of the run."""
+
+    key: str = Field(description="visioneval's name for it: its ids file, its label.")
+    id: str | None = Field(None, description="The provider's batch id, once created.")
+    provider: str
+    submitted_at: str = Field(description="UTC, ISO 8601: when it was sent.")
+    requests: int
+    status: str = Field(
+        description="submitting, submitted, collected (its answers are in the journal), "
+        "failed (it could not be created) or lost (never created).")
+
+
+class BatchRun(_Closed):
+    """A run sent through the provider's batch API (`--batch`): its batches, and the
+    discount its model's tokens are priced at."""
+
+    provider: str
+    discount: float = Field(description="A batch token's price against a request sent "
+                            "alone (0.5: half).")
+    batches: list[BatchEntry] = []
+
+
 # -- each session -------------------------------------------------------------------------
 
 
@@ -396,6 +421,8 @@ class RunInfo(_Closed):
         None, description="The endpoint's effective resolution, measured before the run "
         "(`--probe-resolution`).")
     pricing: Pricing | None = Field(None, description="--price-in/--price-out, when given.")
+    batch: BatchRun | None = Field(
+        None, description="`--batch`: the batches sent and the batch price's discount.")
     python: str | None = Field(None, description="The Python version that started it.")
     started_at: str | None = Field(None, description="UTC, ISO 8601.")
     status: str | None = Field(

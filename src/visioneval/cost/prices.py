@@ -53,6 +53,12 @@ class Price:
         return (f"${_plain(self.usd_in)} in / ${_plain(self.usd_out)} out per million tokens "
                 f"({self.source})")
 
+    def in_batches(self, discount: Decimal) -> Price:
+        """The price of the same tokens sent through the provider's batch API (`--batch`):
+        `discount` times this one (0.5 at OpenAI and Anthropic)."""
+        return Price(self.usd_in * discount, self.usd_out * discount,
+                     f"{self.source}, at the batch API's {_plain(discount * 100)}%")
+
 
 def _plain(value: Decimal) -> str:
     """2.5 for Decimal("2.5000"), 15 for Decimal("15.000")."""

@@ -60,14 +60,18 @@ def cost_of(count: UsageCount, price: Price | NoPrice, who: str) -> Cost:
 
 
 def run_cost(sessions: Iterable[SessionInfo], model: ModelRef, judge: ModelRef | None,
-             given: Price | None, panel: Sequence[ModelRef] = ()) -> dict[str, Any]:
+             given: Price | None, panel: Sequence[ModelRef] = (),
+             batch_discount: Decimal | None = None) -> dict[str, Any]:
     """counts.cost: {"usd", "source", "unavailable" (when usd is null), "groups"}.
     `given`: the user's prices, for the model under test (see `role_prices`); `panel`: the
-    benchmark's panel models, in order."""
+    benchmark's panel models, in order; `batch_discount`: the model's answers came through
+    the provider's batch API (`--batch`), its tokens at that share of the price."""
     book = UsageBook.from_sessions(sessions)
     refs = {"model": model, "judge": judge} | {panel_role(k): ref
                                                for k, ref in enumerate(panel, 1)}
     prices = role_prices(model, judge, given, panel)
+    if batch_discount is not None and isinstance(prices["model"], Price):
+        prices["model"] = prices["model"].in_batches(batch_discount)
 
     def cost(counts: dict[str, UsageCount]) -> Cost:
         out = Cost(Decimal(0))

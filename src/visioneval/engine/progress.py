@@ -121,6 +121,7 @@ class RunProgress:
         # describe this session's work only.
         self._task = self._progress.add_task(description, total=total, completed=completed,
                                              errors=0)
+        self.description = description
 
     def __enter__(self) -> RunProgress:
         if self._own:
@@ -147,6 +148,10 @@ class RunProgress:
 
     def dispatch_text(self) -> str:
         return self._board.dispatch.text(self._task)
+
+    def describe(self, text: str) -> None:
+        """Show `text` as the bar's name (a --batch run says its batches' state there)."""
+        self._progress.update(self._task, description=text)
 
     def set_total(self, total: int) -> None:
         """The real total, once known (a shard's share is known after its data is read)."""

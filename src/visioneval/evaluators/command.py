@@ -13,6 +13,7 @@ from visioneval.cli.options import (
     BackendKind,
     BackoffBase,
     BackoffCap,
+    Batch,
     CacheDir,
     CacheKeyUrl,
     Concurrency,
@@ -133,6 +134,7 @@ def evaluate(
     executor: ExecutorOpt = "local",
     shards: ShardsOpt = None,
     ray_address: RayAddressOpt = None,
+    batch: Batch = False,
 ) -> None:
     """Grade free-form answers about images with rubric judges and code validators."""
 
@@ -198,7 +200,7 @@ def evaluate(
         refresh_cache=refresh_cache, cache_key_url=cache_key_url, max_reply_mb=max_reply_mb,
         price_in=price_in, price_out=price_out, max_cost=max_cost, dry_run=dry_run,
         no_progress=no_progress, no_report=no_report, verbose=verbose, shard=shard,
-        executor=executor, shards=shards, ray_address=ray_address)
+        executor=executor, shards=shards, ray_address=ray_address, batch=batch)
     run_command(flags, RunTarget("evaluate", benchmark, settings, backend_required=False,
                                  fixed=fixed, resume_options=trust))
 

@@ -29,6 +29,7 @@ from aiohttp import web
 from visioneval.baselines.prompt_reading import choices, in_asked_format, vocabulary
 from visioneval.io.images import ImageError, TooManyPixels
 from visioneval.loopback import judges, resize
+from visioneval.loopback.batches import BatchApis, BatchScript
 
 FAULTS = ("429", "500", "drop", "stall")
 
@@ -197,6 +198,8 @@ class ServerScript:
     # (Anthropic: 1568). The answer function (and `reply`) sees the reduced PNG.
     downscale: float | None = None
     max_side: int | None = None
+    # The emulated batch APIs (`loopback.batches`): delay, errored requests, expiry.
+    batches: BatchScript = field(default_factory=BatchScript)
 
     def __post_init__(self) -> None:
         resize.check(self.downscale, self.max_side)
@@ -342,6 +345,7 @@ class LoopbackServer:
         self._runner: web.AppRunner | None = None
         self._closing: asyncio.Event | None = None
         self.port = 0
+        self.batch_apis = BatchApis(self)
 
     @property
     def base_url(self) -> str:
@@ -353,6 +357,7 @@ class LoopbackServer:
         app.router.add_get("/api/tags", self._tags)
         for path in PROTOCOLS:
             app.router.add_post(path, self._chat)
+        self.batch_apis.routes(app)
         return app
 
     async def start(self, port: int = 0, host: str = "127.0.0.1") -> int:
@@ -370,6 +375,14 @@ class LoopbackServer:
         if self._runner is not None:
             runner, self._runner = self._runner, None
             await runner.cleanup()
+
+    @property
+    def batch_script(self) -> BatchScript:
+        return self.script.batches
+
+    def authorized(self, request: web.Request) -> bool:
+        """Whether the request carries the key the script requires (None: any or none)."""
+        return self._authorized(request)
 
     def _authorized(self, request: web.Request) -> bool:
         self.stats.last_query = request.query_string
@@ -444,6 +457,11 @@ class LoopbackServer:
         except TooManyPixels as exc:  # as a real server refuses an image it will not decode
             return web.json_response({"error": {"message": str(exc)}}, status=400)
         self.stats.answered += 1
+        data = self._reply_data(protocol, reply, body, prompt, text)
+        return web.Response(body=orjson.dumps(data), content_type="application/json")
+
+    def _reply_data(self, protocol: str, reply: Callable[[str, str, Prompt], dict[str, Any]],
+                    body: dict[str, Any], prompt: Prompt, text: str) -> dict[str, Any]:
         thinking = self.script.thinking
         if thinking is None:
             data = reply(body["model"], text, prompt)
@@ -453,7 +471,25 @@ class LoopbackServer:
             _think(protocol, data, thinking, thought)
         if self.script.cost_usd is not None and protocol == "openai":
             data["usage"]["cost"] = self.script.cost_usd
-        return web.Response(body=orjson.dumps(data), content_type="application/json")
+        return data
+
+    def answer_body(self, protocol: Literal["openai", "anthropic"],
+                    body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """(status, reply body) for one request of a batch, as the chat path would answer
+        it (without its faults and latency: the batch APIs script their own)."""
+        if body.get("model") not in self.script.models:
+            return 404, {"error": {"message": f"model {body.get('model')!r} not found"}}
+        _, parse_prompt, reply = PROTOCOLS[
+            "/v1/chat/completions" if protocol == "openai" else "/v1/messages"]
+        prompt = parse_prompt(body)
+        try:
+            if self.script.resizes():
+                prompt = _resized(prompt, self.script.downscale, self.script.max_side)
+            text = self.script.answer(prompt)
+        except (ImageError, TooManyPixels) as exc:
+            return 400, {"error": {"message": str(exc)}}
+        self.stats.answered += 1
+        return 200, self._reply_data(protocol, reply, body, prompt, text)
 
     async def _fault(self, request: web.Request, fault: str) -> web.StreamResponse:
         if fault == "429":

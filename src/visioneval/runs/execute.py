@@ -39,6 +39,7 @@ from visioneval.shards import Shard
 
 if TYPE_CHECKING:
     from visioneval.cost.budget import Budget
+    from visioneval.engine.batch_runner import BatchSetup
 
 
 def run_directory(request: RunRequest) -> Path:
@@ -62,7 +63,7 @@ async def new_session(request: RunRequest, directory: Path, output: Output,
         else request.engine
     return await session(request.benchmark, request.spec, request.settings, engine, directory,
                          continuing, output, lock, request.definition, request.shard,
-                         probe_resolution=request.probe_resolution)
+                         probe_resolution=request.probe_resolution, batch=request.batch)
 
 
 async def resumed_session(resume: Continuation, directory: Path, output: Output,
@@ -94,11 +95,12 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
                   lock: RunLock, definition: str | None = None,
                   shard: Shard | None = None,
                   changes: Sequence[Change] = (),
-                  probe_resolution: bool = False) -> SessionResult:
+                  probe_resolution: bool = False, batch: bool = False) -> SessionResult:
     """Preflight, run directory (new or resumed, locked), the engine, metrics and tables.
     `changes`: the recorded engine settings a resume replaced (said, and recorded in the
     session); `probe_resolution`: a new run first measures the endpoint's effective
-    resolution (`visioneval probe resolution`) and records it in run.json."""
+    resolution (`visioneval probe resolution`) and records it in run.json; `batch`: a new
+    run goes through the provider's batch API (a resumed one does if it started so)."""
     budget = _budget(benchmark, spec, engine, directory if resume else None)
     if spec.kind == "builtin":
         check_fits(spec.model, benchmark.name, benchmark.builtin_models,
@@ -155,9 +157,23 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
                 info.resolution_probe = probed
             store = RunStore.create(directory, info)
         _say_identity(backend, output)
+        batches = _batches(benchmark, spec, backend, output) \
+            if batch or store.info.batch is not None else None
         return await run_session(benchmark, backend, store, settings, engine, output.err,
                                  output.progress, judge, budget, engine_changes, output.board,
-                                 output.label, panel)
+                                 output.label, panel, batch=batches)
+
+
+def _batches(benchmark: Benchmark, spec: BackendSpec, backend: Backend,
+             output: Output) -> BatchSetup:
+    """The session's batch setup (`visioneval.runs.batching`); a ValueError of one line
+    when the run cannot be sent in batches (a resumed run rebuilt from its record)."""
+    from visioneval.runs.batching import batch_setup, refusal
+
+    why = refusal(benchmark, spec)
+    if why is not None:
+        raise ValueError(why)
+    return batch_setup(backend, output)
 
 
 async def _probe(backend: Backend, engine: EngineOptions, output: Output) -> ProbedResolution:

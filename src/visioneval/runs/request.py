@@ -45,6 +45,7 @@ class RunRequest:
     shard: Shard | None = None
     ray: OnRay | None = None
     probe_resolution: bool = False  # measure the endpoint's resolution first, into run.json
+    batch: bool = False  # through the provider's batch API (`visioneval.runs.batching`)
 
 
 @dataclass(frozen=True)

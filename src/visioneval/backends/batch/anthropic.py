@@ -1,0 +1,131 @@
+"""Anthropic's Message Batches: the requests go up in one body (POST /v1/messages/batches,
+`requests: [{custom_id, params}]`), the batch is polled (GET /v1/messages/batches/{id}) until
+`processing_status` is "ended", then its results are read as JSONL (GET .../{id}/results),
+each `result.type` succeeded, errored, canceled or expired. Limits: 100,000 requests or
+256 MB per batch (Anthropic's batch processing guide)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from visioneval.backends import body, replies
+from visioneval.backends.anthropic import (
+    AnthropicBackend,
+    messages_payload,
+    parse_messages_response,
+)
+from visioneval.backends.base import BackendError
+from visioneval.backends.batch.base import (
+    BatchAnswers,
+    BatchClient,
+    BatchFailure,
+    BatchLimits,
+    BatchState,
+    error_answer,
+)
+from visioneval.backends.batch.transport import FILE_CAP_BYTES, call, jsonl
+from visioneval.core.records import Request, Response
+
+BATCHES = "/v1/messages/batches"
+
+
+class AnthropicBatch(BatchClient):
+    provider = "anthropic"
+    limits = BatchLimits(max_requests=100_000, max_bytes=256 * 1_000_000)
+
+    def __init__(self, backend: AnthropicBackend):
+        self.backend = backend
+
+    def encode(self, custom: str, request: Request) -> bytes:
+        return body.dumps({"custom_id": custom,
+                           "params": messages_payload(self.backend.model, request)})
+
+    async def submit(self, lines: list[bytes], tag: str) -> str | BatchFailure:
+        # The message batch API keeps no label of ours: `find` tells a batch by its size
+        # and time instead.
+        created = await call(self.backend, "POST", BATCHES,
+                             data=b'{"requests":[' + b",".join(lines) + b"]}")
+        if isinstance(created, BatchFailure):
+            return created
+        batch_id = created.get("id") if isinstance(created, dict) else None
+        if not isinstance(batch_id, str):
+            return BatchFailure(f"POST {BATCHES} answered no batch id: "
+                                f"{replies.describe(created)}", transient=True)
+        return batch_id
+
+    async def find(self, tag: str, requests: int, after: float) -> str | None | BatchFailure:
+        """The one batch created after `after` that holds `requests` requests; None when
+        there is none, or more than one (then none is taken for ours)."""
+        listed = await call(self.backend, "GET", f"{BATCHES}?limit=100")
+        if isinstance(listed, BatchFailure):
+            return listed
+        found = []
+        for item in (listed.get("data") if isinstance(listed, dict) else None) or []:
+            if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+                continue
+            counts = item.get("request_counts")
+            total = sum(v for v in counts.values() if type(v) is int) \
+                if isinstance(counts, dict) else -1
+            created = _time(item.get("created_at"))
+            if total == requests and created is not None and created >= after - 5:
+                found.append(item["id"])
+        return found[0] if len(found) == 1 else None
+
+    async def poll(self, batch_id: str) -> BatchState | BatchFailure:
+        data = await call(self.backend, "GET", f"{BATCHES}/{batch_id}")
+        if isinstance(data, BatchFailure):
+            return data
+        if not isinstance(data, dict) or not isinstance(data.get("processing_status"), str):
+            return BatchFailure(f"GET {BATCHES}/{batch_id}: no processing_status in "
+                                f"{replies.describe(data)}", transient=True)
+        status = data["processing_status"]
+        counts = data.get("request_counts")
+        counts = counts if isinstance(counts, dict) else {}
+        numbers = {k: v for k, v in counts.items() if type(v) is int}
+        failed = sum(numbers.get(k, 0) for k in ("errored", "canceled", "expired"))
+        return BatchState(batch_id, status, status == "ended",
+                          sum(numbers.values()) if numbers else None,
+                          numbers.get("succeeded"), failed if numbers else None)
+
+    async def results(self, state: BatchState) -> BatchAnswers | BatchFailure:
+        # Read at its canonical path on the same server (the key goes nowhere else), not
+        # at whatever `results_url` names.
+        raw = await call(self.backend, "GET", f"{BATCHES}/{state.batch_id}/results",
+                         raw=True, cap=FILE_CAP_BYTES)
+        if isinstance(raw, BatchFailure):
+            return raw
+        answers = {line["custom_id"]: self._answer(line.get("result")) for line in jsonl(raw)
+                   if isinstance(line, dict) and isinstance(line.get("custom_id"), str)}
+        return BatchAnswers(answers)
+
+    def _answer(self, result: Any) -> Response:
+        if not isinstance(result, dict):
+            return error_answer(f"batch result is {replies.describe(result)}")
+        kind = result.get("type")
+        if kind == "succeeded":
+            try:
+                return parse_messages_response(result.get("message"), self.backend.metadata)
+            except BackendError as exc:
+                return error_answer(str(exc))
+        if kind == "errored":
+            error = result.get("error")
+            inner = error.get("error", error) if isinstance(error, dict) else error
+            message = inner.get("message") if isinstance(inner, dict) else None
+            code = inner.get("type") if isinstance(inner, dict) else None
+            return error_answer(self.backend.redact(
+                f"batch request failed: {code or 'error'}: "
+                f"{message if isinstance(message, str) else replies.describe(inner)}"[:400]))
+        if kind in ("canceled", "expired"):
+            return error_answer(f"batch request {kind} before it was answered")
+        return error_answer(f"batch result of unknown type {replies.describe(kind)}")
+
+
+def _time(value: Any) -> float | None:
+    """Seconds since the epoch of an RFC 3339 time; None when it is not one."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return dt.datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None

@@ -1,0 +1,132 @@
+"""OpenAI's Batch API: the requests go up as a JSONL file (POST /files, purpose "batch"), a
+batch is made of it (POST /batches, endpoint /v1/chat/completions, window 24h), polled (GET
+/batches/{id}) and its output and error files read (GET /files/{id}/content). Limits: 50,000
+requests and 200 MB per file (OpenAI's API reference, "Create batch")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import aiohttp
+
+from visioneval.backends import body, replies
+from visioneval.backends.base import BackendError
+from visioneval.backends.batch.base import (
+    BatchAnswers,
+    BatchClient,
+    BatchFailure,
+    BatchLimits,
+    BatchState,
+    error_answer,
+)
+from visioneval.backends.batch.transport import FILE_CAP_BYTES, call, jsonl
+from visioneval.backends.openai import OpenAIBackend, parse_chat_response
+from visioneval.core.records import Request, Response
+
+ENDPOINT = "/v1/chat/completions"
+ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
+TAG_KEY = "visioneval_batch"
+
+
+class OpenAIBatch(BatchClient):
+    provider = "openai"
+    limits = BatchLimits(max_requests=50_000, max_bytes=200 * 1_000_000)
+
+    def __init__(self, backend: OpenAIBackend):
+        self.backend = backend
+
+    def encode(self, custom: str, request: Request) -> bytes:
+        return body.dumps({"custom_id": custom, "method": "POST", "url": ENDPOINT,
+                           "body": self.backend.chat_payload(request)})
+
+    async def submit(self, lines: list[bytes], tag: str) -> str | BatchFailure:
+        form = aiohttp.MultipartWriter("form-data")
+        form.append("batch").set_content_disposition("form-data", name="purpose")
+        part = form.append(b"\n".join(lines) + b"\n", {"Content-Type": "application/jsonl"})
+        part.set_content_disposition("form-data", name="file", filename=f"{tag}.jsonl")
+        uploaded = await call(self.backend, "POST", "/files", data=form)
+        if isinstance(uploaded, BatchFailure):
+            return uploaded
+        file_id = uploaded.get("id") if isinstance(uploaded, dict) else None
+        if not isinstance(file_id, str):
+            return BatchFailure(f"POST /files answered no file id: "
+                                f"{replies.describe(uploaded)}", transient=True)
+        created = await call(self.backend, "POST", "/batches", data=body.dumps({
+            "input_file_id": file_id, "endpoint": ENDPOINT, "completion_window": "24h",
+            "metadata": {TAG_KEY: tag}}))
+        if isinstance(created, BatchFailure):
+            return created
+        batch_id = created.get("id") if isinstance(created, dict) else None
+        if not isinstance(batch_id, str):
+            return BatchFailure(f"POST /batches answered no batch id: "
+                                f"{replies.describe(created)}", transient=True)
+        return batch_id
+
+    async def find(self, tag: str, requests: int, after: float) -> str | None | BatchFailure:
+        listed = await call(self.backend, "GET", "/batches?limit=100")
+        if isinstance(listed, BatchFailure):
+            return listed
+        for item in (listed.get("data") if isinstance(listed, dict) else None) or []:
+            if isinstance(item, dict) and (item.get("metadata") or {}).get(TAG_KEY) == tag:
+                found = item.get("id")
+                return found if isinstance(found, str) else None
+        return None
+
+    async def poll(self, batch_id: str) -> BatchState | BatchFailure:
+        data = await call(self.backend, "GET", f"/batches/{batch_id}")
+        if isinstance(data, BatchFailure):
+            return data
+        if not isinstance(data, dict) or not isinstance(data.get("status"), str):
+            return BatchFailure(f"GET /batches/{batch_id}: no status in "
+                                f"{replies.describe(data)}", transient=True)
+        status = data["status"]
+        counts = data.get("request_counts")
+        counts = counts if isinstance(counts, dict) else {}
+        files = tuple(f for f in (data.get("output_file_id"), data.get("error_file_id"))
+                      if isinstance(f, str))
+        errors = (data.get("errors") or {}).get("data") if isinstance(data.get("errors"),
+                                                                     dict) else None
+        detail = "; ".join(str(e.get("message")) for e in errors if isinstance(e, dict)) \
+            if isinstance(errors, list) and errors else None
+        return BatchState(batch_id, status, status in ENDED, _int(counts.get("total")),
+                          _int(counts.get("completed")), _int(counts.get("failed")), detail,
+                          files)
+
+    async def results(self, state: BatchState) -> BatchAnswers | BatchFailure:
+        answers: dict[str, Response] = {}
+        for file_id in state.files:
+            raw = await call(self.backend, "GET", f"/files/{file_id}/content", raw=True,
+                             cap=FILE_CAP_BYTES)
+            if isinstance(raw, BatchFailure):
+                return raw
+            for line in jsonl(raw):
+                if isinstance(line, dict) and isinstance(line.get("custom_id"), str):
+                    answers[line["custom_id"]] = self._answer(line)
+        return BatchAnswers(answers)
+
+    def _answer(self, line: dict[str, Any]) -> Response:
+        """One output line: the chat completion in `response.body` when its status is 200,
+        else the error it carries (`error`, or the response's own error body)."""
+        response: dict[str, Any] = line["response"] \
+            if isinstance(line.get("response"), dict) else {}
+        status = response.get("status_code")
+        if status == 200:
+            try:
+                return parse_chat_response(response.get("body"), self.backend.metadata)
+            except BackendError as exc:
+                return error_answer(str(exc))
+        error: Any = line.get("error")
+        if not isinstance(error, dict):
+            inner = response.get("body")
+            error = inner.get("error") if isinstance(inner, dict) else None
+        message = error.get("message") if isinstance(error, dict) else None
+        code = error.get("code") if isinstance(error, dict) else None
+        said = f"HTTP {status}: " if status else ""
+        return error_answer(self.backend.redact(
+            f"batch request failed: {said}{code or ''}{': ' if code else ''}"
+            f"{message if isinstance(message, str) else replies.describe(error)}"[:400]))
+
+
+def _int(value: Any) -> int | None:
+    return value if type(value) is int else None
+

@@ -1,0 +1,76 @@
+"""HTTP calls of the batch APIs over a backend's own session, key headers, reply cap and
+redaction (`HttpBackend`): every failure comes back as a `BatchFailure`, never raised."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import aiohttp
+
+from visioneval.backends import wire
+from visioneval.backends.base import AuthError, BackendError, TransientError
+from visioneval.backends.batch.base import BatchFailure
+from visioneval.backends.http import HttpBackend
+from visioneval.backends.keys import redact_url
+
+FILE_CAP_BYTES = 4 * 2**30
+"""The most of a results file read: a batch holds up to 200-256 MB of requests, and its
+answers are a fraction of that (images go in, text comes out)."""
+
+
+async def call(backend: HttpBackend, method: str, path: str, *,
+               data: bytes | aiohttp.MultipartWriter | None = None, raw: bool = False,
+               cap: int | None = None) -> Any:
+    """`method` `path` on the backend's server: the decoded JSON (with `raw`, the body's
+    bytes), or a BatchFailure of one line saying what went wrong."""
+    session = backend._session_or_new()
+    url = backend.url(path)
+    shown = f"{method} {redact_url(url)}"
+    limit = cap or backend._limits.max_reply_bytes
+    headers = {"Content-Type": data.content_type} \
+        if isinstance(data, aiohttp.MultipartWriter) else None
+    try:
+        async with session.request(method, url, data=data, headers=headers,
+                                   allow_redirects=False) as resp:
+            status, resp_headers = resp.status, resp.headers
+            if 300 <= status < 400:
+                return BatchFailure(backend.redact(
+                    f"{shown}: HTTP {status} redirect to {wire.location(resp_headers, url)}; "
+                    "API calls follow no redirect"))
+            body = await backend._read(resp, status) if status >= 400 else \
+                await wire.read_capped(resp, limit)
+    except aiohttp.ClientConnectorError as exc:
+        return BatchFailure(backend.redact(f"cannot connect to {backend.base_url}: "
+                                           f"{exc.os_error}"), transient=True)
+    except wire.WIRE_ERRORS as exc:
+        return BatchFailure(backend.redact(f"{shown}: {wire.failure_reason(exc)}"),
+                            transient=True)
+    except wire.ReplyTooLarge:
+        return BatchFailure(f"{shown}: reply over {limit / 2**20:g} MB; not read further")
+    except BackendError as exc:  # a compressed body that does not decode, an odd encoding
+        return BatchFailure(backend.redact(f"{shown}: {exc}"),
+                            transient=isinstance(exc, TransientError))
+    if raw and status < 300:
+        return body
+    try:
+        return backend._decode(status, resp_headers, body)
+    except AuthError as exc:
+        return BatchFailure(exc.key_line)
+    except BackendError as exc:
+        return BatchFailure(backend.redact(f"{shown}: {exc}"),
+                            transient=isinstance(exc, TransientError))
+
+
+def jsonl(raw: bytes) -> list[Any]:
+    """The JSON values of a JSONL file; a line that is not JSON is left out (its request
+    then has no answer and becomes an error record)."""
+    import orjson
+
+    out = []
+    for line in raw.splitlines():
+        if line.strip():
+            try:
+                out.append(orjson.loads(line))
+            except orjson.JSONDecodeError:
+                continue
+    return out

@@ -1,0 +1,391 @@
+"""`--batch`: SalBench through OpenAI's Batch API and Anthropic's Message Batches, as the
+loopback server emulates them (`visioneval.loopback.batches`), against the same run sent one
+request at a time; errored and expired requests, resume, and a process killed while its
+batches are in flight."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import time
+from pathlib import Path
+
+import pytest
+from aiohttp import web
+from cli_helpers import invoke, journal, load, salbench_args, spawn
+
+from visioneval.backends.batch.base import BatchFailure, BatchLimits, custom_id
+from visioneval.backends.batch.openai import OpenAIBatch
+from visioneval.backends.openai import OpenAIBackend
+from visioneval.loopback.batches import BatchScript
+
+BACKENDS = ("openai", "anthropic")
+
+
+def _args(server, data: Path, out: Path, *extra: str, backend: str = "openai") -> list:
+    return salbench_args(server, data, out, "--splits", "synthetic", "--no-report",
+                         *extra, backend=backend)
+
+
+def _run(server, data: Path, out: Path, *extra: str, backend: str = "openai"):
+    result = invoke(*_args(server, data, out, *extra, backend=backend))
+    assert result.exit_code == 0, result.stderr
+    return result
+
+
+def _resume(server, run: Path, backend: str = "openai"):
+    base = server.base_url + ("/v1" if backend == "openai" else "")
+    result = invoke("salbench", "--resume", run, "--base-url", base, "--no-progress",
+                    "--no-report")
+    assert result.exit_code == 0, result.stderr
+    return result
+
+
+def _plain_metrics(serve, data: Path, out: Path, backend: str) -> dict:
+    """The same run without --batch, on a server of its own."""
+    _run(serve(), data, out, "--no-cache", backend=backend)
+    return load(out)
+
+
+def _run_info(run: Path) -> dict:
+    return json.loads((run / "run.json").read_text())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_batch_run_scores_as_the_same_run_sent_request_by_request(serve, synth_data,
+                                                                    tmp_path, backend):
+    server = serve(batches=BatchScript(delay_s=0.2))
+    prices = ("--price-in", "2", "--price-out", "8")
+    _run(server, synth_data, tmp_path / "batch", "--batch", "--no-cache", *prices,
+         backend=backend)
+    plain = tmp_path / "plain"
+    _run(serve(), synth_data, plain, "--no-cache", *prices, backend=backend)
+    assert load(tmp_path / "batch") == load(plain)
+    book = server.batch_apis.book
+    records = journal(tmp_path / "batch")
+    assert book.batches == 1 and len(records) == 24
+    assert sorted(book.received) == sorted(custom_id(r["id"]) for r in records)
+    assert set(book.received.values()) == {1}
+    # Records as a normal run writes them: the prompt (images by description), the target.
+    kept = ("prompt", "target", "parsed", "scores", "group")
+    by_id = {r["id"]: {k: r[k] for k in kept} for r in journal(plain)}
+    assert {r["id"]: {k: r[k] for k in kept} for r in records} == by_id
+    info = _run_info(tmp_path / "batch")
+    [entry] = info["batch"]["batches"]
+    assert entry["status"] == "collected" and entry["requests"] == 24
+    assert entry["provider"] == backend and info["batch"]["discount"] == 0.5
+    assert (tmp_path / "batch" / "batches" / f"{entry['key']}.ids").read_text().count("\n") \
+        == 24
+    # The same tokens at half the price.
+    batch_cost = info["counts"]["cost"]["usd"]
+    plain_cost = _run_info(plain)["counts"]["cost"]["usd"]
+    assert batch_cost > 0 and batch_cost == pytest.approx(plain_cost / 2)
+    assert "batch API's 50%" in info["counts"]["cost"]["source"]
+
+
+def test_batch_answers_go_into_the_response_cache_and_come_from_it(serve, synth_data,
+                                                                   tmp_path):
+    server = serve()
+    _run(server, synth_data, tmp_path / "batch", "--batch")
+    again = _run(server, synth_data, tmp_path / "again", "--batch")
+    plain = _run(server, synth_data, tmp_path / "plain")
+    assert server.batch_apis.book.batches == 1 and server.stats.requests == 0
+    for result in (again, plain):
+        assert "24 from cache" in result.stdout
+    assert load(tmp_path / "again") == load(tmp_path / "batch") == load(tmp_path / "plain")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_errored_requests_are_error_records_and_a_resume_sends_them_in_a_new_batch(
+        serve, synth_data, tmp_path, backend):
+    server = serve(batches=BatchScript(error_every=5))
+    run = tmp_path / "run"
+    first = invoke(*_args(server, synth_data, run, "--batch", "--no-cache", backend=backend))
+    assert first.exit_code == 1, first.stderr  # some samples failed
+    errors = [r for r in journal(run) if r["response"]["error"]]
+    assert len(errors) == 24 // 5
+    assert all("batch request failed" in r["response"]["error"] for r in errors)
+    assert _run_info(run)["counts"]["errors"] == len(errors)
+
+    _resume(server, run, backend)
+    book = server.batch_apis.book
+    assert book.batches == 2
+    again = {custom_id(r["id"]) for r in errors}
+    assert {c for c, n in book.received.items() if n == 2} == again
+    assert sum(book.received.values()) == 24 + len(again)
+    info = _run_info(run)
+    assert [b["requests"] for b in info["batch"]["batches"]] == [24, len(again)]
+    assert info["counts"]["errors"] == 0
+    assert load(run) == _plain_metrics(serve, synth_data, tmp_path / "plain", backend)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_expired_batch_leaves_its_unanswered_requests_as_errors(serve, synth_data,
+                                                                   tmp_path, backend):
+    server = serve(batches=BatchScript(expire_after=10))
+    run = tmp_path / "run"
+    invoke(*_args(server, synth_data, run, "--batch", "--no-cache", backend=backend))
+    records = journal(run)
+    failed = [r for r in records if r["response"]["error"]]
+    assert len(records) == 24 and len(failed) == 14
+    assert all("expire" in r["response"]["error"] for r in failed)
+
+    server.script.batches = BatchScript()
+    _resume(server, run, backend)
+    assert _run_info(run)["counts"]["errors"] == 0
+    assert server.batch_apis.book.batches == 2
+    assert sum(server.batch_apis.book.received.values()) == 24 + 14
+
+
+def _batch_recorded(run: Path) -> dict | None:
+    try:
+        entries = (_run_info(run).get("batch") or {}).get("batches") or []
+    except (OSError, ValueError):
+        return None
+    return entries[0] if entries and entries[0].get("id") else None
+
+
+def _kill_once_a_batch_is_recorded(server, data: Path, run: Path, backend: str) -> dict:
+    proc = spawn(*_args(server, data, run, "--batch", "--no-cache", backend=backend))
+    deadline = time.monotonic() + 60
+    while (entry := _batch_recorded(run)) is None:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "no batch was recorded within a minute"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=30)
+    return entry
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_killed_batch_run_resumes_its_batch_and_sends_no_request_twice(
+        serve, synth_data, tmp_path, backend):
+    server = serve(batches=BatchScript(delay_s=3600))  # in progress until the test says
+    run = tmp_path / "run"
+    entry = _kill_once_a_batch_is_recorded(server, synth_data, run, backend)
+    journal_file = run / "samples.jsonl"
+    assert entry["status"] == "submitted"
+    assert not journal_file.exists() or not journal_file.read_text()  # nothing answered
+
+    server.script.batches = BatchScript()  # the provider finishes it meanwhile
+    result = _resume(server, run, backend)
+    assert f"taking up batch {entry['id']}" in result.stderr
+    book = server.batch_apis.book
+    assert book.batches == 1 and len(book.received) == 24
+    assert set(book.received.values()) == {1}
+    info = _run_info(run)
+    assert [b["status"] for b in info["batch"]["batches"]] == ["collected"]
+    assert info["sessions"][0]["status"] == "killed"
+    assert load(run) == _plain_metrics(serve, synth_data, tmp_path / "plain", backend)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_batch_created_but_not_recorded_is_found_again_on_resume(serve, synth_data,
+                                                                  tmp_path, backend):
+    """The process ended after the provider made the batch and before its id was written:
+    run.json holds the intent only ("submitting", no id), as the ledger writes it first."""
+    server = serve(batches=BatchScript(delay_s=3600))
+    run = tmp_path / "run"
+    _kill_once_a_batch_is_recorded(server, synth_data, run, backend)
+    info = _run_info(run)
+    info["batch"]["batches"][0] |= {"id": None, "status": "submitting"}
+    (run / "run.json").write_text(json.dumps(info))
+
+    server.script.batches = BatchScript()
+    _resume(server, run, backend)
+    book = server.batch_apis.book
+    assert book.batches == 1 and set(book.received.values()) == {1}
+    assert _run_info(run)["counts"]["records"] == 24
+
+
+@pytest.mark.slow
+def test_an_intent_the_provider_never_saw_is_sent_again(serve, synth_data, tmp_path):
+    """A "submitting" entry the provider has no batch for (the process ended before the
+    request left): its samples go into a new batch, once."""
+    server = serve(batches=BatchScript(delay_s=3600))
+    run = tmp_path / "run"
+    _kill_once_a_batch_is_recorded(server, synth_data, run, "openai")
+    info = _run_info(run)
+    info["batch"]["batches"][0] |= {"id": None, "status": "submitting", "key": "bnever"}
+    (run / "run.json").write_text(json.dumps(info))
+    (run / "batches" / next((run / "batches").iterdir()).name).rename(
+        run / "batches" / "bnever.ids")
+
+    server.script.batches = BatchScript()
+    result = _resume(server, run)
+    assert "was never created" in result.stderr
+    statuses = [b["status"] for b in _run_info(run)["batch"]["batches"]]
+    assert statuses == ["lost", "collected"]
+    assert _run_info(run)["counts"]["records"] == 24
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_batch_made_whose_reply_was_lost_is_found_not_sent_again(serve, synth_data,
+                                                                   tmp_path, backend):
+    server = serve(batches=BatchScript(lose_created=1))
+    run = tmp_path / "run"
+    _run(server, synth_data, run, "--batch", "--no-cache", backend=backend)
+    book = server.batch_apis.book
+    assert book.batches == 1 and set(book.received.values()) == {1}
+    [entry] = _run_info(run)["batch"]["batches"]
+    assert entry["status"] == "collected" and _run_info(run)["counts"]["records"] == 24
+
+
+def test_a_refused_batch_stops_the_run_in_one_line_and_a_resume_sends_it(serve, synth_data,
+                                                                         tmp_path):
+    server = serve(batches=BatchScript(refuse=True))
+    run = tmp_path / "run"
+    result = invoke(*_args(server, synth_data, run, "--batch", "--no-cache"))
+    assert result.exit_code == 2, result.stderr  # as a refused key stops a run
+    assert "HTTP 400" in result.stderr and "not enabled" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert [b["status"] for b in _run_info(run)["batch"]["batches"]] == ["failed"]
+    assert not (run / "samples.jsonl").exists() or not journal(run)
+
+    server.script.batches = BatchScript()
+    _resume(server, run)
+    assert [b["status"] for b in _run_info(run)["batch"]["batches"]] == ["failed",
+                                                                         "collected"]
+    assert _run_info(run)["counts"]["records"] == 24
+
+
+@pytest.mark.parametrize("extra, said", [
+    (("--backend", "ollama"), "the ollama backend has no batch API"),
+    (("--max-cost", "1"), "--max-cost stops sending request by request"),
+    (("--executor", "ray"), "without --shard or --executor ray"),
+    (("--shard", "1/2"), "without --shard or --executor ray"),
+])
+def test_batch_refuses_what_it_cannot_do_in_one_line(serve, synth_data, tmp_path, extra,
+                                                     said):
+    server = serve()
+    args = _args(server, synth_data, tmp_path / "run", "--batch")
+    if extra[0] == "--backend":
+        args[args.index("--backend") + 1] = extra[1]
+    else:
+        args += list(extra)
+    result = invoke(*args)
+    assert result.exit_code == 2
+    assert said in result.stderr and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert server.stats.requests == 0 and server.batch_apis.book.batches == 0
+
+
+def test_batch_is_not_given_again_on_resume(synth_data, tmp_path):
+    result = invoke("salbench", "--resume", tmp_path, "--batch")
+    assert result.exit_code == 2 and "--batch is recorded in the run" in result.stderr
+
+
+def test_the_dry_run_shows_the_batch_price_beside_the_normal_one(synth_data):
+    result = invoke("salbench", "--backend", "openai", "--model", "gpt-4o", "--data-dir",
+                    synth_data, "--splits", "synthetic", "--dry-run")
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    cost = next(line for line in lines if line.strip().startswith("cost "))
+    batch = next(line for line in lines if line.strip().startswith("batch cost"))
+    assert "50% of the price" in batch
+    low, high = (float(x.strip("$")) for x in cost.split()[1:4:2])
+    batch_low, batch_high = (float(x.strip("$")) for x in batch.split()[2:5:2])
+    assert batch_low == pytest.approx(low / 2, rel=0.01)
+    assert batch_high == pytest.approx(high / 2, rel=0.01)
+
+
+def test_batch_api_failures_are_values_with_one_line(tmp_path):
+    """A server that fails every way a batch API can: each call answers a BatchFailure
+    (transient or not), never raises, and no key is in its message."""
+    async def scenario() -> list[object]:
+        calls = {"n": 0}
+
+        async def files(request: web.Request) -> web.Response:
+            calls["n"] += 1
+            return web.json_response({"error": {"message": "busy"}}, status=503)
+
+        async def batch(request: web.Request) -> web.Response:
+            return web.json_response({"error": {"message": "no such batch"}}, status=404)
+
+        async def content(request: web.Request) -> web.Response:
+            return web.Response(body=b"{not json\n" + json.dumps({
+                "custom_id": "vx", "response": {"status_code": 200, "body": {
+                    "choices": [{"message": {"content": "yes"}}]}}}).encode())
+
+        app = web.Application()
+        app.router.add_post("/v1/files", files)
+        app.router.add_get("/v1/batches/{id}", batch)
+        app.router.add_get("/v1/files/{id}/content", content)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        backend = OpenAIBackend("m", f"http://127.0.0.1:{port}/v1", api_key="sk-secret-key",
+                                api_key_env="KEY")
+        client = OpenAIBatch(backend)
+        try:
+            out: list[object] = [await client.submit([b"{}"], "tag"),
+                                 await client.poll("batch_1")]
+            from visioneval.backends.batch.base import BatchState
+
+            out.append(await client.results(BatchState("b", "completed", True,
+                                                       files=("f",))))
+            await runner.cleanup()
+            out.append(await client.poll("batch_1"))  # nothing listens any more
+        finally:
+            await backend.aclose()
+        return out
+
+    busy, missing, answers, gone = asyncio.run(scenario())
+    assert isinstance(busy, BatchFailure) and busy.transient and "HTTP 503" in busy.message
+    assert isinstance(missing, BatchFailure) and not missing.transient
+    assert "HTTP 404" in missing.message
+    assert not isinstance(answers, BatchFailure)
+    assert answers.answers["vx"].text == "yes"  # the broken line is left out
+    assert isinstance(gone, BatchFailure) and gone.transient
+    for failure in (busy, missing, gone):
+        assert "sk-secret-key" not in failure.message and "\n" not in failure.message
+
+
+@pytest.mark.slow
+def test_several_thousand_requests_go_in_batches_under_the_limits(serve, tmp_path,
+                                                                  monkeypatch):
+    from visioneval.benchmarks.salbench.synth import write_synthetic
+
+    data = tmp_path / "data"
+    write_synthetic(data, 1000, seed=4)  # 3,000 samples
+    # A provider whose batches hold at most 1,200 requests: three batches.
+    monkeypatch.setattr(OpenAIBatch, "limits", BatchLimits(1200, 200 * 1_000_000))
+    server = serve(batches=BatchScript(delay_s=0.5, error_every=97))
+    run = tmp_path / "run"
+    first = invoke(*_args(server, data, run, "--batch", "--no-cache"))
+    assert first.exit_code == 1, first.stderr  # some samples failed
+    book = server.batch_apis.book
+    info = _run_info(run)
+    assert [b["requests"] for b in info["batch"]["batches"]] == [1200, 1200, 600]
+    errors = info["counts"]["errors"]
+    assert info["counts"]["records"] == 3000 and errors == 3000 // 97
+    _resume(server, run)
+    assert _run_info(run)["counts"]["errors"] == 0
+    assert sum(book.received.values()) == 3000 + errors
+    assert max(book.received.values()) == 2
+
+
+def test_a_missing_ids_file_is_one_line_naming_it(serve, synth_data, tmp_path):
+    server = serve(batches=BatchScript(error_every=3))
+    run = tmp_path / "run"
+    invoke(*_args(server, synth_data, run, "--batch", "--no-cache"))
+    info = _run_info(run)
+    entry = info["batch"]["batches"][0]
+    entry["status"] = "submitted"  # as if its answers were not collected yet
+    (run / "run.json").write_text(json.dumps(info))
+    ids = run / "batches" / f"{entry['key']}.ids"
+    ids.unlink()
+    base = server.base_url + "/v1"
+    result = invoke("salbench", "--resume", run, "--base-url", base, "--no-progress")
+    assert result.exit_code == 2, result.stderr
+    assert str(ids) in result.stderr and "Traceback" not in result.stderr
+    assert server.batch_apis.book.batches == 1
