@@ -53,6 +53,7 @@ from visioneval.variants.summary import FILE as VARIANTS_FILE
 if TYPE_CHECKING:
     from visioneval.core.idset import IdSet
     from visioneval.cost.budget import Budget
+    from visioneval.engine.stopping import SequentialStop
     from visioneval.variants.summary import VariantsSummary
 
 log = logging.getLogger(__name__)
@@ -145,7 +146,8 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
                       engine_changes: dict[str, list[Any]] | None = None,
                       board: ProgressBoard | None = None,
                       label: str | None = None,
-                      panel: Sequence[Backend] = ()) -> SessionResult:
+                      panel: Sequence[Backend] = (),
+                      stopping: SequentialStop | None = None) -> SessionResult:
     """Run what is not yet done, then recompute metrics and tables from the journal.
     `judge`, `panel`: the benchmark's judge model and panel models, opened and checked by
     the caller; `budget`:
@@ -153,11 +155,15 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     `engine_changes`: the recorded engine settings this resume replaced (setting: [then,
     now]), kept in this session's entry of run.json; `board`: a progress
     display shared with other runs (a suite's), else the session shows its own; `label`:
-    its bar's name (default: the benchmark's)."""
+    its bar's name (default: the benchmark's); `stopping`: --target-ci's rule (the samples
+    then run in its seeded order, run.json records how it went)."""
     # numpy: loaded when a session starts
     from visioneval.core.idset import IdCollector, IdSet
 
-    done = IdSet(r.id for r in _answered(store, benchmark))
+    answered = _answered(store, benchmark)
+    if stopping is not None:
+        answered = _remembered(answered, stopping)
+    done = IdSet(r.id for r in answered)
     if isinstance(benchmark, Varied):
         benchmark.skip_answered(done)
     cache = open_or_none(engine_options.cache_path)
@@ -178,6 +184,10 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
         **({"judge_identity": judge.identity()} if judge else {}),
         **({"panel_identities": [m.identity() for m in panel]} if panel else {}),
         **({"engine_changes": engine_changes} if engine_changes else {})})
+    shard = store.info.shard
+    total = benchmark.total() if shard is None else -(-benchmark.total() // shard.count)
+    if stopping is not None:
+        store.info.stopping = stopping.info(total)
     store.info.status = "running"
     store.info.sessions.append(session)
     store.save_info()
@@ -188,8 +198,6 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     status = "interrupted"
     stats = RunStats()
     in_data = IdCollector()
-    shard = store.info.shard
-    total = benchmark.total() if shard is None else -(-benchmark.total() // shard.count)
     try:
         name = label or benchmark.name
         with RunProgress(total, name + (f" {shard.label}" if shard else ""),
@@ -197,10 +205,16 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
                          board=board) as progress:
             if replicas:
                 progress.watch_dispatch(replicas)
-            samples = benchmark.samples() if shard is None else \
-                in_shard(benchmark.samples(), shard, progress)
+            if stopping is not None:  # never with a shard (refused)
+                from visioneval.engine.order import seeded_order
+
+                samples = seeded_order(benchmark.samples, stopping.rule.seed)
+            else:
+                samples = benchmark.samples() if shard is None else \
+                    in_shard(benchmark.samples(), shard, progress)
             samples = in_data.watch(samples, _sample_id)
-            await engine.run(samples, benchmark.score, progress, done, stats, benchmark.solve)
+            await engine.run(samples, benchmark.score, progress, done, stats, benchmark.solve,
+                             stopping)
         status = "finished"
     except CostLimitReached:
         status = "stopped"
@@ -220,6 +234,8 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
         if budget is not None:
             end |= {"max_cost_usd": float(budget.limit), "spent_usd": float(budget.spent)}
         session.update(end)
+        if stopping is not None:
+            store.info.stopping = stopping.info(total)
         try:
             result = finish(benchmark, store, status, stats, in_data.ids())
         except WriteError as late:
@@ -240,6 +256,13 @@ def _answered(store: RunStore, benchmark: Benchmark) -> Iterator[Record]:
             if learner is not None:
                 learner.learn(record)
             yield record
+
+
+def _remembered(records: Iterator[Record], stopping: SequentialStop) -> Iterator[Record]:
+    """The records, each told to the stopping rule, fed again when its position comes."""
+    for record in records:
+        stopping.remember(record)
+        yield record
 
 
 def _sample_id(item: Sample | SkippedRow) -> str | None:

@@ -104,6 +104,12 @@ PriceOut = Annotated[float | None, typer.Option(
 MaxCost = Annotated[float | None, typer.Option(
     min=0, metavar="USD", help="Stop sending once this session spent this much.",
     show_default="no limit", rich_help_panel=COST)]
+TargetCi = Annotated[float | None, typer.Option(
+    min=0.001, max=100, metavar="W", help="Stop once the 95% interval is at most W points.",
+    show_default="run every sample", rich_help_panel=COST)]
+MinSamples = Annotated[int | None, typer.Option(
+    min=1, metavar="N", help="Samples before --target-ci may stop the run.",
+    show_default="100", rich_help_panel=COST)]
 DryRun = Annotated[bool, typer.Option(
     "--dry-run", help="Send nothing: print requests, tokens and the cost range.",
     rich_help_panel=COST)]
