@@ -123,7 +123,9 @@ class StoppingInfo(_Closed):
     n: int = Field(description="Outcomes in the interval: the samples in flight at the stop "
                    "are in it too.")
     samples: int | None = Field(None, description="Samples in the run's data.")
-    estimate: float | None = Field(None, description="The headline proportion over those n.")
+    proportion: str = Field("accuracy", description="What the rule watches, as the "
+                            "benchmark names it (`Benchmark.headline_proportion`).")
+    estimate: float | None = Field(None, description="That proportion over those n.")
     ci: list[float] = Field(description="The confidence sequence's interval after those n "
                             "(fractions): the one valid under the stopping rule.")
     segments: list[tuple[int, float]] = Field(description="[n, W] from which each --target-ci "
@@ -137,7 +139,7 @@ class StoppingInfo(_Closed):
         total = f" of {self.samples}" if self.samples else ""
         return (f"stopping rule: {self.level:.0%} {self.method} confidence sequence, stop once "
                 f"at most {self.target_ci:g} points wide (min {self.min_samples} samples, "
-                f"seed {self.seed}): {how}; headline {shown} "
+                f"seed {self.seed}): {how}; {self.proportion} {shown} "
                 f"[{self.ci[0] * 100:.1f}, {self.ci[1] * 100:.1f}] over {self.n}{total} "
                 "samples, the interval valid under the stopping rule")
 

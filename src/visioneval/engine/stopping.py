@@ -84,9 +84,10 @@ class SequentialStop:
 
     def __init__(self, rule: StoppingRule, outcome: Outcome,
                  segments: list[tuple[int, float]] | None = None,
-                 stopped_at: int | None = None):
+                 stopped_at: int | None = None, proportion: str = "accuracy"):
         self.rule = rule
         self.outcome = outcome
+        self.proportion = proportion
         self.segments = segments or [(0, rule.width)]
         self.stopped_at = stopped_at
         self.sequence = BettingConfidenceSequence(rule.level, width=self.segments[0][1] / 100)
@@ -106,7 +107,7 @@ class SequentialStop:
         if rule.width != segments[-1][1]:  # a new width: the rule has not stopped for it
             segments.append((info.n, rule.width))
             stopped_at = None
-        return cls(rule, outcome, segments, stopped_at)
+        return cls(rule, outcome, segments, stopped_at, info.proportion)
 
     def remember(self, record: Record) -> None:
         """A record answered in an earlier session, fed when its position comes."""
@@ -150,6 +151,6 @@ class SequentialStop:
             method=self.sequence.method, target_ci=self.rule.width, level=self.rule.level,
             min_samples=self.rule.min_samples, seed=self.rule.seed,
             stopped=self.stopped_at is not None, stopped_at=self.stopped_at,
-            n=interval.n, samples=total, estimate=interval.mean,
+            n=interval.n, samples=total, proportion=self.proportion, estimate=interval.mean,
             ci=[interval.low, interval.high],
             segments=list(self.segments))

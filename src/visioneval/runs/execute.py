@@ -162,7 +162,9 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
                 engine_changes = {c.setting: c.as_pair() for c in changes}
             rule = resumed_rule(store.info, benchmark, directory, stopping or StoppingFlags())
         else:
-            rule = SequentialStop(new_rule, benchmark.headline_outcome) if new_rule else None
+            rule = SequentialStop(new_rule, benchmark.headline_outcome,
+                                  proportion=benchmark.headline_proportion() or "accuracy") \
+                if new_rule else None
             info = new_run_info(plan, spec, settings, engine, definition, shard)
             info.backend.identity = Identity.model_validate(backend.identity())
             if probed is not None:
