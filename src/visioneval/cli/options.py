@@ -104,12 +104,14 @@ PriceOut = Annotated[float | None, typer.Option(
 MaxCost = Annotated[float | None, typer.Option(
     min=0, metavar="USD", help="Stop sending once this session spent this much.",
     show_default="no limit", rich_help_panel=COST)]
+# --min-samples is hidden to keep --help to a screen; docs/stopping.md describes it.
 TargetCi = Annotated[float | None, typer.Option(
-    min=0.001, max=100, metavar="W", help="Stop once the 95% interval is at most W points.",
-    show_default="run every sample", rich_help_panel=COST)]
+    min=0.001, max=100, metavar="W",
+    help="Stop at a 95% interval W points wide (after --min-samples, 100).",
+    rich_help_panel=COST)]
 MinSamples = Annotated[int | None, typer.Option(
     min=1, metavar="N", help="Samples before --target-ci may stop the run.",
-    show_default="100", rich_help_panel=COST)]
+    show_default="100", rich_help_panel=COST, hidden=True)]
 DryRun = Annotated[bool, typer.Option(
     "--dry-run", help="Send nothing: print requests, tokens and the cost range.",
     rich_help_panel=COST)]

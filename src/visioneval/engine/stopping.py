@@ -65,14 +65,13 @@ def refusal(benchmark: object) -> str | None:
     from visioneval.core.benchmark import Benchmark
     from visioneval.core.capabilities import LearnsFromAnswers
 
-    if isinstance(benchmark, LearnsFromAnswers):
-        return ("--target-ci: this benchmark chooses its next requests from the answers so "
-                "far, so its samples cannot be taken in a random order; run it without "
-                "--target-ci")
+    name = getattr(benchmark, "name", "") or "this benchmark"
     if not isinstance(benchmark, Benchmark) or benchmark.headline_proportion() is None:
-        name = getattr(benchmark, "name", "") or "this benchmark"
         return (f"--target-ci: {name}'s headline is not a proportion of samples, so no "
                 "confidence sequence for a bounded mean fits it; run it without --target-ci")
+    if isinstance(benchmark, LearnsFromAnswers):
+        return (f"--target-ci: {name} chooses its next requests from the answers so far, so "
+                "its samples cannot be taken in a random order; run it without --target-ci")
     return None
 
 
