@@ -116,7 +116,7 @@ class StoppingInfo(_Closed):
                              "points.")
     level: float = Field(description="The interval's coverage, valid at any stopping time.")
     min_samples: int = Field(description="Samples with an outcome before any stop.")
-    seed: int = Field(description="The seed of the samples' order.")
+    seed: int = Field(description="Seed value of the samples' random order.")
     stopped: bool = Field(description="Whether the rule stopped the run before its data "
                           "ran out.")
     stopped_at: int | None = Field(None, description="Outcomes seen when it stopped.")

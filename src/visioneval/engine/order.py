@@ -5,13 +5,14 @@ stop are a uniformly random draw from the data, not the first configs or the eas
 The order is that of a seeded hash of each sample's id (blake2b of seed and id, 64 bits):
 hashes of distinct ids behave as independent uniform numbers, and sorting independent
 uniform numbers gives every permutation the same chance, so the order is a uniformly random
-permutation, the same on every machine and in every resume of the run (the ids, the seed
-and hence the order are fixed before any answer is seen). Ties (2^-64 a pair) fall back to
+permutation, the same on every machine and in every resume of the run (the ids and its seed
+value, hence the order, are fixed before any answer is seen). Ties (2^-64 a pair) fall back to
 the id.
 
-Memory: the data is read in passes, each keeping the next `window` samples of the order
-(with their images) in a bounded heap; a run that stops within the first window reads the
-data once. The ids of all samples are never held at once."""
+Memory: the data is read in passes, each keeping the next window of samples of the order
+(with their images) in a bounded heap; the window doubles from WINDOW up to MAX_WINDOW, so
+a run that stops within its first 256 samples reads the data once, and one that runs to the
+end of N samples about N/1024 + 2 times. The ids of all samples are never held at once."""
 
 from __future__ import annotations
 
@@ -23,8 +24,9 @@ from itertools import count
 from visioneval.core.records import Sample, SkippedRow
 
 WINDOW = 256
-"""Samples held per pass: a few hundred images in memory, and one pass over the data per
-that many samples run."""
+"""Samples held in the first pass (later passes: twice the last, up to MAX_WINDOW)."""
+MAX_WINDOW = 1024
+"""At most this many samples (with their images) held at once: a thousand 1 MB images."""
 
 Key = tuple[int, str]
 
@@ -35,7 +37,8 @@ def order_key(seed: int, sample_id: str) -> Key:
 
 
 def seeded_order(read: Callable[[], Iterable[Sample | SkippedRow]], seed: int,
-                 window: int = WINDOW) -> Iterator[Sample | SkippedRow]:
+                 window: int = WINDOW, max_window: int = MAX_WINDOW
+                 ) -> Iterator[Sample | SkippedRow]:
     """Every sample of `read()` in the seeded order (skipped rows first, once, as they are
     met in the first pass); `read` is called once per pass."""
     after: Key | None = None
@@ -64,6 +67,7 @@ def seeded_order(read: Callable[[], Iterable[Sample | SkippedRow]], seed: int,
         after = order_key(seed, ordered[-1].id)
         if len(heap) < window:
             return
+        window = min(2 * window, max(max_window, window))
 
 
 def _negated(text: str) -> tuple[int, ...]:
