@@ -228,3 +228,18 @@ def test_a_run_started_without_the_rule_cannot_take_it_on_resume(serve, synth_da
                     server.base_url + "/v1", "--target-ci", "10")
     assert result.exit_code == 2
     assert "was started without --target-ci" in result.stderr
+
+
+def test_vqa_stops_on_its_scorer_accuracy(tmp_path):
+    example = Path(__file__).parent.parent / "examples" / "vqa" / "questions.jsonl"
+    run = tmp_path / "run"
+    result = invoke("vqa", "--data", example, "--scorer", "choice", "--backend", "builtin",
+                    "--model", "random", "--out", run, "--no-progress", "--no-report",
+                    "--concurrency", "1", "--target-ci", "100", "--min-samples", "3")
+    assert result.exit_code == 0, result.output
+    rule = _stopping(run)
+    assert rule["proportion"] == "accuracy" and rule["stopped_at"] == 3
+    assert rule["n"] == len(journal(run)) < rule["samples"] == 12
+    metrics = json.loads((run / "metrics.json").read_text())
+    assert metrics["overall"]["n"] == rule["n"]
+    assert rule["estimate"] == pytest.approx(metrics["overall"]["accuracy"])
