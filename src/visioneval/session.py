@@ -184,10 +184,8 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
         **({"judge_identity": judge.identity()} if judge else {}),
         **({"panel_identities": [m.identity() for m in panel]} if panel else {}),
         **({"engine_changes": engine_changes} if engine_changes else {})})
-    shard = store.info.shard
-    total = benchmark.total() if shard is None else -(-benchmark.total() // shard.count)
-    if stopping is not None:
-        store.info.stopping = stopping.info(total)
+    if stopping is not None:  # in run.json from the start: a killed run resumes with it
+        store.info.stopping = stopping.info()
     store.info.status = "running"
     store.info.sessions.append(session)
     store.save_info()
@@ -198,6 +196,8 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     status = "interrupted"
     stats = RunStats()
     in_data = IdCollector()
+    shard = store.info.shard
+    total = benchmark.total() if shard is None else -(-benchmark.total() // shard.count)
     try:
         name = label or benchmark.name
         with RunProgress(total, name + (f" {shard.label}" if shard else ""),
