@@ -23,6 +23,16 @@ The bets are predictable (they use X_1..X_{t-1} only), the plug-in of their Sect
   mu_t     = (1/2 + sum_{i<=t} X_i) / (t + 1)
   sigma2_t = (1/4 + sum_{i<=t} (X_i - mu_i)^2) / (t + 1)
 
+With a target width W (`width`, --target-ci), the bet is tuned to the n where the interval
+reaches it instead: to second order the half-width after n bets of lambda is
+log(2/alpha)/(n lambda) + lambda sigma2/2, smallest at lambda = sqrt(2 log(2/alpha)/(n sigma2)),
+and that half-width is W/2 at n = 8 sigma2 log(2/alpha)/W^2, where lambda = W/(2 sigma2). So
+
+  lambda_t = W / (2 sigma2_{t-1})        (still predictable: any such bet keeps the guarantee)
+
+which stops after about 1.6 times the samples of a fixed-n Wilson interval of width W,
+against 4.4 times with the untuned bet (docs/stopping.md).
+
 K+ falls and K- rises with m, so C_t is an interval. It is computed on a grid of candidate
 means; each bound is taken at the neighbouring rejected grid point, outward, so the
 interval reported contains the exact one.
@@ -57,7 +67,9 @@ class SequenceInterval:
 
 
 class BettingConfidenceSequence:
-    """The hedged betting confidence sequence, fed one observation in [0, 1] at a time."""
+    """The hedged betting confidence sequence, fed one observation in [0, 1] at a time;
+    `width` (a fraction, or None for the paper's untuned bet) tunes the bets, and may change
+    between observations (a resume with a narrower --target-ci)."""
 
     method = "betting"
 
