@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from visioneval.core.idset import IdSet
     from visioneval.cost.budget import Budget
     from visioneval.engine.batch_runner import BatchSetup
+    from visioneval.engine.stopping import SequentialStop
     from visioneval.variants.summary import VariantsSummary
 
 log = logging.getLogger(__name__)
@@ -148,7 +149,8 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
                       board: ProgressBoard | None = None,
                       label: str | None = None,
                       panel: Sequence[Backend] = (),
-                      batch: BatchSetup | None = None) -> SessionResult:
+                      batch: BatchSetup | None = None,
+                      stopping: SequentialStop | None = None) -> SessionResult:
     """Run what is not yet done, then recompute metrics and tables from the journal.
     `judge`, `panel`: the benchmark's judge model and panel models, opened and checked by
     the caller; `budget`:
@@ -157,11 +159,15 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     now]), kept in this session's entry of run.json; `board`: a progress
     display shared with other runs (a suite's), else the session shows its own; `label`:
     its bar's name (default: the benchmark's); `batch`: send the samples through the
-    provider's batch API (`visioneval.engine.batch_runner`)."""
+    provider's batch API (`visioneval.engine.batch_runner`); `stopping`: --target-ci's rule
+    (the samples then run in its seeded order, run.json records how it went)."""
     # numpy: loaded when a session starts
     from visioneval.core.idset import IdCollector, IdSet
 
-    done = IdSet(r.id for r in _answered(store, benchmark))
+    answered = _answered(store, benchmark)
+    if stopping is not None:
+        answered = _remembered(answered, stopping)
+    done = IdSet(r.id for r in answered)
     if isinstance(benchmark, Varied):
         benchmark.skip_answered(done)
     cache = open_or_none(engine_options.cache_path)
@@ -182,6 +188,8 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
         **({"judge_identity": judge.identity()} if judge else {}),
         **({"panel_identities": [m.identity() for m in panel]} if panel else {}),
         **({"engine_changes": engine_changes} if engine_changes else {})})
+    if stopping is not None:  # in run.json from the start: a killed run resumes with it
+        store.info.stopping = stopping.info()
     store.info.status = "running"
     store.info.sessions.append(session)
     store.save_info()
@@ -201,14 +209,19 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
                          board=board) as progress:
             if replicas:
                 progress.watch_dispatch(replicas)
-            samples = benchmark.samples() if shard is None else \
-                in_shard(benchmark.samples(), shard, progress)
+            if stopping is not None:  # never with a shard (refused)
+                from visioneval.engine.order import seeded_order
+
+                samples = seeded_order(benchmark.samples, stopping.rule.seed)
+            else:
+                samples = benchmark.samples() if shard is None else \
+                    in_shard(benchmark.samples(), shard, progress)
             samples = in_data.watch(samples, _sample_id)
             if batch is not None:
                 await batch.run(engine, samples, benchmark.score, progress, done, stats)
             else:
                 await engine.run(samples, benchmark.score, progress, done, stats,
-                                 benchmark.solve)
+                                 benchmark.solve, stopping)
         status = "finished"
     except CostLimitReached:
         status = "stopped"
@@ -228,6 +241,8 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
         if budget is not None:
             end |= {"max_cost_usd": float(budget.limit), "spent_usd": float(budget.spent)}
         session.update(end)
+        if stopping is not None:
+            store.info.stopping = stopping.info(total)
         try:
             result = finish(benchmark, store, status, stats, in_data.ids())
         except WriteError as late:
@@ -248,6 +263,13 @@ def _answered(store: RunStore, benchmark: Benchmark) -> Iterator[Record]:
             if learner is not None:
                 learner.learn(record)
             yield record
+
+
+def _remembered(records: Iterator[Record], stopping: SequentialStop) -> Iterator[Record]:
+    """The records, each told to the stopping rule, fed again when its position comes."""
+    for record in records:
+        stopping.remember(record)
+        yield record
 
 
 def _sample_id(item: Sample | SkippedRow) -> str | None:

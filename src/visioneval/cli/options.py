@@ -107,6 +107,14 @@ MaxCost = Annotated[float | None, typer.Option(
 Batch = Annotated[bool, typer.Option(
     "--batch", help="Use the batch API: half price, answers within 24 h.",
     rich_help_panel=COST)]
+# --min-samples is hidden to keep --help to a screen; docs/stopping.md describes it.
+TargetCi = Annotated[float | None, typer.Option(
+    min=0.001, max=100, metavar="W",
+    help="Stop at a 95% interval W points wide (after --min-samples, 100).",
+    rich_help_panel=COST)]
+MinSamples = Annotated[int | None, typer.Option(
+    min=1, metavar="N", help="Samples before --target-ci may stop the run.",
+    show_default="100", rich_help_panel=COST, hidden=True)]
 DryRun = Annotated[bool, typer.Option(
     "--dry-run", help="Send nothing: print requests, tokens and the cost range.",
     rich_help_panel=COST)]

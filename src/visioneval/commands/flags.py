@@ -6,6 +6,7 @@ it; typer stays in `visioneval.cli`."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from visioneval.core.records import GenerationSettings
     from visioneval.distributed.options import Distribution
     from visioneval.engine.options import EngineFlags
+    from visioneval.engine.stopping import StoppingFlags
     from visioneval.runs.request import ResumeRequest, RunRequest
 
 
@@ -59,6 +61,8 @@ class RunFlags:
     shards: int | None = None
     ray_address: str | None = None
     batch: bool = False
+    target_ci: float | None = None
+    min_samples: int | None = None
 
     def engine(self) -> EngineFlags:
         """The engine flags; a bad combination is a ValueError naming the flags."""
@@ -121,6 +125,7 @@ def request_from(flags: RunFlags, target: RunTarget) -> RunRequest | ResumeReque
         raise ValueError("--max-cost limits one process's session; with --executor ray "
                          "every shard would get the whole limit: run the shards with "
                          "--shard K/N and a --max-cost each instead")
+    stopping = _stopping(flags, ray is not None)
     fixed = target.fixed
     if flags.resume is not None and fixed:
         raise ValueError(f"{', '.join(fixed)}: {'is' if len(fixed) == 1 else 'are'} "
@@ -135,6 +140,8 @@ def request_from(flags: RunFlags, target: RunTarget) -> RunRequest | ResumeReque
                              "shard without it")
         given = ResumeGiven.from_flags(flags.engine(), flags.base_url, flags.api_key_env,
                                        target.definition, target.resume_options)
+        if stopping.width is not None or stopping.min_samples is not None:
+            given = dataclasses.replace(given, stopping=stopping)
         return ResumeRequest(flags.resume, target.name, given, ray)
     spec = _backend_spec(flags, target.backend_required)
     benchmark = target.benchmark()
@@ -151,7 +158,8 @@ def request_from(flags: RunFlags, target: RunTarget) -> RunRequest | ResumeReque
         _check_batch(flags, benchmark, spec, ray is not None)
     return RunRequest(benchmark, spec, target.settings(), flags.engine().new_run(),
                       flags.out, target.definition, how.shard, ray,
-                      probe_resolution=flags.probe_resolution, batch=flags.batch)
+                      probe_resolution=flags.probe_resolution, batch=flags.batch,
+                      stopping=stopping.rule(getattr(benchmark.options, "seed", 0) or 0))
 
 
 def _check_batch(flags: RunFlags, benchmark: Benchmark, spec: BackendSpec,
@@ -165,9 +173,31 @@ def _check_batch(flags: RunFlags, benchmark: Benchmark, spec: BackendSpec,
     if flags.max_cost is not None and not flags.dry_run:
         raise ValueError("--max-cost stops sending request by request, and a batch is sent "
                          "at once: see its cost with --dry-run instead")
+    if flags.target_ci is not None:
+        raise ValueError("--target-ci stops sending request by request once the answer is "
+                         "known, and a batch is sent at once: use one or the other")
     why = refusal(benchmark, spec)
     if why is not None:
         raise ValueError(why)
+
+
+def _stopping(flags: RunFlags, on_ray: bool) -> StoppingFlags:
+    """--target-ci and --min-samples, refused with what cannot keep a random order."""
+    from visioneval.engine.stopping import StoppingFlags
+
+    given = StoppingFlags(flags.target_ci, flags.min_samples)
+    if given.width is None:
+        return given
+    if flags.shard is not None:
+        raise ValueError("--target-ci stops one run on its interval; a shard holds part of "
+                         "the samples, so run it without --shard")
+    if on_ray:
+        raise ValueError("--target-ci stops one process's run; --executor ray runs shards "
+                         "that cannot stop together: run it with --executor local")
+    if flags.variant:
+        raise ValueError("--target-ci watches the headline of the samples as asked; run the "
+                         "--variant controls in a run of their own")
+    return given
 
 
 def _backend_spec(flags: RunFlags, backend_required: bool) -> BackendSpec:

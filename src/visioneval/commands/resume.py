@@ -34,5 +34,6 @@ def resume(request: ResumeRequest, output: Output) -> int:
         for change in again.changes:
             output.err.print(f"  {change.line()}", highlight=False, soft_wrap=True,
                              markup=False)
-        return _execute(resumed_session(again, directory, output, lock), run.benchmark,
+        return _execute(resumed_session(again, directory, output, lock,
+                                        request.given.stopping), run.benchmark,
                         directory, output)

@@ -143,6 +143,8 @@ def report(result: SessionResult, benchmark: Benchmark, output: Output) -> int:
         f"{result.n_records} samples recorded ({result.n_errors} errors, {stats.skipped} rows "
         f"skipped, {stats.cache_hits} from cache, {stats.resumed} done before) -> "
         f"[bold]{result.directory}[/]", highlight=False, soft_wrap=True)
+    if info.stopping is not None:
+        console.print(info.stopping.line(), highlight=False, soft_wrap=True, markup=False)
     console.print(cost_line(info.counts.cost if info.counts else None, stats.cache_hits),
                   highlight=False, soft_wrap=True, markup=False)
     if stats.cache_sources:

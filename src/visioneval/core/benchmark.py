@@ -182,6 +182,23 @@ class Benchmark(Generic[OptionsT]):
 
         return accuracy.summarize(records, self.metric)
 
+    def headline_outcome(self, record: Record) -> float | None:
+        """The record's outcome in the headline proportion, in [0, 1] (1 right, 0 wrong),
+        which `--target-ci`'s stopping rule is fed; None: the record does not count toward
+        it (a failed request). By default the `metric` score the default `summarize`
+        averages, read as `core/accuracy.py` reads it."""
+        if not record.ok:
+            return None
+        return next((float(block[self.metric]) for block in record.scores.values()
+                     if self.metric in block), 0.0)
+
+    def headline_proportion(self) -> str | None:
+        """What the stopping rule watches, in a few words ("accuracy"); None when the
+        headline is not a proportion of samples (a benchmark that summarizes its own way
+        says what its `headline_outcome` counts, or keeps None and `--target-ci` is
+        refused)."""
+        return "accuracy" if type(self).summarize is Benchmark.summarize else None
+
     # -- output -------------------------------------------------------------------------------
     def write_tables(self, metrics: dict[str, Any], info: RunInfo,
                      directory: Path) -> list[Path]:

@@ -105,6 +105,45 @@ class ProbedResolution(_Open):
     factor: float | None = None
 
 
+class StoppingInfo(_Closed):
+    """`--target-ci`: the stopping rule a run was started with, and how it went. The
+    samples were evaluated in a seeded random order and the run stopped sending once the
+    anytime-valid interval of its headline proportion was narrow enough (docs/stopping.md)."""
+
+    method: str = Field(description="The confidence sequence: \"betting\" (Waudby-Smith & "
+                        "Ramdas 2023, hedged capital).")
+    target_ci: float = Field(description="W: the widest interval to stop at, in percentage "
+                             "points.")
+    level: float = Field(description="The interval's coverage, valid at any stopping time.")
+    min_samples: int = Field(description="Samples with an outcome before any stop.")
+    seed: int = Field(description="Seed value of the samples' random order.")
+    stopped: bool = Field(description="Whether the rule stopped the run before its data "
+                          "ran out.")
+    stopped_at: int | None = Field(None, description="Outcomes seen when it stopped.")
+    n: int = Field(description="Outcomes in the interval: the samples in flight at the stop "
+                   "are in it too.")
+    samples: int | None = Field(None, description="Samples in the run's data.")
+    proportion: str = Field("accuracy", description="What the rule watches, as the "
+                            "benchmark names it (`Benchmark.headline_proportion`).")
+    estimate: float | None = Field(None, description="That proportion over those n.")
+    ci: list[float] = Field(description="The confidence sequence's interval after those n "
+                            "(fractions): the one valid under the stopping rule.")
+    segments: list[tuple[int, float]] = Field(description="[n, W] from which each --target-ci "
+                                        "tuned the bets (a resume with a smaller one adds one).")
+
+    def line(self) -> str:
+        """The rule and its interval in one line (terminal and report)."""
+        how = (f"stopped at n={self.stopped_at}" if self.stopped and self.stopped_at
+               else "did not stop early")
+        shown = f"{self.estimate * 100:.1f}%" if self.estimate is not None else "-"
+        total = f" of {self.samples}" if self.samples else ""
+        return (f"stopping rule: {self.level:.0%} {self.method} confidence sequence, stop once "
+                f"at most {self.target_ci:g} points wide (min {self.min_samples} samples, "
+                f"seed {self.seed}): {how}; {self.proportion} {shown} "
+                f"[{self.ci[0] * 100:.1f}, {self.ci[1] * 100:.1f}] over {self.n}{total} "
+                "samples, the interval valid under the stopping rule")
+
+
 class BenchmarkPlan(_Closed):
     """What `Benchmark.plan()` returns: the benchmark's name, its options (as its options
     model dumps them; `definition.build(options)` rebuilds it) and its data, recorded in
@@ -423,6 +462,8 @@ class RunInfo(_Closed):
     pricing: Pricing | None = Field(None, description="--price-in/--price-out, when given.")
     batch: BatchRun | None = Field(
         None, description="`--batch`: the batches sent and the batch price's discount.")
+    stopping: StoppingInfo | None = Field(
+        None, description="`--target-ci`: the stopping rule, where it stopped, its interval.")
     python: str | None = Field(None, description="The Python version that started it.")
     started_at: str | None = Field(None, description="UTC, ISO 8601.")
     status: str | None = Field(

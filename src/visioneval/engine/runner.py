@@ -38,6 +38,7 @@ from visioneval.engine.retry import (
 
 if TYPE_CHECKING:
     from visioneval.cost.budget import Budget
+    from visioneval.engine.stopping import SequentialStop
 
 log = logging.getLogger(__name__)
 
@@ -169,7 +170,8 @@ class Engine:
 
     async def run(self, samples: Iterable[Sample | SkippedRow], scorer: Scorer,
                   progress: RunProgress, done: Container[str], stats: RunStats,
-                  solver: Solver | None = None) -> RunStats:
+                  solver: Solver | None = None,
+                  stopping: SequentialStop | None = None) -> RunStats:
         """Run every sample not in `done` with `concurrency` workers; `stats` is updated as
         samples finish, so an interrupted session still knows what it did.
 
@@ -180,15 +182,31 @@ class Engine:
         before any bookkeeping is done. A bug in scoring cancels everything (TaskGroup) and
         leaves the journal as it was. When the server refuses the key a few times in a row,
         the workers stop taking samples, what was answered is recorded, and RunStopped is
-        raised: the samples never sent have no record and a resume sends them."""
+        raised: the samples never sent have no record and a resume sends them.
+
+        `stopping` (--target-ci): the samples come in the seeded order; each journaled
+        record's outcome is fed to the rule by its position, and once the rule is satisfied
+        the producer puts no new sample in the queue (those in flight finish and are
+        recorded)."""
         progress.watch_retries(self.watch)
         stopped: list[RunStopped] = []
         todo: asyncio.Queue[Sample | None] = asyncio.Queue(maxsize=min(self.concurrency,
                                                                        READ_AHEAD))
         answered: asyncio.Queue[tuple[Sample, Solved] | None] = asyncio.Queue()
+        positions: dict[str, int] = {}  # in flight, by id: their place in the order
 
         async def produce() -> None:
+            position = -1
             for item in samples:
+                if stopping is not None and isinstance(item, Sample):
+                    position += 1
+                    if item.id in done:
+                        stats.resumed += 1
+                        stopping.resumed_sample(position, item.id)
+                        continue
+                    if stopping.satisfied:
+                        break
+                    positions[item.id] = position
                 if isinstance(item, SkippedRow):
                     log.warning(item.line())
                     stats.skipped += 1
@@ -216,7 +234,9 @@ class Engine:
 
         async def write() -> None:
             while (item := await answered.get()) is not None:
-                self._record(*item, scorer, stats, progress)
+                record = self._record(*item, scorer, stats, progress)
+                if stopping is not None:
+                    stopping.observe(positions.pop(record.id), record)
 
         try:
             async with asyncio.TaskGroup() as group:
@@ -235,7 +255,7 @@ class Engine:
         return stats
 
     def _record(self, sample: Sample, solved: Solved, scorer: Scorer, stats: RunStats,
-                progress: RunProgress) -> None:
+                progress: RunProgress) -> Record:
         """Score and journal one answer (the journal line is the sample's commit)."""
         response = solved.response
         shown = solved.asked or sample
@@ -253,6 +273,7 @@ class Engine:
         self.store.append(record)
         stats.finished += 1
         progress.advance(error=not response.ok)
+        return record
 
     async def ask(self, request: Request, stats: RunStats,
                   cache_if: CacheIf | None = None, *, judge: bool = False,

@@ -71,10 +71,10 @@ def render_page(view: RunView, definition: BenchmarkDefinition, data: dict[str, 
         subtitle=f"{view.directory} · {info.status or ''}{_parts_note(info)} · "
                  f"visioneval {info.visioneval_version or ''}",
         cards=_cards(view, definition), backend_line=_backend_line(info),
-        run_blocks=[*cost_blocks(info), *cache_blocks(info), *endpoint_tables(info),
-                    *probe_blocks(info)],
+        run_blocks=[*stopping_blocks(info), *cost_blocks(info), *cache_blocks(info),
+                    *endpoint_tables(info), *probe_blocks(info)],
         config=json.dumps({k: recorded[k] for k in ("options", "dataset", "backend",
-                                                    "generation", "engine", "shard",
+                                                    "generation", "engine", "stopping", "shard",
                                                     "merged_from", "missing_shards",
                                                     "rescored_from", "sessions")
                             if k in recorded},
@@ -86,6 +86,15 @@ def render_page(view: RunView, definition: BenchmarkDefinition, data: dict[str, 
 ENDPOINT_COLUMNS = {"requests": "requests", "errors": "errors",
                     "latency_s_mean": "mean latency (s)", "taken_out": "times taken out"}
 """run.json's per-endpoint stats as the table heads them; unknown keys show as they are."""
+
+
+def stopping_blocks(info: RunInfo) -> list[Note]:
+    """`--target-ci`'s rule and its interval, the one valid under the stopping rule (the
+    tables' bootstrap intervals are fixed-n intervals over the samples run)."""
+    if info.stopping is None:
+        return []
+    return [Note(f"{info.stopping.line()[0].upper()}{info.stopping.line()[1:]} "
+                 "(docs/stopping.md).")]
 
 
 def probe_blocks(info: RunInfo) -> list[Note]:

@@ -21,6 +21,7 @@ from visioneval.core.runfiles import Identity, Pricing, ProbedResolution, RunInf
 from visioneval.core.store import RunDirError, RunLock, RunStore
 from visioneval.cost.prices import ModelRef, given_price, recorded_price
 from visioneval.engine.options import Change, EngineOptions
+from visioneval.engine.stopping import SequentialStop, StoppingFlags, StoppingRule, refusal
 from visioneval.io.parquet import DataError
 from visioneval.runs.output import Output
 from visioneval.runs.request import RunRequest
@@ -63,15 +64,21 @@ async def new_session(request: RunRequest, directory: Path, output: Output,
         else request.engine
     return await session(request.benchmark, request.spec, request.settings, engine, directory,
                          continuing, output, lock, request.definition, request.shard,
-                         probe_resolution=request.probe_resolution, batch=request.batch)
+                         probe_resolution=request.probe_resolution, batch=request.batch,
+                         stopping=StoppingFlags(request.stopping.width,
+                                                request.stopping.min_samples)
+                         if request.stopping else StoppingFlags(), new_rule=request.stopping)
 
 
 async def resumed_session(resume: Continuation, directory: Path, output: Output,
-                          lock: RunLock) -> SessionResult:
-    """The next session of the run in `directory`, held by `lock`."""
+                          lock: RunLock, stopping: StoppingFlags | None = None
+                          ) -> SessionResult:
+    """The next session of the run in `directory`, held by `lock`; `stopping`: a
+    --target-ci or --min-samples given again."""
     run = resume.run
     return await session(run.benchmark, run.spec, run.settings, resume.engine, directory, True,
-                         output, lock, resume.definition, changes=resume.changes)
+                         output, lock, resume.definition, changes=resume.changes,
+                         stopping=stopping or StoppingFlags())
 
 
 async def run_to_end(request: RunRequest, output: Output,
@@ -95,12 +102,18 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
                   lock: RunLock, definition: str | None = None,
                   shard: Shard | None = None,
                   changes: Sequence[Change] = (),
-                  probe_resolution: bool = False, batch: bool = False) -> SessionResult:
+                  probe_resolution: bool = False, batch: bool = False,
+                  stopping: StoppingFlags | None = None,
+                  new_rule: StoppingRule | None = None) -> SessionResult:
     """Preflight, run directory (new or resumed, locked), the engine, metrics and tables.
     `changes`: the recorded engine settings a resume replaced (said, and recorded in the
     session); `probe_resolution`: a new run first measures the endpoint's effective
     resolution (`visioneval probe resolution`) and records it in run.json; `batch`: a new
-    run goes through the provider's batch API (a resumed one does if it started so)."""
+    run goes through the provider's batch API (a resumed one does if it started so);
+    `stopping`: --target-ci and --min-samples as given (a resume: again), `new_rule` a new
+    run's."""
+    if new_rule is not None and (refused := refusal(benchmark)):
+        raise ValueError(refused)
     budget = _budget(benchmark, spec, engine, directory if resume else None)
     if spec.kind == "builtin":
         check_fits(spec.model, benchmark.name, benchmark.builtin_models,
@@ -150,7 +163,11 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
                 store.info.definition = definition
             if changes:
                 engine_changes = {c.setting: c.as_pair() for c in changes}
+            rule = resumed_rule(store.info, benchmark, directory, stopping or StoppingFlags())
         else:
+            rule = SequentialStop(new_rule, benchmark.headline_outcome,
+                                  proportion=benchmark.headline_proportion() or "accuracy") \
+                if new_rule else None
             info = new_run_info(plan, spec, settings, engine, definition, shard)
             info.backend.identity = Identity.model_validate(backend.identity())
             if probed is not None:
@@ -161,7 +178,7 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
             if batch or store.info.batch is not None else None
         return await run_session(benchmark, backend, store, settings, engine, output.err,
                                  output.progress, judge, budget, engine_changes, output.board,
-                                 output.label, panel, batch=batches)
+                                 output.label, panel, batch=batches, stopping=rule)
 
 
 def _batches(benchmark: Benchmark, spec: BackendSpec, backend: Backend,
@@ -174,6 +191,22 @@ def _batches(benchmark: Benchmark, spec: BackendSpec, backend: Backend,
     if why is not None:
         raise ValueError(why)
     return batch_setup(backend, output)
+
+
+def resumed_rule(info: RunInfo, benchmark: Benchmark, directory: Path,
+                 given: StoppingFlags) -> SequentialStop | None:
+    """The stopping rule the run recorded, with --target-ci or --min-samples given again;
+    a run started without one takes none (its samples were not run in a random order)."""
+    if info.stopping is None:
+        if given.width is not None or given.min_samples is not None:
+            raise ValueError(f"{directory} was started without --target-ci, so its samples "
+                             "were not run in a seeded random order and no stopping rule "
+                             "can be put on them; start a new run with --target-ci")
+        return None
+    if (refused := refusal(benchmark)) is not None:
+        raise ValueError(refused)
+    return SequentialStop.resumed(info.stopping, benchmark.headline_outcome, given.width,
+                                  given.min_samples)
 
 
 async def _probe(backend: Backend, engine: EngineOptions, output: Output) -> ProbedResolution:

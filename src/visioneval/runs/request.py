@@ -15,6 +15,7 @@ from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import GenerationSettings
 from visioneval.distributed.options import DEFAULT_RAY_SHARDS
 from visioneval.engine.options import EngineFlags, EngineOptions
+from visioneval.engine.stopping import StoppingFlags, StoppingRule
 from visioneval.shards import Shard
 
 
@@ -46,6 +47,7 @@ class RunRequest:
     ray: OnRay | None = None
     probe_resolution: bool = False  # measure the endpoint's resolution first, into run.json
     batch: bool = False  # through the provider's batch API (`visioneval.runs.batching`)
+    stopping: StoppingRule | None = None  # --target-ci: stop once the answer is known
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,7 @@ class ResumeGiven:
     api_key_env: str | None = None
     definition: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
+    stopping: StoppingFlags = field(default_factory=StoppingFlags)  # --target-ci again
 
     @classmethod
     def from_flags(cls, flags: EngineFlags, base_url: str | Sequence[str] | None = None,

@@ -161,6 +161,18 @@ class SalBench(Benchmark[SalBenchOptions]):
                 tallies[config].add(record)
         return {name: tally.result(name) for name, tally in tallies.items()}
 
+    def headline_outcome(self, record: Record) -> float | None:
+        """Strict exact match of an answered row in the headline prompt family (the
+        proportion SalBench reports beside macro F1); target-absent rows do not count."""
+        family = (record.metadata or {}).get("prompt") or self.options.families[0]
+        if not record.ok or family != self.options.families[0] or (
+                isinstance(record.target, str) and target_absent(record.target)):
+            return None
+        return float(record.scores.get("strict", {}).get("exact_match", 0.0))
+
+    def headline_proportion(self) -> str | None:
+        return "strict exact match"
+
     def majority_answers(self) -> dict[tuple[str, ...], str]:
         """The most common answer per class vocabulary (P3 or O3), for the majority baseline;
         target-absent rows are left out (their "None" is not an answer the prompt offers)."""

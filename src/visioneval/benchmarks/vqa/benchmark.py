@@ -221,6 +221,13 @@ class Vqa(Benchmark[VqaOptions]):
     def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
         return metrics.summarize(records, self.options.scorer)
 
+    def headline_outcome(self, record: Record) -> float | None:
+        """The headline accuracy's per-sample score, as `metrics.BlockTally` reads it."""
+        return metrics.BlockTally(self.options.scorer).score(record) if record.ok else None
+
+    def headline_proportion(self) -> str | None:
+        return "accuracy"
+
     # -- output ------------------------------------------------------------------------------------
     def write_tables(self, metrics: dict[str, Any], info: RunInfo,
                      directory: Path) -> list[Path]:
