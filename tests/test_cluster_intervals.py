@@ -1,0 +1,166 @@
+"""Cluster bootstrap intervals and clustered paired tests (stats.bootstrap, stats.paired):
+samples that share an image resample together."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from visioneval.stats.bootstrap import Outcomes, mean_statistic, replicates, summaries
+from visioneval.stats.paired import (
+    CLUSTERED_MCNEMAR,
+    PairedCollector,
+    PairedRow,
+    clustered_mcnemar,
+    mcnemar,
+    paired,
+)
+
+
+def outcomes(values: list[float], clusters: list[str] | None) -> Outcomes:
+    kept = Outcomes(1)
+    for i, value in enumerate(values):
+        kept.add(f"sample-{i}", (value,), None if clusters is None else clusters[i])
+    return kept
+
+
+def correlated(images: int, per_image: int, seed: int) -> tuple[list[float], list[str]]:
+    """Answers right together within an image: each image's questions share one coin."""
+    rng = np.random.default_rng(seed)
+    values, keys = [], []
+    for image in range(images):
+        right = float(rng.random() < 0.6)
+        for _ in range(per_image):
+            values.append(right)
+            keys.append(f"image-{image}")
+    return values, keys
+
+
+def test_every_sample_its_own_cluster_gives_the_plain_interval_exactly() -> None:
+    values = [float(i % 3 == 0) for i in range(40)]
+    plain = outcomes(values, None)
+    own = outcomes(values, [f"image-{i}" for i in range(40)])
+    clusters = own.clusters()
+    assert clusters.singletons and clusters.count == 40
+    a = summaries(plain.matrix(), mean_statistic, ("accuracy",))
+    b = summaries(own.matrix(), mean_statistic, ("accuracy",), clusters)
+    assert a["accuracy"]["ci95"] == b["accuracy"]["ci95"]
+    assert a["accuracy"]["se"] == b["accuracy"]["se"]
+    assert b["accuracy"]["n_clusters"] == 40
+
+
+def test_shared_images_widen_the_interval() -> None:
+    values, keys = correlated(30, 4, seed=3)
+    naive = summaries(outcomes(values, None).matrix(), mean_statistic, ("accuracy",))
+    kept = outcomes(values, keys)
+    clustered = summaries(kept.matrix(), mean_statistic, ("accuracy",), kept.clusters())
+    assert clustered["accuracy"]["clusters"] == "image"
+    assert clustered["accuracy"]["n_clusters"] == 30
+    # Four copies of each answer: the design effect is 4, the standard error twice the naive.
+    ratio = clustered["accuracy"]["se"] / naive["accuracy"]["se"]
+    assert 1.6 < ratio < 2.4
+
+
+def test_a_resample_holds_whole_clusters() -> None:
+    # Cluster a holds two rows of 1, cluster b one row of 0: a resample's mean is 0, 2/3,
+    # 4/5... never 1/2 (which would need one row of a without the other).
+    kept = outcomes([1.0, 1.0, 0.0], ["a", "a", "b"])
+    found = replicates(kept.matrix(), mean_statistic, resamples=200,
+                       clusters=kept.clusters())[:, 0]
+    assert set(np.round(found, 6)) <= {0.0, round(2 / 3, 6), 1.0}
+    assert 0.5 not in found
+
+
+def test_the_order_of_the_samples_does_not_change_the_clustered_interval() -> None:
+    values, keys = correlated(25, 3, seed=5)
+    forward = outcomes(values, keys)
+    backward = Outcomes(1)
+    for i in reversed(range(len(values))):
+        backward.add(f"sample-{i}", (values[i],), keys[i])
+    a = summaries(forward.matrix(), mean_statistic, ("m",), forward.clusters())
+    b = summaries(backward.matrix(), mean_statistic, ("m",), backward.clusters())
+    assert a == b
+
+
+def test_one_cluster_has_no_interval() -> None:
+    kept = outcomes([1.0, 0.0, 1.0], ["a", "a", "a"])
+    found = summaries(kept.matrix(), mean_statistic, ("m",), kept.clusters())
+    assert found["m"] == {"unavailable": "1 image: no clustered interval"}
+
+
+def test_only_keeps_each_rows_cluster() -> None:
+    kept = Outcomes(1)
+    for i, key in enumerate(["a", "a", "b", "c"]):
+        kept.add(f"sample-{i}", (float(i),), key)
+    matrix = kept.matrix()[:, 0]
+    wanted = kept.digests()[np.isin(matrix, (0.0, 1.0, 2.0))]  # the rows of a, a and b
+    narrowed = kept.only(wanted)
+    clusters = narrowed.clusters()
+    assert len(narrowed) == 3 and clusters.count == 2
+    values = narrowed.matrix()[:, 0]
+    same = clusters.index[values == 0.0][0] == clusters.index[values == 1.0][0]
+    assert same and clusters.index[values == 2.0][0] != clusters.index[values == 0.0][0]
+
+
+def test_clustered_mcnemar_is_less_sure_than_the_exact_test_on_clustered_pairs() -> None:
+    rng = np.random.default_rng(11)
+    shift = rng.random(20) < 0.3  # in these images only the second run is right
+    kept = Outcomes(2)
+    for i in range(100):
+        kept.add(f"sample-{i}", (0.0, float(shift[i // 5])), f"image-{i // 5}")
+    rows, clusters = kept.matrix(), kept.clusters()
+    exact = mcnemar(rows[:, 0], rows[:, 1], "m")
+    clustered = clustered_mcnemar(rows[:, 0], rows[:, 1], clusters, "m")
+    assert clustered.test == CLUSTERED_MCNEMAR
+    assert clustered.difference == exact.difference
+    assert clustered.p_value is not None and exact.p_value is not None
+    assert clustered.p_value > exact.p_value
+
+
+def test_obuchowski_on_single_pairs_is_close_to_mcnemar_chi_square() -> None:
+    # With one pair per cluster the statistic is McNemar's (b - c)^2 / (b + c), up to the
+    # K / (K - 1) factor and the centring.
+    a = np.array([1.0] * 10 + [0.0] * 20 + [1.0] * 30 + [0.0] * 40)
+    b = np.array([0.0] * 10 + [1.0] * 20 + [1.0] * 30 + [0.0] * 40)
+    kept = outcomes(list(a), [f"c{i}" for i in range(100)])
+    from scipy.stats import chi2
+
+    result = clustered_mcnemar(a, b, kept.clusters(), "m")
+    mcnemar_chi = chi2.sf((20 - 10) ** 2 / 30, 1)
+    assert result.p_value == pytest.approx(mcnemar_chi, rel=0.1)
+
+
+def test_paired_uses_the_clusters_the_rows_carry() -> None:
+    first, second = PairedCollector(), PairedCollector()
+    for image in range(12):
+        for question in range(3):
+            sid = f"img{image}/q{question}"
+            first.add(sid, {"exact match": PairedRow("correct", (0.0,), f"img{image}")})
+            second.add(sid, {"exact match": PairedRow(
+                "correct", (float(image % 2 == 0),), f"img{image}")})
+    results, unpaired = paired(first, second)
+    assert not unpaired
+    assert results[0].test == CLUSTERED_MCNEMAR
+    assert "12 images" in results[0].detail
+    # The same pairs, each its own cluster: McNemar's exact test as before.
+    lone_a, lone_b = PairedCollector(), PairedCollector()
+    for image in range(12):
+        lone_a.add(f"img{image}", {"exact match": PairedRow("correct", (0.0,))})
+        lone_b.add(f"img{image}", {"exact match": PairedRow(
+            "correct", (float(image % 2 == 0),))})
+    assert paired(lone_a, lone_b)[0][0].test == "McNemar exact"
+
+
+def test_a_macro_f1_difference_over_clusters_says_so() -> None:
+    first, second = PairedCollector(), PairedCollector()
+    for image in range(10):
+        for question in range(2):
+            sid = f"img{image}/q{question}"
+            hit = float(image % 3 == 0)
+            first.add(sid, {"macro F1": PairedRow("macro_f1", (hit, 0.0, 1 - hit, 0.0, 0.0, 0.0),
+                                                  f"img{image}")})
+            second.add(sid, {"macro F1": PairedRow("macro_f1", (1.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+                                                   f"img{image}")})
+    results, _ = paired(first, second)
+    assert results[0].test == "paired bootstrap over images"
+    assert results[0].interval is not None
