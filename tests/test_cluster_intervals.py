@@ -164,3 +164,91 @@ def test_a_macro_f1_difference_over_clusters_says_so() -> None:
     results, _ = paired(first, second)
     assert results[0].test == "paired bootstrap over images"
     assert results[0].interval is not None
+
+
+# -- the benchmarks' pooled figures -------------------------------------------------------------
+
+
+def _salbench_records(configs: list[str], images: int, right: set[int]) -> list:
+    """Each config asks about the same `images` scenes; the answer is right (color) on the
+    scenes in `right`, wrong (size) elsewhere, in every task alike."""
+    from visioneval.benchmarks.salbench.benchmark import ScoringOnly
+    from visioneval.benchmarks.salbench.options import SalBenchOptions
+    from visioneval.core.records import Record, Response, Sample
+
+    bench = ScoringOnly(SalBenchOptions(configs=configs))
+    out = []
+    for config in configs:
+        for image in range(images):
+            text = "color" if image in right else "size"
+            sample = Sample(id=f"{config}/scene{image}", group=config, messages=(),
+                            target="color", metadata={"config": config, "image_id":
+                                                      f"scene{image}", "row": image,
+                                                      "prompt": "paper"})
+            parsed, scores = bench.score(sample, text)
+            out.append(Record(id=sample.id, group=config, target="color",
+                              response=Response(text=text), parsed=parsed, scores=scores,
+                              metadata=sample.metadata))
+    return bench, out
+
+
+def test_salbench_pools_its_tasks_over_scenes() -> None:
+    right = {i for i in range(30) if i % 3 != 0}
+    bench, records = _salbench_records(["P3", "P3_box", "P3_box_img"], 30, right)
+    metrics = bench.summarize(records)
+    pooled = metrics["P3"]["pooled_tasks"]
+    assert pooled == metrics["P3_box_img"]["pooled_tasks"]
+    assert pooled["configs"] == ["P3", "P3_box", "P3_box_img"]
+    assert (pooled["n"], pooled["n_images"]) == (90, 30)
+    assert pooled["exact_match"] == pytest.approx(20 / 30)
+    assert pooled["exact_match_ci95_clusters"] == "image"
+    assert pooled["exact_match_ci95_n_clusters"] == 30
+    # The three tasks repeat each scene's answer: the pooled interval is as wide as one
+    # task's (30 scenes), not as a 90-scene run's.
+    one = metrics["P3"]["strict"]
+    assert "exact_match_ci95_clusters" not in one  # each scene once: the plain bootstrap
+    width = pooled["exact_match_ci95"][1] - pooled["exact_match_ci95"][0]
+    single = one["exact_match_ci95"][1] - one["exact_match_ci95"][0]
+    assert width == pytest.approx(single, rel=0.25)
+    assert pooled["macro_f1_ci95_n_clusters"] == 30
+
+
+def test_salbench_one_task_has_no_pool() -> None:
+    bench, records = _salbench_records(["P3", "O3"], 10, {1, 2, 3})
+    metrics = bench.summarize(records)
+    assert "pooled_tasks" not in metrics["P3"] and "pooled_tasks" not in metrics["O3"]
+
+
+def test_illusionbench_pools_shape_and_scene_over_images() -> None:
+    from pathlib import Path
+
+    from visioneval.benchmarks.illusionbench.benchmark import (
+        IllusionBench,
+        IllusionBenchOptions,
+    )
+    from visioneval.core.records import Record, Response, Sample
+
+    bench = IllusionBench(IllusionBenchOptions(subsets=["ICON"], protocol="lmms-strict"),
+                          Path("."), {})
+    records = []
+    for image in range(24):
+        good = image % 4 != 0  # both answers right, or both wrong, per image
+        for task, label in (("shape", "animal"), ("scene", "Ocean")):
+            text = f"Answer: {label}" if good else "Answer: nothing"
+            sample = Sample(id=f"ICON/img{image}/{task}/lmms", group="ICON", messages=(),
+                            target={"shape": "animal", "scene": "Ocean"},
+                            metadata={"task": task, "family": "lmms", "difficulty": "Easy",
+                                      "image_name": f"img{image}"})
+            parsed, scores = bench.score(sample, text)
+            records.append(Record(id=sample.id, group="ICON", target=sample.target,
+                                  response=Response(text=text), parsed=parsed,
+                                  scores=scores, metadata=sample.metadata))
+    block = bench.summarize(records)["lmms-strict"]["ICON"]
+    pooled = block["pooled"]
+    assert (pooled["n"], pooled["n_images"]) == (48, 24)
+    assert pooled["recall"] == pytest.approx(18 / 24)
+    assert pooled["recall_ci95_clusters"] == "image"
+    assert "recall_ci95_clusters" not in block["shape"]
+    width = pooled["recall_ci95"][1] - pooled["recall_ci95"][0]
+    shape = block["shape"]["recall_ci95"][1] - block["shape"]["recall_ci95"][0]
+    assert width == pytest.approx(shape, rel=0.25)  # 24 images, not 48 answers

@@ -74,6 +74,15 @@ class Outcomes:
         self._values.extend(values)
         self._clusters += digest if cluster is None else _digest(cluster)
 
+    def extend(self, other: Outcomes) -> None:
+        """Append another's rows (same width), keeping their ids and clusters."""
+        if other.width != self.width:
+            raise ValueError(f"rows of width {other.width} cannot join rows of width "
+                             f"{self.width}")
+        self._digests += other._digests
+        self._values.extend(other._values)
+        self._clusters += other._clusters
+
     def only(self, digests: np.ndarray) -> Outcomes:
         """A copy holding the rows whose id digest is among `digests` (16-byte ids)."""
         import numpy as np
