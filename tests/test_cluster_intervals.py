@@ -252,3 +252,14 @@ def test_illusionbench_pools_shape_and_scene_over_images() -> None:
     width = pooled["recall_ci95"][1] - pooled["recall_ci95"][0]
     shape = block["shape"]["recall_ci95"][1] - block["shape"]["recall_ci95"][0]
     assert width == pytest.approx(shape, rel=0.25)  # 24 images, not 48 answers
+
+
+def test_salbench_paired_rows_carry_the_scene() -> None:
+    from visioneval.core import registry
+
+    bench, records = _salbench_records(["P3", "P3_box"], 2, {0})
+    definition = registry.definition("salbench")
+    rows = [definition.paired_rows(r) for r in records]
+    assert rows[0]["P3 exact match"].cluster == "P3/scene0"
+    assert rows[2]["P3_box exact match"].cluster == "P3/scene0"  # the same scene, boxed
+    assert rows[1]["P3 macro F1"].cluster == "P3/scene1"

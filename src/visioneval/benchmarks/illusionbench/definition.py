@@ -117,11 +117,12 @@ class IllusionBenchDefinition(BenchmarkDefinition):
 
     def paired_rows(self, record: Record) -> dict[str, Any]:
         """Each rule's recall per subset and task (McNemar on correct answers)."""
+        from visioneval.benchmarks.illusionbench.metrics import image_key
         from visioneval.stats.paired import PairedRow
 
-        task = record.metadata.get("task")
+        task, image = record.metadata.get("task"), image_key(record)
         return {f"{record.group} {task} recall ({rule})":
-                PairedRow("correct", (float(score["correct"]),))
+                PairedRow("correct", (float(score["correct"]),), image)
                 for rule, score in record.scores.items() if "correct" in score}
 
     chance_rule = ("chance: one of the options the prompt lists, picked at random, names the "
