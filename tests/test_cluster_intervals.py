@@ -263,3 +263,18 @@ def test_salbench_paired_rows_carry_the_scene() -> None:
     assert rows[0]["P3 exact match"].cluster == "P3/scene0"
     assert rows[2]["P3_box exact match"].cluster == "P3/scene0"  # the same scene, boxed
     assert rows[1]["P3 macro F1"].cluster == "P3/scene1"
+
+
+def test_the_terminal_and_report_show_the_pooled_figures() -> None:
+    from rich.console import Console
+
+    from visioneval.benchmarks.salbench import tables
+
+    bench, records = _salbench_records(["O3", "O3_box"], 12, {0, 1, 2, 3, 4, 5})
+    metrics = bench.summarize(records)
+    rows = tables.pooled_rows(metrics)
+    assert len(rows) == 1 and rows[0][:4] == ["O3", "O3+O3_box", "24", "12"]
+    assert rows[0][4] == "50.0"
+    console = Console(record=True, width=80)
+    tables.show(metrics, {"model": "m", "shots": 0}, console)
+    assert "Tasks pooled per image set" in console.export_text()

@@ -89,6 +89,10 @@ class IllusionBenchDefinition(BenchmarkDefinition):
                        [Table(["subset", "protocol", "shape", "shape 95% interval", "Δ",
                                "scene", "scene 95% interval", "Δ"], rows, 2),
                         Charts(drawn), Note(INTERVALS_NOTE)])]
+        pooled = tables.pooled_rows(metrics)
+        if pooled:
+            out.append(Section("Both tasks pooled (percent)", [
+                Table(tables.POOLED_HEADER, pooled, 2), Note(tables.POOLED_NOTE)]))
         cats: list[str] = []
         parts: dict[str, list[float]] = {"shape": [], "texture (scene)": [],
                                          "named neither": []}

@@ -129,6 +129,12 @@ class SalBenchDefinition(BenchmarkDefinition):
                  "format. Intervals: 95% bootstrap over samples (1000 seeded resamples), "
                  "strict parser."),
             *_target_absent_blocks(view.metrics)])]
+        from visioneval.benchmarks.salbench.tables import POOLED_HEADER, POOLED_NOTE, pooled_rows
+
+        pooled = pooled_rows(view.metrics)
+        if pooled:
+            out.append(Section("Tasks pooled per image set (percent)", [
+                Table(POOLED_HEADER, pooled), Note(POOLED_NOTE)]))
         out.append(_protocol_section(view.metrics))
 
         wanted = {config: list(block["strict"]["per_class"])
