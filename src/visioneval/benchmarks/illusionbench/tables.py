@@ -147,7 +147,7 @@ def show_intervals(metrics: dict[str, Any], console: Console) -> None:
         console.print(table)
 
 
-POOLED_HEADER = ["set", "protocol", "answers", "images", "recall", "95% interval"]
+POOLED_HEADER = ["protocol", "set", "answers", "images", "recall", "95% interval"]
 POOLED_NOTE = ("Both tasks pooled: the shape and the scene answers together. The two answers "
                "about one image are not independent, so the interval is a cluster bootstrap "
                "that draws images (1000 seeded resamples; docs/intervals.md).")
@@ -162,7 +162,7 @@ def pooled_rows(metrics: dict[str, Any]) -> list[list[str]]:
             pooled = block.get("pooled")
             if not pooled or "recall" not in pooled:
                 continue
-            out.append([subset, protocol, str(pooled["n"]), _n(pooled.get("n_images")),
+            out.append([protocol, subset, str(pooled["n"]), _n(pooled.get("n_images")),
                         pct(pooled["recall"]), interval(pooled.get("recall_ci95"))])
     return out
 
@@ -171,7 +171,7 @@ def _pooled_table(found: list[list[str]]) -> Table:
     table = Table(title="Both tasks pooled, recall in percent", pad_edge=False,
                   caption="interval: bootstrap over images, 1000 seeded resamples")
     for column in POOLED_HEADER:
-        table.add_column(column, justify="left" if column in ("set", "protocol") else "right",
+        table.add_column(column, justify="left" if column in ("protocol", "set") else "right",
                          no_wrap=True)
     for row in found:
         table.add_row(*row)
