@@ -273,7 +273,7 @@ def test_the_terminal_and_report_show_the_pooled_figures() -> None:
     bench, records = _salbench_records(["O3", "O3_box"], 12, {0, 1, 2, 3, 4, 5})
     metrics = bench.summarize(records)
     rows = tables.pooled_rows(metrics)
-    assert len(rows) == 1 and rows[0][:4] == ["O3", "O3+O3_box", "24", "12"]
+    assert len(rows) == 1 and rows[0][:4] == ["O3", "D+R", "24", "12"]
     assert rows[0][4] == "50.0"
     console = Console(record=True, width=80)
     tables.show(metrics, {"model": "m", "shots": 0}, console)

@@ -296,12 +296,12 @@ PROMPT_EFFECT_NOTE = ("The same rows under both prompts, paired: McNemar's exact
                       "left out. \"no\": the difference may be noise.")
 
 
-POOLED_HEADER = ["set", "configs", "n", "scenes", "EM", "EM 95%", "F1", "F1 95%"]
-POOLED_NOTE = ("Tasks pooled: one image set's Detection, Referring and Visual Referring "
-               "answers together (those in the run). The tasks ask about the same scenes, so "
-               "their answers are not independent: the intervals are a cluster bootstrap that "
-               "draws scenes, each with all its answers (1000 seeded resamples; "
-               "docs/intervals.md).")
+POOLED_HEADER = ["set", "tasks", "n", "scenes", "EM", "EM 95%", "F1", "F1 95%"]
+POOLED_NOTE = ("Tasks pooled: one image set's Detection (D), Referring (R) and Visual "
+               "Referring (VR) answers together (those in the run). The tasks ask about the "
+               "same scenes, so their answers are not independent: the intervals are a "
+               "cluster bootstrap that draws scenes, each with all its answers (1000 seeded "
+               "resamples; docs/intervals.md).")
 
 
 def pooled_rows(metrics: dict[str, Any]) -> list[list[str]]:
@@ -314,7 +314,8 @@ def pooled_rows(metrics: dict[str, Any]) -> list[list[str]]:
         if not pooled or dataset in seen:
             continue
         seen.add(dataset)
-        rows.append([dataset, "+".join(pooled["configs"]), str(pooled["n"]),
+        tasks = "+".join(CONFIGS[c].task if c in CONFIGS else c for c in pooled["configs"])
+        rows.append([dataset, tasks, str(pooled["n"]),
                      str(pooled.get("n_images", "")), pct(pooled.get("exact_match")) or "-",
                      interval(pooled.get("exact_match_ci95")),
                      pct(pooled.get("macro_f1")) or "-", interval(pooled.get("macro_f1_ci95"))])
