@@ -199,12 +199,15 @@ class ConfigTally:
 
 def image_key(record: Any) -> str:
     """What identifies a record's scene across SalBench's tasks: its image set and
-    image_id (the same scene in Detection, Referring and Visual Referring), or its row."""
+    image_id (the same scene in Detection, Referring and Visual Referring), else its row;
+    a record with neither is a scene of its own."""
     meta = record.metadata or {}
     config = meta.get("config", record.group)
     dataset = CONFIGS[config].dataset if config in CONFIGS else config
-    image = meta.get("image_id")
-    return f"{dataset}/{image if image not in (None, '') else '#' + str(meta.get('row'))}"
+    image, row = meta.get("image_id"), meta.get("row")
+    if image not in (None, ""):
+        return f"{dataset}/{image}"
+    return f"{dataset}/#{row}" if row is not None else f"sample {record.id}"
 
 
 @dataclass
