@@ -7,6 +7,13 @@ record), and a resample is a vector of per-sample counts: its sums are one matri
 1000 resamples in chunks. The rows are put in the order of their sample-id digests first,
 so the intervals do not depend on the journal's order (a merged run's metrics.json equals
 the whole run's) and a fixed seed makes them reproducible.
+
+Samples that share an image are not independent (SalBench asks Detection, Referring and
+Visual Referring about the same scenes; IllusionBench asks the shape and the scene of one
+image). A row may carry a cluster key (the image); a clustered resample then draws whole
+clusters with replacement, in the order of their key digests, and a metric is computed over
+every row of the drawn clusters (Davison & Hinkley 1997, section 3.8; Field & Welsh 2007).
+When every cluster holds one row, the clustered path is the plain one, number for number.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from __future__ import annotations
 import hashlib
 from array import array
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 if TYPE_CHECKING:  # numpy loads when intervals are computed, not when the CLI starts
@@ -25,22 +33,55 @@ CHUNK = 50  # resamples per matrix product: 50 x n counts at a time
 LEVEL = 0.95
 
 
-class Outcomes:
-    """Per-sample rows of `width` numbers, keyed by sample id, stored flat."""
+def _digest(key: str) -> bytes:
+    return hashlib.blake2b(key.encode(), digest_size=16).digest()
 
-    __slots__ = ("width", "_digests", "_values")
+
+@dataclass(frozen=True)
+class Clusters:
+    """Which rows resample together: `index[i]` is row i's cluster (its rank among the
+    sorted key digests); `by` says what a cluster is ("image")."""
+
+    by: str
+    index: np.ndarray
+    count: int
+
+    @property
+    def singletons(self) -> bool:
+        """Every cluster holds one row: the plain bootstrap applies."""
+        return self.count == len(self.index)
+
+
+class Outcomes:
+    """Per-sample rows of `width` numbers, keyed by sample id, stored flat; with a cluster
+    key per row (the image it asks about) when the samples are not independent."""
+
+    __slots__ = ("width", "_digests", "_values", "_clusters")
 
     def __init__(self, width: int):
         self.width = width
         self._digests = bytearray()
         self._values = array("d")
+        self._clusters = bytearray()  # 16-byte key digests, one per row (the row's own id's
+        # digest when no key was given)
 
     def __len__(self) -> int:
         return len(self._digests) // 16
 
-    def add(self, sample_id: str, values: Sequence[float]) -> None:
-        self._digests += hashlib.blake2b(sample_id.encode(), digest_size=16).digest()
+    def add(self, sample_id: str, values: Sequence[float], cluster: str | None = None) -> None:
+        digest = _digest(sample_id)
+        self._digests += digest
         self._values.extend(values)
+        self._clusters += digest if cluster is None else _digest(cluster)
+
+    def extend(self, other: Outcomes) -> None:
+        """Append another's rows (same width), keeping their ids and clusters."""
+        if other.width != self.width:
+            raise ValueError(f"rows of width {other.width} cannot join rows of width "
+                             f"{self.width}")
+        self._digests += other._digests
+        self._values.extend(other._values)
+        self._clusters += other._clusters
 
     def only(self, digests: np.ndarray) -> Outcomes:
         """A copy holding the rows whose id digest is among `digests` (16-byte ids)."""
@@ -51,7 +92,23 @@ class Outcomes:
         out = Outcomes(self.width)
         out._digests = bytearray(mine[keep].tobytes())
         out._values = array("d", values[keep].ravel().tobytes())
+        out._clusters = bytearray(self._sorted_clusters()[keep].tobytes())
         return out
+
+    def clusters(self, by: str = "image") -> Clusters:
+        """Each row's cluster, rows in the order of `matrix`, clusters in the order of their
+        key digests (so a merged run's clusters are the whole run's)."""
+        import numpy as np
+
+        keys, index = np.unique(self._sorted_clusters(), return_inverse=True)
+        return Clusters(by, index.ravel().astype(np.intp), len(keys))
+
+    def _sorted_clusters(self) -> np.ndarray:
+        import numpy as np
+
+        digests = np.frombuffer(bytes(self._digests), dtype="S16")
+        order = np.argsort(digests, kind="stable")
+        return np.frombuffer(bytes(self._clusters), dtype="S16")[order]
 
     def digests(self) -> np.ndarray:
         return self.sorted()[0]
@@ -77,10 +134,13 @@ Statistic: TypeAlias = "Callable[[np.ndarray, int], np.ndarray]"
 
 
 def replicates(rows: np.ndarray, statistic: Statistic, resamples: int = RESAMPLES,
-               seed: int = SEED) -> np.ndarray:
-    """The statistic on `resamples` bootstrap resamples of the rows (resamples x k)."""
+               seed: int = SEED, clusters: Clusters | None = None) -> np.ndarray:
+    """The statistic on `resamples` bootstrap resamples of the rows (resamples x k); with
+    `clusters` (more rows than clusters), of the clusters."""
     import numpy as np
 
+    if clusters is not None and not clusters.singletons:
+        return _cluster_replicates(rows, statistic, resamples, seed, clusters)
     n = len(rows)
     rng = np.random.default_rng(seed)
     out = []
@@ -92,25 +152,62 @@ def replicates(rows: np.ndarray, statistic: Statistic, resamples: int = RESAMPLE
     return np.concatenate(out)
 
 
-def summaries(rows: np.ndarray, statistic: Statistic, names: Sequence[str]
-              ) -> dict[str, dict[str, Any]]:
+def _cluster_replicates(rows: np.ndarray, statistic: Statistic, resamples: int, seed: int,
+                        clusters: Clusters) -> np.ndarray:
+    """Whole clusters drawn with replacement: a drawn cluster adds all its rows, so a
+    resample's row count varies; the statistic is called once per distinct count."""
+    import numpy as np
+
+    k = clusters.count
+    rng = np.random.default_rng(seed)
+    out = []
+    for start in range(0, resamples, CHUNK):
+        size = min(CHUNK, resamples - start)
+        picks = rng.integers(0, k, size=(size, k))
+        drawn = np.stack([np.bincount(p, minlength=k) for p in picks])
+        counts = drawn[:, clusters.index].astype(np.float64)  # per row: its cluster's draws
+        sums = counts @ rows
+        sizes = counts.sum(axis=1).astype(np.int64)
+        chunk: np.ndarray | None = None
+        for n in np.unique(sizes):
+            mask = sizes == n
+            found = statistic(sums[mask], int(n))
+            if chunk is None:
+                chunk = np.empty((size, *found.shape[1:]), dtype=found.dtype)
+            chunk[mask] = found
+        assert chunk is not None
+        out.append(chunk)
+    return np.concatenate(out)
+
+
+def summaries(rows: np.ndarray, statistic: Statistic, names: Sequence[str],
+              clusters: Clusters | None = None) -> dict[str, dict[str, Any]]:
     """{name: {"se": ..., "ci95": [low, high]}} per metric the statistic returns, or
-    {name: {"unavailable": reason}} when fewer than 2 samples."""
+    {name: {"unavailable": reason}} when fewer than 2 samples (or clusters). With
+    `clusters`, a cluster bootstrap, and each result says so ("clusters": what a cluster
+    is, "n_clusters": how many)."""
     if len(rows) < 2:
         why = f"{len(rows)} scored sample{'s' if len(rows) != 1 else ''}: no interval"
         return {name: {"unavailable": why} for name in names}
+    if clusters is not None and clusters.count < 2:
+        why = f"{clusters.count} {clusters.by}: no clustered interval"
+        return {name: {"unavailable": why} for name in names}
     import numpy as np
 
-    values = replicates(rows, statistic)
+    values = replicates(rows, statistic, clusters=clusters)
     tail = 100 * (1 - LEVEL) / 2
     low, high = np.percentile(values, [tail, 100 - tail], axis=0)
     se = values.std(axis=0, ddof=1)
-    return {name: {"se": float(se[i]), "ci95": [float(low[i]), float(high[i])]}
+    extra: dict[str, Any] = {} if clusters is None else {
+        "clusters": clusters.by, "n_clusters": clusters.count}
+    return {name: {"se": float(se[i]), "ci95": [float(low[i]), float(high[i])]} | extra
             for i, name in enumerate(names)}
 
 
 def attach(block: dict[str, Any], found: dict[str, dict[str, Any]]) -> None:
-    """Write `k_se` and `k_ci95` (or `k_ci95_unavailable`) beside each metric `k` present."""
+    """Write `k_se` and `k_ci95` (or `k_ci95_unavailable`) beside each metric `k` present;
+    for a cluster bootstrap also `k_ci95_clusters` (what a cluster is) and
+    `k_ci95_n_clusters`."""
     for name, result in found.items():
         if name not in block:
             continue
@@ -119,6 +216,9 @@ def attach(block: dict[str, Any], found: dict[str, dict[str, Any]]) -> None:
         else:
             block[f"{name}_se"] = result["se"]
             block[f"{name}_ci95"] = result["ci95"]
+            if "clusters" in result:
+                block[f"{name}_ci95_clusters"] = result["clusters"]
+                block[f"{name}_ci95_n_clusters"] = result["n_clusters"]
 
 
 def mean_statistic(sums: np.ndarray, n: int) -> np.ndarray:

@@ -3,6 +3,12 @@ outcome (exact match, recall) and a paired bootstrap interval for a macro-F1 dif
 
 A benchmark says what to pair (`BenchmarkDefinition.paired_rows`: per record, named rows of
 either kind); this module only lines the rows up by sample id and tests them.
+
+When a metric's rows share images (a row's `cluster`, e.g. SalBench's three tasks on one
+scene), the pairs are not independent and McNemar's exact test is too eager: a 0/1 outcome
+then gets Obuchowski's cluster-adjusted McNemar statistic (Obuchowski 1998, "On the
+comparison of correlated proportions for clustered data", Statistics in Medicine 17), and
+any other a paired bootstrap that draws whole clusters. The result's `test` names which.
 """
 
 from __future__ import annotations
@@ -10,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from visioneval.stats.bootstrap import Outcomes, replicates
+from visioneval.stats.bootstrap import Clusters, Outcomes, replicates
 
 if TYPE_CHECKING:
     import numpy as np
@@ -22,10 +28,12 @@ ALPHA = 0.05
 @dataclass(frozen=True)
 class PairedRow:
     """One sample's outcome for a paired test: `correct` is (0 or 1,); `macro_f1` is the
-    sample's TP, FP and FN per class, (tp..., fp..., fn...)."""
+    sample's TP, FP and FN per class, (tp..., fp..., fn...). `cluster`: what the sample
+    shares with others (its image), when a metric pools samples of one image."""
 
     kind: Kind
     values: tuple[float, ...]
+    cluster: str | None = None
 
 
 @dataclass(frozen=True)
@@ -65,6 +73,56 @@ def mcnemar(a: np.ndarray, b: np.ndarray, key: str,
                         p, p < ALPHA)
 
 
+CLUSTERED_MCNEMAR = "McNemar, clustered (Obuchowski 1998)"
+
+
+def clustered_mcnemar(a: np.ndarray, b: np.ndarray, clusters: Clusters, key: str,
+                      names: tuple[str, str] = RUNS) -> PairedResult:
+    """Obuchowski's (1998) test of two correlated proportions over clustered pairs: with
+    X_k, Y_k the right answers of each run in cluster k (n_k pairs, K clusters, N pairs),
+    var(p) = K / (K - 1) / N^2 * sum_k (X_k - n_k p)^2, the covariance likewise, and
+    (p_b - p_a)^2 / (var_a + var_b - 2 cov) is chi-square with 1 degree of freedom."""
+    import numpy as np
+    from scipy.stats import chi2
+
+    k, n = clusters.count, len(a)
+    size = np.bincount(clusters.index, minlength=k).astype(np.float64)
+    x = np.bincount(clusters.index, weights=a, minlength=k)
+    y = np.bincount(clusters.index, weights=b, minlength=k)
+    p_a, p_b = float(a.mean()), float(b.mean())
+    da, db = x - size * p_a, y - size * p_b
+    scale = k / ((k - 1) * n * n)
+    variance = scale * float((da * da).sum() + (db * db).sum() - 2 * (da * db).sum())
+    difference = p_b - p_a
+    if variance > 0:
+        p = float(chi2.sf(difference * difference / variance, 1))
+    else:  # the same shift in every cluster, or none
+        p = 1.0 if difference == 0 else 0.0
+    only_a = int(((a == 1) & (b == 0)).sum())
+    only_b = int(((a == 0) & (b == 1)).sum())
+    return PairedResult(key, CLUSTERED_MCNEMAR, p_a, p_b, difference,
+                        f"right only {names[0]} {only_a}, only {names[1]} {only_b}; "
+                        f"{k} {clusters.by}s", p, p < ALPHA)
+
+
+def paired_test(kind: Kind, a: np.ndarray, b: np.ndarray, key: str,
+                names: tuple[str, str] = RUNS, clusters: Clusters | None = None,
+                binary: bool | None = None) -> PairedResult:
+    """The paired test that fits: McNemar's exact test for 0/1 outcomes (`binary`; None:
+    when every value is 0 or 1) and a paired bootstrap otherwise; with clusters of more
+    than one pair, Obuchowski's clustered McNemar and a paired bootstrap over clusters."""
+    import numpy as np
+
+    if binary is None:
+        binary = kind == "correct" and bool(np.isin(a[:, 0], (0.0, 1.0)).all()
+                                            and np.isin(b[:, 0], (0.0, 1.0)).all())
+    clustered = clusters is not None and not clusters.singletons
+    if binary:
+        return clustered_mcnemar(a[:, 0], b[:, 0], clusters, key, names) \
+            if clustered and clusters is not None else mcnemar(a[:, 0], b[:, 0], key, names)
+    return bootstrap_difference(kind, a, b, key, clusters if clustered else None)
+
+
 def macro_f1(sums: np.ndarray) -> np.ndarray:
     """Macro F1 of each row of summed (tp..., fp..., fn...): SalBench's formula (lmms-eval),
     F1 per class with 1e-8 in every denominator, then the plain mean over classes."""
@@ -83,8 +141,10 @@ def value_of(kind: Kind, rows: np.ndarray) -> float:
     return float(macro_f1(rows.sum(axis=0, keepdims=True))[0])
 
 
-def interval_of(kind: Kind, rows: np.ndarray) -> tuple[float, float] | None:
-    """The metric's 95% bootstrap interval (None with fewer than 2 rows)."""
+def interval_of(kind: Kind, rows: np.ndarray, clusters: Clusters | None = None
+                ) -> tuple[float, float] | None:
+    """The metric's 95% bootstrap interval (None with fewer than 2 rows); over clusters
+    when given."""
     import numpy as np
 
     if len(rows) < 2:
@@ -93,7 +153,7 @@ def interval_of(kind: Kind, rows: np.ndarray) -> tuple[float, float] | None:
     def statistic(sums: np.ndarray, n: int) -> np.ndarray:
         return (sums[:, :1] / n) if kind == "correct" else macro_f1(sums)[:, None]
 
-    values = replicates(rows, statistic)[:, 0]
+    values = replicates(rows, statistic, clusters=clusters)[:, 0]
     low, high = (float(x) for x in np.percentile(values, [2.5, 97.5]))
     return low, high
 
@@ -103,10 +163,12 @@ def macro_f1_difference(a: np.ndarray, b: np.ndarray, key: str) -> PairedResult:
     return bootstrap_difference("macro_f1", a, b, key)
 
 
-def bootstrap_difference(kind: Kind, a: np.ndarray, b: np.ndarray, key: str) -> PairedResult:
+def bootstrap_difference(kind: Kind, a: np.ndarray, b: np.ndarray, key: str,
+                         clusters: Clusters | None = None) -> PairedResult:
     """A paired bootstrap (the same resampled samples for both) of the metric's difference
     b - a: significant when its 95% interval leaves out 0. For a mean outcome whose values
-    are not all 0 or 1 (chance, partial credit), where McNemar does not apply."""
+    are not all 0 or 1 (chance, partial credit), where McNemar does not apply. With
+    clusters of more than one pair, whole clusters are drawn."""
     import numpy as np
 
     width = a.shape[1]
@@ -118,9 +180,13 @@ def bootstrap_difference(kind: Kind, a: np.ndarray, b: np.ndarray, key: str) -> 
         return (metric(sums[:, width:], n) - metric(sums[:, :width], n))[:, None]
 
     first, second = value_of(kind, a), value_of(kind, b)
-    values = replicates(np.hstack([a, b]), statistic)[:, 0]
+    clustered = clusters is not None and not clusters.singletons
+    values = replicates(np.hstack([a, b]), statistic,
+                        clusters=clusters if clustered else None)[:, 0]
     low, high = (float(x) for x in np.percentile(values, [2.5, 97.5]))
-    return PairedResult(key, "paired bootstrap", first, second, second - first,
+    name = f"paired bootstrap over {clusters.by}s" if clustered and clusters is not None \
+        else "paired bootstrap"
+    return PairedResult(key, name, first, second, second - first,
                         f"95% interval of the difference {100 * low:+.1f} to "
                         f"{100 * high:+.1f} points", None,
                         not low <= 0.0 <= high, (low, high))
@@ -139,7 +205,7 @@ class PairedCollector:
                 self.kinds[key] = row.kind
                 self.rows[key] = Outcomes(len(row.values))
             if self.rows[key].width == len(row.values):
-                self.rows[key].add(sample_id, row.values)
+                self.rows[key].add(sample_id, row.values, row.cluster)
 
     def common(self, other: PairedCollector) -> tuple[PairedCollector, int]:
         """A copy narrowed to the samples `other` has too, per metric; and how many of this
@@ -173,7 +239,6 @@ def paired(first: PairedCollector, other: PairedCollector, names: tuple[str, str
         if len(ids_a) < 2:
             unpaired.append(key)
             continue
-        test = mcnemar(a[:, 0], b[:, 0], key, names) if kind == "correct" else \
-            macro_f1_difference(a, b, key)
-        results.append(test)
+        results.append(paired_test(kind, a, b, key, names, first.rows[key].clusters(),
+                                   binary=kind == "correct"))
     return results, unpaired

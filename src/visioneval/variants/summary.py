@@ -27,7 +27,7 @@ from visioneval.stats.paired import (
     PairedRow,
     bootstrap_difference,
     interval_of,
-    mcnemar,
+    paired_test,
     value_of,
 )
 from visioneval.variants.kinds import Variant
@@ -208,7 +208,8 @@ class VariantCollector:
         if key not in mine.rows:
             return VariantMetric(metric=key, kind=kind, n=0,
                                  unavailable="no answer of this variant was scored")
-        ids, a = original.rows[key].only(mine.rows[key].digests()).sorted()
+        both = original.rows[key].only(mine.rows[key].digests())
+        ids, a = both.sorted()
         ids_b, b = mine.rows[key].only(ids).sorted()
         n = len(ids_b)
         if n < 2:
@@ -217,7 +218,8 @@ class VariantCollector:
                                  "paired test needs two")
         found = VariantMetric(metric=key, kind=kind, n=n, original=_estimate(kind, a),
                               variant=_estimate(kind, b),
-                              versus_original=Difference.of(_test(kind, a, b, key)))
+                              versus_original=Difference.of(
+                                  paired_test(kind, a, b, key, NAMES, both.clusters())))
         if removes_image and self.chance is not None and key in self.chance_rows.rows:
             _, c = self.chance_rows.rows[key].only(ids_b).sorted()
             if len(c) == n:
@@ -229,17 +231,6 @@ class VariantCollector:
 def _estimate(kind: Literal["correct", "macro_f1"], rows: np.ndarray) -> Estimate:
     interval = interval_of(kind, rows)
     return Estimate(value=value_of(kind, rows), ci95=list(interval) if interval else None)
-
-
-def _test(kind: Literal["correct", "macro_f1"], a: np.ndarray, b: np.ndarray,
-          key: str) -> PairedResult:
-    """McNemar's exact test for 0/1 outcomes; a paired bootstrap otherwise."""
-    import numpy as np
-
-    binary = kind == "correct" and bool(np.isin(a, (0.0, 1.0)).all()
-                                        and np.isin(b, (0.0, 1.0)).all())
-    return mcnemar(a[:, 0], b[:, 0], key, NAMES) if binary else \
-        bootstrap_difference(kind, a, b, key)
 
 
 MAX_FILE_BYTES = 16_000_000  # variants.json holds a few numbers per variant and metric

@@ -89,6 +89,10 @@ class IllusionBenchDefinition(BenchmarkDefinition):
                        [Table(["subset", "protocol", "shape", "shape 95% interval", "Δ",
                                "scene", "scene 95% interval", "Δ"], rows, 2),
                         Charts(drawn), Note(INTERVALS_NOTE)])]
+        pooled = tables.pooled_rows(metrics)
+        if pooled:
+            out.append(Section("Both tasks pooled (percent)", [
+                Table(tables.POOLED_HEADER, pooled, 2), Note(tables.POOLED_NOTE)]))
         cats: list[str] = []
         parts: dict[str, list[float]] = {"shape": [], "texture (scene)": [],
                                          "named neither": []}
@@ -117,11 +121,12 @@ class IllusionBenchDefinition(BenchmarkDefinition):
 
     def paired_rows(self, record: Record) -> dict[str, Any]:
         """Each rule's recall per subset and task (McNemar on correct answers)."""
+        from visioneval.benchmarks.illusionbench.metrics import image_key
         from visioneval.stats.paired import PairedRow
 
-        task = record.metadata.get("task")
+        task, image = record.metadata.get("task"), image_key(record)
         return {f"{record.group} {task} recall ({rule})":
-                PairedRow("correct", (float(score["correct"]),))
+                PairedRow("correct", (float(score["correct"]),), image)
                 for rule, score in record.scores.items() if "correct" in score}
 
     chance_rule = ("chance: one of the options the prompt lists, picked at random, names the "

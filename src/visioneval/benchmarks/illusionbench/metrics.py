@@ -9,6 +9,11 @@ class for the shape task, scene for the scene task). `original` adds the shape/t
 distribution under both prompts (the shape-versus-scene bias view) and `quirks`, the other
 variant of the rule on the same responses.
 
+`pooled` is both tasks' answers together (the shape and the scene question of each image):
+its recall's interval is a cluster bootstrap that draws images, since the two answers about
+one image are not independent (`stats.bootstrap`); the per-task intervals, where each image
+appears once, are the plain bootstrap's.
+
 Failed requests count in n_errors and are left out of n and of every score; a recall with
 n = 0 is absent and `unavailable` says why (never 0).
 """
@@ -19,7 +24,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from pydantic import RootModel
+from pydantic import Field, RootModel
 
 from visioneval.benchmarks.illusionbench.prompts import offered
 from visioneval.benchmarks.illusionbench.protocols import lmms_normalize
@@ -53,8 +58,8 @@ class Cell:
         for rule, score in record.scores.items():
             self.correct[rule] = self.correct.get(rule, 0) + score["correct"]
             if self.outcomes is not None:
-                self.outcomes.setdefault(rule, Outcomes(1)).add(record.id,
-                                                                (float(score["correct"]),))
+                self.outcomes.setdefault(rule, Outcomes(1)).add(
+                    record.id, (float(score["correct"]),), image_key(record))
 
     def block(self, rule: str) -> dict[str, Any]:
         """n, n_errors and the recall of `rule` (absent with a reason when n = 0), with its
@@ -68,6 +73,35 @@ class Cell:
             if kept is not None and len(kept) == self.n:
                 attach(block, summaries(kept.matrix(), mean_statistic, ("recall",)))
         return block
+
+
+def image_key(record: Record) -> str | None:
+    """What identifies a record's image: its subset and image name (both tasks and every
+    prompt family of one image share it); None (its own cluster) without a name."""
+    name = (record.metadata or {}).get("image_name")
+    return f"{record.group}/{name}" if name else None
+
+
+def pooled_block(cells: Sequence[Cell], rule: str) -> dict[str, Any]:
+    """The recall of `rule` over the answers of every task together, with a cluster
+    bootstrap interval over images (absent with a reason when a task has no scored
+    answer)."""
+    n = sum(c.n for c in cells)
+    block: dict[str, Any] = {"n": n, "n_errors": sum(c.n_errors for c in cells)}
+    if any(not c.n for c in cells):
+        block["unavailable"] = "a task has no scored samples: nothing to pool"
+        return block
+    block["recall"] = sum(c.correct[rule] for c in cells) / n
+    kept = [(c.outcomes or {}).get(rule) for c in cells]
+    if all(k is not None and len(k) == c.n for k, c in zip(kept, cells, strict=True)):
+        merged = Outcomes(1)
+        for k in kept:
+            if k is not None:
+                merged.extend(k)
+        clusters = merged.clusters("image")
+        block["n_images"] = clusters.count
+        attach(block, summaries(merged.matrix(), mean_statistic, ("recall",), clusters))
+    return block
 
 
 class TaskTally:
@@ -126,6 +160,8 @@ def subset_block(by_task: dict[str, TaskTally], labels: dict[str, set[str]], rul
     block: dict[str, Any] = {"rule": rule}
     block |= {f"{t}_recall": b["recall"] for t, b in tasks_out.items() if "recall" in b}
     block |= tasks_out
+    if len(by_task) > 1:
+        block["pooled"] = pooled_block([t.all for t in by_task.values()], rule)
     block["labels_not_offered"] = not_offered(labels, FAMILY[rule], subset)
     if rule in ("original", ORIGINAL_FIXED):
         block["distribution"] = {f"{t}_prompt": tally.distribution(rule)
@@ -193,6 +229,16 @@ class RecallBlock(MetricsBlock):
     recall_ci95_unavailable: str | None = None
 
 
+class PooledRecall(RecallBlock):
+    """Every task's answers together (`pooled_block`): the interval draws images."""
+
+    n_images: int | None = Field(None, description="Images among the pooled answers: the "
+                                 "clusters of the interval.")
+    recall_ci95_clusters: str | None = Field(None, description="What the interval resamples "
+                                             "as one: \"image\".")
+    recall_ci95_n_clusters: int | None = Field(None, description="How many clusters.")
+
+
 class TaskMetrics(RecallBlock):
     """A task's recall overall, per difficulty and per class (`TaskTally.block`)."""
 
@@ -235,6 +281,7 @@ class SubsetMetrics(MetricsBlock):
     scene_recall: float | None = None
     shape: TaskMetrics | None = None
     scene: TaskMetrics | None = None
+    pooled: PooledRecall | None = None
     labels_not_offered: dict[str, list[str]]
     distribution: dict[str, Distribution] | None = None
     quirks: Quirks | None = None

@@ -113,6 +113,9 @@ def show(metrics: dict[str, Any], model: str, console: Console) -> None:
         f"{_n(r['shape_n'])}/{_n(r['scene_n'])}", str(r["n_errors"])])
     console.print(table)
     show_intervals(metrics, console)
+    pooled = pooled_rows(metrics)
+    if pooled:
+        console.print(_pooled_table(pooled))
     for protocol in metrics:
         console.print(LEGEND[protocol], highlight=False)
     if "original" in metrics:
@@ -142,6 +145,37 @@ def show_intervals(metrics: dict[str, Any], console: Console) -> None:
     _add_rows(table, metrics, lambda r: [interval(r["shape_ci95"]), interval(r["scene_ci95"])])
     if any(r["shape_ci95"] or r["scene_ci95"] for r in rows(metrics)):
         console.print(table)
+
+
+POOLED_HEADER = ["protocol", "set", "answers", "images", "recall", "95% interval"]
+POOLED_NOTE = ("Both tasks pooled: the shape and the scene answers together. The two answers "
+               "about one image are not independent, so the interval is a cluster bootstrap "
+               "that draws images (1000 seeded resamples; docs/intervals.md).")
+
+
+def pooled_rows(metrics: dict[str, Any]) -> list[list[str]]:
+    """Per protocol and subset, the recall over both tasks with its interval over images
+    (percent); none when a run asked one task."""
+    out = []
+    for protocol, blocks in metrics.items():
+        for subset, block in blocks.items():
+            pooled = block.get("pooled")
+            if not pooled or "recall" not in pooled:
+                continue
+            out.append([protocol, subset, str(pooled["n"]), _n(pooled.get("n_images")),
+                        pct(pooled["recall"]), interval(pooled.get("recall_ci95"))])
+    return out
+
+
+def _pooled_table(found: list[list[str]]) -> Table:
+    table = Table(title="Both tasks pooled, recall in percent", pad_edge=False,
+                  caption="interval: bootstrap over images, 1000 seeded resamples")
+    for column in POOLED_HEADER:
+        table.add_column(column, justify="left" if column in ("protocol", "set") else "right",
+                         no_wrap=True)
+    for row in found:
+        table.add_row(*row)
+    return table
 
 
 def show_bias(original: dict[str, Any], console: Console) -> None:

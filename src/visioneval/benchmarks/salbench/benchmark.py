@@ -13,7 +13,7 @@ from rich.console import Console
 
 from visioneval import excerpts as stored
 from visioneval.benchmarks.salbench import tables
-from visioneval.benchmarks.salbench.metrics import ConfigTally
+from visioneval.benchmarks.salbench.metrics import ConfigTally, TaskPool, pool_tasks
 from visioneval.benchmarks.salbench.options import SalBenchOptions
 from visioneval.benchmarks.salbench.parse import (
     lenient_labels,
@@ -153,13 +153,17 @@ class SalBench(Benchmark[SalBenchOptions]):
         group names the family) are tallied inside their config's block."""
         families = self.options.families
         tallies = {s.name: ConfigTally(CONFIGS[s.name].classes, families) for s in self.specs}
+        pools = {ds: TaskPool(CONFIGS[ds].classes, families[0]) for ds in ("P3", "O3")}
         for record in records:
             config = (record.metadata or {}).get("config", record.group)
             if config not in tallies and config in CONFIGS:
                 tallies[config] = ConfigTally(CONFIGS[config].classes, families)
             if config in tallies:
                 tallies[config].add(record)
-        return {name: tally.result(name) for name, tally in tallies.items()}
+                pools[CONFIGS[config].dataset].add(record, config)
+        out = {name: tally.result(name) for name, tally in tallies.items()}
+        pool_tasks(out, pools)
+        return out
 
     def headline_outcome(self, record: Record) -> float | None:
         """Strict exact match of an answered row in the headline prompt family (the

@@ -129,6 +129,12 @@ class SalBenchDefinition(BenchmarkDefinition):
                  "format. Intervals: 95% bootstrap over samples (1000 seeded resamples), "
                  "strict parser."),
             *_target_absent_blocks(view.metrics)])]
+        from visioneval.benchmarks.salbench.tables import POOLED_HEADER, POOLED_NOTE, pooled_rows
+
+        pooled = pooled_rows(view.metrics)
+        if pooled:
+            out.append(Section("Tasks pooled per image set (percent)", [
+                Table(POOLED_HEADER, pooled), Note(POOLED_NOTE)]))
         out.append(_protocol_section(view.metrics))
 
         wanted = {config: list(block["strict"]["per_class"])
@@ -152,7 +158,9 @@ class SalBenchDefinition(BenchmarkDefinition):
         """Exact match (McNemar) and macro F1 (paired bootstrap) of the headline parser,
         per config; a second prompt family's under its own names ("O3 (lmms-eval prompt)
         exact match"), as its group says. Target-absent rows are in neither."""
-        from visioneval.benchmarks.salbench.metrics import paired_values
+        from dataclasses import replace
+
+        from visioneval.benchmarks.salbench.metrics import image_key, paired_values
 
         config = (record.metadata or {}).get("config", record.group)
         if "strict" not in record.scores or config not in CONFIGS or \
@@ -161,7 +169,8 @@ class SalBenchDefinition(BenchmarkDefinition):
         name = config if record.group == config else \
             f"{config} ({record.metadata.get('prompt', '?')} prompt)"
         pred, gold = set(record.parsed.get("strict") or []), target_labels(str(record.target))
-        return {f"{name} {metric}": row for metric, row in
+        # The scene rides along: rows of one metric that share it are tested as clusters.
+        return {f"{name} {metric}": replace(row, cluster=image_key(record)) for metric, row in
                 paired_values(pred, gold, CONFIGS[config].classes,
                               record.scores["strict"]).items()}
 

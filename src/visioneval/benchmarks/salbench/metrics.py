@@ -9,6 +9,12 @@
 
 Failed requests are counted in n_errors and left out of every score.
 
+`pooled_tasks` (in each config's block, when a run holds two or more tasks of one image
+set): the headline parser's figures over all those tasks' answers together. Detection,
+Referring and Visual Referring ask about the same scenes, so that interval is a cluster
+bootstrap that draws images (`stats.bootstrap`); each config's own intervals, where each
+image appears once, are the plain bootstrap's.
+
 Target-absent control rows (answer "None", `data synth-salbench --target-absent`) are left
 out of all of these and tallied apart (`AbsentTally`): false alarms (the answer names a
 feature), correct rejections and the false-alarm rate with its Wilson interval.
@@ -24,10 +30,12 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, RootModel
 
 from visioneval.benchmarks.salbench.parse import rejects, target_absent, target_labels
+from visioneval.benchmarks.salbench.spec import CONFIGS
 from visioneval.core.runfiles import Interval, MetricsBlock
-from visioneval.metrics.labelsets import ParserMetrics, ParserTally
+from visioneval.metrics.labelsets import ParserMetrics, ParserTally, sample_scores
 from visioneval.stats.binomial import wilson
-from visioneval.stats.paired import PairedCollector, PairedRow, paired
+from visioneval.stats.bootstrap import Outcomes, attach, summaries
+from visioneval.stats.paired import PairedCollector, PairedRow, macro_f1, paired
 
 if TYPE_CHECKING:
     pass
@@ -189,6 +197,86 @@ class ConfigTally:
                 self.pairs.get(headline), self.pairs.get(family), headline, family)
 
 
+def image_key(record: Any) -> str:
+    """What identifies a record's scene across SalBench's tasks: its image set and
+    image_id (the same scene in Detection, Referring and Visual Referring), else its row;
+    a record with neither is a scene of its own."""
+    meta = record.metadata or {}
+    config = meta.get("config", record.group)
+    dataset = CONFIGS[config].dataset if config in CONFIGS else config
+    image, row = meta.get("image_id"), meta.get("row")
+    if image not in (None, ""):
+        return f"{dataset}/{image}"
+    return f"{dataset}/#{row}" if row is not None else f"sample {record.id}"
+
+
+@dataclass
+class TaskPool:
+    """The headline family's scored answers (headline parser) of every task of one image
+    set, each kept with its scene for the cluster bootstrap."""
+
+    classes: Sequence[str]
+    family: str
+    configs: list[str] = field(default_factory=list)
+    tally: ParserTally = field(default_factory=ParserTally)
+    n_errors: int = 0
+    outcomes: Outcomes | None = None
+
+    def add(self, record: Any, config: str) -> None:
+        meta = record.metadata or {}
+        if (meta.get("prompt") or self.family) != self.family or (
+                isinstance(record.target, str) and target_absent(record.target)):
+            return
+        if config not in self.configs:
+            self.configs.append(config)
+        if not record.ok:
+            self.n_errors += 1
+            return
+        pred, gold = set(record.parsed[HEADLINE]), target_labels(record.target)
+        scores = record.scores.get(HEADLINE)
+        self.tally.add(pred, gold, scores, self.classes)
+        own = scores or sample_scores(pred, gold)
+        exact, sample_f1 = own["exact_match"], own["sample_f1"]
+        if self.outcomes is None:
+            self.outcomes = Outcomes(2 + 3 * len(self.classes))
+        self.outcomes.add(record.id, [exact, sample_f1, *paired_values(
+            pred, gold, self.classes, scores)["macro F1"].values], image_key(record))
+
+    def result(self) -> dict[str, Any]:
+        """The pooled figures, with cluster-bootstrap intervals over scenes."""
+        block = self.tally.result(self.classes, self.n_errors)
+        out: dict[str, Any] = {"configs": sorted(self.configs, key=_task_order)} | {
+            k: block[k] for k in ("n", "n_errors", "unavailable", "exact_match", "macro_f1",
+                                  "sample_f1") if k in block}
+        if self.outcomes is not None and len(self.outcomes) == self.tally.n:
+            clusters = self.outcomes.clusters("image")
+            out["n_images"] = clusters.count
+            attach(out, summaries(self.outcomes.matrix(), _pooled_statistic,
+                                  ("exact_match", "macro_f1", "sample_f1"), clusters))
+        return out
+
+
+def _task_order(config: str) -> int:
+    return list(CONFIGS).index(config) if config in CONFIGS else len(CONFIGS)
+
+
+def _pooled_statistic(sums: Any, n: int) -> Any:
+    """Exact match, macro F1 (pooled per-class counts, the reference's formula) and
+    sample F1 from a resample's column sums (exact, sample F1, tp..., fp..., fn...)."""
+    import numpy as np
+
+    return np.column_stack([sums[:, 0] / n, macro_f1(sums[:, 2:]), sums[:, 1] / n])
+
+
+def pool_tasks(blocks: dict[str, dict[str, Any]], pools: dict[str, TaskPool]) -> None:
+    """Each config's block gets its image set's `pooled_tasks` when two or more of that
+    set's tasks were in the run."""
+    for config, block in blocks.items():
+        pool = pools.get(CONFIGS[config].dataset) if config in CONFIGS else None
+        if pool is not None and len(pool.configs) > 1:
+            block["pooled_tasks"] = pool.result()
+
+
 def _key(family: str) -> str:
     return family.replace("-", "_")
 
@@ -321,6 +409,36 @@ class TargetAbsentMetrics(MetricsBlock):
                                                    "interval.")
 
 
+class PooledTasks(MetricsBlock):
+    """An image set's tasks together (`TaskPool.result`, headline parser and prompt): the
+    intervals draw scenes, each with all its answers."""
+
+    configs: list[str] = Field(description="The configs pooled (one image set's tasks).")
+    n: int
+    n_errors: int
+    unavailable: str | None = None
+    n_images: int | None = Field(None, description="Scenes among the pooled answers.")
+    exact_match: float | None = None
+    exact_match_se: float | None = None
+    exact_match_ci95: Interval | None = None
+    exact_match_ci95_clusters: str | None = Field(None, description="What the interval "
+                                                  "resamples as one: \"image\".")
+    exact_match_ci95_n_clusters: int | None = None
+    exact_match_ci95_unavailable: str | None = None
+    macro_f1: float | None = None
+    macro_f1_se: float | None = None
+    macro_f1_ci95: Interval | None = None
+    macro_f1_ci95_clusters: str | None = None
+    macro_f1_ci95_n_clusters: int | None = None
+    macro_f1_ci95_unavailable: str | None = None
+    sample_f1: float | None = None
+    sample_f1_se: float | None = None
+    sample_f1_ci95: Interval | None = None
+    sample_f1_ci95_clusters: str | None = None
+    sample_f1_ci95_n_clusters: int | None = None
+    sample_f1_ci95_unavailable: str | None = None
+
+
 class ConfigMetrics(MetricsBlock):
     """One config's block (`ConfigTally.result`): both parsers, the protocol view (figures
     by name, or `<name>_unavailable` with the reason), and with `--prompt both` the other
@@ -338,6 +456,8 @@ class ConfigMetrics(MetricsBlock):
         None, description="Per parser; only when the config had target-absent rows.")
     target_absent_by_prompt: dict[str, dict[str, TargetAbsentMetrics]] | None = Field(
         None, description="The same per other prompt family (--prompt both).")
+    pooled_tasks: PooledTasks | None = Field(
+        None, description="The config's image set over every task in the run (two or more).")
 
 
 class SalBenchMetrics(RootModel[dict[str, ConfigMetrics]]):

@@ -163,6 +163,12 @@ def show(metrics: dict[str, Any], label: dict[str, Any], console: Console) -> No
         header, rows = [header[0], *header[2:]], [[r[0], *r[2:]] for r in rows]
     console.print(_simple("95% intervals (strict parser, percent)", header, rows,
                           caption="bootstrap over samples, 1000 seeded resamples"))
+    pooled = pooled_rows(metrics)
+    if pooled:
+        console.print(_simple("Tasks pooled per image set (strict parser, percent)",
+                              POOLED_HEADER, pooled,
+                              caption="intervals: bootstrap over scenes (each with all its "
+                              "tasks' answers), 1000 seeded resamples"))
     console.print(protocol_table(metrics))
     header, rows = prompt_effect_rows(metrics, compact=True)
     if rows:
@@ -288,6 +294,32 @@ PROMPT_EFFECT_NOTE = ("The same rows under both prompts, paired: McNemar's exact
                       "exact match, a paired bootstrap (1000 seeded resamples) of the macro-F1 "
                       "difference (second minus first); rows scored under one prompt only are "
                       "left out. \"no\": the difference may be noise.")
+
+
+POOLED_HEADER = ["set", "tasks", "n", "scenes", "EM", "EM 95%", "F1", "F1 95%"]
+POOLED_NOTE = ("Tasks pooled: one image set's Detection (D), Referring (R) and Visual "
+               "Referring (VR) answers together (those in the run). The tasks ask about the "
+               "same scenes, so their answers are not independent: the intervals are a "
+               "cluster bootstrap that draws scenes, each with all its answers (1000 seeded "
+               "resamples; docs/intervals.md).")
+
+
+def pooled_rows(metrics: dict[str, Any]) -> list[list[str]]:
+    """One row per image set whose tasks were pooled (`pooled_tasks`, the same in each of
+    its configs): exact match and macro F1 with their intervals over scenes, percent."""
+    rows, seen = [], set()
+    for config, block in metrics.items():
+        pooled = block.get("pooled_tasks")
+        dataset = CONFIGS[config].dataset if config in CONFIGS else config
+        if not pooled or dataset in seen:
+            continue
+        seen.add(dataset)
+        tasks = "+".join(CONFIGS[c].task if c in CONFIGS else c for c in pooled["configs"])
+        rows.append([dataset, tasks, str(pooled["n"]),
+                     str(pooled.get("n_images", "")), pct(pooled.get("exact_match")) or "-",
+                     interval(pooled.get("exact_match_ci95")),
+                     pct(pooled.get("macro_f1")) or "-", interval(pooled.get("macro_f1_ci95"))])
+    return rows
 
 
 def interval_rows(metrics: dict[str, Any]) -> list[list[str]]:
