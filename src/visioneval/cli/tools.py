@@ -58,6 +58,12 @@ def loopback(
     max_side: Annotated[int | None, typer.Option(
         metavar="N", help="Bring a long edge over N pixels down to N before the model looks "
         "(Anthropic: 1568).", show_default="no limit")] = None,
+    batch_delay: Annotated[float, typer.Option(
+        metavar="S", help="Seconds a batch (OpenAI's Batch API, Anthropic's Message "
+        "Batches) stays in progress before it ends.")] = 0.0,
+    batch_error_every: Annotated[int, typer.Option(
+        metavar="K", help="In batches, every K-th request is answered with an error (0: "
+        "none).")] = 0,
 ) -> None:
     """Serve a scripted model over the OpenAI, Ollama and Anthropic protocols on 127.0.0.1."""
     from visioneval.commands.loopback import ObserverFlags, serve
@@ -70,5 +76,8 @@ def loopback(
         default.dprime if observer_dprime is None else observer_dprime,
         default.criterion if observer_criterion is None else observer_criterion,
         default.seed if observer_seed is None else observer_seed)
+    from visioneval.loopback.batches import BatchScript
+
+    batches = BatchScript(delay_s=batch_delay, error_every=batch_error_every)
     raise typer.Exit(serve(port, tuple(model or ["m"]), answer, latency, fail_rate,
-                           faults, seed, thinking, flags, downscale, max_side))
+                           faults, seed, thinking, flags, downscale, max_side, batches))

@@ -8,6 +8,7 @@ import os
 import sys
 from dataclasses import dataclass
 
+from visioneval.loopback.batches import BatchScript
 from visioneval.loopback.observer import DEFAULT_CURVES, Observer, answer_observer, parse_curves
 from visioneval.loopback.server import (
     ANSWER_MODES,
@@ -45,7 +46,8 @@ class ObserverFlags:
 def build_script(models: tuple[str, ...], answer: str, latency: float, fail_rate: float,
                  faults: str, seed: int, thinking: str = "none",
                  observer: ObserverFlags | None = None, downscale: float | None = None,
-                 max_side: int | None = None) -> ServerScript:
+                 max_side: int | None = None, batches: BatchScript | None = None
+                 ) -> ServerScript:
     if observer is not None and answer != "observer":
         raise ValueError("the --observer flags need --answer observer")
     if answer == "observer":
@@ -67,7 +69,8 @@ def build_script(models: tuple[str, ...], answer: str, latency: float, fail_rate
         raise ValueError(f"--thinking {thinking!r}: use none, {', '.join(THINKING_MODES)}")
     return ServerScript(models=models, answer=answerer, latency_s=latency, fail_rate=fail_rate,
                         faults=chosen, seed=seed, thinking=THINKING_MODES.get(thinking),
-                        downscale=downscale, max_side=max_side)
+                        downscale=downscale, max_side=max_side,
+                        batches=batches or BatchScript())
 
 
 async def _serve(script: ServerScript, port: int) -> None:
@@ -100,13 +103,13 @@ def _resizing(script: ServerScript) -> str:
 def serve(port: int, models: tuple[str, ...], answer: str, latency: float, fail_rate: float,
           faults: str, seed: int, thinking: str = "none",
           observer: ObserverFlags | None = None, downscale: float | None = None,
-          max_side: int | None = None) -> int:
+          max_side: int | None = None, batches: BatchScript | None = None) -> int:
     try:
         if not 0 <= port <= 65535:
             raise ValueError(f"--port {port}: a port is a number from 0 to 65535 "
                              "(0: any free port)")
         script = build_script(models, answer, latency, fail_rate, faults, seed, thinking,
-                              observer, downscale, max_side)
+                              observer, downscale, max_side, batches)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
