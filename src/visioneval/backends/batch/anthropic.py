@@ -24,7 +24,7 @@ from visioneval.backends.batch.base import (
     BatchState,
     error_answer,
 )
-from visioneval.backends.batch.transport import FILE_CAP_BYTES, call, jsonl
+from visioneval.backends.batch.transport import FILE_CAP_BYTES, call, id_in, jsonl
 from visioneval.core.records import Request, Response
 
 BATCHES = "/v1/messages/batches"
@@ -48,11 +48,7 @@ class AnthropicBatch(BatchClient):
                              data=b'{"requests":[' + b",".join(lines) + b"]}")
         if isinstance(created, BatchFailure):
             return created
-        batch_id = created.get("id") if isinstance(created, dict) else None
-        if not isinstance(batch_id, str):
-            return BatchFailure(f"POST {BATCHES} answered no batch id: "
-                                f"{replies.describe(created)}", transient=True)
-        return batch_id
+        return id_in(created, f"POST {BATCHES}", "batch")
 
     async def find(self, tag: str, requests: int, after: float) -> str | None | BatchFailure:
         """The one batch created after `after` that holds `requests` requests; None when

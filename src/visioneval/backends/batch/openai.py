@@ -19,7 +19,7 @@ from visioneval.backends.batch.base import (
     BatchState,
     error_answer,
 )
-from visioneval.backends.batch.transport import FILE_CAP_BYTES, call, jsonl
+from visioneval.backends.batch.transport import FILE_CAP_BYTES, call, id_in, jsonl
 from visioneval.backends.openai import OpenAIBackend, parse_chat_response
 from visioneval.core.records import Request, Response
 
@@ -47,20 +47,15 @@ class OpenAIBatch(BatchClient):
         uploaded = await call(self.backend, "POST", "/files", data=form)
         if isinstance(uploaded, BatchFailure):
             return uploaded
-        file_id = uploaded.get("id") if isinstance(uploaded, dict) else None
-        if not isinstance(file_id, str):
-            return BatchFailure(f"POST /files answered no file id: "
-                                f"{replies.describe(uploaded)}", transient=True)
+        file_id = id_in(uploaded, "POST /files", "file")
+        if isinstance(file_id, BatchFailure):
+            return file_id
         created = await call(self.backend, "POST", "/batches", data=body.dumps({
             "input_file_id": file_id, "endpoint": ENDPOINT, "completion_window": "24h",
             "metadata": {TAG_KEY: tag}}))
         if isinstance(created, BatchFailure):
             return created
-        batch_id = created.get("id") if isinstance(created, dict) else None
-        if not isinstance(batch_id, str):
-            return BatchFailure(f"POST /batches answered no batch id: "
-                                f"{replies.describe(created)}", transient=True)
-        return batch_id
+        return id_in(created, "POST /batches", "batch")
 
     async def find(self, tag: str, requests: int, after: float) -> str | None | BatchFailure:
         listed = await call(self.backend, "GET", "/batches?limit=100")

@@ -74,3 +74,15 @@ def jsonl(raw: bytes) -> list[Any]:
             except orjson.JSONDecodeError:
                 continue
     return out
+
+
+def id_in(reply: Any, where: str, what: str) -> str | BatchFailure:
+    """The `id` of a provider's reply (a created file or batch), or a transient failure
+    saying the reply had none."""
+    from visioneval.backends import replies
+
+    found = reply.get("id") if isinstance(reply, dict) else None
+    if isinstance(found, str):
+        return found
+    return BatchFailure(f"{where} answered no {what} id: {replies.describe(reply)}",
+                        transient=True)
