@@ -14,6 +14,7 @@ from rich.table import Table as RichTable
 
 from visioneval.core.blocks import Block, Charts, Note, Section, Table
 from visioneval.core.view import RunData
+from visioneval.evaluators.checks import TENTATIVE
 from visioneval.evaluators.metrics import (
     Agreement,
     ControlCheck,
@@ -104,7 +105,7 @@ def rows(card: JudgeCard) -> list[CheckRow]:
         if own is not None:
             out.append(CheckRow("itself", evaluator, own.units,
                                 _alpha(own) if own.alpha is not None else "-",
-                                "flag" if own.alpha is not None and own.alpha < 0.667
+                                "flag" if own.alpha is not None and own.alpha < TENTATIVE
                                 else "pass" if own.alpha is not None else "inconclusive",
                                 own.reading or "not computed"))
     for human in card.humans:
@@ -114,7 +115,7 @@ def rows(card: JudgeCard) -> list[CheckRow]:
             if human.alpha_ci95 else ""
         figure = f"{human.alpha:.2f}{ci}" if human.alpha is not None else "-"
         verdict = "inconclusive" if human.alpha is None else \
-            "pass" if human.alpha >= 0.667 else "flag"
+            "pass" if human.alpha >= TENTATIVE else "flag"
         reading = "agrees" if verdict == "pass" else "disagrees" if verdict == "flag" \
             else "too few cases" if human.n < 3 else "not computed"
         out.append(CheckRow("people", human.evaluator, human.n, figure, verdict, reading))

@@ -16,7 +16,7 @@ import numpy as np
 
 from visioneval.core.records import Record
 from visioneval.evaluators.controls import BLIND, EDIT, ORDER
-from visioneval.evaluators.edits import Edit, named
+from visioneval.evaluators.edits import DETAIL, KINDS, Edit, named
 from visioneval.evaluators.human_labels import HumanLabels
 from visioneval.evaluators.metrics import (
     Agreement,
@@ -200,13 +200,13 @@ class JudgeChecks:
         return any(k[0] == judge and k[1] == evaluator and c == control
                    for (k, c) in self.controls)
 
-    def _pairs(self, judge: int, evaluator: str, control: str
+    def _pairs(self, judge: int, evaluator: str | None, control: str
                ) -> tuple[list[tuple[Verdict, Verdict]], int]:
-        """(as asked, under the control) per case where both were graded; and how many
-        cases had an error on either side."""
+        """(as asked, under the control) per case where both were graded, of one evaluator
+        or (None) all; and how many cases had an error on either side."""
         pairs, errors = [], 0
         for (key, name), found in self.controls.items():
-            if key[0] != judge or key[1] != evaluator or name != control:
+            if key[0] != judge or name != control or evaluator not in (None, key[1]):
                 continue
             asked = self.main.get(key)
             if asked is None or not asked.processed or not found.processed:
@@ -299,23 +299,13 @@ class JudgeChecks:
         return check
 
     def _probes(self, judge: int) -> list[ProbeCheck]:
-        from visioneval.evaluators.edits import KINDS
-
+        """Each kind of edit over every evaluator it was made for."""
         out = []
         for kind in KINDS:
-            control = EDIT + kind
-            pairs, errors, detail = [], 0, ""
-            for (key, name), found in self.controls.items():
-                if key[0] != judge or name != control:
-                    continue
-                asked = self.main.get(key)
-                if asked is None or not asked.processed or not found.processed:
-                    errors += 1
-                    continue
-                pairs.append((asked, found))
+            pairs, errors = self._pairs(judge, None, EDIT + kind)
             if not pairs and not errors:
                 continue
-            detail = "missing_elements" if kind == "missing" else "hallucinations"
+            detail = DETAIL[kind]
             n = len(pairs)
             dropped = sum(1 for a, b in pairs if (b.score or 0) < (a.score or 0))
             said = sum(1 for _, b in pairs if b.named)

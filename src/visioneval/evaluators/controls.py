@@ -47,23 +47,37 @@ def without_images(request: Request) -> Request:
                          for m in request.messages), request.settings)
 
 
-def control_requests(controls: Sequence[Control], rubric: Rubric, case: Case,
-                     settings: GenerationSettings) -> Iterator[ControlRequest]:
-    """The controls that apply to this case: blind with at least one image, order with
-    two or more, and one edit per kind whose rule applies to the output and whose detail
-    list the rubric asks for (`details.hallucinations`, `details.missing_elements`)."""
+def planned(controls: Sequence[Control], rubric: Rubric, case: Case
+            ) -> Iterator[tuple[str, Edit | None]]:
+    """The controls that apply to this case, by name (and an edit's edit): blind with at
+    least one image, order with two or more, and one edit per kind whose rule applies to the
+    output and whose detail list the rubric asks for (`details.hallucinations`,
+    `details.missing_elements`). Counting them renders no request."""
     if BLIND in controls and case.images:
-        yield ControlRequest(BLIND, without_images(judge_request(rubric, case, settings)))
+        yield BLIND, None
     if ORDER in controls and len(case.images) >= 2:
-        order = list(reversed(range(len(case.images))))
-        yield ControlRequest(ORDER, judge_request(rubric, case, settings, order))
+        yield ORDER, None
     if "probes" in controls:
         for kind in KINDS:
             edit = make_edit(kind, case.output, case.expected_output, case.input)
-            if edit is None or edit.detail not in rubric.details:
-                continue
-            edited = dataclasses.replace(case, output=edit.output)
-            yield ControlRequest(EDIT + kind, judge_request(rubric, edited, settings), edit)
+            if edit is not None and edit.detail in rubric.details:
+                yield EDIT + kind, edit
+
+
+def control_requests(controls: Sequence[Control], rubric: Rubric, case: Case,
+                     settings: GenerationSettings) -> Iterator[ControlRequest]:
+    """Each planned control's request."""
+    for name, edit in planned(controls, rubric, case):
+        if name == BLIND:
+            request = without_images(judge_request(rubric, case, settings))
+        elif name == ORDER:
+            order = list(reversed(range(len(case.images))))
+            request = judge_request(rubric, case, settings, order)
+        else:
+            assert edit is not None
+            request = judge_request(rubric, dataclasses.replace(case, output=edit.output),
+                                    settings)
+        yield ControlRequest(name, request, edit)
 
 
 def control_id(sample_id: str, control: str) -> str:

@@ -38,7 +38,12 @@ from visioneval.core.solver import Ask, Solved
 from visioneval.evaluators import card
 from visioneval.evaluators.cases import CaseSpec, EvaluatorSpec, UnusableCase, iter_cases
 from visioneval.evaluators.checks import JudgeChecks
-from visioneval.evaluators.controls import control_group, control_id, control_requests
+from visioneval.evaluators.controls import (
+    control_group,
+    control_id,
+    control_requests,
+    planned,
+)
 from visioneval.evaluators.human_labels import read_human_labels
 from visioneval.evaluators.judge import SYSTEM, Case, combine, judge_once, judge_request
 from visioneval.evaluators.options import EvaluateOptions
@@ -148,8 +153,7 @@ class EvalRun(Benchmark[EvaluateOptions]):
         if not spec.judge:
             return 1
         seen = Case(case.input, case.output, case.expected_output, images)
-        controls = control_requests(self.options.judge_controls, self.rubrics[spec.judge],
-                                    seen, self.options.judge_settings())
+        controls = planned(self.options.judge_controls, self.rubrics[spec.judge], seen)
         return self.options.judges * (1 + sum(1 for _ in controls))
 
     @property
