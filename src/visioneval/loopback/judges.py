@@ -105,8 +105,8 @@ RECOLOURED = frozenset(("changed", "changes", "turned", "turns", "became", "beco
                         "instead", "now"))
 Change = Literal["added", "removed", "recoloured"]
 
-_SCORE_KEY = re.compile(r'"(\w+)": <0-10>')  # the JSON shape `evaluators.judge` asks for
-_DETAIL_KEY = re.compile(r'"(\w+)": \[<')
+SCORE_KEY = re.compile(r'"(\w+)": <0-10>')  # the JSON shape `evaluators.judge` asks for
+DETAIL_KEY = re.compile(r'"(\w+)": \[<')
 _CANDIDATE = re.compile(r"^(`{3,}) CANDIDATE\n(.*?)\n\1$", re.S | re.M)
 _LABEL = re.compile(r"^Image (\d+):[ \t]*$", re.M)
 _TOKEN = re.compile(r"[A-Za-z]+(?:['-][A-Za-z]+)*|\d+|[.,;:!?()]")
@@ -447,7 +447,7 @@ class JudgeAsk:
 def read_ask(prompt: Prompt, by_label: bool = True) -> JudgeAsk | None:
     """None when the prompt is not a rubric judge's. The images are put in the order of
     their "Image k:" labels (`by_label`) or taken in the order attached."""
-    keys = _distinct(_SCORE_KEY.findall(prompt.text))
+    keys = _distinct(SCORE_KEY.findall(prompt.text))
     if not keys:
         return None
     fenced = _CANDIDATE.search(prompt.text)
@@ -458,7 +458,7 @@ def read_ask(prompt: Prompt, by_label: bool = True) -> JudgeAsk | None:
             range(1, len(scenes) + 1)):
         scenes = [scene for _, scene in sorted(zip(labels, scenes, strict=True),
                                                key=lambda pair: pair[0])]
-    return JudgeAsk(keys, _distinct(_DETAIL_KEY.findall(prompt.text)), answer, scenes)
+    return JudgeAsk(keys, _distinct(DETAIL_KEY.findall(prompt.text)), answer, scenes)
 
 
 def _reply(ask: JudgeAsk, scores: dict[str, int], reasoning: str,
@@ -527,14 +527,14 @@ def judge_noise(seed: int = 0) -> Callable[[Prompt], str]:
     lock = threading.Lock()
 
     def noise(prompt: Prompt) -> str:
-        keys = _distinct(_SCORE_KEY.findall(prompt.text))
+        keys = _distinct(SCORE_KEY.findall(prompt.text))
         if not keys:
             return REFUSAL
         with lock:
             scores = {key: rng.randint(0, 10) for key in keys}
         return json.dumps({"reasoning": "Scripted judge that guesses: every score is a "
                            "random draw, nothing was looked at.", "scores": scores,
-                           "details": {k: [] for k in _distinct(_DETAIL_KEY.findall(
+                           "details": {k: [] for k in _distinct(DETAIL_KEY.findall(
                                prompt.text))}})
 
     noise.__name__ = f"judge_noise_seed{seed}"

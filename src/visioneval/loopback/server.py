@@ -14,7 +14,6 @@ import asyncio
 import hashlib
 import json
 import random
-import re
 import threading
 import time
 import zlib
@@ -88,19 +87,15 @@ def answer_popout(prompt: Prompt) -> str:
     return popout.answer(prompt.text, image) if image else vocabulary(prompt.text)[0]
 
 
-_SCORE_KEY = re.compile(r'"(\w+)": <0-10>')
-_DETAIL_KEY = re.compile(r'"(\w+)": \[<')
-
-
 def answer_judge(prompt: Prompt) -> str:
     """A rubric judge's JSON verdict: the dimensions the prompt asks for, each scored by a
     checksum of the prompt (deterministic, 4-10), empty detail lists. For trying
     `visioneval evaluate` without a judge model; it does not look at anything."""
-    keys = _SCORE_KEY.findall(prompt.text)
+    keys = judges.SCORE_KEY.findall(prompt.text)
     if not keys:
-        return "I can only act as a rubric judge."
+        return judges.REFUSAL
     scores = {k: 4 + zlib.crc32((prompt.text + k).encode()) % 7 for k in keys}
-    details: dict[str, list[str]] = {k: [] for k in _DETAIL_KEY.findall(prompt.text)}
+    details: dict[str, list[str]] = {k: [] for k in judges.DETAIL_KEY.findall(prompt.text)}
     return json.dumps({"reasoning": "Scripted loopback judge: scores are a checksum of the "
                        "prompt, not a judgement.", "scores": scores, "details": details})
 
