@@ -14,8 +14,8 @@ from rich.table import Table as RichTable
 
 from visioneval.core.blocks import Block, Charts, Note, Section, Table
 from visioneval.core.view import RunData
-from visioneval.evaluators.checks import TENTATIVE
 from visioneval.evaluators.metrics import (
+    TENTATIVE,
     Agreement,
     ControlCheck,
     Difference,

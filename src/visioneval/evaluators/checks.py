@@ -19,6 +19,8 @@ from visioneval.evaluators.controls import BLIND, EDIT, ORDER
 from visioneval.evaluators.edits import DETAIL, KINDS, Edit, named
 from visioneval.evaluators.human_labels import HumanLabels
 from visioneval.evaluators.metrics import (
+    RELIABLE,
+    TENTATIVE,
     Agreement,
     ControlCheck,
     Difference,
@@ -38,8 +40,6 @@ SCORE = "score"  # the weighted score's row beside the dimensions
 IDENTICAL_SHARE = 0.8  # blind: this share of cases scored the same reads as ignoring it
 NEGLIGIBLE = 0.05  # blind: an interval within this of 0 (score units) reads as no change
 NO_BIAS = 0.1  # order: an interval within this of 0 reads as no position bias
-RELIABLE, TENTATIVE = 0.8, 0.667  # Krippendorff (2004, p. 241): rely on alpha >= .800,
-# draw tentative conclusions from .667 to .800
 EXAMPLES = 3
 POINTS_CAP = 2000  # calibration points kept per check
 

@@ -43,6 +43,9 @@ class CaseMetrics(MetricsBlock):
 
 
 
+RELIABLE, TENTATIVE = 0.8, 0.667  # Krippendorff (2004, p. 241): rely on alpha >= .800,
+# draw tentative conclusions from .667 to .800
+
 Verdict = Literal["pass", "flag", "inconclusive"]
 """A check's outcome: the judge passed it, failed it (a flag on its card), or the cases
 were too few or too noisy to tell."""
