@@ -278,3 +278,104 @@ def test_the_terminal_and_report_show_the_pooled_figures() -> None:
     console = Console(record=True, width=80)
     tables.show(metrics, {"model": "m", "shots": 0}, console)
     assert "Tasks pooled per image set" in console.export_text()
+
+
+# -- pooled paired rows: compare and the variants summary ----------------------------------------
+
+
+def _paired_collector(records: list) -> PairedCollector:
+    from visioneval.core import registry
+
+    definition = registry.definition("salbench")
+    collector = PairedCollector()
+    for record in records:
+        collector.add(record.id, definition.paired_rows(record))
+    return collector
+
+
+def test_salbench_pools_its_tasks_in_paired_tests_over_scenes() -> None:
+    # Run A right on scenes 0-19, run B on all 30, every task alike: 30 discordant pairs,
+    # but only 10 discordant scenes.
+    _, first = _salbench_records(["P3", "P3_box", "P3_box_img"], 30, set(range(20)))
+    _, second = _salbench_records(["P3", "P3_box", "P3_box_img"], 30, set(range(30)))
+    results, unpaired = paired(_paired_collector(first), _paired_collector(second))
+    assert not unpaired
+    found = {r.key: r for r in results}
+    pooled = found["P3 tasks pooled exact match"]
+    assert pooled.test == CLUSTERED_MCNEMAR and "30 images" in pooled.detail
+    assert found["P3 exact match"].test == "McNemar exact"  # one answer per scene
+    # The same answers taken as 90 independent pairs would be far surer.
+    a = np.array([float(i in range(20)) for _ in range(3) for i in range(30)])
+    b = np.ones(90)
+    plain = mcnemar(a, b, "x")
+    assert pooled.p_value is not None and plain.p_value is not None
+    assert pooled.p_value > 5 * plain.p_value
+
+
+def test_a_pool_of_one_task_is_left_out() -> None:
+    _, first = _salbench_records(["P3", "O3"], 10, {1, 2, 3})
+    _, second = _salbench_records(["P3", "O3"], 10, {4, 5, 6})
+    keys = {r.key for r in paired(_paired_collector(first), _paired_collector(second))[0]}
+    assert "P3 exact match" in keys and "O3 macro F1" in keys
+    assert not any("pooled" in key for key in keys)
+
+
+def test_the_variants_summary_resamples_a_pooled_metric_by_scene() -> None:
+    from visioneval.core import registry
+    from visioneval.core.variant_ids import VARIANT, VARIANT_OF, variant_group, variant_id
+    from visioneval.variants.kinds import Blind
+    from visioneval.variants.summary import VariantCollector
+
+    configs = ["P3", "P3_box", "P3_box_img"]
+    _, stored = _salbench_records(configs, 30, set(range(20)))
+    _, blind = _salbench_records(configs, 30, set(range(5)))
+    collector = VariantCollector([Blind()], registry.definition("salbench"))
+    for record in stored:
+        collector.add(record)
+    for record in blind:
+        collector.add(record.model_copy(update={
+            "id": variant_id(record.id, "blind"), "group": variant_group(record.group, "blind"),
+            "metadata": record.metadata | {VARIANT: "blind", VARIANT_OF: record.id}}))
+    metrics = {m.metric: m for m in collector.result().variants[0].metrics}
+    pooled = metrics["P3 tasks pooled exact match"]
+    assert pooled.n == 90
+    assert pooled.original is not None and pooled.variant is not None
+    assert (pooled.original.ci95_clusters, pooled.original.ci95_n_clusters) == ("image", 30)
+    assert pooled.variant.ci95_n_clusters == 30
+    assert pooled.versus_original is not None
+    assert pooled.versus_original.test == CLUSTERED_MCNEMAR
+    # As wide as one task's interval over the same 30 scenes, not a 90-scene one.
+    one = metrics["P3 exact match"].original
+    assert one is not None and one.ci95_clusters is None and one.ci95 and pooled.original.ci95
+    assert pooled.original.ci95[1] - pooled.original.ci95[0] == pytest.approx(
+        one.ci95[1] - one.ci95[0], rel=0.25)
+    assert pooled.chance is not None and pooled.chance.ci95_clusters == "image"
+
+
+def test_illusionbench_pools_both_tasks_in_paired_tests_only_where_both_were_asked() -> None:
+    from visioneval.core import registry
+    from visioneval.core.records import Record, Response
+
+    definition = registry.definition("illusionbench")
+
+    def collector(right: set[int], tasks: tuple[str, ...]) -> PairedCollector:
+        out = PairedCollector()
+        for image in range(16):
+            for task in tasks:
+                record = Record(id=f"ICON/img{image}/{task}/original", group="ICON",
+                                target={}, response=Response(text="x"),
+                                scores={"original": {"correct": float(image in right)}},
+                                metadata={"task": task, "image_name": f"img{image}",
+                                          "family": "original", "subset": "ICON"})
+                out.add(record.id, definition.paired_rows(record))
+        return out
+
+    both = ("shape", "scene")
+    results = {r.key: r for r in paired(collector(set(range(8)), both),
+                                        collector(set(range(16)), both))[0]}
+    assert results["ICON both tasks recall (original)"].test == CLUSTERED_MCNEMAR
+    assert "16 images" in results["ICON both tasks recall (original)"].detail
+    assert results["ICON shape recall (original)"].test == "McNemar exact"
+    shape_only = paired(collector(set(range(8)), ("shape",)),
+                        collector(set(range(16)), ("shape",)))[0]
+    assert [r.key for r in shape_only] == ["ICON shape recall (original)"]

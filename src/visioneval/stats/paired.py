@@ -29,11 +29,14 @@ ALPHA = 0.05
 class PairedRow:
     """One sample's outcome for a paired test: `correct` is (0 or 1,); `macro_f1` is the
     sample's TP, FP and FN per class, (tp..., fp..., fn...). `cluster`: what the sample
-    shares with others (its image), when a metric pools samples of one image."""
+    shares with others (its image), when a metric pools samples of one image. `pooled`: the
+    metric exists to pool several samples of an image (SalBench's tasks of one scene), so a
+    run in which no image has two of them leaves it out: it would repeat a per-task row."""
 
     kind: Kind
     values: tuple[float, ...]
     cluster: str | None = None
+    pooled: bool = False
 
 
 @dataclass(frozen=True)
@@ -198,14 +201,23 @@ class PairedCollector:
     def __init__(self) -> None:
         self.kinds: dict[str, Kind] = {}
         self.rows: dict[str, Outcomes] = {}
+        self.pooled: set[str] = set()
 
     def add(self, sample_id: str, rows: dict[str, PairedRow]) -> None:
         for key, row in rows.items():
             if key not in self.rows:
                 self.kinds[key] = row.kind
                 self.rows[key] = Outcomes(len(row.values))
+                if row.pooled:
+                    self.pooled.add(key)
             if self.rows[key].width == len(row.values):
                 self.rows[key].add(sample_id, row.values, row.cluster)
+
+    def metrics(self) -> list[tuple[str, Kind]]:
+        """The metrics to test, in the order first seen: a pooled metric only where it
+        pools (some image has two or more of its rows)."""
+        return [(key, kind) for key, kind in self.kinds.items()
+                if key not in self.pooled or not self.rows[key].clusters().singletons]
 
     def common(self, other: PairedCollector) -> tuple[PairedCollector, int]:
         """A copy narrowed to the samples `other` has too, per metric; and how many of this
@@ -216,6 +228,8 @@ class PairedCollector:
                 continue
             out.kinds[key] = self.kinds[key]
             out.rows[key] = rows.only(other.rows[key].digests())
+            if key in self.pooled:
+                out.pooled.add(key)
             if i == 0:
                 dropped = len(rows) - len(out.rows[key])
         return out, dropped
@@ -228,7 +242,7 @@ def paired(first: PairedCollector, other: PairedCollector, names: tuple[str, str
     import numpy as np
 
     results, unpaired = [], []
-    for key, kind in first.kinds.items():
+    for key, kind in first.metrics():
         if key not in other.rows:
             continue
         ids_a, a = first.rows[key].sorted()

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from visioneval import fmt
+from visioneval.stats.paired import CLUSTERED_MCNEMAR
 from visioneval.variants.summary import Difference, Estimate, VariantResult, VariantsSummary
 
 HEADER = ["variant", "metric", "n", "stored", "changed [95%]", "diff.", "p or diff. 95%",
@@ -19,8 +20,9 @@ NOTE = ("Each variant is the same samples sent changed (run.json says exactly ho
         "metrics are on the samples answered in both forms. diff.: changed minus stored, in "
         "points. p: McNemar's exact test (exact match and other 0/1 outcomes); otherwise the "
         "95% interval of the difference by a paired bootstrap (1000 seeded resamples). sig.: "
-        "significant at 5% (p below 0.05, or an interval that leaves out 0). Failed requests "
-        "are errors, left out of both sides.")
+        "significant at 5% (p below 0.05, or an interval that leaves out 0). A pooled metric "
+        "(several answers about one image) resamples whole images and is tested with "
+        "Obuchowski's clustered McNemar. Failed requests are errors, left out of both sides.")
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,8 @@ def estimate(value: Estimate) -> str:
 def test_text(test: Difference) -> str:
     """McNemar's p, or the bootstrap interval of the difference (points)."""
     if test.p is not None:
-        return f"McNemar p {_p(test.p)}"
+        clustered = " (clustered)" if test.test == CLUSTERED_MCNEMAR else ""
+        return f"McNemar{clustered} p {_p(test.p)}"
     return f"bootstrap [{fmt.interval(test.ci95, joiner=', ')}]"
 
 
@@ -124,9 +127,9 @@ def without_image(summary: VariantsSummary) -> list[str]:
 
 TERMINAL_HEADER = ["variant", "metric", "stored", "changed [95%]", "diff.", "test"]
 TERMINAL_NOTE = ("* significant at 5%. test: McNemar's exact p for exact match and other 0/1 "
-                 "outcomes, else the paired bootstrap's 95% interval of the difference (points). "
-                 "Metrics on the samples answered in both forms; the report has each n and the "
-                 "stored value's interval.")
+                 "outcomes (clustered by image on a pooled metric), else the paired bootstrap's "
+                 "95% interval of the difference (points). Metrics on the samples answered in "
+                 "both forms; the report has each n and the stored value's interval.")
 
 
 def show(summary: VariantsSummary, console: Console) -> None:

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from visioneval.core.benchmark import BenchmarkDefinition
+    from visioneval.stats.bootstrap import Clusters
 
 FILE = "variants.json"
 IDS_KEPT = 200  # samples answered correctly without the image listed in variants.json
@@ -51,10 +52,13 @@ class _Closed(BaseModel):
 
 
 class Estimate(_Closed):
-    """A metric's value with its 95% bootstrap interval (fractions)."""
+    """A metric's value with its 95% bootstrap interval (fractions); when samples of one
+    image were resampled together, what a cluster was and how many there were."""
 
     value: float
     ci95: list[float] | None = None
+    ci95_clusters: str | None = None
+    ci95_n_clusters: int | None = None
 
 
 class Difference(_Closed):
@@ -182,7 +186,7 @@ class VariantCollector:
         for name, variant in self.variants.items():
             mine = self.rows[name]
             metrics = [self._metric(key, kind, original, mine, variant.removes_image)
-                       for key, kind in original.kinds.items()]
+                       for key, kind in original.metrics()]
             right = None
             if name in self.right_blind:
                 found = sorted(self.right_blind[name])
@@ -216,21 +220,31 @@ class VariantCollector:
             return VariantMetric(metric=key, kind=kind, n=n,
                                  unavailable=f"{n} sample(s) answered in both forms: a "
                                  "paired test needs two")
-        found = VariantMetric(metric=key, kind=kind, n=n, original=_estimate(kind, a),
-                              variant=_estimate(kind, b),
+        # One image's samples resample together (the original's images: a variant's
+        # samples are the same samples, its image changed).
+        clusters = both.clusters()
+        found = VariantMetric(metric=key, kind=kind, n=n,
+                              original=_estimate(kind, a, clusters),
+                              variant=_estimate(kind, b, clusters),
                               versus_original=Difference.of(
-                                  paired_test(kind, a, b, key, NAMES, both.clusters())))
+                                  paired_test(kind, a, b, key, NAMES, clusters)))
         if removes_image and self.chance is not None and key in self.chance_rows.rows:
             _, c = self.chance_rows.rows[key].only(ids_b).sorted()
             if len(c) == n:
-                found.chance = _estimate(kind, c)
-                found.versus_chance = Difference.of(bootstrap_difference(kind, c, b, key))
+                found.chance = _estimate(kind, c, clusters)
+                found.versus_chance = Difference.of(bootstrap_difference(
+                    kind, c, b, key, None if clusters.singletons else clusters))
         return found
 
 
-def _estimate(kind: Literal["correct", "macro_f1"], rows: np.ndarray) -> Estimate:
-    interval = interval_of(kind, rows)
-    return Estimate(value=value_of(kind, rows), ci95=list(interval) if interval else None)
+def _estimate(kind: Literal["correct", "macro_f1"], rows: np.ndarray,
+              clusters: Clusters) -> Estimate:
+    if clusters.singletons:
+        interval = interval_of(kind, rows)
+        return Estimate(value=value_of(kind, rows), ci95=list(interval) if interval else None)
+    interval = interval_of(kind, rows, clusters)
+    return Estimate(value=value_of(kind, rows), ci95=list(interval) if interval else None,
+                    ci95_clusters=clusters.by, ci95_n_clusters=clusters.count)
 
 
 MAX_FILE_BYTES = 16_000_000  # variants.json holds a few numbers per variant and metric

@@ -120,14 +120,22 @@ class IllusionBenchDefinition(BenchmarkDefinition):
         return out
 
     def paired_rows(self, record: Record) -> dict[str, Any]:
-        """Each rule's recall per subset and task (McNemar on correct answers)."""
+        """Each rule's recall per subset and task (McNemar on correct answers), and both
+        tasks together (clustered by image; shown where an image has both)."""
         from visioneval.benchmarks.illusionbench.metrics import image_key
         from visioneval.stats.paired import PairedRow
 
         task, image = record.metadata.get("task"), image_key(record)
-        return {f"{record.group} {task} recall ({rule})":
-                PairedRow("correct", (float(score["correct"]),), image)
-                for rule, score in record.scores.items() if "correct" in score}
+        rows = {}
+        for rule, score in record.scores.items():
+            if "correct" in score:
+                value = (float(score["correct"]),)
+                rows[f"{record.group} {task} recall ({rule})"] = \
+                    PairedRow("correct", value, image)
+                # Both tasks together, as `pooled`: each image's two answers a cluster.
+                rows[f"{record.group} both tasks recall ({rule})"] = \
+                    PairedRow("correct", value, image, pooled=True)
+        return rows
 
     chance_rule = ("chance: one of the options the prompt lists, picked at random, names the "
                    "right class (1/k for k options)")
@@ -145,8 +153,13 @@ class IllusionBenchDefinition(BenchmarkDefinition):
             share = 1 / len(offered(family, subset, task))
         except KeyError:
             return {}
-        return {f"{record.group} {task} recall ({rule})": PairedRow("correct", (share,))
-                for rule, score in record.scores.items() if "correct" in score}
+        rows = {}
+        for rule, score in record.scores.items():
+            if "correct" in score:
+                rows[f"{record.group} {task} recall ({rule})"] = PairedRow("correct", (share,))
+                rows[f"{record.group} both tasks recall ({rule})"] = \
+                    PairedRow("correct", (share,))
+        return rows
 
     def browser_row(self, record: Record) -> dict[str, Any]:
         meta = record.metadata

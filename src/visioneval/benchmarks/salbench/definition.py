@@ -157,7 +157,9 @@ class SalBenchDefinition(BenchmarkDefinition):
     def paired_rows(self, record: Record) -> dict[str, Any]:
         """Exact match (McNemar) and macro F1 (paired bootstrap) of the headline parser,
         per config; a second prompt family's under its own names ("O3 (lmms-eval prompt)
-        exact match"), as its group says. Target-absent rows are in neither."""
+        exact match"), as its group says; and an image set's tasks together ("P3 tasks
+        pooled exact match", clustered by scene; shown where a scene has two tasks).
+        Target-absent rows are in none."""
         from dataclasses import replace
 
         from visioneval.benchmarks.salbench.metrics import image_key, paired_values
@@ -170,9 +172,13 @@ class SalBenchDefinition(BenchmarkDefinition):
             f"{config} ({record.metadata.get('prompt', '?')} prompt)"
         pred, gold = set(record.parsed.get("strict") or []), target_labels(str(record.target))
         # The scene rides along: rows of one metric that share it are tested as clusters.
-        return {f"{name} {metric}": replace(row, cluster=image_key(record)) for metric, row in
+        scene = image_key(record)
+        rows = {f"{name} {metric}": replace(row, cluster=scene) for metric, row in
                 paired_values(pred, gold, CONFIGS[config].classes,
                               record.scores["strict"]).items()}
+        # The image set's tasks together, as `pooled_tasks`: each scene's answers a cluster.
+        rows[_pooled(config, name)] = replace(rows[f"{name} exact match"], pooled=True)
+        return rows
 
     chance_rule = ("chance: one feature named at random from the config's classes (exact match "
                    "1/k on a one-feature answer, 0 otherwise; macro F1 of the expected counts)")
@@ -189,7 +195,8 @@ class SalBenchDefinition(BenchmarkDefinition):
         gold, share = target_labels(str(record.target)), 1 / len(CONFIGS[config].classes)
         name = config if record.group == config else \
             f"{config} ({record.metadata.get('prompt', '?')} prompt)"
-        return {f"{name} exact match": PairedRow("correct", (share if len(gold) == 1 else 0.0,)),
+        exact = PairedRow("correct", (share if len(gold) == 1 else 0.0,))
+        return {f"{name} exact match": exact, _pooled(config, name): exact,
                 f"{name} macro F1": PairedRow("macro_f1", (
                     *[share * (c in gold) for c in classes],
                     *[share * (c not in gold) for c in classes],
@@ -384,3 +391,9 @@ class RescoredSalBench(SalBenchDefinition):
 
 
 RESCORED = RescoredSalBench()
+
+
+def _pooled(config: str, name: str) -> str:
+    """The paired metric of an image set's tasks together: "P3 tasks pooled exact match"
+    (a second prompt family's: "P3 tasks pooled (lmms-eval prompt) exact match")."""
+    return f"{CONFIGS[config].dataset} tasks pooled{name[len(config):]} exact match"
