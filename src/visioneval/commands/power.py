@@ -83,8 +83,10 @@ def _outcome_reader(view: RunView) -> Callable[[Record], dict[str, PairedRow]] |
     definition = view.shown
     if isinstance(definition, PairsRecords):
         def pairs(record: Record) -> dict[str, PairedRow]:
+            # A pooled metric's answers share images: the formulas here take independent
+            # samples, so it is left out (its tasks are there one by one).
             return {key: row for key, row in definition.paired_rows(record).items()
-                    if row.kind == "correct"}
+                    if row.kind == "correct" and not row.pooled}
         return pairs
     overall = view.metrics.get("overall")
     if not isinstance(overall, dict) or "accuracy" not in overall:
