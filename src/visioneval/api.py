@@ -98,9 +98,18 @@ async def arun(benchmark: BenchmarkLike, *, model: str, backend: str = "openai",
                options: dict[str, Any] | BaseModel | None = None, out: Path | None = None,
                temperature: float = 0.0, max_tokens: int | None = None,
                engine: EngineOptions | None = None, progress: bool = False,
-               report: bool = True, variants: Sequence[str] = ()) -> RunResult:
+               report: bool = True, variants: Sequence[str] = (), batch: bool = False,
+               target_ci: float | None = None) -> RunResult:
     """Run `benchmark` on `model` and return its metrics (see `run`)."""
     bench, ref, given = _resolve(benchmark, options)
+    stopping = None
+    if target_ci is not None:
+        if variants:
+            raise ValueError("target_ci watches the headline of the samples as asked; run "
+                             "the variants in a run of their own")
+        from visioneval.engine.stopping import StoppingRule
+
+        stopping = StoppingRule(target_ci, seed=getattr(bench.options, "seed", 0) or 0)
     if variants:
         from visioneval.variants.family import with_variants
 
@@ -111,7 +120,8 @@ async def arun(benchmark: BenchmarkLike, *, model: str, backend: str = "openai",
         bench, BackendSpec(kind=backend, model=model, base_url=base_url,
                            api_key_env=api_key_env),
         GenerationSettings(temperature=temperature, max_tokens=max_tokens),
-        engine or EngineOptions(), Path(out) if out else None, ref)
+        engine or EngineOptions(), Path(out) if out else None, ref, batch=batch,
+        stopping=stopping)
     return await _arun(request, progress, report, given)
 
 
@@ -152,17 +162,22 @@ def run(benchmark: BenchmarkLike, *, model: str, backend: str = "openai",
         options: dict[str, Any] | BaseModel | None = None, out: Path | None = None,
         temperature: float = 0.0, max_tokens: int | None = None,
         engine: EngineOptions | None = None, progress: bool = False,
-        report: bool = True, variants: Sequence[str] = ()) -> RunResult:
+        report: bool = True, variants: Sequence[str] = (), batch: bool = False,
+        target_ci: float | None = None) -> RunResult:
     """Run `benchmark` (a registered name, "module:attribute", a BenchmarkDefinition or a
     Benchmark object) on `model` behind `backend` ("openai", "openrouter", "ollama",
     "anthropic" or "builtin"). `options` are the benchmark's command options (the fields
     of its definition's `command_options`); `variants` as `--variant` names them
-    ("blind", "jpeg:50", ...). Returns the run's directory and metrics (and variants.json's
-    summary as `variants`); errors are counted in `n_errors`, never scored."""
+    ("blind", "jpeg:50", ...); `batch` sends the run through the provider's batch API
+    (`--batch`); `target_ci` stops once the headline's 95% interval is at most that many
+    points wide (`--target-ci`). Returns the run's directory and metrics (and
+    variants.json's summary as `variants`); errors are counted in `n_errors`, never
+    scored."""
     return asyncio.run(arun(benchmark, model=model, backend=backend, base_url=base_url,
                             api_key_env=api_key_env, options=options, out=out,
                             temperature=temperature, max_tokens=max_tokens, engine=engine,
-                            progress=progress, report=report, variants=variants))
+                            progress=progress, report=report, variants=variants,
+                            batch=batch, target_ci=target_ci))
 
 
 def run_request(request: RunRequest, *, progress: bool = False,

@@ -100,13 +100,12 @@ def _print_power(benchmark: Benchmark, found: estimate.Estimate, models: int,
                  output: Output) -> None:
     """The paired difference the planned samples detect (`visioneval power`), beside the
     cost: for one model answering one request per sample on a 0/1 headline."""
-    from visioneval.commands.power import dry_run_line, proportion_headline
+    from visioneval.runs.detectable import dry_run_line, paired_difference
 
-    if models > 1 or not benchmark.one_request_each or not proportion_headline(benchmark):
-        return
-    line = dry_run_line(found.requests)
-    if line is not None:
-        output.console.print(line, highlight=False, soft_wrap=True, markup=False)
+    difference = paired_difference(benchmark, found.requests + found.done, models)
+    if difference is not None:
+        output.console.print(dry_run_line(difference), highlight=False, soft_wrap=True,
+                             markup=False)
 
 
 def _batch_lines(found: estimate.Estimate, spec: BackendSpec, price: Price | NoPrice,

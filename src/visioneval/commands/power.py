@@ -15,7 +15,6 @@ from typing import Any, Literal
 from rich.console import Console
 from rich.table import Table
 
-from visioneval.core.benchmark import Benchmark
 from visioneval.core.capabilities import PairsRecords
 from visioneval.core.records import Record
 from visioneval.core.rundir import RunView, load_all
@@ -26,7 +25,6 @@ Design = Literal["paired", "unpaired"]
 ASSUMED = ("* discordance assumed 2 p (1 - p), as if the two models' errors were independent: "
            "an upper bound when they find the same samples hard, as models usually do; two "
            "pilot runs on the same samples measure it")
-WORST_DISCORDANCE = 0.5  # 2 p (1 - p) at p = 0.5: the most two independent models disagree
 EXACT_UP_TO = 50_000  # the exact test's power sums n binomial terms (0.5 s at 100,000)
 
 
@@ -363,31 +361,3 @@ def power_command(console: Console, question: Question, directories: Sequence[Pa
     else:
         show(found, question, console)
     return 0
-
-
-# -- the dry run's line -------------------------------------------------------------------------
-
-
-def proportion_headline(benchmark: Benchmark) -> bool:
-    """Whether a benchmark's headline is a share of samples right (SalBench's exact match,
-    IllusionBench's recall, vqa's and the default summary's accuracy): its registered
-    definition pairs 0/1 rows, or its metrics carry an overall accuracy."""
-    from visioneval.core import registry
-
-    if benchmark.name not in registry.names():
-        return type(benchmark).summarize is Benchmark.summarize
-    definition = registry.definition(benchmark.name)
-    fields = getattr(definition.metrics_model, "model_fields", {})
-    return isinstance(definition, PairsRecords) or "overall" in fields
-
-
-def dry_run_line(n: int, alpha: float = formulas.ALPHA, power: float = formulas.POWER
-                 ) -> str | None:
-    """`--dry-run`'s line: the paired difference detectable at the planned n, with the
-    largest discordance two independent models have (no pilot run to measure it)."""
-    found = formulas.detectable_paired(n, WORST_DISCORDANCE, alpha, power) if n > 0 else None
-    if found is None:
-        return None
-    return (f"  detectable difference at this n: ±{100 * found:.1f} points (paired, "
-            f"discordance assumed {WORST_DISCORDANCE:g}, alpha {alpha:g}, power {power:g}; "
-            "`visioneval power` refines it from pilot runs)")

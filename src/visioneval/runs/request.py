@@ -49,6 +49,17 @@ class RunRequest:
     batch: bool = False  # through the provider's batch API (`visioneval.runs.batching`)
     stopping: StoppingRule | None = None  # --target-ci: stop once the answer is known
 
+    def __post_init__(self) -> None:
+        if self.batch and self.stopping is not None:
+            raise ValueError("a run stopped once the answer is known (--target-ci) sends "
+                             "request by request, and a batch is sent at once: use one or "
+                             "the other")
+        if (self.batch or self.stopping is not None) and \
+                (self.shard is not None or self.ray is not None):
+            what = "--batch" if self.batch else "--target-ci"
+            raise ValueError(f"{what} runs in one process over all the samples: run it "
+                             "without --shard or --executor ray")
+
 
 @dataclass(frozen=True)
 class ResumeGiven:

@@ -14,6 +14,7 @@ from visioneval.cost import estimate
 from visioneval.cost.images import image_rule
 from visioneval.cost.money import usd
 from visioneval.cost.prices import ModelRef, NoPrice, given_price, price_for
+from visioneval.runs.detectable import WORST_DISCORDANCE, paired_difference
 from visioneval.suite.plan import PlannedRun, SuitePlan
 
 
@@ -26,10 +27,13 @@ class RunEstimate:
     cost: tuple[Decimal, Decimal] | None  # None: unknown
     why_unknown: str = ""
     resumed: int = 0
+    detectable: float | None = None  # `visioneval power`'s paired difference at this n
 
 
 def estimate_run(run: PlannedRun) -> RunEstimate:
-    """What `run` would still send (the samples its directory does not hold yet)."""
+    """What `run` would still send (the samples its directory does not hold yet), priced
+    as it will be paid (a model with `batch = true` at the batch API's price), and the
+    paired difference its samples can detect when its headline is a proportion."""
     from visioneval.core.idset import IdSet
 
     benchmark = run.build()
@@ -41,28 +45,37 @@ def estimate_run(run: PlannedRun) -> RunEstimate:
     price = price_for(ModelRef.from_spec(run.spec()),
                       given_price(run.model.price_in, run.model.price_out))
     prompt = found.prompt.total if found.prompt else 0
+    detectable = paired_difference(benchmark, found.requests + found.done,
+                                   1 + len(benchmark.panel))
     if isinstance(price, NoPrice):
         return RunEstimate(run, found.requests, prompt, found.max_output_tokens, None,
-                           price.reason, found.done)
+                           price.reason, found.done, detectable)
+    if run.model.batch:
+        from visioneval.backends.batch.base import BATCH_DISCOUNT
+
+        price = price.in_batches(BATCH_DISCOUNT)
     return RunEstimate(run, found.requests, prompt, found.max_output_tokens,
-                       found.cost_range(price), resumed=found.done)
+                       found.cost_range(price), resumed=found.done, detectable=detectable)
 
 
 def show(plan: SuitePlan, console: Console) -> int:
     """The runs' estimates as a table with a total row; exit code 0."""
     rows = [estimate_run(run) for run in plan.runs]
-    table = Table("run", "requests", "input tokens", "output at most", "cost", box=None,
+    table = Table("run", "requests", "input tokens", "max output", "cost", "detects",
+                  box=None,
                   pad_edge=False, title=f"suite {plan.name}: {len(rows)} runs in "
                   f"{len(plan.lanes)} lane(s), into {plan.out} (dry run: nothing sent, "
                   "nothing written)")
+    table.columns[4].no_wrap = True  # a price range reads as one
     low = high = Decimal(0)
     unknown = []
     for e in rows:
         table.add_row(e.run.label, f"{e.requests:,}" + (f" ({e.resumed:,} done)" if e.resumed
                                                        else ""),
                       f"~{e.input_tokens:,}", f"{e.output_tokens:,}",
-                      f"{usd(float(e.cost[0]))} to {usd(float(e.cost[1]))}" if e.cost
-                      else "unknown")
+                      (f"{usd(float(e.cost[0]))} to {usd(float(e.cost[1]))}"
+                       + (" *" if e.run.model.batch else "")) if e.cost else "unknown",
+                      f"±{100 * e.detectable:.1f}" if e.detectable is not None else "-")
         if e.cost is None:
             unknown.append(f"{e.run.label}: {e.why_unknown}")
         else:
@@ -72,11 +85,21 @@ def show(plan: SuitePlan, console: Console) -> int:
                   f"~{sum(e.input_tokens for e in rows):,}",
                   f"{sum(e.output_tokens for e in rows):,}",
                   f"{usd(float(low))} to {usd(float(high))}"
-                  + (f" + {len(unknown)} unknown" if unknown else ""), style="bold")
+                  + (f" + {len(unknown)} unknown" if unknown else ""), "", style="bold")
     console.print(table)
     for line in unknown:
         console.print(f"cost unknown for {line}", highlight=False, soft_wrap=True,
                       markup=False)
     console.print("cost: input only, up to every answer at max tokens; a judge's requests "
                   "are not counted", highlight=False, soft_wrap=True, markup=False)
+    if any(e.run.model.batch for e in rows):
+        console.print("*: through the provider's batch API (the model's batch = true), at "
+                      "that API's price; answers within 24 hours",
+                      highlight=False, soft_wrap=True, markup=False)
+    if any(e.detectable is not None for e in rows):
+        console.print(f"detects: the paired difference in points each run's samples detect "
+                      f"against another model's run on the same samples (McNemar, alpha "
+                      f"0.05, power 0.8, discordance assumed {WORST_DISCORDANCE:g}); "
+                      "`visioneval power` refines it from pilot runs", highlight=False,
+                      soft_wrap=True, markup=False)
     return 0

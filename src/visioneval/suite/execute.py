@@ -106,14 +106,17 @@ async def _one(run: PlannedRun, board: ProgressBoard, err: Console, progress: bo
             info = RunStore.open(directory).info
             check_planned(run, info, benchmark)
             counts = info.counts
-            if info.status == "finished" and not (counts is not None and counts.errors):
-                return RunOutcome(run, "done before", counts.records if counts else 0, 0)
+            if info.status == "finished" and not (counts is not None and counts.errors) \
+                    and not _narrower(run, info):
+                return RunOutcome(run, "done before", counts.records if counts else 0, 0,
+                                  _stopped(info))
         elif benchmark.total() == 0:
             raise DataError(nothing_to_evaluate(benchmark))
         lock = RunLock(directory)
         try:
             request = RunRequest(benchmark, run.spec(), run.settings, run.engine, directory,
-                                 run.user_definition)
+                                 run.user_definition, batch=run.model.batch,
+                                 stopping=run.stopping(benchmark))
             result = await new_session(request, directory, output, lock, continuing=resume)
         finally:
             lock.release()
@@ -124,7 +127,24 @@ async def _one(run: PlannedRun, board: ProgressBoard, err: Console, progress: bo
 
         await asyncio.to_thread(try_write_report, directory, run.definition())
     status = "finished with errors" if result.n_errors else "finished"
-    return RunOutcome(run, status, result.n_records, result.n_errors)
+    return RunOutcome(run, status, result.n_records, result.n_errors,
+                      _stopped(RunStore.open(directory).info))
+
+
+def _narrower(run: PlannedRun, info: RunInfo) -> bool:
+    """The suite file now asks a stopped run for a narrower interval: it goes on."""
+    rule = info.stopping
+    return rule is not None and rule.stopped and run.target_ci is not None and \
+        run.target_ci < rule.target_ci
+
+
+def _stopped(info: RunInfo) -> str:
+    """How a run stopped by its target_ci ended, in a few words ("" for any other run)."""
+    rule = info.stopping
+    if rule is None or not rule.stopped or rule.ci is None:
+        return ""
+    return (f"stopped at its target interval: {rule.n} of {rule.samples} samples, 95% "
+            f"interval {100 * (rule.ci[1] - rule.ci[0]):.1f} points wide")
 
 
 def check_planned(run: PlannedRun, info: RunInfo, benchmark: Benchmark) -> None:

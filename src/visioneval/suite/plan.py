@@ -21,6 +21,7 @@ from visioneval.core import registry
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.records import GenerationSettings
 from visioneval.engine.options import EngineFlags, EngineOptions
+from visioneval.engine.stopping import StoppingFlags, StoppingRule
 from visioneval.suite.spec import BenchmarkEntry, ModelEntry, SuiteFile
 
 
@@ -37,6 +38,8 @@ class PlannedRun:
     directory: Path
     lane: int = 0
     variants: tuple[str, ...] = ()  # --variant names, sent beside every sample
+    target_ci: float | None = None  # --target-ci: stop once the answer is known
+    min_samples: int | None = None
 
     @property
     def label(self) -> str:
@@ -61,6 +64,12 @@ class PlannedRun:
 
     def definition(self) -> BenchmarkDefinition:
         return registry.definition(self.benchmark)
+
+    def stopping(self, benchmark: Benchmark) -> StoppingRule | None:
+        """The run's --target-ci rule (None: it runs every sample); the order is seeded by
+        the benchmark's own seed, as on the command line."""
+        return StoppingFlags(self.target_ci, self.min_samples).rule(
+            getattr(benchmark.options, "seed", 0) or 0)
 
     def build(self) -> Benchmark:
         """The benchmark with this run's options (ValueError naming the option when one is
@@ -115,8 +124,11 @@ def plan(suite: SuiteFile, out: Path | None, default_name: str) -> SuitePlan:
             for model in suite.models:
                 runs.append(PlannedRun(entry.name, setting, options, model, generation,
                                        _engine(suite, model), root / folder /
-                                       _safe(model.label), variants=tuple(entry.variants)))
+                                       _safe(model.label), variants=tuple(entry.variants),
+                                       target_ci=entry.target_ci,
+                                       min_samples=entry.min_samples))
     _check_unique(runs)
+    _check_batches(suite)
     lanes = _lanes(runs)
     placed = tuple(_with_lane(run, lanes) for run in runs)
     grouped: dict[int, tuple[PlannedRun, ...]] = {}
@@ -150,9 +162,25 @@ def _engine(suite: SuiteFile, model: ModelEntry) -> EngineOptions:
     return flags.new_run()
 
 
-def _lanes(runs: list[PlannedRun]) -> dict[str, int]:
-    """A lane per group of models that share a server (a URL), found by joining models with
-    a URL in common; a builtin model is a lane of its own."""
+def _check_batches(suite: SuiteFile) -> None:
+    """A model with `batch = true` on a backend without a batch API is one line."""
+    from visioneval.backends.batch.clients import refusal
+
+    for model in suite.models:
+        if model.batch:
+            spec = BackendSpec(kind=model.backend, model=model.model,
+                               base_url=list(model.urls()) or None)
+            if why := refusal(spec):
+                raise ValueError(f"model {model.label}: batch = true: "
+                                 f"{why.removeprefix('--batch: ')}")
+
+
+def _lanes(runs: list[PlannedRun]) -> dict[Path, int]:
+    """Each run's lane: one per group of models that share a server (a URL), found by
+    joining models with a URL in common; a builtin model is a lane of its own. A run in
+    batches (its model's `batch = true`) is a lane of its own: it sends a few calls and
+    then waits for the provider, so every batch of the suite is submitted at once and
+    waited for together, not one after another."""
     parent: dict[str, str] = {}
 
     def find(x: str) -> str:
@@ -160,18 +188,21 @@ def _lanes(runs: list[PlannedRun]) -> dict[str, int]:
             x = parent[x]
         return x
 
+    def node(run: PlannedRun) -> str:
+        return f"batch:{run.directory}" if run.model.batch else run.model.label
+
     for run in runs:
-        label = run.model.label
-        find(label)
+        find(node(run))
+        if run.model.batch:
+            continue
         for url in run.spec().resolved_base_urls():
-            parent[find(label)] = find("url:" + url.rstrip("/"))
+            parent[find(node(run))] = find("url:" + url.rstrip("/"))
     roots: dict[str, int] = {}
-    return {run.model.label: roots.setdefault(find(run.model.label), len(roots))
-            for run in runs}
+    return {run.directory: roots.setdefault(find(node(run)), len(roots)) for run in runs}
 
 
-def _with_lane(run: PlannedRun, lanes: dict[str, int]) -> PlannedRun:
-    return dataclasses.replace(run, lane=lanes[run.model.label])
+def _with_lane(run: PlannedRun, lanes: dict[Path, int]) -> PlannedRun:
+    return dataclasses.replace(run, lane=lanes[run.directory])
 
 
 def _check_unique(runs: list[PlannedRun]) -> None:

@@ -154,7 +154,8 @@ def show(console: Console, outcomes: list[RunOutcome], found: list[Part]) -> Non
                           markup=False)
     console.print("\n## Runs\n", highlight=False, markup=False)
     for o in outcomes:
-        detail = f" ({o.records} samples, {o.errors} errors)" if o.status != "failed" else \
+        detail = f" ({o.records} samples, {o.errors} errors" + \
+            (f"; {o.message})" if o.message else ")") if o.status != "failed" else \
             f": {o.message}"
         console.print(f"- {o.run.label}: {o.status}{detail} -> {o.run.directory}",
                       highlight=False, soft_wrap=True, markup=False)

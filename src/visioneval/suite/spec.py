@@ -13,11 +13,13 @@ command runs in).
     model = "Qwen/Qwen2.5-VL-7B-Instruct"
     base_url = ["http://gpu1:8000/v1", "http://gpu2:8000/v1"]
     concurrency = 32                      # per URL
+    # batch = true                        # through the provider's batch API (half price)
 
     [[benchmarks]]
     name = "salbench"
     options = { data_dir = "data/synth", splits = ["synthetic"] }
     vary = { shots = [0, 3] }             # one run per value
+    # target_ci = 3                       # stop once the 95% interval is 3 points wide
 """
 
 from __future__ import annotations
@@ -58,6 +60,8 @@ class ModelEntry(_Entry):
     # The model's name in the benchmarks' published tables (GPT-4o, LLaVA-1.6-7B ...), when
     # its own name does not match one: its runs are then shown beside those numbers.
     published_as: str | None = None
+    # Its runs go through the provider's batch API (`--batch`: OpenAI, Anthropic).
+    batch: bool = False
 
     @model_validator(mode="after")
     def _checked(self) -> ModelEntry:
@@ -89,12 +93,22 @@ class BenchmarkEntry(_Entry):
     variants: list[str] = Field(default_factory=list)
     temperature: float | None = None
     max_tokens: int | None = Field(None, gt=0)
+    # Stop each run once its headline's 95% interval is at most this many points wide
+    # (`--target-ci`), after at least `min_samples`.
+    target_ci: float | None = Field(None, gt=0, le=100)
+    min_samples: int | None = Field(None, gt=0)
 
     @model_validator(mode="after")
     def _checked(self) -> BenchmarkEntry:
         both = set(self.options) & set(self.vary)
         if both:
             raise ValueError(f"{', '.join(sorted(both))}: in both options and vary")
+        if self.min_samples is not None and self.target_ci is None:
+            raise ValueError("min_samples goes with target_ci (the samples before the "
+                             "stopping rule may stop a run)")
+        if self.target_ci is not None and self.variants:
+            raise ValueError("target_ci watches the headline of the samples as asked; put "
+                             "the variants in a benchmark entry of their own")
         empty = [k for k, values in self.vary.items() if not values]
         if empty:
             raise ValueError(f"vary {', '.join(empty)}: give at least one value")
@@ -128,6 +142,12 @@ class SuiteFile(_Entry):
         twice = sorted({x for x in labels if labels.count(x) > 1})
         if twice:
             raise ValueError(f"models named twice: {', '.join(twice)} (give each a `name`)")
+        batched = [m.label for m in self.models if m.batch]
+        stopped = [b.name for b in self.benchmarks if b.target_ci is not None]
+        if batched and stopped:
+            raise ValueError(f"{batched[0]} runs in batches (batch = true) and {stopped[0]} "
+                             "stops once the answer is known (target_ci): a batch is sent "
+                             "at once, so the two cannot go together; use one or the other")
         return self
 
 
