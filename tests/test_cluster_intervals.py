@@ -379,3 +379,36 @@ def test_illusionbench_pools_both_tasks_in_paired_tests_only_where_both_were_ask
     shape_only = paired(collector(set(range(8)), ("shape",)),
                         collector(set(range(16)), ("shape",)))[0]
     assert [r.key for r in shape_only] == ["ICON shape recall (original)"]
+
+
+def test_one_cluster_has_no_clustered_test_and_no_interval() -> None:
+    from visioneval.stats.bootstrap import Clusters
+    from visioneval.stats.paired import bootstrap_difference, interval_of, paired_test
+
+    a = np.array([[0.0], [0.0], [1.0], [0.0]])
+    b = np.array([[1.0], [1.0], [1.0], [0.0]])
+    one = Clusters("image", np.zeros(4, dtype=np.intp), 1)
+    test = paired_test("correct", a, b, "x", clusters=one)
+    assert test.p_value is None and not test.significant and "one image" in test.detail
+    assert interval_of("correct", a, one) is None
+    boot = bootstrap_difference("correct", a, b, "x", one)
+    assert boot.interval is None and not boot.significant
+    # A pooled metric whose rows all show one image is left out of the tests.
+    first, second = PairedCollector(), PairedCollector()
+    for i in range(4):
+        first.add(f"q{i}", {"pooled": PairedRow("correct", (a[i, 0],), "img", pooled=True)})
+        second.add(f"q{i}", {"pooled": PairedRow("correct", (b[i, 0],), "img", pooled=True)})
+    assert first.metrics() == [] and paired(first, second) == ([], [])
+
+
+def test_the_same_shift_in_every_cluster_is_a_sign_test_over_clusters_not_p_zero() -> None:
+    from visioneval.stats.bootstrap import Clusters
+
+    # Two images, two pairs each: the second run is right on one more answer per image.
+    a = np.array([0.0, 1.0, 0.0, 1.0])
+    b = np.array([1.0, 1.0, 1.0, 1.0])
+    two = Clusters("image", np.array([0, 0, 1, 1], dtype=np.intp), 2)
+    found = clustered_mcnemar(a, b, two, "x")
+    assert found.p_value == pytest.approx(0.5)  # 2 images up, 0 down
+    assert not found.significant and "sign test over images" in found.detail
+    assert found.p_value >= mcnemar(a, b, "x").p_value

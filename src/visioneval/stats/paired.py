@@ -86,26 +86,33 @@ def clustered_mcnemar(a: np.ndarray, b: np.ndarray, clusters: Clusters, key: str
     var(p) = K / (K - 1) / N^2 * sum_k (X_k - n_k p)^2, the covariance likewise, and
     (p_b - p_a)^2 / (var_a + var_b - 2 cov) is chi-square with 1 degree of freedom."""
     import numpy as np
-    from scipy.stats import chi2
+    from scipy.stats import binomtest, chi2
 
     k, n = clusters.count, len(a)
+    p_a, p_b = float(a.mean()), float(b.mean())
+    difference = p_b - p_a
+    only_a = int(((a == 1) & (b == 0)).sum())
+    only_b = int(((a == 0) & (b == 1)).sum())
+    detail = f"right only {names[0]} {only_a}, only {names[1]} {only_b}; {k} {clusters.by}s"
+    if k < 2:  # the variance has K - 1 in its denominator: one cluster tests nothing
+        return PairedResult(key, CLUSTERED_MCNEMAR, p_a, p_b, difference,
+                            f"{detail}: one {clusters.by}, no test", None, False)
     size = np.bincount(clusters.index, minlength=k).astype(np.float64)
     x = np.bincount(clusters.index, weights=a, minlength=k)
     y = np.bincount(clusters.index, weights=b, minlength=k)
-    p_a, p_b = float(a.mean()), float(b.mean())
     da, db = x - size * p_a, y - size * p_b
     scale = k / ((k - 1) * n * n)
     variance = scale * float((da * da).sum() + (db * db).sum() - 2 * (da * db).sum())
-    difference = p_b - p_a
     if variance > 0:
         p = float(chi2.sf(difference * difference / variance, 1))
-    else:  # the same shift in every cluster, or none
-        p = 1.0 if difference == 0 else 0.0
-    only_a = int(((a == 1) & (b == 0)).sum())
-    only_b = int(((a == 0) & (b == 1)).sum())
-    return PairedResult(key, CLUSTERED_MCNEMAR, p_a, p_b, difference,
-                        f"right only {names[0]} {only_a}, only {names[1]} {only_b}; "
-                        f"{k} {clusters.by}s", p, p < ALPHA)
+    else:
+        # Every cluster shifted alike (or none did): the statistic is undefined. A sign
+        # test over the clusters that changed is the cautious answer (one pair each).
+        shift = y - x
+        up, down = int((shift > 0).sum()), int((shift < 0).sum())
+        p = float(binomtest(min(up, down), up + down, 0.5).pvalue) if up + down else 1.0
+        detail += f" (every {clusters.by} alike: a sign test over {clusters.by}s)"
+    return PairedResult(key, CLUSTERED_MCNEMAR, p_a, p_b, difference, detail, p, p < ALPHA)
 
 
 def paired_test(kind: Kind, a: np.ndarray, b: np.ndarray, key: str,
@@ -150,7 +157,7 @@ def interval_of(kind: Kind, rows: np.ndarray, clusters: Clusters | None = None
     when given."""
     import numpy as np
 
-    if len(rows) < 2:
+    if len(rows) < 2 or (clusters is not None and clusters.count < 2):
         return None
 
     def statistic(sums: np.ndarray, n: int) -> np.ndarray:
@@ -184,6 +191,9 @@ def bootstrap_difference(kind: Kind, a: np.ndarray, b: np.ndarray, key: str,
 
     first, second = value_of(kind, a), value_of(kind, b)
     clustered = clusters is not None and not clusters.singletons
+    if clusters is not None and clustered and clusters.count < 2:
+        return PairedResult(key, f"paired bootstrap over {clusters.by}s", first, second,
+                            second - first, f"one {clusters.by}: no interval", None, False)
     values = replicates(np.hstack([a, b]), statistic,
                         clusters=clusters if clustered else None)[:, 0]
     low, high = (float(x) for x in np.percentile(values, [2.5, 97.5]))
@@ -217,7 +227,7 @@ class PairedCollector:
         """The metrics to test, in the order first seen: a pooled metric only where it
         pools (some image has two or more of its rows)."""
         return [(key, kind) for key, kind in self.kinds.items()
-                if key not in self.pooled or not self.rows[key].clusters().singletons]
+                if key not in self.pooled or _pools(self.rows[key].clusters())]
 
     def common(self, other: PairedCollector) -> tuple[PairedCollector, int]:
         """A copy narrowed to the samples `other` has too, per metric; and how many of this
@@ -233,6 +243,11 @@ class PairedCollector:
             if i == 0:
                 dropped = len(rows) - len(out.rows[key])
         return out, dropped
+
+
+def _pools(clusters: Clusters) -> bool:
+    """Some cluster holds two rows or more, and there are two clusters to compare."""
+    return not clusters.singletons and clusters.count >= 2
 
 
 def paired(first: PairedCollector, other: PairedCollector, names: tuple[str, str] = RUNS
