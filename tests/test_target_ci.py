@@ -243,3 +243,26 @@ def test_vqa_stops_on_its_scorer_accuracy(tmp_path):
     metrics = json.loads((run / "metrics.json").read_text())
     assert metrics["overall"]["n"] == rule["n"]
     assert rule["estimate"] == pytest.approx(metrics["overall"]["accuracy"])
+
+
+def test_a_stopped_run_sends_its_failed_requests_again_on_resume(serve, many_rows, tmp_path):
+    # The first requests fail (500, one attempt each): errors are records, not answers.
+    server = serve(fail_first=6, faults=("500",))
+    run = tmp_path / "run"
+    args = ("--splits", "synthetic", "--no-cache", "--concurrency", "2", "--max-attempts",
+            "1", "--no-report")
+    first = invoke(*salbench_args(server, many_rows, run, *args, "--target-ci", "45",
+                                  "--min-samples", "20"))
+    assert first.exit_code == 1, first.stderr  # samples ended in error
+    assert _stopping(run)["stopped"]
+    failed = [r["id"] for r in journal(run) if r["response"].get("error")]
+    assert len(failed) == 6
+    sent = server.stats.requests
+    again = invoke("salbench", "--resume", run, "--no-progress", "--no-report",
+                   "--base-url", server.base_url + "/v1")
+    assert again.exit_code == 0, again.stderr
+    assert server.stats.requests - sent == 6  # those, and nothing past the stop
+    latest = {r["id"]: r for r in journal(run)}
+    assert not any(latest[i]["response"].get("error") for i in failed)
+    rule = _stopping(run)
+    assert rule["stopped"] and rule["n"] == len(latest)

@@ -12,7 +12,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -164,9 +164,8 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     # numpy: loaded when a session starts
     from visioneval.core.idset import IdCollector, IdSet
 
-    answered = _answered(store, benchmark)
-    if stopping is not None:
-        answered = _remembered(answered, stopping)
+    answered = _answered(store, benchmark) if stopping is None else \
+        _remembered(store, benchmark, stopping)
     done = IdSet(r.id for r in answered)
     if isinstance(benchmark, Varied):
         benchmark.skip_answered(done)
@@ -254,20 +253,26 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     return result
 
 
-def _answered(store: RunStore, benchmark: Benchmark) -> Iterator[Record]:
+def _answered(store: RunStore, benchmark: Benchmark,
+              failed: Callable[[str], None] | None = None) -> Iterator[Record]:
     """The run's answered records (latest per sample), streamed once; a benchmark that
-    chooses its requests from the answers so far (`LearnsFromAnswers`) learns each."""
+    chooses its requests from the answers so far (`LearnsFromAnswers`) learns each;
+    `failed` is told each sample whose latest request failed."""
     learner = benchmark if isinstance(benchmark, LearnsFromAnswers) else None
     for record in store.iter_latest():
         if record.ok:
             if learner is not None:
                 learner.learn(record)
             yield record
+        elif failed is not None:
+            failed(record.id)
 
 
-def _remembered(records: Iterator[Record], stopping: SequentialStop) -> Iterator[Record]:
-    """The records, each told to the stopping rule, fed again when its position comes."""
-    for record in records:
+def _remembered(store: RunStore, benchmark: Benchmark, stopping: SequentialStop
+                ) -> Iterator[Record]:
+    """The answered records (`_answered`), each told to the stopping rule, fed again when
+    its position comes; the samples whose last request failed are told too (sent again)."""
+    for record in _answered(store, benchmark, stopping.remember_failed):
         stopping.remember(record)
         yield record
 

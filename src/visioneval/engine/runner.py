@@ -204,8 +204,11 @@ class Engine:
                         stats.resumed += 1
                         stopping.resumed_sample(position, item.id)
                         continue
-                    if stopping.satisfied:
+                    sends = stopping.sends(item.id)
+                    if sends is None:
                         break
+                    if not sends:
+                        continue
                     positions[item.id] = position
                 if isinstance(item, SkippedRow):
                     log.warning(item.line())

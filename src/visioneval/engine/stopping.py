@@ -91,6 +91,7 @@ class SequentialStop:
         self.stopped_at = stopped_at
         self.sequence = BettingConfidenceSequence(rule.level, width=self.segments[0][1] / 100)
         self.recorded: dict[str, float | None] = {}  # outcomes of samples answered before
+        self.failed: set[str] = set()  # samples whose last request failed: sent again
         self._waiting: dict[int, float | None] = {}
         self._next = 0
 
@@ -112,8 +113,24 @@ class SequentialStop:
         """A record answered in an earlier session, fed when its position comes."""
         self.recorded[record.id] = self.outcome(record) if record.ok else None
 
+    def remember_failed(self, sample_id: str) -> None:
+        """A sample whose request failed in an earlier session: sent again, even once the
+        rule is satisfied (a failed request is an error to retry, not an answer)."""
+        self.failed.add(sample_id)
+
     def resumed_sample(self, position: int, sample_id: str) -> None:
-        self._take(position, self.recorded.get(sample_id))
+        self._take(position, self.recorded.pop(sample_id, None))
+
+    def sends(self, sample_id: str) -> bool | None:
+        """Whether a sample not yet answered is sent: True while the rule is not satisfied
+        or when its earlier request failed; False to pass it by while failed ones may
+        follow; None when nothing more is to be sent (the producer stops reading)."""
+        if sample_id in self.failed:
+            self.failed.discard(sample_id)
+            return True
+        if not self.satisfied:
+            return True
+        return False if self.failed else None
 
     def observe(self, position: int, record: Record) -> None:
         """A record just journaled, at its position in the order."""
