@@ -282,6 +282,20 @@ def test_batch_is_not_given_again_on_resume(synth_data, tmp_path):
     assert result.exit_code == 2 and "--batch is recorded in the run" in result.stderr
 
 
+def test_a_batch_run_resumed_with_max_cost_is_refused_in_one_line(serve, synth_data,
+                                                                   tmp_path):
+    server = serve()
+    run = tmp_path / "run"
+    _run(server, synth_data, run, "--batch", "--no-cache", "--configs", "P3",
+         "--price-in", "2", "--price-out", "8")
+    sent = server.stats.requests
+    result = invoke("salbench", "--resume", run, "--base-url", server.base_url + "/v1",
+                    "--no-progress", "--max-cost", "1")
+    assert result.exit_code == 2
+    assert "--max-cost stops sending request by request" in result.stderr
+    assert server.stats.requests == sent
+
+
 def test_the_dry_run_shows_the_batch_price_beside_the_normal_one(synth_data):
     result = invoke("salbench", "--backend", "openai", "--model", "gpt-4o", "--data-dir",
                     synth_data, "--splits", "synthetic", "--dry-run")

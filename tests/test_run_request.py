@@ -83,6 +83,7 @@ def test_the_python_api_sends_a_batch(serve, synth_data, tmp_path):
     ({"batch": True, "target_ci": 5}, "use one or the other"),
     ({"target_ci": 5, "variants": ["blind"]}, "variants in a run of their own"),
     ({"target_ci": 0}, "more than 0"),
+    ({"batch": True, "engine": EngineOptions(max_cost=1.0)}, "--max-cost"),
 ])
 def test_the_python_api_refuses_what_cannot_go_together(synth_data, tmp_path, extra, message):
     with pytest.raises(ValueError, match=message):

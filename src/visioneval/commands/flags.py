@@ -165,14 +165,13 @@ def request_from(flags: RunFlags, target: RunTarget) -> RunRequest | ResumeReque
 def _check_batch(flags: RunFlags, benchmark: Benchmark, spec: BackendSpec,
                  on_ray: bool) -> None:
     """--batch with what it cannot go with is one line (`visioneval.runs.batching`)."""
-    from visioneval.runs.batching import refusal
+    from visioneval.runs.batching import MAX_COST_REFUSED, refusal
 
     if on_ray or flags.shard is not None:
         raise ValueError("--batch sends the run's batches from one process (the provider "
                          "spreads the work): run it without --shard or --executor ray")
     if flags.max_cost is not None and not flags.dry_run:
-        raise ValueError("--max-cost stops sending request by request, and a batch is sent "
-                         "at once: see its cost with --dry-run instead")
+        raise ValueError(MAX_COST_REFUSED)
     if flags.target_ci is not None:
         raise ValueError("--target-ci stops sending request by request once the answer is "
                          "known, and a batch is sent at once: use one or the other")

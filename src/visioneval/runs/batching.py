@@ -19,6 +19,10 @@ if TYPE_CHECKING:
     from visioneval.runs.output import Output
 
 
+MAX_COST_REFUSED = ("--max-cost stops sending request by request, and a batch is sent at "
+                    "once: see its cost with --dry-run instead")
+
+
 def refusal(benchmark: Benchmark, spec: BackendSpec) -> str | None:
     """Why this run cannot use --batch, in one line (None: it can)."""
     asks_more = benchmark.solve is not None or benchmark.judge is not None or \

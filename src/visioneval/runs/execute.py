@@ -174,7 +174,7 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
                 info.resolution_probe = probed
             store = RunStore.create(directory, info)
         _say_identity(backend, output)
-        batches = _batches(benchmark, spec, backend, output) \
+        batches = _batches(benchmark, spec, backend, output, engine) \
             if batch or store.info.batch is not None else None
         return await run_session(benchmark, backend, store, settings, engine, output.err,
                                  output.progress, judge, budget, engine_changes, output.board,
@@ -182,11 +182,14 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
 
 
 def _batches(benchmark: Benchmark, spec: BackendSpec, backend: Backend,
-             output: Output) -> BatchSetup:
+             output: Output, engine: EngineOptions) -> BatchSetup:
     """The session's batch setup (`visioneval.runs.batching`); a ValueError of one line
-    when the run cannot be sent in batches (a resumed run rebuilt from its record)."""
-    from visioneval.runs.batching import batch_setup, refusal
+    when the run cannot be sent in batches (a resumed run rebuilt from its record), or
+    when a --max-cost was given (a batch is sent at once: no request-by-request limit)."""
+    from visioneval.runs.batching import MAX_COST_REFUSED, batch_setup, refusal
 
+    if engine.max_cost is not None:
+        raise ValueError(MAX_COST_REFUSED)
     why = refusal(benchmark, spec)
     if why is not None:
         raise ValueError(why)

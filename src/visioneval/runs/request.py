@@ -54,6 +54,10 @@ class RunRequest:
             raise ValueError("a run stopped once the answer is known (--target-ci) sends "
                              "request by request, and a batch is sent at once: use one or "
                              "the other")
+        if self.batch and self.engine.max_cost is not None:
+            from visioneval.runs.batching import MAX_COST_REFUSED
+
+            raise ValueError(MAX_COST_REFUSED)
         if (self.batch or self.stopping is not None) and \
                 (self.shard is not None or self.ray is not None):
             what = "--batch" if self.batch else "--target-ci"
