@@ -66,7 +66,9 @@ def test_a_batch_run_scores_as_the_same_run_sent_request_by_request(serve, synth
     book = server.batch_apis.book
     records = journal(tmp_path / "batch")
     assert book.batches == 1 and len(records) == 24
-    assert sorted(book.received) == sorted(custom_id(r["id"]) for r in records)
+    key = _run_info(tmp_path / "batch")["batch"]["batches"][0]["key"]
+    assert sorted(f"{key}-{c}" for c in book.received) == \
+        sorted(custom_id(key, r["id"]) for r in records)
     assert set(book.received.values()) == {1}
     # Records as a normal run writes them: the prompt (images by description), the target.
     kept = ("prompt", "target", "parsed", "scores", "group")
@@ -113,7 +115,7 @@ def test_errored_requests_are_error_records_and_a_resume_sends_them_in_a_new_bat
     _resume(server, run, backend)
     book = server.batch_apis.book
     assert book.batches == 2
-    again = {custom_id(r["id"]) for r in errors}
+    again = {custom_id("", r["id"]).lstrip("-") for r in errors}
     assert {c for c, n in book.received.items() if n == 2} == again
     assert sum(book.received.values()) == 24 + len(again)
     info = _run_info(run)
@@ -202,6 +204,31 @@ def test_a_batch_created_but_not_recorded_is_found_again_on_resume(serve, synth_
     book = server.batch_apis.book
     assert book.batches == 1 and set(book.received.values()) == {1}
     assert _run_info(run)["counts"]["records"] == 24
+
+
+@pytest.mark.slow
+def test_a_batch_taken_up_by_mistake_gives_no_answer_to_the_run(serve, synth_data, tmp_path):
+    """Anthropic's batches carry no label: a lost intent is matched by its size and time,
+    so another batch of the same size may be taken for it. Its answers carry another
+    batch's key: none is recorded as this run's; they are errors, sent again."""
+    server = serve(batches=BatchScript(delay_s=3600))
+    run = tmp_path / "run"
+    _kill_once_a_batch_is_recorded(server, synth_data, run, "anthropic")
+    info = _run_info(run)
+    old_key = info["batch"]["batches"][0]["key"]
+    info["batch"]["batches"][0] |= {"id": None, "status": "submitting", "key": "bother"}
+    (run / "run.json").write_text(json.dumps(info))
+    (run / "batches" / f"{old_key}.ids").rename(run / "batches" / "bother.ids")
+
+    server.script.batches = BatchScript()
+    result = invoke("salbench", "--resume", run, "--base-url", server.base_url,
+                    "--no-progress", "--no-report")
+    assert result.exit_code == 1  # every sample an error, none an answer of the other batch
+    assert "answers none of this run's requests" in " ".join(result.stderr.split())
+    assert all(r["response"]["error"] for r in journal(run))
+    _resume(server, run, "anthropic")
+    assert _run_info(run)["counts"]["errors"] == 0
+    assert server.batch_apis.book.batches == 2
 
 
 @pytest.mark.slow
@@ -403,3 +430,39 @@ def test_a_missing_ids_file_is_one_line_naming_it(serve, synth_data, tmp_path):
     assert result.exit_code == 2, result.stderr
     assert str(ids) in result.stderr and "Traceback" not in result.stderr
     assert server.batch_apis.book.batches == 1
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_lost_batch_is_looked_up_on_every_page_of_the_list(serve, backend):
+    """More batches made since than one page of the provider's list holds: the lookup
+    reads on until it reaches older ones."""
+    from visioneval.backends.anthropic import AnthropicBackend
+    from visioneval.backends.batch.anthropic import AnthropicBatch
+    from visioneval.core.records import GenerationSettings, Request, user
+
+    server = serve()
+    request = Request((user("hi"),), GenerationSettings(max_tokens=8))
+
+    async def scenario() -> tuple[object, str]:
+        if backend == "openai":
+            client: OpenAIBatch | AnthropicBatch = OpenAIBatch(OpenAIBackend(
+                "m", server.base_url + "/v1", api_key=None, api_key_env=None))
+        else:
+            client = AnthropicBatch(AnthropicBackend("m", server.base_url, api_key=None,
+                                                     api_key_env=None))
+        since = time.time()
+        try:
+            # Ours first (two requests), then 130 of one request each, made after it.
+            ours = await client.submit([client.encode(f"bours-{i}", request)
+                                        for i in range(2)], "bours")
+            for i in range(130):
+                made = await client.submit([client.encode(f"b{i}-x", request)], f"b{i}")
+                assert isinstance(made, str)
+            found = await client.find("bours", 2, since)
+        finally:
+            await client.backend.aclose()
+        assert isinstance(ours, str)
+        return found, ours
+
+    found, ours = asyncio.run(scenario())
+    assert found == ours

@@ -38,9 +38,13 @@ class BatchLedger:
         """The batches whose answers are not in the journal yet (oldest first)."""
         return [e for e in self.run.batches if e.status in OPEN]
 
-    def intend(self, sample_ids: list[str]) -> BatchEntry:
+    @staticmethod
+    def new_key() -> str:
+        """A batch's key, chosen before its requests are written (they carry it)."""
+        return "b" + secrets.token_hex(8)
+
+    def intend(self, key: str, sample_ids: list[str]) -> BatchEntry:
         """Record a batch about to be created: its ids file first, then its entry."""
-        key = "b" + secrets.token_hex(8)
         folder = self.store.directory / IDS_DIR
         folder.mkdir(exist_ok=True)
         write_atomic(folder / f"{key}.ids", b"".join(orjson.dumps(i) + b"\n" for i in sample_ids))

@@ -84,6 +84,7 @@ class _Sent(Sample):
 
 @dataclass
 class _Chunk:
+    key: str = field(default_factory=BatchLedger.new_key)  # its requests' custom ids hold it
     samples: list[_Sent] = field(default_factory=list)
     lines: list[bytes] = field(default_factory=list)
     size: int = 0
@@ -115,11 +116,12 @@ class _BatchRun:
                     if found is None:
                         continue
                     sample, key = found
-                    line = self.client.encode(custom_id(sample.id),
-                                              Request(sample.messages, self.engine.settings))
+                    request = Request(sample.messages, self.engine.settings)
+                    line = self.client.encode(custom_id(chunk.key, sample.id), request)
                     if chunk.samples and self._overflows(chunk, line):
                         group.create_task(self._collect(await self._submit(chunk)))
                         chunk = _Chunk()
+                        line = self.client.encode(custom_id(chunk.key, sample.id), request)
                     chunk.samples.append(_Sent.of(sample, key))
                     chunk.lines.append(line)
                     chunk.size += len(line) + 1
@@ -197,7 +199,7 @@ class _BatchRun:
         return out
 
     async def _submit(self, chunk: _Chunk) -> BatchEntry:
-        entry = self.ledger.intend([s.id for s in chunk.samples])
+        entry = self.ledger.intend(chunk.key, [s.id for s in chunk.samples])
         batch_id = await self._create(entry, chunk.lines)
         self.ledger.created(entry, batch_id)
         self.stats.sent += len(chunk.samples)
@@ -298,17 +300,25 @@ class _BatchRun:
         missing = (f"batch {state.batch_id} ended ({state.status}"
                    + (f": {state.detail}" if state.detail else "") + ") without an answer "
                    "for it")
+        unanswered = 0
         for sample_id in self.ledger.sample_ids(entry):
             sample = self.held.pop(sample_id, None)
             if sample is None or sample_id in self.done:
                 continue  # recorded by an earlier session, or no longer in the data
-            response = answers.answers.get(custom_id(sample_id)) or error_answer(missing)
+            response = answers.answers.get(custom_id(entry.key, sample_id))
+            if response is None:
+                unanswered += 1
+                response = error_answer(missing)
             stats.prompt_tokens += response.prompt_tokens or 0
             stats.completion_tokens += response.completion_tokens or 0
             stats.usage.add("model", sample.group, response)
             engine._record(sample, Solved(response), self.scorer, stats, self.progress)
             if engine.cache is not None and sample.cache_key is not None and response.ok:
                 engine.cache.put(sample.cache_key, response, origin)
+        if answers.answers and unanswered == entry.requests:
+            self.setup.say(f"batch {state.batch_id} answers none of this run's requests "
+                           f"(none carries its key {entry.key}): it is another's batch; "
+                           "its samples are errors, sent again on resume")
         self.ledger.settle(entry, "collected")
 
     def _count(self, what: str, change: int) -> None:

@@ -68,7 +68,8 @@ class _Batch:
 
 @dataclass
 class BatchBook:
-    """What the emulated batch APIs received: batches made, and requests per custom_id."""
+    """What the emulated batch APIs received: batches made, and requests per sample (the
+    custom_id after its batch's key: the same sample in two batches counts twice)."""
 
     received: Counter[str] = field(default_factory=Counter)
     batches: int = 0
@@ -150,8 +151,10 @@ class BatchApis:
     async def _list_openai(self, request: web.Request) -> web.Response:
         if (refused := self._refused(request)) is not None:
             return refused
-        return web.json_response({"object": "list", "data": [
-            self._openai_view(b) for b in self._batches.values() if b.protocol == "openai"]})
+        page, more = self._page(request, "openai", "after")
+        return web.json_response({"object": "list", "data": [self._openai_view(b) for b in page],
+                                  "has_more": more,
+                                  "last_id": page[-1].id if page else None})
 
     async def _get_openai(self, request: web.Request) -> web.Response:
         if (refused := self._refused(request)) is not None:
@@ -202,10 +205,10 @@ class BatchApis:
     async def _list_anthropic(self, request: web.Request) -> web.Response:
         if (refused := self._refused(request)) is not None:
             return refused
-        return web.json_response({"data": [self._anthropic_view(b)
-                                           for b in self._batches.values()
-                                           if b.protocol == "anthropic"],
-                                  "has_more": False})
+        page, more = self._page(request, "anthropic", "after_id")
+        return web.json_response({"data": [self._anthropic_view(b) for b in page],
+                                  "has_more": more,
+                                  "last_id": page[-1].id if page else None})
 
     async def _get_anthropic(self, request: web.Request) -> web.Response:
         if (refused := self._refused(request)) is not None:
@@ -242,11 +245,27 @@ class BatchApis:
     def _new(self, protocol: str, lines: list[dict[str, Any]], batch_id: str,
              tag: str | None) -> _Batch:
         for line in lines:
-            self.book.received[str(line.get("custom_id"))] += 1
+            self.book.received[_sample_part(line.get("custom_id"))] += 1
         self.book.batches += 1
         batch = _Batch(batch_id, protocol, lines, time.time(), tag)
         self._batches[batch_id] = batch
         return batch
+
+    def _page(self, request: web.Request, protocol: str, cursor: str
+              ) -> tuple[list[_Batch], bool]:
+        """A page of the list as both providers give it: newest first, `limit` long
+        (default 20), after the batch the `cursor` parameter names; and whether more
+        follow."""
+        newest = [b for b in reversed(self._batches.values()) if b.protocol == protocol]
+        after = request.query.get(cursor)
+        if after is not None:
+            ids = [b.id for b in newest]
+            newest = newest[ids.index(after) + 1:] if after in ids else []
+        try:
+            limit = max(1, int(request.query.get("limit", "20")))
+        except ValueError:
+            limit = 20
+        return newest[:limit], len(newest) > limit
 
     def _lost(self) -> web.Response | None:
         """An HTTP 502 in place of the reply to one of the first `lose_created` batches."""
@@ -274,7 +293,7 @@ class BatchApis:
         self._arrivals += 1
         every = self.script.error_every
         fails = bool(every) and self._arrivals % every == 0 and \
-            self.book.received[str(custom)] == 1
+            self.book.received[_sample_part(custom)] == 1
         if batch.protocol == "openai":
             if fails:
                 return {"id": f"req_{self._arrivals}", "custom_id": custom,
@@ -312,3 +331,8 @@ def _error(status: int, message: str) -> web.Response:
 
 def _rfc3339(when: float) -> str:
     return dt.datetime.fromtimestamp(when, dt.UTC).isoformat().replace("+00:00", "Z")
+
+
+def _sample_part(custom_id: object) -> str:
+    """visioneval's custom_id is `<batch key>-<sample digest>`: the sample's part."""
+    return str(custom_id).rpartition("-")[2]

@@ -24,7 +24,13 @@ from visioneval.backends.batch.base import (
     BatchState,
     error_answer,
 )
-from visioneval.backends.batch.transport import FILE_CAP_BYTES, call, id_in, jsonl
+from visioneval.backends.batch.transport import (
+    FILE_CAP_BYTES,
+    batches_since,
+    call,
+    id_in,
+    jsonl,
+)
 from visioneval.core.records import Request, Response
 
 BATCHES = "/v1/messages/batches"
@@ -51,21 +57,15 @@ class AnthropicBatch(BatchClient):
         return id_in(created, f"POST {BATCHES}", "batch")
 
     async def find(self, tag: str, requests: int, after: float) -> str | None | BatchFailure:
-        """The one batch created after `after` that holds `requests` requests; None when
-        there is none, or more than one (then none is taken for ours)."""
-        listed = await call(self.backend, "GET", f"{BATCHES}?limit=100")
+        """The one batch created since `after` that holds `requests` requests (every page
+        of them); None when there is none, or more than one (then none is taken for ours).
+        Its requests' custom ids carry the entry's key, so a batch of someone else's of the
+        same size taken for ours answers nothing of this run (`custom_id`)."""
+        listed = await batches_since(self.backend, BATCHES, "after_id",
+                                     lambda item: _time(item.get("created_at")), after)
         if isinstance(listed, BatchFailure):
             return listed
-        found = []
-        for item in (listed.get("data") if isinstance(listed, dict) else None) or []:
-            if not isinstance(item, dict) or not isinstance(item.get("id"), str):
-                continue
-            counts = item.get("request_counts")
-            total = sum(v for v in counts.values() if type(v) is int) \
-                if isinstance(counts, dict) else -1
-            created = _time(item.get("created_at"))
-            if total == requests and created is not None and created >= after - 5:
-                found.append(item["id"])
+        found = [item["id"] for item in listed if _total(item) == requests]
         return found[0] if len(found) == 1 else None
 
     async def poll(self, batch_id: str) -> BatchState | BatchFailure:
@@ -125,3 +125,10 @@ def _time(value: Any) -> float | None:
         return dt.datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
     except ValueError:
         return None
+
+
+def _total(item: dict[str, Any]) -> int:
+    """A listed batch's request count (its request_counts summed; -1 without them)."""
+    counts = item.get("request_counts")
+    return sum(v for v in counts.values() if type(v) is int) if isinstance(counts, dict) \
+        else -1

@@ -60,9 +60,12 @@ class BatchAnswers:
     answers: dict[str, Response]
 
 
-def custom_id(sample_id: str) -> str:
-    """The id a sample's request carries in a batch (33 characters of [a-z0-9])."""
-    return "v" + hashlib.blake2b(sample_id.encode(), digest_size=16).hexdigest()
+def custom_id(batch_key: str, sample_id: str) -> str:
+    """The id a sample's request carries in a batch: the batch's own key (run.json's
+    entry) and a digest of the sample id, 51 characters of [a-z0-9-] (Anthropic allows
+    64). An answer is taken only under its own batch's key, so a batch of someone else's
+    taken up by mistake gives no answer to this run."""
+    return f"{batch_key}-v{hashlib.blake2b(sample_id.encode(), digest_size=16).hexdigest()}"
 
 
 class BatchClient(ABC):

@@ -19,7 +19,13 @@ from visioneval.backends.batch.base import (
     BatchState,
     error_answer,
 )
-from visioneval.backends.batch.transport import FILE_CAP_BYTES, call, id_in, jsonl
+from visioneval.backends.batch.transport import (
+    FILE_CAP_BYTES,
+    batches_since,
+    call,
+    id_in,
+    jsonl,
+)
 from visioneval.backends.openai import OpenAIBackend, parse_chat_response
 from visioneval.core.records import Request, Response
 
@@ -58,14 +64,13 @@ class OpenAIBatch(BatchClient):
         return id_in(created, "POST /batches", "batch")
 
     async def find(self, tag: str, requests: int, after: float) -> str | None | BatchFailure:
-        listed = await call(self.backend, "GET", "/batches?limit=100")
+        """The batch carrying `tag` in its metadata, among those created since `after`
+        (every page of them)."""
+        listed = await batches_since(self.backend, "/batches", "after", _created, after)
         if isinstance(listed, BatchFailure):
             return listed
-        for item in (listed.get("data") if isinstance(listed, dict) else None) or []:
-            if isinstance(item, dict) and (item.get("metadata") or {}).get(TAG_KEY) == tag:
-                found = item.get("id")
-                return found if isinstance(found, str) else None
-        return None
+        return next((item["id"] for item in listed
+                     if (item.get("metadata") or {}).get(TAG_KEY) == tag), None)
 
     async def poll(self, batch_id: str) -> BatchState | BatchFailure:
         data = await call(self.backend, "GET", f"/batches/{batch_id}")
@@ -125,3 +130,9 @@ class OpenAIBatch(BatchClient):
 def _int(value: Any) -> int | None:
     return value if type(value) is int else None
 
+
+def _created(item: dict[str, Any]) -> float | None:
+    """An OpenAI batch's creation time (Unix seconds)."""
+    stamp = item.get("created_at")
+    return float(stamp) if isinstance(stamp, int | float) and not isinstance(stamp, bool) \
+        else None

@@ -3,6 +3,7 @@ redaction (`HttpBackend`): every failure comes back as a `BatchFailure`, never r
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import aiohttp
@@ -86,3 +87,32 @@ def id_in(reply: Any, where: str, what: str) -> str | BatchFailure:
         return found
     return BatchFailure(f"{where} answered no {what} id: {replies.describe(reply)}",
                         transient=True)
+
+
+LIST_PAGES = 50  # pages of a batch list read at most when looking a batch up
+LIST_SLACK_S = 60.0  # how much earlier than its entry a batch may be stamped (clocks differ)
+
+
+async def batches_since(backend: HttpBackend, path: str, cursor: str,
+                        created: Callable[[dict[str, Any]], float | None], since: float
+                        ) -> list[dict[str, Any]] | BatchFailure:
+    """The provider's batches created at or after `since` (less `LIST_SLACK_S`), newest
+    first, read page by page (`cursor`: the list's paging parameter, the last id of a
+    page) until a page reaches older batches or the list ends."""
+    found: list[dict[str, Any]] = []
+    after = None
+    for _ in range(LIST_PAGES):
+        page = await call(backend, "GET", f"{path}?limit=100" +
+                          (f"&{cursor}={after}" if after else ""))
+        if isinstance(page, BatchFailure):
+            return page
+        items = [item for item in (page.get("data") if isinstance(page, dict) else None)
+                 or [] if isinstance(item, dict) and isinstance(item.get("id"), str)]
+        stamps = [created(item) for item in items]
+        found.extend(item for item, stamp in zip(items, stamps, strict=True)
+                     if stamp is not None and stamp >= since - LIST_SLACK_S)
+        older = any(stamp is not None and stamp < since - LIST_SLACK_S for stamp in stamps)
+        if older or not items or not (isinstance(page, dict) and page.get("has_more")):
+            break
+        after = items[-1]["id"]
+    return found
