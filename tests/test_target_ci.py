@@ -266,3 +266,22 @@ def test_a_stopped_run_sends_its_failed_requests_again_on_resume(serve, many_row
     assert not any(latest[i]["response"].get("error") for i in failed)
     rule = _stopping(run)
     assert rule["stopped"] and rule["n"] == len(latest)
+
+
+def test_a_narrower_width_on_resume_tunes_only_the_bets_still_to_come():
+    """A session killed before it wrote its progress leaves run.json's n behind; the new
+    width starts where this session's own outcomes start, never over outcomes seen."""
+    from visioneval.core.runfiles import StoppingInfo
+
+    stale = StoppingInfo(method="betting", target_ci=30, level=0.95, min_samples=100,
+                         seed=0, stopped=False, n=0, ci=[0.0, 1.0], segments=[[0, 30.0]])
+    outcome = Benchmark.headline_outcome.__get__(_Plain(None))
+    rule = SequentialStop.resumed(stale, outcome, width=20)
+    for i in range(10):
+        rule.remember(_record(str(i), 1.0))
+    for i in range(10):
+        rule.resumed_sample(i, str(i))
+    assert rule.segments == [(0, 30.0)] and rule.sequence.n == 10
+    rule.observe(10, _record("10", 0.0))
+    assert rule.segments == [(0, 30.0), (10, 20.0)]
+    assert [list(s) for s in rule.info().segments] == [[0, 30.0], [10, 20.0]]

@@ -92,8 +92,10 @@ class SequentialStop:
         self.sequence = BettingConfidenceSequence(rule.level, width=self.segments[0][1] / 100)
         self.recorded: dict[str, float | None] = {}  # outcomes of samples answered before
         self.failed: set[str] = set()  # samples whose last request failed: sent again
-        self._waiting: dict[int, float | None] = {}
+        self._waiting: dict[int, tuple[float | None, bool]] = {}  # by position: (outcome,
+        # whether this session observed it)
         self._next = 0
+        self._new_width: float | None = None  # a resume's narrower width, not yet in force
 
     @classmethod
     def resumed(cls, info: StoppingInfo, outcome: Outcome, width: float | None = None,
@@ -104,10 +106,11 @@ class SequentialStop:
                             info.seed, info.level)
         segments = [(int(n), float(w)) for n, w in info.segments]
         stopped_at = info.stopped_at if info.stopped else None
+        found = cls(rule, outcome, segments, stopped_at, info.proportion)
         if rule.width != segments[-1][1]:  # a new width: the rule has not stopped for it
-            segments.append((info.n, rule.width))
-            stopped_at = None
-        return cls(rule, outcome, segments, stopped_at, info.proportion)
+            found.stopped_at = None
+            found._new_width = rule.width  # from the first outcome this session adds
+        return found
 
     def remember(self, record: Record) -> None:
         """A record answered in an earlier session, fed when its position comes."""
@@ -119,7 +122,7 @@ class SequentialStop:
         self.failed.add(sample_id)
 
     def resumed_sample(self, position: int, sample_id: str) -> None:
-        self._take(position, self.recorded.pop(sample_id, None))
+        self._take(position, self.recorded.pop(sample_id, None), False)
 
     def sends(self, sample_id: str) -> bool | None:
         """Whether a sample not yet answered is sent: True while the rule is not satisfied
@@ -134,16 +137,21 @@ class SequentialStop:
 
     def observe(self, position: int, record: Record) -> None:
         """A record just journaled, at its position in the order."""
-        self._take(position, self.outcome(record) if record.ok else None)
+        self._take(position, self.outcome(record) if record.ok else None, True)
 
-    def _take(self, position: int, value: float | None) -> None:
-        self._waiting[position] = value
+    def _take(self, position: int, value: float | None, new: bool) -> None:
+        self._waiting[position] = (value, new)
         while self._next in self._waiting:
-            found = self._waiting.pop(self._next)
+            found, observed = self._waiting.pop(self._next)
             self._next += 1
             if found is None:
                 continue
             n = self.sequence.n
+            if observed and self._new_width is not None:
+                # A narrower width tunes the bets from here on: the outcomes already seen
+                # keep the bets they were made with, wherever the last session ended.
+                self.segments = [*self.segments, (n, self._new_width)]
+                self._new_width = None
             for start, width in self.segments:
                 if start == n:
                     self.sequence.width = width / 100
