@@ -43,6 +43,9 @@ class Question:
     metric: str | None = None
 
 
+DiscordanceFrom = Literal["given", "pilot runs", "assumed"]  # assumed: of independent errors
+
+
 @dataclass(frozen=True)
 class Answer:
     """One metric's figures. `solved` names what was computed: the detectable `difference`
@@ -56,7 +59,7 @@ class Answer:
     difference: float | None
     baseline: float | None
     discordance: float | None
-    discordance_from: str  # "given", "pilot runs", "assumed" (independence)
+    discordance_from: DiscordanceFrom | None  # None: unpaired (no discordance)
     pilot_n: int | None = None
     exact_power: float | None = None  # McNemar's exact test at (n, difference), paired only
     note: str = ""
@@ -76,8 +79,10 @@ class Proportion:
 
 def _outcome_reader(view: RunView) -> Callable[[Record], dict[str, PairedRow]] | None:
     """Per record, the run's 0/1 outcomes by metric: the rows `visioneval compare`'s McNemar
-    tests pair (the benchmark's `paired_rows`, by the trust rule), else the overall accuracy
-    of a run whose metrics.json has one (the default summary, `vqa`). None: no proportion."""
+    tests pair (the benchmark's `paired_rows`, by the trust rule), else the headline
+    proportion the benchmark itself reads per record (`Benchmark.headline_outcome`, as
+    `--target-ci` does: vqa's scorer accuracy, the default summary's accuracy). None: no
+    proportion."""
     definition = view.shown
     if isinstance(definition, PairsRecords):
         def pairs(record: Record) -> dict[str, PairedRow]:
@@ -86,19 +91,21 @@ def _outcome_reader(view: RunView) -> Callable[[Record], dict[str, PairedRow]] |
             return {key: row for key, row in definition.paired_rows(record).items()
                     if row.kind == "correct" and not row.pooled}
         return pairs
-    overall = view.metrics.get("overall")
-    if not isinstance(overall, dict) or "accuracy" not in overall:
+    if view.untrusted:  # shown with the generic definition: it reads no outcome of its own
         return None
-    scorer, key = view.metrics.get("scorer"), view.metrics.get("score", "correct")
+    try:
+        benchmark = definition.build_to_read(dict(view.info.options))
+    except (ValueError, OSError) as exc:
+        raise ValueError(f"{view.directory}: {view.benchmark} cannot be rebuilt from "
+                         f"run.json to read its outcomes ({exc})") from None
+    name = benchmark.headline_proportion()
+    if name is None:
+        return None
 
-    def accuracy(record: Record) -> dict[str, PairedRow]:
-        if isinstance(scorer, str):  # vqa: the scorer's own block
-            value = float(record.scores.get(scorer, {}).get("correct", 0.0))
-        else:  # the default summary: the first score block with the key (core/accuracy.py)
-            value = next((float(block[key]) for block in record.scores.values()
-                          if key in block), 0.0)
-        return {"accuracy": PairedRow("correct", (value,))}
-    return accuracy
+    def headline(record: Record) -> dict[str, PairedRow]:
+        value = benchmark.headline_outcome(record)
+        return {} if value is None else {name: PairedRow("correct", (value,))}
+    return headline
 
 
 def collect(view: RunView) -> PairedCollector:
@@ -191,7 +198,7 @@ def check(question: Question, runs: int) -> None:
 
 
 def answer(question: Question, metric: str, baseline: float | None,
-           discordance: float | None, discordance_from: str,
+           discordance: float | None, discordance_from: DiscordanceFrom,
            pilot_n: int | None = None) -> Answer:
     """One metric's detectable difference at n, or the n a difference needs."""
     q = question
@@ -210,7 +217,7 @@ def answer(question: Question, metric: str, baseline: float | None,
     base = Answer(metric=metric, design=design, solved="difference", n=n, difference=None,
                   baseline=baseline,
                   discordance=discordance if design == "paired" else None,
-                  discordance_from=discordance_from if design == "paired" else "",
+                  discordance_from=discordance_from if design == "paired" else None,
                   pilot_n=pilot_n)
     if n is not None:
         found = _detectable(design, n, baseline, discordance, q)
@@ -278,6 +285,7 @@ def answers(question: Question, directories: Sequence[Path]) -> list[Answer]:
                        "given")]
     views = load_all(directories)
     pilots = [collect(view) for view in views]
+    source: DiscordanceFrom
     if len(views) == 1:
         found = {p.metric: (p.n, p.accuracy, question.discordance)
                  for p in proportions(pilots[0])}

@@ -35,6 +35,11 @@ NOTE = ("Accuracy over scored answers; failed requests are errors, left out of e
         "2 scored samples.")
 
 
+def score(record: Record, key: str) -> float:
+    """The record's value of `key`: its first score block that has it (else wrong)."""
+    return next((float(block[key]) for block in record.scores.values() if key in block), 0.0)
+
+
 class Tally:
     """One block's running counts, fed record by record (memory: a few bytes a sample). A
     benchmark that counts more per block extends it (`score`, `add`, `counts`, `result`)."""
@@ -46,9 +51,7 @@ class Tally:
         self.outcomes = Outcomes(1)
 
     def score(self, record: Record) -> float:
-        """The record's value of `key`: its first score block that has it (else wrong)."""
-        return next((float(block[self.key]) for block in record.scores.values()
-                     if self.key in block), 0.0)
+        return score(record, self.key)
 
     def add(self, record: Record) -> None:
         if not record.ok:

@@ -187,10 +187,9 @@ class Benchmark(Generic[OptionsT]):
         which `--target-ci`'s stopping rule is fed; None: the record does not count toward
         it (a failed request). By default the `metric` score the default `summarize`
         averages, read as `core/accuracy.py` reads it."""
-        if not record.ok:
-            return None
-        return next((float(block[self.metric]) for block in record.scores.values()
-                     if self.metric in block), 0.0)
+        from visioneval.core.accuracy import score
+
+        return score(record, self.metric) if record.ok else None
 
     def headline_proportion(self) -> str | None:
         """What the stopping rule watches, in a few words ("accuracy"); None when the

@@ -12,16 +12,17 @@ WORST_DISCORDANCE = 0.5  # 2 p (1 - p) at p = 0.5: the most two independent mode
 
 
 def proportion_headline(benchmark: Benchmark) -> bool:
-    """Whether a benchmark's headline is a share of samples right (SalBench's exact match,
-    IllusionBench's recall, vqa's and the default summary's accuracy): its registered
-    definition pairs 0/1 rows, or its metrics carry an overall accuracy."""
+    """Whether a benchmark's metrics are shares of samples right: one headline proportion
+    (`Benchmark.headline_proportion`, what `--target-ci` stops on: SalBench's exact match,
+    vqa's accuracy), or 0/1 rows its registered definition pairs for `visioneval compare`
+    (IllusionBench's recall per protocol, subset and task: proportions, though no single
+    one is the headline)."""
     from visioneval.core import registry
 
-    if benchmark.name not in registry.names():
-        return type(benchmark).summarize is Benchmark.summarize
-    definition = registry.definition(benchmark.name)
-    fields = getattr(definition.metrics_model, "model_fields", {})
-    return isinstance(definition, PairsRecords) or "overall" in fields
+    if benchmark.headline_proportion() is not None:
+        return True
+    return benchmark.name in registry.names() and \
+        isinstance(registry.definition(benchmark.name), PairsRecords)
 
 
 def paired_difference(benchmark: Benchmark, n: int, models: int = 1) -> float | None:

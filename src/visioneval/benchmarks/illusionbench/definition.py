@@ -158,7 +158,7 @@ class IllusionBenchDefinition(BenchmarkDefinition):
             if "correct" in score:
                 rows[f"{record.group} {task} recall ({rule})"] = PairedRow("correct", (share,))
                 rows[f"{record.group} both tasks recall ({rule})"] = \
-                    PairedRow("correct", (share,))
+                    PairedRow("correct", (share,), pooled=True)
         return rows
 
     def browser_row(self, record: Record) -> dict[str, Any]:

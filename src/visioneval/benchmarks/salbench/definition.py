@@ -196,7 +196,8 @@ class SalBenchDefinition(BenchmarkDefinition):
         name = config if record.group == config else \
             f"{config} ({record.metadata.get('prompt', '?')} prompt)"
         exact = PairedRow("correct", (share if len(gold) == 1 else 0.0,))
-        return {f"{name} exact match": exact, _pooled(config, name): exact,
+        return {f"{name} exact match": exact,
+                _pooled(config, name): PairedRow("correct", exact.values, pooled=True),
                 f"{name} macro F1": PairedRow("macro_f1", (
                     *[share * (c in gold) for c in classes],
                     *[share * (c not in gold) for c in classes],
