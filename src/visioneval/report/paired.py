@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -16,7 +17,7 @@ from visioneval.core import registry
 from visioneval.core.capabilities import PairsRecords
 from visioneval.core.rundir import RunView, load_all
 from visioneval.core.store import write_atomic
-from visioneval.stats.paired import PairedCollector, PairedResult, paired
+from visioneval.stats.paired import CLUSTERED_MCNEMAR, PairedCollector, PairedResult, paired
 
 
 @dataclass
@@ -54,26 +55,45 @@ def paired_comparisons(directories: Sequence[Path | RunView],
 
 
 def show(comparisons: list[PairedComparison], console: Console) -> None:
+    """Each comparison's tests in 80 columns: the values, the difference and the test's
+    figure; the detail lines (discordant pairs, images) go to paired.csv (`--out`)."""
     for item in comparisons:
         if not item.results and not item.unpaired:
             continue
         table = Table(title=f"Paired tests: {item.other} against {item.first} (same samples)",
-                      title_justify="left")
-        for column in ("metric", "test", "first", "this", "difference", "p", "", "detail"):
-            table.add_column(column, justify="right" if column in ("first", "this",
-                                                                   "difference", "p")
-                             else "left")
+                      title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                      padding=(0, 1, 0, 0))
+        table.add_column("metric", min_width=14)
+        for column in ("first", "this", "diff."):
+            table.add_column(column, justify="right", no_wrap=True)
+        table.add_column("test", min_width=16)
         for r in item.results:
-            table.add_row(r.key, r.test, f"{100 * r.a:.1f}", f"{100 * r.b:.1f}",
-                          f"{100 * r.difference:+.1f}",
-                          "-" if r.p_value is None else f"{r.p_value:.3g}",
-                          "significant" if r.significant else "not significant", r.detail)
+            table.add_row(r.key, f"{100 * r.a:.1f}", f"{100 * r.b:.1f}",
+                          f"{100 * r.difference:+.1f}", _figure(r))
         if item.results:
             console.print(table)
+            console.print(NOTE, highlight=False, soft_wrap=True, markup=False, style="dim")
         if item.unpaired:
             console.print(f"compared without pairing ({item.other} and {item.first} were not "
                           f"scored on the same samples): {', '.join(item.unpaired)}",
                           highlight=False, soft_wrap=True, markup=False)
+
+
+NOTE = ("* significant at 5%. test: McNemar's exact p (clustered by image, Obuchowski 1998, "
+        "on a pooled metric), else the paired bootstrap's 95% interval of the difference "
+        "(points). With --out, paired.csv has each test's discordant pairs and images.")
+
+
+def _figure(result: PairedResult) -> str:
+    """The test's figure as the terminal shows it: "McNemar p 0.003 *"."""
+    mark = " *" if result.significant else ""
+    if result.p_value is not None:
+        name = "McNemar (clustered)" if result.test == CLUSTERED_MCNEMAR else "McNemar"
+        return f"{name} p {result.p_value:.3g}{mark}"
+    if result.interval is not None:
+        low, high = result.interval
+        return f"bootstrap [{100 * low:+.1f}, {100 * high:+.1f}]{mark}"
+    return f"no test: {result.detail}"
 
 
 def write_csv(comparisons: list[PairedComparison], path: Path) -> Path:
