@@ -385,7 +385,7 @@ def test_batch_api_failures_are_values_with_one_line(tmp_path):
     assert isinstance(missing, BatchFailure) and not missing.transient
     assert "HTTP 404" in missing.message
     assert not isinstance(answers, BatchFailure)
-    assert answers.answers["vx"].text == "yes"  # the broken line is left out
+    assert answers.get("vx").text == "yes"  # the broken line is left out
     assert isinstance(gone, BatchFailure) and gone.transient
     for failure in (busy, missing, gone):
         assert "sk-secret-key" not in failure.message and "\n" not in failure.message
@@ -466,3 +466,257 @@ def test_a_lost_batch_is_looked_up_on_every_page_of_the_list(serve, backend):
 
     found, ours = asyncio.run(scenario())
     assert found == ours
+
+
+def _samples_file(run: Path) -> Path:
+    return run / "batches" / f"{_run_info(run)['batch']['batches'][0]['key']}.ids"
+
+
+@pytest.mark.slow
+def test_a_resumed_batch_records_each_answer_once_from_its_samples_file(serve, synth_data,
+                                                                        tmp_path):
+    """The samples wait for their answers in the batch's file, not in memory: a resume
+    reads them back from it, records each once, and passes over a sample the file names
+    that the data does not hold (a line copied in by hand)."""
+    server = serve(batches=BatchScript(delay_s=3600))
+    run = tmp_path / "run"
+    _kill_once_a_batch_is_recorded(server, synth_data, run, "openai")
+    path = _samples_file(run)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(lines) == 24
+    assert set(lines[0]) == {"id", "group", "target", "metadata", "prompt", "cache_key"}
+    assert lines[0]["prompt"][0]["parts"][0]["image"]["mime"] == "image/png"  # no pixels
+    stranger = lines[0] | {"id": "P3/not-in-this-data"}
+    with path.open("a") as fh:
+        fh.write(json.dumps(stranger) + "\n")
+
+    server.script.batches = BatchScript()
+    _resume(server, run)
+    ids = [r["id"] for r in journal(run)]
+    assert len(ids) == len(set(ids)) == 24 and stranger["id"] not in ids
+    assert set(server.batch_apis.book.received.values()) == {1}
+    assert load(run) == _plain_metrics(serve, synth_data, tmp_path / "plain", "openai")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_ids_file_of_an_earlier_visioneval_is_resumed_from_the_data(serve, synth_data,
+                                                                       tmp_path, backend):
+    """A batch in flight whose file holds one JSON string a line (sample ids, as visioneval
+    wrote them before it kept the samples there): its samples are taken from the data as
+    the resume reads it, every answer recorded once."""
+    server = serve(batches=BatchScript(delay_s=3600))
+    run = tmp_path / "run"
+    _kill_once_a_batch_is_recorded(server, synth_data, run, backend)
+    path = _samples_file(run)
+    ids = [json.loads(line)["id"] for line in path.read_text().splitlines()]
+    path.write_text("".join(json.dumps(i) + "\n" for i in ids))
+
+    server.script.batches = BatchScript()
+    _resume(server, run, backend)
+    recorded = [r["id"] for r in journal(run)]
+    assert sorted(recorded) == sorted(ids) and len(set(recorded)) == 24
+    assert set(server.batch_apis.book.received.values()) == {1}
+    assert load(run) == _plain_metrics(serve, synth_data, tmp_path / "plain", backend)
+
+
+def test_an_unreadable_samples_file_is_one_line_naming_it(serve, synth_data, tmp_path):
+    server = serve(batches=BatchScript(error_every=3))
+    run = tmp_path / "run"
+    invoke(*_args(server, synth_data, run, "--batch", "--no-cache"))
+    info = _run_info(run)
+    info["batch"]["batches"][0]["status"] = "submitted"
+    (run / "run.json").write_text(json.dumps(info))
+    path = _samples_file(run)
+    path.write_text(path.read_text() + "[1, 2]\n")
+    result = invoke("salbench", "--resume", run, "--base-url", server.base_url + "/v1",
+                    "--no-progress")
+    assert result.exit_code == 2, result.stderr
+    assert f"{path} line 25: not a sample of the batch" in " ".join(result.stderr.split())
+    assert "Traceback" not in result.stderr
+
+
+def test_a_batch_status_outside_the_known_ones_is_refused_when_run_json_is_read(
+        serve, synth_data, tmp_path):
+    server = serve()
+    run = tmp_path / "run"
+    _run(server, synth_data, run, "--batch", "--no-cache", "--configs", "P3")
+    info = _run_info(run)
+    info["batch"]["batches"][0]["status"] = "colected"
+    (run / "run.json").write_text(json.dumps(info))
+    result = invoke("salbench", "--resume", run, "--base-url", server.base_url + "/v1",
+                    "--no-progress")
+    assert result.exit_code == 2
+    said = " ".join(result.stderr.split())
+    assert f"{run / 'run.json'}: batch.batches.0.status: Input should be" in said
+    assert "'collected'" in said and "Traceback" not in said
+    from visioneval.core.runfiles import BatchEntry
+
+    entry = BatchEntry(key="b1", provider="openai", submitted_at="", requests=1,
+                       status="submitted")
+    with pytest.raises(ValueError, match="status"):
+        entry.status = "colected"  # type: ignore[assignment]
+
+
+def _long_now_and_then(made: list[str]):
+    """The loopback's usual answer, but a quarter of the prompts (by their image) get it
+    with 20 KB of text after it."""
+    import zlib
+
+    from visioneval.loopback.server import answer_hash
+
+    def answer(prompt) -> str:
+        text = answer_hash(prompt)
+        if zlib.crc32(prompt.images[-1][-256:].encode()) % 4 == 0:
+            made.append(text)
+            return text + " " + "x" * 20_000
+        return text
+
+    return answer
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_answer_line_over_the_reply_cap_is_an_error_record_for_its_sample(
+        serve, synth_data, tmp_path, backend):
+    made: list[str] = []
+    server = serve(answer=_long_now_and_then(made))
+    run = tmp_path / "run"
+    result = invoke(*_args(server, synth_data, run, "--batch", "--no-cache",
+                           "--max-reply-mb", "0.01", backend=backend))
+    assert result.exit_code == 1, result.stderr  # some samples failed; the run finished
+    assert 0 < len(made) < 24
+    records = journal(run)
+    failed = [r for r in records if r["response"]["error"]]
+    assert len(records) == 24 and len(failed) == len(made)
+    assert {r["response"]["error"] for r in failed} == \
+        {"batch answer over 0.01 MB (--max-reply-mb); not read"}
+    assert all(r["response"]["text"] for r in records if not r["response"]["error"])
+    info = _run_info(run)
+    assert [b["status"] for b in info["batch"]["batches"]] == ["collected"]
+    assert info["status"] == "finished" and info["counts"]["errors"] == len(made)
+
+
+def test_a_results_file_is_read_line_by_line_under_its_caps(tmp_path, monkeypatch):
+    """A gzip results file sent in small pieces (lines cut across them): each answer is
+    read, a line over the reply cap and a line that is not JSON are errors of the requests
+    they name, a last line without its newline counts; a file over the total cap and a
+    connection dropped mid-file are BatchFailures, never raised."""
+    import gzip
+
+    from visioneval.backends.batch import openai as openai_batch
+    from visioneval.backends.batch.base import BatchState
+    from visioneval.backends.http import HttpLimits
+
+    def line(custom: str, text: str) -> bytes:
+        return json.dumps({"custom_id": custom, "response": {"status_code": 200, "body": {
+            "choices": [{"message": {"content": text}}]}}}).encode()
+
+    body = b"\n".join([line(f"v{i}", f"answer {i}") for i in range(300)]
+                      + [line("vbig", "x" * 50_000), b'{"custom_id": "vbad", "resp',
+                         b"", line("vlast", "the last")])
+    packed = gzip.compress(body)
+    # 5 MB of blanks from a few KB in one piece: decoded a MiB at a time, passed over.
+    dense = gzip.compress(line("vfirst", "1") + b"\n" + b" " * 5_000_000 + b"\n"
+                          + line("vafter", "2") + b"\n")
+
+    async def content(request: web.Request) -> web.StreamResponse:
+        resp = web.StreamResponse(headers={"Content-Encoding": "gzip",
+                                           "Content-Type": "application/octet-stream"})
+        await resp.prepare(request)
+        if request.match_info["id"] == "dense":
+            await resp.write(dense)
+            await resp.write_eof()
+            return resp
+        cut = len(packed) // 2 if request.match_info["id"] == "dropped" else len(packed)
+        for at in range(0, cut, 333):
+            await resp.write(packed[at:min(at + 333, cut)])
+        if cut < len(packed):
+            assert request.transport is not None
+            request.transport.abort()
+            return resp
+        await resp.write_eof()
+        return resp
+
+    async def scenario() -> list[object]:
+        app = web.Application()
+        app.router.add_get("/v1/files/{id}/content", content)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        backend = OpenAIBackend("m", f"http://127.0.0.1:{port}/v1", api_key=None,
+                                api_key_env=None, limits=HttpLimits(max_reply_bytes=10_000))
+        client = OpenAIBatch(backend)
+        out: list[object] = []
+        try:
+            for file_id in ("whole", "dropped", "dense"):
+                out.append(await client.results(BatchState("b", "completed", True,
+                                                           files=(file_id,)), tmp_path))
+            monkeypatch.setattr(openai_batch, "FILE_CAP_BYTES", len(body) - 1)
+            out.append(await client.results(BatchState("b", "completed", True,
+                                                       files=("whole",)), tmp_path))
+        finally:
+            await backend.aclose()
+            await runner.cleanup()
+        return out
+
+    answers, dropped, dense, too_big = asyncio.run(scenario())
+    assert not isinstance(answers, BatchFailure)
+    assert len(answers) == 303
+    assert [answers.get(f"v{i}").text for i in (0, 150, 299)] == \
+        ["answer 0", "answer 150", "answer 299"]
+    assert answers.get("vbig").error == "batch answer over 0.00954 MB (--max-reply-mb); not read"
+    assert answers.get("vbad").error == "batch answer line is not JSON"
+    assert answers.get("vlast").text == "the last"
+    assert answers.get("vnone") is None
+    answers.close()
+    assert isinstance(dropped, BatchFailure) and dropped.transient
+    assert not isinstance(dense, BatchFailure) and len(dense) == 2
+    assert (dense.get("vfirst").text, dense.get("vafter").text) == ("1", "2")
+    dense.close()
+    assert isinstance(too_big, BatchFailure) and "not read further" in too_big.message
+    assert list(tmp_path.iterdir()) == []  # the answers' files have no name
+
+
+def test_a_target_json_would_change_reaches_the_scorer_unchanged(serve, tmp_path):
+    """A benchmark of one's own whose even questions' targets are tuples (JSON would give
+    them back as lists): only their ids go into the batch's file, the samples wait in
+    memory, and the scorer sees the very type the benchmark gave."""
+    from pydantic import BaseModel
+
+    from visioneval import api
+    from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
+    from visioneval.core.records import Sample, user
+    from visioneval.engine.options import EngineOptions
+
+    class NoOptions(BaseModel):
+        pass
+
+    class Typed(Benchmark[NoOptions]):
+        name = "typed-targets"
+
+        def samples(self):
+            for i in range(6):
+                yield Sample(id=f"q{i}", group="g", target=("a", i) if i % 2 == 0 else "a",
+                             messages=(user(f"Question {i}: which letter?"),),
+                             metadata={"i": i})
+
+        def score(self, sample, text):
+            typed = isinstance(sample.target, tuple) == (sample.metadata["i"] % 2 == 0)
+            return {"model": text}, {"typed": {"correct": float(typed)}}
+
+    class TypedDefinition(BenchmarkDefinition):
+        summary = "Targets of several Python types."
+        benchmark = Typed
+
+    server = serve()
+    result = api.run(TypedDefinition, model="m", backend="openai",
+                     base_url=server.base_url + "/v1", out=tmp_path / "run", report=False,
+                     batch=True, engine=EngineOptions())
+    assert (result.n_records, result.n_errors) == (6, 0)
+    assert [r["scores"]["typed"]["correct"] for r in journal(tmp_path / "run")] == [1.0] * 6
+    lines = [json.loads(line) for line in
+             _samples_file(tmp_path / "run").read_text().splitlines()]
+    assert [set(line) == {"id"} for line in lines] == [True, False] * 3

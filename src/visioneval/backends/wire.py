@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import zlib
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 from urllib.parse import urljoin
 
@@ -49,15 +50,7 @@ async def read_capped(resp: aiohttp.ClientResponse, limit: int, *,
     """The body, decoded, if it is at most `limit` bytes; past that ReplyTooLarge, or with
     `truncate` its first `limit` bytes. Memory stays near `limit`: each network chunk is
     decoded to at most the bytes still allowed plus one."""
-    encoding = resp.headers.get("Content-Encoding", "").strip().lower()
-    inflate = None
-    if encoding not in _IDENTITY:
-        wbits = _WBITS.get(encoding)
-        if wbits is None:
-            raise PermanentError(
-                f"reply in Content-Encoding {printable(encoding)[:40]!r}, which was not asked "
-                f"for (visioneval asks for {ACCEPT_ENCODING})")
-        inflate = _Inflate(encoding, wbits)
+    inflate = _inflate_for(resp)
     content = resp.content
     parts: list[bytes] = []
     size = 0
@@ -73,6 +66,41 @@ async def read_capped(resp: aiohttp.ClientResponse, limit: int, *,
     if inflate is not None:
         inflate.finish()
     return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+STREAM_STEP = 2**20
+"""The most `decoded_chunks` decodes at a time: a compressed chunk that expands a
+thousandfold is handed on a MiB at a time, never whole."""
+
+
+async def decoded_chunks(resp: aiohttp.ClientResponse, limit: int) -> AsyncIterator[bytes]:
+    """The body, decoded, a piece at a time (each at most `STREAM_STEP` bytes once
+    decoded), for a reader that keeps none of it whole; ReplyTooLarge once more than
+    `limit` bytes were decoded."""
+    inflate = _inflate_for(resp)
+    content = resp.content
+    size = 0
+    while chunk := await content.readany():
+        pieces = (chunk,) if inflate is None else inflate.pieces(chunk, STREAM_STEP)
+        for piece in pieces:
+            size += len(piece)
+            if size > limit:
+                raise ReplyTooLarge
+            yield piece
+    if inflate is not None:
+        inflate.finish()
+
+
+def _inflate_for(resp: aiohttp.ClientResponse) -> _Inflate | None:
+    encoding = resp.headers.get("Content-Encoding", "").strip().lower()
+    if encoding in _IDENTITY:
+        return None
+    wbits = _WBITS.get(encoding)
+    if wbits is None:
+        raise PermanentError(
+            f"reply in Content-Encoding {printable(encoding)[:40]!r}, which was not asked "
+            f"for (visioneval asks for {ACCEPT_ENCODING})")
+    return _Inflate(encoding, wbits)
 
 
 class _Inflate:
@@ -102,6 +130,24 @@ class _Inflate:
         except zlib.error as exc:
             raise self._broken(str(exc)) from None
         return b"".join(out) if len(out) != 1 else out[0]
+
+    def pieces(self, data: bytes, step: int) -> Iterator[bytes]:
+        """All that `data` decodes to, `step` bytes at most at a time; what zlib holds back
+        once the output is full is asked for before the next input is taken."""
+        try:
+            while True:
+                if data and (self.obj is None or self.obj.eof):
+                    self._start(data)
+                if self.obj is None:
+                    return
+                piece = self.obj.decompress(data, step)
+                if piece:
+                    yield piece
+                data = self.obj.unused_data if self.obj.eof else self.obj.unconsumed_tail
+                if not data and len(piece) < step:
+                    return
+        except zlib.error as exc:
+            raise self._broken(str(exc)) from None
 
     def _start(self, data: bytes) -> None:
         if self.obj is not None and self.wbits != 31:

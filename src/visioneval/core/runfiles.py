@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError
@@ -234,17 +234,24 @@ class Pricing(_Closed):
     price_out: float
 
 
+BatchStatus = Literal["submitting", "submitted", "collected", "failed", "lost"]
+"""Where a batch is (`engine.batch_ledger`): a word outside these is refused when run.json
+is read, as when a status is set."""
+
+
 class BatchEntry(_Closed):
     """One batch sent to the provider's batch API (`--batch`). Recorded before it is created
     (`id` None, status "submitting"), so a process that ends in between leaves a trace a
-    resume resolves; the sample ids it holds are in `batches/<key>.ids` of the run."""
+    resume resolves; the samples it holds are in `batches/<key>.ids` of the run."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     key: str = Field(description="visioneval's name for it: its ids file, its label.")
     id: str | None = Field(None, description="The provider's batch id, once created.")
     provider: str
     submitted_at: str = Field(description="UTC, ISO 8601: when it was sent.")
     requests: int
-    status: str = Field(
+    status: BatchStatus = Field(
         description="submitting, submitted, collected (its answers are in the journal), "
         "failed (it could not be created) or lost (never created).")
 

@@ -8,6 +8,11 @@ Each batch is polled until it ends; its answers go through the engine's own reco
 (`Engine._record`: scoring, journal, counts, progress) and into the response cache, and a
 request the provider answered with an error, or never answered (an expired batch), becomes
 an error record, sent again in a new batch by the next `--resume`.
+
+Nothing is kept in memory per sample while the batches are in flight, though they may hold
+every sample of the data: what a record needs of a sample is in its batch's samples file,
+read back line by line when the batch ends, and the answers are read into a file of their
+own (`BatchAnswers`). The samples of batches taken up are known by 16-byte digests (`IdSet`).
 """
 
 from __future__ import annotations
@@ -28,11 +33,12 @@ from visioneval.backends.batch.base import (
     custom_id,
     error_answer,
 )
+from visioneval.core.idset import IdSet, digest
 from visioneval.core.records import Request, Sample, SkippedRow
 from visioneval.core.runfiles import BatchEntry
 from visioneval.core.solver import Solved
 from visioneval.core.store import WriteError
-from visioneval.engine.batch_ledger import BatchLedger, submitted_epoch
+from visioneval.engine.batch_ledger import BatchLedger, SamplesFile, SentSample, submitted_epoch
 from visioneval.engine.cache import cache_key
 from visioneval.engine.progress import RunProgress
 from visioneval.engine.runner import Engine, RunStats, RunStopped, Scorer
@@ -43,6 +49,9 @@ FIRST_POLL_S = 0.5
 LONGEST_POLL_S = 60.0
 """Polls start after half a second and slow down by half each time to once a minute: a
 small batch on a quiet provider is read within seconds, a day-long one costs ~1,500 polls."""
+READ_AT_ONCE = 4
+"""Ended batches whose answers are read at once: each holds a file open and 24 bytes an
+answer until they are recorded (an image-heavy run may have a thousand batches end together)."""
 CALL_ATTEMPTS = 8
 """Tries of a submit or a results download that fails for a reason that may pass (a dropped
 connection, HTTP 429 or 5xx); a poll is tried again without limit, slower and slower."""
@@ -64,28 +73,10 @@ class BatchSetup:
         return await _BatchRun(self, engine, scorer, progress, done, stats).run(samples)
 
 
-@dataclass(slots=True)
-class _Sent(Sample):
-    """A sample whose request is in a batch, kept without its images while the answer is
-    awaited (a run's batches may hold every sample of the data): what the record and the
-    cache need of the prompt is taken before the images go."""
-
-    summary: list[dict[str, Any]] = field(default_factory=list)
-    cache_key: str | None = None
-
-    @classmethod
-    def of(cls, sample: Sample, cache_key: str | None) -> _Sent:
-        return cls(sample.id, sample.group, (), sample.target, sample.metadata,
-                   sample.prompt_summary(), cache_key)
-
-    def prompt_summary(self) -> list[dict[str, Any]]:
-        return self.summary
-
-
 @dataclass
 class _Chunk:
+    samples: SamplesFile  # written as the requests are encoded
     key: str = field(default_factory=BatchLedger.new_key)  # its requests' custom ids hold it
-    samples: list[_Sent] = field(default_factory=list)
     lines: list[bytes] = field(default_factory=list)
     size: int = 0
 
@@ -98,46 +89,71 @@ class _BatchRun:
         self.setup, self.client, self.engine = setup, setup.client, engine
         self.scorer, self.progress, self.done, self.stats = scorer, progress, done, stats
         self.ledger = BatchLedger(engine.store, self.client.provider, float(BATCH_DISCOUNT))
-        self.held: dict[str, _Sent] = {}  # samples whose answers are awaited, by id
+        # Samples whose batch's file holds their id only (see `SamplesFile.add`), by id.
+        self.kept: dict[str, SentSample] = {}
+        self.waiting = IdSet()  # the samples of the batches taken up
+        self.from_data = IdSet()  # of those, the ones whose line holds their id only
+        self._seen = bytearray()  # digests of those the data still holds, as it is read
+        self.in_data = IdSet()  # the same, once the data has been read to its end
         self.read_all = asyncio.Event()
+        self._reading = asyncio.Semaphore(READ_AT_ONCE)
         self.counts = {"submitted": 0, "in progress": 0, "done": 0}
         self._label = progress.description
 
     async def run(self, samples: Iterable[Sample | SkippedRow]) -> RunStats:
+        chunk: _Chunk | None = None
         try:
             async with asyncio.TaskGroup() as group:
-                waiting: set[str] = set()
-                for entry in await self._taken_up():
-                    waiting.update(self.ledger.sample_ids(entry))
-                    group.create_task(self._collect(entry))
-                chunk = _Chunk()
+                taken = await self._taken_up()
+                self._note_waiting(taken)
+                for entry in taken:
+                    group.create_task(self._collect(entry, taken=True))
+                chunk = _Chunk(self.ledger.new_samples())
                 for item in samples:
-                    found = self._to_send(item, waiting)
+                    found = self._to_send(item)
                     if found is None:
                         continue
                     sample, key = found
                     request = Request(sample.messages, self.engine.settings)
                     line = self.client.encode(custom_id(chunk.key, sample.id), request)
-                    if chunk.samples and self._overflows(chunk, line):
+                    if chunk.samples.count and self._overflows(chunk, line):
                         group.create_task(self._collect(await self._submit(chunk)))
-                        chunk = _Chunk()
+                        chunk = _Chunk(self.ledger.new_samples())
                         line = self.client.encode(custom_id(chunk.key, sample.id), request)
-                    chunk.samples.append(_Sent.of(sample, key))
+                    kept = chunk.samples.add(sample, key)
+                    if kept is not None:
+                        self.kept[sample.id] = kept
                     chunk.lines.append(line)
                     chunk.size += len(line) + 1
-                if chunk.samples:
+                if chunk.samples.count:
                     group.create_task(self._collect(await self._submit(chunk)))
+                self.in_data = IdSet.from_digests(bytes(self._seen))
+                self._seen = bytearray()
                 self.read_all.set()
         except* WriteError as failed:
             raise failed.exceptions[0] from None
         except* RunStopped as stopped:
             raise stopped.exceptions[0] from None
-        except* ValueError as unreadable:  # a batch's ids file: one line naming it
+        except* ValueError as unreadable:  # a batch's samples file: one line naming it
             raise unreadable.exceptions[0] from None
+        finally:
+            if chunk is not None:  # a batch not sent leaves no file (a sent one has moved)
+                chunk.samples.discard()
         return self.stats
 
-    def _to_send(self, item: Sample | SkippedRow, waiting: set[str]
-                 ) -> tuple[Sample, str | None] | None:
+    def _note_waiting(self, taken: list[BatchEntry]) -> None:
+        """The samples of the batches taken up, by digest: none is sent again."""
+        waiting, from_data = bytearray(), bytearray()
+        for entry in taken:
+            for line in self.ledger.samples(entry):
+                key = digest(line.id)
+                waiting += key
+                if line.sample is None:
+                    from_data += key
+        self.waiting = IdSet.from_digests(bytes(waiting))
+        self.from_data = IdSet.from_digests(bytes(from_data))
+
+    def _to_send(self, item: Sample | SkippedRow) -> tuple[Sample, str | None] | None:
         """The sample (and its cache key) if it must go into a new batch; skipped rows, done
         samples, cached answers and samples in a batch taken up are dealt with here."""
         stats = self.stats
@@ -151,8 +167,10 @@ class _BatchRun:
         if item.id in self.done:
             stats.resumed += 1
             return None
-        if item.id in waiting:
-            self.held[item.id] = _Sent.of(item, self._key(item))
+        if self.waiting and item.id in self.waiting:
+            self._seen += digest(item.id)
+            if self.from_data and item.id in self.from_data:
+                self.kept[item.id] = SentSample.of(item, self._key(item))
             return None
         key = self._key(item)
         hit = self.engine.cache.get(key) if key and self.engine.cache is not None and \
@@ -173,7 +191,7 @@ class _BatchRun:
 
     def _overflows(self, chunk: _Chunk, line: bytes) -> bool:
         limits = self.client.limits
-        return len(chunk.samples) >= limits.max_requests or \
+        return chunk.samples.count >= limits.max_requests or \
             chunk.size + len(line) + 1 > limits.max_bytes
 
     async def _taken_up(self) -> list[BatchEntry]:
@@ -199,15 +217,13 @@ class _BatchRun:
         return out
 
     async def _submit(self, chunk: _Chunk) -> BatchEntry:
-        entry = self.ledger.intend(chunk.key, [s.id for s in chunk.samples])
+        entry = self.ledger.intend(chunk.key, chunk.samples)
         batch_id = await self._create(entry, chunk.lines)
         self.ledger.created(entry, batch_id)
-        self.stats.sent += len(chunk.samples)
-        for sample in chunk.samples:
-            self.held[sample.id] = sample
+        self.stats.sent += entry.requests
         chunk.lines.clear()  # the request bodies are the provider's now
         self._count("submitted", +1)
-        self.setup.say(f"batch {batch_id}: {len(chunk.samples):,} requests sent to "
+        self.setup.say(f"batch {batch_id}: {entry.requests:,} requests sent to "
                        f"{self.client.provider}")
         return entry
 
@@ -257,14 +273,23 @@ class _BatchRun:
         assert failure is not None
         raise RunStopped(f"{what}: {failure.message}")
 
-    async def _collect(self, entry: BatchEntry) -> None:
-        """Poll `entry`'s batch until it ends, then record its answers."""
+    async def _collect(self, entry: BatchEntry, taken: bool = False) -> None:
+        """Poll `entry`'s batch until it ends, then read and record its answers. `taken`: a
+        batch an earlier session sent, recorded once the data has been read to its end
+        (which of its samples the data still holds is known then); one sent by this
+        session is recorded as soon as it ends."""
         assert entry.id is not None
         state = await self._wait(entry.id)
-        answers: BatchAnswers = await self._call(lambda: self.client.results(state),
-                                                 f"reading the answers of batch {entry.id}")
-        await self.read_all.wait()  # every sample of the data has been seen
-        self._record(entry, state, answers)
+        if taken:
+            await self.read_all.wait()
+        async with self._reading:
+            answers: BatchAnswers = await self._call(
+                lambda: self.client.results(state, self.ledger.folder),
+                f"reading the answers of batch {entry.id}")
+            try:
+                self._record(entry, state, answers, taken)
+            finally:
+                answers.close()
         self._count("done", +1)
         self.setup.say(f"batch {entry.id}: answers recorded")
 
@@ -294,18 +319,25 @@ class _BatchRun:
             await asyncio.sleep(delay)
             delay = min(self.setup.longest_poll_s, delay * 1.5)
 
-    def _record(self, entry: BatchEntry, state: BatchState, answers: BatchAnswers) -> None:
+    def _record(self, entry: BatchEntry, state: BatchState, answers: BatchAnswers,
+                taken: bool) -> None:
+        """Each sample of the batch's file with its answer (an error if it has none), read
+        a line at a time; one done since, or (`taken`) no longer in the data, is passed."""
         engine, stats = self.engine, self.stats
         _, origin = engine._origin(engine.backend)
         missing = (f"batch {state.batch_id} ended ({state.status}"
                    + (f": {state.detail}" if state.detail else "") + ") without an answer "
                    "for it")
         unanswered = 0
-        for sample_id in self.ledger.sample_ids(entry):
-            sample = self.held.pop(sample_id, None)
-            if sample is None or sample_id in self.done:
+        for line in self.ledger.samples(entry):
+            sample_id = line.id
+            if sample_id in self.done or (taken and sample_id not in self.in_data):
                 continue  # recorded by an earlier session, or no longer in the data
-            response = answers.answers.get(custom_id(entry.key, sample_id))
+            sample = line.sample if line.sample is not None else \
+                self.kept.pop(sample_id, None)
+            if sample is None:
+                continue  # its id only, and the data did not give it again
+            response = answers.get(custom_id(entry.key, sample_id))
             if response is None:
                 unanswered += 1
                 response = error_answer(missing)
@@ -315,7 +347,7 @@ class _BatchRun:
             engine._record(sample, Solved(response), self.scorer, stats, self.progress)
             if engine.cache is not None and sample.cache_key is not None and response.ok:
                 engine.cache.put(sample.cache_key, response, origin)
-        if answers.answers and unanswered == entry.requests:
+        if len(answers) and unanswered == entry.requests:
             self.setup.say(f"batch {state.batch_id} answers none of this run's requests "
                            f"(none carries its key {entry.key}): it is another's batch; "
                            "its samples are errors, sent again on resume")

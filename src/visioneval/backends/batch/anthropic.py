@@ -7,6 +7,7 @@ each `result.type` succeeded, errored, canceled or expired. Limits: 100,000 requ
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 from typing import Any
 
 from visioneval.backends import body, replies
@@ -26,10 +27,10 @@ from visioneval.backends.batch.base import (
 )
 from visioneval.backends.batch.transport import (
     FILE_CAP_BYTES,
+    answer_lines,
     batches_since,
     call,
     id_in,
-    jsonl,
 )
 from visioneval.core.records import Request, Response
 
@@ -84,16 +85,19 @@ class AnthropicBatch(BatchClient):
                           sum(numbers.values()) if numbers else None,
                           numbers.get("succeeded"), failed if numbers else None)
 
-    async def results(self, state: BatchState) -> BatchAnswers | BatchFailure:
+    async def results(self, state: BatchState, folder: Path | None = None
+                      ) -> BatchAnswers | BatchFailure:
         # Read at its canonical path on the same server (the key goes nowhere else), not
-        # at whatever `results_url` names.
-        raw = await call(self.backend, "GET", f"{BATCHES}/{state.batch_id}/results",
-                         raw=True, cap=FILE_CAP_BYTES)
-        if isinstance(raw, BatchFailure):
-            return raw
-        answers = {line["custom_id"]: self._answer(line.get("result")) for line in jsonl(raw)
-                   if isinstance(line, dict) and isinstance(line.get("custom_id"), str)}
-        return BatchAnswers(answers)
+        # at whatever `results_url` names; line by line.
+        answers = BatchAnswers(folder)
+        read = await call(self.backend, "GET", f"{BATCHES}/{state.batch_id}/results",
+                          cap=FILE_CAP_BYTES, lines=answer_lines(
+                              answers, lambda line: self._answer(line.get("result")),
+                              self.backend._limits.max_reply_bytes))
+        if isinstance(read, BatchFailure):
+            answers.close()
+            return read
+        return answers
 
     def _answer(self, result: Any) -> Response:
         if not isinstance(result, dict):

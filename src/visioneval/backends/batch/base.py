@@ -9,11 +9,19 @@ ids of letters, digits, `-` and `_`), so answers find their samples in any order
 from __future__ import annotations
 
 import hashlib
+import os
+import tempfile
 from abc import ABC, abstractmethod
+from array import array
 from dataclasses import dataclass, field
 from decimal import Decimal
+from pathlib import Path
 
+import numpy as np
+
+from visioneval.core.idset import DIGEST_BYTES, digest
 from visioneval.core.records import Request, Response
+from visioneval.core.store import WriteError
 
 BATCH_DISCOUNT = Decimal("0.5")
 """What a batch request costs against the same request sent alone: half, at OpenAI (Batch
@@ -52,12 +60,60 @@ class BatchState:
     files: tuple[str, ...] = field(default=())
 
 
-@dataclass(frozen=True)
 class BatchAnswers:
     """What an ended batch answered: each custom_id's Response (an error Response for a
-    request the provider answered with an error, or that expired)."""
+    request the provider answered with an error, or that expired, or whose line could not
+    be read). A batch holds up to 100,000 answers: each is written to a file as it is read
+    (one JSON line, in `folder`: the run's own, not a memory-backed /tmp) and found again
+    through a sorted index of 16-byte digests of the custom ids and the lines' offsets, 24
+    bytes an answer in memory. The file has no name (it goes with the process, or
+    `close`); a custom_id answered twice keeps its last answer, as a dict would."""
 
-    answers: dict[str, Response]
+    def __init__(self, folder: Path | None = None):
+        self._folder = folder
+        try:
+            self._file = tempfile.TemporaryFile(dir=folder)  # noqa: SIM115 - closed by close()
+        except OSError as exc:
+            raise WriteError(folder or Path(tempfile.gettempdir()), exc) from None
+        self._digests = bytearray()
+        self._offsets = array("q")
+        self._size = 0
+        self._index: tuple[np.ndarray, np.ndarray] | None = None
+
+    def add(self, custom: str, response: Response) -> None:
+        line = response.model_dump_json().encode() + b"\n"
+        try:
+            self._file.write(line)
+        except OSError as exc:
+            raise WriteError(self._folder or Path(tempfile.gettempdir()), exc) from None
+        self._digests += digest(custom)
+        self._offsets.append(self._size)
+        self._size += len(line)
+        self._index = None
+
+    def __len__(self) -> int:
+        return len(self._offsets)
+
+    def get(self, custom: str) -> Response | None:
+        if not self._offsets:
+            return None
+        if self._index is None:
+            digests = np.frombuffer(bytes(self._digests), dtype=f"S{DIGEST_BYTES}")
+            order = np.argsort(digests, kind="stable")  # equal digests keep their order
+            offsets = np.frombuffer(self._offsets.tobytes(), dtype=np.int64)
+            self._index = (digests[order], offsets[order])
+        digests, offsets = self._index
+        key = np.array([digest(custom)], dtype=f"S{DIGEST_BYTES}")
+        at = int(np.searchsorted(digests, key, side="right")[0]) - 1  # the last one
+        if at < 0 or digests[at] != key[0]:
+            return None
+        self._file.seek(int(offsets[at]))
+        line = self._file.readline()
+        self._file.seek(0, os.SEEK_END)  # where the next answer goes
+        return Response.model_validate_json(line)
+
+    def close(self) -> None:
+        self._file.close()
 
 
 def custom_id(batch_key: str, sample_id: str) -> str:
@@ -93,8 +149,10 @@ class BatchClient(ABC):
         """The batch's state now."""
 
     @abstractmethod
-    async def results(self, state: BatchState) -> BatchAnswers | BatchFailure:
-        """The answers of an ended batch."""
+    async def results(self, state: BatchState, folder: Path | None = None
+                      ) -> BatchAnswers | BatchFailure:
+        """The answers of an ended batch, read line by line into a `BatchAnswers` kept in
+        `folder` (None: the system's temporary folder)."""
 
 
 def error_answer(message: str) -> Response:

@@ -5,6 +5,7 @@ requests and 200 MB per file (OpenAI's API reference, "Create batch")."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -21,10 +22,10 @@ from visioneval.backends.batch.base import (
 )
 from visioneval.backends.batch.transport import (
     FILE_CAP_BYTES,
+    answer_lines,
     batches_since,
     call,
     id_in,
-    jsonl,
 )
 from visioneval.backends.openai import OpenAIBackend, parse_chat_response
 from visioneval.core.records import Request, Response
@@ -92,17 +93,18 @@ class OpenAIBatch(BatchClient):
                           _int(counts.get("completed")), _int(counts.get("failed")), detail,
                           files)
 
-    async def results(self, state: BatchState) -> BatchAnswers | BatchFailure:
-        answers: dict[str, Response] = {}
+    async def results(self, state: BatchState, folder: Path | None = None
+                      ) -> BatchAnswers | BatchFailure:
+        """The output file's answers, then the error file's, each read line by line."""
+        answers = BatchAnswers(folder)
+        lines = answer_lines(answers, self._answer, self.backend._limits.max_reply_bytes)
         for file_id in state.files:
-            raw = await call(self.backend, "GET", f"/files/{file_id}/content", raw=True,
-                             cap=FILE_CAP_BYTES)
-            if isinstance(raw, BatchFailure):
-                return raw
-            for line in jsonl(raw):
-                if isinstance(line, dict) and isinstance(line.get("custom_id"), str):
-                    answers[line["custom_id"]] = self._answer(line)
-        return BatchAnswers(answers)
+            read = await call(self.backend, "GET", f"/files/{file_id}/content",
+                              cap=FILE_CAP_BYTES, lines=lines)
+            if isinstance(read, BatchFailure):
+                answers.close()
+                return read
+        return answers
 
     def _answer(self, line: dict[str, Any]) -> Response:
         """One output line: the chat completion in `response.body` when its status is 200,

@@ -1,29 +1,42 @@
 """HTTP calls of the batch APIs over a backend's own session, key headers, reply cap and
-redaction (`HttpBackend`): every failure comes back as a `BatchFailure`, never raised."""
+redaction (`HttpBackend`): every failure comes back as a `BatchFailure`, never raised. A
+results file is read line by line as it arrives (`answer_lines`), never whole."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
 import aiohttp
+import orjson
 
 from visioneval.backends import wire
 from visioneval.backends.base import AuthError, BackendError, TransientError
-from visioneval.backends.batch.base import BatchFailure
+from visioneval.backends.batch.base import BatchAnswers, BatchFailure, error_answer
 from visioneval.backends.http import HttpBackend
 from visioneval.backends.keys import redact_url
+from visioneval.core.records import Response
 
 FILE_CAP_BYTES = 4 * 2**30
 """The most of a results file read: a batch holds up to 200-256 MB of requests, and its
 answers are a fraction of that (images go in, text comes out)."""
 
+LINE_HEAD_BYTES = 4096
+"""What is kept of an answer line over the cap: its start, where its custom_id is."""
+
+CUSTOM_ID = re.compile(rb'"custom_id"\s*:\s*"([A-Za-z0-9_-]{1,64})"')
+"""A custom_id as both providers allow them (1-64 of letters, digits, `-`, `_`), in the
+first bytes of a line that is not read whole: in JSON a string's own quotes are escaped,
+so the first unescaped `"custom_id"` is a key, and both providers write it first."""
+
 
 async def call(backend: HttpBackend, method: str, path: str, *,
-               data: bytes | aiohttp.MultipartWriter | None = None, raw: bool = False,
-               cap: int | None = None) -> Any:
-    """`method` `path` on the backend's server: the decoded JSON (with `raw`, the body's
-    bytes), or a BatchFailure of one line saying what went wrong."""
+               data: bytes | aiohttp.MultipartWriter | None = None, cap: int | None = None,
+               lines: JsonLines | None = None) -> Any:
+    """`method` `path` on the backend's server: the decoded JSON, or a BatchFailure of one
+    line saying what went wrong. With `lines`, a body that is no error is cut into lines
+    as it arrives, each handed to `lines` and none kept; the call then answers None."""
     session = backend._session_or_new()
     url = backend.url(path)
     shown = f"{method} {redact_url(url)}"
@@ -38,8 +51,15 @@ async def call(backend: HttpBackend, method: str, path: str, *,
                 return BatchFailure(backend.redact(
                     f"{shown}: HTTP {status} redirect to {wire.location(resp_headers, url)}; "
                     "API calls follow no redirect"))
-            body = await backend._read(resp, status) if status >= 400 else \
-                await wire.read_capped(resp, limit)
+            if status >= 400:
+                body = await backend._read(resp, status)
+            elif lines is not None:
+                async for piece in wire.decoded_chunks(resp, limit):
+                    lines.feed(piece)
+                lines.end()
+                return None
+            else:
+                body = await wire.read_capped(resp, limit)
     except aiohttp.ClientConnectorError as exc:
         return BatchFailure(backend.redact(f"cannot connect to {backend.base_url}: "
                                            f"{exc.os_error}"), transient=True)
@@ -51,8 +71,6 @@ async def call(backend: HttpBackend, method: str, path: str, *,
     except BackendError as exc:  # a compressed body that does not decode, an odd encoding
         return BatchFailure(backend.redact(f"{shown}: {exc}"),
                             transient=isinstance(exc, TransientError))
-    if raw and status < 300:
-        return body
     try:
         return backend._decode(status, resp_headers, body)
     except AuthError as exc:
@@ -62,19 +80,84 @@ async def call(backend: HttpBackend, method: str, path: str, *,
                             transient=isinstance(exc, TransientError))
 
 
-def jsonl(raw: bytes) -> list[Any]:
-    """The JSON values of a JSONL file; a line that is not JSON is left out (its request
-    then has no answer and becomes an error record)."""
-    import orjson
+class JsonLines:
+    """A JSONL body cut into lines as it arrives, each handed to `each` at once with
+    `whole` True. A line over `line_cap` bytes is not kept: `each` gets its first
+    LINE_HEAD_BYTES with `whole` False, and the rest of it is passed over. Blank lines are
+    left out."""
 
-    out = []
-    for line in raw.splitlines():
-        if line.strip():
+    __slots__ = ("each", "line_cap", "_part", "_over")
+
+    def __init__(self, each: Callable[[bytes, bool], None], line_cap: int):
+        self.each = each
+        self.line_cap = line_cap
+        self._part = bytearray()  # the line begun in an earlier piece
+        self._over = False  # it passed the cap: only its head is kept
+
+    def feed(self, piece: bytes) -> None:
+        start = 0
+        while (end := piece.find(b"\n", start)) >= 0:
+            if self._part or self._over:
+                self._add(piece, start, end)
+                self._flush()
+            else:  # the whole line is in this piece: no copy
+                self._line(piece[start:end])
+            start = end + 1
+        if start < len(piece):
+            self._add(piece, start, len(piece))
+
+    def end(self) -> None:
+        """The body ended: a last line without its newline is a line too."""
+        if self._part or self._over:
+            self._flush()
+
+    def _add(self, piece: bytes, start: int, end: int) -> None:
+        if self._over:
+            return
+        self._part += memoryview(piece)[start:end]
+        if len(self._part) > self.line_cap:
+            del self._part[LINE_HEAD_BYTES:]
+            self._over = True
+
+    def _flush(self) -> None:
+        line, over = bytes(self._part), self._over
+        self._part, self._over = bytearray(), False
+        if over:
+            self.each(line, False)
+        else:
+            self._line(line)
+
+    def _line(self, line: bytes) -> None:
+        if len(line) > self.line_cap:
+            self.each(line[:LINE_HEAD_BYTES], False)
+        elif line.strip():
+            self.each(line, True)
+
+
+def answer_lines(answers: BatchAnswers, answer: Callable[[dict[str, Any]], Response],
+                 line_cap: int) -> JsonLines:
+    """The reader of a results file: each line's answer (`answer` of the line's object)
+    into `answers` under its custom_id. A line over `line_cap` bytes (a reply larger than
+    --max-reply-mb) or not JSON is an error answer for the request its first bytes name;
+    one that names none answers nothing (its request, unanswered, is an error too)."""
+    too_long = f"batch answer over {line_cap / 2**20:.3g} MB (--max-reply-mb); not read"
+
+    def each(line: bytes, whole: bool) -> None:
+        problem = too_long
+        if whole:
             try:
-                out.append(orjson.loads(line))
+                value = orjson.loads(line)
             except orjson.JSONDecodeError:
-                continue
-    return out
+                problem = "batch answer line is not JSON"
+            else:
+                if isinstance(value, dict) and isinstance(value.get("custom_id"), str):
+                    answers.add(value["custom_id"], answer(value))
+                return
+        found = CUSTOM_ID.search(line, 0, LINE_HEAD_BYTES)
+        if found is not None:
+            answers.add(found.group(1).decode(), error_answer(problem))
+
+    return JsonLines(each, line_cap)
 
 
 def id_in(reply: Any, where: str, what: str) -> str | BatchFailure:
