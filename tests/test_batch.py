@@ -359,11 +359,7 @@ def test_batch_api_failures_are_values_with_one_line(tmp_path):
         app.router.add_post("/v1/files", files)
         app.router.add_get("/v1/batches/{id}", batch)
         app.router.add_get("/v1/files/{id}/content", content)
-        runner = web.AppRunner(app)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        runner, port = await _listen(app)
         backend = OpenAIBackend("m", f"http://127.0.0.1:{port}/v1", api_key="sk-secret-key",
                                 api_key_env="KEY")
         client = OpenAIBatch(backend)
@@ -641,11 +637,7 @@ def test_a_results_file_is_read_line_by_line_under_its_caps(tmp_path, monkeypatc
     async def scenario() -> list[object]:
         app = web.Application()
         app.router.add_get("/v1/files/{id}/content", content)
-        runner = web.AppRunner(app)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        runner, port = await _listen(app)
         backend = OpenAIBackend("m", f"http://127.0.0.1:{port}/v1", api_key=None,
                                 api_key_env=None, limits=HttpLimits(max_reply_bytes=10_000))
         client = OpenAIBatch(backend)
@@ -720,3 +712,12 @@ def test_a_target_json_would_change_reaches_the_scorer_unchanged(serve, tmp_path
     lines = [json.loads(line) for line in
              _samples_file(tmp_path / "run").read_text().splitlines()]
     assert [set(line) == {"id"} for line in lines] == [True, False] * 3
+
+
+async def _listen(app: web.Application) -> tuple[web.AppRunner, int]:
+    """`app` served on 127.0.0.1 at a free port: its runner (to clean up) and the port."""
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    return runner, site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
