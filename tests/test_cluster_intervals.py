@@ -412,3 +412,15 @@ def test_the_same_shift_in_every_cluster_is_a_sign_test_over_clusters_not_p_zero
     assert found.p_value == pytest.approx(0.5)  # 2 images up, 0 down
     assert not found.significant and "sign test over images" in found.detail
     assert found.p_value >= mcnemar(a, b, "x").p_value
+
+
+def test_the_chunking_of_resamples_does_not_change_an_interval(monkeypatch) -> None:
+    from visioneval.stats import bootstrap
+
+    rng = np.random.default_rng(2)
+    rows = (rng.random((300, 1)) < 0.6).astype(np.float64)
+    clusters = outcomes(list(rows[:, 0]), [f"img{i // 3}" for i in range(300)]).clusters()
+    whole = [summaries(rows, mean_statistic, ("x",), c) for c in (None, clusters)]
+    monkeypatch.setattr(bootstrap, "CHUNK_CELLS", 7 * 300)  # 7 resamples a chunk
+    assert bootstrap._chunk(300) == 7
+    assert [summaries(rows, mean_statistic, ("x",), c) for c in (None, clusters)] == whole

@@ -30,6 +30,13 @@ if TYPE_CHECKING:  # numpy loads when intervals are computed, not when the CLI s
 SEED = 20261122
 RESAMPLES = 1000
 CHUNK = 50  # resamples per matrix product: 50 x n counts at a time
+CHUNK_CELLS = 2_000_000  # ... fewer past 40,000 samples: a chunk's arrays stay ~16 MB each
+
+
+def _chunk(n: int) -> int:
+    """Resamples per matrix product for n rows (or clusters): CHUNK, fewer when the
+    per-chunk arrays (resamples x n) would grow with a large run."""
+    return max(1, min(CHUNK, CHUNK_CELLS // max(n, 1)))
 LEVEL = 0.95
 
 
@@ -144,8 +151,9 @@ def replicates(rows: np.ndarray, statistic: Statistic, resamples: int = RESAMPLE
     n = len(rows)
     rng = np.random.default_rng(seed)
     out = []
-    for start in range(0, resamples, CHUNK):
-        size = min(CHUNK, resamples - start)
+    chunk = _chunk(n)
+    for start in range(0, resamples, chunk):
+        size = min(chunk, resamples - start)
         picks = rng.integers(0, n, size=(size, n))
         counts = np.stack([np.bincount(p, minlength=n) for p in picks]).astype(np.float64)
         out.append(statistic(counts @ rows, n))
@@ -161,8 +169,9 @@ def _cluster_replicates(rows: np.ndarray, statistic: Statistic, resamples: int, 
     k = clusters.count
     rng = np.random.default_rng(seed)
     out = []
-    for start in range(0, resamples, CHUNK):
-        size = min(CHUNK, resamples - start)
+    step = _chunk(len(rows))  # the drawn counts are per row
+    for start in range(0, resamples, step):
+        size = min(step, resamples - start)
         picks = rng.integers(0, k, size=(size, k))
         drawn = np.stack([np.bincount(p, minlength=k) for p in picks])
         counts = drawn[:, clusters.index].astype(np.float64)  # per row: its cluster's draws
