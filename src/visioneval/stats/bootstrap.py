@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # numpy loads when intervals are computed, not when the CLI s
 SEED = 20261122
 RESAMPLES = 1000
 CHUNK = 50  # resamples per matrix product: 50 x n counts at a time
-CHUNK_CELLS = 2_000_000  # ... fewer past 40,000 samples: a chunk's arrays stay ~16 MB each
+CHUNK_CELLS = 250_000  # ... fewer past 5,000 samples: a chunk's arrays stay ~2 MB each
 
 
 def _chunk(n: int) -> int:
