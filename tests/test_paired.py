@@ -57,6 +57,13 @@ def test_two_runs_on_the_same_samples_get_paired_tests(serve, synth_data, tmp_pa
     assert low <= difference <= high
     assert f"{100 * low:+.1f} to {100 * high:+.1f} points" in f1["detail"]
     assert (f1["significant at 5%"] == "True") == (not low <= 0 <= high)
+    # The comparison page and comparison.md carry the same tests, each with its detail.
+    page = (tmp_path / "cmp" / "comparison.html").read_text()
+    markdown = (tmp_path / "cmp" / "comparison.md").read_text()
+    for text in (page, markdown):
+        assert "Paired tests against a" in text and em["detail"] in text
+        assert f"{float(em['p']):.3g}" in text
+    assert "Paired tests" not in result.stdout.split("Paired tests: ")[0]  # once in the terminal
 
 
 def test_runs_over_different_samples_are_not_paired(serve, synth_data, tmp_path):

@@ -145,7 +145,9 @@ def compare(
         tests = paired.paired_comparisons(views)
         paired.show(tests, console)
         if out is not None:
-            for path in comparison.write(result, out, published):
+            tested = paired.section(tests)
+            for path in comparison.write(result, out, published,
+                                         [tested] if tested is not None else []):
                 console.print(f"wrote {path}", highlight=False, soft_wrap=True)
             if any(t.results or t.unpaired for t in tests):
                 path = paired.write_csv(tests, out / "paired.csv")

@@ -334,8 +334,12 @@ def _reference_context(reference: ReferenceReport) -> dict[str, object]:
     return published.html_context(reference)
 
 
-def write(result: ComparisonTable, out: Path, reference: ReferenceReport | None = None
-          ) -> list[Path]:
+def write(result: ComparisonTable, out: Path, reference: ReferenceReport | None = None,
+          extra: Sequence[Section] = ()) -> list[Path]:
+    """comparison.csv, .md and .html in `out`; `extra`: sections for the two pages only,
+    after the table's own (the paired tests, which the terminal shows its own way)."""
+    if extra:
+        result = replace(result, sections=[*result.sections, *extra])
     out.mkdir(parents=True, exist_ok=True)
     files = {"comparison.csv": to_csv(result), "comparison.md": to_markdown(result, reference),
              "comparison.html": to_html(result, reference)}

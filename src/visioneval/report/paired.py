@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from visioneval import csvcells
-from visioneval.core import registry
+from visioneval.core import blocks, registry
 from visioneval.core.capabilities import PairsRecords
 from visioneval.core.rundir import RunView, load_all
 from visioneval.core.store import write_atomic
@@ -56,7 +56,8 @@ def paired_comparisons(directories: Sequence[Path | RunView],
 
 def show(comparisons: list[PairedComparison], console: Console) -> None:
     """Each comparison's tests in 80 columns: the values, the difference and the test's
-    figure; the detail lines (discordant pairs, images) go to paired.csv (`--out`)."""
+    figure; the detail lines (discordant pairs, images) go to the pages and paired.csv
+    (`--out`)."""
     for item in comparisons:
         if not item.results and not item.unpaired:
             continue
@@ -81,7 +82,8 @@ def show(comparisons: list[PairedComparison], console: Console) -> None:
 
 NOTE = ("* significant at 5%. test: McNemar's exact p (clustered by image, Obuchowski 1998, "
         "on a pooled metric), else the paired bootstrap's 95% interval of the difference "
-        "(points). With --out, paired.csv has each test's discordant pairs and images.")
+        "(points). With --out, the comparison page, comparison.md and paired.csv have each "
+        "test's discordant pairs and images.")
 
 
 def _figure(result: PairedResult) -> str:
@@ -94,6 +96,44 @@ def _figure(result: PairedResult) -> str:
         low, high = result.interval
         return f"bootstrap [{100 * low:+.1f}, {100 * high:+.1f}]{mark}"
     return f"no test: {result.detail}"
+
+
+SECTION_NOTE = ("Each run after the first against the first, sample by sample, on the metrics "
+                "its benchmark pairs. p: McNemar's exact test on the samples right in one run "
+                "only (0/1 outcomes); on a pooled metric (several answers about one image) "
+                "Obuchowski's clustered statistic (docs/intervals.md). Otherwise the 95% "
+                "interval of the difference by a paired bootstrap (1000 seeded resamples), in "
+                "points. sig.: significant at 5%. Metrics the runs did not score on the same "
+                "samples are listed as compared without pairing.")
+
+
+def section(comparisons: list[PairedComparison]) -> blocks.Section | None:
+    """The tests as a section of the comparison page and comparison.md (None: no test)."""
+    rows = []
+    unpaired = []
+    for item in comparisons:
+        for r in item.results:
+            figure = f"{r.p_value:.3g}" if r.p_value is not None else (
+                f"[{100 * r.interval[0]:+.1f}, {100 * r.interval[1]:+.1f}]" if r.interval
+                else "-")
+            rows.append([Path(item.other).name, r.key, r.test, r.detail, f"{100 * r.a:.1f}",
+                         f"{100 * r.b:.1f}", f"{100 * r.difference:+.1f}", figure,
+                         "yes" if r.significant else "no"])
+        if item.unpaired:
+            unpaired.append(f"{Path(item.other).name} against {Path(item.first).name}: "
+                            f"{', '.join(item.unpaired)}")
+    if not rows and not unpaired:
+        return None
+    first = Path(comparisons[0].first).name
+    parts: list[blocks.Block] = []
+    if rows:
+        parts.append(blocks.Table(["run", "metric", "test", "detail", first, "this run", "diff.",
+                                   "p or diff. 95%", "sig."], rows, numeric_from=4))
+    parts.append(blocks.Note(SECTION_NOTE))
+    if unpaired:
+        parts.append(blocks.Note("Compared without pairing (not scored on the same samples): "
+                                 + "; ".join(unpaired) + "."))
+    return blocks.Section(f"Paired tests against {first}", parts)
 
 
 def write_csv(comparisons: list[PairedComparison], path: Path) -> Path:
