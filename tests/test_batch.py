@@ -337,6 +337,15 @@ def test_the_dry_run_shows_the_batch_price_beside_the_normal_one(synth_data):
     assert batch_high == pytest.approx(high / 2, rel=0.01)
 
 
+def test_a_batch_dry_run_takes_max_cost_as_a_run_without_batch_does(synth_data):
+    """A dry run sends nothing, so --max-cost has nothing to limit there: not refused."""
+    result = invoke("salbench", "--backend", "openai", "--model", "gpt-4o", "--data-dir",
+                    synth_data, "--splits", "synthetic", "--batch", "--max-cost", "5",
+                    "--dry-run")
+    assert result.exit_code == 0, result.stderr
+    assert "batch cost" in result.stdout
+
+
 def test_batch_api_failures_are_values_with_one_line(tmp_path):
     """A server that fails every way a batch API can: each call answers a BatchFailure
     (transient or not), never raises, and no key is in its message."""

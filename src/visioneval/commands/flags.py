@@ -77,7 +77,9 @@ class RunFlags:
                 backoff_cap_s=self.backoff_cap, rpm=self.rpm, tpm=self.tpm,
                 no_cache=self.no_cache, cache_dir=self.cache_dir,
                 refresh_cache=self.refresh_cache, cache_key_url=self.cache_key_url,
-                price_in=self.price_in, price_out=self.price_out, max_cost=self.max_cost,
+                price_in=self.price_in, price_out=self.price_out,
+                # A dry run sends nothing: it has no spending to limit.
+                max_cost=None if self.dry_run else self.max_cost,
                 max_reply_mb=self.max_reply_mb)
         except ValidationError as exc:
             error = exc.errors()[0]
@@ -121,7 +123,7 @@ def request_from(flags: RunFlags, target: RunTarget) -> RunRequest | ResumeReque
     if ray is not None and flags.probe_resolution:
         raise ValueError("--probe-resolution measures one endpoint before one process's run; "
                          "with --executor ray run `visioneval probe resolution` once instead")
-    if ray is not None and flags.engine().max_cost is not None and not flags.dry_run:
+    if ray is not None and flags.engine().max_cost is not None:
         raise ValueError("--max-cost limits one process's session; with --executor ray "
                          "every shard would get the whole limit: run the shards with "
                          "--shard K/N and a --max-cost each instead")
@@ -164,17 +166,13 @@ def request_from(flags: RunFlags, target: RunTarget) -> RunRequest | ResumeReque
 
 def _check_batch(flags: RunFlags, benchmark: Benchmark, spec: BackendSpec,
                  on_ray: bool) -> None:
-    """--batch with what it cannot go with is one line (`visioneval.runs.batching`)."""
-    from visioneval.runs.batching import MAX_COST_REFUSED, refusal
+    """--batch with what it cannot go with is one line (`visioneval.runs.batching`; with
+    --max-cost or --target-ci: `RunRequest`, which the Python API and suites build too)."""
+    from visioneval.runs.batching import refusal
 
     if on_ray or flags.shard is not None:
         raise ValueError("--batch sends the run's batches from one process (the provider "
                          "spreads the work): run it without --shard or --executor ray")
-    if flags.max_cost is not None and not flags.dry_run:
-        raise ValueError(MAX_COST_REFUSED)
-    if flags.target_ci is not None:
-        raise ValueError("--target-ci stops sending request by request once the answer is "
-                         "known, and a batch is sent at once: use one or the other")
     why = refusal(benchmark, spec)
     if why is not None:
         raise ValueError(why)

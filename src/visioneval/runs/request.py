@@ -51,9 +51,8 @@ class RunRequest:
 
     def __post_init__(self) -> None:
         if self.batch and self.stopping is not None:
-            raise ValueError("a run stopped once the answer is known (--target-ci) sends "
-                             "request by request, and a batch is sent at once: use one or "
-                             "the other")
+            raise ValueError("--target-ci stops sending request by request once the answer "
+                             "is known, and a batch is sent at once: use one or the other")
         if self.batch and self.engine.max_cost is not None:
             from visioneval.runs.batching import MAX_COST_REFUSED
 
