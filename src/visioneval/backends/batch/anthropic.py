@@ -66,7 +66,7 @@ class AnthropicBatch(BatchClient):
                                      lambda item: _time(item.get("created_at")), after)
         if isinstance(listed, BatchFailure):
             return listed
-        found = [item["id"] for item in listed if _total(item) == requests]
+        found = [item["id"] for item in listed if sum(_counts(item).values()) == requests]
         return found[0] if len(found) == 1 else None
 
     async def poll(self, batch_id: str) -> BatchState | BatchFailure:
@@ -77,9 +77,7 @@ class AnthropicBatch(BatchClient):
             return BatchFailure(f"GET {BATCHES}/{batch_id}: no processing_status in "
                                 f"{replies.describe(data)}", transient=True)
         status = data["processing_status"]
-        counts = data.get("request_counts")
-        counts = counts if isinstance(counts, dict) else {}
-        numbers = {k: v for k, v in counts.items() if type(v) is int}
+        numbers = _counts(data)
         failed = sum(numbers.get(k, 0) for k in ("errored", "canceled", "expired"))
         return BatchState(batch_id, status, status == "ended",
                           sum(numbers.values()) if numbers else None,
@@ -131,8 +129,9 @@ def _time(value: Any) -> float | None:
         return None
 
 
-def _total(item: dict[str, Any]) -> int:
-    """A listed batch's request count (its request_counts summed; -1 without them)."""
-    counts = item.get("request_counts")
-    return sum(v for v in counts.values() if type(v) is int) if isinstance(counts, dict) \
-        else -1
+def _counts(batch: dict[str, Any]) -> dict[str, int]:
+    """A batch's request_counts (processing, succeeded, errored, canceled, expired) that
+    are numbers; empty without them."""
+    counts = batch.get("request_counts")
+    return {k: v for k, v in counts.items() if type(v) is int} \
+        if isinstance(counts, dict) else {}
