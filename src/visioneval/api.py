@@ -104,9 +104,6 @@ async def arun(benchmark: BenchmarkLike, *, model: str, backend: str = "openai",
     bench, ref, given = _resolve(benchmark, options)
     stopping = None
     if target_ci is not None:
-        if variants:
-            raise ValueError("target_ci watches the headline of the samples as asked; run "
-                             "the variants in a run of their own")
         from visioneval.engine.stopping import StoppingRule
 
         stopping = StoppingRule(target_ci, seed=getattr(bench.options, "seed", 0) or 0)

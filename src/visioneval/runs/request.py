@@ -53,6 +53,13 @@ class RunRequest:
         if self.batch and self.stopping is not None:
             raise ValueError("--target-ci stops sending request by request once the answer "
                              "is known, and a batch is sent at once: use one or the other")
+        if self.stopping is not None:
+            from visioneval.variants.family import Varied
+
+            if isinstance(self.benchmark, Varied):
+                raise ValueError("--target-ci watches the headline of the samples as asked, "
+                                 "not the --variant controls: send the variants in a run of "
+                                 "their own")
         if self.batch and self.engine.max_cost is not None:
             from visioneval.runs.batching import MAX_COST_REFUSED
 
