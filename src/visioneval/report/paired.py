@@ -91,11 +91,21 @@ def _figure(result: PairedResult) -> str:
     mark = " *" if result.significant else ""
     if result.p_value is not None:
         name = "McNemar (clustered)" if result.test == CLUSTERED_MCNEMAR else "McNemar"
-        return f"{name} p {result.p_value:.3g}{mark}"
+        return f"{name} p {_p_or_interval(result)}{mark}"
+    if result.interval is not None:
+        return f"bootstrap {_p_or_interval(result)}{mark}"
+    return f"no test: {result.detail}"
+
+
+def _p_or_interval(result: PairedResult) -> str:
+    """McNemar's p ("0.003"), else the bootstrap's interval of the difference in points
+    ("[-7.6, -5.1]"), else "-"."""
+    if result.p_value is not None:
+        return f"{result.p_value:.3g}"
     if result.interval is not None:
         low, high = result.interval
-        return f"bootstrap [{100 * low:+.1f}, {100 * high:+.1f}]{mark}"
-    return f"no test: {result.detail}"
+        return f"[{100 * low:+.1f}, {100 * high:+.1f}]"
+    return "-"
 
 
 SECTION_NOTE = ("Each run after the first against the first, sample by sample, on the metrics "
@@ -113,11 +123,8 @@ def section(comparisons: list[PairedComparison]) -> blocks.Section | None:
     unpaired = []
     for item in comparisons:
         for r in item.results:
-            figure = f"{r.p_value:.3g}" if r.p_value is not None else (
-                f"[{100 * r.interval[0]:+.1f}, {100 * r.interval[1]:+.1f}]" if r.interval
-                else "-")
             rows.append([Path(item.other).name, r.key, r.test, r.detail, f"{100 * r.a:.1f}",
-                         f"{100 * r.b:.1f}", f"{100 * r.difference:+.1f}", figure,
+                         f"{100 * r.b:.1f}", f"{100 * r.difference:+.1f}", _p_or_interval(r),
                          "yes" if r.significant else "no"])
         if item.unpaired:
             unpaired.append(f"{Path(item.other).name} against {Path(item.first).name}: "
