@@ -35,3 +35,16 @@ def test_last_occurrence_per_sample_matches_a_dict():
     flags = last_occurrences(np.array([digest(s) for s in lines], dtype=f"S{DIGEST_BYTES}"))
     assert [p for p, flag in enumerate(flags) if flag] == sorted(last.values())
     assert not last_occurrences(np.array([], dtype=f"S{DIGEST_BYTES}")).any()
+
+
+def test_id_values_match_a_dict_and_keep_the_last_value():
+    from visioneval.core.idset import IdValues
+
+    table, kept = IdValues("q"), {}
+    for i in range(500):
+        sample_id = f"sample-{i % 180}"
+        table.add(sample_id, i)
+        kept[sample_id] = i
+    assert len(table) == 500
+    assert all(table.get(k) == v for k, v in kept.items())
+    assert table.get("absent") is None and IdValues("d").get("x") is None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Iterator
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -86,3 +86,43 @@ class IdCollector:
     def ids(self) -> IdSet | None:
         """The ids seen, or None if the data was not read to its end."""
         return IdSet.from_digests(bytes(self._digests)) if self.complete else None
+
+
+class IdValues:
+    """One number per sample id, 16 + 8 bytes a sample: ids as digests, looked up by binary
+    search over a sorted index built on the first lookup after an `add`. An id added twice
+    keeps its last value, as a dict would. `typecode`: "d" (a float; NaN where there is
+    none, for the caller to read) or "q" (an integer, e.g. a file offset)."""
+
+    __slots__ = ("_digests", "_values", "_index")
+
+    def __init__(self, typecode: str = "d"):
+        from array import array
+
+        self._digests = bytearray()
+        self._values: array[Any] = array(typecode)
+        self._index: tuple[np.ndarray, np.ndarray] | None = None
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def add(self, sample_id: str, value: float) -> None:
+        self._digests += digest(sample_id)
+        self._values.append(value)
+        self._index = None
+
+    def get(self, sample_id: str) -> float | int | None:
+        """The id's last value; None when it has none."""
+        if not self._values:
+            return None
+        if self._index is None:
+            digests = np.frombuffer(bytes(self._digests), dtype=f"S{DIGEST_BYTES}")
+            order = np.argsort(digests, kind="stable")  # equal digests keep their order
+            values = np.frombuffer(self._values.tobytes(), dtype=self._values.typecode)
+            self._index = (digests[order], values[order])
+        digests, values = self._index
+        key = np.array([digest(sample_id)], dtype=f"S{DIGEST_BYTES}")
+        at = int(np.searchsorted(digests, key, side="right")[0]) - 1  # the last one
+        if at < 0 or digests[at] != key[0]:
+            return None
+        return values[at].item()

@@ -10,19 +10,13 @@ A failed request has no outcome and is passed over, as it is left out of the hea
 
 from __future__ import annotations
 
-import hashlib
 import math
-from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from visioneval.core.records import Record
 from visioneval.core.runfiles import StoppingInfo
 from visioneval.stats.sequential import BettingConfidenceSequence
-
-if TYPE_CHECKING:  # numpy loads when a resumed run looks an outcome up
-    import numpy as np
 
 DEFAULT_MIN_SAMPLES = 100
 LEVEL = 0.95
@@ -97,7 +91,9 @@ class SequentialStop:
         self.segments = segments or [(0, rule.width)]
         self.stopped_at = stopped_at
         self.sequence = BettingConfidenceSequence(rule.level, width=self.segments[0][1] / 100)
-        self.recorded = _Remembered()  # outcomes of samples answered before
+        from visioneval.core.idset import IdValues  # numpy, once a run has the rule
+
+        self.recorded = IdValues("d")  # outcomes of samples answered before (NaN: none)
         self.failed: set[str] = set()  # samples whose last request failed: sent again
         self._waiting: dict[int, tuple[float | None, bool]] = {}  # by position: (outcome,
         # whether this session observed it)
@@ -121,7 +117,8 @@ class SequentialStop:
 
     def remember(self, record: Record) -> None:
         """A record answered in an earlier session, fed when its position comes."""
-        self.recorded.add(record.id, self.outcome(record) if record.ok else None)
+        value = self.outcome(record) if record.ok else None
+        self.recorded.add(record.id, math.nan if value is None else value)
 
     def remember_failed(self, sample_id: str) -> None:
         """A sample whose request failed in an earlier session: sent again, even once the
@@ -129,7 +126,9 @@ class SequentialStop:
         self.failed.add(sample_id)
 
     def resumed_sample(self, position: int, sample_id: str) -> None:
-        self._take(position, self.recorded.get(sample_id), False)
+        value = self.recorded.get(sample_id)
+        self._take(position, None if value is None or math.isnan(value) else float(value),
+                   False)
 
     def sends(self, sample_id: str) -> bool | None:
         """Whether a sample not yet answered is sent: True while the rule is not satisfied
@@ -185,39 +184,3 @@ class SequentialStop:
             n=interval.n, samples=total, proportion=self.proportion, estimate=interval.mean,
             ci=[interval.low, interval.high],
             segments=list(self.segments))
-
-
-class _Remembered:
-    """Earlier sessions' outcomes by sample id, 24 bytes a sample (a 16-byte id digest and
-    the outcome, NaN for none) rather than a dict of strings: a resumed run of 130,000
-    samples keeps 3 MB, not 20."""
-
-    def __init__(self) -> None:
-        self._digests = bytearray()
-        self._values = array("d")
-        self._sorted: tuple[np.ndarray, np.ndarray] | None = None
-
-    def add(self, sample_id: str, value: float | None) -> None:
-        self._digests += _digest(sample_id)
-        self._values.append(math.nan if value is None else value)
-        self._sorted = None
-
-    def get(self, sample_id: str) -> float | None:
-        import numpy as np
-
-        if not self._values:
-            return None
-        if self._sorted is None:
-            keys = np.frombuffer(bytes(self._digests), dtype="S16")
-            order = np.argsort(keys, kind="stable")
-            self._sorted = keys[order], np.frombuffer(self._values, dtype=np.float64)[order]
-        keys, values = self._sorted
-        key = np.array([_digest(sample_id)], dtype="S16")
-        at = int(np.searchsorted(keys, key)[0])
-        if at >= len(keys) or keys[at] != key[0] or math.isnan(values[at]):
-            return None
-        return float(values[at])
-
-
-def _digest(sample_id: str) -> bytes:
-    return hashlib.blake2b(sample_id.encode(), digest_size=16).digest()

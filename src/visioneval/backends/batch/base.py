@@ -12,14 +12,11 @@ import hashlib
 import os
 import tempfile
 from abc import ABC, abstractmethod
-from array import array
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
-import numpy as np
-
-from visioneval.core.idset import DIGEST_BYTES, digest
+from visioneval.core.idset import IdValues
 from visioneval.core.records import Request, Response
 from visioneval.core.store import WriteError
 
@@ -75,10 +72,8 @@ class BatchAnswers:
             self._file = tempfile.TemporaryFile(dir=folder)  # noqa: SIM115 - closed by close()
         except OSError as exc:
             raise WriteError(folder or Path(tempfile.gettempdir()), exc) from None
-        self._digests = bytearray()
-        self._offsets = array("q")
+        self._offsets = IdValues("q")  # each custom_id's line in the file
         self._size = 0
-        self._index: tuple[np.ndarray, np.ndarray] | None = None
 
     def add(self, custom: str, response: Response) -> None:
         line = response.model_dump_json().encode() + b"\n"
@@ -86,28 +81,17 @@ class BatchAnswers:
             self._file.write(line)
         except OSError as exc:
             raise WriteError(self._folder or Path(tempfile.gettempdir()), exc) from None
-        self._digests += digest(custom)
-        self._offsets.append(self._size)
+        self._offsets.add(custom, self._size)
         self._size += len(line)
-        self._index = None
 
     def __len__(self) -> int:
         return len(self._offsets)
 
     def get(self, custom: str) -> Response | None:
-        if not self._offsets:
+        offset = self._offsets.get(custom)
+        if offset is None:
             return None
-        if self._index is None:
-            digests = np.frombuffer(bytes(self._digests), dtype=f"S{DIGEST_BYTES}")
-            order = np.argsort(digests, kind="stable")  # equal digests keep their order
-            offsets = np.frombuffer(self._offsets.tobytes(), dtype=np.int64)
-            self._index = (digests[order], offsets[order])
-        digests, offsets = self._index
-        key = np.array([digest(custom)], dtype=f"S{DIGEST_BYTES}")
-        at = int(np.searchsorted(digests, key, side="right")[0]) - 1  # the last one
-        if at < 0 or digests[at] != key[0]:
-            return None
-        self._file.seek(int(offsets[at]))
+        self._file.seek(int(offset))
         line = self._file.readline()
         self._file.seek(0, os.SEEK_END)  # where the next answer goes
         return Response.model_validate_json(line)
