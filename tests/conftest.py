@@ -9,7 +9,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from visioneval.loopback.server import ServerScript, ThreadedServer  # noqa: E402
 
-pytest_plugins = ("fast_tier",)  # names the tests over a second not marked slow
+# isolated_home first: HOME and the caches are the session's own before anything else runs;
+# fast_tier names the tests over a second not marked slow.
+pytest_plugins = ("isolated_home", "fast_tier")
 
 
 @pytest.fixture
