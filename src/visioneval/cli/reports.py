@@ -69,6 +69,26 @@ def report(
 
 
 @app.command()
+def runs(
+    folder: Annotated[Path, typer.Argument(
+        help="The folder searched for runs (its subfolders too).", show_default=True)
+                      ] = Path("results"),
+    no_page: Annotated[bool, typer.Option("--no-page", help="Do not write FOLDER/runs.html.")
+                       ] = False,
+    definition: Definition = None,
+) -> None:
+    """List every run under FOLDER, newest first (benchmark, model, status, main number with
+    its 95% interval, n), and write FOLDER/runs.html, sortable, linking each run's report."""
+    from visioneval.commands.common import consoles, guarded
+    from visioneval.commands.runs import list_runs
+
+    console, err = consoles()
+    raise typer.Exit(guarded(err, lambda: list_runs(folder, console,
+                                                     named_definition(definition),
+                                                     page=not no_page)))
+
+
+@app.command()
 def view(
     run_dir: Annotated[Path, typer.Argument(help="A run directory.", show_default=False)],
     port: Annotated[int, typer.Option(metavar="N", help="Port on 127.0.0.1, 0-65535 (0: any "
