@@ -88,7 +88,8 @@ def lines(parts: list[Part], width: int = WIDTH) -> list[str]:
         column = max(len(e.name) for e in part.entries) + 4
         for entry in part.entries:
             wrapped = [line for paragraph in entry.text.split("\n")
-                       for line in textwrap.wrap(paragraph, width - column, break_on_hyphens=False) or [""]]
+                       for line in textwrap.wrap(paragraph, width - column,
+                                                 break_on_hyphens=False) or [""]]
             out.append(f"  {entry.name.ljust(column - 2)}{wrapped[0]}".rstrip())
             out.extend(" " * column + line for line in wrapped[1:])
     return out

@@ -21,8 +21,14 @@ from visioneval.core.benchmark import BenchmarkDefinition
 from visioneval.core.headline import Headline
 from visioneval.core.rundir import shown_definition
 from visioneval.core.runfiles import RunInfo
-from visioneval.core.store import METRICS_FILE, RUN_FILE, SAMPLES_FILE, RunDirError, RunLock, \
-    RunStore
+from visioneval.core.store import (
+    METRICS_FILE,
+    RUN_FILE,
+    SAMPLES_FILE,
+    RunDirError,
+    RunLock,
+    RunStore,
+)
 
 SHARDS = "shards"  # a distributed run keeps its shard runs here (distributed/ray_runner.py)
 
