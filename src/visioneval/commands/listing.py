@@ -84,7 +84,7 @@ def lines(parts: list[Part], width: int = WIDTH) -> list[str]:
     for part in parts:
         if out:
             out.append("")
-        out.append(part.title)
+        out.extend(textwrap.wrap(part.title, width, break_on_hyphens=False))
         column = max(len(e.name) for e in part.entries) + 4
         for entry in part.entries:
             wrapped = [line for paragraph in entry.text.split("\n")

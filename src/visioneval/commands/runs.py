@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -17,34 +18,34 @@ STYLES = {"finished": "green", "errors": "yellow", "stopped": "yellow",
           "interrupted": "yellow", "running": "bold blue", "broken": "red"}
 
 
-COLUMNS = ("started", "run", "benchmark", "model", "status", "main number",
-           "value (95% interval)", "n")
-NUMBERS = ("value (95% interval)", "n")
-CAPPED = {"status": 16, "benchmark": 13, "value (95% interval)": 12}
+COLUMNS = ("started", "run", "benchmark\nmodel", "status", "main number",
+           "value\n95% interval", "n")
+NUMBERS = ("value\n95% interval", "n")
+CAPPED = {"status": 14, "benchmark\nmodel": 20, "value\n95% interval": 12}
 """Columns kept at most this wide (their text wraps)."""
-SHARED = {"run": 0.35, "model": 0.25}
+SHARED = {"run": 0.4}
 """Columns that share what the others leave (at most this share of it); the main number,
 whose reasons are the longest text, has the rest."""
 
 
 def table(found: list[RunEntry], width: int = WIDTH) -> Table:
     """The runs as a table of at most `width` columns: the short columns keep their width,
-    run, model and main number share the rest and wrap between words; a missing number's
-    reason (or a broken run's) sits under its label, dimmed, and the interval under its
-    value."""
+    the run's folder and the main number share the rest and wrap; a missing number's reason
+    (or a broken run's) sits under its label, dimmed, the model under the benchmark and the
+    interval under the value."""
     rows = [_cells(entry) for entry in found]
-    widths = {column: min(max([len(column), *(len(line) for r in rows
-                                               for line in r[k].plain.split("\n"))]),
+    widths = {column: min(max([*map(len, column.split("\n")),
+                               *(len(line) for r in rows for line in r[k].plain.split("\n"))]),
                           CAPPED.get(column, width))
               for k, column in enumerate(COLUMNS)}
-    gaps = 2 * (len(COLUMNS) - 1)  # a space each side of every column but the edges
+    gaps = 2 * (len(COLUMNS) - 1)  # a space and the divider between two columns
     fixed = sum(w for c, w in widths.items() if c not in SHARED and c != "main number")
     free = max(width - gaps - fixed, 3 * len(SHARED) + 10)
     for column, share in SHARED.items():
         widths[column] = max(min(widths[column], int(free * share)), 3)
     widths["main number"] = max(free - sum(widths[c] for c in SHARED), 10)
-    shown = Table(box=None, pad_edge=False, padding=(0, 1), show_edge=False,
-                  header_style="bold")
+    shown = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 0), show_edge=False,
+                  show_lines=True, header_style="bold")
     for column in COLUMNS:
         shown.add_column(column, width=widths[column], overflow="fold",
                          justify="right" if column in NUMBERS else "left")
@@ -63,8 +64,9 @@ def _cells(entry: RunEntry) -> list[Text]:
         number = Text(headline.value_text)
         if headline.interval is not None:
             number.append(f"\n{headline.interval_text}", style="dim")
-    return [Text(entry.started_shown.replace(" ", "\n")), Text(entry.relative),
-            Text(entry.benchmark or "-"), Text(entry.model or "-"),
+    which = Text(entry.benchmark or "-")
+    which.append(f"\n{entry.model or '-'}", style="dim")
+    return [Text(entry.started_shown.replace(" ", "\n")), Text(entry.relative), which,
             Text(entry.status.text, style=STYLES.get(entry.status.kind, "")), label, number,
             Text("-" if entry.n is None else str(entry.n))]
 

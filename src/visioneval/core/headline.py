@@ -28,9 +28,7 @@ class Headline:
     unavailable: str | None = None
     interval_unavailable: str | None = None
 
-    def _number(self, value: float | None) -> str:
-        if value is None:
-            return "∞"
+    def _number(self, value: float) -> str:
         return f"{100 * value:.1f}" if self.percent else f"{value:.3g}"
 
     @property
@@ -42,10 +40,13 @@ class Headline:
 
     @property
     def interval_text(self) -> str:
-        """"55.1 to 69.0" in the value's units; "-" without one."""
+        """"55.1 to 69.0" in the value's units ("1.78 or more" when unbounded above); "-"
+        without one."""
         if self.interval is None:
             return "-"
         low, high = self.interval
+        if high is None:
+            return f"{self._number(low)} or more"
         return f"{self._number(low)} to {self._number(high)}"
 
     @property

@@ -30,6 +30,7 @@ from visioneval.core.store import (
     RunStore,
 )
 
+REPORT_FILE = "report.html"  # report/page.py writes it
 SHARDS = "shards"  # a distributed run keeps its shard runs here (distributed/ray_runner.py)
 
 
@@ -105,12 +106,14 @@ def read(directory: Path, root: Path, named: BenchmarkDefinition | None = None) 
     relative = _relative(directory, root)
     if not (directory / RUN_FILE).is_file():
         return RunEntry(directory, relative, Status("broken", "broken"), _changed(directory),
-                        why=f"no {RUN_FILE}: a journal without the run's description")
+                        why=f"no {RUN_FILE}: a journal without the run's description",
+                        report=_has_report(directory))
     try:
         store = RunStore.open(directory)
     except RunDirError as exc:
         return RunEntry(directory, relative, Status("broken", "broken"),
-                        _changed(directory), why=_without(str(exc), directory))
+                        _changed(directory), why=_without(str(exc), directory),
+                        report=_has_report(directory))
     info = store.info
     status = status_of(info, directory)
     headline, why = _headline(store, info, directory, status, named)
@@ -118,7 +121,7 @@ def read(directory: Path, root: Path, named: BenchmarkDefinition | None = None) 
         info.counts.scored if info.counts is not None else None)
     return RunEntry(directory, relative, status, info.started_at or _changed(directory),
                     info.benchmark, info.backend.model, headline, why, n,
-                    (directory / "report.html").is_file())
+                    _has_report(directory))
 
 
 def status_of(info: RunInfo, directory: Path) -> Status:
@@ -133,8 +136,7 @@ def status_of(info: RunInfo, directory: Path) -> Status:
         doing = "merging" if recorded == "merging" else "running"
         return Status("running", f"{doing} (pid {holder})")
     if recorded in ("running", "merging"):
-        return Status("interrupted", f"incomplete: its process ended while {recorded}"
-                                     f"{failed}")
+        return Status("interrupted", f"incomplete: its process ended{failed}")
     if recorded == "interrupted":
         return Status("interrupted", f"interrupted{failed}")
     if recorded == "stopped":
@@ -187,6 +189,10 @@ def _without(message: str, directory: Path) -> str:
     """A store's one-line error without the directory it names (the row names it)."""
     inside = f"{directory}{os.sep}"
     return message[len(inside):] if message.startswith(inside) else message
+
+
+def _has_report(directory: Path) -> bool:
+    return (directory / REPORT_FILE).is_file()
 
 
 def _relative(directory: Path, root: Path) -> str:
