@@ -266,12 +266,11 @@ def any_benchmark_command(registered: Sequence[str] = ()) -> Callable[..., None]
     named in its --help."""
     from visioneval.core.benchmark import BenchmarkDefinition
 
-    named = f" ({', '.join(registered)})" if registered else ""
+    shown = (f"{', '.join(registered)}, or yours (module:attribute)." if registered else
+             "A registered benchmark, or your own definition (module:attribute).")
     spec_arg = inspect.Parameter("benchmark", inspect.Parameter.KEYWORD_ONLY, default=None,
                                  annotation=Annotated[str | None, typer.Argument(
-                                     help=f"A registered benchmark{named}, or your own "
-                                     "definition (module:attribute).",
-                                     show_default=False)])
+                                     help=shown, show_default=False)])
     option = inspect.Parameter("option", inspect.Parameter.KEYWORD_ONLY, default=None,
                                annotation=Annotated[list[str] | None, typer.Option(
                                    "--option", "-o", metavar="KEY=VALUE",
