@@ -67,8 +67,8 @@ def main() -> None:
             assert len(found) == size
             read = _best(lambda: entries(folder))
             page = render(found, folder, report_link(folder))
-            drawn = _best(lambda: render(found, folder, report_link(folder)))
-            shown = _best(lambda: Console(file=io.StringIO(), width=100).print(
+            drawn = _best(lambda found=found: render(found, folder, report_link(folder)))
+            shown = _best(lambda found=found: Console(file=io.StringIO(), width=100).print(
                 table(found, 100)))
             started = time.perf_counter()
             subprocess.run([sys.executable, "-m", "visioneval", "runs", str(folder)],

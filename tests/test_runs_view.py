@@ -61,6 +61,7 @@ def test_view_serves_the_runs_and_each_runs_samples(results):
             status, kind, body = viewing.get(link)
             assert (status, kind) == (200, "text/html")
             assert '"server":"api/rows"' in body.decode()  # the browser asks this server
+            assert '<a href="../../">all runs</a>' in body.decode()
             rows = json.loads(viewing.get(link + "api/rows?size=3")[2])
             assert rows["total"] == 8 and len(rows["rows"]) == 3
             sample = rows["rows"][0]["id"]

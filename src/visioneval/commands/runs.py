@@ -75,6 +75,8 @@ def list_runs(folder: Path, console: Console, named: BenchmarkDefinition | None 
               page: bool = True) -> int:
     """Print the runs under `folder` and write its runs.html (`page`); a folder that does
     not exist is one line (exit 2)."""
+    if folder.exists() and not folder.is_dir():
+        raise FileNotFoundError(f"{folder} is a file: name the folder that holds the runs")
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder}: no such folder (the runs are under results/ "
                                 "unless --out put them elsewhere)")

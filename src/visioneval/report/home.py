@@ -87,7 +87,8 @@ class Home:
         async with self._opening.setdefault(run, asyncio.Lock()):
             if run not in self._open:
                 try:
-                    opened = await asyncio.to_thread(Viewer.open, entry.directory, named)
+                    opened = await asyncio.to_thread(Viewer.open, entry.directory, named,
+                                                     "../../")
                 except Exception as exc:  # noqa: BLE001 - one line to the page, never a trace
                     raise web.HTTPConflict(text=f"{entry.directory}: {exc}") from None
                 self._open[run] = opened

@@ -44,8 +44,11 @@ class Row:
 
 def row(entry: RunEntry, href: str | None) -> Row:
     headline = entry.headline
-    value = headline.value if headline is not None else None
-    low = headline.interval[0] if headline is not None and headline.interval else None
+    scale = 100 if headline is not None and headline.percent else 1  # sorted as shown
+    value = headline.value * scale if headline is not None and headline.value is not None \
+        else None
+    low = headline.interval[0] * scale if headline is not None and headline.interval \
+        else None
     return Row(entry.relative, href, entry.started_shown, _epoch(entry.started),
                entry.benchmark, entry.model, entry.status.text, entry.status.kind,
                headline.label if headline is not None else "-", entry.why,

@@ -47,9 +47,11 @@ class Viewer:
     _last: tuple[tuple[str, ...], array] | None = field(default=None)
 
     @classmethod
-    def open(cls, directory: Path, definition_named: registry.Named = None) -> Viewer:
+    def open(cls, directory: Path, definition_named: registry.Named = None,
+             home: str | None = None) -> Viewer:
         """`definition_named`: the definition the user named for the run (`--definition`);
-        without it a run of a user's own benchmark is shown with the generic one."""
+        without it a run of a user's own benchmark is shown with the generic one. `home`:
+        the list of runs the page links back to (`report.home`), if any."""
         view = load(directory, definition_named)
         definition = definition_of(view)
         index = JournalIndex.build(directory, definition.browser_row)
@@ -62,7 +64,7 @@ class Viewer:
         if changed is not None:
             note += (f" {changed[0].upper()}{changed[1:]}: an image that is not in it now "
                      "has no thumbnail.")
-        page = render_page(view, definition, data, note)
+        page = render_page(view, definition, data, note, home)
         known = {sha for sha in index.images if sha is not None}
         thumbs = ThumbSource(None if view.untrusted else definition, view.info, known)
         thumbs.changed = changed
