@@ -18,6 +18,17 @@ if TYPE_CHECKING:  # aiohttp loads only when an HTTP backend is built
 BackendKind = Literal["openai", "openrouter", "ollama", "anthropic", "builtin", "none"]
 OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1"
 
+CHOICES: dict[BackendKind, str] = {
+    "openai": "any OpenAI-compatible chat-completions server: OpenAI, vLLM, SGLang, LM Studio, "
+              "Ollama's /v1",
+    "openrouter": "OpenRouter (OpenAI-compatible; the cost each request reports is recorded)",
+    "ollama": "an Ollama server's own /api/chat",
+    "anthropic": "Anthropic's Messages API",
+    "builtin": "offline baselines inside visioneval: no server, no key",
+}
+"""What each `--backend` a user may name speaks to (`visioneval list`); "none" is no choice:
+a benchmark that asks no model (layout scores files)."""
+
 
 _NEXT_URL = re.compile(r",\s*(?=[A-Za-z][A-Za-z0-9+.-]*://)")
 

@@ -6,6 +6,7 @@ from visioneval.cli import (  # noqa: F401 - each module registers its commands
     cache,
     data,
     distributed,
+    listing,
     power,
     probe,
     reference,

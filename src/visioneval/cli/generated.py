@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import (
     TYPE_CHECKING,
@@ -259,17 +259,18 @@ def benchmark_command(definition: BenchmarkDefinition) -> Callable[..., None]:
     return command
 
 
-def any_benchmark_command() -> Callable[..., None]:
+def any_benchmark_command(registered: Sequence[str] = ()) -> Callable[..., None]:
     """`visioneval run SPEC`: any registered benchmark or a user's own definition given as
     module:attribute, its options as repeated `--option key=value` (no generated flags:
-    the benchmark is only known once SPEC is read)."""
+    the benchmark is only known once SPEC is read). `registered`: the benchmarks it runs,
+    named in its --help."""
     from visioneval.core.benchmark import BenchmarkDefinition
 
+    shown = (f"{', '.join(registered)}, or yours (module:attribute)." if registered else
+             "A registered benchmark, or your own definition (module:attribute).")
     spec_arg = inspect.Parameter("benchmark", inspect.Parameter.KEYWORD_ONLY, default=None,
                                  annotation=Annotated[str | None, typer.Argument(
-                                     help="A registered benchmark, or your own "
-                                     "definition (module:attribute).",
-                                     show_default=False)])
+                                     help=shown, show_default=False)])
     option = inspect.Parameter("option", inspect.Parameter.KEYWORD_ONLY, default=None,
                                annotation=Annotated[list[str] | None, typer.Option(
                                    "--option", "-o", metavar="KEY=VALUE",
@@ -429,9 +430,10 @@ def register(app: typer.Typer, data_app: typer.Typer) -> None:
     from visioneval.core import registry
     from visioneval.core.capabilities import HasCommand, MakesSyntheticData
 
-    app.command(name="run")(any_benchmark_command())
-    for name in registry.names():
-        definition = registry.definition(name)
+    definitions = [registry.definition(name) for name in registry.names()]
+    app.command(name="run")(any_benchmark_command(
+        [d.name for d in definitions if d.command_options is not None]))
+    for name, definition in zip(registry.names(), definitions, strict=True):
         if isinstance(definition, HasCommand):
             definition.register_command(app)
         elif definition.options_model is not None and definition.command:

@@ -69,40 +69,91 @@ def report(
 
 
 @app.command()
+def runs(
+    folder: Annotated[Path, typer.Argument(
+        help="The folder searched for runs (its subfolders too).", show_default=True)
+                      ] = Path("results"),
+    no_page: Annotated[bool, typer.Option("--no-page", help="Do not write FOLDER/runs.html.")
+                       ] = False,
+    definition: Definition = None,
+) -> None:
+    """List every run under FOLDER, newest first (benchmark, model, status, main number with
+    its 95% interval, n), and write FOLDER/runs.html, sortable, linking each run's report."""
+    from visioneval.commands.common import consoles, guarded
+    from visioneval.commands.runs import list_runs
+
+    console, err = consoles()
+    raise typer.Exit(guarded(err, lambda: list_runs(folder, console,
+                                                     named_definition(definition),
+                                                     page=not no_page)))
+
+
+@app.command()
 def view(
-    run_dir: Annotated[Path, typer.Argument(help="A run directory.", show_default=False)],
+    run_dir: Annotated[Path, typer.Argument(
+        help="A run directory, or a folder of runs (its subfolders too): their list, each "
+             "run linking its samples.", show_default=True)] = Path("results"),
     port: Annotated[int, typer.Option(metavar="N", help="Port on 127.0.0.1, 0-65535 (0: any "
                                       "free port).")] = 8766,
     definition: Definition = None,
 ) -> None:
     """Browse every sample of a run (filters, full answers, thumbnails from the dataset) in
-    a local page served on 127.0.0.1, until Ctrl-C."""
+    a local page served on 127.0.0.1, until Ctrl-C; given a folder of runs (results/ by
+    default), the list of its runs first."""
     import asyncio
     import contextlib
     import time
 
     from visioneval.commands.common import consoles, guarded
-    from visioneval.report.viewer import Viewer, listen, serve
+    from visioneval.report.viewer import Served, listen, serve
 
     console, err = consoles()
 
     def action() -> int:
         with listen(port) as sock:  # a taken port is said before the run is indexed
             started = time.perf_counter()
-            viewer = Viewer.open(run_dir, named_definition(definition))
-            warn_untrusted(err, [viewer.untrusted, viewer.data_change])
-            console.print(f"indexed {len(viewer.index)} samples in "
-                          f"{time.perf_counter() - started:.1f} s", highlight=False)
+            served: Served
+            if _holds_runs(run_dir):
+                from visioneval.report.home import Home
+
+                home = Home(run_dir, named_definition(definition))
+                found = home.listing()
+                console.print(f"found {len(found)} run{'s' if len(found) != 1 else ''} under "
+                              f"{run_dir} in {time.perf_counter() - started:.1f} s",
+                              highlight=False, soft_wrap=True)
+                served = home
+            else:
+                from visioneval.report.viewer import Viewer
+
+                viewer = Viewer.open(run_dir, named_definition(definition))
+                warn_untrusted(err, [viewer.untrusted, viewer.data_change])
+                console.print(f"indexed {len(viewer.index)} samples in "
+                              f"{time.perf_counter() - started:.1f} s", highlight=False)
+                served = viewer
 
             def ready(url: str) -> None:
                 console.print(f"serving {url} (Ctrl-C to stop)", highlight=False,
                               soft_wrap=True)
 
             with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a user stops it
-                asyncio.run(serve(viewer, sock, ready))
+                asyncio.run(serve(served, sock, ready))
         return 0
 
     raise typer.Exit(guarded(err, action))
+
+
+def _holds_runs(folder: Path) -> bool:
+    """Whether `view` shows the runs under `folder` rather than one run: a folder that is
+    not itself a run directory (no run.json, no journal). A path that is not a folder is
+    said by the one-run path, as before."""
+    from visioneval.core.store import RUN_FILE, SAMPLES_FILE
+
+    if not folder.is_dir():
+        if folder == Path("results"):
+            raise FileNotFoundError("no results/ folder here: name a run directory or a "
+                                    "folder of runs")
+        return False
+    return not ((folder / RUN_FILE).exists() or (folder / SAMPLES_FILE).exists())
 
 
 @app.command()

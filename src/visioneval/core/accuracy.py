@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from visioneval import csvcells, fmt
 from visioneval.core.blocks import ComparisonTable, Note, Section, Table
+from visioneval.core.headline import Headline, from_block
 from visioneval.core.marks import Interval, percent
 from visioneval.core.records import Record
 from visioneval.exactsum import ExactSum
@@ -96,6 +97,14 @@ def summarize(records: Iterable[Record], key: str = "correct") -> dict[str, Any]
 def is_accuracy(metrics: dict[str, Any]) -> bool:
     """Whether metrics.json has this module's shape (a benchmark may summarize its own way)."""
     return isinstance(metrics.get("overall"), dict) and isinstance(metrics.get("groups"), dict)
+
+
+def headline(metrics: dict[str, Any]) -> Headline | None:
+    """The run's accuracy over every scored sample, with its interval (None for metrics of
+    another shape)."""
+    if not is_accuracy(metrics):
+        return None
+    return from_block("accuracy", metrics["overall"], "accuracy")
 
 
 def blocks(metrics: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, TypeVar, get_args
@@ -27,6 +28,7 @@ from visioneval.core.runfiles import BenchmarkPlan, Metrics, MetricsModel
 if TYPE_CHECKING:
     from visioneval.backends.registry import BackendSpec
     from visioneval.core.blocks import ComparisonTable, Section
+    from visioneval.core.headline import Headline
     from visioneval.core.rows import DataRow, Made, ParquetRows
     from visioneval.core.runfiles import RunInfo
     from visioneval.core.solver import Solver
@@ -72,10 +74,19 @@ class Benchmark(Generic[OptionsT]):
             if found:
                 cls.options_model = found[0]
 
+    @classmethod
+    def builtin_models_for(cls, options: BaseModel | None) -> tuple[str, ...]:
+        """The `builtin` backend's baselines that fit a run with `options` (None: a run with
+        some options), read from the class alone: building a benchmark reads its data, and
+        `visioneval list` must not. By default the class's own `builtin_models` tuple; a
+        benchmark whose baselines depend on its options overrides this instead."""
+        declared = getattr(cls, "builtin_models", ())
+        return declared if isinstance(declared, tuple) else ()
+
     @property
     def builtin_models(self) -> tuple[str, ...]:
         """The `builtin` backend's baselines that fit its prompts (none: ())."""
-        return ()
+        return type(self).builtin_models_for(self.options)
 
     @property
     def solve(self) -> Solver | None:
@@ -320,6 +331,33 @@ class BenchmarkDefinition:
         return self.build(options | {name: False for name in self.trust_options
                                      if name in options})
 
+    def benchmark_class(self) -> type[Benchmark[Any]] | None:
+        """The class `make` builds, for what is read from the class alone (its builtin
+        models): `benchmark`, or, in a definition that imports it only in `make`, the same
+        import here."""
+        return self.benchmark
+
+    def builtin_models(self) -> tuple[str, ...]:
+        """The `builtin` backend's baselines that fit some run of it (`visioneval list`),
+        without building it (`Benchmark.builtin_models_for`); `builtin_note` says which
+        options take them when that depends on the options."""
+        made = self.benchmark_class()
+        return made.builtin_models_for(None) if made is not None else ()
+
+    def listed_variants(self) -> list[ListedVariant]:
+        """Request variants only this benchmark makes, as `visioneval list` names them
+        (none by default)."""
+        return []
+
+    def headline(self, metrics: dict[str, Any]) -> Headline | None:
+        """The run's main number as a list of runs shows it (`visioneval runs`), read from
+        metrics.json alone: the default metrics' accuracy with its interval; None when the
+        benchmark names none. A number that cannot be read is a Headline whose
+        `unavailable` says why (never 0)."""
+        from visioneval.core import accuracy
+
+        return accuracy.headline(metrics)
+
     def sections(self, view: RunData) -> list[Section]:
         """The report's tables and charts for a run with records: the default metrics'
         table (`core/accuracy.py`), or none for metrics of another shape."""
@@ -345,6 +383,16 @@ class BenchmarkDefinition:
     def unparsed(self, metrics: dict[str, Any]) -> int | None:
         """Answers the headline parser could not read (the report's card); None: no notion."""
         return None
+
+
+@dataclass(frozen=True)
+class ListedVariant:
+    """A benchmark's own request variant as `visioneval list` shows it: its name, what it
+    changes, and the flag that asks for it."""
+
+    name: str
+    help: str
+    asked_by: str
 
 
 def _ok(scores: Any) -> bool | None:

@@ -12,6 +12,7 @@ import logging
 import os
 import re
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -40,6 +41,7 @@ RUN_FILE = "run.json"
 SAMPLES_FILE = "samples.jsonl"
 METRICS_FILE = "metrics.json"
 LOCK_FILE = ".lock"
+LOCK_TRIES, LOCK_WAIT_S = 5, 0.01  # RunLock.acquire's tries, waiting out a reader's probe
 
 
 _ID = re.compile(rb'^\{"id":("(?:[^"\\]|\\.)*")')
@@ -136,16 +138,40 @@ class RunLock:
         except OSError as exc:
             raise RunDirError(f"cannot lock the run directory {self.directory}: "
                               f"{exc.strerror or exc}") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
-            os.close(fd)
-            raise RunDirError(f"{self.directory} is in use by another visioneval process "
-                              f"(pid {holder})") from None
+        for attempt in range(LOCK_TRIES):
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if attempt + 1 < LOCK_TRIES:  # a reader's probe (`holder`) lasts an instant
+                    time.sleep(LOCK_WAIT_S)
+                    continue
+                holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+                os.close(fd)
+                raise RunDirError(f"{self.directory} is in use by another visioneval process "
+                                  f"(pid {holder})") from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self._fd = fd
+
+    @staticmethod
+    def holder(directory: Path) -> str | None:
+        """The pid written by the process that holds the run's lock (what it wrote, or "?"),
+        or None when no process holds it. Nothing is created or written: a shared lock is
+        tried for an instant (a process taking the lock then waits it out, `LOCK_TRIES`)."""
+        try:
+            fd = os.open(directory / LOCK_FILE, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return None  # never locked (or unreadable: nothing to tell)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+        except OSError:
+            return None
+        finally:
+            os.close(fd)  # closing drops the shared lock, if it was taken
+        return None
 
     def release(self) -> None:
         if self._fd is not None:

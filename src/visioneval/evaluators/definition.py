@@ -4,6 +4,7 @@ each case's results, and a compare table of pass rates."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel
@@ -11,6 +12,7 @@ from pydantic import BaseModel
 from visioneval import fmt
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import Charts, ComparisonTable, Note, Section, Table
+from visioneval.core.headline import Headline, from_block
 from visioneval.core.marks import percent
 from visioneval.core.records import Record
 from visioneval.core.view import RunData
@@ -68,6 +70,19 @@ class EvaluateDefinition(BenchmarkDefinition):
         from visioneval.evaluators.evaluate import build
 
         return build(options, reading=True)
+
+    def headline(self, metrics: dict[str, Any]) -> Headline:
+        """The first evaluator's pass rate over the results it processed (errors left
+        out), with its interval; the label says how many more evaluators the report has."""
+        evaluators = [k for k, b in (metrics.get("evaluators") or {}).items()
+                      if isinstance(b, dict)]
+        if not evaluators:
+            return Headline("pass rate", unavailable="no evaluator in metrics.json")
+        block = metrics["evaluators"][evaluators[0]]
+        more = f"; +{len(evaluators) - 1} evaluators" if len(evaluators) > 1 else ""
+        found = from_block(f"pass rate, {evaluators[0]}{more}", block, "pass_rate")
+        processed = block.get("processed")
+        return replace(found, n=processed) if isinstance(processed, int) else found
 
     def sections(self, view: RunData) -> list[Section]:
         evaluators = view.metrics.get("evaluators", {})

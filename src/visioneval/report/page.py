@@ -52,9 +52,10 @@ def render(view: RunView, thumb_limit: int = THUMB_LIMIT, row_limit: int = ROW_L
 
 
 def render_page(view: RunView, definition: BenchmarkDefinition, data: dict[str, Any],
-                note: str) -> str:
+                note: str, home: str | None = None) -> str:
     """The page around the browser's data: the file's embedded rows, or (`visioneval view`)
-    none, with `data["server"]` telling the script to ask the local server for them."""
+    none, with `data["server"]` telling the script to ask the local server for them.
+    `home`: where the list of runs is, when the page is served from it."""
     shown = definition.sections(view) if view.has_records else [no_records(view)]
     # The results lead: the definition's first section (its headline table and chart),
     # then the run card, then the rest.
@@ -79,7 +80,7 @@ def render_page(view: RunView, definition: BenchmarkDefinition, data: dict[str, 
                                                     "rescored_from", "sessions")
                             if k in recorded},
                           indent=2),
-        lead=lead, sections=rest, browser_note=note, payload=payload,
+        lead=lead, sections=rest, browser_note=note, payload=payload, home=home,
         script=(templating.ASSETS / "report.js").read_text())
 
 

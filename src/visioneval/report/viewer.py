@@ -19,7 +19,7 @@ from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
@@ -47,9 +47,11 @@ class Viewer:
     _last: tuple[tuple[str, ...], array] | None = field(default=None)
 
     @classmethod
-    def open(cls, directory: Path, definition_named: registry.Named = None) -> Viewer:
+    def open(cls, directory: Path, definition_named: registry.Named = None,
+             home: str | None = None) -> Viewer:
         """`definition_named`: the definition the user named for the run (`--definition`);
-        without it a run of a user's own benchmark is shown with the generic one."""
+        without it a run of a user's own benchmark is shown with the generic one. `home`:
+        the list of runs the page links back to (`report.home`), if any."""
         view = load(directory, definition_named)
         definition = definition_of(view)
         index = JournalIndex.build(directory, definition.browser_row)
@@ -62,7 +64,7 @@ class Viewer:
         if changed is not None:
             note += (f" {changed[0].upper()}{changed[1:]}: an image that is not in it now "
                      "has no thumbnail.")
-        page = render_page(view, definition, data, note)
+        page = render_page(view, definition, data, note, home)
         known = {sha for sha in index.images if sha is not None}
         thumbs = ThumbSource(None if view.untrusted else definition, view.info, known)
         thumbs.changed = changed
@@ -106,33 +108,30 @@ class Viewer:
     def app(self, port: int) -> web.Application:
         """The routes, behind the Host check for a server on 127.0.0.1:`port`."""
         app = web.Application(middlewares=[host_check(served_hosts(port))])
-        app.router.add_get("/", self._page)
-        app.router.add_get("/api/rows", self._rows)
-        app.router.add_get("/api/record/{sample_id:.+}", self._record)
-        app.router.add_get("/thumb/{sha}", self._thumb)
-        app.router.add_get("/favicon.ico", self._no_icon)
+        app.router.add_get("/", self.page_response)
+        app.router.add_get("/api/rows", self.rows_response)
+        app.router.add_get("/api/record/{sample_id:.+}", self.record_response)
+        app.router.add_get("/thumb/{sha}", self.thumb_response)
+        app.router.add_get("/favicon.ico", no_icon)
         return app
 
-    async def _no_icon(self, request: web.Request) -> web.Response:
-        return web.Response(status=204)  # a browser asks; a 404 would be logged as an error
-
-    async def _page(self, request: web.Request) -> web.Response:
+    async def page_response(self, request: web.Request) -> web.Response:
         return web.Response(text=self.page, content_type="text/html")
 
-    async def _rows(self, request: web.Request) -> web.Response:
+    async def rows_response(self, request: web.Request) -> web.Response:
         answer = await asyncio.to_thread(self.rows, dict(request.query))
         if answer["thumbs"]:  # start on the page's pictures before the browser asks
             asyncio.get_running_loop().run_in_executor(None, self.thumbs.fill)
         return web.json_response(answer)
 
-    async def _record(self, request: web.Request) -> web.Response:
+    async def record_response(self, request: web.Request) -> web.Response:
         slot = self.index.slot.get(request.match_info["sample_id"])
         if slot is None:
             raise web.HTTPNotFound(text="no such sample in this run")
         record = await asyncio.to_thread(self.index.read, slot)
         return web.Response(text=record.model_dump_json(), content_type="application/json")
 
-    async def _thumb(self, request: web.Request) -> web.Response:
+    async def thumb_response(self, request: web.Request) -> web.Response:
         sha = request.match_info["sha"]
         thumb = await asyncio.to_thread(self.thumbs.get, sha)
         if thumb is None:
@@ -143,6 +142,10 @@ class Viewer:
             raise web.HTTPNotFound(text=reason)
         return web.Response(body=thumb, content_type="image/webp",
                             headers={"Cache-Control": "max-age=3600"})
+
+
+async def no_icon(request: web.Request) -> web.Response:
+    return web.Response(status=204)  # a browser asks; a 404 would be logged as an error
 
 
 def _int(value: str | None, default: int) -> int:
@@ -194,11 +197,18 @@ def listen(port: int) -> socket.socket:
     return sock
 
 
-async def serve(viewer: Viewer, sock: socket.socket, ready: Callable[[str], None]) -> None:
+class Served(Protocol):
+    """What `serve` serves: its routes for a server on 127.0.0.1:port (a run's `Viewer`, or
+    the runs under a folder, `report.home.Home`)."""
+
+    def app(self, port: int) -> web.Application: ...
+
+
+async def serve(served: Served, sock: socket.socket, ready: Callable[[str], None]) -> None:
     """Serve on the bound socket (`listen`) until cancelled; `ready` gets the page's URL
     (port 0: any free port, the one taken is in the URL)."""
     port = sock.getsockname()[1]
-    runner = web.AppRunner(viewer.app(port), access_log=None, shutdown_timeout=0.5)
+    runner = web.AppRunner(served.app(port), access_log=None, shutdown_timeout=0.5)
     await runner.setup()
     try:
         await web.SockSite(runner, sock).start()

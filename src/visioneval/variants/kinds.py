@@ -41,6 +41,12 @@ class Variant(ABC):
 
     kind: ClassVar[str]
     help: ClassVar[str]
+    argument: ClassVar[str] = ""  # the placeholder of its argument ("Q": `jpeg:Q`), if any
+
+    @classmethod
+    def usage(cls) -> str:
+        """How `--variant` names it: `blind`, `jpeg:Q`."""
+        return f"{cls.kind}:{cls.argument}" if cls.argument else cls.kind
 
     @property
     @abstractmethod
@@ -149,6 +155,7 @@ class Blank(Variant):
 class Jpeg(Variant):
     kind = "jpeg"
     help = "re-encoded as JPEG at quality Q (1-95)"
+    argument = "Q"
     quality: int
 
     @property
@@ -173,6 +180,7 @@ class Jpeg(Variant):
 class Scale(Variant):
     kind = "scale"
     help = "resized by factor F on each side (Lanczos)"
+    argument = "F"
     factor: float
 
     @property
@@ -197,6 +205,7 @@ class Scale(Variant):
 class MaxSide(Variant):
     kind = "max-side"
     help = "an image whose long side is over N px resized to N (Lanczos)"
+    argument = "N"
     side: int
 
     @property
@@ -297,13 +306,13 @@ class ImageMemo:
 
 # -- the flag ----------------------------------------------------------------------------
 
-BUILTIN: tuple[type[Variant], ...] = (Blind, Blank, Jpeg, Scale, MaxSide, Grayscale)
+BUILTIN: tuple[type[Variant], ...] = (Blind, Blank, Grayscale, Jpeg, Scale, MaxSide)
 _PLAIN: dict[str, Callable[[], Variant]] = {"blind": Blind, "blank": Blank,
                                             "grayscale": Grayscale}
 
 
 def usage() -> str:
-    return ("blind, blank, grayscale, jpeg:Q, scale:F, max-side:N (a list: jpeg:90,50,20 or "
+    return (f"{', '.join(kind.usage() for kind in BUILTIN)} (a list: jpeg:90,50,20 or "
             "jpeg:90,jpeg:50)")
 
 

@@ -17,6 +17,7 @@ from visioneval.benchmarks.illusionbench.spec import SUBSETS
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import Charts, ComparisonTable, Items, Note, Section, Table
 from visioneval.core.foreign import ForeignReader
+from visioneval.core.headline import Headline
 from visioneval.core.marks import Interval, percent
 from visioneval.core.published import PublishedTable, RunBeside
 from visioneval.core.records import Record
@@ -56,6 +57,16 @@ class IllusionBenchDefinition(BenchmarkDefinition):
         from visioneval.benchmarks.illusionbench.benchmark import build
 
         return build(options)
+
+    def benchmark_class(self) -> type[Benchmark]:
+        from visioneval.benchmarks.illusionbench.benchmark import IllusionBench
+
+        return IllusionBench
+
+    def headline(self, metrics: dict[str, Any]) -> Headline:
+        from visioneval.benchmarks.illusionbench.headline import headline
+
+        return headline(metrics)
 
     def synth(self, out: Path, rows: int, seed: int) -> list[str]:
         from visioneval.benchmarks.illusionbench.synth import write_synthetic

@@ -12,6 +12,7 @@ from visioneval.benchmarks.layout.options import LayoutOptions
 from visioneval.benchmarks.layout.tables import LayoutMetrics
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import Section
+from visioneval.core.headline import Headline
 from visioneval.core.records import Record
 from visioneval.core.view import RunData
 
@@ -43,6 +44,27 @@ class LayoutDefinition(BenchmarkDefinition):
 
         assert isinstance(options, LayoutOptions)
         return build(options)
+
+    def headline(self, metrics: dict[str, Any]) -> Headline:
+        """The first of CANVAS's metrics (`DISTRIBUTED`' order) the first variant has: its
+        mean over the samples that have it. CANVAS reports means alone, so there is no
+        interval."""
+        from visioneval.layout.report import DISTRIBUTED
+
+        summary = metrics.get("summary") or {}
+        variants = [v for v, table in summary.items() if isinstance(table, dict)]
+        if not variants:
+            return Headline("mean", percent=False, unavailable="no variant was scored")
+        table = summary[variants[0]]
+        key = next((k for k in DISTRIBUTED if isinstance(table.get(k), dict)), None)
+        more = f"; +{len(variants) - 1} variants" if len(variants) > 1 else ""
+        if key is None:
+            return Headline(f"mean, {variants[0]}{more}", percent=False,
+                            unavailable="no metric was computed")
+        stats = table[key]
+        return Headline(f"{key} mean, {variants[0]}{more}", stats.get("mean"), None,
+                        stats.get("count"), percent=False,
+                        interval_unavailable="CANVAS reports means without an interval")
 
     def sections(self, view: RunData) -> list[Section]:
         from visioneval.benchmarks.layout.sections import sections

@@ -28,6 +28,9 @@ COLUMNS = ("id", "image", "question", "answer", *PARAMS)
 
 class Psychophysics(Benchmark[PsychophysicsOptions]):
     name = "psychophysics"
+    # popout names the odd feature (detection, set size) and says whether one object
+    # stands out (presence, conjunction).
+    builtin_models = ("popout",)
 
     def __init__(self, options: PsychophysicsOptions):
         super().__init__(options)
@@ -62,11 +65,6 @@ class Psychophysics(Benchmark[PsychophysicsOptions]):
             self.adaptive = AdaptiveDetection(self.rows, self.sample, self.score,
                                               options.adaptive_trials, options.form)
 
-    @property
-    def builtin_models(self) -> tuple[str, ...]:
-        """popout names the odd feature (detection, set size) and says whether one object
-        stands out (presence, conjunction)."""
-        return ("popout",)
 
     @cached_property
     def rows(self) -> ParquetRows:

@@ -13,6 +13,7 @@ from visioneval.benchmarks.psychophysics.metrics import PsychophysicsMetrics
 from visioneval.benchmarks.psychophysics.options import PsychophysicsOptions
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import ComparisonTable, Section
+from visioneval.core.headline import Headline
 from visioneval.core.records import Record
 from visioneval.core.view import RunData
 
@@ -35,6 +36,16 @@ class PsychophysicsDefinition(BenchmarkDefinition):
 
         assert isinstance(options, PsychophysicsOptions)
         return Psychophysics(options)
+
+    def benchmark_class(self) -> type[Benchmark]:
+        from visioneval.benchmarks.psychophysics.benchmark import Psychophysics
+
+        return Psychophysics
+
+    def headline(self, metrics: dict[str, Any]) -> Headline:
+        from visioneval.benchmarks.psychophysics.headline import headline
+
+        return headline(metrics)
 
     def synth(self, out: Path, rows: int, seed: int) -> list[str]:
         from visioneval.benchmarks.psychophysics.dataset import Design, write_dataset

@@ -14,10 +14,11 @@ from visioneval.benchmarks.salbench.metrics import SalBenchMetrics
 from visioneval.benchmarks.salbench.options import SalBenchOptions, SalBenchSynthOptions
 from visioneval.benchmarks.salbench.parse import target_absent, target_labels
 from visioneval.benchmarks.salbench.spec import CONFIGS, TASKS
-from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
+from visioneval.core.benchmark import Benchmark, BenchmarkDefinition, ListedVariant
 from visioneval.core.blocks import Charts, ComparisonTable, Note, Section, Table
 from visioneval.core.capabilities import Demo
 from visioneval.core.foreign import ForeignReader
+from visioneval.core.headline import Headline
 from visioneval.core.marks import Interval, percent
 from visioneval.core.published import PublishedTable, RunBeside
 from visioneval.core.records import Record
@@ -96,6 +97,22 @@ class SalBenchDefinition(BenchmarkDefinition):
                     "finds the odd object by colour, size and angle statistics. Evaluate a "
                     f"real model with `{command('salbench', '--backend', 'openai', '--model')} "
                     f"MODEL` (see `{command('salbench', '--help')}`).")
+
+    def benchmark_class(self) -> type[Benchmark]:
+        from visioneval.benchmarks.salbench.benchmark import SalBench
+
+        return SalBench
+
+    def listed_variants(self) -> list[ListedVariant]:
+        from visioneval.benchmarks.salbench.variants import LmmsEvalPrompt
+
+        made = LmmsEvalPrompt()
+        return [ListedVariant(made.name, made.help, "--prompt both")]
+
+    def headline(self, metrics: dict[str, Any]) -> Headline:
+        from visioneval.benchmarks.salbench.headline import headline
+
+        return headline(metrics)
 
     def sections(self, view: RunData) -> list[Section]:
         rows = []

@@ -19,7 +19,7 @@ FAMILIES = ("paper", "lmms-eval")
 
 class LmmsEvalPrompt(Variant):
     kind = "lmms-eval-prompt"
-    help = "the question with lmms-eval's answer-format suffix (SalBench's --prompt both)"
+    help = "the question with lmms-eval's answer-format suffix"
 
     @property
     def name(self) -> str:

@@ -30,11 +30,13 @@ MAX_CHOICES = len(scorers.LETTERS)
 class Vqa(Benchmark[VqaOptions]):
     name = "vqa"
 
-    @property
-    def builtin_models(self) -> tuple[str, ...]:
+    @classmethod
+    def builtin_models_for(cls, options: BaseModel | None) -> tuple[str, ...]:
         """`random` picks one of the lettered options (a chance baseline for `choice`); no
-        builtin model answers the other scorers' open questions."""
-        return ("random",) if self.options.scorer == "choice" else ()
+        builtin model answers the other scorers' open questions. None: some run (one with
+        --scorer choice)."""
+        choice = options is None or getattr(options, "scorer", None) == "choice"
+        return ("random",) if choice else ()
 
     def __init__(self, options: VqaOptions, source: data.Source):
         super().__init__(options)

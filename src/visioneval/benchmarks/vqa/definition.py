@@ -14,6 +14,7 @@ from visioneval.benchmarks.vqa.metrics import VqaMetrics
 from visioneval.benchmarks.vqa.options import VqaOptions
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import Charts, ComparisonTable, Note, Section, Table
+from visioneval.core.headline import Headline, from_block
 from visioneval.core.marks import percent
 from visioneval.core.records import Record
 from visioneval.core.view import RunData
@@ -51,6 +52,16 @@ class VqaDefinition(BenchmarkDefinition):
         from visioneval.benchmarks.vqa.benchmark import build
 
         return build(options)
+
+    def benchmark_class(self) -> type[Benchmark]:
+        from visioneval.benchmarks.vqa.benchmark import Vqa
+
+        return Vqa
+
+    def headline(self, metrics: dict[str, Any]) -> Headline:
+        """Accuracy over every scored answer, naming the scorer that judged them."""
+        return from_block(f"accuracy ({metrics.get('scorer', '?')} scorer)",
+                          metrics.get("overall"), "accuracy")
 
     def sections(self, view: RunData) -> list[Section]:
         metrics = view.metrics
