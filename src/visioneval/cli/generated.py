@@ -200,14 +200,9 @@ def _field_option(name: str, field: FieldInfo, own_panel: str) -> inspect.Parame
 def _options_from(model: type[BaseModel], given: dict[str, Any]) -> BaseModel:
     """The benchmark's options model from the flags given (None: not given, the model's
     default applies); a bad value is one line naming the flag."""
-    values = {}
-    for name, value in given.items():
-        if value is None:
-            continue
-        inner, _ = _unwrap(model.model_fields[name].annotation)
-        if _is_list(inner) and isinstance(value, str):
-            value = [v.strip() for v in value.split(",") if v.strip()]
-        values[name] = value
+    from visioneval.core.benchmark import option_values
+
+    values = option_values(model, given)
     try:
         return model(**values)
     except ValidationError as exc:
@@ -236,6 +231,8 @@ def benchmark_command(definition: BenchmarkDefinition) -> Callable[..., None]:
                   *_run_options()]
 
     def command(**kwargs: Any) -> None:
+        from visioneval.runs.request import GivenOption
+
         flags = _flags(kwargs)
         if flags.resume is None and definition.default_model is not None:
             backend, model = default_model(definition, flags.backend, flags.model)
@@ -249,7 +246,7 @@ def benchmark_command(definition: BenchmarkDefinition) -> Callable[..., None]:
         run_command(flags, RunTarget(
             definition.name, benchmark,
             lambda: settings(flags.temperature, flags.max_tokens, definition.max_tokens),
-            fixed=_fixed(flags) + [flag(k) for k in given if k not in again],
+            restated={k: GivenOption(flag(k), v) for k, v in given.items() if k not in again},
             resume_options={k: v for k, v in given.items() if k in again}))
 
     command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
@@ -281,20 +278,23 @@ def any_benchmark_command() -> Callable[..., None]:
 
     def command(**kwargs: Any) -> None:
         from visioneval.core import registry
+        from visioneval.runs.request import GivenOption
 
         flags = _flags(kwargs)
         target, pairs = kwargs["benchmark"], kwargs["option"] or []
         definition_ref = None if target is None or target in registry.names() \
             else registry.portable(target)
         values = dict(_pair(p) for p in pairs)
-        fixed = _fixed(flags)
         again: dict[str, Any] = {}
+        restated: dict[str, GivenOption] = {}
         if flags.resume is not None and values:
-            # Only options a resume takes again may come with it (loading the definition
-            # the command line names, never one a run directory names).
+            # The options a resume takes again come with it; the others are compared with
+            # the run's record (loading the definition the command line names, never one a
+            # run directory names).
             known = _taken_on_resume(registry.definition(target)) if target else set()
             again = {k: v for k, v in values.items() if k in known}
-            fixed += [f"--option {k}" for k in values if k not in known]
+            restated = {k: GivenOption(f"--option {k}", v) for k, v in values.items()
+                        if k not in known}
 
         def benchmark():
             if target is None:
@@ -317,20 +317,13 @@ def any_benchmark_command() -> Callable[..., None]:
         run_command(flags, RunTarget(
             None, benchmark,
             lambda: settings(flags.temperature, flags.max_tokens, max_tokens_default()),
-            definition=definition_ref, fixed=fixed, resume_options=again))
+            definition=definition_ref, restated=restated, resume_options=again))
 
     command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
     command.__doc__ = ("Run any benchmark: a registered one, or your own definition "
                        "(module:attribute), with its options as --option key=value.")
     return command
-
-
-def _fixed(flags: RunFlags) -> list[str]:
-    """The shared flags given that only a new run takes (a resume refuses them)."""
-    names = ("backend", "model", "temperature", "max_tokens", "out", "variant",
-             "probe_resolution")
-    return [flag(n) for n in names if getattr(flags, n) not in (None, False)]
 
 
 def _taken_on_resume(definition: BenchmarkDefinition) -> set[str]:

@@ -26,6 +26,7 @@ from visioneval.cost.total import PANEL_REMEDY
 from visioneval.io.parquet import DataError
 from visioneval.runs.output import Output
 from visioneval.runs.request import ResumeRequest, RunRequest
+from visioneval.runs.restated import check_restated
 from visioneval.runs.resume import definition_for_resume
 from visioneval.runs.target import resume_command
 from visioneval.session import nothing_to_evaluate, shard_key
@@ -58,6 +59,7 @@ def dry_run_resume(request: ResumeRequest, output: Output) -> int:
                          f"`{resume_command(info, directory)}`")
     definition = definition_for_resume(info, request.given.definition, directory)
     benchmark = rebuilt(definition.build_to_read(dict(info.options)), info, definition)
+    check_restated(info, definition, benchmark, request.given.restated, directory)
     stored = info.backend
     spec = BackendSpec.model_validate({"kind": stored.kind, "model": stored.model,
                                        "base_urls": tuple(stored.base_urls),

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from visioneval.distributed.options import Distribution
     from visioneval.engine.options import EngineFlags
     from visioneval.engine.stopping import StoppingFlags
-    from visioneval.runs.request import ResumeRequest, RunRequest
+    from visioneval.runs.request import GivenOption, Restated, ResumeRequest, RunRequest
 
 
 @dataclass(frozen=True)
@@ -101,8 +101,10 @@ class RunTarget:
     benchmark); `benchmark` and `settings` are built only for a new run; `definition`: the
     user's own definition named on the command line; `backend_required`: False when the
     benchmark may need no model (evaluate with validators only); `fixed`: the flags given
-    that only a new run takes (a resume refuses them); `resume_options`: the benchmark
-    options given again that a resume takes (a judge's server, --allow-scripts)."""
+    that only a new run takes (a resume refuses them); `restated`: the benchmark options
+    given that a resume compares with the run's record (taken when equal, by option
+    name); `resume_options`: the benchmark options given again that a resume takes (a
+    judge's server, --allow-scripts)."""
 
     name: str | None
     benchmark: Callable[[], Benchmark]
@@ -110,6 +112,7 @@ class RunTarget:
     definition: str | None = None
     backend_required: bool = True
     fixed: Sequence[str] = ()
+    restated: Mapping[str, GivenOption] = field(default_factory=dict)
     resume_options: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -134,14 +137,9 @@ def request_from(flags: RunFlags, target: RunTarget) -> RunRequest | ResumeReque
                          f"recorded in {flags.resume}, and --resume continues with what it "
                          "recorded; drop the flag, or start a new run to change it")
     if flags.resume is not None:
-        if flags.batch:
-            raise ValueError("--batch is recorded in the run: --resume continues a run "
-                             "started with --batch in batches, and any other without; drop it")
-        if how.shard is not None and not flags.dry_run:
-            raise ValueError("--shard is recorded in the run; --resume continues the same "
-                             "shard without it")
-        given = ResumeGiven.from_flags(flags.engine(), flags.base_url, flags.api_key_env,
-                                       target.definition, target.resume_options)
+        given = dataclasses.replace(ResumeGiven.from_flags(
+            flags.engine(), flags.base_url, flags.api_key_env, target.definition,
+            target.resume_options), restated=_restated(flags, target))
         if stopping.width is not None or stopping.min_samples is not None:
             given = dataclasses.replace(given, stopping=stopping)
         return ResumeRequest(flags.resume, target.name, given, ray)
@@ -162,6 +160,17 @@ def request_from(flags: RunFlags, target: RunTarget) -> RunRequest | ResumeReque
                       flags.out, target.definition, how.shard, ray,
                       probe_resolution=flags.probe_resolution, batch=flags.batch,
                       stopping=stopping.rule(getattr(benchmark.options, "seed", 0) or 0))
+
+
+def _restated(flags: RunFlags, target: RunTarget) -> Restated:
+    """A new run's flags given with --resume, to be compared with what the run recorded."""
+    from visioneval.runs.request import Restated
+
+    return Restated(backend=flags.backend, model=flags.model, temperature=flags.temperature,
+                    max_tokens=flags.max_tokens, out=flags.out,
+                    variants=tuple(flags.variant or ()),
+                    probe_resolution=flags.probe_resolution, batch=flags.batch,
+                    shard=flags.shard, options=target.restated)
 
 
 def _check_batch(flags: RunFlags, benchmark: Benchmark, spec: BackendSpec,

@@ -12,10 +12,21 @@ benchmark's folder names it; report, compare, resume and the CLI ask its definit
 from __future__ import annotations
 
 import hashlib
+import types
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, TypeVar, get_args
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    ClassVar,
+    Generic,
+    TypeVar,
+    Union,
+    get_args,
+    get_origin,
+)
 
 import orjson
 from pydantic import AfterValidator, BaseModel, PlainSerializer
@@ -45,6 +56,27 @@ LocalPath = Annotated[Path, AfterValidator(lambda path: path.resolve()),
 # --help says it defaults to when its default is None (the benchmark then chooses).
 OWN_OPTIONS = "own"
 JUDGE_OPTIONS = "Judge"
+
+
+def option_values(model: type[BaseModel], given: Mapping[str, Any]) -> dict[str, Any]:
+    """Option values as a command line gives them, ready for the options model: a comma
+    list for a list field becomes a list; None (not given) is left out."""
+    values = {}
+    for name, value in given.items():
+        if value is None:
+            continue
+        field = model.model_fields.get(name)
+        if field is not None and isinstance(value, str) and _is_list(field.annotation):
+            value = [v.strip() for v in value.split(",") if v.strip()]
+        values[name] = value
+    return values
+
+
+def _is_list(annotation: Any) -> bool:
+    """Whether a field holds a list (`list[X]`, `list[X] | None`)."""
+    if get_origin(annotation) in (Union, types.UnionType):
+        return any(_is_list(a) for a in get_args(annotation))
+    return get_origin(annotation) is list
 
 
 class Benchmark(Generic[OptionsT]):
