@@ -306,7 +306,7 @@ def test_batch_refuses_what_it_cannot_do_in_one_line(serve, synth_data, tmp_path
 
 def test_batch_on_resume_must_say_what_the_run_recorded(synth_data, tmp_path):
     run = tmp_path / "run"
-    assert invoke("salbench", "--backend", "builtin", "--model", "popout", "--data-dir",
+    assert invoke("salbench", "--backend", "builtin", "--model", "random", "--data-dir",
                   synth_data, "--configs", "P3", "--num-samples", "2", "--out", run,
                   "--no-progress", "--no-report").exit_code == 0
     result = invoke("salbench", "--resume", run, "--batch")
