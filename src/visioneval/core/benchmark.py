@@ -354,16 +354,23 @@ class BenchmarkDefinition:
 
     def sections(self, view: RunData) -> list[Section]:
         """The report's tables and charts for a run with records: the default metrics'
-        table (`core/accuracy.py`), or none for metrics of another shape."""
+        table (`core/accuracy.py`); for metrics of another shape, the accuracy recomputed
+        from the records' `metric` score (when they carry it) and every number of
+        metrics.json."""
         from visioneval.core import accuracy
 
-        return [accuracy.section(view.metrics)] if accuracy.is_accuracy(view.metrics) else []
+        if accuracy.is_accuracy(view.metrics):
+            return [accuracy.section(view.metrics)]
+        made = self.benchmark or Benchmark
+        return accuracy.own_sections(view, made.metric)
 
     def browser_row(self, record: Record) -> dict[str, Any]:
         """How a record appears in the report's sample browser: `t` the target as text,
         `labels` its classes (a filter), `v` one view per parser or protocol with the answer
         `a` and whether it was right `ok` (None: not judged), optional `meta`."""
-        views = {k: {"a": str(record.parsed.get(k, "")), "ok": _ok(v)}
+        parsed = record.parsed
+        only = next(iter(parsed.values())) if len(parsed) == 1 else ""  # one answer for all
+        views = {k: {"a": str(parsed.get(k, only) or ""), "ok": _ok(v)}
                  for k, v in record.scores.items()}
         return {"t": str(record.target), "labels": [], "v": views}
 
