@@ -37,7 +37,8 @@ def dry_run(request: RunRequest, output: Output) -> int:
     """A new run's estimate (of its shard of the samples, or all of them); on Ray or not,
     the same requests are sent."""
     engine = request.engine
-    if request.benchmark.total() == 0:
+    counted = request.shard is None and not request.benchmark.panel  # no data needed
+    if not (counted and request.benchmark.published_rows()) and request.benchmark.total() == 0:
         raise DataError(nothing_to_evaluate(request.benchmark))
     return _print(request.benchmark, request.spec, request.settings,
                   given_price(engine.price_in, engine.price_out), output, request.shard)
@@ -79,12 +80,15 @@ def _print(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings
     for position, member in enumerate(models):
         ref = ModelRef.from_spec(member)
         rule = image_rule(member.model)
-        items: Iterable[Sample | SkippedRow] = benchmark.samples()
-        if shard is not None:
-            items = _in_shard(items, shard)
-        if len(models) > 1:
-            items = _answered_by(benchmark, items, position)
-        found = estimate.estimate(items, settings, rule, done)
+        if shard is None and len(models) == 1:  # the published counts, when they serve
+            found = estimate.planned(benchmark, settings, rule, done)
+        else:
+            items: Iterable[Sample | SkippedRow] = benchmark.samples()
+            if shard is not None:
+                items = _in_shard(items, shard)
+            if len(models) > 1:
+                items = _answered_by(benchmark, items, position)
+            found = estimate.estimate(items, settings, rule, done)
         who = f"{benchmark.name} on {member.kind} {ref.label()}" + \
             (f", shard {shard.label}" if shard else "") + \
             (f" (panel model {position})" if position else "")

@@ -38,6 +38,7 @@ from visioneval.core.runfiles import BenchmarkPlan, Metrics, MetricsModel
 if TYPE_CHECKING:
     from visioneval.backends.registry import BackendSpec
     from visioneval.core.blocks import ComparisonTable, Section
+    from visioneval.core.rowcounts import PublishedRows
     from visioneval.core.rows import DataRow, Made, ParquetRows
     from visioneval.core.runfiles import RunInfo
     from visioneval.core.solver import Solver
@@ -183,6 +184,12 @@ class Benchmark(Generic[OptionsT]):
                 for m in item.messages]], default=str))
         return {"source": f"made by {self.name or type(self).__name__}",
                 "fingerprint": digest.hexdigest()}
+
+    def published_rows(self) -> PublishedRows | None:
+        """The published dataset's row counts, when the run reads the published data and
+        its benchmark ships them (`core/rowcounts.py`): a dry run then counts the requests
+        from them and downloads nothing. None: the data is counted as it is read."""
+        return None
 
     def total(self) -> int:
         """Samples to run (rows before validation), for the progress bar."""
