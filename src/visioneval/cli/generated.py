@@ -75,13 +75,11 @@ def _shared(definition: BenchmarkDefinition) -> list[inspect.Parameter]:
         return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
                                  annotation=annotation)
 
-    seed_backend, seed_model = definition.default_model or (None, None)
     backend = Annotated[BackendKind | None, typer.Option(
         metavar="KIND", help="openai, openrouter, ollama, anthropic or builtin.",
-        show_default=seed_backend or False, rich_help_panel=MODEL)]
+        show_default=False, rich_help_panel=MODEL)]
     model = Annotated[str | None, typer.Option(metavar="NAME", help=definition.model_help,
-                                               show_default=seed_model or False,
-                                               rich_help_panel=MODEL)]
+                                               show_default=False, rich_help_panel=MODEL)]
     max_tokens = Annotated[int | None, typer.Option(
         min=1, metavar="N", help=definition.max_tokens_help,
         show_default=str(definition.max_tokens), rich_help_panel=MODEL)]
@@ -234,9 +232,6 @@ def benchmark_command(definition: BenchmarkDefinition) -> Callable[..., None]:
         from visioneval.runs.request import GivenOption
 
         flags = _flags(kwargs)
-        if flags.resume is None and definition.default_model is not None:
-            backend, model = default_model(definition, flags.backend, flags.model)
-            flags = dataclasses.replace(flags, backend=backend, model=model)
         given = {k: v for k, v in kwargs.items() if v is not None}
         again = _taken_on_resume(definition)
 
@@ -337,21 +332,6 @@ def _pair(text: str) -> tuple[str, str]:
     if not eq or not key.strip():
         raise ValueError(f"--option {text!r}: write key=value")
     return key.strip().replace("-", "_"), value
-
-
-def default_model(definition: BenchmarkDefinition, backend: str | None,
-                  model: str | None) -> tuple[str | None, str | None]:
-    """The benchmark's default (backend, model) for a command that names no model, said in
-    one line; any other backend needs --model."""
-    fallback_backend, fallback_model = definition.default_model or (None, None)
-    if model is not None or backend not in (None, fallback_backend):
-        return backend, model
-    from visioneval.commands.common import consoles
-
-    consoles()[1].print(f"no --model given: using the default {fallback_backend} {fallback_model} "
-                        "(at its default URL unless --base-url says otherwise)",
-                        highlight=False, soft_wrap=True)
-    return fallback_backend, fallback_model
 
 
 def settings(temperature: float | None, max_tokens: int | None, default_max_tokens: int):

@@ -143,8 +143,8 @@ def request_from(flags: RunFlags, target: RunTarget) -> RunRequest | ResumeReque
         if stopping.width is not None or stopping.min_samples is not None:
             given = dataclasses.replace(given, stopping=stopping)
         return ResumeRequest(flags.resume, target.name, given, ray)
-    spec = _backend_spec(flags, target.backend_required)
     benchmark = target.benchmark()
+    spec = _backend_spec(flags, target.backend_required, benchmark)
     if flags.variant:
         from visioneval.core import registry
         from visioneval.variants.family import with_variants
@@ -203,14 +203,28 @@ def _stopping(flags: RunFlags, on_ray: bool) -> StoppingFlags:
     return given
 
 
-def _backend_spec(flags: RunFlags, backend_required: bool) -> BackendSpec:
+def _backend_spec(flags: RunFlags, backend_required: bool,
+                  benchmark: Benchmark) -> BackendSpec:
     """The model from the flags; a command whose benchmark may need none (evaluate with
-    validators only) gets the "none" backend."""
+    validators only) gets the "none" backend. A run never picks a model for the user: one
+    missing is one line naming the builtin baselines that fit and the offline demo."""
     from visioneval.backends.registry import BackendSpec
 
     if flags.backend is None or flags.model is None:
         if backend_required:
-            raise ValueError("--backend and --model are required (or --resume RUN_DIR)")
+            raise ValueError(model_needed(benchmark))
         return BackendSpec(kind="none", model="none")
     return BackendSpec(kind=flags.backend, model=flags.model, base_url=flags.base_url,
                        api_key_env=flags.api_key_env)
+
+
+def model_needed(benchmark: Benchmark) -> str:
+    """The line said when a run names no model: what to add, offline choices included."""
+    from visioneval.invocation import command
+
+    fits = benchmark.builtin_models
+    offline = (f"the builtin baselines that fit {benchmark.name}: --backend builtin --model "
+               f"{fits[0]}" + (f" (or {', '.join(fits[1:])})" if fits[1:] else "") + "; or "
+               if fits else "")
+    return (f"--backend and --model are required (the model to evaluate); offline, "
+            f"{offline}try `{command('demo')}`")

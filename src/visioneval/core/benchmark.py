@@ -279,9 +279,6 @@ class BenchmarkDefinition:
     builtin_note: ClassVar[str] = ""
     max_tokens: ClassVar[int] = 128
     max_tokens_help: ClassVar[str] = "Most tokens an answer may have."
-    # (backend, model) used when the command names no --model (a quick try); None:
-    # --backend and --model are required.
-    default_model: ClassVar[tuple[str, str] | None] = None
     # Options (keys of run.json's `options`) whose difference changes the numbers:
     # `visioneval compare` flags runs that differ in them.
     settings_that_matter: ClassVar[tuple[str, ...]] = ()
