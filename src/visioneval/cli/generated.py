@@ -37,6 +37,8 @@ from visioneval.cli.options import (
     Concurrency,
     DryRun,
     ExecutorOpt,
+    JudgePriceIn,
+    JudgePriceOut,
     MaxAttempts,
     MaxCost,
     MaxReplyMb,
@@ -94,7 +96,11 @@ def _out(shown: str) -> inspect.Parameter:
                                             show_default=shown, rich_help_panel=OUTPUT)]))
 
 
-def _run_options() -> list[inspect.Parameter]:
+def _run_options(judged: bool) -> list[inspect.Parameter]:
+    """The engine, cost, output and distribution options; `judged`: the benchmark may ask a
+    judge model, whose price has options of its own."""
+    judge: list[tuple[str, Any, Any]] = [("judge_price_in", JudgePriceIn, None),
+                                         ("judge_price_out", JudgePriceOut, None)]
     specs: list[tuple[str, Any, Any]] = [
         ("resume", Resume, None), ("concurrency", Concurrency, None),
         ("max_attempts", MaxAttempts, None), ("timeout", Timeout, None),
@@ -103,7 +109,8 @@ def _run_options() -> list[inspect.Parameter]:
         ("no_cache", NoCache, False), ("cache_dir", CacheDir, None),
         ("refresh_cache", RefreshCache, False), ("cache_key_url", CacheKeyUrl, False),
         ("max_reply_mb", MaxReplyMb, None),
-        ("price_in", PriceIn, None), ("price_out", PriceOut, None), ("max_cost", MaxCost, None),
+        ("price_in", PriceIn, None), ("price_out", PriceOut, None),
+        *(judge if judged else []), ("max_cost", MaxCost, None),
         ("target_ci", TargetCi, None), ("min_samples", MinSamples, None),
         ("dry_run", DryRun, False),
         ("no_progress", NoProgress, False), ("no_report", NoReport, False),
@@ -121,8 +128,9 @@ SHARED_NAMES = tuple(f.name for f in dataclasses.fields(RunFlags))
 
 
 def _flags(kwargs: dict[str, Any]) -> RunFlags:
-    """The shared flags, taken out of a command's parameters."""
-    return RunFlags(**{k: kwargs.pop(k) for k in SHARED_NAMES})
+    """The shared flags, taken out of a command's parameters (a command without a judge
+    has no judge prices)."""
+    return RunFlags(**{k: kwargs.pop(k) for k in SHARED_NAMES if k in kwargs})
 
 
 def _unwrap(annotation: Any) -> tuple[Any, bool]:
@@ -226,7 +234,7 @@ def benchmark_command(definition: BenchmarkDefinition) -> Callable[..., None]:
                         "by every benchmark command; rename them")
     shared = _shared(definition)
     parameters = [*shared, *own, _out(f"results/{definition.name}-<model>-<time>"),
-                  *_run_options()]
+                  *_run_options(definition.judge_target is not None)]
 
     def command(**kwargs: Any) -> None:
         from visioneval.runs.request import GivenOption
@@ -269,7 +277,7 @@ def any_benchmark_command() -> Callable[..., None]:
                                    rich_help_panel="Benchmark options")])
     base = BenchmarkDefinition()
     parameters = [spec_arg, *_shared(base), option,
-                  _out("results/<benchmark>-<model>-<time>"), *_run_options()]
+                  _out("results/<benchmark>-<model>-<time>"), *_run_options(False)]
 
     def command(**kwargs: Any) -> None:
         from visioneval.core import registry

@@ -49,6 +49,8 @@ class RunFlags:
     max_reply_mb: float | None = None
     price_in: float | None = None
     price_out: float | None = None
+    judge_price_in: float | None = None
+    judge_price_out: float | None = None
     max_cost: float | None = None
     dry_run: bool = False
     no_progress: bool = False
@@ -78,6 +80,7 @@ class RunFlags:
                 no_cache=self.no_cache, cache_dir=self.cache_dir,
                 refresh_cache=self.refresh_cache, cache_key_url=self.cache_key_url,
                 price_in=self.price_in, price_out=self.price_out,
+                judge_price_in=self.judge_price_in, judge_price_out=self.judge_price_out,
                 # A dry run sends nothing: it has no spending to limit.
                 max_cost=None if self.dry_run else self.max_cost,
                 max_reply_mb=self.max_reply_mb)

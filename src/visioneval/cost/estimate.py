@@ -166,6 +166,8 @@ def lines(est: Estimate, who: str, rule: ImageRule | None, price: Price | NoPric
                f"({est.requests:,} x max tokens {settings.max_tokens})")
     if isinstance(price, NoPrice):
         out.append(f"  cost            unknown: {price.reason}")
+        if price.remedy:
+            out.append(f"  to price it     {price.remedy}")
     else:
         low, high = est.cost_range(price)
         partial = " (image tokens not counted)" if prompt.unknown_images and not price.free \
@@ -176,3 +178,24 @@ def lines(est: Estimate, who: str, rule: ImageRule | None, price: Price | NoPric
     if extra_requests:
         out.append(f"  not counted     {extra_requests}")
     return out
+
+
+def judge_lines(est: Estimate, judge: str, price: Price | NoPrice) -> list[str]:
+    """A judge's part of the estimate: at least one request per answer, each holding at
+    least the model's prompt (the image and question it grades), priced at the judge's
+    price; the answers it writes are not bounded here."""
+    prompt = est.prompt.total if est.prompt else 0
+    out = [f"  judge requests  at least {est.requests:,} (one per answer) to {judge}",
+           f"  judge input     at least ~{prompt:,} tokens (each holds the model's prompt)"]
+    if isinstance(price, NoPrice):
+        out.append(f"  judge cost      unknown: {price.reason}")
+        if price.remedy:
+            out.append(f"  to price it     {price.remedy}")
+        return out
+    partial = " (image tokens not counted)" if est.prompt and est.prompt.unknown_images \
+        and not price.free else ""
+    out.append(f"  judge price     {price.line()}")
+    out.append(f"  judge cost      at least {usd(float(price.cost(prompt, 0)))}{partial} (its "
+               "input alone)")
+    return out
+

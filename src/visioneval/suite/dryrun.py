@@ -112,6 +112,10 @@ def show(plan: SuitePlan, console: Console) -> int:
     for line in unknown:
         console.print(f"cost unknown for {line}", highlight=False, soft_wrap=True,
                       markup=False)
+    if unknown:  # how to price them, once
+        console.print("to price a model: price_in and price_out in its [[models]] table, US "
+                      "dollars per million tokens (0 and 0 for your own server)",
+                      highlight=False, soft_wrap=True, markup=False)
     console.print("cost: input only, up to every answer at max tokens; a judge's requests "
                   "are not counted", highlight=False, soft_wrap=True, markup=False)
     for line in published_notes(rows):
