@@ -304,9 +304,14 @@ def test_batch_refuses_what_it_cannot_do_in_one_line(serve, synth_data, tmp_path
     assert server.stats.requests == 0 and server.batch_apis.book.batches == 0
 
 
-def test_batch_is_not_given_again_on_resume(synth_data, tmp_path):
-    result = invoke("salbench", "--resume", tmp_path, "--batch")
-    assert result.exit_code == 2 and "--batch is recorded in the run" in result.stderr
+def test_batch_on_resume_must_say_what_the_run_recorded(synth_data, tmp_path):
+    run = tmp_path / "run"
+    assert invoke("salbench", "--backend", "builtin", "--model", "random", "--data-dir",
+                  synth_data, "--configs", "P3", "--num-samples", "2", "--out", run,
+                  "--no-progress", "--no-report").exit_code == 0
+    result = invoke("salbench", "--resume", run, "--batch")
+    assert result.exit_code == 2
+    assert "--batch: the run was sent request by request" in result.stderr
 
 
 def test_a_batch_run_resumed_with_max_cost_is_refused_in_one_line(serve, synth_data,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from cli_helpers import invoke, load
@@ -66,7 +67,8 @@ def test_help_fits_80_columns_without_cut_words_or_bool_labels(args):
 def test_benchmark_help_is_a_table_of_contents(name):
     """The options in panels (the benchmark's own, data, model and endpoints, engine, cost,
     controls, shards and Ray, output), one line each at 100 columns: about a screen. vqa has 19
-    options of its own (columns, scorer, judge), so it takes more."""
+    options of its own (columns, scorer, judge) and its judge's two prices, so it takes
+    more."""
     text = _help([name], width=100)
     own = {"run": ["Arguments", "Benchmark options", "Model and endpoints"],
            "evaluate": ["Arguments", "evaluate options", "Judge"],
@@ -76,7 +78,7 @@ def test_benchmark_help_is_a_table_of_contents(name):
     assert _panels(text) == own.get(name, [f"{name} options", "Data",
                                            "Model and endpoints"]) + shared
     lines = text.splitlines()
-    assert len(lines) <= (79 if name == "vqa" else 64), text
+    assert len(lines) <= (81 if name == "vqa" else 64), text
     for i, line in enumerate(lines):  # a second line only under a name too long for the column
         if re.match(r"^ {4,}\S", line):
             assert re.match(r"^  -\S.{25,}$", lines[i - 1]) and "  " not in \
@@ -160,8 +162,6 @@ def test_shown_defaults_are_the_ones_the_code_applies():
         definition = registry.definition(name)
         shown = _shown([name])
         assert shown["--max-tokens"] == str(definition.max_tokens)
-        if definition.default_model:
-            assert (shown["--backend"], shown["--model"]) == definition.default_model
         for field, info in definition.command_options.model_fields.items():
             flag = "--" + field.replace("_", "-")
             if info.default not in (None, False) and not info.is_required():
@@ -199,26 +199,29 @@ def test_illusionbench_takes_samples(illusion_data, tmp_path):
     assert load(out, "run.json")["options"]["num_samples"] == 3
 
 
-def test_quick_test_without_a_model_uses_ollama_llava(serve, synth_data, tmp_path):
-    """A quick test that names no backend or model: Ollama's llava:7b, said in a line."""
-    server = serve(models=("llava:7b",), answer=answer_popout)
-    out = tmp_path / "run"
-    result = invoke("salbench", "--samples", "5", "--tasks", "D", "--splits", "synthetic",
-                    "-v", "--base-url", server.base_url, "--data-dir", synth_data,
-                    "--out", out, "--no-progress", "--no-report")
-    assert result.exit_code == 0, result.output
-    assert "using the default ollama llava:7b" in result.stderr
-    backend = load(out, "run.json")["backend"]
-    assert (backend["kind"], backend["model"]) == ("ollama", "llava:7b")
-    assert load(out)["P3"]["strict"]["n"] == 5
-
-
-def test_other_backends_need_a_model(synth_data, tmp_path):
-    result = invoke("salbench", "--backend", "openai", "--tasks", "D",
-                    "--data-dir", synth_data, "--out", tmp_path / "run")
-    assert result.exit_code == 2
-    assert re.search(r"--model", result.stderr) and "Traceback" not in result.output
+@pytest.mark.parametrize(("command", "said"), [
+    (("salbench", "--tasks", "D", "--splits", "synthetic"),
+     "the builtin baselines that fit salbench: --backend builtin --model popout (or random, "
+     "majority); or try `"),
+    (("illusionbench", "--subsets", "ICON"),
+     "the builtin baselines that fit illusionbench: --backend builtin --model random; or try"),
+    (("vqa", "--data", Path(__file__).parents[1] / "examples" / "vqa" / "questions.jsonl"),
+     "the model to evaluate); offline, try `"),
+])
+def test_a_run_never_picks_a_model_and_says_what_to_add(command, said, synth_data,
+                                                          tmp_path):
+    """No benchmark runs a model the user did not name: one line says --model is needed,
+    with the builtin baselines that fit and the offline demo."""
+    for missing in ((), ("--backend", "openai"), ("--model", "gpt-4o")):
+        result = invoke(*command, *missing, "--out", tmp_path / "run", "--no-progress")
+        assert result.exit_code == 2, result.output
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(
+            "error: --backend and --model are required (the model to evaluate); offline, ")
+        assert said in lines[0] and lines[0].endswith("visioneval demo`")
     assert not (tmp_path / "run").exists()
+    shown = _shown([command[0]])
+    assert "--backend" not in shown and "--model" not in shown
 
 
 @pytest.mark.slow

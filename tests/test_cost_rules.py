@@ -19,6 +19,7 @@ from visioneval.cost.images import image_rule, text_tokens
 from visioneval.cost.money import usd
 from visioneval.cost.prices import (
     GIVEN,
+    MODEL_REMEDY,
     ModelRef,
     NoPrice,
     Price,
@@ -86,7 +87,9 @@ def test_the_users_prices_win_and_zero_is_a_real_price():
 def test_a_self_hosted_model_without_prices_has_none_and_says_how_to_give_them():
     price = price_for(LOOPBACK)
     assert isinstance(price, NoPrice)
-    assert "127.0.0.1" in price.reason and "--price-in" in price.reason
+    assert "127.0.0.1" in price.reason and "--price-in" not in price.reason
+    assert price.remedy == MODEL_REMEDY and price.remedy.startswith("--price-in USD")
+    assert price.line() == f"{price.reason}: {MODEL_REMEDY}"
 
 
 def test_builtin_baselines_cost_nothing():
@@ -188,7 +191,7 @@ def test_an_unknown_price_is_absent_with_its_reason_never_zero():
     book = UsageBook()
     book.add("model", "g", Response(text="a", prompt_tokens=10, completion_tokens=1))
     cost = run_cost([session(book)], LOOPBACK, None, None)
-    assert cost["usd"] is None and "--price-in" in cost["unavailable"]
+    assert cost["usd"] is None and "no price for m at 127.0.0.1" in cost["unavailable"]
     assert cost["groups"] == {"g": None} and cost["source"] == "unknown"
 
 

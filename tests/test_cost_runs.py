@@ -67,9 +67,14 @@ def test_an_unknown_price_is_absent_with_its_reason(serve, synth_data, tmp_path)
     result = invoke(*salbench_args(server, synth_data, out, "--configs", "P3"))
     assert result.exit_code == 0
     cost = counts(out)["cost"]
-    assert cost["usd"] is None and "--price-in" in cost["unavailable"]
+    assert cost["usd"] is None and cost["unavailable"] == \
+        "no price for m at 127.0.0.1 (your own server?)"
     assert cost["groups"] == {"P3": None}
-    assert "cost: unknown (no price for m at 127.0.0.1" in result.stdout
+    assert "cost: unknown (no price for m at 127.0.0.1 (your own server?))\n" in result.stdout
+    # How to price it is said once, on a line of its own.
+    assert result.stdout.count("--price-in") == 1
+    assert "  to price it: --price-in USD --price-out USD per million tokens (0 and 0: your " \
+        "own server)" in result.stdout
 
 
 def test_cached_answers_cost_nothing_this_session(serve, synth_data, tmp_path):
@@ -127,6 +132,8 @@ def test_a_dry_run_of_an_unpriced_model_says_what_it_cannot_know(serve, synth_da
     assert result.exit_code == 0 and server.stats.requests == 0
     assert "8 images: tokens unknown" in result.stdout
     assert "cost            unknown: no price for m at 127.0.0.1" in result.stdout
+    assert result.stdout.count("--price-in") == 1 and "  to price it     --price-in USD " \
+        "--price-out USD" in result.stdout
 
 
 def test_max_cost_stops_cleanly_with_exit_3_and_resume_finishes(serve, synth_data,

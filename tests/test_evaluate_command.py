@@ -125,6 +125,30 @@ def test_shipped_example_runs_with_the_scripted_judge(serve, tmp_path):
     assert all(b["errors"] == 0 for b in metrics["evaluators"].values())
 
 
+def test_the_judges_are_priced_by_judge_price_flags(serve, tmp_path):
+    """evaluate's run model is judge 1: --judge-price-in/--judge-price-out price it (and
+    any further judge), recorded, so the run's cost is known."""
+    from pathlib import Path
+
+    from visioneval.loopback.server import answer_judge
+
+    server = serve(answer=answer_judge)
+    example = Path(__file__).parent.parent / "examples" / "evaluators" / "cases.yaml"
+    out = tmp_path / "run"
+    result = invoke("evaluate", example, *_judge_args(server, out, "--judge-price-in", "2",
+                                                       "--judge-price-out", "8",
+                                                       "--allow-scripts", "--no-report"))
+    assert result.exit_code == 0, result.output
+    info = load(out, "run.json")
+    assert info["pricing"]["judge_price_in"] == 2.0 and info["pricing"]["price_in"] == 2.0
+    usage = info["sessions"][-1]["usage"]["model"]
+    tokens_in = sum(b["prompt_tokens"] for b in usage.values())
+    tokens_out = sum(b["completion_tokens"] for b in usage.values())
+    assert tokens_in and info["counts"]["cost"]["usd"] == pytest.approx(
+        (2 * tokens_in + 8 * tokens_out) / 1e6, rel=1e-9)
+    assert "to price it" not in result.stdout
+
+
 def _judge_args(server, out, *extra):
     return ["--judge-backend", "openai", "--judge-model", "m", "--judge-base-url",
             server.base_url + "/v1", "--out", out, "--no-progress", "--backoff-base", "0.01",

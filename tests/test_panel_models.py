@@ -153,7 +153,7 @@ def test_an_unpriced_panel_model_makes_the_cost_absent_with_the_reason(serve, tm
     cost = load(out, "run.json")["counts"]["cost"]
     assert cost["usd"] is None
     assert "no price for m at 127.0.0.1" in cost["unavailable"]
-    assert "no option prices it" in cost["unavailable"]
+    assert "--price-in" not in cost["unavailable"]  # the run's own prices are the model's
 
     # The same model at the same place as the run's is priced as it is: the cost is known.
     same = _run(a, [a, a], tmp_path / "same", price_in=1.0, price_out=2.0,

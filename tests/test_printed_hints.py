@@ -215,10 +215,11 @@ def test_vqa_names_the_builtin_model_it_has_and_when(tmp_path):
     assert followed.exit_code == 0, followed.output
 
 
-def test_the_judge_cost_note_says_nothing_prices_a_judge(serve, tmp_path):
+def test_a_judge_is_priced_by_its_own_flags_and_said_once(serve, tmp_path):
     """The model is priced by --price-in/--price-out; the judge on your own server has no
-    price and no option gives it one: its cost is unknown, and the line does not send the
-    user to the model's prices."""
+    price until --judge-price-in/--judge-price-out give one: its cost is unknown, the line
+    that says how to price it is said once and names the judge's flags, never the model's;
+    given, the judge's tokens are priced, recorded, and kept by a resume."""
     model = serve(answer=lambda p: "B")
     judge = serve(answer=verdict)
     out = tmp_path / "run"
@@ -226,12 +227,37 @@ def test_the_judge_cost_note_says_nothing_prices_a_judge(serve, tmp_path):
                         "--price-in", "1", "--price-out", "2")
     assert result.exit_code in (0, 1), result.output
     reason = load(out, "run.json")["counts"]["cost"]["unavailable"]
-    assert reason.startswith("judge: no price for m at 127.0.0.1")
-    assert "no option prices a judge" in reason and "give --price-in" not in reason
-    assert "unless its server reports it" in " ".join(result.stdout.split())
+    assert reason == "judge: no price for m at 127.0.0.1 (your own server?)"
+    said = " ".join(result.stdout.split())
+    assert said.count("--judge-price-in") == 1 and "--price-in" not in said
+    assert "to price it: --judge-price-in USD --judge-price-out USD per million tokens" in said
     limited = _vqa_judge(model.base_url + "/v1", judge.base_url + "/v1", tmp_path / "b",
                          "--price-in", "1", "--price-out", "2", "--max-cost", "1")
-    assert limited.exit_code == 2 and "no option prices a judge" in limited.stderr
+    assert limited.exit_code == 2 and "--judge-price-in USD" in limited.stderr
+
+    priced = tmp_path / "priced"
+    result = _vqa_judge(model.base_url + "/v1", judge.base_url + "/v1", priced,
+                        "--price-in", "1", "--price-out", "2", "--judge-price-in", "3",
+                        "--judge-price-out", "4", "--no-cache")
+    assert result.exit_code in (0, 1), result.output
+    info = load(priced, "run.json")
+    assert info["pricing"] == {"price_in": 1.0, "price_out": 2.0, "judge_price_in": 3.0,
+                               "judge_price_out": 4.0}
+    usage = info["sessions"][-1]["usage"]
+    expected = 0.0
+    for role, (price_in, price_out) in (("model", (1, 2)), ("judge", (3, 4))):
+        for block in usage[role].values():
+            expected += (price_in * block["prompt_tokens"]
+                         + price_out * block["completion_tokens"]) / 1e6
+    cost = info["counts"]["cost"]
+    assert usage["judge"] and cost["usd"] == pytest.approx(expected, rel=1e-9)
+    assert "--judge-price-in/--judge-price-out" in cost["source"]
+    dry = _vqa_judge(model.base_url + "/v1", judge.base_url + "/v1", tmp_path / "dry",
+                     "--judge-price-in", "3", "--judge-price-out", "4", "--dry-run")
+    assert dry.exit_code == 0, dry.output
+    assert "judge price     $3 in / $4 out per million tokens (--judge-price-in/" \
+        "--judge-price-out)" in dry.stdout
+    assert "judge cost      at least $" in dry.stdout
 
 
 def test_salbench_says_to_add_splits_when_the_folder_holds_one_split(synth_data, tmp_path):

@@ -74,14 +74,60 @@ def test_flags_that_change_what_is_measured_are_refused(serve, synth_data, tmp_p
     out = tmp_path / "run"
     assert invoke(*salbench_args(server, synth_data, out, "--configs", "P3")).exit_code == 0
     url = ("--base-url", server.base_url + "/v1")
-    for extra, named in [(("--model", "other"), "--model"),
-                         (("--temperature", "0.7"), "--temperature"),
-                         (("--max-tokens", "9"), "--max-tokens"),
-                         (("--configs", "O3"), "--configs"),
-                         (("--shots", "3"), "--shots")]:
+    sent = server.stats.requests
+    for extra, said in [(("--model", "other"), "--model: the run recorded m, given other"),
+                        (("--temperature", "0.7"), "--temperature: the run recorded 0.0, "
+                         "given 0.7"),
+                        (("--max-tokens", "9"), "--max-tokens: the run recorded 128, given 9"),
+                        (("--configs", "O3"), "--configs: the run recorded P3, given O3"),
+                        (("--shots", "3"), "--shots: the run recorded 0, given 3"),
+                        (("--splits", "natural"), "--splits: the run recorded configs P3, "
+                         "given configs O3,O3_box,O3_box_img"),
+                        (("--batch",), "--batch: the run was sent request by request")]:
         result = invoke("salbench", "--resume", out, "--no-progress", *url, *extra)
         assert result.exit_code == 2, (extra, result.output)
-        assert f"{named}: is recorded in {out}" in result.stderr
+        lines = result.stderr.strip().splitlines()
+        assert lines[0].startswith(f"error: {said}"), (extra, lines)
+        assert len(lines) == 2 and "a change is a new run (--out DIR)" in lines[1]
+    # Several changes: one line each, then what to do.
+    result = invoke("salbench", "--resume", out, "--no-progress", *url, "--model", "x",
+                    "--num-samples", "3", "--data-dir", tmp_path, "--out", tmp_path / "other")
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 5, lines
+    assert lines[1] == "--out: the run is in " f"{out}, given {tmp_path / 'other'}; --resume " \
+        "continues the run where it is"
+    assert lines[2:4] == [f"--data-dir: the run recorded {synth_data.resolve()}, given "
+                          f"{tmp_path.resolve()}", "--num-samples: the run recorded none, given 3"]
+    assert server.stats.requests == sent
+
+
+def test_the_same_command_line_with_resume_for_out_continues_the_run(
+        serve, synth_data, tmp_path, monkeypatch):
+    """What a user types: the first command again, --out replaced by --resume; values are
+    compared as the run recorded them (a relative path, --splits/--tasks as configs)."""
+    server = serve(fail_rate=0.4, faults=("500",), seed=3)
+    monkeypatch.chdir(synth_data.parent)
+    first = ["salbench", "--backend", "openai", "--base-url", server.base_url + "/v1",
+             "--model", "m", "--data-dir", synth_data.name, "--splits", "synthetic",
+             "--tasks", "D,R", "--num-samples", "4", "--temperature", "0", "--max-attempts",
+             "1", "--no-progress", "--no-cache"]
+    out = tmp_path / "run"
+    assert invoke(*first, "--out", out).exit_code == 1
+    failed = {r["id"] for r in journal(out) if r["response"]["error"]}
+    assert failed
+    server.script.fail_rate = 0.0
+    sent = server.stats.requests
+    resumed = invoke(*first, "--resume", out, "--max-attempts", "2")
+    assert resumed.exit_code == 0, resumed.output
+    assert "--max-attempts: 2 replaces the run's recorded 1" in resumed.stderr
+    assert server.stats.requests - sent == len(failed)
+    # The same configs named another way are the same run; another model is not.
+    named = [a for a in first if a not in ("--splits", "synthetic", "--tasks", "D,R")]
+    same = invoke(*named, "--configs", "P3,P3_box", "--resume", out)
+    assert same.exit_code == 0, same.output
+    other = invoke(*first, "--resume", out, "--tasks", "D")
+    assert other.exit_code == 2 and "--tasks: the run recorded configs P3,P3_box, given " \
+        "configs P3" in other.stderr
 
 
 def test_a_run_directory_never_sends_a_key_or_images_to_a_server_it_names(
@@ -135,3 +181,46 @@ def test_the_hint_to_continue_names_the_server_again(serve, synth_data, tmp_path
     assert result.exit_code == 1
     hint = f"visioneval salbench --resume {out} --base-url {server.base_url}/v1"
     assert hint in " ".join(result.stderr.split())
+
+
+def _cut(run: Path, keep: int) -> int:
+    """The run as if killed after `keep` samples: the number of samples it had."""
+    lines = (run / "samples.jsonl").read_text().splitlines(keepends=True)
+    (run / "samples.jsonl").write_text("".join(lines[:keep]))
+    return len(lines)
+
+
+@pytest.mark.slow
+def test_vqa_own_benchmark_and_suite_runs_resume_from_their_command_lines(tmp_path,
+                                                                          synth_data):
+    examples = Path(__file__).parents[1] / "examples"
+    vqa = ["vqa", "--data", examples / "vqa" / "questions.jsonl", "--scorer", "choice",
+           "--group-col", "category", "--backend", "builtin", "--model", "random",
+           "--no-progress", "--no-report"]
+    own = ["run", f"{examples / 'own_benchmark' / 'colours.py'}:ColoursDefinition",
+           "--backend", "builtin", "--model", "random", "-o", "n=9", "--no-progress",
+           "--no-report"]
+    for command, changed, said in [
+            (vqa, ("--scorer", "exact"), "--scorer: the run recorded choice, given exact"),
+            (own, ("-o", "n=8"), "--option n: the run recorded 9, given 8")]:
+        out = tmp_path / command[0]
+        assert invoke(*command, "--out", out).exit_code == 0
+        total = _cut(out, 3)
+        resumed = invoke(*command, "--resume", out)
+        assert resumed.exit_code == 0, resumed.output
+        assert len(journal(out)) == total and "3 done before" in resumed.stdout
+        refused = invoke(*command, "--resume", out, *changed)
+        assert refused.exit_code == 2 and said in refused.stderr, refused.stderr
+    # A run a suite made is an ordinary run directory: its benchmark's command resumes it.
+    suite = tmp_path / "suite"
+    made = invoke("suite", "--benchmarks", "salbench", "--backend", "builtin", "--model",
+                  "popout", "-o", f"salbench.data_dir={synth_data}", "-o",
+                  "salbench.splits=synthetic", "--out", suite, "--no-progress")
+    assert made.exit_code == 0, made.output
+    [run] = [p.parent for p in suite.rglob("run.json")]
+    total = _cut(run, 2)
+    resumed = invoke("salbench", "--backend", "builtin", "--model", "popout", "--data-dir",
+                     synth_data, "--splits", "synthetic", "--resume", run, "--no-progress",
+                     "--no-report")
+    assert resumed.exit_code == 0, resumed.output
+    assert len(journal(run)) == total

@@ -312,5 +312,10 @@ def test_a_shard_resumes_on_its_own_and_keeps_its_own_cache(three, tmp_path):
     again = invoke("salbench", "--resume", dirs[0], "--no-progress", "--no-report",
                    "--base-url", info["backend"]["base_url"])
     assert again.exit_code == 0 and "shard 1/3" in again.stderr
-    refused = invoke("salbench", "--resume", dirs[0], "--shard", "1/3")
-    assert refused.exit_code == 2 and "--shard is recorded" in refused.stderr
+    url = ("--base-url", info["backend"]["base_url"])
+    same = invoke("salbench", "--resume", dirs[0], "--shard", "1/3", "--no-progress",
+                  "--no-report", *url)  # the recorded shard, given again: taken
+    assert same.exit_code == 0 and "shard 1/3" in same.stderr, same.output
+    refused = invoke("salbench", "--resume", dirs[0], "--shard", "2/3", *url)
+    assert refused.exit_code == 2
+    assert "--shard: the run recorded 1/3, given 2/3" in refused.stderr

@@ -110,3 +110,32 @@ def test_python_api_takes_a_definition_object(tmp_path, monkeypatch):
     from visioneval.report.page import write_report
 
     assert "colours" in write_report(tmp_path / "obj").read_text()
+
+
+def test_own_metrics_are_on_the_page_and_a_page_without_the_code_goes_beside_it(
+        user_file, tmp_path, monkeypatch):
+    """colours.py summarizes its own way ({"n", "accuracy"}): its page shows the accuracy
+    table recomputed from the records and every number of metrics.json, and the browser
+    shows each answer. `report` without --definition never replaces that page."""
+    monkeypatch.chdir(user_file.parent)
+    out = tmp_path / "run"
+    assert invoke("run", "mybench.py:ColoursDefinition", "--backend", "builtin", "--model",
+                  "random", "-o", "n=9", "--out", out, "--no-progress").exit_code == 0
+    records = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+    right = sum(r["scores"]["exact"]["correct"] for r in records)
+    html = (out / "report.html").read_text()
+    assert "Results (percent)" in html and "Metrics (metrics.json)" in html
+    assert f"<td>{100 * right / 9:.1f}</td>" in html.replace(' class="num"', "")
+    assert f'"a":"{records[0]["parsed"]["answer"]}"' in html.replace(" ", "")
+    full = (out / "report.html").read_bytes()
+
+    reduced = invoke("report", out)
+    assert reduced.exit_code == 0, reduced.output
+    assert (out / "report.html").read_bytes() == full
+    assert "report-generic.html: drawn without your benchmark's code, beside report.html" \
+        in reduced.stdout
+    generic = (out / "report-generic.html").read_text()
+    assert "Results (percent)" in generic and "a run of your own benchmark" in generic
+    named = invoke("report", out, "--definition", f"{user_file}:ColoursDefinition")
+    assert named.exit_code == 0 and "report-generic" not in named.stdout
+    assert (out / "report.html").read_text().count("Metrics (metrics.json)") == 1

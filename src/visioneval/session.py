@@ -41,7 +41,7 @@ from visioneval.core.runfiles import (
 )
 from visioneval.core.store import RunDirError, RunStore, WriteError
 from visioneval.core.variant_ids import VARIANT_OF
-from visioneval.cost.prices import ModelRef, recorded_price
+from visioneval.cost.prices import ModelRef, recorded_judge_price, recorded_price
 from visioneval.cost.total import run_cost
 from visioneval.engine.cache import open_or_none
 from visioneval.engine.options import EngineOptions
@@ -364,7 +364,25 @@ def cost_counts(benchmark: Benchmark, info: RunInfo) -> CostInfo:
     discount = Decimal(str(info.batch.discount)) if info.batch is not None else None
     return CostInfo.model_validate(run_cost(info.sessions, ModelRef.from_recorded(info.backend),
                                             judge, recorded_price(info.pricing), panel,
-                                            batch_discount=discount))
+                                            batch_discount=discount,
+                                            judge_given=recorded_judge_price(info.pricing)))
+
+
+def price_remedies(benchmark: Benchmark, info: RunInfo) -> list[str]:
+    """How to price what the run could not (said once, after its cost line): the model's
+    --price-in/--price-out, the judge's --judge-price-in/--judge-price-out."""
+    from visioneval.cost.prices import NoPrice
+    from visioneval.cost.total import role_prices
+
+    judge = ModelRef.from_spec(benchmark.judge) if benchmark.judge is not None else None
+    panel = [ModelRef.from_spec(spec) for spec in benchmark.panel]
+    prices = role_prices(ModelRef.from_recorded(info.backend), judge,
+                         recorded_price(info.pricing), panel,
+                         recorded_judge_price(info.pricing))
+    if judge is None:
+        prices.pop("judge")
+    return list(dict.fromkeys(p.remedy for p in prices.values()
+                              if isinstance(p, NoPrice) and p.remedy))
 
 
 def skipped_rows(sessions: list[SessionInfo]) -> int:

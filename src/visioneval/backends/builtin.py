@@ -7,8 +7,7 @@ import asyncio
 import os
 import random
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
+from concurrent.futures import Executor
 
 from visioneval.backends.base import Backend, PermanentError, PreflightError
 from visioneval.baselines.prompt_reading import choices, in_asked_format, vocabulary
@@ -62,7 +61,7 @@ class BuiltinBackend(Backend):
         self._majority = dict(majority or {})
         self._seed = seed
         self._workers = workers or os.cpu_count() or 1
-        self._pool: ProcessPoolExecutor | None = None
+        self._pool: Executor | None = None
 
     def identity(self) -> dict[str, object]:
         """Includes the rules' version: cached answers of older rules are not reused."""
@@ -85,9 +84,10 @@ class BuiltinBackend(Backend):
             if problem:
                 raise PermanentError(f"popout does not decode image {last.sha256[:12]}: "
                                      f"{problem}")
-            if self._pool is None:
-                self._pool = ProcessPoolExecutor(self._workers,
-                                                 mp_context=get_context("forkserver"))
+            if self._pool is None:  # processes, or threads under a script's top level
+                from visioneval.workers import pool
+
+                self._pool = pool(self._workers, "popout")
             loop = asyncio.get_running_loop()
             text = await loop.run_in_executor(self._pool, _popout, prompt, images[-1].data)
         elif self.model == "random":

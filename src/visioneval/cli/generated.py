@@ -37,6 +37,8 @@ from visioneval.cli.options import (
     Concurrency,
     DryRun,
     ExecutorOpt,
+    JudgePriceIn,
+    JudgePriceOut,
     MaxAttempts,
     MaxCost,
     MaxReplyMb,
@@ -75,13 +77,11 @@ def _shared(definition: BenchmarkDefinition) -> list[inspect.Parameter]:
         return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
                                  annotation=annotation)
 
-    seed_backend, seed_model = definition.default_model or (None, None)
     backend = Annotated[BackendKind | None, typer.Option(
         metavar="KIND", help="openai, openrouter, ollama, anthropic or builtin.",
-        show_default=seed_backend or False, rich_help_panel=MODEL)]
+        show_default=False, rich_help_panel=MODEL)]
     model = Annotated[str | None, typer.Option(metavar="NAME", help=definition.model_help,
-                                               show_default=seed_model or False,
-                                               rich_help_panel=MODEL)]
+                                               show_default=False, rich_help_panel=MODEL)]
     max_tokens = Annotated[int | None, typer.Option(
         min=1, metavar="N", help=definition.max_tokens_help,
         show_default=str(definition.max_tokens), rich_help_panel=MODEL)]
@@ -96,7 +96,11 @@ def _out(shown: str) -> inspect.Parameter:
                                             show_default=shown, rich_help_panel=OUTPUT)]))
 
 
-def _run_options() -> list[inspect.Parameter]:
+def _run_options(judged: bool) -> list[inspect.Parameter]:
+    """The engine, cost, output and distribution options; `judged`: the benchmark may ask a
+    judge model, whose price has options of its own."""
+    judge: list[tuple[str, Any, Any]] = [("judge_price_in", JudgePriceIn, None),
+                                         ("judge_price_out", JudgePriceOut, None)]
     specs: list[tuple[str, Any, Any]] = [
         ("resume", Resume, None), ("concurrency", Concurrency, None),
         ("max_attempts", MaxAttempts, None), ("timeout", Timeout, None),
@@ -105,7 +109,8 @@ def _run_options() -> list[inspect.Parameter]:
         ("no_cache", NoCache, False), ("cache_dir", CacheDir, None),
         ("refresh_cache", RefreshCache, False), ("cache_key_url", CacheKeyUrl, False),
         ("max_reply_mb", MaxReplyMb, None),
-        ("price_in", PriceIn, None), ("price_out", PriceOut, None), ("max_cost", MaxCost, None),
+        ("price_in", PriceIn, None), ("price_out", PriceOut, None),
+        *(judge if judged else []), ("max_cost", MaxCost, None),
         ("target_ci", TargetCi, None), ("min_samples", MinSamples, None),
         ("dry_run", DryRun, False),
         ("no_progress", NoProgress, False), ("no_report", NoReport, False),
@@ -123,8 +128,9 @@ SHARED_NAMES = tuple(f.name for f in dataclasses.fields(RunFlags))
 
 
 def _flags(kwargs: dict[str, Any]) -> RunFlags:
-    """The shared flags, taken out of a command's parameters."""
-    return RunFlags(**{k: kwargs.pop(k) for k in SHARED_NAMES})
+    """The shared flags, taken out of a command's parameters (a command without a judge
+    has no judge prices)."""
+    return RunFlags(**{k: kwargs.pop(k) for k in SHARED_NAMES if k in kwargs})
 
 
 def _unwrap(annotation: Any) -> tuple[Any, bool]:
@@ -200,14 +206,9 @@ def _field_option(name: str, field: FieldInfo, own_panel: str) -> inspect.Parame
 def _options_from(model: type[BaseModel], given: dict[str, Any]) -> BaseModel:
     """The benchmark's options model from the flags given (None: not given, the model's
     default applies); a bad value is one line naming the flag."""
-    values = {}
-    for name, value in given.items():
-        if value is None:
-            continue
-        inner, _ = _unwrap(model.model_fields[name].annotation)
-        if _is_list(inner) and isinstance(value, str):
-            value = [v.strip() for v in value.split(",") if v.strip()]
-        values[name] = value
+    from visioneval.core.benchmark import option_values
+
+    values = option_values(model, given)
     try:
         return model(**values)
     except ValidationError as exc:
@@ -233,13 +234,12 @@ def benchmark_command(definition: BenchmarkDefinition) -> Callable[..., None]:
                         "by every benchmark command; rename them")
     shared = _shared(definition)
     parameters = [*shared, *own, _out(f"results/{definition.name}-<model>-<time>"),
-                  *_run_options()]
+                  *_run_options(definition.judge_target is not None)]
 
     def command(**kwargs: Any) -> None:
+        from visioneval.runs.request import GivenOption
+
         flags = _flags(kwargs)
-        if flags.resume is None and definition.default_model is not None:
-            backend, model = default_model(definition, flags.backend, flags.model)
-            flags = dataclasses.replace(flags, backend=backend, model=model)
         given = {k: v for k, v in kwargs.items() if v is not None}
         again = _taken_on_resume(definition)
 
@@ -249,7 +249,7 @@ def benchmark_command(definition: BenchmarkDefinition) -> Callable[..., None]:
         run_command(flags, RunTarget(
             definition.name, benchmark,
             lambda: settings(flags.temperature, flags.max_tokens, definition.max_tokens),
-            fixed=_fixed(flags) + [flag(k) for k in given if k not in again],
+            restated={k: GivenOption(flag(k), v) for k, v in given.items() if k not in again},
             resume_options={k: v for k, v in given.items() if k in again}))
 
     command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
@@ -278,24 +278,27 @@ def any_benchmark_command(registered: Sequence[str] = ()) -> Callable[..., None]
                                    rich_help_panel="Benchmark options")])
     base = BenchmarkDefinition()
     parameters = [spec_arg, *_shared(base), option,
-                  _out("results/<benchmark>-<model>-<time>"), *_run_options()]
+                  _out("results/<benchmark>-<model>-<time>"), *_run_options(False)]
 
     def command(**kwargs: Any) -> None:
         from visioneval.core import registry
+        from visioneval.runs.request import GivenOption
 
         flags = _flags(kwargs)
         target, pairs = kwargs["benchmark"], kwargs["option"] or []
         definition_ref = None if target is None or target in registry.names() \
             else registry.portable(target)
         values = dict(_pair(p) for p in pairs)
-        fixed = _fixed(flags)
         again: dict[str, Any] = {}
+        restated: dict[str, GivenOption] = {}
         if flags.resume is not None and values:
-            # Only options a resume takes again may come with it (loading the definition
-            # the command line names, never one a run directory names).
+            # The options a resume takes again come with it; the others are compared with
+            # the run's record (loading the definition the command line names, never one a
+            # run directory names).
             known = _taken_on_resume(registry.definition(target)) if target else set()
             again = {k: v for k, v in values.items() if k in known}
-            fixed += [f"--option {k}" for k in values if k not in known]
+            restated = {k: GivenOption(f"--option {k}", v) for k, v in values.items()
+                        if k not in known}
 
         def benchmark():
             if target is None:
@@ -318,20 +321,13 @@ def any_benchmark_command(registered: Sequence[str] = ()) -> Callable[..., None]
         run_command(flags, RunTarget(
             None, benchmark,
             lambda: settings(flags.temperature, flags.max_tokens, max_tokens_default()),
-            definition=definition_ref, fixed=fixed, resume_options=again))
+            definition=definition_ref, restated=restated, resume_options=again))
 
     command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
     command.__doc__ = ("Run any benchmark: a registered one, or your own definition "
                        "(module:attribute), with its options as --option key=value.")
     return command
-
-
-def _fixed(flags: RunFlags) -> list[str]:
-    """The shared flags given that only a new run takes (a resume refuses them)."""
-    names = ("backend", "model", "temperature", "max_tokens", "out", "variant",
-             "probe_resolution")
-    return [flag(n) for n in names if getattr(flags, n) not in (None, False)]
 
 
 def _taken_on_resume(definition: BenchmarkDefinition) -> set[str]:
@@ -345,21 +341,6 @@ def _pair(text: str) -> tuple[str, str]:
     if not eq or not key.strip():
         raise ValueError(f"--option {text!r}: write key=value")
     return key.strip().replace("-", "_"), value
-
-
-def default_model(definition: BenchmarkDefinition, backend: str | None,
-                  model: str | None) -> tuple[str | None, str | None]:
-    """The benchmark's default (backend, model) for a command that names no model, said in
-    one line; any other backend needs --model."""
-    fallback_backend, fallback_model = definition.default_model or (None, None)
-    if model is not None or backend not in (None, fallback_backend):
-        return backend, model
-    from visioneval.commands.common import consoles
-
-    consoles()[1].print(f"no --model given: using the default {fallback_backend} {fallback_model} "
-                        "(at its default URL unless --base-url says otherwise)",
-                        highlight=False, soft_wrap=True)
-    return fallback_backend, fallback_model
 
 
 def settings(temperature: float | None, max_tokens: int | None, default_max_tokens: int):

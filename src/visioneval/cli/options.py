@@ -101,6 +101,12 @@ PriceIn = Annotated[float | None, typer.Option(
 PriceOut = Annotated[float | None, typer.Option(
     min=0, metavar="USD", help="Model's USD per million output tokens.",
     show_default="the price table", rich_help_panel=COST)]
+JudgePriceIn = Annotated[float | None, typer.Option(
+    min=0, metavar="USD", help="Judge's USD per million input tokens.",
+    show_default="the price table", rich_help_panel=COST)]
+JudgePriceOut = Annotated[float | None, typer.Option(
+    min=0, metavar="USD", help="Judge's USD per million output tokens.",
+    show_default="the price table", rich_help_panel=COST)]
 MaxCost = Annotated[float | None, typer.Option(
     min=0, metavar="USD", help="Stop sending once this session spent this much.",
     show_default="no limit", rich_help_panel=COST)]

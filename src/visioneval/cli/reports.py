@@ -50,7 +50,8 @@ def report(
                                       "(failures first).")] = 3000,
     definition: Definition = None,
 ) -> None:
-    """Write RUN_DIR/report.html: one self-contained page (tables, charts, sample browser)."""
+    """Write RUN_DIR/report.html: one self-contained page (tables, charts, sample browser).
+    A run of your own benchmark without --definition gets report-generic.html instead."""
     from visioneval.commands.common import consoles, guarded
     from visioneval.core.rundir import load
     from visioneval.report.page import write_page
@@ -63,6 +64,10 @@ def report(
         path = write_page(view, thumbnails, rows)
         console.print(f"report: [bold]{path}[/] ({path.stat().st_size / 1e6:.1f} MB)",
                       highlight=False, soft_wrap=True)
+        if view.untrusted:
+            console.print(f"{path.name}: drawn without your benchmark's code, beside "
+                          "report.html, which is left as it was", highlight=False,
+                          soft_wrap=True)
         return 0
 
     raise typer.Exit(guarded(err, action))

@@ -15,17 +15,20 @@ from visioneval.core.store import RunStore
 from visioneval.cost import estimate
 from visioneval.cost.images import image_rule
 from visioneval.cost.prices import (
+    JUDGE_GIVEN,
     ModelRef,
     NoPrice,
     Price,
     given_price,
     price_for,
+    recorded_judge_price,
     recorded_price,
 )
 from visioneval.cost.total import PANEL_REMEDY
 from visioneval.io.parquet import DataError
 from visioneval.runs.output import Output
 from visioneval.runs.request import ResumeRequest, RunRequest
+from visioneval.runs.restated import check_restated
 from visioneval.runs.resume import definition_for_resume
 from visioneval.runs.target import resume_command
 from visioneval.session import nothing_to_evaluate, shard_key
@@ -36,10 +39,13 @@ def dry_run(request: RunRequest, output: Output) -> int:
     """A new run's estimate (of its shard of the samples, or all of them); on Ray or not,
     the same requests are sent."""
     engine = request.engine
-    if request.benchmark.total() == 0:
+    counted = request.shard is None and not request.benchmark.panel  # no data needed
+    if not (counted and request.benchmark.published_rows()) and request.benchmark.total() == 0:
         raise DataError(nothing_to_evaluate(request.benchmark))
     return _print(request.benchmark, request.spec, request.settings,
-                  given_price(engine.price_in, engine.price_out), output, request.shard)
+                  given_price(engine.price_in, engine.price_out), output, request.shard,
+                  judge_given=given_price(engine.judge_price_in, engine.judge_price_out,
+                                          JUDGE_GIVEN))
 
 
 def dry_run_resume(request: ResumeRequest, output: Output) -> int:
@@ -58,39 +64,47 @@ def dry_run_resume(request: ResumeRequest, output: Output) -> int:
                          f"`{resume_command(info, directory)}`")
     definition = definition_for_resume(info, request.given.definition, directory)
     benchmark = rebuilt(definition.build_to_read(dict(info.options)), info, definition)
+    check_restated(info, definition, benchmark, request.given.restated, directory)
     stored = info.backend
     spec = BackendSpec.model_validate({"kind": stored.kind, "model": stored.model,
                                        "base_urls": tuple(stored.base_urls),
                                        "api_key_env": stored.api_key_env})
     settings = info.generation.settings()
     given = given_price(engine.price_in, engine.price_out) or recorded_price(info.pricing)
+    judge_given = given_price(engine.judge_price_in, engine.judge_price_out, JUDGE_GIVEN) \
+        or recorded_judge_price(info.pricing)
     done = IdSet(r.id for r in store.iter_latest() if r.ok)
-    return _print(benchmark, spec, settings, given, output, info.shard, done)
+    return _print(benchmark, spec, settings, given, output, info.shard, done, judge_given)
 
 
 def _print(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
            given: Price | None, output: Output, shard: Shard | None,
-           done: Container[str] = ()) -> int:
+           done: Container[str] = (), judge_given: Price | None = None) -> int:
     """One estimate per model that answers samples: the run's model, then each panel
     model with its own samples and price (the user's prices are the run's model's)."""
     models = [spec, *benchmark.panel]
     for position, member in enumerate(models):
         ref = ModelRef.from_spec(member)
         rule = image_rule(member.model)
-        items: Iterable[Sample | SkippedRow] = benchmark.samples()
-        if shard is not None:
-            items = _in_shard(items, shard)
-        if len(models) > 1:
-            items = _answered_by(benchmark, items, position)
-        found = estimate.estimate(items, settings, rule, done)
+        if shard is None and len(models) == 1:  # the published counts, when they serve
+            found = estimate.planned(benchmark, settings, rule, done)
+        else:
+            items: Iterable[Sample | SkippedRow] = benchmark.samples()
+            if shard is not None:
+                items = _in_shard(items, shard)
+            if len(models) > 1:
+                items = _answered_by(benchmark, items, position)
+            found = estimate.estimate(items, settings, rule, done)
         who = f"{benchmark.name} on {member.kind} {ref.label()}" + \
             (f", shard {shard.label}" if shard else "") + \
             (f" (panel model {position})" if position else "")
         price = price_for(ref, given) if position == 0 or ref == ModelRef.from_spec(spec) \
-            else price_for(ref, None, PANEL_REMEDY)
+            else judge_given or price_for(ref, None, PANEL_REMEDY)  # a panel is of judges
+        judged = _judge_lines(benchmark, spec, found, given, judge_given) if position == 0 \
+            else []
         for line in [*estimate.lines(found, who, rule, price, settings,
-                                     _not_counted(benchmark)),
-                     *_batch_lines(found, member, price, position)]:
+                                     _not_counted(benchmark, bool(judged))),
+                     *judged, *_batch_lines(found, member, price, position)]:
             output.console.print(line, highlight=False, soft_wrap=True, markup=False)
         _print_power(benchmark, found, len(models), output)
     return 0
@@ -140,12 +154,28 @@ def _in_shard(items: Iterable[Sample | SkippedRow], shard: Shard
     return (item for item in items if shard.holds(shard_key(item)))
 
 
-def _not_counted(benchmark: Benchmark) -> str | None:
-    """What the estimate leaves out: a judge's or panel models' requests, a solver's extra
-    ones."""
+def _judge_lines(benchmark: Benchmark, spec: BackendSpec, found: estimate.Estimate,
+                 given: Price | None, judge_given: Price | None) -> list[str]:
+    """The judge's requests and their price (--judge-price-in/--judge-price-out, else as a
+    run prices it), for a benchmark whose answers a judge model grades."""
+    judge = benchmark.judge
+    if judge is None:
+        return []
+    from visioneval.cost.total import role_prices
+
+    ref = ModelRef.from_spec(judge)
+    price = role_prices(ModelRef.from_spec(spec), ref, given, (), judge_given)["judge"]
+    return estimate.judge_lines(found, f"{judge.kind} {ref.label()}", price)
+
+
+def _not_counted(benchmark: Benchmark, judged: bool = False) -> str | None:
+    """What the estimate leaves out: a judge's requests past one per answer, a solver's
+    extra ones."""
     judge: Any = benchmark.judge
     if judge is not None:
-        return (f"the judge's requests ({judge.kind} {judge.model}): at least one per "
+        return (f"the judge's requests ({judge.kind} {judge.model}) past one per answer, and "
+                "the judge's answers" if judged else
+                f"the judge's requests ({judge.kind} {judge.model}): at least one per "
                 "answer, not estimated")
     if not benchmark.one_request_each:
         return ("requests the benchmark's solver may add (a judge asked several times, a "

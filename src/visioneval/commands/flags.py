@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from visioneval.distributed.options import Distribution
     from visioneval.engine.options import EngineFlags
     from visioneval.engine.stopping import StoppingFlags
-    from visioneval.runs.request import ResumeRequest, RunRequest
+    from visioneval.runs.request import GivenOption, Restated, ResumeRequest, RunRequest
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,8 @@ class RunFlags:
     max_reply_mb: float | None = None
     price_in: float | None = None
     price_out: float | None = None
+    judge_price_in: float | None = None
+    judge_price_out: float | None = None
     max_cost: float | None = None
     dry_run: bool = False
     no_progress: bool = False
@@ -78,6 +80,7 @@ class RunFlags:
                 no_cache=self.no_cache, cache_dir=self.cache_dir,
                 refresh_cache=self.refresh_cache, cache_key_url=self.cache_key_url,
                 price_in=self.price_in, price_out=self.price_out,
+                judge_price_in=self.judge_price_in, judge_price_out=self.judge_price_out,
                 # A dry run sends nothing: it has no spending to limit.
                 max_cost=None if self.dry_run else self.max_cost,
                 max_reply_mb=self.max_reply_mb)
@@ -101,8 +104,10 @@ class RunTarget:
     benchmark); `benchmark` and `settings` are built only for a new run; `definition`: the
     user's own definition named on the command line; `backend_required`: False when the
     benchmark may need no model (evaluate with validators only); `fixed`: the flags given
-    that only a new run takes (a resume refuses them); `resume_options`: the benchmark
-    options given again that a resume takes (a judge's server, --allow-scripts)."""
+    that only a new run takes (a resume refuses them); `restated`: the benchmark options
+    given that a resume compares with the run's record (taken when equal, by option
+    name); `resume_options`: the benchmark options given again that a resume takes (a
+    judge's server, --allow-scripts)."""
 
     name: str | None
     benchmark: Callable[[], Benchmark]
@@ -110,6 +115,7 @@ class RunTarget:
     definition: str | None = None
     backend_required: bool = True
     fixed: Sequence[str] = ()
+    restated: Mapping[str, GivenOption] = field(default_factory=dict)
     resume_options: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -134,19 +140,14 @@ def request_from(flags: RunFlags, target: RunTarget) -> RunRequest | ResumeReque
                          f"recorded in {flags.resume}, and --resume continues with what it "
                          "recorded; drop the flag, or start a new run to change it")
     if flags.resume is not None:
-        if flags.batch:
-            raise ValueError("--batch is recorded in the run: --resume continues a run "
-                             "started with --batch in batches, and any other without; drop it")
-        if how.shard is not None and not flags.dry_run:
-            raise ValueError("--shard is recorded in the run; --resume continues the same "
-                             "shard without it")
-        given = ResumeGiven.from_flags(flags.engine(), flags.base_url, flags.api_key_env,
-                                       target.definition, target.resume_options)
+        given = dataclasses.replace(ResumeGiven.from_flags(
+            flags.engine(), flags.base_url, flags.api_key_env, target.definition,
+            target.resume_options), restated=_restated(flags, target))
         if stopping.width is not None or stopping.min_samples is not None:
             given = dataclasses.replace(given, stopping=stopping)
         return ResumeRequest(flags.resume, target.name, given, ray)
-    spec = _backend_spec(flags, target.backend_required)
     benchmark = target.benchmark()
+    spec = _backend_spec(flags, target.backend_required, benchmark)
     if flags.variant:
         from visioneval.core import registry
         from visioneval.variants.family import with_variants
@@ -162,6 +163,17 @@ def request_from(flags: RunFlags, target: RunTarget) -> RunRequest | ResumeReque
                       flags.out, target.definition, how.shard, ray,
                       probe_resolution=flags.probe_resolution, batch=flags.batch,
                       stopping=stopping.rule(getattr(benchmark.options, "seed", 0) or 0))
+
+
+def _restated(flags: RunFlags, target: RunTarget) -> Restated:
+    """A new run's flags given with --resume, to be compared with what the run recorded."""
+    from visioneval.runs.request import Restated
+
+    return Restated(backend=flags.backend, model=flags.model, temperature=flags.temperature,
+                    max_tokens=flags.max_tokens, out=flags.out,
+                    variants=tuple(flags.variant or ()),
+                    probe_resolution=flags.probe_resolution, batch=flags.batch,
+                    shard=flags.shard, options=target.restated)
 
 
 def _check_batch(flags: RunFlags, benchmark: Benchmark, spec: BackendSpec,
@@ -194,14 +206,28 @@ def _stopping(flags: RunFlags, on_ray: bool) -> StoppingFlags:
     return given
 
 
-def _backend_spec(flags: RunFlags, backend_required: bool) -> BackendSpec:
+def _backend_spec(flags: RunFlags, backend_required: bool,
+                  benchmark: Benchmark) -> BackendSpec:
     """The model from the flags; a command whose benchmark may need none (evaluate with
-    validators only) gets the "none" backend."""
+    validators only) gets the "none" backend. A run never picks a model for the user: one
+    missing is one line naming the builtin baselines that fit and the offline demo."""
     from visioneval.backends.registry import BackendSpec
 
     if flags.backend is None or flags.model is None:
         if backend_required:
-            raise ValueError("--backend and --model are required (or --resume RUN_DIR)")
+            raise ValueError(model_needed(benchmark))
         return BackendSpec(kind="none", model="none")
     return BackendSpec(kind=flags.backend, model=flags.model, base_url=flags.base_url,
                        api_key_env=flags.api_key_env)
+
+
+def model_needed(benchmark: Benchmark) -> str:
+    """The line said when a run names no model: what to add, offline choices included."""
+    from visioneval.invocation import command
+
+    fits = benchmark.builtin_models
+    offline = (f"the builtin baselines that fit {benchmark.name}: --backend builtin --model "
+               f"{fits[0]}" + (f" (or {', '.join(fits[1:])})" if fits[1:] else "") + "; or "
+               if fits else "")
+    return (f"--backend and --model are required (the model to evaluate); offline, "
+            f"{offline}try `{command('demo')}`")

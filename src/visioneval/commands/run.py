@@ -145,8 +145,15 @@ def report(result: SessionResult, benchmark: Benchmark, output: Output) -> int:
         f"[bold]{result.directory}[/]", highlight=False, soft_wrap=True)
     if info.stopping is not None:
         console.print(info.stopping.line(), highlight=False, soft_wrap=True, markup=False)
-    console.print(cost_line(info.counts.cost if info.counts else None, stats.cache_hits),
-                  highlight=False, soft_wrap=True, markup=False)
+    cost = info.counts.cost if info.counts else None
+    console.print(cost_line(cost, stats.cache_hits), highlight=False, soft_wrap=True,
+                  markup=False)
+    if cost is not None and cost.usd is None:
+        from visioneval.session import price_remedies
+
+        for remedy in price_remedies(benchmark, info):  # once, not in every line
+            console.print(f"  to price it: {remedy}", highlight=False, soft_wrap=True,
+                          markup=False)
     if stats.cache_sources:
         console.print(cache_line(stats.cache_sources, info), highlight=False, soft_wrap=True,
                       markup=False)

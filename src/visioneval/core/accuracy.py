@@ -125,6 +125,55 @@ def section(metrics: dict[str, Any]) -> Section:
     return Section("Results (percent)", [Table(HEADER, rows(metrics)), Note(NOTE)])
 
 
+RECOMPUTED = ("Accuracy of each record's \"{key}\" score, recomputed from the samples "
+              "(this benchmark writes metrics of its own, below); failed requests are errors, "
+              "left out. 95% interval: bootstrap over samples (1000 seeded resamples).")
+OWN_ROWS = 200  # the most values of a benchmark's own metrics.json the page lists
+
+
+def own_sections(view: RunData, key: str) -> list[Section]:
+    """The report of a benchmark that summarizes its own way: the accuracy table recomputed
+    from the records when they carry `key` (the benchmark's `metric`), then every number of
+    its metrics.json, one row each."""
+    seen = False
+
+    def counted() -> Iterable[Record]:
+        nonlocal seen
+        for record in view.iter_records():
+            seen = seen or any(key in block for block in record.scores.values())
+            yield record
+
+    recomputed = summarize(counted(), key)
+    shown = [Section("Results (percent)", [Table(HEADER, rows(recomputed)),
+                                           Note(RECOMPUTED.format(key=key))])] if seen else []
+    values = list(_numbers(view.metrics))
+    if values:
+        blocks: list[Table | Note] = [Table(["metric", "value"], values[:OWN_ROWS])]
+        if len(values) > OWN_ROWS:
+            blocks.append(Note(f"The first {OWN_ROWS} of {len(values)} values; every one is "
+                               "in metrics.json."))
+        shown.append(Section("Metrics (metrics.json)", list(blocks)))
+    return shown
+
+
+def _numbers(metrics: Any, path: str = "") -> Iterable[list[Any]]:
+    """metrics.json's values as (path, value) rows: nested keys joined by "/", lists by
+    index, numbers with up to 4 decimals."""
+    if isinstance(metrics, dict):
+        for name, value in metrics.items():
+            yield from _numbers(value, f"{path}/{name}" if path else str(name))
+    elif isinstance(metrics, list) and not all(isinstance(v, int | float) for v in metrics):
+        for index, value in enumerate(metrics):
+            yield from _numbers(value, f"{path}/{index}")
+    elif isinstance(metrics, float):
+        yield [path, f"{metrics:.4f}".rstrip("0").rstrip(".")]
+    elif isinstance(metrics, list):
+        yield [path, ", ".join(f"{v:.4g}" if isinstance(v, float) else str(v)
+                               for v in metrics)]
+    else:
+        yield [path, "-" if metrics is None else str(metrics)]
+
+
 def write_csv(metrics: dict[str, Any], directory: Path) -> Path:
     """results.csv beside metrics.json: the table's rows, fractions as percent."""
     buf = io.StringIO()

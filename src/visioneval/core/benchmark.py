@@ -12,11 +12,22 @@ benchmark's folder names it; report, compare, resume and the CLI ask its definit
 from __future__ import annotations
 
 import hashlib
+import types
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, TypeVar, get_args
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    ClassVar,
+    Generic,
+    TypeVar,
+    Union,
+    get_args,
+    get_origin,
+)
 
 import orjson
 from pydantic import AfterValidator, BaseModel, PlainSerializer
@@ -29,6 +40,7 @@ if TYPE_CHECKING:
     from visioneval.backends.registry import BackendSpec
     from visioneval.core.blocks import ComparisonTable, Section
     from visioneval.core.headline import Headline
+    from visioneval.core.rowcounts import PublishedRows
     from visioneval.core.rows import DataRow, Made, ParquetRows
     from visioneval.core.runfiles import RunInfo
     from visioneval.core.solver import Solver
@@ -47,6 +59,27 @@ LocalPath = Annotated[Path, AfterValidator(lambda path: path.resolve()),
 # --help says it defaults to when its default is None (the benchmark then chooses).
 OWN_OPTIONS = "own"
 JUDGE_OPTIONS = "Judge"
+
+
+def option_values(model: type[BaseModel], given: Mapping[str, Any]) -> dict[str, Any]:
+    """Option values as a command line gives them, ready for the options model: a comma
+    list for a list field becomes a list; None (not given) is left out."""
+    values = {}
+    for name, value in given.items():
+        if value is None:
+            continue
+        field = model.model_fields.get(name)
+        if field is not None and isinstance(value, str) and _is_list(field.annotation):
+            value = [v.strip() for v in value.split(",") if v.strip()]
+        values[name] = value
+    return values
+
+
+def _is_list(annotation: Any) -> bool:
+    """Whether a field holds a list (`list[X]`, `list[X] | None`)."""
+    if get_origin(annotation) in (Union, types.UnionType):
+        return any(_is_list(a) for a in get_args(annotation))
+    return get_origin(annotation) is list
 
 
 class Benchmark(Generic[OptionsT]):
@@ -163,6 +196,12 @@ class Benchmark(Generic[OptionsT]):
         return {"source": f"made by {self.name or type(self).__name__}",
                 "fingerprint": digest.hexdigest()}
 
+    def published_rows(self) -> PublishedRows | None:
+        """The published dataset's row counts, when the run reads the published data and
+        its benchmark ships them (`core/rowcounts.py`): a dry run then counts the requests
+        from them and downloads nothing. None: the data is counted as it is read."""
+        return None
+
     def total(self) -> int:
         """Samples to run (rows before validation), for the progress bar."""
         if self._rows is not None:
@@ -251,9 +290,6 @@ class BenchmarkDefinition:
     builtin_note: ClassVar[str] = ""
     max_tokens: ClassVar[int] = 128
     max_tokens_help: ClassVar[str] = "Most tokens an answer may have."
-    # (backend, model) used when the command names no --model (a quick try); None:
-    # --backend and --model are required.
-    default_model: ClassVar[tuple[str, str] | None] = None
     # Options (keys of run.json's `options`) whose difference changes the numbers:
     # `visioneval compare` flags runs that differ in them.
     settings_that_matter: ClassVar[tuple[str, ...]] = ()
@@ -360,16 +396,23 @@ class BenchmarkDefinition:
 
     def sections(self, view: RunData) -> list[Section]:
         """The report's tables and charts for a run with records: the default metrics'
-        table (`core/accuracy.py`), or none for metrics of another shape."""
+        table (`core/accuracy.py`); for metrics of another shape, the accuracy recomputed
+        from the records' `metric` score (when they carry it) and every number of
+        metrics.json."""
         from visioneval.core import accuracy
 
-        return [accuracy.section(view.metrics)] if accuracy.is_accuracy(view.metrics) else []
+        if accuracy.is_accuracy(view.metrics):
+            return [accuracy.section(view.metrics)]
+        made = self.benchmark or Benchmark
+        return accuracy.own_sections(view, made.metric)
 
     def browser_row(self, record: Record) -> dict[str, Any]:
         """How a record appears in the report's sample browser: `t` the target as text,
         `labels` its classes (a filter), `v` one view per parser or protocol with the answer
         `a` and whether it was right `ok` (None: not judged), optional `meta`."""
-        views = {k: {"a": str(record.parsed.get(k, "")), "ok": _ok(v)}
+        parsed = record.parsed
+        only = next(iter(parsed.values())) if len(parsed) == 1 else ""  # one answer for all
+        views = {k: {"a": str(parsed.get(k, only) or ""), "ok": _ok(v)}
                  for k, v in record.scores.items()}
         return {"t": str(record.target), "labels": [], "v": views}
 

@@ -228,10 +228,13 @@ class GenerationInfo(_Closed):
 
 
 class Pricing(_Closed):
-    """The prices the user gave (US dollars per million tokens in and out)."""
+    """The prices the user gave (US dollars per million tokens in and out): the model's
+    (`--price-in`/`--price-out`) and its judge's (`--judge-price-in`/`--judge-price-out`)."""
 
-    price_in: float
-    price_out: float
+    price_in: float | None = None
+    price_out: float | None = None
+    judge_price_in: float | None = None
+    judge_price_out: float | None = None
 
 
 BatchStatus = Literal["submitting", "submitted", "collected", "failed", "lost"]
@@ -466,7 +469,8 @@ class RunInfo(_Closed):
     resolution_probe: ProbedResolution | None = Field(
         None, description="The endpoint's effective resolution, measured before the run "
         "(`--probe-resolution`).")
-    pricing: Pricing | None = Field(None, description="--price-in/--price-out, when given.")
+    pricing: Pricing | None = Field(None, description="--price-in/--price-out and "
+                                    "--judge-price-in/--judge-price-out, when given.")
     batch: BatchRun | None = Field(
         None, description="`--batch`: the batches sent and the batch price's discount.")
     stopping: StoppingInfo | None = Field(

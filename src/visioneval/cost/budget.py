@@ -31,17 +31,19 @@ class Budget:
 
     @classmethod
     def for_run(cls, limit: float, model: ModelRef, judge: ModelRef | None,
-                given: Price | None, panel: Sequence[ModelRef] = ()) -> Budget:
+                given: Price | None, panel: Sequence[ModelRef] = (),
+                judge_given: Price | None = None) -> Budget:
         """The session's budget; a ValueError (one line) when a price is unknown (the
         model's, its judge's or a panel model's)."""
         refs = {"model": model, **({"judge": judge} if judge is not None else {})} | \
             {panel_role(k): ref for k, ref in enumerate(panel, 1)}
         prices = {}
-        for role, price in role_prices(model, judge, given, panel).items():
+        for role, price in role_prices(model, judge, given, panel, judge_given).items():
             if role not in refs:
                 continue
             if isinstance(price, NoPrice):
-                raise ValueError(f"--max-cost needs a price, and there is none: {price.reason}")
+                raise ValueError("--max-cost needs a price, and there is none: "
+                                 f"{price.line()}")
             prices[role] = price
         return cls(Decimal(str(limit)), prices, {r: ref.model for r, ref in refs.items()})
 

@@ -8,11 +8,13 @@ a range: the input's estimate with no output, up to every answer using all of `m
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable
+from collections.abc import Container, Iterable, Sized
 from dataclasses import dataclass
 from decimal import Decimal
 
+from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import GenerationSettings, Request, Sample, SkippedRow
+from visioneval.core.rowcounts import PublishedRows
 from visioneval.cost.images import ImageRule, text_tokens
 from visioneval.cost.money import usd
 from visioneval.cost.prices import NoPrice, Price
@@ -68,6 +70,7 @@ class Estimate:
     skipped_rows: int = 0
     prompt: PromptTokens | None = None
     max_output_tokens: int = 0
+    published: PublishedRows | None = None  # counted from the published rows, no data read
 
     def cost_range(self, price: Price) -> tuple[Decimal, Decimal]:
         """(input only, input and every answer at max_tokens)."""
@@ -96,6 +99,48 @@ def estimate(items: Iterable[Sample | SkippedRow], settings: GenerationSettings,
     return out
 
 
+def planned(benchmark: Benchmark, settings: GenerationSettings, rule: ImageRule | None,
+            done: Container[str] = ()) -> Estimate:
+    """What a run of `benchmark` would send: from the published row counts when it reads
+    the published data and ships them (nothing is downloaded), else from its samples."""
+    published = benchmark.published_rows()
+    if published is None:
+        return estimate(benchmark.samples(), settings, rule, done)
+    return from_published(published, settings, rule, len(done) if isinstance(done, Sized)
+                          else 0)
+
+
+def from_published(published: PublishedRows, settings: GenerationSettings,
+                   rule: ImageRule | None, done: int = 0) -> Estimate:
+    """The estimate of a run from its data's published row counts: each request a typical
+    prompt's text and its images, whose sizes are unknown without the data (their tokens
+    are not counted)."""
+    total = published.requests()
+    requests = max(0, total - done)
+    images = requests * published.images_per_request
+    prompt = PromptTokens(chars=requests * published.prompt_chars, images=images,
+                          unknown_images=images)
+    return Estimate(requests=requests, samples=total, done=min(done, total), prompt=prompt,
+                    max_output_tokens=requests * settings.max_tokens, published=published)
+
+
+def published_lines(published: PublishedRows) -> list[str]:
+    """Where a dry run's counts come from when it read no data, and what is estimated."""
+    counted = ", ".join(f"{part} {published.rows(part):,}" for part in published.parts
+                        if published.rows(part) is not None)
+    out = [f"  rows            {counted or 'none'}: published counts, nothing downloaded",
+           f"  source          {published.dataset}, revision {published.revision}"]
+    if published.bounded():
+        out.append(f"  rows unknown    {', '.join(published.bounded())}: counted as "
+                   f"--num-samples {published.limit:,} each (at most)")
+    if published.unknown():
+        out.append(f"  not counted     {', '.join(published.unknown())}: no published row "
+                   "count (--data-dir or --num-samples counts them)")
+    text = "a typical prompt's text" if published.chars_source else "the prompts' text"
+    out.append(f"  estimate        input tokens from {text}, not the images' (in the data)")
+    return out
+
+
 def lines(est: Estimate, who: str, rule: ImageRule | None, price: Price | NoPrice,
           settings: GenerationSettings, extra_requests: str | None = None) -> list[str]:
     """The dry run's printout: requests, tokens, cost range, and what it leaves out."""
@@ -104,10 +149,14 @@ def lines(est: Estimate, who: str, rule: ImageRule | None, price: Price | NoPric
            f"  requests        {est.requests:,}"
            + (f" ({est.done:,} samples done before are not sent again)" if est.done else "")
            + (f"; {est.no_model:,} samples need no model" if est.no_model else "")]
+    if est.published is not None:
+        out.extend(published_lines(est.published))
     if est.skipped_rows:
         out.append(f"  rows skipped    {est.skipped_rows:,} (they would be skipped by the run)")
     image_part = ""
-    if prompt.images:
+    if est.published is not None and prompt.images:
+        image_part = f"; {prompt.images:,} images not counted"
+    elif prompt.images:
         image_part = (f"; images {prompt.image_tokens:,} by {rule.name}" if rule else
                       f"; {prompt.images:,} images: tokens unknown (no published rule known "
                       "for this model)")
@@ -117,6 +166,8 @@ def lines(est: Estimate, who: str, rule: ImageRule | None, price: Price | NoPric
                f"({est.requests:,} x max tokens {settings.max_tokens})")
     if isinstance(price, NoPrice):
         out.append(f"  cost            unknown: {price.reason}")
+        if price.remedy:
+            out.append(f"  to price it     {price.remedy}")
     else:
         low, high = est.cost_range(price)
         partial = " (image tokens not counted)" if prompt.unknown_images and not price.free \
@@ -127,3 +178,24 @@ def lines(est: Estimate, who: str, rule: ImageRule | None, price: Price | NoPric
     if extra_requests:
         out.append(f"  not counted     {extra_requests}")
     return out
+
+
+def judge_lines(est: Estimate, judge: str, price: Price | NoPrice) -> list[str]:
+    """A judge's part of the estimate: at least one request per answer, each holding at
+    least the model's prompt (the image and question it grades), priced at the judge's
+    price; the answers it writes are not bounded here."""
+    prompt = est.prompt.total if est.prompt else 0
+    out = [f"  judge requests  at least {est.requests:,} (one per answer) to {judge}",
+           f"  judge input     at least ~{prompt:,} tokens (each holds the model's prompt)"]
+    if isinstance(price, NoPrice):
+        out.append(f"  judge cost      unknown: {price.reason}")
+        if price.remedy:
+            out.append(f"  to price it     {price.remedy}")
+        return out
+    partial = " (image tokens not counted)" if est.prompt and est.prompt.unknown_images \
+        and not price.free else ""
+    out.append(f"  judge price     {price.line()}")
+    out.append(f"  judge cost      at least {usd(float(price.cost(prompt, 0)))}{partial} (its "
+               "input alone)")
+    return out
+

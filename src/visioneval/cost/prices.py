@@ -26,11 +26,13 @@ if TYPE_CHECKING:
 
 MILLION = Decimal(1_000_000)
 GIVEN = "--price-in/--price-out"
-# What a missing price's line tells the user to do: the model under test takes the user's
-# prices; no option prices a judge (its cost is then unknown unless its server reports it).
-MODEL_REMEDY = "give --price-in and --price-out (0 and 0 for a free one)"
-JUDGE_REMEDY = ("no option prices a judge (--price-in/--price-out price the model under "
-                "test), so its cost is unknown unless its server reports it")
+JUDGE_GIVEN = "--judge-price-in/--judge-price-out"
+# What a missing price's line tells the user to do, said once (not in every line that
+# names the missing price): the model under test takes --price-in/--price-out, its judge
+# --judge-price-in/--judge-price-out, in US dollars per million tokens in and out.
+MODEL_REMEDY = "--price-in USD --price-out USD per million tokens (0 and 0: your own server)"
+JUDGE_REMEDY = ("--judge-price-in USD --judge-price-out USD per million tokens (0 and 0: "
+                "your own server)")
 PROBE_TOKENS = 1000  # the table is asked for 1000 tokens: the first tier of tiered prices
 
 
@@ -67,9 +69,15 @@ def _plain(value: Decimal) -> str:
 
 @dataclass(frozen=True)
 class NoPrice:
-    """Why a model has no price (said where the cost would be)."""
+    """Why a model has no price (said where the cost would be, and recorded), and what the
+    user can do about it (`remedy`: said once where a command prints the cost)."""
 
     reason: str
+    remedy: str = ""
+
+    def line(self) -> str:
+        """The reason and the remedy together (one line of a refusal)."""
+        return f"{self.reason}: {self.remedy}" if self.remedy else self.reason
 
 
 @dataclass(frozen=True)
@@ -95,18 +103,26 @@ class ModelRef:
         return f"{self.model}{where}"
 
 
-def given_price(price_in: float | None, price_out: float | None) -> Price | None:
+def given_price(price_in: float | None, price_out: float | None,
+                source: str = GIVEN) -> Price | None:
     """The user's prices, or None when not given (both or neither, checked by the options)."""
     if price_in is None or price_out is None:
         return None
-    return Price(Decimal(str(price_in)), Decimal(str(price_out)), GIVEN)
+    return Price(Decimal(str(price_in)), Decimal(str(price_out)), source)
 
 
 def recorded_price(pricing: Pricing | None) -> Price | None:
-    """The prices run.json keeps under `pricing` (None: none were given)."""
+    """The model's prices run.json keeps under `pricing` (None: none were given)."""
     if pricing is None:
         return None
     return given_price(pricing.price_in, pricing.price_out)
+
+
+def recorded_judge_price(pricing: Pricing | None) -> Price | None:
+    """The judge's prices run.json keeps under `pricing` (None: none were given)."""
+    if pricing is None:
+        return None
+    return given_price(pricing.judge_price_in, pricing.judge_price_out, JUDGE_GIVEN)
 
 
 def price_for(ref: ModelRef, given: Price | None = None,
@@ -118,7 +134,7 @@ def price_for(ref: ModelRef, given: Price | None = None,
     if ref.kind in ("builtin", "none"):
         return Price(Decimal(0), Decimal(0), "builtin baseline: runs locally, free")
     if not ref.base_url or self_hosted(ref.base_url):
-        return NoPrice(f"no price for {ref.label()} (your own server?): {remedy}")
+        return NoPrice(f"no price for {ref.label()} (your own server?)", remedy)
     return table_price(ref.model, ref.base_url, remedy)
 
 
@@ -150,7 +166,7 @@ def table_price(model: str, base_url: str, remedy: str = MODEL_REMEDY) -> Price 
     (its price today, first tier). Its data loads in about a second, once per process."""
     version = table_version()
     if version is None:
-        return NoPrice(f"no price for {model}: genai-prices is not installed; {remedy}")
+        return NoPrice(f"no price for {model}: genai-prices is not installed", remedy)
     from genai_prices import Usage, calc_price
 
     try:
@@ -158,7 +174,7 @@ def table_price(model: str, base_url: str, remedy: str = MODEL_REMEDY) -> Price 
                           provider_api_url=base_url)
     except LookupError as exc:
         return NoPrice(f"no price for {model} at {host_of(base_url)} in genai-prices "
-                       f"{version} ({exc}); {remedy}")
+                       f"{version} ({exc})", remedy)
     scale = MILLION / PROBE_TOKENS
     return Price(Decimal(calc.input_price) * scale, Decimal(calc.output_price) * scale,
                  f"price table genai-prices {version}, {calc.provider.id} {calc.model.id}")

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 
 NO_USAGE = "no answer reported usage (failed requests are taken as free)"
 NOTHING_SENT = "no request sent: every answer came from the cache or needed no model"
-PANEL_REMEDY = ("no option prices it (--price-in/--price-out price the run's own model), "
-                "so its cost is unknown unless its server reports it")
+PANEL_REMEDY = ("--judge-price-in USD --judge-price-out USD price a panel's judges (0 and 0: "
+                "your own server)")
 
 
 @dataclass(frozen=True)
@@ -61,15 +61,17 @@ def cost_of(count: UsageCount, price: Price | NoPrice, who: str) -> Cost:
 
 def run_cost(sessions: Iterable[SessionInfo], model: ModelRef, judge: ModelRef | None,
              given: Price | None, panel: Sequence[ModelRef] = (),
-             batch_discount: Decimal | None = None) -> dict[str, Any]:
+             batch_discount: Decimal | None = None,
+             judge_given: Price | None = None) -> dict[str, Any]:
     """counts.cost: {"usd", "source", "unavailable" (when usd is null), "groups"}.
-    `given`: the user's prices, for the model under test (see `role_prices`); `panel`: the
-    benchmark's panel models, in order; `batch_discount`: the model's answers came through
-    the provider's batch API (`--batch`), its tokens at that share of the price."""
+    `given`: the user's prices, for the model under test, `judge_given` for its judge (see
+    `role_prices`); `panel`: the benchmark's panel models, in order; `batch_discount`: the
+    model's answers came through the provider's batch API (`--batch`), its tokens at that
+    share of the price."""
     book = UsageBook.from_sessions(sessions)
     refs = {"model": model, "judge": judge} | {panel_role(k): ref
                                                for k, ref in enumerate(panel, 1)}
-    prices = role_prices(model, judge, given, panel)
+    prices = role_prices(model, judge, given, panel, judge_given)
     if batch_discount is not None and isinstance(prices["model"], Price):
         prices["model"] = prices["model"].in_batches(batch_discount)
 
@@ -90,19 +92,25 @@ def run_cost(sessions: Iterable[SessionInfo], model: ModelRef, judge: ModelRef |
 
 
 def role_prices(model: ModelRef, judge: ModelRef | None, given: Price | None,
-                panel: Sequence[ModelRef] = ()) -> dict[str, Price | NoPrice]:
+                panel: Sequence[ModelRef] = (), judge_given: Price | None = None
+                ) -> dict[str, Price | NoPrice]:
     """The model's price, its judge's and each panel model's (`panel1`, ...). The user's
-    prices are the model's; a judge or panel model gets them only when it is the same
-    model at the same place, else its table price; no option prices those, so without a
-    table price their cost is what their server reports, or unknown (said so, never
-    pointing at the model's --price-in)."""
+    prices are the model's (`given`) and the judge's (`judge_given`: --judge-price-in/out);
+    without its own, a judge or panel model gets the model's only when it is the same model
+    at the same place, else its table price; no option prices a panel model, so without a
+    table price its cost is what its server reports, or unknown (said so, never pointing at
+    the model's --price-in). A panel's models are judges (evaluate's judges 2, 3 ...):
+    `judge_given` prices them too."""
     prices: dict[str, Price | NoPrice] = {"model": price_for(model, given)}
     if judge is None:
         prices["judge"] = NoPrice("the run's judge model is not known")
+    elif judge_given is not None:
+        prices["judge"] = judge_given
     else:
         prices["judge"] = _other(judge, "judge", model, given, JUDGE_REMEDY)
-    for k, ref in enumerate(panel, 1):
-        prices[panel_role(k)] = _other(ref, "", model, given, PANEL_REMEDY)
+    for k, ref in enumerate(panel, 1):  # a panel is of judges: the judges' price is theirs
+        prices[panel_role(k)] = judge_given if judge_given is not None else \
+            _other(ref, "", model, given, PANEL_REMEDY)
     return prices
 
 
@@ -111,7 +119,7 @@ def _other(ref: ModelRef, who: str, model: ModelRef, given: Price | None,
     """A judge's or panel model's price: the user's only for the model under test itself."""
     price = price_for(ref, given if ref == model else None, remedy)
     if isinstance(price, NoPrice):
-        return NoPrice(f"{who}: {price.reason}" if who else price.reason)
+        return NoPrice(f"{who}: {price.reason}" if who else price.reason, price.remedy)
     return price
 
 

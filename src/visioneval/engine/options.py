@@ -44,21 +44,23 @@ class EngineOptions(BaseModel, frozen=True):
     # cost, else the price table); max_cost: this session stops sending once it spent that.
     price_in: float | None = Field(None, ge=0)
     price_out: float | None = Field(None, ge=0)
+    # The judge's price (vqa's --scorer judge, evaluate's judges), as the model's.
+    judge_price_in: float | None = Field(None, ge=0)
+    judge_price_out: float | None = Field(None, ge=0)
     max_cost: float | None = Field(None, gt=0)
     max_reply_mb: float = Field(DEFAULT_MAX_REPLY_MB, gt=0)
 
     @model_validator(mode="after")
     def _both_prices(self) -> EngineOptions:
-        if (self.price_in is None) != (self.price_out is None):
-            raise ValueError("give both --price-in and --price-out (US dollars per million "
-                             "input and output tokens; 0 and 0 for a free, self-hosted model)")
+        both_prices(self.price_in, self.price_out, self.judge_price_in, self.judge_price_out)
         return self
 
     def pricing(self) -> dict[str, float] | None:
         """What run.json keeps under `pricing` (None: no prices were given)."""
-        if self.price_in is None or self.price_out is None:
-            return None
-        return {"price_in": self.price_in, "price_out": self.price_out}
+        given = {k: v for k, v in (("price_in", self.price_in), ("price_out", self.price_out),
+                                   ("judge_price_in", self.judge_price_in),
+                                   ("judge_price_out", self.judge_price_out)) if v is not None}
+        return given or None
 
     def retry_policy(self) -> RetryPolicy:
         return RetryPolicy(self.max_attempts, self.timeout_s, self.backoff_base_s,
@@ -100,6 +102,18 @@ class EngineOptions(BaseModel, frozen=True):
                           preflight_timeout_s=self.timeout_s)
 
 
+def both_prices(price_in: float | None, price_out: float | None,
+                judge_in: float | None = None, judge_out: float | None = None) -> None:
+    """A price is given in and out, or not at all: a ValueError naming the flags."""
+    if (price_in is None) != (price_out is None):
+        raise ValueError("give both --price-in and --price-out (US dollars per million "
+                         "input and output tokens; 0 and 0 for a free, self-hosted model)")
+    if (judge_in is None) != (judge_out is None):
+        raise ValueError("give both --judge-price-in and --judge-price-out (US dollars per "
+                         "million input and output tokens of the judge; 0 and 0 for your "
+                         "own server)")
+
+
 def shard_cache_path(path: Path, shard: Shard) -> Path:
     return path.with_name(f"{path.stem}-shard-{shard.dirname}{path.suffix}")
 
@@ -110,9 +124,11 @@ FLAGS = {"concurrency": "--concurrency", "max_attempts": "--max-attempts",
          "backoff_cap_s": "--backoff-cap", "rpm": "--rpm", "tpm": "--tpm",
          "cache_path": "--cache-dir/--no-cache", "refresh_cache": "--refresh-cache",
          "cache_key_url": "--cache-key-url", "price_in": "--price-in",
-         "price_out": "--price-out", "max_reply_mb": "--max-reply-mb"}
+         "price_out": "--price-out", "judge_price_in": "--judge-price-in",
+         "judge_price_out": "--judge-price-out", "max_reply_mb": "--max-reply-mb"}
 _SCALARS = ("concurrency", "max_attempts", "timeout_s", "backoff_base_s", "backoff_cap_s",
-            "rpm", "tpm", "price_in", "price_out", "max_reply_mb")
+            "rpm", "tpm", "price_in", "price_out", "judge_price_in", "judge_price_out",
+            "max_reply_mb")
 
 
 @dataclass(frozen=True)
@@ -159,14 +175,14 @@ class EngineFlags(BaseModel, frozen=True):
     cache_key_url: bool = False
     price_in: float | None = Field(None, ge=0)
     price_out: float | None = Field(None, ge=0)
+    judge_price_in: float | None = Field(None, ge=0)
+    judge_price_out: float | None = Field(None, ge=0)
     max_cost: float | None = None
     max_reply_mb: float | None = Field(None, gt=0)
 
     @model_validator(mode="after")
     def _coherent(self) -> EngineFlags:
-        if (self.price_in is None) != (self.price_out is None):
-            raise ValueError("give both --price-in and --price-out (US dollars per million "
-                             "input and output tokens; 0 and 0 for a free, self-hosted model)")
+        both_prices(self.price_in, self.price_out, self.judge_price_in, self.judge_price_out)
         if self.max_cost is not None and self.max_cost <= 0:
             raise ValueError("--max-cost must be more than 0 US dollars")
         if self.no_cache and (self.cache_dir is not None or self.refresh_cache):

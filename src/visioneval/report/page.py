@@ -36,10 +36,20 @@ def write_report(directory: Path, thumb_limit: int = THUMB_LIMIT,
     return write_page(load(directory, definition), thumb_limit, row_limit)
 
 
+GENERIC_PAGE = "report-generic.html"
+
+
+def page_path(view: RunView) -> Path:
+    """Where a run's page goes: report.html, or, for a run shown without its own
+    definition (`RunView.untrusted`), report-generic.html beside it, so that a page drawn
+    with the benchmark's tables is never replaced by one without them."""
+    return view.directory / (GENERIC_PAGE if view.untrusted else "report.html")
+
+
 def write_page(view: RunView, thumb_limit: int = THUMB_LIMIT,
                row_limit: int = ROW_LIMIT) -> Path:
-    """report.html of a run already read back (`rundir.load`)."""
-    path = view.directory / "report.html"
+    """The page of a run already read back (`rundir.load`), at `page_path`."""
+    path = page_path(view)
     page = render(view, thumb_limit, row_limit)
     write_atomic(path, page.encode("utf-8"))  # never half a page
     return path

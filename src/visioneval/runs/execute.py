@@ -19,7 +19,13 @@ from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import GenerationSettings
 from visioneval.core.runfiles import Identity, Pricing, ProbedResolution, RunInfo
 from visioneval.core.store import RunDirError, RunLock, RunStore
-from visioneval.cost.prices import ModelRef, given_price, recorded_price
+from visioneval.cost.prices import (
+    JUDGE_GIVEN,
+    ModelRef,
+    given_price,
+    recorded_judge_price,
+    recorded_price,
+)
 from visioneval.engine.options import Change, EngineOptions
 from visioneval.engine.stopping import SequentialStop, StoppingFlags, StoppingRule, refusal
 from visioneval.io.parquet import DataError
@@ -282,8 +288,12 @@ def _budget(benchmark: Benchmark, spec: BackendSpec, engine: EngineOptions,
     from visioneval.cost.budget import Budget
 
     given = given_price(engine.price_in, engine.price_out)
-    if given is None and resumed is not None:
-        given = recorded_price(RunStore.open(resumed).info.pricing)
+    judge_given = given_price(engine.judge_price_in, engine.judge_price_out, JUDGE_GIVEN)
+    if resumed is not None:
+        pricing = RunStore.open(resumed).info.pricing
+        given = given or recorded_price(pricing)
+        judge_given = judge_given or recorded_judge_price(pricing)
     judge = ModelRef.from_spec(benchmark.judge) if benchmark.judge is not None else None
     panel = [ModelRef.from_spec(member) for member in benchmark.panel]
-    return Budget.for_run(engine.max_cost, ModelRef.from_spec(spec), judge, given, panel)
+    return Budget.for_run(engine.max_cost, ModelRef.from_spec(spec), judge, given, panel,
+                          judge_given)

@@ -72,6 +72,34 @@ class RunRequest:
 
 
 @dataclass(frozen=True)
+class GivenOption:
+    """A benchmark option given again with --resume: the flag as the user wrote it and its
+    value (a list may still be a comma list)."""
+
+    flag: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class Restated:
+    """The flags of a new run given again with --resume (the same command with --resume
+    for --out): each is taken when it says what the run recorded, after normalising (paths
+    resolved, lists as lists, configs made from --splits/--tasks), and refused when it
+    changes it (`visioneval.runs.restated`)."""
+
+    backend: str | None = None
+    model: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    out: Path | None = None
+    variants: tuple[str, ...] = ()
+    probe_resolution: bool = False
+    batch: bool = False
+    shard: str | None = None
+    options: Mapping[str, GivenOption] = field(default_factory=dict)  # by option name
+
+
+@dataclass(frozen=True)
 class ResumeGiven:
     """What a resume's command line gave: engine flags, the model's server and key variable,
     the user's own benchmark definition, and the benchmark options a resume takes from the
@@ -83,6 +111,7 @@ class ResumeGiven:
     definition: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
     stopping: StoppingFlags = field(default_factory=StoppingFlags)  # --target-ci again
+    restated: Restated = field(default_factory=Restated)  # a new run's flags given again
 
     @classmethod
     def from_flags(cls, flags: EngineFlags, base_url: str | Sequence[str] | None = None,

@@ -4,7 +4,8 @@ the model (its server and key only as the command line names them again, see
 the flags given again.
 
 Flags that would change what is measured (the model, a benchmark option, the generation
-settings) are refused by the commands, never silently dropped: that is a new run."""
+settings) are taken when they say what the run recorded and refused when they change it
+(`visioneval.runs.restated`), never silently dropped: a change is a new run."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from visioneval.core.runfiles import BackendInfo, RunInfo
 from visioneval.engine.options import Change, EngineOptions
 from visioneval.invocation import command
 from visioneval.runs.request import ResumeGiven
+from visioneval.runs.restated import check_restated
 from visioneval.runs.target import (
     judge_flags_of,
     resume_command,
@@ -76,6 +78,7 @@ def rebuild(info: RunInfo, given: ResumeGiven, directory: Path | None = None) ->
     definition = definition_for_resume(info, given.definition, directory)
     options = resumed_options(definition, info.options, given.options)
     benchmark = rebuilt(definition.build(options), info, definition)
+    check_restated(info, definition, benchmark, given.restated, directory)
     flags = target_flags(info.benchmark)
     spec = resumed_spec(info.backend, given.base_urls, given.api_key_env, flags)
     check_judge_target(definition, benchmark, info.options, given.options)

@@ -9,6 +9,7 @@ from decimal import Decimal
 from rich.console import Console
 from rich.table import Table
 
+from visioneval.core.rowcounts import PublishedRows
 from visioneval.core.store import RUN_FILE, RunStore
 from visioneval.cost import estimate
 from visioneval.cost.images import image_rule
@@ -28,6 +29,7 @@ class RunEstimate:
     why_unknown: str = ""
     resumed: int = 0
     detectable: float | None = None  # `visioneval power`'s paired difference at this n
+    published: PublishedRows | None = None  # counted from the data's published rows
 
 
 def estimate_run(run: PlannedRun) -> RunEstimate:
@@ -41,7 +43,7 @@ def estimate_run(run: PlannedRun) -> RunEstimate:
     if (run.directory / RUN_FILE).is_file():
         done = IdSet(r.id for r in RunStore.open(run.directory).iter_latest() if r.ok)
     rule = image_rule(run.model.model)
-    found = estimate.estimate(benchmark.samples(), run.settings, rule, done)
+    found = estimate.planned(benchmark, run.settings, rule, done)
     price = price_for(ModelRef.from_spec(run.spec()),
                       given_price(run.model.price_in, run.model.price_out))
     prompt = found.prompt.total if found.prompt else 0
@@ -49,13 +51,33 @@ def estimate_run(run: PlannedRun) -> RunEstimate:
                                    1 + len(benchmark.panel))
     if isinstance(price, NoPrice):
         return RunEstimate(run, found.requests, prompt, found.max_output_tokens, None,
-                           price.reason, found.done, detectable)
+                           price.reason, found.done, detectable, found.published)
     if run.model.batch:
         from visioneval.backends.batch.base import BATCH_DISCOUNT
 
         price = price.in_batches(BATCH_DISCOUNT)
     return RunEstimate(run, found.requests, prompt, found.max_output_tokens,
-                       found.cost_range(price), resumed=found.done, detectable=detectable)
+                       found.cost_range(price), resumed=found.done, detectable=detectable,
+                       published=found.published)
+
+
+def published_notes(rows: list[RunEstimate]) -> list[str]:
+    """Where the counts of runs that read no data come from, once per dataset, and the
+    parts a run could not count."""
+    sources = {(e.published.dataset, e.published.revision): None for e in rows if e.published}
+    out = [f"rows of {dataset}: its published counts (revision {revision}), no data read"
+           for dataset, revision in sources]
+    if sources:
+        out.append("input tokens without the data: the prompts' text (estimated where the "
+                   "questions are in the data), not the images'")
+    missing: dict[tuple[str, ...], int] = {}
+    for e in rows:
+        if e.published is not None and e.published.unknown():
+            parts = tuple(e.published.unknown())
+            missing[parts] = missing.get(parts, 0) + 1
+    out += [f"{', '.join(parts)}: not counted in {n} run{'s' if n > 1 else ''} (no published "
+            "row count; data_dir or num_samples counts them)" for parts, n in missing.items()]
+    return out
 
 
 def show(plan: SuitePlan, console: Console) -> int:
@@ -90,8 +112,14 @@ def show(plan: SuitePlan, console: Console) -> int:
     for line in unknown:
         console.print(f"cost unknown for {line}", highlight=False, soft_wrap=True,
                       markup=False)
+    if unknown:  # how to price them, once
+        console.print("to price a model: price_in and price_out in its [[models]] table, US "
+                      "dollars per million tokens (0 and 0 for your own server)",
+                      highlight=False, soft_wrap=True, markup=False)
     console.print("cost: input only, up to every answer at max tokens; a judge's requests "
                   "are not counted", highlight=False, soft_wrap=True, markup=False)
+    for line in published_notes(rows):
+        console.print(line, highlight=False, soft_wrap=True, markup=False)
     if any(e.run.model.batch for e in rows):
         console.print("*: through the provider's batch API (the model's batch = true), at "
                       "that API's price; answers within 24 hours",

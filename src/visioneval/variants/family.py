@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from visioneval.backends.registry import BackendSpec
+    from visioneval.core.rowcounts import PublishedRows
     from visioneval.core.runfiles import RunInfo
     from visioneval.core.solver import Solver
     from visioneval.variants.summary import VariantsSummary
@@ -92,6 +93,10 @@ class Varied(Benchmark[Any]):
     @property
     def per_row(self) -> int:
         return self.inner.per_row * (1 + len(self.variants))
+
+    def published_rows(self) -> PublishedRows | None:
+        counts = self.inner.published_rows()
+        return counts.times(1 + len(self.variants)) if counts is not None else None
 
     def plan(self) -> BenchmarkPlan:
         plan = BenchmarkPlan.of(self.inner.plan(), self.inner.name)

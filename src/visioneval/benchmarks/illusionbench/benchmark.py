@@ -4,8 +4,10 @@ under every protocol that reads that family's responses; metrics per protocol si
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 from rich.console import Console
@@ -27,6 +29,9 @@ from visioneval.core.rows import DataRow, ParquetRows, Skip
 from visioneval.core.runfiles import RunInfo
 from visioneval.io import parquet
 
+if TYPE_CHECKING:
+    from visioneval.core.rowcounts import PublishedRows
+
 __all__ = ["IllusionBench", "IllusionBenchOptions", "build", "choose", "scoring_only"]
 
 
@@ -34,10 +39,44 @@ class IllusionBench(Benchmark[IllusionBenchOptions]):
     name = "illusionbench"
     builtin_models = ("random",)  # popout and majority answer SalBench's question
 
-    def __init__(self, options: IllusionBenchOptions, root: Path, files: dict[str, list[Path]]):
+    def __init__(self, options: IllusionBenchOptions, root: Path | None = None,
+                 files: dict[str, list[Path]] | None = None):
+        """`root` and `files`: the local copy (--data-dir), or None for the Hub's, found or
+        downloaded only when a row is first read (a dry run counts the published rows)."""
         super().__init__(options)
-        self.root = root
-        self.files = files
+        if root is not None and files is not None:
+            self.root, self.files = root, files
+
+    @cached_property
+    def _located(self) -> tuple[Path, dict[str, list[Path]]]:
+        from visioneval.benchmarks.illusionbench.data import locate
+
+        return locate(None, self.options.subsets)
+
+    @cached_property
+    def root(self) -> Path:
+        return self._located[0]
+
+    @cached_property
+    def files(self) -> dict[str, list[Path]]:
+        return self._located[1]
+
+    def published_rows(self) -> PublishedRows | None:
+        """The Hub's row counts of the subsets asked (`rows.json`), without --data-dir; the
+        text of every request is the benchmark's own prompt, so it is counted exactly."""
+        if self.options.data_dir is not None:
+            return None
+        from visioneval.core.rowcounts import read_counts
+
+        subsets = list(self.options.subsets)
+        counts = read_counts(Path(__file__).with_name("rows.json"), subsets,
+                             self.options.num_samples, requests_per_row=self.per_row)
+        pairs = [(t, f) for t in self.options.tasks for f in self.options.families]
+        rows = {s: counts.rows(s) or 0 for s in subsets}
+        chars = sum(rows[s] * len(prompt(f, s, t)) for s in subsets for t, f in pairs)
+        requests = sum(rows.values()) * len(pairs)
+        return replace(counts, prompt_chars=round(chars / requests) if requests else 0,
+                       chars_source="")
 
     @property
     def per_row(self) -> int:
@@ -135,6 +174,8 @@ def build(options: Mapping[str, Any] | BaseModel) -> IllusionBench:
     from visioneval.benchmarks.illusionbench.data import locate
 
     options = IllusionBenchOptions.model_validate(options)
+    if options.data_dir is None:
+        return IllusionBench(options)
     root, files = locate(options.data_dir, options.subsets)
     return IllusionBench(options, root, files)
 

@@ -46,7 +46,6 @@ class IllusionBenchDefinition(BenchmarkDefinition):
     model_help = "Model name; builtin: random."
     max_tokens = 64
     max_tokens_help = "lmms-eval's max_new_tokens; enough for 'Answer: X'."
-    default_model = ("ollama", "llava:7b")
     synth_help = ("Write a small IllusionBench-shaped set (ICON, LOGO, IN) in the real schema "
                   "and names; 21 rows or more per subset cover every class.")
     synth_rows = 24

@@ -59,7 +59,9 @@ class LayoutArgs:
         """The flags every run command shares, as layout's command line gave them."""
         from visioneval.commands.flags import RunFlags
 
-        return RunFlags(backend="none", model=self.model, out=self.out, resume=self.resume,
+        new = self.resume is None  # a resume's model is the run's (--model: `given`)
+        return RunFlags(backend="none" if new else None, model=self.model if new else None,
+                        out=self.out, resume=self.resume,
                         no_cache=self.no_cache, no_progress=not self.progress,
                         no_report=not self.report, shard=self.shard, executor=self.executor,
                         shards=self.shards, ray_address=self.ray_address)

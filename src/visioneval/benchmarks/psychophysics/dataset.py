@@ -9,9 +9,7 @@ import os
 import types
 import typing
 from collections.abc import Iterator, Mapping
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Literal
 
@@ -189,9 +187,10 @@ def _drawn(planned: list[Trial]) -> Iterator[Stimulus]:
     workers = min(os.cpu_count() or 1, 8)
     if len(planned) < PARALLEL_FROM or workers < 2:
         return map(make_stimulus, planned)
-    pool = ProcessPoolExecutor(workers, mp_context=get_context("forkserver"))
-    with pool:
-        return iter(list(pool.map(make_stimulus, planned, chunksize=32)))
+    from visioneval.workers import pool
+
+    with pool(workers, "stimuli") as drawing:
+        return iter(list(drawing.map(make_stimulus, planned, chunksize=32)))
 
 
 def write_dataset(out_dir: Path, design: Design | None = None, seed: int = 0

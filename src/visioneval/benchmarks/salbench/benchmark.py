@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
-from functools import partial
+from functools import cached_property, partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 from rich.console import Console
@@ -39,6 +39,9 @@ from visioneval.core.runfiles import RunInfo
 from visioneval.io import parquet
 from visioneval.metrics.labelsets import sample_scores
 
+if TYPE_CHECKING:
+    from visioneval.core.rowcounts import PublishedRows
+
 __all__ = ["SalBench", "SalBenchOptions", "ScoringOnly", "build"]
 
 COLUMNS = ("image", "question", "answer", "image_id")
@@ -50,11 +53,32 @@ class SalBench(Benchmark[SalBenchOptions]):
     name = "salbench"
     builtin_models = ("popout", "random", "majority")
 
-    def __init__(self, options: SalBenchOptions, root: Path):
+    def __init__(self, options: SalBenchOptions, root: Path | None):
+        """`root`: the local copy (--data-dir), or None for the Hub's, found or downloaded
+        only when a row is first read (a dry run counts the published rows instead)."""
         super().__init__(options)
-        self.root = root
         self.specs = [CONFIGS[c] for c in options.configs]
-        self.files = {s.name: parquet.parquet_files(root / s.name) for s in self.specs}
+        if root is not None:
+            self.root = root
+
+    @cached_property
+    def root(self) -> Path:
+        from visioneval.benchmarks.salbench.data import locate
+
+        return locate(None, self.options.configs)
+
+    @cached_property
+    def files(self) -> dict[str, list[Path]]:
+        return {s.name: parquet.parquet_files(self.root / s.name) for s in self.specs}
+
+    def published_rows(self) -> PublishedRows | None:
+        """The Hub's row counts of the configs asked (`rows.json`), without --data-dir."""
+        if self.options.data_dir is not None:
+            return None
+        from visioneval.core.rowcounts import read_counts
+
+        return read_counts(Path(__file__).with_name("rows.json"), list(self.options.configs),
+                           self.options.num_samples, images_per_request=1 + self.options.shots)
 
     @property
     def asked(self) -> str:
@@ -225,7 +249,8 @@ def build(options: Mapping[str, Any] | BaseModel) -> SalBench:
     from visioneval.benchmarks.salbench.data import locate
 
     options = SalBenchOptions.model_validate(options)
-    return SalBench(options, locate(options.data_dir, options.configs))
+    local = options.data_dir
+    return SalBench(options, locate(local, options.configs) if local is not None else None)
 
 
 def _name(row: DataRow) -> str:

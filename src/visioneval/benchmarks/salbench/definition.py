@@ -41,7 +41,6 @@ class SalBenchDefinition(BenchmarkDefinition):
     options_model = SalBenchOptions
     metrics_model = SalBenchMetrics
     model_help = "Model name; builtin: popout, random, majority."
-    default_model = ("ollama", "llava:7b")  # MikeWise2718/salbench's defaults
     synth_help = "Write a P3-style synthetic SalBench set in the real schema and folder layout."
     synth_rows = 100
     synth_options = SalBenchSynthOptions

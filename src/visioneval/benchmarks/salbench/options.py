@@ -19,10 +19,12 @@ class SalBenchOptions(BaseModel, frozen=True):
                                        json_schema_extra={"shown_default": f"download {HF_REPO}"})
     splits: list[str] | None = Field(None, exclude=True,
                                      description="synthetic (P3), natural (O3).",
-                                     json_schema_extra={"shown_default": ",".join(SPLITS)})
+                                     json_schema_extra={"shown_default": ",".join(SPLITS),
+                                                        "recorded_as": "configs"})
     tasks: list[str] | None = Field(None, exclude=True, description="Detection D, Referring R, "
                                     "Visual Referring VR.",
-                                    json_schema_extra={"shown_default": ",".join(TASKS)})
+                                    json_schema_extra={"shown_default": ",".join(TASKS),
+                                                       "recorded_as": "configs"})
     # Always set once validated (`_configs_named`); None only as the flag's default.
     configs: list[str] = Field(None, validate_default=True,
                                description="HF configs, e.g. P3,O3_box (instead of "
