@@ -304,10 +304,8 @@ def any_benchmark_command() -> Callable[..., None]:
             if model is None or not definition.command:
                 raise ValueError(f"{target} has no command options; run it with its own "
                                  "command")
-            unknown = set(values) - set(model.model_fields)
-            if unknown:
-                raise ValueError(f"--option: {target} has no option {', '.join(sorted(unknown))}"
-                                 f"; its options: {', '.join(model.model_fields)}")
+            if found := definition.unknown_option(values):
+                raise ValueError(f"--option {found[0]}: {found[1]}")
             return definition.from_command(_options_from(model, values))
 
         def max_tokens_default() -> int:

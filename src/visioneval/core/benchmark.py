@@ -285,6 +285,26 @@ class BenchmarkDefinition:
         given = options.model_dump() if isinstance(options, BaseModel) else dict(options or {})
         return model.model_validate(given)
 
+    def unknown_option(self, names: Iterable[str]) -> tuple[str, str] | None:
+        """(the first of `names` that is not one of the benchmark's options, why), the why
+        naming the nearest option: an options model takes no unknown key silently, so a
+        misspelt `num_sample` would otherwise run every sample. None when all are known (or
+        the benchmark has no options model to check against)."""
+        import difflib
+
+        model = self.options_model
+        if model is None:
+            return None
+        known = list(model.model_fields)
+        for name in names:
+            if name in known:
+                continue
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f"did you mean {close[0]}?" if close else \
+                f"its options: {', '.join(known)}"
+            return name, f"{self.name or 'this benchmark'} has no option {name}; {hint}"
+        return None
+
     def build(self, options: Mapping[str, Any] | BaseModel) -> Benchmark[Any]:
         """The benchmark from its options: as run.json recorded them (resume, report,
         compare), as Python gave them, or the command's parsed flags."""
