@@ -146,7 +146,7 @@ def _json(value: Any) -> Any:
 class EngineFlags(BaseModel, frozen=True):
     """The engine flags one command line gave; None (or False for a switch): not given."""
 
-    concurrency: int | None = Field(None, gt=0)
+    concurrency: int | None = Field(None, gt=0, le=defaults.MAX_CONCURRENCY)
     max_attempts: int | None = Field(None, gt=0)
     timeout_s: float | None = Field(None, gt=0)
     backoff_base_s: float | None = Field(None, ge=0)

@@ -68,7 +68,7 @@ class ProbeSettings(BaseModel):
 
     design: CanaryDesign = Field(default_factory=CanaryDesign)
     generation: GenerationSettings = Field(default_factory=GenerationSettings)
-    concurrency: int = Field(8, gt=0)
+    concurrency: int = Field(8, gt=0, le=defaults.MAX_CONCURRENCY)
     max_attempts: int = Field(defaults.MAX_ATTEMPTS, gt=0)
     timeout_s: float = Field(defaults.TIMEOUT_S, gt=0)
     backoff_base_s: float = Field(defaults.BACKOFF_BASE_S, ge=0)

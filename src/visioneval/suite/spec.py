@@ -52,7 +52,7 @@ class ModelEntry(_Entry):
     model: str
     base_url: str | list[str] | None = None
     api_key_env: str | None = None
-    concurrency: int | None = Field(None, gt=0)
+    concurrency: int | None = Field(None, gt=0, le=defaults.MAX_CONCURRENCY)
     rpm: int | None = Field(None, gt=0)
     tpm: int | None = Field(None, gt=0)
     price_in: float | None = Field(None, ge=0)
@@ -119,7 +119,7 @@ class EngineEntry(_Entry):
     """Engine settings for every run of the suite (the command's flags of the same names);
     a model's own `concurrency`, `rpm`, `tpm` and prices are set per model."""
 
-    concurrency: int = Field(defaults.CONCURRENCY, gt=0)
+    concurrency: int = Field(defaults.CONCURRENCY, gt=0, le=defaults.MAX_CONCURRENCY)
     max_attempts: int | None = Field(None, gt=0)
     timeout: float | None = Field(None, gt=0)
     backoff_base: float | None = Field(None, ge=0)
