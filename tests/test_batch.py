@@ -143,6 +143,26 @@ def test_an_expired_batch_leaves_its_unanswered_requests_as_errors(serve, synth_
     assert sum(server.batch_apis.book.received.values()) == 24 + 14
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_request_answered_twice_keeps_its_first_success(serve, synth_data, tmp_path,
+                                                          backend):
+    # Each of the first 5 requests is answered, then answered again with an error (OpenAI:
+    # in the error file; Anthropic: a second result line).
+    server = serve(batches=BatchScript(answer_twice=5))
+    run = tmp_path / "run"
+    result = _run(server, synth_data, run, "--batch", "--no-cache", backend=backend)
+    records = journal(run)
+    assert len(records) == 24 and not [r for r in records if r["response"]["error"]]
+    said = [ln for ln in result.stderr.splitlines() if "more than once" in ln]
+    assert len(said) == 1 and "5 request(s)" in said[0], result.stderr
+    assert "the first success of each is kept" in said[0]
+    # Nothing left to send again: a resume pays for nothing.
+    _resume(server, run, backend)
+    assert server.batch_apis.book.batches == 1
+    assert set(server.batch_apis.book.received.values()) == {1}
+    assert load(run) == _plain_metrics(serve, synth_data, tmp_path / "plain", backend)
+
+
 def _batch_recorded(run: Path) -> dict | None:
     try:
         entries = (_run_info(run).get("batch") or {}).get("batches") or []

@@ -347,6 +347,10 @@ class _BatchRun:
             engine._record(sample, Solved(response), self.scorer, stats, self.progress)
             if engine.cache is not None and sample.cache_key is not None and response.ok:
                 engine.cache.put(sample.cache_key, response, origin)
+        if answers.conflicts:
+            self.setup.say(f"batch {state.batch_id} answered {answers.conflicts:,} "
+                           "request(s) more than once, differently (a success and an error): "
+                           "the first success of each is kept")
         if len(answers) and unanswered == entry.requests:
             self.setup.say(f"batch {state.batch_id} answers none of this run's requests "
                            f"(none carries its key {entry.key}): it is another's batch; "

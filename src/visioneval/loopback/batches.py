@@ -6,7 +6,9 @@ A batch ends `BatchScript.delay_s` after it was created; until then it is in pro
 share of the requests can be answered with an error (each custom_id only the first time it
 comes, so a resume's new batch gets its answer), a batch can expire with only its first
 requests answered, as a provider's does when its 24 hours pass, the reply to a batch's
-creation can be lost after the batch was made, and batches can be refused altogether.
+creation can be lost after the batch was made, batches can be refused altogether, and a
+batch's first requests can be answered twice (their answer, then an error for the same
+custom_id: OpenAI's in the error file, Anthropic's as a second result line).
 `BatchBook` counts what arrived per custom_id: a test checks that no request was sent twice.
 """
 
@@ -37,6 +39,7 @@ class BatchScript:
     expire_after: int | None = None
     lose_created: int = 0  # the first N batches are made, but their reply is an HTTP 502
     refuse: bool = False  # every batch is refused (HTTP 400), as by an account without them
+    answer_twice: int = 0  # the first N requests of each batch also get an error answer
 
 
 class BatchHost(Protocol):
@@ -63,6 +66,7 @@ class _Batch:
     tag: str | None = None
     input_file_id: str | None = None
     results: list[dict[str, Any]] | None = None  # made once, when it ends
+    again: list[dict[str, Any]] = field(default_factory=list)  # second answers (answer_twice)
     expired: bool = False
 
 
@@ -179,7 +183,8 @@ class BatchApis:
             view["request_counts"] |= {"completed": len(good),
                                        "failed": len(batch.lines) - len(good)}
             view["output_file_id"] = self._file(f"{batch.id}-out", good)
-            bad = [r for r in batch.results if r["response"]["status_code"] != 200]
+            bad = [r for r in batch.results if r["response"]["status_code"] != 200] + \
+                batch.again
             if bad:
                 view["error_file_id"] = self._file(f"{batch.id}-err", bad)
         return view
@@ -237,7 +242,8 @@ class BatchApis:
         batch = self._batches.get(request.match_info["id"])
         if batch is None or not self._settle(batch):
             return _error(404, "no results (yet) for this batch")
-        return web.Response(body=b"".join(orjson.dumps(r) + b"\n" for r in batch.results or []),
+        lines = [*(batch.results or []), *batch.again]
+        return web.Response(body=b"".join(orjson.dumps(r) + b"\n" for r in lines),
                             content_type="application/binary")
 
     # -- both ------------------------------------------------------------------------------
@@ -286,6 +292,8 @@ class BatchApis:
                     batch.results.append(self._expired(batch, line))
                 else:
                     batch.results.append(self._answered(batch, line))
+            batch.again = [self._failed(batch, line.get("custom_id"), "answered twice")
+                           for line in batch.lines[:self.script.answer_twice]]
         return True
 
     def _answered(self, batch: _Batch, line: dict[str, Any]) -> dict[str, Any]:
@@ -294,24 +302,28 @@ class BatchApis:
         every = self.script.error_every
         fails = bool(every) and self._arrivals % every == 0 and \
             self.book.received[_sample_part(custom)] == 1
+        if fails:
+            return self._failed(batch, custom, "internal error")
         if batch.protocol == "openai":
-            if fails:
-                return {"id": f"req_{self._arrivals}", "custom_id": custom,
-                        "response": {"status_code": 500, "body": {"error": {
-                            "message": "internal error", "type": "server_error"}}},
-                        "error": None}
             status, data = self.server.answer_body("openai", line.get("body") or {})
             return {"id": f"req_{self._arrivals}", "custom_id": custom,
                     "response": {"status_code": status, "body": data}, "error": None}
-        if fails:
-            return {"custom_id": custom, "result": {"type": "errored", "error": {
-                "type": "error", "error": {"type": "api_error", "message": "internal error"}}}}
         status, data = self.server.answer_body("anthropic", line.get("params") or {})
         if status != 200:
             return {"custom_id": custom, "result": {"type": "errored", "error": {
                 "type": "error", "error": {"type": "invalid_request_error",
                                            "message": str(data.get("error"))}}}}
         return {"custom_id": custom, "result": {"type": "succeeded", "message": data}}
+
+    def _failed(self, batch: _Batch, custom: Any, message: str) -> dict[str, Any]:
+        """A server error as the request's answer, in the provider's result shape."""
+        if batch.protocol == "openai":
+            return {"id": f"req_{self._arrivals}", "custom_id": custom,
+                    "response": {"status_code": 500, "body": {"error": {
+                        "message": message, "type": "server_error"}}},
+                    "error": None}
+        return {"custom_id": custom, "result": {"type": "errored", "error": {
+            "type": "error", "error": {"type": "api_error", "message": message}}}}
 
     def _expired(self, batch: _Batch, line: dict[str, Any]) -> dict[str, Any]:
         custom = line.get("custom_id")

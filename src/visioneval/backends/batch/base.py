@@ -64,7 +64,9 @@ class BatchAnswers:
     (one JSON line, in `folder`: the run's own, not a memory-backed /tmp) and found again
     through a sorted index of 16-byte digests of the custom ids and the lines' offsets, 24
     bytes an answer in memory. The file has no name (it goes with the process, or
-    `close`); a custom_id answered twice keeps its last answer, as a dict would."""
+    `close`). A custom_id answered more than once (a success in the output file and an
+    error in the error file) has one answer: its first success, else its first answer; the
+    requests whose answers disagreed are counted in `conflicts`, for the caller to say."""
 
     def __init__(self, folder: Path | None = None):
         self._folder = folder
@@ -74,6 +76,7 @@ class BatchAnswers:
             raise WriteError(folder or Path(tempfile.gettempdir()), exc) from None
         self._offsets = IdValues("q")  # each custom_id's line in the file
         self._size = 0
+        self.conflicts = 0  # requests looked up whose answers disagreed
 
     def add(self, custom: str, response: Response) -> None:
         line = response.model_dump_json().encode() + b"\n"
@@ -88,10 +91,19 @@ class BatchAnswers:
         return len(self._offsets)
 
     def get(self, custom: str) -> Response | None:
-        offset = self._offsets.get(custom)
-        if offset is None:
+        """The request's answer: its first success, else its first answer; None without
+        one. Answers that disagree (a success and an error, two different texts) are
+        counted in `conflicts`."""
+        offsets = self._offsets.get_all(custom)
+        if not offsets:
             return None
-        self._file.seek(int(offset))
+        found = [self._read(int(offset)) for offset in offsets]
+        if len({(r.text, r.error) for r in found}) > 1:
+            self.conflicts += 1
+        return next((r for r in found if r.ok), found[0])
+
+    def _read(self, offset: int) -> Response:
+        self._file.seek(offset)
         line = self._file.readline()
         self._file.seek(0, os.SEEK_END)  # where the next answer goes
         return Response.model_validate_json(line)
