@@ -303,6 +303,95 @@ def test_a_refused_batch_stops_the_run_in_one_line_and_a_resume_sends_it(serve, 
     assert _run_info(run)["counts"]["records"] == 24
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_batch_id_no_url_may_hold_stops_the_run_in_one_line_and_is_never_polled(
+        serve, synth_data, tmp_path, backend):
+    # Polled as given, the id would read the run's own uploaded requests (OpenAI: file-1)
+    # or another endpoint of the server.
+    server = serve(batches=BatchScript(id_as="../files/file-1/content"))
+    run = tmp_path / "run"
+    result = invoke(*_args(server, synth_data, run, "--batch", "--no-cache",
+                           backend=backend))
+    assert result.exit_code == 2, result.stderr
+    said = [ln for ln in result.stderr.splitlines() if "../files/file-1/content" in ln]
+    assert len(said) == 1 and "is not one" in said[0], result.stderr
+    assert "Traceback" not in result.stderr
+    book = server.batch_apis.book
+    assert book.polls == 0 and not book.file_reads
+    assert [b["status"] for b in _run_info(run)["batch"]["batches"]] == ["failed"]
+    # The resume does not ask after it again: its samples go in a new batch.
+    server.script.batches = BatchScript()
+    _resume(server, run, backend)
+    assert [b["status"] for b in _run_info(run)["batch"]["batches"]] == ["failed",
+                                                                         "collected"]
+    assert _run_info(run)["counts"]["records"] == 24 and not book.file_reads["file-1"]
+
+
+def test_a_recorded_batch_id_no_url_may_hold_is_taken_as_lost_on_resume(serve, synth_data,
+                                                                        tmp_path):
+    server = serve()
+    run = tmp_path / "run"
+    _run(server, synth_data, run, "--batch", "--no-cache")
+    # As a run.json written against a server that gave such an id would hold it.
+    info = _run_info(run)
+    entry = info["batch"]["batches"][0]
+    entry |= {"status": "submitted", "id": "../files/file-1/content"}
+    (run / "run.json").write_text(json.dumps(info))
+    (run / "samples.jsonl").write_text("")
+    polls, reads = server.batch_apis.book.polls, sum(server.batch_apis.book.file_reads.values())
+    result = _resume(server, run)
+    said = [ln for ln in result.stderr.splitlines() if "taken as lost" in ln]
+    assert len(said) == 1 and "../files/file-1/content" in said[0], result.stderr
+    book = server.batch_apis.book
+    assert book.batches == 2 and book.polls == polls + 1
+    assert sum(book.file_reads.values()) == reads + 1 and not book.file_reads["file-1"]
+    assert [b["status"] for b in _run_info(run)["batch"]["batches"]] == ["lost", "collected"]
+    assert len(journal(run)) == 24 and not [r for r in journal(run) if r["response"]["error"]]
+
+
+def test_a_results_file_id_no_url_may_hold_is_not_read(tmp_path):
+    """An OpenAI batch whose output file id is not one: that file is not asked for, the
+    poll says why, and the batch's requests have no answer (errors, sent again)."""
+    async def scenario():
+        asked: list[str] = []
+
+        async def batch(request: web.Request) -> web.Response:
+            asked.append(request.path)
+            return web.json_response({
+                "id": "batch_1", "status": "completed", "output_file_id": "../../batches",
+                "error_file_id": "file-err", "request_counts": {"total": 2}})
+
+        async def content(request: web.Request) -> web.Response:
+            asked.append(request.path)
+            return web.Response(body=json.dumps({
+                "custom_id": "vx", "response": {"status_code": 500, "body": {
+                    "error": {"message": "boom"}}}}).encode() + b"\n")
+
+        app = web.Application()
+        app.router.add_get("/v1/batches/{id}", batch)
+        app.router.add_get("/v1/files/{id}/content", content)
+        runner, port = await _listen(app)
+        backend = OpenAIBackend("m", f"http://127.0.0.1:{port}/v1", api_key=None,
+                                api_key_env=None)
+        client = OpenAIBatch(backend)
+        try:
+            state = await client.poll("batch_1")
+            refused = await client.poll("../files/file-err")
+            answers = await client.results(state)
+        finally:
+            await backend.aclose()
+            await runner.cleanup()
+        return asked, state, refused, answers
+
+    asked, state, refused, answers = asyncio.run(scenario())
+    assert asked == ["/v1/batches/batch_1", "/v1/files/file-err/content"]
+    assert state.ended and state.files == ("file-err",)
+    assert "'../../batches' as a file id, which is not one" in state.detail
+    assert isinstance(refused, BatchFailure) and not refused.transient
+    assert "\n" not in refused.message
+    assert answers.get("vx").error is not None and len(answers) == 1
+
+
 @pytest.mark.parametrize("extra, said", [
     (("--backend", "ollama"), "the ollama backend has no batch API"),
     (("--max-cost", "1"), "--max-cost stops sending request by request"),

@@ -30,6 +30,7 @@ from visioneval.backends.batch.base import (
     BatchClient,
     BatchFailure,
     BatchState,
+    checked_id,
     custom_id,
     error_answer,
 )
@@ -200,6 +201,14 @@ class _BatchRun:
         found, it was never made and its samples are sent again."""
         out = []
         for entry in self.ledger.open_entries():
+            if entry.id is not None and \
+                    isinstance(bad := checked_id(entry.id, "batch"), BatchFailure):
+                # Recorded by a server that gave an id no URL may hold: never polled, so no
+                # other endpoint is asked; its samples go in a new batch.
+                self.setup.say(f"batch {entry.key}: {bad.message}; it is taken as lost and "
+                               "its samples are sent again")
+                self.ledger.settle(entry, "lost")
+                continue
             if entry.id is None:
                 found = await self._call(partial(self.client.find, entry.key, entry.requests,
                                                  submitted_epoch(entry)),

@@ -40,6 +40,9 @@ class BatchScript:
     lose_created: int = 0  # the first N batches are made, but their reply is an HTTP 502
     refuse: bool = False  # every batch is refused (HTTP 400), as by an account without them
     answer_twice: int = 0  # the first N requests of each batch also get an error answer
+    # Each batch's id as the server gives it ("{n}": its number), in place of the
+    # provider's shape: an id no URL may hold ("../files/file-{n}/content") is refused.
+    id_as: str | None = None
 
 
 class BatchHost(Protocol):
@@ -78,6 +81,7 @@ class BatchBook:
     received: Counter[str] = field(default_factory=Counter)
     batches: int = 0
     polls: int = 0
+    file_reads: Counter[str] = field(default_factory=Counter)  # GET /v1/files/{id}/content
 
 
 class BatchApis:
@@ -130,6 +134,7 @@ class BatchApis:
     async def _content(self, request: web.Request) -> web.Response:
         if (refused := self._refused(request)) is not None:
             return refused
+        self.book.file_reads[request.match_info["id"]] += 1
         content = self._files.get(request.match_info["id"])
         if content is None:
             return _error(404, "no such file")
@@ -148,7 +153,7 @@ class BatchApis:
             return _error(400, "batches are not enabled for this organization")
         lines = [orjson.loads(line) for line in content.splitlines() if line.strip()]
         tag = (body.get("metadata") or {}).get("visioneval_batch")
-        batch = self._new("openai", lines, f"batch_{next(self._ids)}", tag)
+        batch = self._new("openai", lines, self._batch_id("batch_{n}"), tag)
         batch.input_file_id = body["input_file_id"]
         return self._lost() or web.json_response(self._openai_view(batch))
 
@@ -204,7 +209,7 @@ class BatchApis:
             return _error(400, "requests: a list of {custom_id, params} is required")
         if self.script.refuse:
             return _error(400, "batches are not enabled for this organization")
-        batch = self._new("anthropic", requests, f"msgbatch_{next(self._ids):08d}", None)
+        batch = self._new("anthropic", requests, self._batch_id("msgbatch_{n:08d}"), None)
         return self._lost() or web.json_response(self._anthropic_view(batch))
 
     async def _list_anthropic(self, request: web.Request) -> web.Response:
@@ -256,6 +261,10 @@ class BatchApis:
         batch = _Batch(batch_id, protocol, lines, time.time(), tag)
         self._batches[batch_id] = batch
         return batch
+
+    def _batch_id(self, shape: str) -> str:
+        """A new batch's id: the provider's shape, or the script's `id_as`."""
+        return (self.script.id_as or shape).format(n=next(self._ids))
 
     def _page(self, request: web.Request, protocol: str, cursor: str
               ) -> tuple[list[_Batch], bool]:

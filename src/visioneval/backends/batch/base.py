@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tempfile
+import urllib.parse
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -149,6 +151,31 @@ class BatchClient(ABC):
                       ) -> BatchAnswers | BatchFailure:
         """The answers of an ended batch, read line by line into a `BatchAnswers` kept in
         `folder` (None: the system's temporary folder)."""
+
+
+PROVIDER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.=-]{0,199}")
+"""What a batch or file id from a provider may be: OpenAI's are `batch_` and `file-` and an
+alphanumeric tail, Anthropic's `msgbatch_` and one ("the format and length of IDs may
+change over time", its API reference says), and OpenAI-compatible servers choose their own.
+So the check is the alphabet, not the prefix: letters and digits first, then also `_`, `-`,
+`.` and `=`; never `/`, `%`, a space or a lone `..`, so an id is one path segment of the
+endpoint it names and never reaches another."""
+
+
+def checked_id(value: object, what: str) -> str | BatchFailure:
+    """`value` if it is a provider id (`PROVIDER_ID`), else a failure of one line that
+    will not pass by asking again."""
+    if isinstance(value, str) and PROVIDER_ID.fullmatch(value):
+        return value
+    shown = repr(value)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    return BatchFailure(f"the server gave {shown} as a {what} id, which is not one (letters, "
+                        "digits, '_', '-', '.', '='): it is used in no URL")
+
+
+def segment(provider_id: str) -> str:
+    """A provider id as one path segment of a URL (escaped, though checked already)."""
+    return urllib.parse.quote(provider_id, safe="")
 
 
 def error_answer(message: str) -> Response:
