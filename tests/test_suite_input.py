@@ -80,3 +80,44 @@ def test_a_known_option_still_runs_as_asked(tmp_path):
     assert result.exit_code == 0, result.output
     lines = (tmp_path / "out" / "vqa" / "random" / "samples.jsonl").read_text().splitlines()
     assert len(lines) == 3
+
+
+@pytest.mark.parametrize(("options", "key", "why"), [
+    ("num_samples = 99999999999999999999", "benchmarks[1].options.num_samples",
+     "99999999999999999999 is out of range"),
+    ("tolerance = nan", "benchmarks[1].options.tolerance", "nan is not a finite number"),
+    ("choices_col = " + "[" * 20 + "]" * 20, "benchmarks[1].options.choices_col[1]",
+     "nested deeper than 16 levels"),
+    ("choices_col = " + "[" * 5000 + "]" * 5000, "line 8", "nested deeper than 16 levels"),
+])
+def test_numbers_and_nesting_a_run_cannot_hold_are_refused_when_the_file_is_read(
+        tmp_path, options, key, why):
+    file = vqa_suite(tmp_path / "s.toml", options)
+    for extra in (("--dry-run",), ()):
+        result = invoke("suite", file, "--out", tmp_path / "out", "--no-progress", *extra)
+        lines = errors(result)
+        assert result.exit_code == 2 and len(lines) == 1, result.output
+        assert f"{file}: {key}" in lines[0] and why in lines[0], lines[0]
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_model_s_number_a_run_cannot_hold_is_refused(tmp_path):
+    file = vqa_suite(tmp_path / "s.toml", "num_samples = 3",
+                     model="price_in = inf\nprice_out = 0")
+    lines = errors(invoke("suite", file, "--out", tmp_path / "out", "--dry-run"))
+    assert len(lines) == 1 and "models[1].price_in: inf is not a finite number" in lines[0]
+
+
+@pytest.mark.parametrize(("flag", "said"), [
+    (["--samples", "99999999999999999999"], "option num_samples: 99999999999999999999 is"),
+    (["--max-tokens", "99999999999999999999"], "--max-tokens: Input should be less than"),
+    (["--rpm", "99999999999999999999"], "--rpm: Input should be less than"),
+    (["--timeout", "inf"], "--timeout: Input should be a finite number"),
+    (["--temperature", "nan"], "--temperature: Input should be a finite number"),
+])
+def test_a_flag_a_run_cannot_record_is_refused_before_the_run_starts(tmp_path, flag, said):
+    result = invoke("vqa", "--data", VQA, "--scorer", "choice", "--backend", "builtin",
+                    "--model", "random", "--out", tmp_path / "r", "--no-progress", *flag)
+    lines = errors(result)
+    assert result.exit_code == 2 and len(lines) == 1 and said in lines[0], result.output
+    assert not (tmp_path / "r").exists()

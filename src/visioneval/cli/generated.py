@@ -361,11 +361,9 @@ def default_model(definition: BenchmarkDefinition, backend: str | None,
 
 def settings(temperature: float | None, max_tokens: int | None, default_max_tokens: int):
     """The generation settings from the flags (None: not given, the default applies)."""
-    from visioneval.core.records import GenerationSettings
+    from visioneval.commands.flags import generation
 
-    return GenerationSettings(temperature=0.0 if temperature is None else temperature,
-                              max_tokens=default_max_tokens if max_tokens is None
-                              else max_tokens)
+    return generation(temperature, max_tokens, default_max_tokens)
 
 
 def synth_command(definition: MakesSyntheticData) -> Callable[..., None]:

@@ -82,10 +82,13 @@ class RunFlags:
                 max_cost=None if self.dry_run else self.max_cost,
                 max_reply_mb=self.max_reply_mb)
         except ValidationError as exc:
+            from visioneval.engine.options import FLAGS
+
             error = exc.errors()[0]
+            name = str(error["loc"][0])
+            flag = FLAGS.get(name, "--" + name.replace("_", "-")).split("/")[0]
             raise ValueError(str(error["ctx"]["error"]) if error["type"] == "value_error"
-                             else f"--{str(error['loc'][0]).replace('_', '-')}: "
-                             f"{error['msg']}") from None
+                             else f"{flag}: {error['msg']}") from None
 
     def distribution(self) -> Distribution:
         """The shard and executor flags, checked together."""
@@ -205,3 +208,22 @@ def _backend_spec(flags: RunFlags, backend_required: bool) -> BackendSpec:
         return BackendSpec(kind="none", model="none")
     return BackendSpec(kind=flags.backend, model=flags.model, base_url=flags.base_url,
                        api_key_env=flags.api_key_env)
+
+
+def generation(temperature: float | None, max_tokens: int | None,
+               default_max_tokens: int) -> GenerationSettings:
+    """The generation settings from the flags (None: not given, the default applies); a
+    value a run cannot record (a temperature of nan, a count beyond 64 bits) is one line
+    naming its flag."""
+    from pydantic import ValidationError
+
+    from visioneval.core.records import GenerationSettings
+
+    try:
+        return GenerationSettings(temperature=0.0 if temperature is None else temperature,
+                                  max_tokens=default_max_tokens if max_tokens is None
+                                  else max_tokens)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        flag = "--" + str(error["loc"][0]).replace("_", "-")
+        raise ValueError(f"{flag}: {error['msg']}") from None

@@ -8,7 +8,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from visioneval.backends.registry import BackendSpec
-from visioneval.core.records import GenerationSettings
+from visioneval.commands.flags import generation
 from visioneval.probe.canary import CanaryDesign
 from visioneval.probe.resolution import ProbeSettings, ResolutionEstimate, measure_resolution
 
@@ -24,7 +24,7 @@ def resolution_command(console: Console, err: Console, *, backend: str | None,
     spec = BackendSpec.model_validate({"kind": backend, "model": model, "base_url": base_url,
                                        "api_key_env": api_key_env})
     design = _design(long_side, levels, trials, seed)
-    settings = ProbeSettings(design=design, generation=GenerationSettings(max_tokens=max_tokens),
+    settings = ProbeSettings(design=design, generation=generation(None, max_tokens, max_tokens),
                              concurrency=concurrency, max_attempts=max_attempts,
                              timeout_s=timeout_s)
     err.print(f"sending {design.requests} canary images ({long_side} x {long_side} px, "

@@ -21,6 +21,7 @@ import orjson
 from pydantic import AfterValidator, BaseModel, PlainSerializer
 from rich.console import Console
 
+from visioneval.core.bounds import first_unrecordable
 from visioneval.core.records import Record, Sample, SkippedRow
 from visioneval.core.runfiles import BenchmarkPlan, Metrics, MetricsModel
 
@@ -281,9 +282,15 @@ class BenchmarkDefinition:
         if model is None:
             raise ValueError(f"{self.name or 'this benchmark'} has no options model")
         if isinstance(options, model):
-            return options
-        given = options.model_dump() if isinstance(options, BaseModel) else dict(options or {})
-        return model.model_validate(given)
+            checked = options
+        else:
+            given = options.model_dump() if isinstance(options, BaseModel) \
+                else dict(options or {})
+            checked = model.model_validate(given)
+        if found := first_unrecordable(checked.model_dump()):
+            where = "".join(f"[{p + 1}]" if isinstance(p, int) else f".{p}" for p in found[0])
+            raise ValueError(f"option {where.lstrip('.')}: {found[1]}")
+        return checked
 
     def unknown_option(self, names: Iterable[str]) -> tuple[str, str] | None:
         """(the first of `names` that is not one of the benchmark's options, why), the why

@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from visioneval.backends.keys import url_secrets
 from visioneval.backends.registry import split_urls
+from visioneval.core.bounds import MAX_DEPTH, first_unrecordable
 from visioneval.engine import defaults
 
 _SECRET_FIELD = re.compile(r"(^|_)(api_?key|key|token|secret|password|passwd)($|_)",
@@ -154,15 +155,21 @@ class SuiteFile(_Entry):
 def load(path: Path) -> SuiteFile:
     """The suite file, or a ValueError whose one line names the file and the field."""
     try:
-        raw = tomllib.loads(path.read_text())
+        text = path.read_text()
+        raw = tomllib.loads(text)
     except FileNotFoundError:
         raise ValueError(f"{path}: no such suite file") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path}: not valid TOML ({exc})") from None
+    except RecursionError:  # the TOML reader recurses once per level
+        raise ValueError(f"{path}: line {_deep_line(text)}: nested deeper than {MAX_DEPTH} "
+                         "levels") from None
     return parse(raw, str(path))
 
 
 def parse(raw: dict[str, Any], source: str) -> SuiteFile:
+    if problem := _out_of_bounds(raw):
+        raise ValueError(f"{source}: {problem}")
     if where := _secret_field(raw):
         raise ValueError(f"{source}: {where}: a suite file never holds a key; put it in an "
                          "environment variable and name it with api_key_env")
@@ -182,6 +189,34 @@ def _where(loc: tuple[int | str, ...]) -> str:
     for part in loc:
         out += f"[{part + 1}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out
+
+
+def _out_of_bounds(raw: dict[str, Any]) -> str | None:
+    """`where: why` of the first value a run could not record (`core.bounds`), read before
+    anything else reads the file."""
+    found = first_unrecordable(raw)
+    return f"{_where(found[0])}: {found[1]}" if found else None
+
+
+def _deep_line(text: str) -> int:
+    """The line where brackets first nest deeper than MAX_DEPTH (strings and comments
+    passed over)."""
+    depth, quote, line = 0, "", 1
+    for char in text:
+        if char == "\n":
+            line += 1
+            quote = "" if quote == "#" else quote
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "\"'#":
+            quote = char
+        elif char in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return line
+        elif char in "]}":
+            depth -= 1
+    return line
 
 
 def _secret_field(value: Any, where: str = "") -> str | None:
