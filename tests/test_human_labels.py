@@ -172,3 +172,14 @@ def test_unreadable_files(tmp_path):
     latin = tmp_path / "latin.csv"
     latin.write_bytes(b"case,dimension,score\ncaf\xe9,accuracy,5\n")
     assert refused(latin) == f"{latin}: not UTF-8 text (byte 24)"
+
+
+def test_scores_no_case_of_the_run_looks_up_are_the_unused_ones(tmp_path):
+    labels = read_human_labels(write(tmp_path, "labels.csv", CSV))
+    asked = [("cat-1", "judge:image-description", "accuracy"),
+             ("cat-1", "judge:visual-reasoning", "completeness")]
+    # cat-1's rows without an evaluator: accuracy is passed over (the evaluator has its
+    # own), completeness is used; dog-2 is not in this run.
+    assert labels.unused(asked) == [("cat-1", None, "accuracy"),
+                                    ("dog-2", "judge:image-description", "accuracy")]
+    assert labels.unused([]) == list(labels.scores)

@@ -4,7 +4,9 @@ optionally `evaluator` (`judge:image-description`) and `rater`; other columns ar
 
 Several rows for one (case, evaluator, dimension) are several raters and are averaged. A
 file with one bad row is refused with that row's line: a reference read in part would bias
-the agreement without saying so.
+the agreement without saying so. Rows for cases, evaluators or dimensions a run does not
+have are well formed, only not this run's (a file for every case, a run of some of them):
+the run leaves them out and says how many and which (`unused`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import hashlib
 import io
 import json
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,12 +48,28 @@ class HumanLabels:
         """The human score for this evaluator's dimension of a case: the rows naming the
         evaluator, else those naming it without its `@threshold` (a threshold changes the
         verdict, not the scores), else the rows naming no evaluator."""
+        key = self.key_for(case, evaluator, dimension)
+        return self.scores[key] if key is not None else None
+
+    def key_for(self, case: str, evaluator: str, dimension: str) -> Key | None:
+        """The key of the scores `lookup` gives (None: none)."""
         label = evaluator_label(evaluator)
         for who in (label, label.split("@", 1)[0], None):
-            found = self.scores.get((case, who, dimension))
-            if found is not None:
-                return found
+            if (case, who, dimension) in self.scores:
+                return case, who, dimension
         return None
+
+    def unused(self, asked: Iterable[tuple[str, str, str]]) -> list[Key]:
+        """The scores no (case, evaluator, dimension) of `asked` looks up, in file order:
+        their case, evaluator or dimension is not in the run."""
+        used = {self.key_for(*one) for one in asked}
+        return [key for key in self.scores if key not in used]
+
+
+def shown(key: Key) -> str:
+    """A score's key as a line names it: case, evaluator (when the row names one), dimension."""
+    case, evaluator, dimension = key
+    return " ".join(part for part in (case, evaluator, dimension) if part)
 
 
 def evaluator_label(text: str) -> str:
