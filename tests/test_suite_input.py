@@ -121,3 +121,27 @@ def test_a_flag_a_run_cannot_record_is_refused_before_the_run_starts(tmp_path, f
     lines = errors(result)
     assert result.exit_code == 2 and len(lines) == 1 and said in lines[0], result.output
     assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize(("name", "secret"), [
+    ("api_key", True), ("apiKey", True), ("x-api-key", True), ("judge_api_key", True),
+    ("key", True), ("secret_key", True), ("private_key", True), ("token", True),
+    ("hf_token", True), ("access_token", True), ("client_secret", True), ("password", True),
+    ("monkey", False), ("keypoints", False), ("key_col", False), ("sort_key", False),
+    ("answer_key", False), ("primary_key", False), ("max_tokens", False),
+    ("token_limit", False), ("api_key_env", False), ("judge_api_key_env", False),
+])
+def test_only_a_field_that_names_a_secret_is_refused_as_one(name, secret):
+    from visioneval.suite.spec import names_a_secret
+
+    assert names_a_secret(name) is secret
+
+
+def test_an_option_whose_name_holds_key_is_checked_as_an_option_not_a_secret(tmp_path):
+    file = vqa_suite(tmp_path / "s.toml", 'keypoints = "x"')
+    lines = errors(invoke("suite", file, "--out", tmp_path / "out", "--dry-run"))
+    assert len(lines) == 1 and "vqa has no option keypoints" in lines[0], lines
+    file = vqa_suite(tmp_path / "s.toml", 'hf_token = "hf_abc"')
+    lines = errors(invoke("suite", file, "--out", tmp_path / "out", "--dry-run"))
+    assert len(lines) == 1 and "benchmarks[1].options.hf_token: a suite file never holds a " \
+        "key" in lines[0], lines

@@ -36,9 +36,16 @@ from visioneval.backends.registry import split_urls
 from visioneval.core.bounds import MAX_DEPTH, first_unrecordable
 from visioneval.engine import defaults
 
-_SECRET_FIELD = re.compile(r"(^|_)(api_?key|key|token|secret|password|passwd)($|_)",
-                           re.IGNORECASE)
-_ALLOWED_SECRET_NAMES = {"api_key_env", "judge_api_key_env"}  # the variable's NAME only
+SECRET_WORDS = frozenset({"apikey", "token", "secret", "password", "passwd", "passphrase",
+                          "credential", "credentials"})
+"""A field whose last word is one of these holds a secret: `token`, `hf_token`,
+`client_secret`, `password` (`max_tokens` or `token_limit` do not end in one)."""
+SECRET_KEYS = frozenset({"api", "secret", "private", "access", "auth", "signing",
+                         "encryption", "session", "license", "subscription"})
+"""A field ending in `key` holds a secret when the word before says which kind (`api_key`,
+`secret_key`, `private_key`, `apiKey`), or when it is `key` alone; `sort_key`, `answer_key`,
+`key_col`, `keypoints` or `monkey` name no secret."""
+_WORDS = re.compile(r"[_\-\s.]+|(?<=[a-z0-9])(?=[A-Z])")
 
 
 class _Entry(BaseModel):
@@ -219,12 +226,24 @@ def _deep_line(text: str) -> int:
     return line
 
 
+def names_a_secret(name: str) -> bool:
+    """Whether a field of this name would hold a secret (SECRET_WORDS, SECRET_KEYS); one
+    naming where a secret comes from (`api_key_env`: the variable's name) does not."""
+    words = [w.lower() for w in _WORDS.split(name) if w]
+    if not words:
+        return False
+    last = words[-1]
+    if last in SECRET_WORDS:
+        return True
+    return last == "key" and (len(words) == 1 or words[-2] in SECRET_KEYS)
+
+
 def _secret_field(value: Any, where: str = "") -> str | None:
     """The first field whose name says it holds a secret (api_key, token, password ...)."""
     if isinstance(value, dict):
         for key, item in value.items():
             here = f"{where}.{key}" if where else str(key)
-            if key not in _ALLOWED_SECRET_NAMES and _SECRET_FIELD.search(str(key)):
+            if names_a_secret(str(key)):
                 return here
             if found := _secret_field(item, here):
                 return found
