@@ -25,6 +25,9 @@ from visioneval.evaluators.rubric import builtin_name
 
 REQUIRED = ("case", "dimension", "score")
 SCALE = (0.0, 10.0)
+TOLERANCE = 1e-6
+"""How far past the scale's ends a score may be and still be read (as the end itself): a
+spreadsheet's 10.0000001 is a 10 written through floating point, not a score of 11."""
 Key = tuple[str, str | None, str]
 
 
@@ -148,10 +151,11 @@ def _score(row: dict[str, Any], where: str) -> float:
         raise HumanLabelsError(f"{where}, field `score`: {raw!r} is not a number") from None
     if not math.isfinite(score):
         raise HumanLabelsError(f"{where}, field `score`: {raw!r} is not a number")
-    if not SCALE[0] <= score <= SCALE[1]:
-        raise HumanLabelsError(f"{where}, field `score`: {score:g} is outside "
+    if not SCALE[0] - TOLERANCE <= score <= SCALE[1] + TOLERANCE:
+        written = raw.strip() if isinstance(raw, str) else json.dumps(raw)
+        raise HumanLabelsError(f"{where}, field `score`: {written} is outside "
                                f"{SCALE[0]:g}-{SCALE[1]:g}")
-    return score
+    return min(max(score, SCALE[0]), SCALE[1])
 
 
 def read_human_labels(path: Path) -> HumanLabels:
