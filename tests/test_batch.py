@@ -90,10 +90,17 @@ def test_a_batch_run_scores_as_the_same_run_sent_request_by_request(serve, synth
 def test_batch_answers_go_into_the_response_cache_and_come_from_it(serve, synth_data,
                                                                    tmp_path):
     server = serve()
-    _run(server, synth_data, tmp_path / "batch", "--batch")
+    first = _run(server, synth_data, tmp_path / "batch", "--batch")
     again = _run(server, synth_data, tmp_path / "again", "--batch")
     plain = _run(server, synth_data, tmp_path / "plain")
     assert server.batch_apis.book.batches == 1 and server.stats.requests == 0
+    # The run's first batch is batch 1, sent to the server it names (not "openai").
+    host = server.base_url.removeprefix("http://")
+    assert f"batch 1 (batch_1): 24 requests sent to {host}" in first.stderr
+    assert "batch 1: answers recorded" in first.stderr
+    # A warm cache sends no batch, and says so.
+    assert "all 24 answers from the cache: no batch sent" in again.stderr
+    assert "requests sent" not in again.stderr
     for result in (again, plain):
         assert "24 from cache" in result.stdout
     assert load(tmp_path / "again") == load(tmp_path / "batch") == load(tmp_path / "plain")
@@ -196,7 +203,7 @@ def test_a_killed_batch_run_resumes_its_batch_and_sends_no_request_twice(
 
     server.script.batches = BatchScript()  # the provider finishes it meanwhile
     result = _resume(server, run, backend)
-    assert f"taking up batch {entry['id']}" in result.stderr
+    assert f"taking up batch 1 ({entry['id']}), 24 requests" in result.stderr
     book = server.batch_apis.book
     assert book.batches == 1 and len(book.received) == 24
     assert set(book.received.values()) == {1}
@@ -839,3 +846,13 @@ async def _listen(app: web.Application) -> tuple[web.AppRunner, int]:
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
     return runner, site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("url", "said"), [
+    ("https://api.openai.com/v1", "OpenAI"),
+    ("http://127.0.0.1:8765/v1", "127.0.0.1:8765"),
+    ("https://user:pw@gateway.example.com/openai/v1", "gateway.example.com"),
+])
+def test_a_batch_s_lines_name_the_provider_only_on_its_own_host(url, said):
+    backend = OpenAIBackend("m", url, api_key=None, api_key_env=None)
+    assert OpenAIBatch(backend).destination == said

@@ -92,7 +92,8 @@ class BatchApis:
         self.book = BatchBook()
         self._files: dict[str, bytes] = {}
         self._batches: dict[str, _Batch] = {}
-        self._ids = itertools.count(1)
+        self._ids = itertools.count(1)  # files
+        self._batch_ids = itertools.count(1)  # batches: a run's first is batch_1
         self._arrivals = 0
 
     def routes(self, app: web.Application) -> None:
@@ -264,7 +265,7 @@ class BatchApis:
 
     def _batch_id(self, shape: str) -> str:
         """A new batch's id: the provider's shape, or the script's `id_as`."""
-        return (self.script.id_as or shape).format(n=next(self._ids))
+        return (self.script.id_as or shape).format(n=next(self._batch_ids))
 
     def _page(self, request: web.Request, protocol: str, cursor: str
               ) -> tuple[list[_Batch], bool]:

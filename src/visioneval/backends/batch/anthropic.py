@@ -41,10 +41,16 @@ BATCHES = "/v1/messages/batches"
 
 class AnthropicBatch(BatchClient):
     provider = "anthropic"
+    provider_name = "Anthropic"
+    home = "api.anthropic.com"
     limits = BatchLimits(max_requests=100_000, max_bytes=256 * 1_000_000)
 
     def __init__(self, backend: AnthropicBackend):
         self.backend = backend
+
+    @property
+    def base_url(self) -> str:
+        return self.backend.base_url
 
     def encode(self, custom: str, request: Request) -> bytes:
         return body.dumps({"custom_id": custom,

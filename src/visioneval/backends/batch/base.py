@@ -123,10 +123,29 @@ def custom_id(batch_key: str, sample_id: str) -> str:
 
 
 class BatchClient(ABC):
-    """One provider's batch API on one server and key. `provider` names it in run.json."""
+    """One provider's batch API on one server and key. `provider` names its protocol in
+    run.json; `home` is the provider's own host, where lines name the provider."""
 
     provider: str = "batch"
+    provider_name: str = "the provider"
+    home: str = ""
     limits: BatchLimits
+
+    @property
+    @abstractmethod
+    def base_url(self) -> str:
+        """The server the batches go to."""
+
+    @property
+    def destination(self) -> str:
+        """Where the batches go, as lines say it: the provider (OpenAI, Anthropic) on its
+        own host, else the server's host and port (a server of one's own that speaks the
+        provider's batch API is not the provider)."""
+        parts = urllib.parse.urlsplit(self.base_url)
+        host = (parts.hostname or "").lower()
+        if self.home and (host == self.home or host.endswith("." + self.home)):
+            return self.provider_name
+        return parts.netloc.rpartition("@")[2] or self.base_url
 
     @abstractmethod
     def encode(self, custom: str, request: Request) -> bytes:

@@ -39,10 +39,16 @@ TAG_KEY = "visioneval_batch"
 
 class OpenAIBatch(BatchClient):
     provider = "openai"
+    provider_name = "OpenAI"
+    home = "api.openai.com"
     limits = BatchLimits(max_requests=50_000, max_bytes=200 * 1_000_000)
 
     def __init__(self, backend: OpenAIBackend):
         self.backend = backend
+
+    @property
+    def base_url(self) -> str:
+        return self.backend.base_url
 
     def encode(self, custom: str, request: Request) -> bytes:
         return body.dumps({"custom_id": custom, "method": "POST", "url": ENDPOINT,
