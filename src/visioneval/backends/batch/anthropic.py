@@ -50,7 +50,7 @@ class AnthropicBatch(BatchClient):
 
     @property
     def base_url(self) -> str:
-        return self.backend.base_url
+        return self.backend.base_url or ""
 
     def encode(self, custom: str, request: Request) -> bytes:
         return body.dumps({"custom_id": custom,

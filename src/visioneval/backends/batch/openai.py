@@ -48,7 +48,7 @@ class OpenAIBatch(BatchClient):
 
     @property
     def base_url(self) -> str:
-        return self.backend.base_url
+        return self.backend.base_url or ""
 
     def encode(self, custom: str, request: Request) -> bytes:
         return body.dumps({"custom_id": custom, "method": "POST", "url": ENDPOINT,
