@@ -85,10 +85,11 @@ class RunFlags:
             from visioneval.engine.options import FLAGS
 
             error = exc.errors()[0]
+            if error["type"] == "value_error" or not error["loc"]:
+                raise ValueError(str(error["ctx"]["error"])) from None
             name = str(error["loc"][0])
             flag = FLAGS.get(name, "--" + name.replace("_", "-")).split("/")[0]
-            raise ValueError(str(error["ctx"]["error"]) if error["type"] == "value_error"
-                             else f"{flag}: {error['msg']}") from None
+            raise ValueError(f"{flag}: {error['msg']}") from None
 
     def distribution(self) -> Distribution:
         """The shard and executor flags, checked together."""
