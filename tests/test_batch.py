@@ -90,10 +90,17 @@ def test_a_batch_run_scores_as_the_same_run_sent_request_by_request(serve, synth
 def test_batch_answers_go_into_the_response_cache_and_come_from_it(serve, synth_data,
                                                                    tmp_path):
     server = serve()
-    _run(server, synth_data, tmp_path / "batch", "--batch")
+    first = _run(server, synth_data, tmp_path / "batch", "--batch")
     again = _run(server, synth_data, tmp_path / "again", "--batch")
     plain = _run(server, synth_data, tmp_path / "plain")
     assert server.batch_apis.book.batches == 1 and server.stats.requests == 0
+    # The run's first batch is batch 1, sent to the server it names (not "openai").
+    host = server.base_url.removeprefix("http://")
+    assert f"batch 1 (batch_1): 24 requests sent to {host}" in first.stderr
+    assert "batch 1: answers recorded" in first.stderr
+    # A warm cache sends no batch, and says so.
+    assert "all 24 answers from the cache: no batch sent" in again.stderr
+    assert "requests sent" not in again.stderr
     for result in (again, plain):
         assert "24 from cache" in result.stdout
     assert load(tmp_path / "again") == load(tmp_path / "batch") == load(tmp_path / "plain")
@@ -143,6 +150,26 @@ def test_an_expired_batch_leaves_its_unanswered_requests_as_errors(serve, synth_
     assert sum(server.batch_apis.book.received.values()) == 24 + 14
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_request_answered_twice_keeps_its_first_success(serve, synth_data, tmp_path,
+                                                          backend):
+    # Each of the first 5 requests is answered, then answered again with an error (OpenAI:
+    # in the error file; Anthropic: a second result line).
+    server = serve(batches=BatchScript(answer_twice=5))
+    run = tmp_path / "run"
+    result = _run(server, synth_data, run, "--batch", "--no-cache", backend=backend)
+    records = journal(run)
+    assert len(records) == 24 and not [r for r in records if r["response"]["error"]]
+    said = [ln for ln in result.stderr.splitlines() if "more than once" in ln]
+    assert len(said) == 1 and "5 request(s)" in said[0], result.stderr
+    assert "the first success of each is kept" in said[0]
+    # Nothing left to send again: a resume pays for nothing.
+    _resume(server, run, backend)
+    assert server.batch_apis.book.batches == 1
+    assert set(server.batch_apis.book.received.values()) == {1}
+    assert load(run) == _plain_metrics(serve, synth_data, tmp_path / "plain", backend)
+
+
 def _batch_recorded(run: Path) -> dict | None:
     try:
         entries = (_run_info(run).get("batch") or {}).get("batches") or []
@@ -176,7 +203,7 @@ def test_a_killed_batch_run_resumes_its_batch_and_sends_no_request_twice(
 
     server.script.batches = BatchScript()  # the provider finishes it meanwhile
     result = _resume(server, run, backend)
-    assert f"taking up batch {entry['id']}" in result.stderr
+    assert f"taking up batch 1 ({entry['id']}), 24 requests" in result.stderr
     book = server.batch_apis.book
     assert book.batches == 1 and len(book.received) == 24
     assert set(book.received.values()) == {1}
@@ -281,6 +308,95 @@ def test_a_refused_batch_stops_the_run_in_one_line_and_a_resume_sends_it(serve, 
     assert [b["status"] for b in _run_info(run)["batch"]["batches"]] == ["failed",
                                                                          "collected"]
     assert _run_info(run)["counts"]["records"] == 24
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_batch_id_no_url_may_hold_stops_the_run_in_one_line_and_is_never_polled(
+        serve, synth_data, tmp_path, backend):
+    # Polled as given, the id would read the run's own uploaded requests (OpenAI: file-1)
+    # or another endpoint of the server.
+    server = serve(batches=BatchScript(id_as="../files/file-1/content"))
+    run = tmp_path / "run"
+    result = invoke(*_args(server, synth_data, run, "--batch", "--no-cache",
+                           backend=backend))
+    assert result.exit_code == 2, result.stderr
+    said = [ln for ln in result.stderr.splitlines() if "../files/file-1/content" in ln]
+    assert len(said) == 1 and "is not one" in said[0], result.stderr
+    assert "Traceback" not in result.stderr
+    book = server.batch_apis.book
+    assert book.polls == 0 and not book.file_reads
+    assert [b["status"] for b in _run_info(run)["batch"]["batches"]] == ["failed"]
+    # The resume does not ask after it again: its samples go in a new batch.
+    server.script.batches = BatchScript()
+    _resume(server, run, backend)
+    assert [b["status"] for b in _run_info(run)["batch"]["batches"]] == ["failed",
+                                                                         "collected"]
+    assert _run_info(run)["counts"]["records"] == 24 and not book.file_reads["file-1"]
+
+
+def test_a_recorded_batch_id_no_url_may_hold_is_taken_as_lost_on_resume(serve, synth_data,
+                                                                        tmp_path):
+    server = serve()
+    run = tmp_path / "run"
+    _run(server, synth_data, run, "--batch", "--no-cache")
+    # As a run.json written against a server that gave such an id would hold it.
+    info = _run_info(run)
+    entry = info["batch"]["batches"][0]
+    entry |= {"status": "submitted", "id": "../files/file-1/content"}
+    (run / "run.json").write_text(json.dumps(info))
+    (run / "samples.jsonl").write_text("")
+    polls, reads = server.batch_apis.book.polls, sum(server.batch_apis.book.file_reads.values())
+    result = _resume(server, run)
+    said = [ln for ln in result.stderr.splitlines() if "taken as lost" in ln]
+    assert len(said) == 1 and "../files/file-1/content" in said[0], result.stderr
+    book = server.batch_apis.book
+    assert book.batches == 2 and book.polls == polls + 1
+    assert sum(book.file_reads.values()) == reads + 1 and not book.file_reads["file-1"]
+    assert [b["status"] for b in _run_info(run)["batch"]["batches"]] == ["lost", "collected"]
+    assert len(journal(run)) == 24 and not [r for r in journal(run) if r["response"]["error"]]
+
+
+def test_a_results_file_id_no_url_may_hold_is_not_read(tmp_path):
+    """An OpenAI batch whose output file id is not one: that file is not asked for, the
+    poll says why, and the batch's requests have no answer (errors, sent again)."""
+    async def scenario():
+        asked: list[str] = []
+
+        async def batch(request: web.Request) -> web.Response:
+            asked.append(request.path)
+            return web.json_response({
+                "id": "batch_1", "status": "completed", "output_file_id": "../../batches",
+                "error_file_id": "file-err", "request_counts": {"total": 2}})
+
+        async def content(request: web.Request) -> web.Response:
+            asked.append(request.path)
+            return web.Response(body=json.dumps({
+                "custom_id": "vx", "response": {"status_code": 500, "body": {
+                    "error": {"message": "boom"}}}}).encode() + b"\n")
+
+        app = web.Application()
+        app.router.add_get("/v1/batches/{id}", batch)
+        app.router.add_get("/v1/files/{id}/content", content)
+        runner, port = await _listen(app)
+        backend = OpenAIBackend("m", f"http://127.0.0.1:{port}/v1", api_key=None,
+                                api_key_env=None)
+        client = OpenAIBatch(backend)
+        try:
+            state = await client.poll("batch_1")
+            refused = await client.poll("../files/file-err")
+            answers = await client.results(state)
+        finally:
+            await backend.aclose()
+            await runner.cleanup()
+        return asked, state, refused, answers
+
+    asked, state, refused, answers = asyncio.run(scenario())
+    assert asked == ["/v1/batches/batch_1", "/v1/files/file-err/content"]
+    assert state.ended and state.files == ("file-err",)
+    assert "'../../batches' as a file id, which is not one" in state.detail
+    assert isinstance(refused, BatchFailure) and not refused.transient
+    assert "\n" not in refused.message
+    assert answers.get("vx").error is not None and len(answers) == 1
 
 
 @pytest.mark.parametrize("extra, said", [
@@ -735,3 +851,13 @@ async def _listen(app: web.Application) -> tuple[web.AppRunner, int]:
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
     return runner, site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("url", "said"), [
+    ("https://api.openai.com/v1", "OpenAI"),
+    ("http://127.0.0.1:8765/v1", "127.0.0.1:8765"),
+    ("https://user:pw@gateway.example.com/openai/v1", "gateway.example.com"),
+])
+def test_a_batch_s_lines_name_the_provider_only_on_its_own_host(url, said):
+    backend = OpenAIBackend("m", url, api_key=None, api_key_env=None)
+    assert OpenAIBatch(backend).destination == said

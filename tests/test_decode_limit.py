@@ -94,6 +94,23 @@ def test_the_header_decides_before_any_decode(big):
         Image.from_bytes(bomb)
 
 
+def test_pillow_s_own_warning_is_not_printed_beside_the_line_that_says_it():
+    """Between Pillow's warning (89 Mpx) and its error (178 Mpx): visioneval's line alone."""
+    import warnings
+
+    from PIL import Image as PILImage
+
+    middle = huge_png(10000, 10000)  # 100 Mpx
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert Image.from_bytes(middle).width == 10000  # sent as stored
+        with pytest.raises(TooManyPixels, match="100 Mpx"):
+            open_to_decode(middle, "sample s1")
+        with pytest.raises(TooManyPixels, match="popout's image: 10000x10000"):
+            popout.answer(QUESTION, middle)
+    assert not [w for w in caught if issubclass(w.category, PILImage.DecompressionBombWarning)]
+
+
 def test_popout_refuses_without_decoding(big):
     def refused() -> None:
         with pytest.raises(TooManyPixels, match=re.escape(f"popout's image: {BIG_LINE}")):

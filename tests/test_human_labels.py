@@ -108,6 +108,8 @@ def test_a_file_without_a_known_suffix_is_read_by_its_first_character(tmp_path):
     ("cat-1,,accuracy,eight", "line 3, field `score`: 'eight' is not a number"),
     ("cat-1,,accuracy,10.5", "line 3, field `score`: 10.5 is outside 0-10"),
     ("cat-1,,accuracy,-1", "line 3, field `score`: -1 is outside 0-10"),
+    ("cat-1,,accuracy,10.001", "line 3, field `score`: 10.001 is outside 0-10"),
+    ("cat-1,,accuracy, 1e2", "line 3, field `score`: 1e2 is outside 0-10"),
     ("cat-1,,accuracy,nan", "line 3, field `score`: 'nan' is not a number"),
     ("cat-1,,accuracy,", "line 3, field `score`: empty"),
     (",,accuracy,5", "line 3, field `case`: empty"),
@@ -172,3 +174,26 @@ def test_unreadable_files(tmp_path):
     latin = tmp_path / "latin.csv"
     latin.write_bytes(b"case,dimension,score\ncaf\xe9,accuracy,5\n")
     assert refused(latin) == f"{latin}: not UTF-8 text (byte 24)"
+
+
+def test_scores_no_case_of_the_run_looks_up_are_the_unused_ones(tmp_path):
+    labels = read_human_labels(write(tmp_path, "labels.csv", CSV))
+    asked = [("cat-1", "judge:image-description", "accuracy"),
+             ("cat-1", "judge:visual-reasoning", "completeness")]
+    # cat-1's rows without an evaluator: accuracy is passed over (the evaluator has its
+    # own), completeness is used; dog-2 is not in this run.
+    assert labels.unused(asked) == [("cat-1", None, "accuracy"),
+                                    ("dog-2", "judge:image-description", "accuracy")]
+    assert labels.unused([]) == list(labels.scores)
+
+
+def test_a_score_a_hair_past_the_scale_is_read_as_its_end(tmp_path):
+    """A spreadsheet's 10.0000001 is a 10 written through floating point."""
+    path = write(tmp_path, "labels.csv", "case,dimension,score\na,d,10.0000001\n"
+                                         "b,d,-0.0000001\n")
+    labels = read_human_labels(path)
+    assert labels.scores["a", None, "d"].mean == 10.0
+    assert labels.scores["b", None, "d"].mean == 0.0
+    jsonl = write(tmp_path, "labels.jsonl", '{"case": "a", "dimension": "d", '
+                                            '"score": 10.5000001}\n')
+    assert refused(jsonl) == f"{jsonl}, line 1, field `score`: 10.5000001 is outside 0-10"

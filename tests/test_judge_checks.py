@@ -206,6 +206,33 @@ def test_a_bad_human_labels_file_is_one_line(serve, cases, tmp_path):
     assert len(lines) == 1 and "labels.csv" in lines[0] and "line 2" in lines[0], lines
 
 
+@pytest.mark.slow
+def test_human_scores_for_what_the_run_does_not_have_are_counted_and_named(serve, cases,
+                                                                          tmp_path):
+    server = serve(answer=ANSWER_MODES["judge-sees"])
+    _evaluate(cases, tmp_path / "plain", [server], "--human-labels",
+              cases.parent / "human-labels.csv")
+    plain = load(tmp_path / "plain")["judges"]
+    labels = tmp_path / "labels.csv"
+    labels.write_text((cases.parent / "human-labels.csv").read_text() +
+                      "nosuch-case,judge:image-description,clarity,5\n"
+                      "office-description,judge:image-description,sharpness,4\n")
+    result = _evaluate(cases, tmp_path / "more", [server], "--human-labels", labels)
+    more = load(tmp_path / "more")["judges"]
+    # The agreement is the same: the rows the run does not have change nothing ...
+    assert more["cards"][0]["humans"] == plain["cards"][0]["humans"]
+    # ... and they are said, not dropped without a word.
+    info, before = more["human_labels"], plain["human_labels"]
+    assert info["unused"] == before.get("unused", 0) + 2
+    assert info["labels"] == before["labels"] + 2
+    assert "nosuch-case judge:image-description clarity" in " ".join(info["unused_named"]) \
+        or len(info["unused_named"]) == 5
+    lines = [ln for ln in result.output.splitlines() if ln.startswith("human labels:")]
+    assert len(lines) == 1 and f"{info['unused']} of {info['labels']} scores" in lines[0]
+    assert str(labels) in lines[0] and "were left out" in lines[0]
+    assert "were left out" in (tmp_path / "more" / "report.html").read_text()
+
+
 def test_the_card_is_in_the_report_and_in_compare(serve, cases, tmp_path):
     server = serve(answer=ANSWER_MODES["judge-sees"])
     _evaluate(cases, tmp_path / "a", [server], "--judge-controls", "blind",

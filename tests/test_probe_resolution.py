@@ -286,3 +286,38 @@ def test_a_refused_key_is_one_line_and_never_printed(serve, monkeypatch):
     assert len(errors) == 1 and "Traceback" not in result.stderr
     assert "wrong-key-123" not in result.output
     assert server.stats.requests == 0  # stopped at the server check, no canary sent
+    assert "sending" not in result.stderr  # the key is checked before the canaries are said
+
+
+def test_a_missing_key_variable_is_said_before_any_canary(serve, monkeypatch):
+    server = serve(answer=answer_canary, required_key="right-key")
+    monkeypatch.delenv("PROBE_ABSENT_KEY", raising=False)
+    result = invoke("probe", "resolution", "--backend", "openai", "--base-url",
+                    f"{server.base_url}/v1", "--model", "m", "--api-key-env",
+                    "PROBE_ABSENT_KEY", "--long-side", "256", "--levels", "2", "--trials", "1")
+    assert result.exit_code == 2, result.output
+    assert "PROBE_ABSENT_KEY" in result.stderr and "sending" not in result.stderr
+    assert server.stats.requests == 0
+
+
+def test_a_probe_whose_every_request_failed_exits_nonzero_in_one_line(serve):
+    server = serve(answer=answer_canary, fail_rate=1.0, faults=("500",))
+    result = invoke("probe", "resolution", "--backend", "openai", "--base-url",
+                    f"{server.base_url}/v1", "--model", "m", "--long-side", "256",
+                    "--levels", "2", "--trials", "2", "--max-attempts", "1")
+    assert result.exit_code == 1, result.output
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "none of the 4 canaries was answered" in errors[0]
+    assert "4 x HTTP 500" in errors[0]
+
+
+def test_the_probe_shows_the_engine_s_progress_bar_after_the_key_is_checked(serve):
+    server = serve(answer=answer_canary)
+    result = invoke("probe", "resolution", "--backend", "openai", "--base-url",
+                    f"{server.base_url}/v1", "--model", "m", "--long-side", "256",
+                    "--levels", "2", "--trials", "2")
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    sending = next(i for i, line in enumerate(lines) if line.startswith("sending 4 canary"))
+    bar = next(i for i, line in enumerate(lines) if "4/4" in line and "errors" in line)
+    assert sending < bar and "canaries" in lines[bar]

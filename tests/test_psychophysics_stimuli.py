@@ -81,6 +81,66 @@ def test_a_png_without_parameters_is_one_clear_error():
         read_params(buf.getvalue())
 
 
+def _with_chunks(png: bytes, *chunks: tuple[str, str], after: bool = False,
+                 compressed: bool = False, international: bool = False) -> bytes:
+    """The stimulus saved again with more text chunks (before the image data, or after it:
+    Pillow writes a chunk list given as `pnginfo` before; one is moved after by hand)."""
+    from PIL import PngImagePlugin
+
+    info = PngImagePlugin.PngInfo()
+    for key, text in chunks:
+        if international:
+            info.add_itxt(key, text, zip=compressed)
+        else:
+            info.add_text(key, text, zip=compressed)
+    buf = io.BytesIO()
+    Image.open(io.BytesIO(png)).save(buf, format="PNG", pnginfo=info)
+    data = buf.getvalue()
+    if not after:
+        return data
+    start = data.index(b"IDAT") - 4  # the first chunk after IHDR and the texts: move texts
+    first_text = min(data.index(k) - 4 for k in (b"tEXt", b"zTXt", b"iTXt") if k in data)
+    texts, rest = data[first_text:start], data[start:]
+    end = rest.index(b"IEND") - 4
+    return data[:first_text] + rest[:end] + texts + rest[end:]
+
+
+def test_the_parameters_are_read_without_reading_other_chunks_or_pixels():
+    import time
+    import tracemalloc
+
+    stim = make_stimulus(Trial("detection", "size", 0.3, 12, seed=5))
+    junk = ("comment", "x" * 20_000_000)  # a 20 MB text chunk beside the parameters
+    for after in (False, True):
+        png = _with_chunks(stim.png, ("visioneval", stim.params.text()), junk, after=after)
+        tracemalloc.start()
+        started = time.perf_counter()
+        assert read_params(png) == stim.params
+        took, peak = time.perf_counter() - started, tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert peak < 1_000_000 and took < 0.05, (after, peak, took)
+
+
+@pytest.mark.parametrize(("compressed", "international"), [(True, False), (False, True),
+                                                          (True, True)])
+def test_compressed_and_international_text_chunks_read_as_pillow_reads_them(
+        compressed, international):
+    stim = make_stimulus(Trial("detection", "size", 0.3, 12, seed=5))
+    png = _with_chunks(stim.png, ("visioneval", stim.params.text()), compressed=compressed,
+                       international=international)
+    assert Image.open(io.BytesIO(png)).text["visioneval"] == stim.params.text()
+    assert read_params(png) == stim.params
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_a_parameters_chunk_over_the_cap_is_one_line_before_it_is_read(compressed):
+    stim = make_stimulus(Trial("detection", "size", 0.3, 12, seed=5))
+    png = _with_chunks(stim.png, ("visioneval", "x" * 5_000_000), compressed=compressed)
+    with pytest.raises(ValueError, match="over") as caught:
+        read_params(png)
+    assert "\n" not in str(caught.value) and "not read" in str(caught.value)
+
+
 @pytest.mark.parametrize("level", [0.5, 1.61, 5.19, 16.7, 30.0])
 def test_colour_difference_measured_from_pixels(level):
     stim = make_stimulus(Trial("detection", "color", level, 16, seed=int(level * 10)))

@@ -74,6 +74,8 @@ def _resolve(benchmark: BenchmarkLike, options: dict[str, Any] | BaseModel | Non
         return benchmark, None, None
     if isinstance(options, BaseModel):
         return definition.from_command(options), ref, definition
+    if found := definition.unknown_option(options or {}):
+        raise ValueError(f"options {found[0]}: {found[1]}")
     model = definition.command_options
     if model is None:
         return definition.build(options or {}), ref, definition

@@ -308,10 +308,8 @@ def any_benchmark_command(registered: Sequence[str] = ()) -> Callable[..., None]
             if model is None or not definition.command:
                 raise ValueError(f"{target} has no command options; run it with its own "
                                  "command")
-            unknown = set(values) - set(model.model_fields)
-            if unknown:
-                raise ValueError(f"--option: {target} has no option {', '.join(sorted(unknown))}"
-                                 f"; its options: {', '.join(model.model_fields)}")
+            if found := definition.unknown_option(values):
+                raise ValueError(f"--option {found[0]}: {found[1]}")
             return definition.from_command(_options_from(model, values))
 
         def max_tokens_default() -> int:
@@ -345,11 +343,9 @@ def _pair(text: str) -> tuple[str, str]:
 
 def settings(temperature: float | None, max_tokens: int | None, default_max_tokens: int):
     """The generation settings from the flags (None: not given, the default applies)."""
-    from visioneval.core.records import GenerationSettings
+    from visioneval.commands.flags import generation
 
-    return GenerationSettings(temperature=0.0 if temperature is None else temperature,
-                              max_tokens=default_max_tokens if max_tokens is None
-                              else max_tokens)
+    return generation(temperature, max_tokens, default_max_tokens)
 
 
 def synth_command(definition: MakesSyntheticData) -> Callable[..., None]:

@@ -51,7 +51,7 @@ Resume = Annotated[Path | None, typer.Option(
     metavar="DIR", help="Continue the run in DIR with its recorded settings.",
     rich_help_panel=OUTPUT)]
 Concurrency = Annotated[int | None, typer.Option(
-    min=1, metavar="N", help="Requests in flight per URL.",
+    min=1, max=defaults.MAX_CONCURRENCY, metavar="N", help="Requests in flight per URL.",
     show_default=defaults.shown(defaults.CONCURRENCY),
     rich_help_panel=ENGINE)]
 MaxAttempts = Annotated[int | None, typer.Option(

@@ -40,7 +40,8 @@ def resolution(
     seed: Annotated[int, typer.Option(help="Seed of periods, orientations and phases.")] = 0,
     max_tokens: Annotated[int, typer.Option(
         min=1, help="Most tokens per answer.", rich_help_panel=MODEL)] = 128,
-    concurrency: Annotated[int, typer.Option(min=1, help="Requests in flight.")] = 8,
+    concurrency: Annotated[int, typer.Option(
+        min=1, max=defaults.MAX_CONCURRENCY, help="Requests in flight.")] = 8,
     max_attempts: MaxAttempts = None,
     timeout: Timeout = None,
     json_out: Annotated[bool, typer.Option(

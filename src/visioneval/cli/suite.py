@@ -44,7 +44,8 @@ def suite(
     price_in: PriceIn = None,
     price_out: PriceOut = None,
     concurrency: Annotated[int | None, typer.Option(
-        min=1, help="With --benchmarks: requests in flight per URL.",
+        min=1, max=defaults.MAX_CONCURRENCY,
+        help="With --benchmarks: requests in flight per URL.",
         show_default=defaults.shown(defaults.CONCURRENCY),
         rich_help_panel=ENGINE)] = None,
     out: Annotated[Path | None, typer.Option(

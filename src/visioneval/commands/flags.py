@@ -85,10 +85,14 @@ class RunFlags:
                 max_cost=None if self.dry_run else self.max_cost,
                 max_reply_mb=self.max_reply_mb)
         except ValidationError as exc:
+            from visioneval.engine.options import FLAGS
+
             error = exc.errors()[0]
-            raise ValueError(str(error["ctx"]["error"]) if error["type"] == "value_error"
-                             else f"--{str(error['loc'][0]).replace('_', '-')}: "
-                             f"{error['msg']}") from None
+            if error["type"] == "value_error" or not error["loc"]:
+                raise ValueError(str(error["ctx"]["error"])) from None
+            name = str(error["loc"][0])
+            flag = FLAGS.get(name, "--" + name.replace("_", "-")).split("/")[0]
+            raise ValueError(f"{flag}: {error['msg']}") from None
 
     def distribution(self) -> Distribution:
         """The shard and executor flags, checked together."""
@@ -231,3 +235,20 @@ def model_needed(benchmark: Benchmark) -> str:
                if fits else "")
     return (f"--backend and --model are required (the model to evaluate); offline, "
             f"{offline}try `{command('demo')}`")
+def generation(temperature: float | None, max_tokens: int | None,
+               default_max_tokens: int) -> GenerationSettings:
+    """The generation settings from the flags (None: not given, the default applies); a
+    value a run cannot record (a temperature of nan, a count beyond 64 bits) is one line
+    naming its flag."""
+    from pydantic import ValidationError
+
+    from visioneval.core.records import GenerationSettings
+
+    try:
+        return GenerationSettings(temperature=0.0 if temperature is None else temperature,
+                                  max_tokens=default_max_tokens if max_tokens is None
+                                  else max_tokens)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        flag = "--" + str(error["loc"][0]).replace("_", "-")
+        raise ValueError(f"{flag}: {error['msg']}") from None

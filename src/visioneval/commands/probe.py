@@ -3,14 +3,23 @@ band, and the estimate's sentence (or the estimate as JSON)."""
 
 from __future__ import annotations
 
+import asyncio
+
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from visioneval.backends.registry import BackendSpec
-from visioneval.core.records import GenerationSettings
+from visioneval.commands.flags import generation
+from visioneval.engine.progress import RunProgress
 from visioneval.probe.canary import CanaryDesign
-from visioneval.probe.resolution import ProbeSettings, ResolutionEstimate, measure_resolution
+from visioneval.probe.resolution import (
+    ProbeSettings,
+    ResolutionEstimate,
+    checked_backend,
+    probe,
+)
+
+EXIT_FAILED = 1  # as a run whose samples failed
 
 
 def resolution_command(console: Console, err: Console, *, backend: str | None,
@@ -24,22 +33,35 @@ def resolution_command(console: Console, err: Console, *, backend: str | None,
     spec = BackendSpec.model_validate({"kind": backend, "model": model, "base_url": base_url,
                                        "api_key_env": api_key_env})
     design = _design(long_side, levels, trials, seed)
-    settings = ProbeSettings(design=design, generation=GenerationSettings(max_tokens=max_tokens),
+    settings = ProbeSettings(design=design, generation=generation(None, max_tokens, max_tokens),
                              concurrency=concurrency, max_attempts=max_attempts,
                              timeout_s=timeout_s)
-    err.print(f"sending {design.requests} canary images ({long_side} x {long_side} px, "
-              f"periods {design.finest:g} to {design.coarsest:g} px) to {model}",
-              highlight=False)
-    with Progress(TextColumn("canaries"), BarColumn(), MofNCompleteColumn(), console=err,
-                  transient=True, disable=json_out or not progress or not err.is_terminal) as bar:
-        task = bar.add_task("canaries", total=design.requests)
-        found = measure_resolution(spec, settings,
-                                   lambda done, _total: bar.update(task, completed=done))
+    found = asyncio.run(_send(spec, settings, err, progress and not json_out))
     if json_out:
         console.print_json(found.model_dump_json())
     else:
         show(console, found)
+    if found.n_requests and not found.n_answered:
+        reasons = "; ".join(f"{n} x {why}" for why, n in found.errors.items())
+        err.print(f"error: none of the {found.n_requests} canaries was answered ({reasons}): "
+                  "no estimate", style="red", highlight=False, soft_wrap=True, markup=False)
+        return EXIT_FAILED
     return 0
+
+
+async def _send(spec: BackendSpec, settings: ProbeSettings, err: Console,
+                show_progress: bool) -> ResolutionEstimate:
+    """The canaries sent, once the server has taken the key (nothing is drawn or said
+    before), on the engine's progress bar, and the estimate."""
+    design = settings.design
+    async with checked_backend(spec, settings) as backend:
+        err.print(f"sending {design.requests} canary images ({design.long_side} x "
+                  f"{design.long_side} px, periods {design.finest:g} to {design.coarsest:g} "
+                  f"px) to {spec.model}", highlight=False, soft_wrap=True, markup=False)
+        with RunProgress(design.requests, "canaries", console=err,
+                         enabled=show_progress) as bar:
+            return await probe(backend, settings,
+                               lambda trial: bar.advance(error=trial.error is not None))
 
 
 def _design(long_side: int, levels: int, trials: int, seed: int) -> CanaryDesign:

@@ -37,6 +37,8 @@ class Shortcut:
     vary: dict[str, list[Any]] = field(default_factory=dict)
 
     def suite(self) -> spec.SuiteFile:
+        from visioneval.core import registry
+
         if self.backend is None or self.model is None:
             raise ValueError("--benchmarks needs --backend and --model (or give a suite file)")
         per: dict[str, dict[str, Any]] = {name: {} for name in self.benchmarks}
@@ -47,6 +49,8 @@ class Shortcut:
                 raise ValueError(f"-o {item!r}: write benchmark.option=value, for one of "
                                  f"{', '.join(self.benchmarks)}")
             name = option.strip().replace("-", "_")
+            if found := registry.definition(bench).unknown_option([name]):
+                raise ValueError(f"-o {key.strip()}: {found[1]}")
             per[bench][name] = _value(bench, name, value)
         model: dict[str, Any] = {"backend": self.backend, "model": self.model}
         extra = {"base_url": list(self.base_url) or None, "api_key_env": self.api_key_env,
@@ -91,7 +95,8 @@ def run(file: Path | None, shortcut: Shortcut | None, out: Path | None, output: 
     else:
         raise ValueError("give a suite file (TOML) or --benchmarks a,b with --backend and "
                          "--model")
-    planned = plan(suite, out, file.stem if file is not None else "benchmarks")
+    planned = plan(suite, out, file.stem if file is not None else "benchmarks",
+                   str(file) if file is not None else "the command line")
     if dry_run:
         from visioneval.suite.dryrun import show
 

@@ -33,6 +33,7 @@ import orjson
 from pydantic import AfterValidator, BaseModel, PlainSerializer
 from rich.console import Console
 
+from visioneval.core.bounds import first_unrecordable
 from visioneval.core.records import Record, Sample, SkippedRow
 from visioneval.core.runfiles import BenchmarkPlan, Metrics, MetricsModel
 
@@ -328,9 +329,35 @@ class BenchmarkDefinition:
         if model is None:
             raise ValueError(f"{self.name or 'this benchmark'} has no options model")
         if isinstance(options, model):
-            return options
-        given = options.model_dump() if isinstance(options, BaseModel) else dict(options or {})
-        return model.model_validate(given)
+            checked = options
+        else:
+            given = options.model_dump() if isinstance(options, BaseModel) \
+                else dict(options or {})
+            checked = model.model_validate(given)
+        if found := first_unrecordable(checked.model_dump()):
+            where = "".join(f"[{p + 1}]" if isinstance(p, int) else f".{p}" for p in found[0])
+            raise ValueError(f"option {where.lstrip('.')}: {found[1]}")
+        return checked
+
+    def unknown_option(self, names: Iterable[str]) -> tuple[str, str] | None:
+        """(the first of `names` that is not one of the benchmark's options, why), the why
+        naming the nearest option: an options model takes no unknown key silently, so a
+        misspelt `num_sample` would otherwise run every sample. None when all are known (or
+        the benchmark has no options model to check against)."""
+        import difflib
+
+        model = self.options_model
+        if model is None:
+            return None
+        known = list(model.model_fields)
+        for name in names:
+            if name in known:
+                continue
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f"did you mean {close[0]}?" if close else \
+                f"its options: {', '.join(known)}"
+            return name, f"{self.name or 'this benchmark'} has no option {name}; {hint}"
+        return None
 
     def build(self, options: Mapping[str, Any] | BaseModel) -> Benchmark[Any]:
         """The benchmark from its options: as run.json recorded them (resume, report,

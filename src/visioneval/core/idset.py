@@ -91,8 +91,9 @@ class IdCollector:
 class IdValues:
     """One number per sample id, 16 + 8 bytes a sample: ids as digests, looked up by binary
     search over a sorted index built on the first lookup after an `add`. An id added twice
-    keeps its last value, as a dict would. `typecode`: "d" (a float; NaN where there is
-    none, for the caller to read) or "q" (an integer, e.g. a file offset)."""
+    keeps both: `get` gives the last, as a dict would, `get_all` every one. `typecode`: "d"
+    (a float; NaN where there is none, for the caller to read) or "q" (an integer, e.g. a
+    file offset)."""
 
     __slots__ = ("_digests", "_values", "_index")
 
@@ -113,8 +114,13 @@ class IdValues:
 
     def get(self, sample_id: str) -> float | int | None:
         """The id's last value; None when it has none."""
+        found = self.get_all(sample_id)
+        return found[-1] if found else None
+
+    def get_all(self, sample_id: str) -> list[float | int]:
+        """Every value the id was added with, in the order they were added."""
         if not self._values:
-            return None
+            return []
         if self._index is None:
             digests = np.frombuffer(bytes(self._digests), dtype=f"S{DIGEST_BYTES}")
             order = np.argsort(digests, kind="stable")  # equal digests keep their order
@@ -122,7 +128,6 @@ class IdValues:
             self._index = (digests[order], values[order])
         digests, values = self._index
         key = np.array([digest(sample_id)], dtype=f"S{DIGEST_BYTES}")
-        at = int(np.searchsorted(digests, key, side="right")[0]) - 1  # the last one
-        if at < 0 or digests[at] != key[0]:
-            return None
-        return values[at].item()
+        start = int(np.searchsorted(digests, key, side="left")[0])
+        end = int(np.searchsorted(digests, key, side="right")[0])
+        return [v.item() for v in values[start:end]]

@@ -10,6 +10,7 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, Field
 
+from visioneval.core.bounds import INT_RANGE
 from visioneval.io.images import Image
 
 Part = str | Image
@@ -32,12 +33,13 @@ def user(*parts: Part) -> Message:
     return Message("user", tuple(parts))
 
 
-class GenerationSettings(BaseModel, frozen=True):
-    """Sampling settings, explicit and recorded (defaults follow the lmms-eval SalBench task)."""
+class GenerationSettings(BaseModel, frozen=True, allow_inf_nan=False):
+    """Sampling settings, explicit and recorded (defaults follow the lmms-eval SalBench task):
+    finite numbers and 64-bit counts, as run.json records them."""
 
     temperature: float = 0.0
-    max_tokens: int = Field(128, gt=0)
-    seed: int | None = None
+    max_tokens: int = Field(128, gt=0, le=INT_RANGE[1])
+    seed: int | None = Field(None, ge=INT_RANGE[0], le=INT_RANGE[1])
 
 
 @dataclass(frozen=True, slots=True)

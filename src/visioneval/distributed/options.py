@@ -10,6 +10,7 @@ from visioneval.shards import Shard
 
 Executor = Literal["local", "ray"]
 DEFAULT_RAY_SHARDS = 4
+MAX_RAY_SHARDS = 4096  # each shard is a Ray task, a folder and a journal of its own
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,9 @@ class Distribution:
                              "one shard locally with --shard K/N)")
         if shards is not None and shards < 1:
             raise ValueError("--shards must be at least 1")
+        if shards is not None and shards > MAX_RAY_SHARDS:
+            raise ValueError(f"--shards {shards}: at most {MAX_RAY_SHARDS} (each shard is a "
+                             "Ray task and a folder of its own)")
         return cls(Shard.parse(shard) if shard is not None else None,
                    "ray" if executor == "ray" else "local", shards, ray_address)
 

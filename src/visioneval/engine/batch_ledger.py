@@ -155,6 +155,17 @@ class BatchLedger:
         self.store.save_info()
         return entry
 
+    def number(self, entry: BatchEntry) -> int:
+        """The batch's number in the run, from 1 in the order the run sent its batches
+        (its place in run.json's list, so a run written before numbers were shown has
+        them too)."""
+        return next(i for i, e in enumerate(self.run.batches, 1) if e.key == entry.key)
+
+    def name(self, entry: BatchEntry) -> str:
+        """The batch as lines name it: `batch 2`, with the provider's id once it has one."""
+        number = self.number(entry)
+        return f"batch {number} ({entry.id})" if entry.id else f"batch {number}"
+
     def created(self, entry: BatchEntry, batch_id: str) -> None:
         entry.id = batch_id
         self.settle(entry, "submitted")

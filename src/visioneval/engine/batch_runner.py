@@ -30,6 +30,7 @@ from visioneval.backends.batch.base import (
     BatchClient,
     BatchFailure,
     BatchState,
+    checked_id,
     custom_id,
     error_answer,
 )
@@ -130,6 +131,9 @@ class _BatchRun:
                 self.in_data = IdSet.from_digests(bytes(self._seen))
                 self._seen = bytearray()
                 self.read_all.set()
+                if not self.counts["submitted"] and self.stats.cache_hits:
+                    self.setup.say(f"all {self.stats.cache_hits:,} answers from the cache: "
+                                   "no batch sent")
         except* WriteError as failed:
             raise failed.exceptions[0] from None
         except* RunStopped as stopped:
@@ -200,18 +204,26 @@ class _BatchRun:
         found, it was never made and its samples are sent again."""
         out = []
         for entry in self.ledger.open_entries():
+            if entry.id is not None and \
+                    isinstance(bad := checked_id(entry.id, "batch"), BatchFailure):
+                # Recorded by a server that gave an id no URL may hold: never polled, so no
+                # other endpoint is asked; its samples go in a new batch.
+                self.setup.say(f"batch {self.ledger.number(entry)}: {bad.message}; it is "
+                               "taken as lost and its samples are sent again")
+                self.ledger.settle(entry, "lost")
+                continue
             if entry.id is None:
                 found = await self._call(partial(self.client.find, entry.key, entry.requests,
                                                  submitted_epoch(entry)),
-                                         f"looking up batch {entry.key}")
+                                         f"looking up {self.ledger.name(entry)}")
                 if found is None:
-                    self.setup.say(f"batch {entry.key} ({entry.requests:,} requests) was "
-                                   "never created; its samples are sent again")
+                    self.setup.say(f"{self.ledger.name(entry)} ({entry.requests:,} requests) "
+                                   "was never created; its samples are sent again")
                     self.ledger.settle(entry, "lost")
                     continue
                 self.ledger.created(entry, found)
-            self.setup.say(f"taking up batch {entry.id} ({entry.requests:,} requests) "
-                           "sent by an earlier session")
+            self.setup.say(f"taking up {self.ledger.name(entry)}, {entry.requests:,} "
+                           "requests sent by an earlier session")
             self._count("submitted", +1)
             out.append(entry)
         return out
@@ -223,8 +235,8 @@ class _BatchRun:
         self.stats.sent += entry.requests
         chunk.lines.clear()  # the request bodies are the provider's now
         self._count("submitted", +1)
-        self.setup.say(f"batch {batch_id}: {entry.requests:,} requests sent to "
-                       f"{self.client.provider}")
+        self.setup.say(f"{self.ledger.name(entry)}: {entry.requests:,} requests sent to "
+                       f"{self.client.destination}")
         return entry
 
     async def _create(self, entry: BatchEntry, lines: list[bytes]) -> str:
@@ -279,40 +291,42 @@ class _BatchRun:
         (which of its samples the data still holds is known then); one sent by this
         session is recorded as soon as it ends."""
         assert entry.id is not None
-        state = await self._wait(entry.id)
+        state = await self._wait(entry)
         if taken:
             await self.read_all.wait()
         async with self._reading:
             answers: BatchAnswers = await self._call(
                 lambda: self.client.results(state, self.ledger.folder),
-                f"reading the answers of batch {entry.id}")
+                f"reading the answers of {self.ledger.name(entry)}")
             try:
                 self._record(entry, state, answers, taken)
             finally:
                 answers.close()
         self._count("done", +1)
-        self.setup.say(f"batch {entry.id}: answers recorded")
+        self.setup.say(f"batch {self.ledger.number(entry)}: answers recorded")
 
-    async def _wait(self, batch_id: str) -> BatchState:
+    async def _wait(self, entry: BatchEntry) -> BatchState:
         """Poll until the batch ends; each new status is said, its counts logged."""
+        assert entry.id is not None
         delay, status, shown = self.setup.first_poll_s, "", ""
+        name, short = self.ledger.name(entry), f"batch {self.ledger.number(entry)}"
         while True:
-            state = await self.client.poll(batch_id)
+            state = await self.client.poll(entry.id)
             if isinstance(state, BatchFailure):
                 if not state.transient:
-                    raise RunStopped(f"polling batch {batch_id}: {state.message}")
-                log.info("polling batch %s: %s (asking again)", batch_id, state.message)
+                    raise RunStopped(f"polling {name}: {state.message}")
+                log.info("polling %s: %s (asking again)", name, state.message)
             else:
                 if not status:
                     self._count("in progress", +1)
                 if state.status != status:
                     status = state.status
-                    self.setup.say(f"batch {batch_id}: {status}")
+                    self.setup.say(f"{short}: {status}")
                 counts = f"{state.answered or 0:,} of {state.total:,} answered" \
                     if state.total else ""
                 if counts != shown:
                     shown = counts
-                    log.debug("batch %s: %s", batch_id, counts)
+                    log.debug("%s: %s", name, counts)
                 if state.ended:
                     self._count("in progress", -1)
                     return state
@@ -325,7 +339,7 @@ class _BatchRun:
         a line at a time; one done since, or (`taken`) no longer in the data, is passed."""
         engine, stats = self.engine, self.stats
         _, origin = engine._origin(engine.backend)
-        missing = (f"batch {state.batch_id} ended ({state.status}"
+        missing = (f"{self.ledger.name(entry)} ended ({state.status}"
                    + (f": {state.detail}" if state.detail else "") + ") without an answer "
                    "for it")
         unanswered = 0
@@ -347,8 +361,12 @@ class _BatchRun:
             engine._record(sample, Solved(response), self.scorer, stats, self.progress)
             if engine.cache is not None and sample.cache_key is not None and response.ok:
                 engine.cache.put(sample.cache_key, response, origin)
+        if answers.conflicts:
+            self.setup.say(f"{self.ledger.name(entry)} answered {answers.conflicts:,} "
+                           "request(s) more than once, differently (a success and an error): "
+                           "the first success of each is kept")
         if len(answers) and unanswered == entry.requests:
-            self.setup.say(f"batch {state.batch_id} answers none of this run's requests "
+            self.setup.say(f"{self.ledger.name(entry)} answers none of this run's requests "
                            f"(none carries its key {entry.key}): it is another's batch; "
                            "its samples are errors, sent again on resume")
         self.ledger.settle(entry, "collected")

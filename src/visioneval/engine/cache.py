@@ -75,16 +75,17 @@ class ResponseCache:
             self._db.execute("PRAGMA busy_timeout=10000")
             self._db.execute(SCHEMA)
             _add_provenance(self._db)
+            self._known = self._load_keys()
         except (OSError, sqlite3.Error) as exc:
             raise CacheError(f"cannot open the response cache {path}: {exc}"
-                             f"{free_space(path)}") from None
+                             f"{_advice(exc, path)}") from None
         self.path = path
         self.batch = batch
         self.max_delay_s = max_delay_s
         self._flushed = time.time()
         self._pending: dict[str, tuple[str, float, Origin]] = {}
         self._broken = False
-        self._known = self._load_keys()
+        self._said_unreadable = False
 
     def _load_keys(self) -> set[str] | None:
         """The stored keys in memory, so a miss costs no query (a fresh run misses on every
@@ -99,18 +100,28 @@ class ResponseCache:
         if key in self._pending:
             stored, _, origin = self._pending[key]
             source: str | None = origin.run
-        elif self._known is not None and key not in self._known:
+        elif self._broken or (self._known is not None and key not in self._known):
             return None
         else:
-            row = self._db.execute("SELECT response, run FROM responses WHERE key = ?",
-                                   (key,)).fetchone()
+            try:
+                row = self._db.execute("SELECT response, run FROM responses WHERE key = ?",
+                                       (key,)).fetchone()
+            except sqlite3.Error as exc:
+                # A damaged page found only now (the keys read at the start were whole).
+                self._switch_off(f"cannot read the response cache {self.path}: {exc}"
+                                 f"{_advice(exc, self.path)}")
+                return None
             if row is None:
                 return None
             stored, source = row
         # A cache hit took no time and no attempt in this run.
         # (An answer stored by a version that kept a reasoning model's thinking in its text
         # is split as a new one would be; one cut off while thinking is asked again.)
-        hit = reasoning.cached(Response.model_validate_json(stored))
+        try:
+            hit = reasoning.cached(Response.model_validate_json(stored))
+        except ValueError:
+            self._unreadable_entry()
+            return None
         if hit is None:
             return None
         return hit.model_copy(update={"cached": True, "latency_s": 0.0, "attempts": 0,
@@ -144,19 +155,34 @@ class ResponseCache:
                     "identity) VALUES (?, ?, ?, ?, ?, ?)", rows)
                 self._db.execute("COMMIT")
             except sqlite3.Error as exc:
-                self._broken = True
                 _rollback(self._db)
-                log.warning("response cache %s: %s%s; caching is off for the rest of this "
-                            "run (the answers are recorded in the run directory all the same)",
-                            self.path, exc, free_space(self.path))
+                self._switch_off(f"cannot write the response cache {self.path}: {exc}"
+                                 f"{_advice(exc, self.path)}")
         self._pending.clear()
         self._flushed = time.time()
+
+    def _switch_off(self, why: str) -> None:
+        """No more reads or writes for this run, said in the one line a cache that cannot be
+        opened gets: the answers are in the run's journal, so the run goes on."""
+        self._broken = True
+        self._known = set()
+        log.warning("%s; %s", why, CACHE_OFF)
+
+    def _unreadable_entry(self) -> None:
+        """An entry whose stored answer does not read back (damaged in place) is a miss: the
+        request is sent again. Said once a run."""
+        if not self._said_unreadable:
+            self._said_unreadable = True
+            log.warning("response cache %s: a stored answer cannot be read (the file is "
+                        "damaged); such requests are sent again", self.path)
 
     def close(self) -> None:
         self.flush()
         self._db.close()
 
 
+CACHE_OFF = ("caching is off for this run (the answers are recorded in the run directory all "
+             "the same)")
 UNRECORDED = "(a run before visioneval recorded where cached answers came from)"
 
 
@@ -185,9 +211,17 @@ def open_or_none(path: Path | None) -> ResponseCache | None:
     try:
         return ResponseCache(path)
     except CacheError as exc:
-        log.warning("%s; caching is off for this run (the answers are recorded in the run "
-                    "directory all the same)", exc)
+        log.warning("%s; %s", exc, CACHE_OFF)
         return None
+
+
+def _advice(exc: BaseException, path: Path) -> str:
+    """What follows the error: for a damaged file, that it is damaged and what to do (it
+    cannot be repaired in place); otherwise the free space on its disk (a full disk is the
+    usual cause)."""
+    if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
+        return f" (the file is damaged: delete {path.name} to start a new cache)"
+    return free_space(path)
 
 
 def default_cache_path() -> Path:
@@ -228,7 +262,8 @@ def _open_existing(path: Path) -> sqlite3.Connection:
         db.execute("PRAGMA busy_timeout=10000")
         _add_provenance(db)
     except sqlite3.Error as exc:
-        raise CacheError(f"cannot read the response cache {path}: {exc}") from None
+        raise CacheError(f"cannot read the response cache {path}: {exc}"
+                         f"{_advice(exc, path)}") from None
     return db
 
 
@@ -242,7 +277,8 @@ def groups(path: Path, *, run: str | None = None, model: str | None = None
             "SELECT run, model, identity, COUNT(*), MIN(created), MAX(created) FROM responses"
             f"{where} GROUP BY run, model, identity ORDER BY MAX(created) DESC", args).fetchall()
     except sqlite3.Error as exc:
-        raise CacheError(f"cannot read the response cache {path}: {exc}") from None
+        raise CacheError(f"cannot read the response cache {path}: {exc}"
+                         f"{_advice(exc, path)}") from None
     finally:
         db.close()
     for r_run, r_model, r_identity, n, first, last in rows:
@@ -260,7 +296,7 @@ def clear(path: Path, *, run: str | None = None, model: str | None = None) -> in
             db.execute("VACUUM")
     except sqlite3.Error as exc:
         raise CacheError(f"cannot change the response cache {path}: {exc}"
-                         f"{free_space(path)}") from None
+                         f"{_advice(exc, path)}") from None
     finally:
         db.close()
     return removed

@@ -4,6 +4,10 @@ command-line help and suite files all read these."""
 
 CONCURRENCY = 16
 """Requests in flight per URL."""
+MAX_CONCURRENCY = 4096
+"""Most requests in flight per URL a run may ask for; beyond it the run is refused. A
+server that takes more at once is rare, and each request in flight holds a sample, its
+images and a connection."""
 MAX_ATTEMPTS = 6
 """Attempts per request (the first and five retries)."""
 TIMEOUT_S = 120.0

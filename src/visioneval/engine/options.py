@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from visioneval.backends.registry import Dispatch
+from visioneval.core.bounds import INT_RANGE
 from visioneval.engine import defaults
 from visioneval.engine.retry import RetryPolicy
 from visioneval.shards import Shard
@@ -23,22 +24,23 @@ from visioneval.shards import Shard
 if TYPE_CHECKING:
     from visioneval.backends.http import HttpLimits
 
+MAX_INT = INT_RANGE[1]  # a count run.json can record
 CACHE_FILE = "responses.sqlite3"
 DEFAULT_MAX_REPLY_MB = defaults.MAX_REPLY_MB
 
 
-class EngineOptions(BaseModel, frozen=True):
+class EngineOptions(BaseModel, frozen=True, allow_inf_nan=False):
     """How to run; recorded in run.json. A resume keeps them unless a flag is given again."""
 
     concurrency: int = Field(defaults.CONCURRENCY, gt=0)
-    max_attempts: int = Field(defaults.MAX_ATTEMPTS, gt=0)
+    max_attempts: int = Field(defaults.MAX_ATTEMPTS, gt=0, le=MAX_INT)
     timeout_s: float = Field(defaults.TIMEOUT_S, gt=0)
     backoff_base_s: float = Field(defaults.BACKOFF_BASE_S, ge=0)
     backoff_cap_s: float = Field(defaults.BACKOFF_CAP_S, ge=0)
     cache_path: Path | None = None
     refresh_cache: bool = False  # send every request; its answer replaces the cached one
-    rpm: int | None = Field(None, gt=0)
-    tpm: int | None = Field(None, gt=0)
+    rpm: int | None = Field(None, gt=0, le=MAX_INT)
+    tpm: int | None = Field(None, gt=0, le=MAX_INT)
     cache_key_url: bool = False
     # The model's price in US dollars per million tokens (None: the provider's reported
     # cost, else the price table); max_cost: this session stops sending once it spent that.
@@ -159,16 +161,16 @@ def _json(value: Any) -> Any:
     return str(value) if isinstance(value, Path) else value
 
 
-class EngineFlags(BaseModel, frozen=True):
+class EngineFlags(BaseModel, frozen=True, allow_inf_nan=False):
     """The engine flags one command line gave; None (or False for a switch): not given."""
 
-    concurrency: int | None = Field(None, gt=0)
-    max_attempts: int | None = Field(None, gt=0)
+    concurrency: int | None = Field(None, gt=0, le=defaults.MAX_CONCURRENCY)
+    max_attempts: int | None = Field(None, gt=0, le=MAX_INT)
     timeout_s: float | None = Field(None, gt=0)
     backoff_base_s: float | None = Field(None, ge=0)
     backoff_cap_s: float | None = Field(None, ge=0)
-    rpm: int | None = Field(None, gt=0)
-    tpm: int | None = Field(None, gt=0)
+    rpm: int | None = Field(None, gt=0, le=MAX_INT)
+    tpm: int | None = Field(None, gt=0, le=MAX_INT)
     no_cache: bool = False
     cache_dir: Path | None = None
     refresh_cache: bool = False

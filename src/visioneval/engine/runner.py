@@ -190,6 +190,10 @@ class Engine:
         recorded)."""
         progress.watch_retries(self.watch)
         stopped: list[RunStopped] = []
+        # Workers start as samples arrive, never more than the samples sent: a --concurrency
+        # far beyond the work (a million on 12 samples) costs nothing.
+        workers: list[asyncio.Task[None]] = []
+        staffed = asyncio.Event()  # set once `workers` is complete
         todo: asyncio.Queue[Sample | None] = asyncio.Queue(maxsize=min(self.concurrency,
                                                                        READ_AHEAD))
         answered: asyncio.Queue[tuple[Sample, Solved] | None] = asyncio.Queue()
@@ -219,8 +223,13 @@ class Engine:
                 elif item.id in done:
                     stats.resumed += 1
                 else:
+                    if not staffed.is_set():
+                        workers.append(group.create_task(work()))
+                        if len(workers) >= self.concurrency:
+                            staffed.set()
                     await todo.put(item)  # suspends while the queue is full
-            for _ in range(self.concurrency):
+            staffed.set()
+            for _ in workers:
                 await todo.put(None)
 
         async def work() -> None:
@@ -234,6 +243,7 @@ class Engine:
                     answered.put_nowait((sample, solved))
             except RunStopped as exc:
                 stopped.append(exc)
+                staffed.set()  # no new worker: the run is stopping
 
         async def write() -> None:
             while (item := await answered.get()) is not None:
@@ -241,12 +251,13 @@ class Engine:
                 if stopping is not None:
                     stopping.observe(positions.pop(record.id), record)
 
+        group = asyncio.TaskGroup()
         try:
-            async with asyncio.TaskGroup() as group:
+            async with group:
                 producer = group.create_task(produce())
                 writer = group.create_task(write())
-                await asyncio.gather(*(group.create_task(work())
-                                       for _ in range(self.concurrency)))
+                await staffed.wait()
+                await asyncio.gather(*workers)
                 producer.cancel()  # done already, unless the workers stopped early
                 answered.put_nowait(None)
                 await writer

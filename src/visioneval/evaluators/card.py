@@ -158,6 +158,9 @@ def print_cards(judges: JudgesMetrics, run_model: str, console: Console) -> None
         console.print()
     for line in agreement_lines(judges):
         console.print(line, highlight=False, soft_wrap=True, markup=False)
+    unused = judges.human_labels.unused_line() if judges.human_labels else None
+    if unused:
+        console.print(unused, style="yellow", highlight=False, soft_wrap=True, markup=False)
     console.print(legend(), style="dim", highlight=False, soft_wrap=True, markup=False)
 
 
@@ -195,6 +198,9 @@ def sections(judges: JudgesMetrics, run_model: str) -> list[Section]:
                  for dimension, found in by_dim.items()]
         blocks.append(Table(["evaluator", "dimension", "cases", "alpha [95%] between judges",
                              "reading"], table, numeric_from=2))
+    unused = judges.human_labels.unused_line() if judges.human_labels else None
+    if unused:
+        blocks.append(Note(unused))
     blocks.append(Note(NOTE))
     return [Section(TITLE, blocks), *(_judge_section(c, run_model) for c in judges.cards)]
 

@@ -8,7 +8,7 @@ the replies), so memory grows with the cases as metrics.json does, not with the 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +17,7 @@ import numpy as np
 from visioneval.core.records import Record
 from visioneval.evaluators.controls import BLIND, EDIT, ORDER
 from visioneval.evaluators.edits import DETAIL, KINDS, Edit, named
-from visioneval.evaluators.human_labels import HumanLabels
+from visioneval.evaluators.human_labels import HumanLabels, shown
 from visioneval.evaluators.metrics import (
     RELIABLE,
     TENTATIVE,
@@ -37,6 +37,7 @@ from visioneval.stats.binomial import wilson
 from visioneval.stats.bootstrap import mean_statistic, summaries
 
 SCORE = "score"  # the weighted score's row beside the dimensions
+UNUSED_NAMED = 5  # human scores left out that metrics.json names (all are counted)
 IDENTICAL_SHARE = 0.8  # blind: this share of cases scored the same reads as ignoring it
 NEGLIGIBLE = 0.05  # blind: an interval within this of 0 (score units) reads as no change
 NO_BIAS = 0.1  # order: an interval within this of 0 reads as no position bias
@@ -150,10 +151,19 @@ class JudgeChecks:
         else:
             out.agreement_unavailable = "one judge (give --judge-model more than once)"
         if self.humans is not None:
-            out.human_labels = HumanLabelsInfo(source=self.humans.source,
-                                               sha256=self.humans.sha256,
-                                               labels=len(self.humans.scores))
+            unused = self.humans.unused(self._asked_of_people())
+            out.human_labels = HumanLabelsInfo(
+                source=self.humans.source, sha256=self.humans.sha256,
+                labels=len(self.humans.scores), unused=len(unused),
+                unused_named=[shown(key) for key in unused[:UNUSED_NAMED]])
         return out
+
+    def _asked_of_people(self) -> Iterator[tuple[str, str, str]]:
+        """Every (case, evaluator, dimension) of the run a human score may be for."""
+        for evaluator, case in sorted({(e, c) for _, e, c in self.main}):
+            rubric = self._rubric(evaluator)
+            for dimension in rubric.dimensions if rubric is not None else ():
+                yield case, evaluator, dimension.key
 
     def _card(self, judge: int, evaluators: Sequence[str]) -> JudgeCard:
         options = self.options

@@ -4,7 +4,9 @@ optionally `evaluator` (`judge:image-description`) and `rater`; other columns ar
 
 Several rows for one (case, evaluator, dimension) are several raters and are averaged. A
 file with one bad row is refused with that row's line: a reference read in part would bias
-the agreement without saying so.
+the agreement without saying so. Rows for cases, evaluators or dimensions a run does not
+have are well formed, only not this run's (a file for every case, a run of some of them):
+the run leaves them out and says how many and which (`unused`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import hashlib
 import io
 import json
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,9 @@ from visioneval.evaluators.rubric import builtin_name
 
 REQUIRED = ("case", "dimension", "score")
 SCALE = (0.0, 10.0)
+TOLERANCE = 1e-6
+"""How far past the scale's ends a score may be and still be read (as the end itself): a
+spreadsheet's 10.0000001 is a 10 written through floating point, not a score of 11."""
 Key = tuple[str, str | None, str]
 
 
@@ -46,12 +51,28 @@ class HumanLabels:
         """The human score for this evaluator's dimension of a case: the rows naming the
         evaluator, else those naming it without its `@threshold` (a threshold changes the
         verdict, not the scores), else the rows naming no evaluator."""
+        key = self.key_for(case, evaluator, dimension)
+        return self.scores[key] if key is not None else None
+
+    def key_for(self, case: str, evaluator: str, dimension: str) -> Key | None:
+        """The key of the scores `lookup` gives (None: none)."""
         label = evaluator_label(evaluator)
         for who in (label, label.split("@", 1)[0], None):
-            found = self.scores.get((case, who, dimension))
-            if found is not None:
-                return found
+            if (case, who, dimension) in self.scores:
+                return case, who, dimension
         return None
+
+    def unused(self, asked: Iterable[tuple[str, str, str]]) -> list[Key]:
+        """The scores no (case, evaluator, dimension) of `asked` looks up, in file order:
+        their case, evaluator or dimension is not in the run."""
+        used = {self.key_for(*one) for one in asked}
+        return [key for key in self.scores if key not in used]
+
+
+def shown(key: Key) -> str:
+    """A score's key as a line names it: case, evaluator (when the row names one), dimension."""
+    case, evaluator, dimension = key
+    return " ".join(part for part in (case, evaluator, dimension) if part)
 
 
 def evaluator_label(text: str) -> str:
@@ -130,10 +151,11 @@ def _score(row: dict[str, Any], where: str) -> float:
         raise HumanLabelsError(f"{where}, field `score`: {raw!r} is not a number") from None
     if not math.isfinite(score):
         raise HumanLabelsError(f"{where}, field `score`: {raw!r} is not a number")
-    if not SCALE[0] <= score <= SCALE[1]:
-        raise HumanLabelsError(f"{where}, field `score`: {score:g} is outside "
+    if not SCALE[0] - TOLERANCE <= score <= SCALE[1] + TOLERANCE:
+        written = raw.strip() if isinstance(raw, str) else json.dumps(raw)
+        raise HumanLabelsError(f"{where}, field `score`: {written} is outside "
                                f"{SCALE[0]:g}-{SCALE[1]:g}")
-    return score
+    return min(max(score, SCALE[0]), SCALE[1])
 
 
 def read_human_labels(path: Path) -> HumanLabels:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import Field
+
 from visioneval.core.runfiles import Interval, MetricsBlock
 
 
@@ -149,6 +151,20 @@ class HumanLabelsInfo(MetricsBlock):
     source: str
     sha256: str
     labels: int
+    unused: int = Field(0, description="Scores (case, evaluator, dimension) whose case, "
+                        "evaluator or dimension is not in the run: left out of every "
+                        "agreement.")
+    unused_named: list[str] = Field([], description="The first five of them, as `case "
+                                    "evaluator dimension`.")
+
+    def unused_line(self) -> str | None:
+        """The scores left out, in one line (None: every score was the run's)."""
+        if not self.unused:
+            return None
+        more = self.unused - len(self.unused_named)
+        return (f"human labels: {self.unused} of {self.labels} scores in {self.source} are "
+                "for a case, evaluator or dimension not in this run and were left out: "
+                f"{'; '.join(self.unused_named)}{f' and {more} more' if more > 0 else ''}")
 
 
 class JudgesMetrics(MetricsBlock):

@@ -17,8 +17,10 @@ import io
 import os
 import re
 import stat
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pybase64
 from PIL import Image as PILImage
@@ -114,6 +116,16 @@ def _check_regular(info: os.stat_result, shown: str, limit: int) -> None:
 _BOMB_SIZE = re.compile(r"\((\d+) pixels\)")
 
 
+def _pil_open(source: Any, formats: list[str] | None = None) -> PILImage.Image:
+    """Pillow's open, without its DecompressionBombWarning: between 89 and 178 Mpx Pillow
+    prints one, while visioneval's own limit (`decode_problem`, 40 Mpx) refuses the image
+    in its own line where it would be decoded, and sends it as stored otherwise. Beyond
+    178 Mpx Pillow's DecompressionBombError still comes through."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PILImage.DecompressionBombWarning)
+        return PILImage.open(source, formats=formats)
+
+
 def open_to_decode(source: bytes | Path, name: str = "",
                    limit: int = MAX_DECODE_PIXELS) -> PILImage.Image:
     """The image opened lazily (its header read, no pixel decoded), for the caller to
@@ -123,7 +135,7 @@ def open_to_decode(source: bytes | Path, name: str = "",
     (178 Mpx, a process-wide setting left alone) stays behind this one."""
     where = f"{name}: " if name else ""
     try:
-        image = PILImage.open(io.BytesIO(source) if isinstance(source, bytes) else source)
+        image = _pil_open(io.BytesIO(source) if isinstance(source, bytes) else source)
     except PILImage.DecompressionBombError as exc:
         raise TooManyPixels(f"{where}{_bomb_pixels(exc)}, beyond the {limit / 1e6:g} Mpx "
                             "visioneval decodes") from None
@@ -220,7 +232,7 @@ class Image:
             _check_end(data, mime)
         try:
             # Naming the format skips Pillow's probing of every plugin (45 -> 12 us).
-            with PILImage.open(io.BytesIO(data), formats=[PIL_FORMAT[mime]]) as pil:
+            with _pil_open(io.BytesIO(data), [PIL_FORMAT[mime]]) as pil:
                 width, height = pil.size
                 if verify:
                     pil.verify()

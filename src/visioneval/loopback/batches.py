@@ -6,7 +6,9 @@ A batch ends `BatchScript.delay_s` after it was created; until then it is in pro
 share of the requests can be answered with an error (each custom_id only the first time it
 comes, so a resume's new batch gets its answer), a batch can expire with only its first
 requests answered, as a provider's does when its 24 hours pass, the reply to a batch's
-creation can be lost after the batch was made, and batches can be refused altogether.
+creation can be lost after the batch was made, batches can be refused altogether, and a
+batch's first requests can be answered twice (their answer, then an error for the same
+custom_id: OpenAI's in the error file, Anthropic's as a second result line).
 `BatchBook` counts what arrived per custom_id: a test checks that no request was sent twice.
 """
 
@@ -37,6 +39,10 @@ class BatchScript:
     expire_after: int | None = None
     lose_created: int = 0  # the first N batches are made, but their reply is an HTTP 502
     refuse: bool = False  # every batch is refused (HTTP 400), as by an account without them
+    answer_twice: int = 0  # the first N requests of each batch also get an error answer
+    # Each batch's id as the server gives it ("{n}": its number), in place of the
+    # provider's shape: an id no URL may hold ("../files/file-{n}/content") is refused.
+    id_as: str | None = None
 
 
 class BatchHost(Protocol):
@@ -63,6 +69,7 @@ class _Batch:
     tag: str | None = None
     input_file_id: str | None = None
     results: list[dict[str, Any]] | None = None  # made once, when it ends
+    again: list[dict[str, Any]] = field(default_factory=list)  # second answers (answer_twice)
     expired: bool = False
 
 
@@ -74,6 +81,7 @@ class BatchBook:
     received: Counter[str] = field(default_factory=Counter)
     batches: int = 0
     polls: int = 0
+    file_reads: Counter[str] = field(default_factory=Counter)  # GET /v1/files/{id}/content
 
 
 class BatchApis:
@@ -84,7 +92,8 @@ class BatchApis:
         self.book = BatchBook()
         self._files: dict[str, bytes] = {}
         self._batches: dict[str, _Batch] = {}
-        self._ids = itertools.count(1)
+        self._ids = itertools.count(1)  # files
+        self._batch_ids = itertools.count(1)  # batches: a run's first is batch_1
         self._arrivals = 0
 
     def routes(self, app: web.Application) -> None:
@@ -126,6 +135,7 @@ class BatchApis:
     async def _content(self, request: web.Request) -> web.Response:
         if (refused := self._refused(request)) is not None:
             return refused
+        self.book.file_reads[request.match_info["id"]] += 1
         content = self._files.get(request.match_info["id"])
         if content is None:
             return _error(404, "no such file")
@@ -144,7 +154,7 @@ class BatchApis:
             return _error(400, "batches are not enabled for this organization")
         lines = [orjson.loads(line) for line in content.splitlines() if line.strip()]
         tag = (body.get("metadata") or {}).get("visioneval_batch")
-        batch = self._new("openai", lines, f"batch_{next(self._ids)}", tag)
+        batch = self._new("openai", lines, self._batch_id("batch_{n}"), tag)
         batch.input_file_id = body["input_file_id"]
         return self._lost() or web.json_response(self._openai_view(batch))
 
@@ -179,7 +189,8 @@ class BatchApis:
             view["request_counts"] |= {"completed": len(good),
                                        "failed": len(batch.lines) - len(good)}
             view["output_file_id"] = self._file(f"{batch.id}-out", good)
-            bad = [r for r in batch.results if r["response"]["status_code"] != 200]
+            bad = [r for r in batch.results if r["response"]["status_code"] != 200] + \
+                batch.again
             if bad:
                 view["error_file_id"] = self._file(f"{batch.id}-err", bad)
         return view
@@ -199,7 +210,7 @@ class BatchApis:
             return _error(400, "requests: a list of {custom_id, params} is required")
         if self.script.refuse:
             return _error(400, "batches are not enabled for this organization")
-        batch = self._new("anthropic", requests, f"msgbatch_{next(self._ids):08d}", None)
+        batch = self._new("anthropic", requests, self._batch_id("msgbatch_{n:08d}"), None)
         return self._lost() or web.json_response(self._anthropic_view(batch))
 
     async def _list_anthropic(self, request: web.Request) -> web.Response:
@@ -237,7 +248,8 @@ class BatchApis:
         batch = self._batches.get(request.match_info["id"])
         if batch is None or not self._settle(batch):
             return _error(404, "no results (yet) for this batch")
-        return web.Response(body=b"".join(orjson.dumps(r) + b"\n" for r in batch.results or []),
+        lines = [*(batch.results or []), *batch.again]
+        return web.Response(body=b"".join(orjson.dumps(r) + b"\n" for r in lines),
                             content_type="application/binary")
 
     # -- both ------------------------------------------------------------------------------
@@ -250,6 +262,10 @@ class BatchApis:
         batch = _Batch(batch_id, protocol, lines, time.time(), tag)
         self._batches[batch_id] = batch
         return batch
+
+    def _batch_id(self, shape: str) -> str:
+        """A new batch's id: the provider's shape, or the script's `id_as`."""
+        return (self.script.id_as or shape).format(n=next(self._batch_ids))
 
     def _page(self, request: web.Request, protocol: str, cursor: str
               ) -> tuple[list[_Batch], bool]:
@@ -286,6 +302,8 @@ class BatchApis:
                     batch.results.append(self._expired(batch, line))
                 else:
                     batch.results.append(self._answered(batch, line))
+            batch.again = [self._failed(batch, line.get("custom_id"), "answered twice")
+                           for line in batch.lines[:self.script.answer_twice]]
         return True
 
     def _answered(self, batch: _Batch, line: dict[str, Any]) -> dict[str, Any]:
@@ -294,24 +312,28 @@ class BatchApis:
         every = self.script.error_every
         fails = bool(every) and self._arrivals % every == 0 and \
             self.book.received[_sample_part(custom)] == 1
+        if fails:
+            return self._failed(batch, custom, "internal error")
         if batch.protocol == "openai":
-            if fails:
-                return {"id": f"req_{self._arrivals}", "custom_id": custom,
-                        "response": {"status_code": 500, "body": {"error": {
-                            "message": "internal error", "type": "server_error"}}},
-                        "error": None}
             status, data = self.server.answer_body("openai", line.get("body") or {})
             return {"id": f"req_{self._arrivals}", "custom_id": custom,
                     "response": {"status_code": status, "body": data}, "error": None}
-        if fails:
-            return {"custom_id": custom, "result": {"type": "errored", "error": {
-                "type": "error", "error": {"type": "api_error", "message": "internal error"}}}}
         status, data = self.server.answer_body("anthropic", line.get("params") or {})
         if status != 200:
             return {"custom_id": custom, "result": {"type": "errored", "error": {
                 "type": "error", "error": {"type": "invalid_request_error",
                                            "message": str(data.get("error"))}}}}
         return {"custom_id": custom, "result": {"type": "succeeded", "message": data}}
+
+    def _failed(self, batch: _Batch, custom: Any, message: str) -> dict[str, Any]:
+        """A server error as the request's answer, in the provider's result shape."""
+        if batch.protocol == "openai":
+            return {"id": f"req_{self._arrivals}", "custom_id": custom,
+                    "response": {"status_code": 500, "body": {"error": {
+                        "message": message, "type": "server_error"}}},
+                    "error": None}
+        return {"custom_id": custom, "result": {"type": "errored", "error": {
+            "type": "error", "error": {"type": "api_error", "message": message}}}}
 
     def _expired(self, batch: _Batch, line: dict[str, Any]) -> dict[str, Any]:
         custom = line.get("custom_id")

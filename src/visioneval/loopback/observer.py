@@ -13,18 +13,15 @@ drawn from the stimulus's seed and the observer's seed: a rerun answers the same
 
 from __future__ import annotations
 
-import io
 import json
 import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from PIL import Image
-
+from visioneval.io.pngtext import read_text
 from visioneval.loopback.server import Answerer, Prompt
 from visioneval.stats.psychometric import Sigmoid, psi
 
-TEXT_KEY = "visioneval"
 FEATURES = ("orientation", "color", "size")
 CHOICE = ("detection", "setsize")  # experiments asking which feature differs
 DEFAULT_CURVES = "orientation=8:3:0.02,color=6:2.5:0.02,size=0.15:2:0.02"
@@ -91,12 +88,12 @@ def parse_curves(text: str) -> dict[str, Curve]:
 
 
 def stimulus_text(png: bytes) -> dict[str, Any] | None:
-    """The `visioneval` JSON a stimulus PNG carries, or None."""
+    """The `visioneval` JSON a stimulus PNG carries, or None (none, or over the chunk cap:
+    read by its header, never its pixels)."""
     try:
-        with Image.open(io.BytesIO(png)) as image:
-            text = getattr(image, "text", {}).get(TEXT_KEY)
+        text = read_text(png)
         found = json.loads(text) if text else None
-    except (OSError, ValueError):
+    except ValueError:
         return None
     return found if isinstance(found, dict) else None
 

@@ -23,10 +23,11 @@ a detection answer that names no feature."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -55,7 +56,7 @@ Lanczos reduction by F is about 1.5·F sent pixels at every F tried (1.5 to 4: t
 of threshold / F over 40 seeded runs each was 1.51-1.52, 1.507 over all; docs/PERFORMANCE.md)."""
 GUESS = 0.5  # two alternatives
 Status = Literal["loss", "no loss", "not measured"]
-ProgressFn = Callable[[int, int], None]
+ProgressFn = Callable[["Trial"], None]  # called with each trial as it ends
 _ORIENTATION = re.compile(r"\b(horizontal|vertical)")
 
 
@@ -68,7 +69,7 @@ class ProbeSettings(BaseModel):
 
     design: CanaryDesign = Field(default_factory=CanaryDesign)
     generation: GenerationSettings = Field(default_factory=GenerationSettings)
-    concurrency: int = Field(8, gt=0)
+    concurrency: int = Field(8, gt=0, le=defaults.MAX_CONCURRENCY)
     max_attempts: int = Field(defaults.MAX_ATTEMPTS, gt=0)
     timeout_s: float = Field(defaults.TIMEOUT_S, gt=0)
     backoff_base_s: float = Field(defaults.BACKOFF_BASE_S, ge=0)
@@ -167,20 +168,17 @@ async def ask(backend: Backend, settings: ProbeSettings | None = None,
     gate = asyncio.Semaphore(settings.concurrency)
     policy, watch = settings.policy(), RetryWatch()
     trials: list[Trial | None] = [None] * len(canaries)
-    done = 0
 
     async def one(index: int) -> None:
-        nonlocal done
         async with gate:
             if watch.key_refused or watch.url_not_found:
                 raise PreflightError(str(watch.auth_error or watch.not_found_error))
             png = await asyncio.to_thread(render, canaries[index])
             request = Request((user(Image.from_bytes(png), QUESTION),), settings.generation)
             response = await generate(backend, request, policy, watch)
-        trials[index] = _trial(canaries[index], response)
-        done += 1
+        trials[index] = found = _trial(canaries[index], response)
         if progress is not None:
-            progress(done, len(canaries))
+            progress(found)
 
     try:
         async with asyncio.TaskGroup() as group:
@@ -327,9 +325,18 @@ async def _measure(target: Backend | BackendSpec, settings: ProbeSettings,
                    progress: ProgressFn | None) -> ResolutionEstimate:
     if not isinstance(target, BackendSpec):
         return await probe(target, settings, progress)
-    if target.kind in ("builtin", "none"):
-        raise ValueError(f"--backend {target.kind}: the probe needs a model server (openai, "
-                         "openrouter, ollama or anthropic)")
-    async with make_backend(target, connections=settings.concurrency) as backend:
-        await backend.preflight()
+    async with checked_backend(target, settings) as backend:
         return await probe(backend, settings, progress)
+
+
+@contextlib.asynccontextmanager
+async def checked_backend(spec: BackendSpec, settings: ProbeSettings
+                          ) -> AsyncIterator[Backend]:
+    """The backend for `spec`, its key read from the environment and its server checked
+    (preflight: it answers, serves the model, takes the key) before any canary is drawn."""
+    if spec.kind in ("builtin", "none"):
+        raise ValueError(f"--backend {spec.kind}: the probe needs a model server (openai, "
+                         "openrouter, ollama or anthropic)")
+    async with make_backend(spec, connections=settings.concurrency) as backend:
+        await backend.preflight()
+        yield backend

@@ -14,6 +14,7 @@ from visioneval.backends.registry import BackendSpec, split_urls
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import GenerationSettings
 from visioneval.distributed.options import DEFAULT_RAY_SHARDS
+from visioneval.engine import defaults
 from visioneval.engine.options import EngineFlags, EngineOptions
 from visioneval.engine.stopping import StoppingFlags, StoppingRule
 from visioneval.shards import Shard
@@ -50,6 +51,9 @@ class RunRequest:
     stopping: StoppingRule | None = None  # --target-ci: stop once the answer is known
 
     def __post_init__(self) -> None:
+        if self.engine.concurrency > defaults.MAX_CONCURRENCY:
+            raise ValueError(f"concurrency {self.engine.concurrency}: at most "
+                             f"{defaults.MAX_CONCURRENCY} requests in flight per URL")
         if self.batch and self.stopping is not None:
             raise ValueError("--target-ci stops sending request by request once the answer "
                              "is known, and a batch is sent at once: use one or the other")

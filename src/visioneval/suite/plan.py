@@ -107,13 +107,16 @@ class SuitePlan:
         return grouped
 
 
-def plan(suite: SuiteFile, out: Path | None, default_name: str) -> SuitePlan:
-    """Every run of the suite, in file order (benchmarks, their settings, then models)."""
+def plan(suite: SuiteFile, out: Path | None, default_name: str, source: str) -> SuitePlan:
+    """Every run of the suite, in file order (benchmarks, their settings, then models).
+    `source` names the file in the line that refuses an option the benchmark does not
+    have."""
     name = suite.name or default_name
     root = out or (Path(suite.out) if suite.out else Path("results") / "suites" / _safe(name))
     runs: list[PlannedRun] = []
-    for entry in suite.benchmarks:
+    for number, entry in enumerate(suite.benchmarks, 1):
         definition = _definition(entry)
+        _check_option_names(definition, entry, f"{source}: benchmarks[{number}]")
         for setting in _settings(entry):
             options = entry.options | dict(setting)
             generation = GenerationSettings(
@@ -141,6 +144,16 @@ def _definition(entry: BenchmarkEntry) -> BenchmarkDefinition:
     """The benchmark's definition: a registered name, or the user's own module:attribute,
     which the suite file names as a command line would (it is imported)."""
     return registry.definition(entry.name)
+
+
+def _check_option_names(definition: BenchmarkDefinition, entry: BenchmarkEntry,
+                        where: str) -> None:
+    """An option (or a `vary` key) the benchmark does not have is refused in one line with
+    the nearest name: its options model would drop it without a word."""
+    for part, names in (("options", entry.options), ("vary", entry.vary)):
+        if found := definition.unknown_option(names):
+            key, why = found
+            raise ValueError(f"{where}.{part}.{key}: {why}")
 
 
 def _settings(entry: BenchmarkEntry) -> list[tuple[tuple[str, Any], ...]]:

@@ -33,11 +33,19 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from visioneval.backends.keys import url_secrets
 from visioneval.backends.registry import split_urls
+from visioneval.core.bounds import MAX_DEPTH, first_unrecordable
 from visioneval.engine import defaults
 
-_SECRET_FIELD = re.compile(r"(^|_)(api_?key|key|token|secret|password|passwd)($|_)",
-                           re.IGNORECASE)
-_ALLOWED_SECRET_NAMES = {"api_key_env", "judge_api_key_env"}  # the variable's NAME only
+SECRET_WORDS = frozenset({"apikey", "token", "secret", "password", "passwd", "passphrase",
+                          "credential", "credentials"})
+"""A field whose last word is one of these holds a secret: `token`, `hf_token`,
+`client_secret`, `password` (`max_tokens` or `token_limit` do not end in one)."""
+SECRET_KEYS = frozenset({"api", "secret", "private", "access", "auth", "signing",
+                         "encryption", "session", "license", "subscription"})
+"""A field ending in `key` holds a secret when the word before says which kind (`api_key`,
+`secret_key`, `private_key`, `apiKey`), or when it is `key` alone; `sort_key`, `answer_key`,
+`key_col`, `keypoints` or `monkey` name no secret."""
+_WORDS = re.compile(r"[_\-\s.]+|(?<=[a-z0-9])(?=[A-Z])")
 
 
 class _Entry(BaseModel):
@@ -52,7 +60,7 @@ class ModelEntry(_Entry):
     model: str
     base_url: str | list[str] | None = None
     api_key_env: str | None = None
-    concurrency: int | None = Field(None, gt=0)
+    concurrency: int | None = Field(None, gt=0, le=defaults.MAX_CONCURRENCY)
     rpm: int | None = Field(None, gt=0)
     tpm: int | None = Field(None, gt=0)
     price_in: float | None = Field(None, ge=0)
@@ -119,7 +127,7 @@ class EngineEntry(_Entry):
     """Engine settings for every run of the suite (the command's flags of the same names);
     a model's own `concurrency`, `rpm`, `tpm` and prices are set per model."""
 
-    concurrency: int = Field(defaults.CONCURRENCY, gt=0)
+    concurrency: int = Field(defaults.CONCURRENCY, gt=0, le=defaults.MAX_CONCURRENCY)
     max_attempts: int | None = Field(None, gt=0)
     timeout: float | None = Field(None, gt=0)
     backoff_base: float | None = Field(None, ge=0)
@@ -154,15 +162,21 @@ class SuiteFile(_Entry):
 def load(path: Path) -> SuiteFile:
     """The suite file, or a ValueError whose one line names the file and the field."""
     try:
-        raw = tomllib.loads(path.read_text())
+        text = path.read_text()
+        raw = tomllib.loads(text)
     except FileNotFoundError:
         raise ValueError(f"{path}: no such suite file") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path}: not valid TOML ({exc})") from None
+    except RecursionError:  # the TOML reader recurses once per level
+        raise ValueError(f"{path}: line {_deep_line(text)}: nested deeper than {MAX_DEPTH} "
+                         "levels") from None
     return parse(raw, str(path))
 
 
 def parse(raw: dict[str, Any], source: str) -> SuiteFile:
+    if problem := _out_of_bounds(raw):
+        raise ValueError(f"{source}: {problem}")
     if where := _secret_field(raw):
         raise ValueError(f"{source}: {where}: a suite file never holds a key; put it in an "
                          "environment variable and name it with api_key_env")
@@ -184,12 +198,52 @@ def _where(loc: tuple[int | str, ...]) -> str:
     return out
 
 
+def _out_of_bounds(raw: dict[str, Any]) -> str | None:
+    """`where: why` of the first value a run could not record (`core.bounds`), read before
+    anything else reads the file."""
+    found = first_unrecordable(raw)
+    return f"{_where(found[0])}: {found[1]}" if found else None
+
+
+def _deep_line(text: str) -> int:
+    """The line where brackets first nest deeper than MAX_DEPTH (strings and comments
+    passed over)."""
+    depth, quote, line = 0, "", 1
+    for char in text:
+        if char == "\n":
+            line += 1
+            quote = "" if quote == "#" else quote
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "\"'#":
+            quote = char
+        elif char in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return line
+        elif char in "]}":
+            depth -= 1
+    return line
+
+
+def names_a_secret(name: str) -> bool:
+    """Whether a field of this name would hold a secret (SECRET_WORDS, SECRET_KEYS); one
+    naming where a secret comes from (`api_key_env`: the variable's name) does not."""
+    words = [w.lower() for w in _WORDS.split(name) if w]
+    if not words:
+        return False
+    last = words[-1]
+    if last in SECRET_WORDS:
+        return True
+    return last == "key" and (len(words) == 1 or words[-2] in SECRET_KEYS)
+
+
 def _secret_field(value: Any, where: str = "") -> str | None:
     """The first field whose name says it holds a secret (api_key, token, password ...)."""
     if isinstance(value, dict):
         for key, item in value.items():
             here = f"{where}.{key}" if where else str(key)
-            if key not in _ALLOWED_SECRET_NAMES and _SECRET_FIELD.search(str(key)):
+            if names_a_secret(str(key)):
                 return here
             if found := _secret_field(item, here):
                 return found

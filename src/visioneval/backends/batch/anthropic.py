@@ -23,7 +23,9 @@ from visioneval.backends.batch.base import (
     BatchFailure,
     BatchLimits,
     BatchState,
+    checked_id,
     error_answer,
+    segment,
 )
 from visioneval.backends.batch.transport import (
     FILE_CAP_BYTES,
@@ -39,10 +41,16 @@ BATCHES = "/v1/messages/batches"
 
 class AnthropicBatch(BatchClient):
     provider = "anthropic"
+    provider_name = "Anthropic"
+    home = "api.anthropic.com"
     limits = BatchLimits(max_requests=100_000, max_bytes=256 * 1_000_000)
 
     def __init__(self, backend: AnthropicBackend):
         self.backend = backend
+
+    @property
+    def base_url(self) -> str:
+        return self.backend.base_url or ""
 
     def encode(self, custom: str, request: Request) -> bytes:
         return body.dumps({"custom_id": custom,
@@ -70,7 +78,9 @@ class AnthropicBatch(BatchClient):
         return found[0] if len(found) == 1 else None
 
     async def poll(self, batch_id: str) -> BatchState | BatchFailure:
-        data = await call(self.backend, "GET", f"{BATCHES}/{batch_id}")
+        if isinstance(checked := checked_id(batch_id, "batch"), BatchFailure):
+            return checked
+        data = await call(self.backend, "GET", f"{BATCHES}/{segment(batch_id)}")
         if isinstance(data, BatchFailure):
             return data
         if not isinstance(data, dict) or not isinstance(data.get("processing_status"), str):
@@ -88,7 +98,8 @@ class AnthropicBatch(BatchClient):
         # Read at its canonical path on the same server (the key goes nowhere else), not
         # at whatever `results_url` names; line by line.
         answers = BatchAnswers(folder)
-        read = await call(self.backend, "GET", f"{BATCHES}/{state.batch_id}/results",
+        read = await call(self.backend, "GET",
+                          f"{BATCHES}/{segment(state.batch_id)}/results",
                           cap=FILE_CAP_BYTES, lines=answer_lines(
                               answers, lambda line: self._answer(line.get("result")),
                               self.backend._limits.max_reply_bytes))

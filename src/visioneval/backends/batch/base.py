@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tempfile
+import urllib.parse
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -64,7 +66,9 @@ class BatchAnswers:
     (one JSON line, in `folder`: the run's own, not a memory-backed /tmp) and found again
     through a sorted index of 16-byte digests of the custom ids and the lines' offsets, 24
     bytes an answer in memory. The file has no name (it goes with the process, or
-    `close`); a custom_id answered twice keeps its last answer, as a dict would."""
+    `close`). A custom_id answered more than once (a success in the output file and an
+    error in the error file) has one answer: its first success, else its first answer; the
+    requests whose answers disagreed are counted in `conflicts`, for the caller to say."""
 
     def __init__(self, folder: Path | None = None):
         self._folder = folder
@@ -74,6 +78,7 @@ class BatchAnswers:
             raise WriteError(folder or Path(tempfile.gettempdir()), exc) from None
         self._offsets = IdValues("q")  # each custom_id's line in the file
         self._size = 0
+        self.conflicts = 0  # requests looked up whose answers disagreed
 
     def add(self, custom: str, response: Response) -> None:
         line = response.model_dump_json().encode() + b"\n"
@@ -88,10 +93,19 @@ class BatchAnswers:
         return len(self._offsets)
 
     def get(self, custom: str) -> Response | None:
-        offset = self._offsets.get(custom)
-        if offset is None:
+        """The request's answer: its first success, else its first answer; None without
+        one. Answers that disagree (a success and an error, two different texts) are
+        counted in `conflicts`."""
+        offsets = self._offsets.get_all(custom)
+        if not offsets:
             return None
-        self._file.seek(int(offset))
+        found = [self._read(int(offset)) for offset in offsets]
+        if len({(r.text, r.error) for r in found}) > 1:
+            self.conflicts += 1
+        return next((r for r in found if r.ok), found[0])
+
+    def _read(self, offset: int) -> Response:
+        self._file.seek(offset)
         line = self._file.readline()
         self._file.seek(0, os.SEEK_END)  # where the next answer goes
         return Response.model_validate_json(line)
@@ -109,10 +123,29 @@ def custom_id(batch_key: str, sample_id: str) -> str:
 
 
 class BatchClient(ABC):
-    """One provider's batch API on one server and key. `provider` names it in run.json."""
+    """One provider's batch API on one server and key. `provider` names its protocol in
+    run.json; `home` is the provider's own host, where lines name the provider."""
 
     provider: str = "batch"
+    provider_name: str = "the provider"
+    home: str = ""
     limits: BatchLimits
+
+    @property
+    @abstractmethod
+    def base_url(self) -> str:
+        """The server the batches go to."""
+
+    @property
+    def destination(self) -> str:
+        """Where the batches go, as lines say it: the provider (OpenAI, Anthropic) on its
+        own host, else the server's host and port (a server of one's own that speaks the
+        provider's batch API is not the provider)."""
+        parts = urllib.parse.urlsplit(self.base_url)
+        host = (parts.hostname or "").lower()
+        if self.home and (host == self.home or host.endswith("." + self.home)):
+            return self.provider_name
+        return parts.netloc.rpartition("@")[2] or self.base_url
 
     @abstractmethod
     def encode(self, custom: str, request: Request) -> bytes:
@@ -137,6 +170,31 @@ class BatchClient(ABC):
                       ) -> BatchAnswers | BatchFailure:
         """The answers of an ended batch, read line by line into a `BatchAnswers` kept in
         `folder` (None: the system's temporary folder)."""
+
+
+PROVIDER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.=-]{0,199}")
+"""What a batch or file id from a provider may be: OpenAI's are `batch_` and `file-` and an
+alphanumeric tail, Anthropic's `msgbatch_` and one ("the format and length of IDs may
+change over time", its API reference says), and OpenAI-compatible servers choose their own.
+So the check is the alphabet, not the prefix: letters and digits first, then also `_`, `-`,
+`.` and `=`; never `/`, `%`, a space or a lone `..`, so an id is one path segment of the
+endpoint it names and never reaches another."""
+
+
+def checked_id(value: object, what: str) -> str | BatchFailure:
+    """`value` if it is a provider id (`PROVIDER_ID`), else a failure of one line that
+    will not pass by asking again."""
+    if isinstance(value, str) and PROVIDER_ID.fullmatch(value):
+        return value
+    shown = repr(value)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    return BatchFailure(f"the server gave {shown} as a {what} id, which is not one (letters, "
+                        "digits, '_', '-', '.', '='): it is used in no URL")
+
+
+def segment(provider_id: str) -> str:
+    """A provider id as one path segment of a URL (escaped, though checked already)."""
+    return urllib.parse.quote(provider_id, safe="")
 
 
 def error_answer(message: str) -> Response:

@@ -18,7 +18,9 @@ from visioneval.backends.batch.base import (
     BatchFailure,
     BatchLimits,
     BatchState,
+    checked_id,
     error_answer,
+    segment,
 )
 from visioneval.backends.batch.transport import (
     FILE_CAP_BYTES,
@@ -37,10 +39,16 @@ TAG_KEY = "visioneval_batch"
 
 class OpenAIBatch(BatchClient):
     provider = "openai"
+    provider_name = "OpenAI"
+    home = "api.openai.com"
     limits = BatchLimits(max_requests=50_000, max_bytes=200 * 1_000_000)
 
     def __init__(self, backend: OpenAIBackend):
         self.backend = backend
+
+    @property
+    def base_url(self) -> str:
+        return self.backend.base_url or ""
 
     def encode(self, custom: str, request: Request) -> bytes:
         return body.dumps({"custom_id": custom, "method": "POST", "url": ENDPOINT,
@@ -74,7 +82,9 @@ class OpenAIBatch(BatchClient):
                      if (item.get("metadata") or {}).get(TAG_KEY) == tag), None)
 
     async def poll(self, batch_id: str) -> BatchState | BatchFailure:
-        data = await call(self.backend, "GET", f"/batches/{batch_id}")
+        if isinstance(checked := checked_id(batch_id, "batch"), BatchFailure):
+            return checked
+        data = await call(self.backend, "GET", f"/batches/{segment(batch_id)}")
         if isinstance(data, BatchFailure):
             return data
         if not isinstance(data, dict) or not isinstance(data.get("status"), str):
@@ -83,12 +93,18 @@ class OpenAIBatch(BatchClient):
         status = data["status"]
         counts = data.get("request_counts")
         counts = counts if isinstance(counts, dict) else {}
-        files = tuple(f for f in (data.get("output_file_id"), data.get("error_file_id"))
-                      if isinstance(f, str))
+        named = [f for f in (data.get("output_file_id"), data.get("error_file_id"))
+                 if f is not None]
+        found = [checked_id(f, "file") for f in named]
+        files = tuple(f for f in found if isinstance(f, str))
         errors = (data.get("errors") or {}).get("data") if isinstance(data.get("errors"),
                                                                      dict) else None
-        detail = "; ".join(str(e.get("message")) for e in errors if isinstance(e, dict)) \
-            if isinstance(errors, list) and errors else None
+        said = [str(e.get("message")) for e in errors if isinstance(e, dict)] \
+            if isinstance(errors, list) else []
+        # A results file named by an id that is not one is not read: its requests end
+        # without an answer (errors, sent again on resume), said with the batch.
+        said += [f.message for f in found if isinstance(f, BatchFailure)]
+        detail = "; ".join(said) or None
         return BatchState(batch_id, status, status in ENDED, _int(counts.get("total")),
                           _int(counts.get("completed")), _int(counts.get("failed")), detail,
                           files)
@@ -99,7 +115,7 @@ class OpenAIBatch(BatchClient):
         answers = BatchAnswers(folder)
         lines = answer_lines(answers, self._answer, self.backend._limits.max_reply_bytes)
         for file_id in state.files:
-            read = await call(self.backend, "GET", f"/files/{file_id}/content",
+            read = await call(self.backend, "GET", f"/files/{segment(file_id)}/content",
                               cap=FILE_CAP_BYTES, lines=lines)
             if isinstance(read, BatchFailure):
                 answers.close()

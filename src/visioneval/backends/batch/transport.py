@@ -13,7 +13,13 @@ import orjson
 
 from visioneval.backends import wire
 from visioneval.backends.base import AuthError, BackendError, TransientError
-from visioneval.backends.batch.base import BatchAnswers, BatchFailure, error_answer
+from visioneval.backends.batch.base import (
+    BatchAnswers,
+    BatchFailure,
+    checked_id,
+    error_answer,
+    segment,
+)
 from visioneval.backends.http import HttpBackend
 from visioneval.backends.keys import redact_url
 from visioneval.core.records import Response
@@ -167,7 +173,7 @@ def id_in(reply: Any, where: str, what: str) -> str | BatchFailure:
 
     found = reply.get("id") if isinstance(reply, dict) else None
     if isinstance(found, str):
-        return found
+        return checked_id(found, what)
     return BatchFailure(f"{where} answered no {what} id: {replies.describe(reply)}",
                         transient=True)
 
@@ -186,11 +192,12 @@ async def batches_since(backend: HttpBackend, path: str, cursor: str,
     after = None
     for _ in range(LIST_PAGES):
         page = await call(backend, "GET", f"{path}?limit=100" +
-                          (f"&{cursor}={after}" if after else ""))
+                          (f"&{cursor}={segment(after)}" if after else ""))
         if isinstance(page, BatchFailure):
             return page
         items = [item for item in (page.get("data") if isinstance(page, dict) else None)
-                 or [] if isinstance(item, dict) and isinstance(item.get("id"), str)]
+                 or [] if isinstance(item, dict) and
+                 not isinstance(checked_id(item.get("id"), "batch"), BatchFailure)]
         stamps = [created(item) for item in items]
         found.extend(item for item, stamp in zip(items, stamps, strict=True)
                      if stamp is not None and stamp >= since - LIST_SLACK_S)

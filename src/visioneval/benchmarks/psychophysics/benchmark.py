@@ -4,6 +4,7 @@ effects fitted from the counts (`summary.py`)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from functools import cached_property
 from pathlib import Path
@@ -11,9 +12,14 @@ from typing import Any
 
 from rich.console import Console
 
-from visioneval.benchmarks.psychophysics import parse, tables
+from visioneval.benchmarks.psychophysics import parse, prompts, tables
 from visioneval.benchmarks.psychophysics.options import EXPERIMENT_NAMES, PsychophysicsOptions
-from visioneval.benchmarks.psychophysics.params import POOL_FOLDER, StimulusParams
+from visioneval.benchmarks.psychophysics.params import (
+    CONJUNCTION,
+    FEATURES,
+    POOL_FOLDER,
+    StimulusParams,
+)
 from visioneval.benchmarks.psychophysics.placement import AdaptiveDetection
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import Record, Request, Sample, SkippedRow, user
@@ -24,6 +30,30 @@ from visioneval.io import parquet
 
 PARAMS = tuple(name for name in StimulusParams.model_fields if name != "target_box")
 COLUMNS = ("id", "image", "question", "answer", *PARAMS)
+
+
+def impossible(params: dict[str, Any]) -> str | None:
+    """`field ...: why` for a stimulus row no observer could be measured on: a level that
+    is not a finite number of at least 0 (a NaN level is no level of any fit: its answers
+    would be paid for and then counted nowhere), a feature the experiments do not have, a
+    set size under one item, a spread or conjunction angle that is not a finite number of
+    at least 0, `target_present` that is not true or false. None for a usable row."""
+    feature = params["feature"]
+    if feature not in (*FEATURES, CONJUNCTION):
+        return f"field `feature`: {feature!r} is not one of {', '.join((*FEATURES, CONJUNCTION))}"
+    for name in ("level", "spread", "conjunction_deg"):
+        value = params.get(name)
+        if value is None and name != "level":
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float) or \
+                not math.isfinite(value) or value < 0:
+            return f"field `{name}`: {value!r} is not a finite number of at least 0"
+    size = params["set_size"]
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        return f"field `set_size`: {size!r} is not a whole number of at least 1"
+    if not isinstance(params["target_present"], bool):
+        return f"field `target_present`: {params['target_present']!r} is not true or false"
+    return None
 
 
 class Psychophysics(Benchmark[PsychophysicsOptions]):
@@ -118,7 +148,15 @@ class Psychophysics(Benchmark[PsychophysicsOptions]):
             raise Skip(f"experiment {params['experiment']!r} in the {row.group} folder")
         if any(params[k] is None for k in ("feature", "level", "set_size", "target_present")):
             raise Skip("feature, level, set_size or target_present is empty")
-        return Sample(id=row.text("id"), group=row.group, target=row.text("answer"),
+        if problem := impossible(params):
+            raise Skip(f"{row.file}: {problem}")
+        target = row.text("answer")
+        expected = prompts.answer(params["experiment"], params["feature"],
+                                  params["target_present"])
+        if target != expected:  # scored against it, every answer would be wrong
+            raise Skip(f"{row.file}: field `answer`: {target!r} is not the answer its "
+                       f"stimulus has ({expected!r})")
+        return Sample(id=row.text("id"), group=row.group, target=target,
                       messages=(user(row.image(), row.text("question")),),
                       metadata={"row": row.index, **params})
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -122,7 +123,8 @@ class AdaptiveDetection:
         pool: dict[str, list[PoolEntry]] = {}
         for row in parquet.iter_rows(rows.files[POOL_FOLDER], ("feature", "level")):
             feature, level = row.values.get("feature"), row.values.get("level")
-            if isinstance(feature, str) and isinstance(level, int | float) and level > 0:
+            if isinstance(feature, str) and isinstance(level, int | float) and \
+                    math.isfinite(level) and level > 0:
                 pool.setdefault(feature, []).append(PoolEntry(row.index, feature,
                                                               float(level)))
         where = rows.root / POOL_FOLDER
