@@ -171,3 +171,25 @@ def _beside_published(run_dirs: Sequence[Path | RunView], reference: str | None,
     note = ("--common-only narrows the table above; the published comparison uses each "
             "run's own metrics (all its samples)") if common_only else ""
     return beside_paper(run_dirs, reference_model, note)
+
+
+@app.command()
+def show(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.", show_default=False)],
+    definition: Definition = None,
+) -> None:
+    """Print every table of a run in the terminal (a run ends with its main table only),
+    read from the run directory alone."""
+    from visioneval.commands.common import consoles, guarded
+    from visioneval.core.rundir import load
+    from visioneval.report.shown import show as show_run
+
+    console, err = consoles()
+
+    def action() -> int:
+        view = load(run_dir, named_definition(definition))
+        warn_untrusted(err, [view.untrusted, view.data_change])
+        show_run(view, console)
+        return 0
+
+    raise typer.Exit(guarded(err, action))

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from rich.console import Console
 from rich.markup import escape
 
+from visioneval import terminal
 from visioneval.backends.base import PreflightError
 from visioneval.core.store import RunDirError
 from visioneval.engine.cache import CacheError
@@ -19,8 +20,8 @@ EXIT_USAGE = 2
 
 
 def consoles() -> tuple[Console, Console]:
-    """(stdout for results, stderr for progress and logs)."""
-    return Console(), Console(stderr=True)
+    """(stdout for results, stderr for progress and logs), each at most 100 columns wide."""
+    return terminal.console(), terminal.console(stderr=True)
 
 
 class LineHandler(logging.Handler):

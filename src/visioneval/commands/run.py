@@ -13,17 +13,20 @@ from rich.markup import escape
 
 from visioneval.backends.reasoning import OUT_OF_TOKENS
 from visioneval.backends.served import describe
+from visioneval.core import registry
 from visioneval.core.benchmark import Benchmark
-from visioneval.core.runfiles import CostInfo, RunInfo
+from visioneval.core.rundir import just_made
+from visioneval.core.runfiles import RunInfo
 from visioneval.core.store import RunLock, RunStore, WriteError
-from visioneval.cost.money import usd
 from visioneval.engine.runner import CostLimitReached, RunStopped
 from visioneval.invocation import command
+from visioneval.report.cost import cost_line
 from visioneval.runs.execute import new_session, run_directory
 from visioneval.runs.output import Output
 from visioneval.runs.request import RunRequest
 from visioneval.runs.target import resume_command
 from visioneval.session import SessionResult
+from visioneval.terminal import line, print_command
 
 EXIT_INTERRUPTED = 130
 EXIT_USAGE = 2
@@ -73,7 +76,7 @@ def _execute(session: Coroutine[Any, Any, SessionResult], benchmark: Benchmark,
         output.err.print(f"[yellow]free some space, then continue with: {escape(again())}[/]",
                          highlight=False, soft_wrap=True)
         return EXIT_STOPPED
-    code = report(result, benchmark, output)
+    code = report(result, output)
     return code if result.n_records else _nothing_evaluated(result, output)
 
 
@@ -100,21 +103,6 @@ def _kept(directory: Path) -> int:
     return counts.records if counts is not None else 0
 
 
-def cost_line(cost: CostInfo | None, cache_hits: int = 0) -> str:
-    """The run's cost as run.json says it (all sessions): dollars and where they come from,
-    or why it is unknown; per group when there are several; cached answers are free."""
-    cached = (f"; {cache_hits} answers from the cache cost nothing this session"
-              if cache_hits else "")
-    if cost is None:
-        return "cost: not recorded"
-    if cost.usd is None:
-        return f"cost: unknown ({cost.unavailable or 'no reason recorded'}){cached}"
-    groups = cost.groups or {}
-    per = ("; per group: " + ", ".join(f"{g} {usd(v)}" for g, v in groups.items())
-           if len(groups) > 1 else "")
-    return f"cost: {usd(cost.usd)} ({cost.source}){per}{cached}"
-
-
 def cache_line(sources: dict[str, int], info: RunInfo) -> str:
     """Where this session's cached answers came from: the runs that stored them, for the
     model identity that keys them."""
@@ -129,49 +117,45 @@ def cache_line(sources: dict[str, int], info: RunInfo) -> str:
             f"`{command('cache', 'show', '--model')} NAME` lists them)")
 
 
-def report(result: SessionResult, benchmark: Benchmark, output: Output) -> int:
-    """Print the tables and where everything is; exit 1 if some samples ended in error."""
+def report(result: SessionResult, output: Output, definition: registry.Named = None) -> int:
+    """The run's main table, its counts, cost and where everything is (the other tables:
+    `visioneval show`); exit 1 if some samples ended in error. `definition`: the one the
+    user named for the run (a merge of their own benchmark's shards)."""
     console, err = output.console, output.err
-    info = RunStore.open(result.directory).info
-    benchmark.print_summary(result.metrics, info, console)
-    if result.variants is not None:
-        from visioneval.variants.shown import show
-
-        show(result.variants, console)
+    view = just_made(result.directory, definition)
+    info = view.info
+    view.shown.print_main_table(view, console)
     stats = result.stats
-    console.print(
-        f"{result.n_records} samples recorded ({result.n_errors} errors, {stats.skipped} rows "
-        f"skipped, {stats.cache_hits} from cache, {stats.resumed} done before) -> "
-        f"[bold]{result.directory}[/]", highlight=False, soft_wrap=True)
+    line(console, f"{result.n_records} samples recorded ({result.n_errors} errors, "
+                  f"{stats.skipped} rows skipped, {stats.cache_hits} from cache, "
+                  f"{stats.resumed} done before) -> {result.directory}")
     if info.stopping is not None:
-        console.print(info.stopping.line(), highlight=False, soft_wrap=True, markup=False)
-    console.print(cost_line(info.counts.cost if info.counts else None, stats.cache_hits),
-                  highlight=False, soft_wrap=True, markup=False)
+        line(console, info.stopping.line())
+    line(console, cost_line(info.counts.cost if info.counts else None, stats.cache_hits))
     if stats.cache_sources:
-        console.print(cache_line(stats.cache_sources, info), highlight=False, soft_wrap=True,
-                      markup=False)
+        line(console, cache_line(stats.cache_sources, info))
     page = None
     if output.report:
         from visioneval.report.page import try_write_report  # only when a page is written
 
-        page = try_write_report(result.directory)
+        page = try_write_report(result.directory, definition)
     if page is not None:
-        console.print(f"report: [bold]{page}[/]", highlight=False, soft_wrap=True)
+        line(console, f"report: {page}")
+    more = "all tables (the variants' too)" if result.variants is not None else "all tables"
+    print_command(console, f"{more}:", command("show", result.directory))
     if stats.error_reasons:
         err.print("most common error reasons (this session):", highlight=False)
         for reason, count in stats.top_reasons():
-            err.print(f"  {count:>6} x {reason}", highlight=False, soft_wrap=True,
-                      markup=False)
+            line(err, f"  {count:>6} x {reason}")
     if result.n_errors:
         cut = sum(n for reason, n in stats.error_reasons.items()
                   if reason.startswith(OUT_OF_TOKENS))
         if cut:
-            err.print(f"[yellow]{cut} of them spent all of --max-tokens "
-                      f"{info.generation.max_tokens} thinking: a resume "
-                      "asks with the same --max-tokens, so give these a new run with a "
-                      "larger one[/]", highlight=False, soft_wrap=True)
-        err.print(f"[yellow]{result.n_errors} samples failed and are left out of the scores; "
-                  f"retry them with: {escape(resume_command(info, result.directory))}[/]",
-                  highlight=False, soft_wrap=True)
+            line(err, f"{cut} of them spent all of --max-tokens {info.generation.max_tokens} "
+                      "thinking: a resume asks with the same --max-tokens, so give these a new "
+                      "run with a larger one", style="yellow")
+        print_command(err, f"{result.n_errors} samples failed and are left out of the scores; "
+                           "retry them with:", resume_command(info, result.directory),
+                      style="yellow")
         return 1
     return 0

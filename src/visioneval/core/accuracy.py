@@ -127,14 +127,10 @@ def write_csv(metrics: dict[str, Any], directory: Path) -> Path:
 
 
 def show(metrics: dict[str, Any], title: str, console: Console) -> None:
-    from rich.table import Table as Shown
+    """The table in the terminal: accuracy and its 95% interval per group (percent)."""
+    from visioneval.core.printed import table
 
-    table = Shown(title=title, title_justify="left", pad_edge=False)
-    for column in HEADER:
-        table.add_column(column, justify="left" if column == "group" else "right")
-    for row in rows(metrics):
-        table.add_row(*map(str, row))
-    console.print(table)
+    console.print(table(HEADER, rows(metrics), title=f"{title} (percent)"))
 
 
 def comparison(benchmark: str, views: Sequence[RunData]) -> ComparisonTable | None:

@@ -107,6 +107,16 @@ def load(directory: Path, named: registry.Named = None, check_data: bool = True)
                    check_data=check_data)
 
 
+def just_made(directory: Path, named: registry.Named = None) -> RunView:
+    """A run this process has just made, resumed, merged or re-scored, read back for its
+    closing tables and report: with the definition it used (`named`, else the one run.json
+    records if this process has already imported it, `registry.imported_here`: it has just
+    run that code), else by the trust rule; not checked against its data (just read)."""
+    if named is None:
+        named = registry.imported_here(RunStore.open(directory).info)
+    return load(directory, named, check_data=False)
+
+
 def shown_definition(info: RunInfo, named: registry.Named = None,
                      directory: Path | None = None) -> tuple[BenchmarkDefinition, str | None]:
     """(the definition a run is read with, None) by `registry.for_run`'s trust rule; for a

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.markup import escape
 
+from visioneval import terminal
 from visioneval.backends.registry import BackendSpec
 from visioneval.commands.run import EXIT_INTERRUPTED
 from visioneval.core.benchmark import Benchmark
@@ -92,9 +92,9 @@ def run_shard(job: ShardJob) -> dict[str, Any]:
 
     if os.path.isdir(job.cwd):
         os.chdir(job.cwd)  # relative paths in the options mean what they meant to the user
-    err = Console(stderr=True)
+    err = terminal.console(stderr=True)
     setup_logging(err, False)
-    output = Output(Console(file=io.StringIO()), err, progress=False, report=False)
+    output = Output(terminal.console(file=io.StringIO()), err, progress=False, report=False)
     directory = Path(job.directory)
     if (directory / "run.json").exists():
         code = resume_run(ResumeRequest(directory, None, job.resume_given()), output)

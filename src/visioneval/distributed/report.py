@@ -20,10 +20,10 @@ def merge_and_report(directories: Sequence[Path], out: Path, allow_partial: bool
     """Merge, print the merged run's tables and closing line; exit 1 if samples failed or
     shards are missing (the merged numbers are then not the whole run's). `definition`: the
     user's own benchmark's definition, named for the merge (`merge.merge`)."""
-    result, benchmark, plan = merge(directories, out, allow_partial, replace, definition)
+    result, _, plan = merge(directories, out, allow_partial, replace, definition)
     output.err.print(f"merged {len(plan.runs)} of {plan.count} shards into {out}",
                      highlight=False, soft_wrap=True)
-    code = report(result, benchmark, output)
+    code = report(result, output, definition)
     if plan.missing:
         missing = ", ".join(f"{k}/{plan.count}" for k in plan.missing)
         running = ", ".join(f"{k}/{plan.count}" for k in plan.running)

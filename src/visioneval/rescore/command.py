@@ -8,9 +8,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from visioneval.core import registry
 from visioneval.core.foreign import RescoreRequest
-from visioneval.core.store import RunStore
+from visioneval.core.rundir import just_made
 from visioneval.rescore.run import rescore
 
 
@@ -22,9 +21,8 @@ def run_command(tool: str, paths: Sequence[Path], out: Path | None, request: Res
 
     done = rescore(tool, paths, out, request, only, left_out)
     result = done.result
-    info = RunStore.open(result.directory).info
-    benchmark = registry.build_for_run(info, None, result.directory)  # visioneval's own
-    benchmark.print_summary(result.metrics, info, console)
+    view = just_made(result.directory)  # visioneval's own definition, as run.json names it
+    view.shown.print_main_table(view, console)
     stats = result.stats
     console.print(f"{result.n_records} samples re-scored from {tool} logs, no request sent "
                   f"({result.n_errors} failed in {tool}'s run, {stats.skipped} skipped, "

@@ -14,6 +14,7 @@ from typing import Any
 
 from rich.console import Console
 
+from visioneval import terminal
 from visioneval.backends.base import PreflightError
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.runfiles import RunInfo
@@ -95,7 +96,7 @@ async def execute(plan: SuitePlan, record: SuiteRecord, err: Console, progress: 
 
 async def _one(run: PlannedRun, board: ProgressBoard, err: Console, progress: bool,
                report: bool) -> RunOutcome:
-    quiet = Console(file=io.StringIO())  # each run's own tables: in its report, not here
+    quiet = terminal.console(file=io.StringIO())  # each run's own tables: in its report, not here
     output = Output(quiet, err, progress=progress, report=False, board=board,
                     label=run.label)
     directory = run.directory

@@ -1,0 +1,96 @@
+"""The report's blocks (`core/blocks.py`) printed in a terminal: tables whose numbers are
+never cut and whose long text cells wrap, sentences wrapped at spaces, lists, cards and
+links as lines; a chart is named (it is drawn on the page only). What `visioneval show`
+prints of a benchmark that has no terminal tables of its own, and the one way compare,
+suite and the benchmarks build a terminal table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table as Shown
+
+from visioneval.core.blocks import Cards, Charts, Items, Link, Note, Section, Table
+from visioneval.terminal import line
+
+EMPTY = ("", "-", None)
+ITEMS_SHOWN = 12  # a list longer than this shows its first items and says how many more
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[Any]], numeric_from: int = 1,
+          title: str | None = None, bold: set[tuple[int, int]] | None = None) -> Shown:
+    """A terminal table: number columns (from `numeric_from`) right-aligned and never
+    wrapped, text columns wrapped at spaces (a long word folded) so the table fits the
+    console; a header may break its line with "\\n"; `bold`: (row, column) cells to mark.
+    Every value is text, never markup."""
+    out = Shown(title=escape(title) if title else None, title_justify="left",
+                title_style="bold", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
+                padding=(0, 1), collapse_padding=True)
+    for i, name in enumerate(header):
+        numeric = i >= numeric_from
+        out.add_column(escape(str(name)), justify="right" if numeric else "left",
+                       no_wrap=numeric, overflow="fold")
+    marked = bold or set()
+    for r, row in enumerate(rows):
+        out.add_row(*[_cell(value, (r, c) in marked) for c, value in enumerate(row)])
+    return out
+
+
+def _cell(value: Any, bold: bool) -> str:
+    text = escape("-" if value in ("", None) else str(value))
+    return f"[bold]{text}[/]" if bold else text
+
+
+def print_table(console: Console, title: str | None, header: Sequence[str],
+                rows: Sequence[Sequence[Any]], note: str | None = None,
+                numeric_from: int = 1) -> None:
+    """`table`, then what it means (`note`) as a sentence under it, the console's width."""
+    console.print(table(header, rows, numeric_from, title))
+    if note:
+        line(console, note, style="dim")
+
+
+def filled_columns(header: Sequence[str], rows: Sequence[Sequence[Any]],
+                   keep: int = 1) -> list[int]:
+    """The columns to print: the first `keep`, and every other one that has a value in
+    some row (a column empty throughout says nothing)."""
+    return [c for c in range(len(header))
+            if c < keep or any(c < len(row) and row[c] not in EMPTY for row in rows)]
+
+
+def print_section(section: Section, console: Console, page: str = "the report") -> None:
+    """One section: its title, then each block; `page` names where its charts are drawn."""
+    console.print()
+    line(console, section.title, style="bold")
+    for block in section.blocks:
+        if isinstance(block, Table):
+            kept = filled_columns(block.header, block.rows)
+            console.print(table([block.header[c] for c in kept],
+                                [[row[c] if c < len(row) else "" for c in kept]
+                                 for row in block.rows],
+                                numeric_from=sum(1 for c in kept if c < block.numeric_from)))
+        elif isinstance(block, Note):
+            line(console, block.text, style="dim")
+        elif isinstance(block, Items):
+            for item in block.items[:ITEMS_SHOWN]:
+                line(console, f"- {item}")
+            if len(block.items) > ITEMS_SHOWN:
+                line(console, f"  ... and {len(block.items) - ITEMS_SHOWN} more in {page}")
+        elif isinstance(block, Charts):
+            count = len(block.svgs)
+            line(console, f"({count} chart{'s' if count != 1 else ''} in {page})", style="dim")
+        elif isinstance(block, Link):
+            line(console, f"{block.before}{block.text} ({block.href})")
+        elif isinstance(block, Cards):
+            for label, value in block.cards:
+                line(console, f"{label}: {value}")
+
+
+def print_sections(sections: Sequence[Section], console: Console,
+                   page: str = "the report") -> None:
+    for section in sections:
+        print_section(section, console, page)
