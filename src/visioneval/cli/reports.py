@@ -124,6 +124,8 @@ def compare(
     from visioneval.commands.common import consoles, guarded
     from visioneval.core.rundir import load_all
     from visioneval.report import compare as comparison
+    from visioneval.report.compare_console import show as show_comparison
+    from visioneval.terminal import line
 
     console, err = consoles()
 
@@ -133,9 +135,8 @@ def compare(
         result = comparison.compare(views, common_only=common_only)
         published = _beside_published(views, reference, reference_model, common_only)
         for flag in result.flags:
-            err.print(f"[yellow]warning:[/] {flag}", highlight=False, soft_wrap=True)
-        console.print(comparison.to_markdown(result), highlight=False, soft_wrap=True,
-                      markup=False)
+            line(err, f"warning: {flag}", style="yellow")
+        show_comparison(result, console)
         if published is not None:
             from visioneval.report.reference_console import show_beside
 

@@ -22,16 +22,17 @@ ITEMS_SHOWN = 12  # a list longer than this shows its first items and says how m
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[Any]], numeric_from: int = 1,
-          title: str | None = None, bold: set[tuple[int, int]] | None = None) -> Shown:
-    """A terminal table: number columns (from `numeric_from`) right-aligned and never
-    wrapped, text columns wrapped at spaces (a long word folded) so the table fits the
-    console; a header may break its line with "\\n"; `bold`: (row, column) cells to mark.
-    Every value is text, never markup."""
+          title: str | None = None, bold: set[tuple[int, int]] | None = None,
+          text: Sequence[int] = ()) -> Shown:
+    """A terminal table: number columns (from `numeric_from`, except those in `text`)
+    right-aligned and never wrapped, text columns wrapped at spaces (a long word folded) so
+    the table fits the console; a header may break its line with "\\n"; `bold`: (row,
+    column) cells to mark. Every value is text, never markup."""
     out = Shown(title=escape(title) if title else None, title_justify="left",
                 title_style="bold", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
                 padding=(0, 1), collapse_padding=True)
     for i, name in enumerate(header):
-        numeric = i >= numeric_from
+        numeric = i >= numeric_from and i not in text
         out.add_column(escape(str(name)), justify="right" if numeric else "left",
                        no_wrap=numeric, overflow="fold")
     marked = bold or set()
@@ -47,9 +48,9 @@ def _cell(value: Any, bold: bool) -> str:
 
 def print_table(console: Console, title: str | None, header: Sequence[str],
                 rows: Sequence[Sequence[Any]], note: str | None = None,
-                numeric_from: int = 1) -> None:
+                numeric_from: int = 1, text: Sequence[int] = ()) -> None:
     """`table`, then what it means (`note`) as a sentence under it, the console's width."""
-    console.print(table(header, rows, numeric_from, title))
+    console.print(table(header, rows, numeric_from, title, text=text))
     if note:
         line(console, note, style="dim")
 

@@ -117,7 +117,8 @@ def show_main(metrics: dict[str, Any], title: str, console: Console) -> None:
                       number(t.get("threshold")), span(t.get("threshold_ci95")),
                       SHORT_UNITS.get(t["unit"], t["unit"]), number(t.get("slope"), 2),
                       number(t.get("beta"), 2), number(t.get("lapse"), 2), t["status"]]
-                     for t in thresholds], slope_note(metrics["form"]))
+                     for t in thresholds], slope_note(metrics["form"]), text=_words(several,
+                                                                                spreads))
     else:
         line(console, f"{title}: thresholds: {metrics.get('thresholds_unavailable')}")
     strongest = highest_levels(metrics.get("detection_theory", []))
@@ -138,6 +139,12 @@ def show_main(metrics: dict[str, Any], title: str, console: Console) -> None:
         line(console, f"not reached: {reason}")
     line(console, f"{metrics['n']} answered, {metrics['n_errors']} failed requests, "
                   f"{metrics['n_unparsed']} unparsed")
+
+
+def _words(several: bool, spreads: bool, trials: bool = False) -> tuple[int, int]:
+    """The thresholds table's text columns after the first: the unit and the status."""
+    unit = 3 + several + spreads
+    return (unit, unit + 4 + trials)
 
 
 def highest_levels(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -177,7 +184,7 @@ def show(metrics: dict[str, Any], title: str, console: Console) -> None:
                       SHORT_UNITS.get(t["unit"], t["unit"]), number(t.get("slope"), 2),
                       number(t.get("beta"), 2), number(t.get("lapse"), 2),
                       str(t["n_trials"]), t["status"]] for t in thresholds],
-                    slope_note(metrics["form"]))
+                    slope_note(metrics["form"]), text=_words(several, spreads, trials=True))
     else:
         line(console, f"{title}: thresholds: {metrics.get('thresholds_unavailable')}")
     found = metrics.get("detection_theory", [])
