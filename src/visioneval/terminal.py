@@ -8,6 +8,7 @@ import shlex
 from typing import IO, Any
 
 from rich.console import Console, ConsoleDimensions
+from rich.text import Text
 
 WIDTH = 100
 """The widest line visioneval prints: tables, sentences and progress bars fit it."""
@@ -36,6 +37,14 @@ def console(*, stderr: bool = False, file: IO[str] | None = None, quiet: bool = 
 def line(out: Console, text: str, style: str | None = None) -> None:
     """One sentence of plain text (never markup), wrapped at spaces to the console's width."""
     out.print(text, style=style, markup=False, highlight=False, emoji=False)
+
+
+def error_line(out: Console, message: str) -> None:
+    """"error: MESSAGE", the word in bold red, the message as written (never markup: a
+    value such as "visioneval[ray]" or a path holding "[bold]" prints as it is)."""
+    text = Text("error:", style="bold red")
+    text.append(f" {message}")
+    out.print(text, highlight=False, emoji=False)
 
 
 def command_lines(lead: str, command: str, width: int = WIDTH) -> list[str]:

@@ -63,6 +63,7 @@ from visioneval.cli.options import (
 )
 from visioneval.cli.panels import DATA, MODEL, OUTPUT
 from visioneval.commands.flags import RunFlags, RunTarget
+from visioneval.terminal import line
 
 if TYPE_CHECKING:
     from visioneval.core.benchmark import BenchmarkDefinition
@@ -355,9 +356,8 @@ def default_model(definition: BenchmarkDefinition, backend: str | None,
         return backend, model
     from visioneval.commands.common import consoles
 
-    consoles()[1].print(f"no --model given: using the default {fallback_backend} {fallback_model} "
-                        "(at its default URL unless --base-url says otherwise)",
-                        highlight=False, soft_wrap=True)
+    line(consoles()[1], f"no --model given: using the default {fallback_backend} "
+                        f"{fallback_model} (at its default URL unless --base-url says otherwise)")
     return fallback_backend, fallback_model
 
 
@@ -414,12 +414,14 @@ def write_synth(out: Path, overwrite: bool, write: Callable[[Path], list[str]]) 
     from visioneval.commands.common import consoles, guarded
     from visioneval.synthout import write_into
 
+    console, err = consoles()
+
     def action() -> int:
-        for line in write_into(out, write, overwrite):
-            typer.echo(line)
+        for text in write_into(out, write, overwrite):
+            line(console, text)
         return 0
 
-    code = guarded(consoles()[1], action)
+    code = guarded(err, action)
     if code:
         raise typer.Exit(code)
 

@@ -37,7 +37,7 @@ def warn_untrusted(err: Console, lines: list[str | None]) -> None:
     """The one line per run shown with the generic definition (`RunView.untrusted`) or
     whose data changed since it ran (`RunView.data_change`)."""
     for line in dict.fromkeys(line for line in lines if line):
-        err.print(f"warning: {line}", style="yellow", highlight=False, soft_wrap=True,
+        err.print(f"warning: {line}", style="yellow", highlight=False,
                   markup=False)
 
 
@@ -54,6 +54,7 @@ def report(
     from visioneval.commands.common import consoles, guarded
     from visioneval.core.rundir import load
     from visioneval.report.page import write_page
+    from visioneval.terminal import line
 
     console, err = consoles()
 
@@ -61,8 +62,7 @@ def report(
         view = load(run_dir, named_definition(definition))
         warn_untrusted(err, [view.untrusted, view.data_change])
         path = write_page(view, thumbnails, rows)
-        console.print(f"report: [bold]{path}[/] ({path.stat().st_size / 1e6:.1f} MB)",
-                      highlight=False, soft_wrap=True)
+        line(console, f"report: {path} ({path.stat().st_size / 1e6:.1f} MB)")
         return 0
 
     raise typer.Exit(guarded(err, action))
@@ -83,6 +83,7 @@ def view(
 
     from visioneval.commands.common import consoles, guarded
     from visioneval.report.viewer import Viewer, listen, serve
+    from visioneval.terminal import line
 
     console, err = consoles()
 
@@ -95,8 +96,7 @@ def view(
                           f"{time.perf_counter() - started:.1f} s", highlight=False)
 
             def ready(url: str) -> None:
-                console.print(f"serving {url} (Ctrl-C to stop)", highlight=False,
-                              soft_wrap=True)
+                line(console, f"serving {url} (Ctrl-C to stop)")
 
             with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a user stops it
                 asyncio.run(serve(viewer, sock, ready))
@@ -149,10 +149,10 @@ def compare(
             tested = paired.section(tests)
             for path in comparison.write(result, out, published,
                                          [tested] if tested is not None else []):
-                console.print(f"wrote {path}", highlight=False, soft_wrap=True)
+                line(console, f"wrote {path}")
             if any(t.results or t.unpaired for t in tests):
                 path = paired.write_csv(tests, out / "paired.csv")
-                console.print(f"wrote {path}", highlight=False, soft_wrap=True)
+                line(console, f"wrote {path}")
         return 0
 
     raise typer.Exit(guarded(err, action))

@@ -6,7 +6,6 @@ import logging
 from collections.abc import Callable
 
 from rich.console import Console
-from rich.markup import escape
 
 from visioneval import terminal
 from visioneval.backends.base import PreflightError
@@ -25,8 +24,9 @@ def consoles() -> tuple[Console, Console]:
 
 
 class LineHandler(logging.Handler):
-    """One log record, one unwrapped line, printed through the console the progress bar
-    uses (so lines appear above the bar instead of tearing it)."""
+    """One log record, printed through the console the progress bar uses (so lines appear
+    above the bar instead of tearing it), wrapped at spaces to its width (100 columns at
+    most)."""
 
     STYLES = {"WARNING": "yellow", "ERROR": "bold red", "CRITICAL": "bold red", "DEBUG": "dim"}
 
@@ -37,8 +37,8 @@ class LineHandler(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         try:
             line = f"{record.levelname.lower()}: {self.format(record)}"
-            self.console.print(line, style=self.STYLES.get(record.levelname), soft_wrap=True,
-                               markup=False, highlight=False)
+            self.console.print(line, style=self.STYLES.get(record.levelname),
+                               markup=False, highlight=False, emoji=False)
         except Exception:  # logging must never break a run
             self.handleError(record)
 
@@ -55,7 +55,7 @@ def guarded(err: Console, action: Callable[[], int]) -> int:
         return action()
     except USER_ERRORS as exc:
         # The message is text, not markup: "visioneval[ray]" must print as written.
-        err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        terminal.error_line(err, str(exc))
         return EXIT_USAGE
 
 

@@ -91,7 +91,7 @@ def _print(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings
         for line in [*estimate.lines(found, who, rule, price, settings,
                                      _not_counted(benchmark)),
                      *_batch_lines(found, member, price, position)]:
-            output.console.print(line, highlight=False, soft_wrap=True, markup=False)
+            output.console.print(line, highlight=False, markup=False)
         _print_power(benchmark, found, len(models), output)
     return 0
 
@@ -104,7 +104,7 @@ def _print_power(benchmark: Benchmark, found: estimate.Estimate, models: int,
 
     difference = paired_difference(benchmark, found.requests + found.done, models)
     if difference is not None:
-        output.console.print(dry_run_line(difference), highlight=False, soft_wrap=True,
+        output.console.print(dry_run_line(difference), highlight=False,
                              markup=False)
 
 

@@ -11,6 +11,7 @@ from visioneval.backends.registry import BackendSpec
 from visioneval.core.records import GenerationSettings
 from visioneval.probe.canary import CanaryDesign
 from visioneval.probe.resolution import ProbeSettings, ResolutionEstimate, measure_resolution
+from visioneval.terminal import line
 
 
 def resolution_command(console: Console, err: Console, *, backend: str | None,
@@ -27,9 +28,8 @@ def resolution_command(console: Console, err: Console, *, backend: str | None,
     settings = ProbeSettings(design=design, generation=GenerationSettings(max_tokens=max_tokens),
                              concurrency=concurrency, max_attempts=max_attempts,
                              timeout_s=timeout_s)
-    err.print(f"sending {design.requests} canary images ({long_side} x {long_side} px, "
-              f"periods {design.finest:g} to {design.coarsest:g} px) to {model}",
-              highlight=False)
+    line(err, f"sending {design.requests} canary images ({long_side} x {long_side} px, "
+              f"periods {design.finest:g} to {design.coarsest:g} px) to {model}")
     with Progress(TextColumn("canaries"), BarColumn(), MofNCompleteColumn(), console=err,
                   transient=True, disable=json_out or not progress or not err.is_terminal) as bar:
         task = bar.add_task("canaries", total=design.requests)
@@ -67,6 +67,5 @@ def show(console: Console, found: ResolutionEstimate) -> None:
         high = "open" if found.interval[1] is None else f"{found.interval[1]:.3g}"
         console.print(f"75% correct at a period of {found.threshold_period:.3g} px (95% "
                       f"interval {found.interval[0]:.3g}\u2013{high}); a reader receiving "
-                      f"every pixel needs {found.baseline_period:g} px.", highlight=False,
-                      soft_wrap=True)
-    console.print(found.summary, highlight=False, soft_wrap=True)
+                      f"every pixel needs {found.baseline_period:g} px.", highlight=False)
+    console.print(found.summary, highlight=False)

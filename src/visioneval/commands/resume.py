@@ -30,9 +30,9 @@ def resume(request: ResumeRequest, output: Output) -> int:
         run = again.run
         output.err.print(f"resuming {directory}: {run.spec.kind} {run.spec.model}"
                          + (f", shard {run.shard.label}" if run.shard else ""),
-                         highlight=False, soft_wrap=True)
+                         highlight=False)
         for change in again.changes:
-            output.err.print(f"  {change.line()}", highlight=False, soft_wrap=True,
+            output.err.print(f"  {change.line()}", highlight=False,
                              markup=False)
         return _execute(resumed_session(again, directory, output, lock,
                                         request.given.stopping), run.benchmark,

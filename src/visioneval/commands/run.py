@@ -9,8 +9,6 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
-from rich.markup import escape
-
 from visioneval.backends.reasoning import OUT_OF_TOKENS
 from visioneval.backends.served import describe
 from visioneval.core import registry
@@ -26,7 +24,7 @@ from visioneval.runs.output import Output
 from visioneval.runs.request import RunRequest
 from visioneval.runs.target import resume_command
 from visioneval.session import SessionResult
-from visioneval.terminal import line, print_command
+from visioneval.terminal import error_line, line, print_command
 
 EXIT_INTERRUPTED = 130
 EXIT_USAGE = 2
@@ -54,27 +52,25 @@ def _execute(session: Coroutine[Any, Any, SessionResult], benchmark: Benchmark,
     try:
         result = asyncio.run(session)
     except KeyboardInterrupt:
-        output.err.print(f"[yellow]interrupted: {_kept(directory)} samples are kept in "
-                         f"{directory}; continue with: {escape(again())}[/]",
-                         highlight=False, soft_wrap=True)
+        print_command(output.err, f"interrupted: {_kept(directory)} samples are kept in "
+                                  f"{directory}; continue with:", again(), style="yellow")
         return EXIT_INTERRUPTED
     except CostLimitReached as exc:
-        output.err.print(f"[yellow]stopped: {escape(str(exc))}. {_kept(directory)} samples are "
-                         f"recorded in {directory}; the rest were not sent. Continue with: "
-                         f"{escape(again())} (add --max-cost to limit that session too)[/]",
-                         highlight=False, soft_wrap=True)
+        print_command(output.err, f"stopped: {exc}. {_kept(directory)} samples are recorded in "
+                                  f"{directory}; the rest were not sent (add --max-cost to "
+                                  "limit the next session too). Continue with:", again(),
+                      style="yellow")
         return EXIT_COST_LIMIT
     except RunStopped as exc:
-        output.err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
-        output.err.print(f"[yellow]{_kept(directory)} samples are recorded in {directory}; "
-                         f"the rest were not sent. Continue with: {escape(again())}[/]",
-                         highlight=False, soft_wrap=True)
+        error_line(output.err, str(exc))
+        print_command(output.err, f"{_kept(directory)} samples are recorded in {directory}; "
+                                  "the rest were not sent. Continue with:", again(),
+                      style="yellow")
         return EXIT_STOPPED
     except WriteError as exc:
-        output.err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False,
-                         soft_wrap=True)
-        output.err.print(f"[yellow]free some space, then continue with: {escape(again())}[/]",
-                         highlight=False, soft_wrap=True)
+        error_line(output.err, str(exc))
+        print_command(output.err, "free some space, then continue with:", again(),
+                      style="yellow")
         return EXIT_STOPPED
     code = report(result, output)
     return code if result.n_records else _nothing_evaluated(result, output)
@@ -85,8 +81,8 @@ def _nothing_evaluated(result: SessionResult, output: Output) -> int:
     n = result.stats.skipped
     why = (f"every row was skipped ({n} {'row' if n == 1 else 'rows'}; see the lines above)"
            if n else "no sample was recorded")
-    output.err.print(f"[bold red]error:[/] nothing was evaluated: {why}; {result.directory} "
-                     "holds the empty run", highlight=False, soft_wrap=True)
+    error_line(output.err, f"nothing was evaluated: {why}; {result.directory} holds the "
+                           "empty run")
     return EXIT_USAGE
 
 

@@ -141,7 +141,7 @@ def about(card: JudgeCard, run_model: str) -> str:
 def print_cards(judges: JudgesMetrics, run_model: str, console: Console) -> None:
     for card in judges.cards:
         console.print()
-        console.print(about(card, run_model), highlight=False, soft_wrap=True, markup=False)
+        console.print(about(card, run_model), highlight=False, markup=False)
         found = rows(card)
         if found:
             table = RichTable(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
@@ -152,13 +152,13 @@ def print_cards(judges: JudgesMetrics, run_model: str, console: Console) -> None
                 table.add_row(*row.cells(), style=STYLE.get(row.verdict))
             console.print(table)
         for flag in card.flags:
-            console.print(f"  FLAG {flag}", style="red", highlight=False, soft_wrap=True,
+            console.print(f"  FLAG {flag}", style="red", highlight=False,
                           markup=False)
     if judges.agreement:
         console.print()
     for line in agreement_lines(judges):
-        console.print(line, highlight=False, soft_wrap=True, markup=False)
-    console.print(legend(), style="dim", highlight=False, soft_wrap=True, markup=False)
+        console.print(line, highlight=False, markup=False)
+    console.print(legend(), style="dim", highlight=False, markup=False)
 
 
 def agreement_lines(judges: JudgesMetrics) -> list[str]:

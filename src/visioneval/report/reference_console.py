@@ -90,24 +90,23 @@ def _model_notes(table: PublishedTable, model: Model, rows: list[Row],
 def _provenance(table: PublishedTable, console: Console) -> None:
     console.print()
     for line in source_lines(table):
-        console.print(line, highlight=False, markup=False, soft_wrap=True)
+        console.print(line, highlight=False, markup=False)
     console.print("What the published numbers were produced with:", highlight=False)
     for key, value in table.protocol:
-        console.print(f"  {key}: {value}", highlight=False, markup=False, soft_wrap=True)
+        console.print(f"  {key}: {value}", highlight=False, markup=False)
     console.print("Notes:", highlight=False)
     for note in table.notes:
-        console.print(f"  - {note}", highlight=False, markup=False, soft_wrap=True)
+        console.print(f"  - {note}", highlight=False, markup=False)
 
 
 def show_beside(report: ReferenceReport, console: Console) -> None:
     """Each run's cells beside the published row, then what differs and the sources."""
     console.print()
     if report.note:
-        console.print(report.note, highlight=False, markup=False, soft_wrap=True)
+        console.print(report.note, highlight=False, markup=False)
     for run in report.runs:
         if run.problem:
-            console.print(f"{heading(run)}: {run.problem}", highlight=False, markup=False,
-                          soft_wrap=True)
+            console.print(f"{heading(run)}: {run.problem}", highlight=False, markup=False)
             continue
         widest = max((len(c.column.label) + 2 for c in run.cells), default=4)
         out = _table(heading(run), HEADER, 1, stack=True, name_width=widest)
@@ -122,9 +121,9 @@ def show_beside(report: ReferenceReport, console: Console) -> None:
                      + ("" if run.differences else " nothing visioneval can see"))
         lines += [f"  - {d}" for d in run.differences]
         for line in lines:
-            console.print(line, highlight=False, markup=False, soft_wrap=True)
+            console.print(line, highlight=False, markup=False)
         console.print()
     for line in source_lines(report.table):
-        console.print(line, highlight=False, markup=False, soft_wrap=True)
+        console.print(line, highlight=False, markup=False)
     for note in report.table.notes:
-        console.print(f"  - {note}", highlight=False, markup=False, soft_wrap=True)
+        console.print(f"  - {note}", highlight=False, markup=False)

@@ -88,18 +88,18 @@ def show(plan: SuitePlan, console: Console) -> int:
                   + (f" + {len(unknown)} unknown" if unknown else ""), "", style="bold")
     console.print(table)
     for line in unknown:
-        console.print(f"cost unknown for {line}", highlight=False, soft_wrap=True,
+        console.print(f"cost unknown for {line}", highlight=False,
                       markup=False)
     console.print("cost: input only, up to every answer at max tokens; a judge's requests "
-                  "are not counted", highlight=False, soft_wrap=True, markup=False)
+                  "are not counted", highlight=False, markup=False)
     if any(e.run.model.batch for e in rows):
         console.print("*: through the provider's batch API (the model's batch = true), at "
                       "that API's price; answers within 24 hours",
-                      highlight=False, soft_wrap=True, markup=False)
+                      highlight=False, markup=False)
     if any(e.detectable is not None for e in rows):
         console.print(f"detects: the paired difference in points each run's samples detect "
                       f"against another model's run on the same samples (McNemar, alpha "
                       f"0.05, power 0.8, discordance assumed {WORST_DISCORDANCE:g}); "
                       "`visioneval power` refines it from pilot runs", highlight=False,
-                      soft_wrap=True, markup=False)
+                      markup=False)
     return 0

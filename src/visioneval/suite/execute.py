@@ -28,6 +28,7 @@ from visioneval.runs.output import Output
 from visioneval.runs.request import RunRequest
 from visioneval.session import nothing_to_evaluate
 from visioneval.suite.plan import PlannedRun, SuitePlan
+from visioneval.terminal import line
 from visioneval.variants.family import Varied
 
 SUITE_FILE = "suite.json"
@@ -87,8 +88,7 @@ async def execute(plan: SuitePlan, record: SuiteRecord, err: Console, progress: 
                 outcomes[run] = outcome
                 record.set(outcome)
                 if outcome.status == "failed":
-                    err.print(f"[yellow]{run.label}: {outcome.message}[/]", highlight=False,
-                              soft_wrap=True, markup=True)
+                    line(err, f"{run.label}: {outcome.message}", style="yellow")
 
         await asyncio.gather(*(lane(runs) for runs in plan.lanes.values()))
     return [outcomes[run] for run in plan.runs]

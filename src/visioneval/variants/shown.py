@@ -154,8 +154,8 @@ def show(summary: VariantsSummary, console: Console) -> None:
         mark = " *" if row.test.significant else ""
         table.add_row(name, row.metric, stored, changed, difference, test + mark)
     console.print(table)
-    console.print(TERMINAL_NOTE, highlight=False, soft_wrap=True, markup=False, style="dim")
+    console.print(TERMINAL_NOTE, highlight=False, markup=False, style="dim")
     for line in without_image(summary):
-        console.print(line, highlight=False, soft_wrap=True, markup=False)
+        console.print(line, highlight=False, markup=False)
     if summary.chance_rule and any(v.removes_image for v in summary.variants):
-        console.print(summary.chance_rule, highlight=False, soft_wrap=True, markup=False)
+        console.print(summary.chance_rule, highlight=False, markup=False)
