@@ -10,6 +10,7 @@ from typing import Any
 
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table as RichTable
 
 from visioneval.core.blocks import Block, Charts, Note, Section, Table
@@ -149,7 +150,7 @@ def print_cards(judges: JudgesMetrics, run_model: str, console: Console) -> None
                 table.add_column(column, justify="right" if column == "n" else "left",
                                  no_wrap=column != "evaluator", overflow="ellipsis")
             for row in found:
-                table.add_row(*row.cells(), style=STYLE.get(row.verdict))
+                table.add_row(*map(escape, row.cells()), style=STYLE.get(row.verdict))
             console.print(table)
         for flag in card.flags:
             console.print(f"  FLAG {flag}", style="red", highlight=False,

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from visioneval.core.store import RUN_FILE, RunStore
@@ -63,15 +64,15 @@ def show(plan: SuitePlan, console: Console) -> int:
     rows = [estimate_run(run) for run in plan.runs]
     table = Table("run", "requests", "input tokens", "max output", "cost", "detects",
                   box=None,
-                  pad_edge=False, title=f"suite {plan.name}: {len(rows)} runs in "
-                  f"{len(plan.lanes)} lane(s), into {plan.out} (dry run: nothing sent, "
-                  "nothing written)")
+                  pad_edge=False, title=escape(f"suite {plan.name}: {len(rows)} runs in "
+                                               f"{len(plan.lanes)} lane(s), into {plan.out} "
+                                               "(dry run: nothing sent, nothing written)"))
     table.columns[4].no_wrap = True  # a price range reads as one
     low = high = Decimal(0)
     unknown = []
     for e in rows:
-        table.add_row(e.run.label, f"{e.requests:,}" + (f" ({e.resumed:,} done)" if e.resumed
-                                                       else ""),
+        done = f" ({e.resumed:,} done)" if e.resumed else ""
+        table.add_row(escape(e.run.label), f"{e.requests:,}{done}",
                       f"~{e.input_tokens:,}", f"{e.output_tokens:,}",
                       (f"{usd(float(e.cost[0]))} to {usd(float(e.cost[1]))}"
                        + (" *" if e.run.model.batch else "")) if e.cost else "unknown",

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from visioneval import fmt
@@ -148,11 +149,13 @@ def show(summary: VariantsSummary, console: Console) -> None:
         last = row.variant
         found = row.numbers()
         if found is None or row.test is None:
-            table.add_row(name, row.metric, "-", "-", "-", row.unavailable or "not computed")
+            table.add_row(*map(escape, [name, row.metric, "-", "-", "-",
+                                        row.unavailable or "not computed"]))
             continue
         stored, changed, difference, test = found
         mark = " *" if row.test.significant else ""
-        table.add_row(name, row.metric, stored, changed, difference, test + mark)
+        table.add_row(*map(escape, [name, row.metric, stored, changed, difference,
+                                    test + mark]))
     console.print(table)
     console.print(TERMINAL_NOTE, highlight=False, markup=False, style="dim")
     for line in without_image(summary):
