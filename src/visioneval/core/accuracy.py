@@ -128,9 +128,9 @@ def write_csv(metrics: dict[str, Any], directory: Path) -> Path:
 
 def show(metrics: dict[str, Any], title: str, console: Console) -> None:
     """The table in the terminal: accuracy and its 95% interval per group (percent)."""
-    from visioneval.core.printed import table
+    from visioneval.core.printed import print_table
 
-    console.print(table(HEADER, rows(metrics), title=f"{title} (percent)"))
+    print_table(console, f"{title} (percent)", HEADER, rows(metrics))
 
 
 def comparison(benchmark: str, views: Sequence[RunData]) -> ComparisonTable | None:

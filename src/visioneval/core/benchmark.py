@@ -351,10 +351,13 @@ class BenchmarkDefinition:
 
     def print_tables(self, view: RunData, console: Console) -> None:
         """Every table of a run in the terminal, within 100 columns (`visioneval show`,
-        which reads the run directory only): by default the report's sections as text."""
+        which reads the run directory only): by default the main table, then the report's
+        sections as text when the definition draws its own."""
         from visioneval.core.printed import print_sections
 
-        print_sections(self.sections(view), console)
+        self.print_main_table(view, console)
+        if type(self).sections is not BenchmarkDefinition.sections:
+            print_sections(self.sections(view), console)
 
 
 def _ok(scores: Any) -> bool | None:

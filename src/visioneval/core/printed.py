@@ -49,8 +49,11 @@ def _cell(value: Any, bold: bool) -> str:
 def print_table(console: Console, title: str | None, header: Sequence[str],
                 rows: Sequence[Sequence[Any]], note: str | None = None,
                 numeric_from: int = 1, text: Sequence[int] = ()) -> None:
-    """`table`, then what it means (`note`) as a sentence under it, the console's width."""
-    console.print(table(header, rows, numeric_from, title, text=text))
+    """The title (a sentence that wraps at the console's width, not the table's), `table`,
+    then what it means (`note`) under it."""
+    if title:
+        line(console, title, style="bold")
+    console.print(table(header, rows, numeric_from, text=text))
     if note:
         line(console, note, style="dim")
 

@@ -38,9 +38,11 @@ def show(result: ComparisonTable, console: Console, title: str | None = None) ->
     columns = shown_columns(result)
     cells = page_rows(result, columns)
     bold = {(r, c) for r, row in enumerate(cells) for c, cell in enumerate(row) if cell.best}
+    if title:
+        line(console, title, style="bold")
     console.print(table(labels(header_rows([result.header[c] for c in columns])),
                         [[cell.text for cell in row] for row in cells], numeric_from=2,
-                        title=title, bold=bold))
+                        bold=bold))
     left_out = [result.header[c] for c in range(len(result.header)) if c not in columns]
     notes = [*result.mark_notes(intervals_shown=False), *result.notes]
     if left_out:
