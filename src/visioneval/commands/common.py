@@ -16,6 +16,7 @@ from visioneval.io.parquet import DataError
 USER_ERRORS = (PreflightError, DataError, RunDirError, CacheError, ValueError,
                FileNotFoundError)
 EXIT_USAGE = 2
+READ_MORE_THAN_ONCE = ("visioneval.core.store",)  # loggers of readers a command calls again
 
 
 def consoles() -> tuple[Console, Console]:
@@ -26,17 +27,23 @@ def consoles() -> tuple[Console, Console]:
 class LineHandler(logging.Handler):
     """One log record, printed through the console the progress bar uses (so lines appear
     above the bar instead of tearing it), wrapped at spaces to its width (100 columns at
-    most)."""
+    most). What a run directory's reader warns about (a torn or bad journal line) is said
+    once per command, however often the command reads the directory."""
 
     STYLES = {"WARNING": "yellow", "ERROR": "bold red", "CRITICAL": "bold red", "DEBUG": "dim"}
 
     def __init__(self, console: Console):
         super().__init__()
         self.console = console
+        self.said: set[str] = set()
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
             line = f"{record.levelname.lower()}: {self.format(record)}"
+            if record.name in READ_MORE_THAN_ONCE:
+                if line in self.said:
+                    return
+                self.said.add(line)
             self.console.print(line, style=self.STYLES.get(record.levelname),
                                markup=False, highlight=False, emoji=False)
         except Exception:  # logging must never break a run
