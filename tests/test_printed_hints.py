@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import invoke, journal, load, salbench_args
+from cli_helpers import flat, invoke, journal, load, salbench_args
 
 from visioneval.invocation import Started, prefix
 
@@ -68,7 +68,7 @@ def test_prefix_follows_how_the_process_was_started(tmp_path):
 def _resume_line(text: str, marker: str) -> list[str]:
     """The command after `marker` on the one line that has it, split as a shell would."""
     match = re.search(re.escape(marker) + r" (.+?)(?: \(add --max-cost|\[/\]|$)",
-                      " ".join(text.split()))
+                      flat(text))
     assert match, text
     return shlex.split(match.group(1))
 
@@ -228,7 +228,7 @@ def test_the_judge_cost_note_says_nothing_prices_a_judge(serve, tmp_path):
     reason = load(out, "run.json")["counts"]["cost"]["unavailable"]
     assert reason.startswith("judge: no price for m at 127.0.0.1")
     assert "no option prices a judge" in reason and "give --price-in" not in reason
-    assert "unless its server reports it" in " ".join(result.stdout.split())
+    assert "unless its server reports it" in flat(result.stdout)
     limited = _vqa_judge(model.base_url + "/v1", judge.base_url + "/v1", tmp_path / "b",
                          "--price-in", "1", "--price-out", "2", "--max-cost", "1")
     assert limited.exit_code == 2 and "no option prices a judge" in limited.stderr
@@ -268,7 +268,7 @@ def test_illusionbench_says_which_subsets_the_folder_holds(illusion_data, tmp_pa
 
 
 def _backticked(text: str, containing: str) -> list[str]:
-    found = [c for c in re.findall(r"`([^`]+)`", " ".join(text.split())) if containing in c]
+    found = [c for c in re.findall(r"`([^`]+)`", flat(text)) if containing in c]
     assert found, text
     return shlex.split(found[0])
 

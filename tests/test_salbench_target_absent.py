@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pyarrow.parquet as pq
 import pytest
-from cli_helpers import invoke, journal, load, salbench_args
+from cli_helpers import flat, invoke, journal, load, salbench_args
 from PIL import Image
 
 from visioneval.baselines import popout
@@ -183,7 +183,7 @@ def test_failed_requests_on_absent_rows_are_their_errors_and_no_rate(serve, data
     assert figures["unavailable"] == f"no answered target-absent rows ({ABSENT} failed requests)"
     assert "false_alarm_rate" not in figures
     assert (f"P3: false alarms on target-absent scenes: not available: no answered "
-            f"target-absent rows ({ABSENT} failed requests)") in " ".join(result.stdout.split())
+            f"target-absent rows ({ABSENT} failed requests)") in flat(result.stdout)
 
 
 def test_a_model_that_always_names_a_feature_always_false_alarms(serve, data, tmp_path):
@@ -200,7 +200,7 @@ def test_a_model_that_always_names_a_feature_always_false_alarms(serve, data, tm
             f"[{100 * low:.1f}%, 100.0%] (lenient {ABSENT}/{ABSENT} = 100.0% "
             f"[{100 * low:.1f}%, 100.0%]); named: color {ABSENT}; correct rejections 0 "
             "(lenient 0)")
-    assert line in " ".join(result.stdout.split())
+    assert line in flat(result.stdout)
     rows = list(csv.reader((out / "target_absent.csv").open()))
     assert rows[1][:10] == ["P3", "paper", "strict", str(ABSENT), "0", str(ABSENT), "100.0",
                             f"{100 * low:.1f}", "100.0", "0"]

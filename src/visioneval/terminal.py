@@ -40,11 +40,12 @@ def line(out: Console, text: str, style: str | None = None) -> None:
 
 
 def error_line(out: Console, message: str) -> None:
-    """"error: MESSAGE", the word in bold red, the message as written (never markup: a
-    value such as "visioneval[ray]" or a path holding "[bold]" prints as it is)."""
+    """"error: MESSAGE" on one unwrapped line (an error is one line to read, grep and
+    paste), the word in bold red, the message as written (never markup: a value such as
+    "visioneval[ray]" or a path holding "[bold]" prints as it is)."""
     text = Text("error:", style="bold red")
     text.append(f" {message}")
-    out.print(text, highlight=False, emoji=False)
+    out.print(text, highlight=False, emoji=False, soft_wrap=True)
 
 
 def command_lines(lead: str, command: str, width: int = WIDTH) -> list[str]:

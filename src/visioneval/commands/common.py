@@ -25,10 +25,10 @@ def consoles() -> tuple[Console, Console]:
 
 
 class LineHandler(logging.Handler):
-    """One log record, printed through the console the progress bar uses (so lines appear
-    above the bar instead of tearing it), wrapped at spaces to its width (100 columns at
-    most). What a run directory's reader warns about (a torn or bad journal line) is said
-    once per command, however often the command reads the directory."""
+    """One log record, one unwrapped line (a bad row or file is one line to read and grep),
+    printed through the console the progress bar uses (so lines appear above the bar instead
+    of tearing it). What a run directory's reader warns about (a torn or bad journal line)
+    is said once per command, however often the command reads the directory."""
 
     STYLES = {"WARNING": "yellow", "ERROR": "bold red", "CRITICAL": "bold red", "DEBUG": "dim"}
 
@@ -44,7 +44,7 @@ class LineHandler(logging.Handler):
                 if line in self.said:
                     return
                 self.said.add(line)
-            self.console.print(line, style=self.STYLES.get(record.levelname),
+            self.console.print(line, style=self.STYLES.get(record.levelname), soft_wrap=True,
                                markup=False, highlight=False, emoji=False)
         except Exception:  # logging must never break a run
             self.handleError(record)

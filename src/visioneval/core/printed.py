@@ -19,30 +19,42 @@ from visioneval.terminal import line
 
 EMPTY = ("", "-", None)
 ITEMS_SHOWN = 12  # a list longer than this shows its first items and says how many more
+LONGEST_WORD = 24  # a column never narrows below its longest word, up to this
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[Any]], numeric_from: int = 1,
           title: str | None = None, bold: set[tuple[int, int]] | None = None,
           text: Sequence[int] = ()) -> Shown:
-    """A terminal table: number columns (from `numeric_from`, except those in `text`)
-    right-aligned and never wrapped, text columns wrapped at spaces (a long word folded) so
-    the table fits the console; a header may break its line with "\\n"; `bold`: (row,
-    column) cells to mark. Every value is text, never markup."""
+    """A terminal table that fits the console: number columns (from `numeric_from`, except
+    those in `text`) right-aligned; a column narrows by wrapping its cells at spaces
+    ("87.5 [62.5, 100.0]" keeps its number on the first line) but never below its longest
+    word, so no number or name is cut (a word over `LONGEST_WORD`, a path, folds); a header
+    may break its line with "\\n"; `bold`: (row, column) cells to mark. Every value is
+    text, never markup."""
     out = Shown(title=escape(title) if title else None, title_justify="left",
                 title_style="bold", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
                 padding=(0, 1), collapse_padding=True)
+    cells = [[_shown(value) for value in row] for row in rows]
     for i, name in enumerate(header):
         numeric = i >= numeric_from and i not in text
+        words = [w for value in [str(name), *(row[i] for row in cells if i < len(row))]
+                 for w in value.split()]
         out.add_column(escape(str(name)), justify="right" if numeric else "left",
-                       no_wrap=numeric, overflow="fold")
+                       overflow="fold",
+                       min_width=min(max(map(len, words), default=1), LONGEST_WORD))
     marked = bold or set()
-    for r, row in enumerate(rows):
+    for r, row in enumerate(cells):
         out.add_row(*[_cell(value, (r, c) in marked) for c, value in enumerate(row)])
     return out
 
 
-def _cell(value: Any, bold: bool) -> str:
-    text = escape("-" if value in ("", None) else str(value))
+def _shown(value: Any) -> str:
+    """A cell as text: None is "-" (no value); "" stays blank (a name not repeated)."""
+    return "-" if value is None else str(value)
+
+
+def _cell(value: str, bold: bool) -> str:
+    text = escape(value)
     return f"[bold]{text}[/]" if bold else text
 
 
@@ -74,8 +86,8 @@ def print_section(section: Section, console: Console, page: str = "the report") 
         if isinstance(block, Table):
             kept = filled_columns(block.header, block.rows)
             console.print(table([block.header[c] for c in kept],
-                                [[row[c] if c < len(row) else "" for c in kept]
-                                 for row in block.rows],
+                                [[row[c] if c < len(row) and row[c] != "" else None
+                                  for c in kept] for row in block.rows],
                                 numeric_from=sum(1 for c in kept if c < block.numeric_from)))
         elif isinstance(block, Note):
             line(console, block.text, style="dim")

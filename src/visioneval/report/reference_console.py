@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rich import box
 from rich.console import Console
 from rich.markup import escape
@@ -15,8 +17,8 @@ from visioneval.report.reference import (
     ReferenceReport,
     cell_row,
     heading,
-    source_lines,
 )
+from visioneval.terminal import line
 
 
 def _table(title: str, header: list[str], numeric_from: int, stack: bool = False,
@@ -87,10 +89,27 @@ def _model_notes(table: PublishedTable, model: Model, rows: list[Row],
                           highlight=False, markup=False)
 
 
+def sources(table: PublishedTable, console: Console) -> None:
+    """Where the published numbers come from, as `reference.source_lines` says it, each
+    source's address on a line of its own (a commit named by its first 12 hex digits, which
+    GitHub resolves, so the address fits the terminal whole)."""
+    line(console, f"{table.title}. {table.citation}.")
+    for s in table.sources:
+        line(console, f"Source: {s.what} ({s.version}). Read: {s.transcription}.")
+        line(console, f"  {printed_url(s.url)}")
+    line(console, f"Values in {table.units}; a published value may be {table.tolerance} from "
+                  "the number it stands for (\"at the edge\": outside the interval by no more).")
+
+
+def printed_url(url: str) -> str:
+    """A GitHub address with its full commit hash shortened to 12 hex digits."""
+    return re.sub(r"(github\.com/[^/]+/[^/]+/(?:blob|tree)/)([0-9a-f]{12})[0-9a-f]{28}/",
+                  r"\1\2/", url)
+
+
 def _provenance(table: PublishedTable, console: Console) -> None:
     console.print()
-    for line in source_lines(table):
-        console.print(line, highlight=False, markup=False)
+    sources(table, console)
     console.print("What the published numbers were produced with:", highlight=False)
     for key, value in table.protocol:
         console.print(f"  {key}: {value}", highlight=False, markup=False)
@@ -120,10 +139,9 @@ def show_beside(report: ReferenceReport, console: Console) -> None:
         lines.append("differs from the published protocol:"
                      + ("" if run.differences else " nothing visioneval can see"))
         lines += [f"  - {d}" for d in run.differences]
-        for line in lines:
-            console.print(line, highlight=False, markup=False)
+        for text in lines:
+            line(console, text)
         console.print()
-    for line in source_lines(report.table):
-        console.print(line, highlight=False, markup=False)
+    sources(report.table, console)
     for note in report.table.notes:
         console.print(f"  - {note}", highlight=False, markup=False)

@@ -122,8 +122,8 @@ def show_main(metrics: dict[str, Any], model: str, console: Console) -> None:
                       f"{_n(r['shape_n'])}/{_n(r['scene_n'])}", str(r["n_errors"])])
         previous = r["subset"]
     print_table(console, f"IllusionBench: {model}, recall (percent)",
-                ["set", "protocol", "shape [95%]", "Δ", "scene [95%]", "Δ", "n shape/scene",
-                 "errors"], found, note, numeric_from=2)
+                ["set", "protocol", "shape [95%]", "Δ", "scene [95%]", "Δ", "n", "errors"],
+                found, note + " n: shape/scene answers.", numeric_from=2)
 
 
 def show(metrics: dict[str, Any], model: str, console: Console) -> None:
