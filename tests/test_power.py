@@ -223,7 +223,7 @@ def test_dry_run_prints_the_detectable_difference_at_its_n(synth_data):
     d = power.detectable_paired(requests, 0.5)
     assert requests == 16 and d is not None
     assert (f"detectable difference at this n: ±{100 * d:.1f} points (paired, discordance "
-            "assumed 0.5, alpha 0.05, power 0.8") in result.stdout
+            "assumed 0.5, alpha 0.05, power 0.8") in flat(result.stdout)
 
 
 @pytest.mark.slow

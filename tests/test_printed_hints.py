@@ -281,7 +281,7 @@ def test_merge_of_missing_shards_prints_the_resume_that_runs_them(synth_data, tm
     merged = tmp_path / "merged"
     result = invoke("merge", shard, "--out", merged, "--allow-partial", "--no-report")
     assert result.exit_code == 1, result.output
-    words = _backticked(result.stderr, "--resume")
+    words = _resume_line(result.stderr, "this runs them:")
     assert words == ["visioneval", "salbench", "--resume", str(merged)]
     assert invoke(*words[1:], "--no-progress", "--no-report").exit_code == 0
     assert load(merged)["P3"]["strict"]["n"] == 8

@@ -48,6 +48,13 @@ def error_line(out: Console, message: str) -> None:
     out.print(text, highlight=False, emoji=False, soft_wrap=True)
 
 
+def warning_line(out: Console, message: str) -> None:
+    """"warning: MESSAGE" in yellow on one unwrapped line, as written (a warning, like an
+    error, is one line to read and grep)."""
+    out.print(f"warning: {message}", style="yellow", markup=False, highlight=False,
+              emoji=False, soft_wrap=True)
+
+
 def command_lines(lead: str, command: str, width: int = WIDTH) -> list[str]:
     """`lead` and a command a user may paste, as lines of at most `width` columns: one line
     when both fit; else `lead` alone, then the command on a line of its own or, when it is

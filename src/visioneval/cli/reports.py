@@ -36,9 +36,10 @@ def named_definition(definition: str | None) -> BenchmarkDefinition | None:
 def warn_untrusted(err: Console, lines: list[str | None]) -> None:
     """The one line per run shown with the generic definition (`RunView.untrusted`) or
     whose data changed since it ran (`RunView.data_change`)."""
+    from visioneval.terminal import warning_line
+
     for line in dict.fromkeys(line for line in lines if line):
-        err.print(f"warning: {line}", style="yellow", highlight=False,
-                  markup=False)
+        warning_line(err, line)
 
 
 @app.command()
@@ -125,7 +126,7 @@ def compare(
     from visioneval.core.rundir import load_all
     from visioneval.report import compare as comparison
     from visioneval.report.compare_console import show as show_comparison
-    from visioneval.terminal import line
+    from visioneval.terminal import line, warning_line
 
     console, err = consoles()
 
@@ -135,7 +136,7 @@ def compare(
         result = comparison.compare(views, common_only=common_only)
         published = _beside_published(views, reference, reference_model, common_only)
         for flag in result.flags:
-            line(err, f"warning: {flag}", style="yellow")
+            warning_line(err, flag)
         show_comparison(result, console)
         if published is not None:
             from visioneval.report.reference_console import show_beside
