@@ -126,7 +126,7 @@ def compare(
     from visioneval.core.rundir import load_all
     from visioneval.report import compare as comparison
     from visioneval.report.compare_console import show as show_comparison
-    from visioneval.terminal import line, warning_line
+    from visioneval.terminal import line
 
     console, err = consoles()
 
@@ -135,8 +135,8 @@ def compare(
         warn_untrusted(err, [view.untrusted for view in views])
         result = comparison.compare(views, common_only=common_only)
         published = _beside_published(views, reference, reference_model, common_only)
-        for flag in result.flags:
-            warning_line(err, flag)
+        for flag in result.flags:  # part of the comparison: wrapped like its notes
+            line(err, f"warning: {flag}", style="yellow")
         show_comparison(result, console)
         if published is not None:
             from visioneval.report.reference_console import show_beside

@@ -20,7 +20,7 @@ from visioneval.core.store import write_atomic
 from visioneval.report import templating
 from visioneval.suite.execute import RunOutcome
 from visioneval.suite.plan import PlannedRun, SuitePlan
-from visioneval.terminal import line, warning_line
+from visioneval.terminal import line
 
 if TYPE_CHECKING:
     from visioneval.core.benchmark import BenchmarkDefinition
@@ -151,7 +151,7 @@ def show(console: Console, outcomes: list[RunOutcome], found: list[Part]) -> Non
             line(console, f"{part.title}: {part.problem}")
             continue
         for flag in part.table.flags:
-            warning_line(console, flag)
+            line(console, f"warning: {flag}", style="yellow")
         show_comparison(part.table, console, title=part.title)
         if part.beside is not None:
             show_beside(part.beside, console)

@@ -100,7 +100,8 @@ def slope_note(form: str) -> str:
 
 def show_main(metrics: dict[str, Any], title: str, console: Console) -> None:
     """The tables a run ends with (within 100 columns): the thresholds with their 95%
-    intervals, then d′ with its interval at the highest level of each yes/no condition."""
+    intervals, then d′ with its interval at the highest level of each yes/no condition
+    where it was measured."""
     from visioneval.terminal import line
 
     thresholds = metrics.get("thresholds", [])
@@ -125,7 +126,8 @@ def show_main(metrics: dict[str, Any], title: str, console: Console) -> None:
     if strongest:
         spreads = any(d.get("spread") for d in strongest)
         console.print()
-        print_table(console, f"{title}: yes/no, d′ at each condition's highest level",
+        print_table(console, f"{title}: yes/no, d′ at each condition's highest level "
+                    "(heterogeneity: its widest spread)",
                     ["experiment", "feature", *(["spread"] if spreads else []), "level",
                      "hits", "FA", "d′ [95%]"],
                     [[d["experiment"], d["feature"],
@@ -134,7 +136,8 @@ def show_main(metrics: dict[str, Any], title: str, console: Console) -> None:
                       f"{d['hits']}/{d['n_signal']}", f"{d['false_alarms']}/{d['n_noise']}",
                       _dprime(d)] for d in strongest],
                     "d′ = z(H) − z(F), log-linear corrected; 95% interval from the "
-                    "large-sample variance. Every level: visioneval show.", numeric_from=2)
+                    "large-sample variance. Every level: visioneval show.", numeric_from=2,
+                    text=(5 + spreads,))
     for reason in threshold_reasons(metrics):
         line(console, f"not reached: {reason}")
     line(console, f"{metrics['n']} answered, {metrics['n_errors']} failed requests, "
@@ -148,11 +151,21 @@ def _words(several: bool, spreads: bool, trials: bool = False) -> tuple[int, int
 
 
 def highest_levels(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per yes/no experiment, feature, set size and spread: its row at the highest level."""
+    """Per yes/no experiment, feature and set size: its row at the highest level where d′
+    was measured (else its highest level's, which says why there is none); of the
+    distractor spreads (heterogeneity) the widest, to set beside the presence arrays' d′
+    at no spread."""
+    widest: dict[tuple[Any, ...], float] = {}
+    for d in found:
+        key = (d["experiment"], d["feature"], d["set_size"])
+        widest[key] = max(widest.get(key, 0.0), d.get("spread", 0.0))
     best: dict[tuple[Any, ...], dict[str, Any]] = {}
     for d in found:
-        key = (d["experiment"], d["feature"], d["set_size"], d.get("spread", 0.0))
-        if key not in best or d["level"] > best[key]["level"]:
+        key = (d["experiment"], d["feature"], d["set_size"])
+        if d.get("spread", 0.0) != widest[key]:
+            continue
+        held = best.get(key)
+        if held is None or ("dprime" in d, d["level"]) > ("dprime" in held, held["level"]):
             best[key] = d
     return list(best.values())
 
