@@ -5,6 +5,7 @@ wrapped at spaces. Every console visioneval makes comes from `console`."""
 from __future__ import annotations
 
 import shlex
+import textwrap
 from typing import IO, Any
 
 from rich.console import Console, ConsoleDimensions
@@ -35,8 +36,19 @@ def console(*, stderr: bool = False, file: IO[str] | None = None, quiet: bool = 
 
 
 def line(out: Console, text: str, style: str | None = None) -> None:
-    """One sentence of plain text (never markup), wrapped at spaces to the console's width."""
-    out.print(text, style=style, markup=False, highlight=False, emoji=False)
+    """One sentence of plain text (never markup), wrapped at spaces to the console's width;
+    an indented line or a list item ("- ...", "* ...", "  FLAG ...") wraps onto lines
+    indented under its text."""
+    lead = len(text) - len(text.lstrip(" "))
+    word = text[lead:].split(" ", 1)[0]
+    hang = lead + (len(word) + 1 if word in ("-", "*", "FLAG") else 0)
+    if not hang or len(text) <= out.width:
+        out.print(text, style=style, markup=False, highlight=False, emoji=False)
+        return
+    for part in textwrap.wrap(text, width=out.width, subsequent_indent=" " * hang,
+                              break_on_hyphens=False, drop_whitespace=True):
+        out.print(part, style=style, markup=False, highlight=False, emoji=False,
+                  soft_wrap=True)
 
 
 def error_line(out: Console, message: str) -> None:

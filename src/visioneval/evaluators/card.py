@@ -24,6 +24,7 @@ from visioneval.evaluators.metrics import (
     JudgesMetrics,
     ProbeCheck,
 )
+from visioneval.terminal import line
 
 TITLE = "Judges"
 HEADER = ["check", "evaluator", "verdict", "n", "result [95%]"]
@@ -153,12 +154,11 @@ def print_cards(judges: JudgesMetrics, run_model: str, console: Console) -> None
                 table.add_row(*map(escape, row.cells()), style=STYLE.get(row.verdict))
             console.print(table)
         for flag in card.flags:
-            console.print(f"  FLAG {flag}", style="red", highlight=False,
-                          markup=False)
+            line(console, f"  FLAG {flag}", style="red")
     if judges.agreement:
         console.print()
-    for line in agreement_lines(judges):
-        console.print(line, highlight=False, markup=False)
+    for text in agreement_lines(judges):
+        line(console, text)
     console.print(legend(), style="dim", highlight=False, markup=False)
 
 
