@@ -4,6 +4,7 @@ wrapped at spaces. Every console visioneval makes comes from `console`."""
 
 from __future__ import annotations
 
+import re
 import shlex
 import textwrap
 from typing import IO, Any
@@ -13,6 +14,7 @@ from rich.text import Text
 
 WIDTH = 100
 """The widest line visioneval prints: tables, sentences and progress bars fit it."""
+_KEYED = re.compile(r" +\S.{0,30}?  +(?=\S)")  # "  input tokens    ~2,612 (...)": its value
 
 
 class Terminal(Console):
@@ -37,11 +39,13 @@ def console(*, stderr: bool = False, file: IO[str] | None = None, quiet: bool = 
 
 def line(out: Console, text: str, style: str | None = None) -> None:
     """One sentence of plain text (never markup), wrapped at spaces to the console's width;
-    an indented line or a list item ("- ...", "* ...", "  FLAG ...") wraps onto lines
-    indented under its text."""
+    an indented line or a list item ("- ...", "* ...", "  FLAG ...", "  cost    $0.01 ...")
+    wraps onto lines indented under its text."""
     lead = len(text) - len(text.lstrip(" "))
     word = text[lead:].split(" ", 1)[0]
-    hang = lead + (len(word) + 1 if word in ("-", "*", "FLAG") else 0)
+    keyed = _KEYED.match(text) if lead else None
+    hang = len(keyed.group(0)) if keyed else \
+        lead + (len(word) + 1 if word in ("-", "*", "FLAG") else 0)
     if not hang or len(text) <= out.width:
         out.print(text, style=style, markup=False, highlight=False, emoji=False)
         return

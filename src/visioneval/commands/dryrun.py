@@ -30,6 +30,7 @@ from visioneval.runs.resume import definition_for_resume
 from visioneval.runs.target import resume_command
 from visioneval.session import nothing_to_evaluate, shard_key
 from visioneval.shards import Shard
+from visioneval.terminal import line
 
 
 def dry_run(request: RunRequest, output: Output) -> int:
@@ -88,10 +89,10 @@ def _print(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings
             (f" (panel model {position})" if position else "")
         price = price_for(ref, given) if position == 0 or ref == ModelRef.from_spec(spec) \
             else price_for(ref, None, PANEL_REMEDY)
-        for line in [*estimate.lines(found, who, rule, price, settings,
+        for text in [*estimate.lines(found, who, rule, price, settings,
                                      _not_counted(benchmark)),
                      *_batch_lines(found, member, price, position)]:
-            output.console.print(line, highlight=False, markup=False)
+            line(output.console, text)
         _print_power(benchmark, found, len(models), output)
     return 0
 
@@ -104,8 +105,7 @@ def _print_power(benchmark: Benchmark, found: estimate.Estimate, models: int,
 
     difference = paired_difference(benchmark, found.requests + found.done, models)
     if difference is not None:
-        output.console.print(dry_run_line(difference), highlight=False,
-                             markup=False)
+        line(output.console, dry_run_line(difference))
 
 
 def _batch_lines(found: estimate.Estimate, spec: BackendSpec, price: Price | NoPrice,
