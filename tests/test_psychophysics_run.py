@@ -220,4 +220,5 @@ def test_heterogeneous_distractors_lower_the_sensitivity_of_a_feature_search(tmp
     assert found[0.5]["hits"] == 5 and found[0.5]["false_alarms"] == 0
     assert found[0.5]["dprime"] > 1.5 > found[12.0]["dprime"]
     assert found[12.0]["false_alarms"] >= 4
-    assert "spread" in result.output and "heterogeneity (yes/no)" in result.output
+    assert "spread" in result.output and "heterogeneity" in result.output  # the main view
+    assert "heterogeneity (yes/no)" in invoke("show", run).output  # every level

@@ -74,9 +74,9 @@ def warning_line(out: Console, message: str) -> None:
 def command_lines(lead: str, command: str, width: int = WIDTH) -> list[str]:
     """`lead` and a command a user may paste, as lines of at most `width` columns: one line
     when both fit; else `lead` alone, then the command on a line of its own or, when it is
-    wider than that, broken at spaces between its words,
-    each line but the last ending in a backslash (a shell joins them). A single word wider
-    than the line (a very long path) is never broken."""
+    wider than that, broken at spaces between its words, each line but the last ending in
+    a backslash (a shell joins them). A single word wider than the line (a very long path)
+    is never broken."""
     if len(lead) + len(command) + 1 <= width:
         return [f"{lead} {command}" if lead else command]
     if len(command) + 2 <= width:

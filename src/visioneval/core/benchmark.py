@@ -1,6 +1,7 @@
 """What a benchmark is: data + prompt + scorer + metrics (`Benchmark`, what the engine runs),
 and how its runs are shown (`BenchmarkDefinition`, what the registry line points at: its
-options, command, report sections, sample-browser rows and comparison table).
+options, command, terminal tables, report sections, sample-browser rows and comparison
+table).
 
 Both are base classes whose defaults fit a simple image-question benchmark: a benchmark
 names its options, says how a row becomes a sample and how an answer is scored, and gets its

@@ -12,7 +12,9 @@ from typing import Any
 from rich import box
 from rich.console import Console
 from rich.markup import escape
+from rich.padding import Padding
 from rich.table import Table as Shown
+from rich.text import Text
 
 from visioneval.core.blocks import Cards, Charts, Items, Link, Note, Section, Table
 from visioneval.terminal import line
@@ -58,14 +60,43 @@ def _cell(value: str, bold: bool) -> str:
     return f"[bold]{text}[/]" if bold else text
 
 
+def show_table(console: Console, header: Sequence[str], rows: Sequence[Sequence[Any]],
+               numeric_from: int = 1, text: Sequence[int] = (),
+               bold: set[tuple[int, int]] | None = None,
+               names: Sequence[str] | None = None) -> None:
+    """`table` when its columns fit the console at their longest words; else each row as
+    a record (its name, then "column: value" pairs wrapped under it, each column called by
+    its `names` entry, by default its header), so that no value is ever cut however many
+    columns a table has."""
+    cells = [[_shown(value) for value in row] for row in rows]
+    words = [max((len(w) for value in [str(name), *(row[i] for row in cells if i < len(row))]
+                  for w in value.split()), default=1) for i, name in enumerate(header)]
+    if sum(min(w, LONGEST_WORD) for w in words) + 2 * (len(header) - 1) <= console.width:
+        console.print(table(header, rows, numeric_from, bold=bold, text=text))
+        return
+    marked = bold or set()
+    keep = max(1, min(numeric_from, len(header)))
+    for r, row in enumerate(cells):
+        name = " · ".join(c for c in row[:keep] if c.strip()) or "-"
+        pairs = Text()
+        for c in range(keep, len(header)):
+            if pairs:
+                pairs.append("; ")
+            pairs.append(f"{' '.join(str((names or header)[c]).split())}: ")
+            pairs.append(row[c] if c < len(row) else "-",
+                         style="bold" if (r, c) in marked else "")
+        line(console, name)
+        console.print(Padding(pairs, (0, 0, 0, 2)), highlight=False, emoji=False)
+
+
 def print_table(console: Console, title: str | None, header: Sequence[str],
                 rows: Sequence[Sequence[Any]], note: str | None = None,
                 numeric_from: int = 1, text: Sequence[int] = ()) -> None:
-    """The title (a sentence that wraps at the console's width, not the table's), `table`,
-    then what it means (`note`) under it."""
+    """The title (a sentence that wraps at the console's width, not the table's), the
+    table (`show_table`), then what it means (`note`) under it."""
     if title:
         line(console, title, style="bold")
-    console.print(table(header, rows, numeric_from, text=text))
+    show_table(console, header, rows, numeric_from, text=text)
     if note:
         line(console, note, style="dim")
 
@@ -85,10 +116,10 @@ def print_section(section: Section, console: Console, page: str = "the report") 
     for block in section.blocks:
         if isinstance(block, Table):
             kept = filled_columns(block.header, block.rows)
-            console.print(table([block.header[c] for c in kept],
-                                [[row[c] if c < len(row) and row[c] != "" else None
-                                  for c in kept] for row in block.rows],
-                                numeric_from=sum(1 for c in kept if c < block.numeric_from)))
+            show_table(console, [block.header[c] for c in kept],
+                       [[row[c] if c < len(row) and row[c] != "" else None for c in kept]
+                        for row in block.rows],
+                       numeric_from=sum(1 for c in kept if c < block.numeric_from))
         elif isinstance(block, Note):
             line(console, block.text, style="dim")
         elif isinstance(block, Items):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from visioneval.core.blocks import ComparisonTable
-from visioneval.core.printed import print_section, table
+from visioneval.core.printed import print_section, show_table
 from visioneval.report.compare import HeadCell, header_rows, page_rows, shown_columns
 from visioneval.terminal import line
 
@@ -40,9 +40,10 @@ def show(result: ComparisonTable, console: Console, title: str | None = None) ->
     bold = {(r, c) for r, row in enumerate(cells) for c, cell in enumerate(row) if cell.best}
     if title:
         line(console, title, style="bold")
-    console.print(table(labels(header_rows([result.header[c] for c in columns])),
-                        [[cell.text for cell in row] for row in cells], numeric_from=2,
-                        bold=bold))
+    shown = [result.header[c] for c in columns]
+    show_table(console, labels(header_rows(shown)), [[cell.text for cell in row]
+                                                     for row in cells],
+               numeric_from=2, bold=bold, names=shown)
     left_out = [result.header[c] for c in range(len(result.header)) if c not in columns]
     notes = [*result.mark_notes(intervals_shown=False), *result.notes]
     if left_out:
