@@ -31,9 +31,10 @@ def labels(heads: list[list[HeadCell]]) -> list[str]:
     return out
 
 
-def show(result: ComparisonTable, console: Console, title: str | None = None) -> None:
+def show(result: ComparisonTable, console: Console, title: str | None = None,
+         page: str = "comparison.html, written with --out") -> None:
     """The table, then what it means (the mark rule and the notes) and the sections beside
-    it (their tables and notes; charts are on the pages). The flags (what differs between
+    it (their tables and notes; charts are on the `page`). The flags (what differs between
     the runs) are the caller's to say, once."""
     columns = shown_columns(result)
     cells = page_rows(result, columns)
@@ -51,4 +52,4 @@ def show(result: ComparisonTable, console: Console, title: str | None = None) ->
     for note in notes:
         line(console, note, style="dim")
     for section in result.sections:
-        print_section(section, console, page="the compare page (--out)")
+        print_section(section, console, page=page)

@@ -152,7 +152,7 @@ def show(console: Console, outcomes: list[RunOutcome], found: list[Part]) -> Non
             continue
         for flag in part.table.flags:
             line(console, f"warning: {flag}", style="yellow")
-        show_comparison(part.table, console, title=part.title)
+        show_comparison(part.table, console, title=part.title, page="suite.html")
         if part.beside is not None:
             show_beside(part.beside, console)
     console.print()
