@@ -23,6 +23,12 @@ def invoke(*args: str):
     return CliRunner().invoke(app, [str(a) for a in args], catch_exceptions=False)
 
 
+def flat(text: str) -> str:
+    """Printed text as one line: a sentence wrapped at the terminal's width and a command
+    continued with a backslash read as the shell and a reader read them."""
+    return " ".join(text.replace("\\\n", " ").split())
+
+
 def spawn(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "visioneval", *map(str, args)], cwd=cwd,
                             env={**os.environ, **(env or {})}, stdin=subprocess.PIPE,

@@ -75,8 +75,11 @@ def _click_command_built_once():
 
 @pytest.fixture(autouse=True)
 def _isolated_env(tmp_path, monkeypatch):
-    """No test reads a real key or writes to the user's cache."""
+    """No test reads a real key or writes to the user's cache; the terminal is 100 columns."""
     for name in ("OPENAI_API_KEY", "OPENROUTER_API_KEY", "ANTHROPIC_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    # The terminal visioneval draws for (tables and sentences fit 100 columns); rich reads
+    # the width of a captured output from here, else assumes 80.
+    monkeypatch.setenv("COLUMNS", "100")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")

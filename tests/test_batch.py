@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
-from cli_helpers import invoke, journal, load, salbench_args, spawn
+from cli_helpers import flat, invoke, journal, load, salbench_args, spawn
 
 from visioneval.backends.batch.base import BatchFailure, BatchLimits, custom_id
 from visioneval.backends.batch.openai import OpenAIBatch
@@ -251,7 +251,7 @@ def test_a_batch_taken_up_by_mistake_gives_no_answer_to_the_run(serve, synth_dat
     result = invoke("salbench", "--resume", run, "--base-url", server.base_url,
                     "--no-progress", "--no-report")
     assert result.exit_code == 1  # every sample an error, none an answer of the other batch
-    assert "answers none of this run's requests" in " ".join(result.stderr.split())
+    assert "answers none of this run's requests" in flat(result.stderr)
     assert all(r["response"]["error"] for r in journal(run))
     _resume(server, run, "anthropic")
     assert _run_info(run)["counts"]["errors"] == 0
@@ -658,7 +658,7 @@ def test_an_unreadable_samples_file_is_one_line_naming_it(serve, synth_data, tmp
     result = invoke("salbench", "--resume", run, "--base-url", server.base_url + "/v1",
                     "--no-progress")
     assert result.exit_code == 2, result.stderr
-    assert f"{path} line 25: not a sample of the batch" in " ".join(result.stderr.split())
+    assert f"{path} line 25: not a sample of the batch" in flat(result.stderr)
     assert "Traceback" not in result.stderr
 
 
@@ -673,7 +673,7 @@ def test_a_batch_status_outside_the_known_ones_is_refused_when_run_json_is_read(
     result = invoke("salbench", "--resume", run, "--base-url", server.base_url + "/v1",
                     "--no-progress")
     assert result.exit_code == 2
-    said = " ".join(result.stderr.split())
+    said = flat(result.stderr)
     assert f"{run / 'run.json'}: batch.batches.0.status: Input should be" in said
     assert "'collected'" in said and "Traceback" not in said
     from visioneval.core.runfiles import BatchEntry

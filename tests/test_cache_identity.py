@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cli_helpers import invoke, journal, load
+from cli_helpers import flat, invoke, journal, load
 
 from visioneval.backends.served import from_model_list, from_ollama_tags
 
@@ -140,10 +140,10 @@ def test_cache_list_show_and_clear(serve, tmp_path):
     assert vqa(two, tmp_path / "b", *cache).exit_code == 0
     listed = invoke("cache", "list", *cache)
     assert listed.exit_code == 0
-    text = " ".join(listed.stdout.split())
+    text = flat(listed.stdout)
     assert "24 cached answers" in text and "root /ckpt/one" in text
     shown = invoke("cache", "show", "--run", tmp_path / "b", *cache)
-    assert "12 cached answers" in " ".join(shown.stdout.split())
+    assert "12 cached answers" in flat(shown.stdout)
     assert "/ckpt/one" not in shown.stdout
     assert invoke("cache", "clear", *cache).exit_code == 2  # says what to clear
     cleared = invoke("cache", "clear", "--run", tmp_path / "a", *cache)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import csv
 import io
 
-from cli_helpers import invoke, salbench_args
+from cli_helpers import flat, invoke, salbench_args
 
 
 def _always_size(prompt) -> str:
@@ -32,7 +32,7 @@ def test_runs_on_different_parts_of_one_dataset(serve, synth_data, tmp_path):
     b = _run(serve, synth_data, tmp_path / "b", "--configs", "P3,P3_box", "--model", "mb")
     result = invoke("compare", a, b, "--out", tmp_path / "all")
     assert result.exit_code == 0, result.output
-    warnings = " ".join(result.stderr.split())
+    warnings = flat(result.stderr)
     assert "not the same data" not in warnings
     assert "configs differs: ma (a): ['P3']; mb (b): ['P3', 'P3_box']" in warnings
     assert f"dataset parts differ (same source {synth_data}): ma (a): P3; mb (b): P3, P3_box" \
@@ -45,7 +45,7 @@ def test_runs_on_different_parts_of_one_dataset(serve, synth_data, tmp_path):
 
     result = invoke("compare", a, b, "--common-only", "--out", tmp_path / "common")
     assert result.exit_code == 0, result.output
-    warnings = " ".join(result.stderr.split())
+    warnings = flat(result.stderr)
     assert ("compared on the 3 samples common to all runs (--common-only): ma (a): 3 of 3; "
             "mb (b): 3 of 16") in warnings
     common = _rows(tmp_path / "common" / "comparison.csv")

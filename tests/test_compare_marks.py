@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from cli_helpers import invoke, load
+from cli_helpers import flat, invoke, load
 
 from visioneval.core.marks import Why, verdict
 
@@ -39,11 +39,30 @@ def _run(data: Path, out: Path, model: str, n: int, *configs: str) -> Path:
 
 
 def _compare(out: Path, *runs: Path) -> tuple[str, str, str]:
-    """(terminal, comparison.md, comparison.html)."""
-    result = invoke("compare", *runs, "--out", out)
+    """(terminal, comparison.md, comparison.html); the terminal's as a colour terminal
+    shows it (FORCE_COLOR: rich writes its styles, a bold value among them)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("FORCE_COLOR", "1")
+        result = invoke("compare", *runs, "--out", out)
     assert result.exit_code == 0, result.output
     return (result.stdout, (out / "comparison.md").read_text(),
             (out / "comparison.html").read_text())
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _text(terminal: str) -> str:
+    """The terminal's words, styles left out, its wrapped sentences joined."""
+    return flat(ANSI.sub("", terminal))
+
+
+def _bold_in_terminal(terminal: str) -> dict[str, list[str]]:
+    """Model -> its values drawn bold, from the terminal's table rows."""
+    rows = [row for row in terminal.splitlines()
+            if ANSI.sub("", row).split()[:1] in (["popout"], ["random"])]
+    return {ANSI.sub("", row).split()[0]: re.findall(r"\x1b\[1m([\d.]+)\x1b\[0m", row)
+            for row in rows}
 
 
 def _bold_cells(markdown: str) -> dict[str, list[str]]:
@@ -74,7 +93,8 @@ def test_overlapping_intervals_mark_nothing_and_say_why(scenes, tmp_path):
     terminal, markdown, page = _compare(tmp_path / "cmp", big, small)
     assert "**" not in markdown and "**" not in terminal
     assert _best_cells(page) == [] and 'class="num best"' not in page
-    for text in (markdown, terminal, page):
+    assert all(not bold for bold in _bold_in_terminal(terminal).values())
+    for text in (markdown, _text(terminal), page):
         assert NOTE in text and "95% interval" in text
     assert "Detection\\_SYN F1" in markdown  # the columns it names
 
@@ -92,10 +112,10 @@ def test_separated_intervals_mark_the_value_on_every_output(scenes, tmp_path):
                 if _ci(popout, m)[0] > _ci(chance, m)[1]]
     assert expected  # the premise: popout is ahead beyond the intervals somewhere
     assert _bold_cells(markdown) == {"popout": expected, "random": []}
-    assert _bold_cells(terminal) == _bold_cells(markdown)
+    assert _bold_in_terminal(terminal) == _bold_cells(markdown)
     assert _best_cells(page) == expected
     if len(expected) == 2:
-        assert NOTE not in page and NOTE not in markdown
+        assert NOTE not in page and NOTE not in markdown and NOTE not in _text(terminal)
 
 
 def test_the_mark_needs_a_clear_lead_over_every_other_run():

@@ -51,3 +51,30 @@ def test_a_table_without_sections_reads_as_before():
     text = compare.to_markdown(_table([]))
     assert "##" not in text and "chart" not in text
     assert "<h2>" not in compare.to_html(_table([])).split("<main>")[1].split("</main>")[0]
+
+
+def test_the_terminal_draws_the_table_and_its_sections_never_markdown(monkeypatch):
+    """`compare` in a wide terminal: the table drawn within 100 columns, a column no run has
+    a value in left out and named, values as written (no Markdown escapes), the sections'
+    tables and notes after it, their charts named."""
+    import io
+
+    from visioneval import terminal
+    from visioneval.report import compare_console
+
+    monkeypatch.setenv("COLUMNS", "250")
+    out = terminal.console(file=io.StringIO())
+    table = ComparisonTable("bench", ["Model", "Run", "score", "empty"],
+                            [["m", "r1", "1.0", ""], ["m", "r2", "2.0", "-"]], [True, True],
+                            sections=SECTIONS)
+    compare_console.show(table, out)
+    lines = out.file.getvalue().splitlines()
+    assert lines[0].split() == ["Model", "Run", "score"] and lines[2].split() == ["m", "r1",
+                                                                                  "1.0"]
+    text = "\n".join(lines)
+    assert "Left out here (no run has a value): empty." in text
+    assert text.index("r2") < text.index("Curves") < text.index("Differences")
+    assert "How to read | them" in text and "x_y" in text and "no test <none>" in text
+    assert "(2 charts in comparison.html, written with --out)" in text
+    assert "\\" not in text and "|---" not in text and "##" not in text
+    assert max(map(len, lines)) <= terminal.WIDTH

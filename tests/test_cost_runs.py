@@ -10,7 +10,7 @@ import math
 import re
 
 import pytest
-from cli_helpers import invoke, journal, load, salbench_args
+from cli_helpers import flat, invoke, journal, load, salbench_args
 
 from visioneval.core.store import RunStore
 from visioneval.cost.images import image_rule
@@ -89,7 +89,7 @@ def test_cached_answers_cost_nothing_this_session(serve, synth_data, tmp_path):
     assert again.exit_code == 0 and server.stats.answered == 8
     assert counts(tmp_path / "b")["cost"] == {"usd": 0.0, "source": NOTHING_SENT,
                                               "groups": {}}
-    assert "8 answers from the cache cost nothing this session" in again.stdout
+    assert "8 answers from the cache cost nothing this session" in flat(again.stdout)
 
 
 def test_a_dry_run_sends_nothing_writes_nothing_and_counts_what_a_run_would(
@@ -116,7 +116,7 @@ def test_a_dry_run_sends_nothing_writes_nothing_and_counts_what_a_run_would(
              for p in m.parts if not isinstance(p, str)]
     assert len(sizes) == 16 * 4
     tiles = sum(image_rule("gpt-4o").tokens(w, h) for w, h in sizes)
-    assert f"images {tiles:,} by OpenAI's tile rule for gpt-4o" in text
+    assert f"images {tiles:,} by OpenAI's tile rule for gpt-4o" in flat(text)
     total = int(re.search(r"input tokens\s+~([\d,]+)", text).group(1).replace(",", ""))
     low, high = total / 1e6, (total + 2 * 2048) / 1e6
     cost_line = next(x for x in text.splitlines() if x.strip().startswith("cost"))

@@ -1,6 +1,6 @@
 """docs/judge-checks.md's offline example runs as the page shows it: its two loopback judges
 are test servers (the judge that reads the scenes, the one that ignores the image), and
-every line of the card the page prints is a line of what the command prints."""
+every line of the cards the page prints is a line of what `visioneval show` prints of the run."""
 
 from __future__ import annotations
 
@@ -37,9 +37,14 @@ def test_the_offline_example_prints_the_card_the_page_shows(serve, tmp_path, mon
         args = [a.replace(f"http://{where}", server.base_url) for a in args]
     result = invoke(*args, "--no-progress")
     assert result.exit_code == 0, result.output
-    printed = {line.rstrip() for line in result.output.splitlines()}
+    run = tmp_path / "results" / "judge-checks"
+    assert (run / "report.html").is_file()
+    assert "judge 2: text: " in result.stdout and "flags on its judge card" in result.stdout
+    show, = [c.argv for c in commands if "show" in c.argv]  # the cards, as the page says
+    cards = invoke(*show[show.index("show"):])
+    assert cards.exit_code == 0, cards.output
+    printed = {line.rstrip() for line in cards.output.splitlines()}
     shown = next(code for lang, code, _ in blocks if lang == "text")
     for line in shown.splitlines():
         if line.strip() and line.strip() != "..." and not set(line.strip()) <= {"─"}:
             assert line.rstrip() in printed, f"docs/judge-checks.md shows {line!r}"
-    assert (tmp_path / "results" / "judge-checks" / "report.html").is_file()

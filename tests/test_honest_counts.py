@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from cli_helpers import invoke, journal, load, salbench_args
+from cli_helpers import flat, invoke, journal, load, salbench_args
 
 from visioneval.core.store import RunStore
 from visioneval.cost.money import usd
@@ -30,7 +30,7 @@ def test_max_cost_line_counts_the_answers_in_flight(serve, synth_data, tmp_path)
     assert answers == session["sent"] == server.stats.requests
     assert answers > 4  # more than the wave that crossed the limit: the line must count all
     said = f"{usd(session['spent_usd'])} spent this session ({answers} answers)"
-    assert said in " ".join(result.stderr.split()), result.stderr
+    assert said in flat(result.stderr), result.stderr
     assert info["counts"]["cost"]["usd"] == pytest.approx(session["spent_usd"], abs=1e-12)
     # Within one wave: the spend before the last four answers was under the limit.
     per_answer = session["spent_usd"] / answers
@@ -53,7 +53,7 @@ def test_a_journal_record_of_a_sample_not_in_the_data_is_named_and_left_out(
                      "--base-url", server.base_url + "/v1")
     assert resumed.exit_code == 0, resumed.output
     assert "holds a record of sample 'P3/not-in-the-data', which is not in this run's data" \
-        in " ".join(resumed.stderr.split())
+        in flat(resumed.stderr)
     assert "8 samples recorded" in resumed.stdout
     assert load(out) == before  # the metrics as if the line were not there
     info = load(out, "run.json")
@@ -106,7 +106,7 @@ def test_a_full_disk_is_one_line_and_loses_nothing(serve, synth_data, tmp_path):
     assert "samples.jsonl" in errors[0] or "run.json" in errors[0]
     # Spelled as the run was started (python -m), so it works when pasted.
     assert f"free some space, then continue with: {sys.executable} -m visioneval salbench " \
-        "--resume" in " ".join(done.stderr.split())
+        "--resume" in flat(done.stderr)
     # Nothing recorded is lost: the journal's complete lines are records; a resume with room
     # finishes the run, each sample once.
     written = [ln for ln in (kept / "samples.jsonl").read_bytes().split(b"\n")

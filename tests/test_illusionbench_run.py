@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from cli_helpers import invoke, journal, load
+from cli_helpers import flat, invoke, journal, load
 from helpers import png_bytes
 
 from visioneval.baselines.prompt_reading import choices
@@ -90,8 +90,11 @@ def test_protocol_all_shares_requests_and_shows_the_three_side_by_side(serve, il
     info = load(out, "run.json")
     assert info["benchmark"] == "illusionbench" and info["generation"]["max_tokens"] == 64
     assert info["dataset"]["rows"] == {"ICON": 12, "LOGO": 12, "IN": 12}
+    assert "lmms-strict" in result.stdout and "lmms-recall" in result.stdout  # the main table
+    shown = invoke("show", out)  # every table: the protocols, the bias view, the quirks
+    assert shown.exit_code == 0, shown.output
     for text in ("lmms-strict", "lmms-recall", "Shape or scene?", "'stationary' is not among"):
-        assert text in result.stdout
+        assert text in flat(shown.stdout)
 
 
 def test_each_protocol_alone_and_recall_reuses_the_original_requests(serve, illusion_data,
@@ -124,7 +127,7 @@ def test_fix_quirks_reports_the_corrected_rule_and_what_it_changes(serve, illusi
     assert block["rule"] == "original-fixed" and block["shape_recall"] == pytest.approx(share)
     assert block["quirks"]["rule"] == "original" and block["quirks"]["shape_recall"] == 0
     assert "scene" not in block and "scene_recall" not in block
-    assert "original (fixed)" in result.stdout and "as published" in result.stdout
+    assert "original (fixed)" in result.stdout and "as published" in result.stdout  # main
 
 
 def _icon_row(name, image=None):

@@ -68,6 +68,11 @@ def shown(bounds: list[float]) -> str:
     return f"{100 * bounds[0]:.1f} to {100 * bounds[1]:.1f}"
 
 
+def beside(value: float, bounds: list[float]) -> str:
+    """How the terminal's main tables read a value with its interval: "12.5 [0.0, 25.0]"."""
+    return f"{100 * value:.1f} [{100 * bounds[0]:.1f}, {100 * bounds[1]:.1f}]"
+
+
 def whiskers(page: str) -> int:
     return page.count('class="whisker"')
 
@@ -83,16 +88,23 @@ def test_illusionbench_run_shows_recall_intervals(serve, illusion_data, tmp_path
     metrics = load(out)
     ci = {(p, t): metrics[p]["ICON"][t]["recall_ci95"] for p in metrics
           for t in ("shape", "scene")}
-    # terminal: a table of intervals; the quirks variant of the original rule has its own
+    # terminal: each recall beside its interval; the quirks variant of the original rule
+    # has its own
     quirks = metrics["original"]["ICON"]["quirks"]
-    part = result.stdout.split("95% intervals of the recalls")[1]
-    lines = [line for line in part.splitlines() if line.startswith("│ICON")]
-    cells = {line.split("│")[2].strip(): [c.strip() for c in line.split("│")[3:5]]
-             for line in lines}
-    assert cells["original"] == [shown(ci["original", "shape"]), shown(ci["original", "scene"])]
-    assert cells["lmms-strict"][1] == shown(ci["lmms-strict", "scene"])
-    assert cells["quirks fixed"] == [shown(quirks["shape_recall_ci95"]),
-                                     shown(quirks["scene_recall_ci95"])]
+    cells = {}
+    for line in result.stdout.splitlines():
+        found = re.match(r"(?:ICON)?\s+(original|quirks fixed|lmms-strict|lmms-recall)\s+"
+                         r"(\S+ \[[^]]*\])\s+(?:[+-]\S+\s+)?(\S+ \[[^]]*\])", line)
+        if found:
+            cells[found.group(1)] = [found.group(2), found.group(3)]
+    assert cells["original"] == [beside(metrics["original"]["ICON"]["shape_recall"],
+                                        ci["original", "shape"]),
+                                 beside(metrics["original"]["ICON"]["scene_recall"],
+                                        ci["original", "scene"])]
+    assert cells["lmms-strict"][1] == beside(metrics["lmms-strict"]["ICON"]["scene_recall"],
+                                             ci["lmms-strict", "scene"])
+    assert cells["quirks fixed"] == [beside(quirks["shape_recall"], quirks["shape_recall_ci95"]),
+                                     beside(quirks["scene_recall"], quirks["scene_recall_ci95"])]
     # report: the recall table's interval columns, and one whisker per bar of each chart
     page = (out / "report.html").read_text()
     rows = {r["protocol"]: r for r in table_with(page, "shape 95% interval")}
@@ -125,8 +137,10 @@ def test_vqa_run_shows_accuracy_intervals_and_a_dash_for_one_sample(serve, tmp_p
     assert "accuracy_ci95" not in groups["alone"] and "accuracy_ci95" in groups["count"]
     terminal = {line.split()[0]: line for line in result.stdout.splitlines()
                 if line.split() and line.split()[0] in (*groups, "overall")}
-    assert terminal["overall"].rstrip().endswith(shown(metrics["overall"]["accuracy_ci95"]))
-    assert terminal["alone"].rstrip().endswith(" -")
+    overall = metrics["overall"]
+    assert terminal["overall"].rstrip().endswith(beside(overall["accuracy"],
+                                                        overall["accuracy_ci95"]))
+    assert terminal["alone"].rstrip().endswith(f" {100 * groups['alone']['accuracy']:.1f}")
     page = (out / "report.html").read_text()
     table = {r["group"]: r for r in table_with(page, "accuracy 95% interval")}
     assert table["count"]["accuracy 95% interval"] == shown(groups["count"]["accuracy_ci95"])
@@ -160,8 +174,8 @@ def test_evaluate_run_shows_pass_rate_intervals(tmp_path):
     lines = {cells[0]: cells[1:] for cells in (re.split(r"\s{2,}", line.strip())
                                                 for line in result.stdout.splitlines()
                                                 if line.startswith("validator"))}
-    assert lines["validator:count"][3] == shown(count["pass_rate_ci95"])
-    assert lines["validator:chart"][3] == "-"
+    assert lines["validator:count"][2] == beside(count["pass_rate"], count["pass_rate_ci95"])
+    assert lines["validator:chart"][2] == "100.0"  # one result: its rate, no interval
     page = (out / "report.html").read_text()
     table = {r["evaluator"]: r for r in table_with(page, "pass rate 95% interval")}
     assert table["validator:count"]["pass rate 95% interval"] == shown(count["pass_rate_ci95"])

@@ -74,7 +74,9 @@ def test_the_judge_that_sees_passes_every_check(serve, cases, tmp_path):
     people = {(h["evaluator"], h["dimension"]): h for h in card["humans"]}
     assert people[("judge:image-description", "score")]["alpha"] > 0.8
     assert card.get("flags", []) == []
-    assert "looks at the image" in result.output and "FLAG" not in result.output
+    assert "flags on its judge card" not in result.output  # the run names no flagged judge
+    shown = invoke("show", out).output  # the card
+    assert "looks at the image" in shown and "FLAG" not in shown
 
 
 def test_the_judge_that_ignores_the_image_is_flagged(serve, cases, tmp_path):
@@ -90,7 +92,8 @@ def test_the_judge_that_ignores_the_image_is_flagged(serve, cases, tmp_path):
     assert {p["kind"]: p["verdict"] for p in card["probes"]} == {
         "count": "flag", "object": "flag", "missing": "flag", "colour": "flag"}
     assert all(p["named"] == 0 for p in card["probes"])
-    assert "FLAG ignores the image (judge:image-description)" in result.output
+    assert "flags on its judge card" in result.output  # the run names the flagged judge
+    assert "FLAG ignores the image (judge:image-description)" in invoke("show", out).output
     assert "order" not in card  # not asked for
 
 
@@ -136,7 +139,8 @@ def test_a_noisy_judge_agrees_with_nobody_not_even_itself(serve, cases, tmp_path
     assert any(f.startswith("disagrees with itself") for f in noisy["flags"])
     assert not any(f.startswith("disagrees with itself") for f in good.get("flags", []))
     assert (good["seeds"], good["samples"], good["temperature"]) == ([0, 1, 2], 3, 0.7)
-    assert "Agreement between the 2 judges" in result.output
+    assert result.exit_code == 0, result.output
+    assert "Agreement between the 2 judges" in invoke("show", out).output
 
 
 def test_the_panel_score_is_the_judges_mean_or_median(serve, cases, tmp_path):

@@ -55,7 +55,9 @@ def test_worked_examples_end_to_end(canvas_dir, tmp_path):
     assert ex2["absent"]["tool_accuracy"] == ex2["absent"]["tool_efficiency"]
 
     summary = doc["summary"]["image_only"]
-    assert summary["canvas_fill"] == {"mean": 0.4688, "median": 0.4688, "count": 2}
+    # mean_ci95: the mean's bootstrap interval, within the two samples' values
+    assert summary["canvas_fill"] == {"mean": 0.4688, "median": 0.4688, "count": 2,
+                                      "mean_ci95": [0.4375, 0.5]}
     assert summary["tool_efficiency"]["count"] == 1
     rows = list(csv.DictReader(io.StringIO((run_dir(out) / "results.csv").read_text())))
     assert [r["id"] for r in rows] == ["ex1", "ex2"] and rows[1]["canvas_fill"] == "0.4375"

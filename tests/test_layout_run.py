@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
-from cli_helpers import invoke, journal
+from cli_helpers import flat, invoke, journal
 from layout_fixtures import by_id, load, run_dir, write_fixture
 
 from visioneval.benchmarks.layout.pool import MetricPool
@@ -77,7 +77,7 @@ def test_out_as_a_results_file_names_the_run_folder(canvas, tmp_path):
     result = _layout(canvas, out, "--ids", "ex1", "--no-report")
     assert result.exit_code == 0, result.output
     assert run_dir(out) == tmp_path / "eval" and (tmp_path / "eval" / "run.json").is_file()
-    assert "names a results file" in result.stderr and not out.exists()
+    assert "names a results file" in flat(result.stderr) and not out.exists()
     again = _layout(canvas, out, "--ids", "ex1", "--no-report")
     assert again.exit_code == 2 and "already holds a run" in again.stderr
 

@@ -79,7 +79,7 @@ def test_own_benchmark_runs_sharded_merged_resumed_compared_and_reported(serve, 
     result = invoke("compare", whole, other, "--definition", DEFINITION, "--out",
                     tmp_path / "table")
     assert result.exit_code == 0, result.output
-    header = next(ln for ln in result.stdout.splitlines() if ln.startswith("| Model"))
+    header = next(ln for ln in result.stdout.splitlines() if ln.startswith("Model"))
     assert "Accuracy" in header and "easy accuracy" in header
     assert {whole.name, other.name} <= set(result.stdout.split())
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cli_helpers import invoke, journal, load
+from cli_helpers import flat, invoke, journal, load
 from pydantic import BaseModel, Field
 
 from visioneval import api
@@ -141,7 +141,7 @@ def test_a_resume_refuses_a_panel_server_that_now_serves_another_checkpoint(serv
     result = invoke("run", DEFINITION, "--resume", out, "--base-url", a.base_url + "/v1",
                     "--no-progress")
     assert result.exit_code != 0
-    line = " ".join(result.output.split())
+    line = flat(result.output)
     assert "panel model 2" in line and "loopback/retrained" in line, result.output
     assert "mix two models' answers" in line
     assert [s.stats.requests for s in (a, b, c)] == sent

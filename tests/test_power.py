@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from cli_helpers import invoke, journal, load, salbench_args
+from cli_helpers import flat, invoke, journal, load, salbench_args
 from scipy.stats import norm
 
 from visioneval.stats import power
@@ -99,7 +99,7 @@ def test_the_table_fits_80_columns_and_says_what_is_assumed(monkeypatch):
     result = invoke("power", "--n", "300", "--baseline", "0.7")
     assert result.exit_code == 0, result.output
     assert max(len(line) for line in result.stdout.splitlines()) <= 80
-    text = " ".join(result.stdout.split())
+    text = flat(result.stdout)
     assert "McNemar's test (Connor 1987)" in text and "0.420 *" in text
     assert "as if the two models' errors were independent: an upper bound" in text
     d = power.detectable_paired(300, 0.42)
@@ -223,7 +223,7 @@ def test_dry_run_prints_the_detectable_difference_at_its_n(synth_data):
     d = power.detectable_paired(requests, 0.5)
     assert requests == 16 and d is not None
     assert (f"detectable difference at this n: ±{100 * d:.1f} points (paired, discordance "
-            "assumed 0.5, alpha 0.05, power 0.8") in result.stdout
+            "assumed 0.5, alpha 0.05, power 0.8") in flat(result.stdout)
 
 
 @pytest.mark.slow

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import invoke, journal, load, salbench_args
+from cli_helpers import flat, invoke, journal, load, salbench_args
 
 from visioneval.invocation import Started, prefix
 
@@ -68,7 +68,7 @@ def test_prefix_follows_how_the_process_was_started(tmp_path):
 def _resume_line(text: str, marker: str) -> list[str]:
     """The command after `marker` on the one line that has it, split as a shell would."""
     match = re.search(re.escape(marker) + r" (.+?)(?: \(add --max-cost|\[/\]|$)",
-                      " ".join(text.split()))
+                      flat(text))
     assert match, text
     return shlex.split(match.group(1))
 
@@ -294,7 +294,7 @@ def test_illusionbench_says_which_subsets_the_folder_holds(illusion_data, tmp_pa
 
 
 def _backticked(text: str, containing: str) -> list[str]:
-    found = [c for c in re.findall(r"`([^`]+)`", " ".join(text.split())) if containing in c]
+    found = [c for c in re.findall(r"`([^`]+)`", flat(text)) if containing in c]
     assert found, text
     return shlex.split(found[0])
 
@@ -307,7 +307,7 @@ def test_merge_of_missing_shards_prints_the_resume_that_runs_them(synth_data, tm
     merged = tmp_path / "merged"
     result = invoke("merge", shard, "--out", merged, "--allow-partial", "--no-report")
     assert result.exit_code == 1, result.output
-    words = _backticked(result.stderr, "--resume")
+    words = _resume_line(result.stderr, "this runs them:")
     assert words == ["visioneval", "salbench", "--resume", str(merged)]
     assert invoke(*words[1:], "--no-progress", "--no-report").exit_code == 0
     assert load(merged)["P3"]["strict"]["n"] == 8

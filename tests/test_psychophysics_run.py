@@ -6,6 +6,7 @@ generic code."""
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 from pathlib import Path
@@ -54,6 +55,35 @@ def _threshold(metrics: dict, feature: str) -> dict:
     return next(t for t in metrics["thresholds"] if t["feature"] == feature)
 
 
+def test_the_slope_at_threshold_and_the_fitted_beta_are_named_apart():
+    """A Weibull with β = 3 and α = 8: its slope at the 0.75 threshold is dψ/dx there, not
+    β; the terminal's main table, thresholds.csv and the report say which is which."""
+    import io
+
+    from rich.console import Console
+
+    from visioneval.benchmarks.psychophysics import tables
+    from visioneval.stats.psychometric import psi_slope
+
+    at = criterion_level(0.75, ALPHA, BETA, 1 / 3, LAPSE, "weibull")
+    assert at is not None
+    slope = psi_slope(at, ALPHA, BETA, 1 / 3, LAPSE, "weibull")
+    metrics = {"criterion": 0.75, "form": "weibull", "n": 120, "n_errors": 0,
+               "n_unparsed": 0, "thresholds": [{
+                   "feature": "orientation", "set_size": 4, "unit": "deg", "criterion": 0.75,
+                   "status": "reached", "threshold": at, "threshold_ci95": [at - 1, at + 1],
+                   "slope": slope, "beta": BETA, "lapse": LAPSE, "n_trials": 120}]}
+    assert tables.THRESHOLD_HEADER[5:7] == ["slope at threshold", "beta"]
+    assert tables.threshold_rows(metrics)[0][5:7] == [f"{slope:.3g}", "3"]
+    out = Console(file=io.StringIO(), width=100)
+    tables.show_main(metrics, "psychophysics: m", out)
+    text = out.file.getvalue()
+    header = next(x.split() for x in text.splitlines() if x.startswith("feature"))
+    row = next(x.split() for x in text.splitlines() if x.startswith("orientation"))
+    assert row[header.index("slope") + 1] == f"{slope:.2g}" and row[header.index("β") + 1] == "3"
+    assert "slope: dψ/dx at the threshold" in text and "fitted Weibull's β" in text
+
+
 def test_answers_are_read_as_the_feature_named_first_or_yes_no():
     assert feature_named_first("Size, then colour") == "size"
     assert feature_named_first("Not colour but orientation.") == "orientation"
@@ -88,6 +118,13 @@ def test_the_threshold_interval_covers_the_observers_and_a_flat_one_is_not_reach
     assert "orientation (set size 4): reached" in page and "fitted ψ" in page
     assert "not reached: color" in page
     assert (run / "thresholds.csv").exists() and (run / "dprime.csv").exists()
+    # dψ/dx at the threshold and the fitted β, named apart in the CSV and the terminal
+    row = next(r for r in csv.DictReader((run / "thresholds.csv").open())
+               if r["feature"] == "orientation")
+    assert row["slope at threshold"] == f"{orientation['slope']:.3g}"
+    assert row["beta"] == f"{orientation['beta']:.3g}" != row["slope at threshold"]
+    shown = next(x.split() for x in result.stdout.splitlines() if x.startswith("orientation"))
+    assert f"{orientation['slope']:.2g}" in shown and f"{orientation['beta']:.2g}" in shown
     # compare: one row per run, thresholds per feature with their intervals
     other = tmp_path / "other"
     _run(_observer(serve, curves="orientation=4:3:0.02", seed=1), stimuli, other,
@@ -183,4 +220,5 @@ def test_heterogeneous_distractors_lower_the_sensitivity_of_a_feature_search(tmp
     assert found[0.5]["hits"] == 5 and found[0.5]["false_alarms"] == 0
     assert found[0.5]["dprime"] > 1.5 > found[12.0]["dprime"]
     assert found[12.0]["false_alarms"] >= 4
-    assert "spread" in result.output and "heterogeneity (yes/no)" in result.output
+    assert "spread" in result.output and "heterogeneity" in result.output  # the main view
+    assert "heterogeneity (yes/no)" in invoke("show", run).output  # every level

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_helpers import invoke, salbench_args, spawn
+from cli_helpers import flat, invoke, salbench_args, spawn
 
 from visioneval.distributed.ray_runner import import_ray  # noqa: E402
 
@@ -157,7 +157,7 @@ def test_ctrl_c_stops_every_task_and_the_same_command_resumes(ray_address, serve
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
     assert "interrupted: every shard stopped" in stderr and "--executor ray" in stderr
-    said = " ".join(stderr.split())  # the resume, spelled as this command was started
+    said = flat(stderr)  # the resume, spelled as this command was started
     assert f"or: {sys.executable} -m visioneval salbench --resume {out} --base-url " in said
     assert f"--executor ray --ray-address {ray_address}" in said
     assert not (out / "metrics.json").exists()

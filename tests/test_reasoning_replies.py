@@ -14,7 +14,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from cli_helpers import invoke, journal, load, salbench_args
+from cli_helpers import flat, invoke, journal, load, salbench_args
 
 from visioneval.backends import reasoning
 from visioneval.backends.anthropic import parse_messages_response
@@ -309,7 +309,7 @@ def test_cut_while_thinking_is_an_error_of_its_own_left_out_of_the_scores(
     assert info["sessions"][0]["error_reasons"] == {OUT_OF_TOKENS: 8}
     assert info["counts"]["errors"] == 8
     assert f"     8 x {OUT_OF_TOKENS}" in result.stderr.split("most common error reasons")[1]
-    assert "8 of them spent all of --max-tokens" in " ".join(result.stderr.split())
+    assert "8 of them spent all of --max-tokens" in flat(result.stderr)
     # Given the tokens to finish (here: the server stops cutting), a resume scores them all
     # exactly as the plain answers; nothing of the failed attempts was cached.
     server.script.thinking = Thinking("inline")

@@ -4,9 +4,10 @@ model's rows with --model, and one error line listing the known names otherwise.
 from __future__ import annotations
 
 import pytest
-from cli_helpers import invoke
+from cli_helpers import flat, invoke
 
 from visioneval.core import registry
+from visioneval.report.reference_console import printed_url
 
 
 @pytest.fixture(autouse=True)
@@ -49,9 +50,13 @@ def test_model_rows_are_printed_with_their_provenance(bench, asked, model):
     assert printed == _expected(table, model)
     others = [m for m in table.model_names() if m != model]
     assert not any(_printed_rows(result.stdout, m) for m in others)
-    text = " ".join(result.stdout.split())
+    text = flat(result.stdout)
     (source,) = table.sources
-    assert source.url in text and source.version in text
+    # The address on a line of its own, whole, its commit shortened to 12 hex digits.
+    url = printed_url(source.url)
+    assert f"  {url}" in result.stdout.splitlines()
+    assert len(url) < len(source.url) and url.startswith(source.url[:40])
+    assert source.version in text
     assert all(note in text for note in table.notes)
     for row in table.rows_of(model):  # each cell note is printed, naming its cell
         for key, note in row.cell_notes.items():
@@ -82,6 +87,6 @@ def test_benchmark_without_published_numbers_says_which_have_them():
     result = invoke("reference", "vqa")
     assert result.exit_code == 2
     assert ("no published numbers are shipped for vqa; benchmarks with published numbers: "
-            "salbench, illusionbench") in " ".join(result.stderr.split())
+            "salbench, illusionbench") in flat(result.stderr)
     result = invoke("reference", "nosuch")
     assert result.exit_code == 2 and "unknown benchmark 'nosuch'" in result.stderr

@@ -11,7 +11,7 @@ import json
 import math
 
 import pytest
-from cli_helpers import invoke, load, salbench_args
+from cli_helpers import flat, invoke, load, salbench_args
 
 from visioneval.core import registry
 from visioneval.core.published import Column, RunValue, run_value
@@ -28,7 +28,7 @@ def _wide(monkeypatch):
 
 
 def _text(output: str) -> str:
-    return " ".join(output.split())
+    return flat(output)
 
 
 def _csv(path) -> list[dict[str, str]]:

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_helpers import invoke, journal, load, salbench_args
+from cli_helpers import flat, invoke, journal, load, salbench_args
 
 
 def first_run(server, synth_data: Path, out: Path, *extra: str):
@@ -180,7 +180,7 @@ def test_the_hint_to_continue_names_the_server_again(serve, synth_data, tmp_path
     result = first_run(server, synth_data, out)
     assert result.exit_code == 1
     hint = f"visioneval salbench --resume {out} --base-url {server.base_url}/v1"
-    assert hint in " ".join(result.stderr.split())
+    assert hint in flat(result.stderr)
 
 
 def _cut(run: Path, keep: int) -> int:

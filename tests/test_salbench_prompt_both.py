@@ -88,15 +88,17 @@ def test_both_prompts_equal_two_single_prompt_runs_and_are_paired(serve, tmp_pat
     low, high = f1["difference_ci95"]
     assert low <= f1["difference"] <= high
 
-    out = both.stdout
-    assert "Prompt effect" in out and "McNemar" in out and "lmms-eval prompt" in out
-    # The terminal's interval table: each family's EM and F1 with its 95% interval.
-    assert "95% intervals" in out
+    # The main table the run ends with: each family's EM and F1 beside its 95% interval,
+    # the lmms-eval prompt's row indented under the config's.
+    lines = both.stdout.splitlines()
     for prompt, parsers in (("paper", block), ("lmms-eval", block["by_prompt"]["lmms-eval"])):
         strict = parsers["strict"]
-        line = next(x for x in out.splitlines() if x.split()[:2] == ["O3", prompt])
-        assert interval(strict["exact_match_ci95"]) in line
-        assert interval(strict["macro_f1_ci95"]) in line
+        start = ["O3", "Detection"] if prompt == "paper" else ["lmms-eval"]
+        line = next(x for x in lines if x.split()[:len(start)] == start)
+        assert interval(strict["exact_match_ci95"], joiner=", ") in line
+        assert interval(strict["macro_f1_ci95"], joiner=", ") in line
+    out = invoke("show", tmp_path / "both").stdout  # every table
+    assert "Prompt effect" in out and "McNemar" in out and "lmms-eval prompt" in out
     page = (tmp_path / "both" / "report.html").read_text()
     assert "lmms-eval prompt, O3 3-class F1" in page and "McNemar p" in page
     # The headline chart: EM and macro F1 under each prompt, each bar with its interval.

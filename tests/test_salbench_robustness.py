@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_helpers import invoke, journal, load, salbench_args, spawn
+from cli_helpers import flat, invoke, journal, load, salbench_args, spawn
 from helpers import png_bytes
 
 from visioneval.io.parquet import write_hf_parquet
@@ -148,7 +148,8 @@ def test_ctrl_c_keeps_finished_samples_and_says_how_to_resume(serve, synth_data,
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130
     # Spelled as the run was started (python -m), so it works when pasted.
-    assert f"continue with: {sys.executable} -m visioneval salbench --resume {out}" in stderr
+    assert f"continue with: {sys.executable} -m visioneval salbench --resume {out}" in \
+        flat(stderr)
     info = load(out, "run.json")
     assert info["status"] == "interrupted"
     assert info["counts"]["records"] == len(journal(out)) >= 4

@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pyarrow.parquet as pq
 import pytest
-from cli_helpers import invoke, journal, load, salbench_args
+from cli_helpers import flat, invoke, journal, load, salbench_args
 from PIL import Image
 
 from visioneval.baselines import popout
@@ -88,7 +88,7 @@ def test_synth_command_writes_absent_scenes_and_refuses_a_negative_count(tmp_pat
     result = invoke("data", "synth-salbench", "--out", tmp_path / "d", "--n", "3",
                     "--target-absent", "2")
     assert result.exit_code == 0, result.output
-    assert f"{tmp_path / 'd' / 'P3'}: 5 rows (2 of them target-absent)" in result.stdout
+    assert f"{tmp_path / 'd' / 'P3'}: 5 rows (2 of them target-absent)" in flat(result.stdout)
     assert f"{tmp_path / 'd' / 'P3_box'}: 3 rows" in result.stdout
     assert pq.read_table(tmp_path / "d" / "P3").column("answer").to_pylist()[3:] == \
         ["None", "None"]
@@ -183,12 +183,12 @@ def test_failed_requests_on_absent_rows_are_their_errors_and_no_rate(serve, data
     assert figures["unavailable"] == f"no answered target-absent rows ({ABSENT} failed requests)"
     assert "false_alarm_rate" not in figures
     assert (f"P3: false alarms on target-absent scenes: not available: no answered "
-            f"target-absent rows ({ABSENT} failed requests)") in " ".join(result.stdout.split())
+            f"target-absent rows ({ABSENT} failed requests)") in flat(invoke("show", out).stdout)
 
 
 def test_a_model_that_always_names_a_feature_always_false_alarms(serve, data, tmp_path):
     out = tmp_path / "run"
-    result = _run(serve, data[1], out, answer_fixed("Color"))
+    _run(serve, data[1], out, answer_fixed("Color"))
     for parser in ("strict", "lenient"):
         figures = load(out)["P3"]["target_absent"][parser]
         low, high = wilson(ABSENT, ABSENT)
@@ -200,7 +200,7 @@ def test_a_model_that_always_names_a_feature_always_false_alarms(serve, data, tm
             f"[{100 * low:.1f}%, 100.0%] (lenient {ABSENT}/{ABSENT} = 100.0% "
             f"[{100 * low:.1f}%, 100.0%]); named: color {ABSENT}; correct rejections 0 "
             "(lenient 0)")
-    assert line in " ".join(result.stdout.split())
+    assert line in flat(invoke("show", out).stdout)
     rows = list(csv.reader((out / "target_absent.csv").open()))
     assert rows[1][:10] == ["P3", "paper", "strict", str(ABSENT), "0", str(ABSENT), "100.0",
                             f"{100 * low:.1f}", "100.0", "0"]

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_helpers import invoke, journal, load, spawn
+from cli_helpers import flat, invoke, journal, load, spawn
 
 ROOT = Path(__file__).parent.parent
 VQA = ROOT / "examples" / "vqa" / "questions.jsonl"
@@ -93,7 +93,12 @@ def test_one_command_runs_every_benchmark_on_every_model(serve, synth_data, illu
                if r["benchmark"] == "vqa" and r["column"] == "Accuracy"}
     assert vqa_acc == {f"m ({m})": round(100 * load(out / "vqa" / m)["overall"]["accuracy"], 1)
                        for m in ("alpha", "beta")}
-    assert "## salbench" in result.stdout and "## Runs" in result.stdout
+    printed = result.stdout.splitlines()
+    for title in ("salbench", "illusionbench", "vqa", "Runs"):  # a table per benchmark
+        assert title in printed, printed
+    assert not any(ln.startswith("|") for ln in printed)  # drawn, not Markdown
+    accuracy = f"{round(100 * load(out / 'vqa' / 'alpha')['overall']['accuracy'], 1):.1f}"
+    assert any(ln.split()[:2] == ["m", "(alpha)"] and accuracy in ln.split() for ln in printed)
     # Running it again sends nothing: every run is done.
     sent = a.stats.requests + b.stats.requests
     again = suite(file, out)
@@ -144,7 +149,7 @@ def test_vary_makes_a_run_per_value_and_the_dry_run_sends_nothing(serve, synth_d
     out = tmp_path / "suite"
     dry = suite(file, out, "--dry-run")
     assert dry.exit_code == 0, dry.output
-    text = " ".join(dry.stdout.split())
+    text = flat(dry.stdout)
     assert "salbench shots=0 · one" in text and "salbench shots=3 · one" in text
     assert "total" in text and server.stats.requests == 0 and not out.exists()
     result = suite(file, out)
@@ -242,7 +247,7 @@ def test_an_interrupted_suite_resumes_with_the_same_command(serve, synth_data, i
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
-    said = " ".join(err.split())
+    said = flat(err)
     assert f"continue every unfinished run with: {sys.executable} -m visioneval suite {file} " \
         f"--out {out}" in said and "Traceback" not in err
     assert load(out, "suite.json")["status"] == "interrupted"

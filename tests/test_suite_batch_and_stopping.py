@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_helpers import invoke, journal
+from cli_helpers import flat, invoke, journal
 
 from visioneval.benchmarks.salbench.synth import write_synthetic
 from visioneval.loopback.batches import BatchScript
@@ -57,7 +57,7 @@ def test_a_batch_model_sends_each_run_in_batches_at_the_batch_price(serve, synth
                   "vary = { shots = [0, 3] }")
     dry = _run(file, tmp_path / "out", "--dry-run")
     assert dry.exit_code == 0, dry.stderr
-    assert "2 runs in 2 lane(s)" in " ".join(dry.stdout.split())  # submitted side by side
+    assert "2 runs in 2 lane(s)" in flat(dry.stdout)  # submitted side by side
     assert "through the provider's batch API" in dry.stdout
     assert server.stats.requests == 0
     result = _run(file, tmp_path / "out")
@@ -83,7 +83,7 @@ def test_a_run_stops_at_its_target_interval_and_a_narrower_one_extends_it(serve,
     run = out / "salbench" / "lb"
     rule = _info(run)["stopping"]
     assert rule["stopped"] and rule["target_ci"] == 45 and rule["n"] < 120
-    text = " ".join(first.stdout.split())
+    text = flat(first.stdout)
     assert f"stopped at its target interval: {rule['n']} of 120 samples" in text
     sent = server.stats.requests
     assert "done before" in _run(file, out).stdout and server.stats.requests == sent
@@ -131,4 +131,4 @@ def test_a_backend_without_a_batch_api_is_refused_by_name(synth_data, tmp_path):
     result = _run(file, tmp_path / "out")
     assert result.exit_code == 2
     assert "model lb: batch = true: the ollama backend has no batch API" in \
-        " ".join(result.stderr.split())
+        flat(result.stderr)

@@ -74,7 +74,7 @@ def test_a_choice_run_writes_metrics_tables_and_report(serve, tmp_path, kind, mo
                         f"{100 * high:.1f}"]
     table = shown.console.export_text().split("samples recorded")[0]
     overall_line = next(line for line in table.splitlines() if "overall" in line)
-    assert overall_line.split()[-4:] == ["25.0", f"{100 * low:.1f}", "to", f"{100 * high:.1f}"]
+    assert overall_line.split()[-3:] == ["25.0", f"[{100 * low:.1f},", f"{100 * high:.1f}]"]
     assert max(len(line) for line in table.splitlines()) <= 80
     record = journal(out)[0]
     assert record["parsed"] == {"choice": "B"} and record["target"] == "B"

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
-from rich.console import Console
 
+from visioneval import terminal
 from visioneval.backends.registry import BackendSpec
 from visioneval.core import registry
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
@@ -126,8 +126,9 @@ async def arun(benchmark: BenchmarkLike, *, model: str, backend: str = "openai",
 
 async def _arun(request: RunRequest, progress: bool, report: bool,
                 given: BenchmarkDefinition | None) -> RunResult:
-    quiet = Console(quiet=True)
-    output = Output(quiet, Console(stderr=True) if progress else quiet, progress=progress,
+    quiet = terminal.console(quiet=True)
+    output = Output(quiet, terminal.console(stderr=True) if progress else quiet,
+                    progress=progress,
                     report=report)
     result, page = await run_to_end(
         request, output, (lambda directory: _report(directory, given)) if report else None)

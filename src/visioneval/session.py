@@ -359,8 +359,9 @@ def metrics_model_for(info: RunInfo) -> MetricsModel:
 
 def cost_counts(benchmark: Benchmark, info: RunInfo) -> CostInfo:
     """counts.cost: every session's usage, priced (see `visioneval.cost.total`)."""
-    judge = ModelRef.from_spec(benchmark.judge) if benchmark.judge is not None else None
-    panel = [ModelRef.from_spec(spec) for spec in benchmark.panel]
+    judge = ModelRef.from_spec(benchmark.judge) \
+        if benchmark is not None and benchmark.judge is not None else None
+    panel = [ModelRef.from_spec(spec) for spec in benchmark.panel] if benchmark else []
     discount = Decimal(str(info.batch.discount)) if info.batch is not None else None
     return CostInfo.model_validate(run_cost(info.sessions, ModelRef.from_recorded(info.backend),
                                             judge, recorded_price(info.pricing), panel,
@@ -368,14 +369,16 @@ def cost_counts(benchmark: Benchmark, info: RunInfo) -> CostInfo:
                                             judge_given=recorded_judge_price(info.pricing)))
 
 
-def price_remedies(benchmark: Benchmark, info: RunInfo) -> list[str]:
+def price_remedies(info: RunInfo, benchmark: Benchmark | None = None) -> list[str]:
     """How to price what the run could not (said once, after its cost line): the model's
-    --price-in/--price-out, the judge's --judge-price-in/--judge-price-out."""
+    --price-in/--price-out, the judge's --judge-price-in/--judge-price-out (the judges are
+    the benchmark's, when it is given)."""
     from visioneval.cost.prices import NoPrice
     from visioneval.cost.total import role_prices
 
-    judge = ModelRef.from_spec(benchmark.judge) if benchmark.judge is not None else None
-    panel = [ModelRef.from_spec(spec) for spec in benchmark.panel]
+    judge = ModelRef.from_spec(benchmark.judge) \
+        if benchmark is not None and benchmark.judge is not None else None
+    panel = [ModelRef.from_spec(spec) for spec in benchmark.panel] if benchmark else []
     prices = role_prices(ModelRef.from_recorded(info.backend), judge,
                          recorded_price(info.pricing), panel,
                          recorded_judge_price(info.pricing))

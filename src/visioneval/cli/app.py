@@ -8,6 +8,7 @@ import typer
 from typer.core import TyperGroup
 
 from visioneval.cli.panels import COL_MAX, PanelTyper, write_rows
+from visioneval.terminal import WIDTH
 
 
 class WrappedGroup(TyperGroup):
@@ -27,10 +28,10 @@ class WrappedGroup(TyperGroup):
                 write_rows(formatter, rows, min(max(len(n) for n, _ in rows), COL_MAX))
 
 
-# Plain (click) help, wrapped at the terminal's width up to HELP_WIDTH columns, its options
-# in panels (cli/panels.py): typer's rich panels cut long words with "..." at 80 columns and
-# label every flag `<bool>`.
-HELP_WIDTH = 120
+# Plain (click) help, wrapped at the terminal's width up to HELP_WIDTH columns (the width of
+# everything visioneval prints), its options in panels (cli/panels.py): typer's rich panels
+# cut long words with "..." at 80 columns and label every flag `<bool>`.
+HELP_WIDTH = WIDTH
 app = PanelTyper(cls=WrappedGroup, no_args_is_help=True, add_completion=False,
                  rich_markup_mode=None, context_settings={"max_content_width": HELP_WIDTH},
                  help="Measure how well vision-language models see.")

@@ -33,6 +33,7 @@ def demo(
     from visioneval.core import registry
     from visioneval.core.capabilities import HasDemo
     from visioneval.engine.cache import default_cache_path
+    from visioneval.terminal import line
 
     definition = registry.definition(registry.DEMO)
     assert isinstance(definition, HasDemo), f"{registry.DEMO} has no demo"
@@ -40,7 +41,7 @@ def demo(
 
     def benchmark():
         demo = definition.demo(default_cache_path().parent, n, seed)
-        consoles()[1].print(demo.before, highlight=False, soft_wrap=True)
+        line(consoles()[1], demo.before)
         said.append(demo.after)
         return demo.benchmark
 
@@ -51,5 +52,5 @@ def demo(
                     RunTarget(definition.name, benchmark, lambda: settings(
                         0, definition.max_tokens, definition.max_tokens)))
     finally:
-        for line in said:
-            consoles()[0].print(line, highlight=False, soft_wrap=True)
+        for text in said:
+            line(consoles()[0], text)

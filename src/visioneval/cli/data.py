@@ -53,12 +53,11 @@ def inspect_data(
     """Print each parquet file's row groups and column chunks: rows, pages, the largest
     page's size as stored and decompressed (a dictionary page counts), and which reader
     visioneval uses for it (pyarrow, or its page streamer for big images or big pages)."""
-    from rich.markup import escape
-
     from visioneval.commands.common import consoles, guarded
     from visioneval.io import chunks, parquet, repage
+    from visioneval.terminal import error_line, line
 
-    err = consoles()[1]
+    console, err = consoles()
 
     def action() -> int:
         failed = streamed = total = 0
@@ -67,23 +66,22 @@ def inspect_data(
             try:
                 found = chunks.file_chunks(source)
             except parquet.DataError as exc:
-                err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False,
-                          soft_wrap=True)
+                error_line(err, str(exc))
                 failed += 1
                 continue
-            for line in inspect_lines(found, str(shown)):
-                typer.echo(line)
+            for text in inspect_lines(found, str(shown)):
+                line(console, text)
             streamed += sum(c.reader == "streamed" for c in found.chunks)
             total += len(found.chunks)
         rule = parquet.STREAMING
-        typer.echo(f"Streamed: {streamed} of {total} column chunks (a page over "
-                   f"{_size(rule.pages_over, binary=True)}, values of "
-                   f"{_size(rule.values_from, binary=True)} or more,")
-        typer.echo(f"or many pages under {_size(rule.tiny_pages, binary=True)}); pyarrow "
-                   "reads the rest.")
+        line(console, f"Streamed: {streamed} of {total} column chunks (a page over "
+                      f"{_size(rule.pages_over, binary=True)}, values of "
+                      f"{_size(rule.values_from, binary=True)} or more,")
+        line(console, f"or many pages under {_size(rule.tiny_pages, binary=True)}); pyarrow "
+                      "reads the rest.")
         if streamed:
-            typer.echo("Stock readers hold a whole page: `visioneval data repage IN OUT` "
-                       "writes small pages.")
+            line(console, "Stock readers hold a whole page: `visioneval data repage IN OUT` "
+                          "writes small pages.")
         return 2 if failed else 0
 
     raise typer.Exit(guarded(err, action))
@@ -146,8 +144,9 @@ def repage_data(
     codecs. visioneval itself reads big pages in bounded memory either way."""
     from visioneval.commands.common import consoles, guarded
     from visioneval.io import chunks, parquet, repage
+    from visioneval.terminal import line
 
-    err = consoles()[1]
+    console, err = consoles()
 
     def action() -> int:
         out = target / source.name if source.is_file() and target.is_dir() else target
@@ -158,8 +157,8 @@ def repage_data(
             before = chunks.file_chunks(source_file)
             done = repage.repage_file(source_file, target_file, page_rows)
             after = chunks.file_chunks(target_file)
-            typer.echo(f"{target_file}: {done.rows} rows, {done.groups} row groups; largest "
-                       f"page {_size(_largest(before))} -> {_size(_largest(after))}")
+            line(console, f"{target_file}: {done.rows} rows, {done.groups} row groups; "
+                          f"largest page {_size(_largest(before))} -> {_size(_largest(after))}")
         return 0
 
     raise typer.Exit(guarded(err, action))

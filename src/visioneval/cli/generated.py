@@ -65,6 +65,7 @@ from visioneval.cli.options import (
 )
 from visioneval.cli.panels import DATA, MODEL, OUTPUT
 from visioneval.commands.flags import RunFlags, RunTarget
+from visioneval.terminal import line
 
 if TYPE_CHECKING:
     from visioneval.core.benchmark import BenchmarkDefinition
@@ -392,12 +393,14 @@ def write_synth(out: Path, overwrite: bool, write: Callable[[Path], list[str]]) 
     from visioneval.commands.common import consoles, guarded
     from visioneval.synthout import write_into
 
+    console, err = consoles()
+
     def action() -> int:
-        for line in write_into(out, write, overwrite):
-            typer.echo(line)
+        for text in write_into(out, write, overwrite):
+            line(console, text)
         return 0
 
-    code = guarded(consoles()[1], action)
+    code = guarded(err, action)
     if code:
         raise typer.Exit(code)
 

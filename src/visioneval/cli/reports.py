@@ -36,9 +36,10 @@ def named_definition(definition: str | None) -> BenchmarkDefinition | None:
 def warn_untrusted(err: Console, lines: list[str | None]) -> None:
     """The one line per run shown with the generic definition (`RunView.untrusted`) or
     whose data changed since it ran (`RunView.data_change`)."""
+    from visioneval.terminal import warning_line
+
     for line in dict.fromkeys(line for line in lines if line):
-        err.print(f"warning: {line}", style="yellow", highlight=False, soft_wrap=True,
-                  markup=False)
+        warning_line(err, line)
 
 
 @app.command()
@@ -55,6 +56,7 @@ def report(
     from visioneval.commands.common import consoles, guarded
     from visioneval.core.rundir import load
     from visioneval.report.page import write_page
+    from visioneval.terminal import line
 
     console, err = consoles()
 
@@ -62,12 +64,10 @@ def report(
         view = load(run_dir, named_definition(definition))
         warn_untrusted(err, [view.untrusted, view.data_change])
         path = write_page(view, thumbnails, rows)
-        console.print(f"report: [bold]{path}[/] ({path.stat().st_size / 1e6:.1f} MB)",
-                      highlight=False, soft_wrap=True)
+        line(console, f"report: {path} ({path.stat().st_size / 1e6:.1f} MB)")
         if view.untrusted:
-            console.print(f"{path.name}: drawn without your benchmark's code, beside "
-                          "report.html, which is left as it was", highlight=False,
-                          soft_wrap=True)
+            line(console, f"{path.name}: drawn without your benchmark's code, beside "
+                          "report.html, which is left as it was")
         return 0
 
     raise typer.Exit(guarded(err, action))
@@ -111,6 +111,7 @@ def view(
 
     from visioneval.commands.common import consoles, guarded
     from visioneval.report.viewer import Served, listen, serve
+    from visioneval.terminal import line
 
     console, err = consoles()
 
@@ -123,22 +124,20 @@ def view(
 
                 home = Home(run_dir, named_definition(definition))
                 found = home.listing()
-                console.print(f"found {len(found)} run{'s' if len(found) != 1 else ''} under "
-                              f"{run_dir} in {time.perf_counter() - started:.1f} s",
-                              highlight=False, soft_wrap=True)
+                line(console, f"found {len(found)} run{'s' if len(found) != 1 else ''} under "
+                              f"{run_dir} in {time.perf_counter() - started:.1f} s")
                 served = home
             else:
                 from visioneval.report.viewer import Viewer
 
                 viewer = Viewer.open(run_dir, named_definition(definition))
                 warn_untrusted(err, [viewer.untrusted, viewer.data_change])
-                console.print(f"indexed {len(viewer.index)} samples in "
-                              f"{time.perf_counter() - started:.1f} s", highlight=False)
+                line(console, f"indexed {len(viewer.index)} samples in "
+                              f"{time.perf_counter() - started:.1f} s")
                 served = viewer
 
             def ready(url: str) -> None:
-                console.print(f"serving {url} (Ctrl-C to stop)", highlight=False,
-                              soft_wrap=True)
+                line(console, f"serving {url} (Ctrl-C to stop)")
 
             with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a user stops it
                 asyncio.run(serve(served, sock, ready))
@@ -180,6 +179,8 @@ def compare(
     from visioneval.commands.common import consoles, guarded
     from visioneval.core.rundir import load_all
     from visioneval.report import compare as comparison
+    from visioneval.report.compare_console import show as show_comparison
+    from visioneval.terminal import line
 
     console, err = consoles()
 
@@ -188,10 +189,9 @@ def compare(
         warn_untrusted(err, [view.untrusted for view in views])
         result = comparison.compare(views, common_only=common_only)
         published = _beside_published(views, reference, reference_model, common_only)
-        for flag in result.flags:
-            err.print(f"[yellow]warning:[/] {flag}", highlight=False, soft_wrap=True)
-        console.print(comparison.to_markdown(result), highlight=False, soft_wrap=True,
-                      markup=False)
+        for flag in result.flags:  # part of the comparison: wrapped like its notes
+            line(err, f"warning: {flag}", style="yellow")
+        show_comparison(result, console)
         if published is not None:
             from visioneval.report.reference_console import show_beside
 
@@ -204,10 +204,10 @@ def compare(
             tested = paired.section(tests)
             for path in comparison.write(result, out, published,
                                          [tested] if tested is not None else []):
-                console.print(f"wrote {path}", highlight=False, soft_wrap=True)
+                line(console, f"wrote {path}")
             if any(t.results or t.unpaired for t in tests):
                 path = paired.write_csv(tests, out / "paired.csv")
-                console.print(f"wrote {path}", highlight=False, soft_wrap=True)
+                line(console, f"wrote {path}")
         return 0
 
     raise typer.Exit(guarded(err, action))
@@ -227,3 +227,25 @@ def _beside_published(run_dirs: Sequence[Path | RunView], reference: str | None,
     note = ("--common-only narrows the table above; the published comparison uses each "
             "run's own metrics (all its samples)") if common_only else ""
     return beside_paper(run_dirs, reference_model, note)
+
+
+@app.command()
+def show(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.", show_default=False)],
+    definition: Definition = None,
+) -> None:
+    """Print every table of a run in the terminal (a run ends with its main table only),
+    read from the run directory alone."""
+    from visioneval.commands.common import consoles, guarded
+    from visioneval.core.rundir import load
+    from visioneval.report.shown import show as show_run
+
+    console, err = consoles()
+
+    def action() -> int:
+        view = load(run_dir, named_definition(definition))
+        warn_untrusted(err, [view.untrusted, view.data_change])
+        show_run(view, console)
+        return 0
+
+    raise typer.Exit(guarded(err, action))

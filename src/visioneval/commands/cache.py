@@ -8,10 +8,11 @@ from pathlib import Path
 
 import orjson
 from rich.console import Console
-from rich.table import Table
 
 from visioneval.backends.served import describe
+from visioneval.core.printed import table
 from visioneval.engine import cache
+from visioneval.terminal import line
 
 
 def cache_folder(cache_dir: Path | None) -> Path:
@@ -23,30 +24,26 @@ def show_groups(console: Console, cache_dir: Path | None, run: Path | None,
     folder = cache_folder(cache_dir)
     files = cache.cache_files(folder)
     if not files:
-        console.print(f"no response cache in {folder}", highlight=False, soft_wrap=True)
+        line(console, f"no response cache in {folder}")
         return 0
     run_key = str(run.resolve()) if run is not None else None
     total = 0
     for path in files:
-        table = Table("run that stored them", "model (what its server serves)", "answers",
-                      "last written", box=None, pad_edge=False)
+        rows = []
         for group in cache.groups(path, run=run_key, model=model):
             total += group.entries
-            table.add_row(group.run or cache.UNRECORDED,
-                          _identity(group.identity, group.model), str(group.entries),
-                          _when(group.last))
-        if table.row_count:
-            console.print(f"{path}:", highlight=False, soft_wrap=True)
-            for column in table.columns:
-                column.overflow = "fold"
-            console.print(table)
+            rows.append([group.run or cache.UNRECORDED, _identity(group.identity, group.model),
+                         str(group.entries), _when(group.last)])
+        if rows:
+            line(console, f"{path}:")
+            console.print(table(["run that stored them", "model (what its server serves)",
+                                 "answers", "last written"], rows, numeric_from=2, text=(3,)))
     if not total:
         what = " and ".join(x for x in (f"run {run_key}" if run_key else "",
                                         f"model {model}" if model else "") if x)
-        console.print(f"no cached answers{' of ' + what if what else ''} in {folder}",
-                      highlight=False, soft_wrap=True)
+        line(console, f"no cached answers{' of ' + what if what else ''} in {folder}")
         return 0
-    console.print(f"{total} cached answers in {folder}", highlight=False, soft_wrap=True)
+    line(console, f"{total} cached answers in {folder}")
     return 0
 
 
@@ -56,8 +53,7 @@ def clear_entries(console: Console, cache_dir: Path | None, run: Path | None,
     run_key = str(run.resolve()) if run is not None else None
     removed = sum(cache.clear(path, run=run_key, model=model)
                   for path in cache.cache_files(folder))
-    console.print(f"removed {removed} cached answers from {folder}", highlight=False,
-                  soft_wrap=True)
+    line(console, f"removed {removed} cached answers from {folder}")
     return 0
 
 

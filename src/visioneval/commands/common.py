@@ -6,8 +6,8 @@ import logging
 from collections.abc import Callable
 
 from rich.console import Console
-from rich.markup import escape
 
+from visioneval import terminal
 from visioneval.backends.base import PreflightError
 from visioneval.core.store import RunDirError
 from visioneval.engine.cache import CacheError
@@ -16,28 +16,36 @@ from visioneval.io.parquet import DataError
 USER_ERRORS = (PreflightError, DataError, RunDirError, CacheError, ValueError,
                FileNotFoundError)
 EXIT_USAGE = 2
+READ_MORE_THAN_ONCE = ("visioneval.core.store",)  # loggers of readers a command calls again
 
 
 def consoles() -> tuple[Console, Console]:
-    """(stdout for results, stderr for progress and logs)."""
-    return Console(), Console(stderr=True)
+    """(stdout for results, stderr for progress and logs), each at most 100 columns wide."""
+    return terminal.console(), terminal.console(stderr=True)
 
 
 class LineHandler(logging.Handler):
-    """One log record, one unwrapped line, printed through the console the progress bar
-    uses (so lines appear above the bar instead of tearing it)."""
+    """One log record, one unwrapped line (a bad row or file is one line to read and grep),
+    printed through the console the progress bar uses (so lines appear above the bar instead
+    of tearing it). What a run directory's reader warns about (a torn or bad journal line)
+    is said once per command, however often the command reads the directory."""
 
     STYLES = {"WARNING": "yellow", "ERROR": "bold red", "CRITICAL": "bold red", "DEBUG": "dim"}
 
     def __init__(self, console: Console):
         super().__init__()
         self.console = console
+        self.said: set[str] = set()
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
             line = f"{record.levelname.lower()}: {self.format(record)}"
+            if record.name in READ_MORE_THAN_ONCE:
+                if line in self.said:
+                    return
+                self.said.add(line)
             self.console.print(line, style=self.STYLES.get(record.levelname), soft_wrap=True,
-                               markup=False, highlight=False)
+                               markup=False, highlight=False, emoji=False)
         except Exception:  # logging must never break a run
             self.handleError(record)
 
@@ -54,7 +62,7 @@ def guarded(err: Console, action: Callable[[], int]) -> int:
         return action()
     except USER_ERRORS as exc:
         # The message is text, not markup: "visioneval[ray]" must print as written.
-        err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        terminal.error_line(err, str(exc))
         return EXIT_USAGE
 
 

@@ -33,6 +33,7 @@ from visioneval.runs.resume import definition_for_resume
 from visioneval.runs.target import resume_command
 from visioneval.session import nothing_to_evaluate, shard_key
 from visioneval.shards import Shard
+from visioneval.terminal import line
 
 
 def dry_run(request: RunRequest, output: Output) -> int:
@@ -102,10 +103,10 @@ def _print(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings
             else judge_given or price_for(ref, None, PANEL_REMEDY)  # a panel is of judges
         judged = _judge_lines(benchmark, spec, found, given, judge_given) if position == 0 \
             else []
-        for line in [*estimate.lines(found, who, rule, price, settings,
+        for text in [*estimate.lines(found, who, rule, price, settings,
                                      _not_counted(benchmark, bool(judged))),
                      *judged, *_batch_lines(found, member, price, position)]:
-            output.console.print(line, highlight=False, soft_wrap=True, markup=False)
+            line(output.console, text)
         _print_power(benchmark, found, len(models), output)
     return 0
 
@@ -118,8 +119,7 @@ def _print_power(benchmark: Benchmark, found: estimate.Estimate, models: int,
 
     difference = paired_difference(benchmark, found.requests + found.done, models)
     if difference is not None:
-        output.console.print(dry_run_line(difference), highlight=False, soft_wrap=True,
-                             markup=False)
+        line(output.console, dry_run_line(difference))
 
 
 def _batch_lines(found: estimate.Estimate, spec: BackendSpec, price: Price | NoPrice,

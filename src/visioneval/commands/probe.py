@@ -18,6 +18,7 @@ from visioneval.probe.resolution import (
     checked_backend,
     probe,
 )
+from visioneval.terminal import line
 
 EXIT_FAILED = 1  # as a run whose samples failed
 
@@ -55,9 +56,9 @@ async def _send(spec: BackendSpec, settings: ProbeSettings, err: Console,
     before), on the engine's progress bar, and the estimate."""
     design = settings.design
     async with checked_backend(spec, settings) as backend:
-        err.print(f"sending {design.requests} canary images ({design.long_side} x "
+        line(err, f"sending {design.requests} canary images ({design.long_side} x "
                   f"{design.long_side} px, periods {design.finest:g} to {design.coarsest:g} "
-                  f"px) to {spec.model}", highlight=False, soft_wrap=True, markup=False)
+                  f"px) to {spec.model}")
         with RunProgress(design.requests, "canaries", console=err,
                          enabled=show_progress) as bar:
             return await probe(backend, settings,
@@ -89,6 +90,5 @@ def show(console: Console, found: ResolutionEstimate) -> None:
         high = "open" if found.interval[1] is None else f"{found.interval[1]:.3g}"
         console.print(f"75% correct at a period of {found.threshold_period:.3g} px (95% "
                       f"interval {found.interval[0]:.3g}\u2013{high}); a reader receiving "
-                      f"every pixel needs {found.baseline_period:g} px.", highlight=False,
-                      soft_wrap=True)
-    console.print(found.summary, highlight=False, soft_wrap=True)
+                      f"every pixel needs {found.baseline_period:g} px.", highlight=False)
+    console.print(found.summary, highlight=False)

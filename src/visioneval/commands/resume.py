@@ -17,6 +17,7 @@ from visioneval.runs.execute import resumed_session
 from visioneval.runs.output import Output
 from visioneval.runs.request import ResumeRequest
 from visioneval.runs.resume import check_resumable_kind, continuation
+from visioneval.terminal import line
 
 
 def resume(request: ResumeRequest, output: Output) -> int:
@@ -28,12 +29,10 @@ def resume(request: ResumeRequest, output: Output) -> int:
         info = RunStore.open(directory).info
         again = continuation(info, request.given, directory)
         run = again.run
-        output.err.print(f"resuming {directory}: {run.spec.kind} {run.spec.model}"
-                         + (f", shard {run.shard.label}" if run.shard else ""),
-                         highlight=False, soft_wrap=True)
+        line(output.err, f"resuming {directory}: {run.spec.kind} {run.spec.model}"
+                         + (f", shard {run.shard.label}" if run.shard else ""))
         for change in again.changes:
-            output.err.print(f"  {change.line()}", highlight=False, soft_wrap=True,
-                             markup=False)
+            line(output.err, f"  {change.line()}")
         return _execute(resumed_session(again, directory, output, lock,
                                         request.given.stopping), run.benchmark,
                         directory, output)

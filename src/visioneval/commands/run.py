@@ -9,21 +9,22 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
-from rich.markup import escape
-
 from visioneval.backends.reasoning import OUT_OF_TOKENS
 from visioneval.backends.served import describe
+from visioneval.core import registry
 from visioneval.core.benchmark import Benchmark
-from visioneval.core.runfiles import CostInfo, RunInfo
+from visioneval.core.rundir import just_made
+from visioneval.core.runfiles import RunInfo
 from visioneval.core.store import RunLock, RunStore, WriteError
-from visioneval.cost.money import usd
 from visioneval.engine.runner import CostLimitReached, RunStopped
 from visioneval.invocation import command
+from visioneval.report.cost import cost_line
 from visioneval.runs.execute import new_session, run_directory
 from visioneval.runs.output import Output
 from visioneval.runs.request import RunRequest
 from visioneval.runs.target import resume_command
 from visioneval.session import SessionResult
+from visioneval.terminal import error_line, line, print_command
 
 EXIT_INTERRUPTED = 130
 EXIT_USAGE = 2
@@ -51,29 +52,27 @@ def _execute(session: Coroutine[Any, Any, SessionResult], benchmark: Benchmark,
     try:
         result = asyncio.run(session)
     except KeyboardInterrupt:
-        output.err.print(f"[yellow]interrupted: {_kept(directory)} samples are kept in "
-                         f"{directory}; continue with: {escape(again())}[/]",
-                         highlight=False, soft_wrap=True)
+        print_command(output.err, f"interrupted: {_kept(directory)} samples are kept in "
+                                  f"{directory}; continue with:", again(), style="yellow")
         return EXIT_INTERRUPTED
     except CostLimitReached as exc:
-        output.err.print(f"[yellow]stopped: {escape(str(exc))}. {_kept(directory)} samples are "
-                         f"recorded in {directory}; the rest were not sent. Continue with: "
-                         f"{escape(again())} (add --max-cost to limit that session too)[/]",
-                         highlight=False, soft_wrap=True)
+        print_command(output.err, f"stopped: {exc}. {_kept(directory)} samples are recorded in "
+                                  f"{directory}; the rest were not sent (add --max-cost to "
+                                  "limit the next session too). Continue with:", again(),
+                      style="yellow")
         return EXIT_COST_LIMIT
     except RunStopped as exc:
-        output.err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
-        output.err.print(f"[yellow]{_kept(directory)} samples are recorded in {directory}; "
-                         f"the rest were not sent. Continue with: {escape(again())}[/]",
-                         highlight=False, soft_wrap=True)
+        error_line(output.err, str(exc))
+        print_command(output.err, f"{_kept(directory)} samples are recorded in {directory}; "
+                                  "the rest were not sent. Continue with:", again(),
+                      style="yellow")
         return EXIT_STOPPED
     except WriteError as exc:
-        output.err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False,
-                         soft_wrap=True)
-        output.err.print(f"[yellow]free some space, then continue with: {escape(again())}[/]",
-                         highlight=False, soft_wrap=True)
+        error_line(output.err, str(exc))
+        print_command(output.err, "free some space, then continue with:", again(),
+                      style="yellow")
         return EXIT_STOPPED
-    code = report(result, benchmark, output)
+    code = report(result, output, benchmark=benchmark)
     return code if result.n_records else _nothing_evaluated(result, output)
 
 
@@ -82,8 +81,8 @@ def _nothing_evaluated(result: SessionResult, output: Output) -> int:
     n = result.stats.skipped
     why = (f"every row was skipped ({n} {'row' if n == 1 else 'rows'}; see the lines above)"
            if n else "no sample was recorded")
-    output.err.print(f"[bold red]error:[/] nothing was evaluated: {why}; {result.directory} "
-                     "holds the empty run", highlight=False, soft_wrap=True)
+    error_line(output.err, f"nothing was evaluated: {why}; {result.directory} holds the "
+                           "empty run")
     return EXIT_USAGE
 
 
@@ -100,21 +99,6 @@ def _kept(directory: Path) -> int:
     return counts.records if counts is not None else 0
 
 
-def cost_line(cost: CostInfo | None, cache_hits: int = 0) -> str:
-    """The run's cost as run.json says it (all sessions): dollars and where they come from,
-    or why it is unknown; per group when there are several; cached answers are free."""
-    cached = (f"; {cache_hits} answers from the cache cost nothing this session"
-              if cache_hits else "")
-    if cost is None:
-        return "cost: not recorded"
-    if cost.usd is None:
-        return f"cost: unknown ({cost.unavailable or 'no reason recorded'}){cached}"
-    groups = cost.groups or {}
-    per = ("; per group: " + ", ".join(f"{g} {usd(v)}" for g, v in groups.items())
-           if len(groups) > 1 else "")
-    return f"cost: {usd(cost.usd)} ({cost.source}){per}{cached}"
-
-
 def cache_line(sources: dict[str, int], info: RunInfo) -> str:
     """Where this session's cached answers came from: the runs that stored them, for the
     model identity that keys them."""
@@ -129,56 +113,53 @@ def cache_line(sources: dict[str, int], info: RunInfo) -> str:
             f"`{command('cache', 'show', '--model')} NAME` lists them)")
 
 
-def report(result: SessionResult, benchmark: Benchmark, output: Output) -> int:
-    """Print the tables and where everything is; exit 1 if some samples ended in error."""
+def report(result: SessionResult, output: Output, definition: registry.Named = None,
+           benchmark: Benchmark | None = None) -> int:
+    """The run's main table, its counts, cost and where everything is (the other tables:
+    `visioneval show`); exit 1 if some samples ended in error. `definition`: the one the
+    user named for the run (a merge of their own benchmark's shards); `benchmark`: the one
+    that ran here, whose judges a missing price may name (a merge has none)."""
     console, err = output.console, output.err
-    info = RunStore.open(result.directory).info
-    benchmark.print_summary(result.metrics, info, console)
-    if result.variants is not None:
-        from visioneval.variants.shown import show
-
-        show(result.variants, console)
+    view = just_made(result.directory, definition)
+    info = view.info
+    view.shown.print_main_table(view, console)
     stats = result.stats
-    console.print(
-        f"{result.n_records} samples recorded ({result.n_errors} errors, {stats.skipped} rows "
-        f"skipped, {stats.cache_hits} from cache, {stats.resumed} done before) -> "
-        f"[bold]{result.directory}[/]", highlight=False, soft_wrap=True)
+    line(console, f"{result.n_records} samples recorded ({result.n_errors} errors, "
+                  f"{stats.skipped} rows skipped, {stats.cache_hits} from cache, "
+                  f"{stats.resumed} done before) -> {result.directory}")
     if info.stopping is not None:
-        console.print(info.stopping.line(), highlight=False, soft_wrap=True, markup=False)
+        line(console, info.stopping.line())
     cost = info.counts.cost if info.counts else None
-    console.print(cost_line(cost, stats.cache_hits), highlight=False, soft_wrap=True,
-                  markup=False)
+    line(console, cost_line(cost, stats.cache_hits))
     if cost is not None and cost.usd is None:
         from visioneval.session import price_remedies
 
-        for remedy in price_remedies(benchmark, info):  # once, not in every line
-            console.print(f"  to price it: {remedy}", highlight=False, soft_wrap=True,
-                          markup=False)
+        for remedy in price_remedies(info, benchmark):  # once, not in every line
+            line(console, f"  to price it: {remedy}")
     if stats.cache_sources:
-        console.print(cache_line(stats.cache_sources, info), highlight=False, soft_wrap=True,
-                      markup=False)
+        line(console, cache_line(stats.cache_sources, info))
     page = None
     if output.report:
         from visioneval.report.page import try_write_report  # only when a page is written
 
-        page = try_write_report(result.directory)
+        page = try_write_report(result.directory, definition)
     if page is not None:
-        console.print(f"report: [bold]{page}[/]", highlight=False, soft_wrap=True)
+        line(console, f"report: {page}")
+    more = "all tables (the variants' too)" if result.variants is not None else "all tables"
+    print_command(console, f"{more}:", command("show", result.directory))
     if stats.error_reasons:
         err.print("most common error reasons (this session):", highlight=False)
         for reason, count in stats.top_reasons():
-            err.print(f"  {count:>6} x {reason}", highlight=False, soft_wrap=True,
-                      markup=False)
+            line(err, f"  {count:>6} x {reason}")
     if result.n_errors:
         cut = sum(n for reason, n in stats.error_reasons.items()
                   if reason.startswith(OUT_OF_TOKENS))
         if cut:
-            err.print(f"[yellow]{cut} of them spent all of --max-tokens "
-                      f"{info.generation.max_tokens} thinking: a resume "
-                      "asks with the same --max-tokens, so give these a new run with a "
-                      "larger one[/]", highlight=False, soft_wrap=True)
-        err.print(f"[yellow]{result.n_errors} samples failed and are left out of the scores; "
-                  f"retry them with: {escape(resume_command(info, result.directory))}[/]",
-                  highlight=False, soft_wrap=True)
+            line(err, f"{cut} of them spent all of --max-tokens {info.generation.max_tokens} "
+                      "thinking: a resume asks with the same --max-tokens, so give these a new "
+                      "run with a larger one", style="yellow")
+        print_command(err, f"{result.n_errors} samples failed and are left out of the scores; "
+                           "retry them with:", resume_command(info, result.directory),
+                      style="yellow")
         return 1
     return 0

@@ -10,13 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union, get_args, get_origin
 
-from rich.markup import escape
-
 from visioneval.commands.run import EXIT_INTERRUPTED
 from visioneval.invocation import command
 from visioneval.runs.output import Output
 from visioneval.suite import spec
 from visioneval.suite.plan import SuitePlan, plan
+from visioneval.terminal import print_command
 
 
 @dataclass(frozen=True)
@@ -115,15 +114,14 @@ def _execute(planned: SuitePlan, source: str, output: Output, again: str) -> int
     record.save()
     output.err.print(f"suite {planned.name}: {len(planned.runs)} runs in {len(planned.lanes)} "
                      f"lane(s) (runs sharing a server go one after another) -> {planned.out}",
-                     highlight=False, soft_wrap=True, markup=False)
+                     highlight=False, markup=False)
     try:
         outcomes = asyncio.run(execute(planned, record, output.err, output.progress,
                                        output.report))
     except KeyboardInterrupt:
         record.end("interrupted")
-        output.err.print(f"[yellow]interrupted: what finished is kept in {planned.out}; "
-                         f"continue every unfinished run with: {escape(again)}[/]",
-                         highlight=False, soft_wrap=True)
+        print_command(output.err, f"interrupted: what finished is kept in {planned.out}; "
+                                  "continue every unfinished run with:", again, style="yellow")
         return EXIT_INTERRUPTED
     found = report.parts(planned, outcomes)
     paths = report.write(planned, outcomes, found)
@@ -131,12 +129,11 @@ def _execute(planned: SuitePlan, source: str, output: Output, again: str) -> int
     failed = [o for o in outcomes if o.status == "failed"]
     record.end("finished with failures" if failed else "finished")
     for path in paths:
-        output.console.print(f"wrote {path}", highlight=False, soft_wrap=True, markup=False)
+        output.console.print(f"wrote {path}", highlight=False, markup=False)
     if failed:
-        output.err.print(f"[yellow]{len(failed)} of {len(outcomes)} runs failed (said above "
-                         "and in suite.json); fix what they say, then: "
-                         f"{escape(again)} (finished runs are not run again)[/]",
-                         highlight=False, soft_wrap=True)
+        print_command(output.err, f"{len(failed)} of {len(outcomes)} runs failed (said above "
+                                  "and in suite.json); fix what they say, then run again "
+                                  "(finished runs are not run again):", again, style="yellow")
     return 1 if failed or any(o.errors for o in outcomes) else 0
 
 

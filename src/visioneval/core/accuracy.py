@@ -185,14 +185,10 @@ def write_csv(metrics: dict[str, Any], directory: Path) -> Path:
 
 
 def show(metrics: dict[str, Any], title: str, console: Console) -> None:
-    from rich.table import Table as Shown
+    """The table in the terminal: accuracy and its 95% interval per group (percent)."""
+    from visioneval.core.printed import print_table
 
-    table = Shown(title=title, title_justify="left", pad_edge=False)
-    for column in HEADER:
-        table.add_column(column, justify="left" if column == "group" else "right")
-    for row in rows(metrics):
-        table.add_row(*map(str, row))
-    console.print(table)
+    print_table(console, f"{title} (percent)", HEADER, rows(metrics))
 
 
 def comparison(benchmark: str, views: Sequence[RunData]) -> ComparisonTable | None:

@@ -1,6 +1,7 @@
 """What a benchmark is: data + prompt + scorer + metrics (`Benchmark`, what the engine runs),
 and how its runs are shown (`BenchmarkDefinition`, what the registry line points at: its
-options, command, report sections, sample-browser rows and comparison table).
+options, command, terminal tables, report sections, sample-browser rows and comparison
+table).
 
 Both are base classes whose defaults fit a simple image-question benchmark: a benchmark
 names its options, says how a row becomes a sample and how an answer is scored, and gets its
@@ -90,8 +91,9 @@ class Benchmark(Generic[OptionsT]):
     files, `core/rows.py`) or `samples()`. Every other member has a default: `plan()`
     records the options and the data's fingerprint, the total comes from the data,
     `summarize` is accuracy with a bootstrap interval over each record's `metric` score
-    (`core/accuracy.py`), its table is printed and written as results.csv, one request per
-    sample (`solve` None), no judge model and no panel."""
+    (`core/accuracy.py`), its table is written as results.csv, one request per sample
+    (`solve` None), no judge model and no panel. How a run is shown (the terminal, the
+    report) is its `BenchmarkDefinition`'s."""
 
     name: ClassVar[str] = ""
     options_model: ClassVar[type[BaseModel] | None] = None  # set by `Benchmark[Options]`
@@ -257,14 +259,6 @@ class Benchmark(Generic[OptionsT]):
 
         return [accuracy.write_csv(metrics, directory)] if accuracy.is_accuracy(metrics) \
             else []
-
-    def print_summary(self, metrics: dict[str, Any], info: RunInfo,
-                      console: Console) -> None:
-        """The tables a user sees at the end of a run."""
-        from visioneval.core import accuracy
-
-        if accuracy.is_accuracy(metrics):
-            accuracy.show(metrics, f"{self.name}: {info.backend.model}", console)
 
 
 class BenchmarkDefinition:
@@ -453,6 +447,26 @@ class BenchmarkDefinition:
     def unparsed(self, metrics: dict[str, Any]) -> int | None:
         """Answers the headline parser could not read (the report's card); None: no notion."""
         return None
+
+    # -- the terminal -------------------------------------------------------------------------
+    def print_main_table(self, view: RunData, console: Console) -> None:
+        """The table a run ends with, within 100 columns: the headline numbers with their
+        95% intervals (the run's other tables are in its report and `visioneval show`). By
+        default the default metrics' table; nothing for metrics of another shape."""
+        from visioneval.core import accuracy
+
+        if accuracy.is_accuracy(view.metrics):
+            accuracy.show(view.metrics, f"{view.benchmark}: {view.model}", console)
+
+    def print_tables(self, view: RunData, console: Console) -> None:
+        """Every table of a run in the terminal, within 100 columns (`visioneval show`,
+        which reads the run directory only): by default the main table, then the report's
+        sections as text when the definition draws its own."""
+        from visioneval.core.printed import print_sections
+
+        self.print_main_table(view, console)
+        if type(self).sections is not BenchmarkDefinition.sections:
+            print_sections(self.sections(view), console)
 
 
 @dataclass(frozen=True)

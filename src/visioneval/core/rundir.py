@@ -37,7 +37,7 @@ class RunView:
         data (run.json's `not_in_data`) are left out, as the metrics leave them out, and
         so are those of request variants (`--variant`) unless `variants`: a benchmark's
         tables read the samples as stored (and the variants it reads itself)."""
-        records = RunStore(self.directory, self.info).iter_latest()
+        records = self._store.iter_latest()
         if self.info.variants and not variants:
             read = {v.name for v in self.info.variants if v.read_by_benchmark}
             records = (r for r in records if family_of(r) is None or family_of(r) in read)
@@ -49,6 +49,11 @@ class RunView:
             return records
         only = self.only
         return (r for r in records if r.id in only)
+
+    @cached_property
+    def _store(self) -> RunStore:
+        """The one store this view reads the journal through (its warnings said once)."""
+        return RunStore(self.directory, self.info)
 
     @property
     def has_records(self) -> bool:
@@ -105,6 +110,16 @@ def load(directory: Path, named: registry.Named = None, check_data: bool = True)
     # checked it when it was written, and an earlier version's may have another shape)
     return RunView(directory, store.info, store.read_metrics(), named=named,
                    check_data=check_data)
+
+
+def just_made(directory: Path, named: registry.Named = None) -> RunView:
+    """A run this process has just made, resumed, merged or re-scored, read back for its
+    closing tables and report: with the definition it used (`named`, else the one run.json
+    records if this process has already imported it, `registry.imported_here`: it has just
+    run that code), else by the trust rule; not checked against its data (just read)."""
+    if named is None:
+        named = registry.imported_here(RunStore.open(directory).info)
+    return load(directory, named, check_data=False)
 
 
 def shown_definition(info: RunInfo, named: registry.Named = None,

@@ -197,6 +197,14 @@ class RunStore:
         """The run_format run.json had when it was read (1: from before the field); `info`
         is always of the current format (`runfiles.migrate`)."""
         self._journal: BinaryIO | None = None
+        self._said: set[str] = set()  # what reading the journal warned about, said once
+
+    def _warn_once(self, message: str) -> None:
+        """A warning about the journal, once per store however often it is read (a command
+        reads it several times: the latest lines, then the records)."""
+        if message not in self._said:
+            self._said.add(message)
+            log.warning("%s", message)
 
     @classmethod
     def create(cls, directory: Path, info: RunInfo) -> RunStore:
@@ -284,9 +292,9 @@ class RunStore:
         with open(path, "rb") as fh:
             for number, line in enumerate(fh, 1):
                 if not line.endswith(b"\n"):
-                    log.warning("%s: incomplete last line (%d bytes, left by an interrupted "
-                                "write) set aside; its sample runs again on --resume", path,
-                                len(line))
+                    self._warn_once(f"{path}: incomplete last line ({len(line)} bytes, left by "
+                                    "an interrupted write) set aside; its sample runs again "
+                                    "on --resume")
                     return
                 if line.strip():
                     yield number, line
@@ -295,8 +303,8 @@ class RunStore:
         try:
             return Record.model_validate_json(line)
         except ValueError as exc:
-            log.warning("%s line %d: not a valid record, ignored (%s)",
-                        self.directory / SAMPLES_FILE, number, str(exc).splitlines()[0])
+            self._warn_once(f"{self.directory / SAMPLES_FILE} line {number}: not a valid "
+                            f"record, ignored ({str(exc).splitlines()[0]})")
             return None
 
     def iter_records(self) -> Iterator[Record]:

@@ -17,9 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.markup import escape
-
+from visioneval import terminal
 from visioneval.backends.registry import BackendSpec
 from visioneval.commands.run import EXIT_INTERRUPTED
 from visioneval.core.benchmark import Benchmark
@@ -30,6 +28,7 @@ from visioneval.runs.output import Output
 from visioneval.runs.request import OnRay, ResumeGiven, ResumeRequest, RunRequest
 from visioneval.session import default_run_dir, nothing_to_evaluate
 from visioneval.shards import Shard
+from visioneval.terminal import error_line, line, print_command
 
 EXTRA_HINT = ("--executor ray needs the `ray` extra: uv sync --extra ray "
               "(or pip install 'visioneval[ray]')")
@@ -92,9 +91,9 @@ def run_shard(job: ShardJob) -> dict[str, Any]:
 
     if os.path.isdir(job.cwd):
         os.chdir(job.cwd)  # relative paths in the options mean what they meant to the user
-    err = Console(stderr=True)
+    err = terminal.console(stderr=True)
     setup_logging(err, False)
-    output = Output(Console(file=io.StringIO()), err, progress=False, report=False)
+    output = Output(terminal.console(file=io.StringIO()), err, progress=False, report=False)
     directory = Path(job.directory)
     if (directory / "run.json").exists():
         code = resume_run(ResumeRequest(directory, None, job.resume_given()), output)
@@ -159,8 +158,8 @@ def resume(request: ResumeRequest, output: Output) -> int:
                      str(directory / SHARDS_DIR / Shard(k, shard.count).dirname), os.getcwd(),
                      given.flags, dict(given.options))
             for k in range(1, shard.count + 1)]
-    output.err.print(f"resuming {directory}: {len(found)} of {shard.count} shards started "
-                     "before", highlight=False, soft_wrap=True)
+    line(output.err, f"resuming {directory}: {len(found)} of {shard.count} shards started "
+                     "before")
     return _run_jobs(ray, jobs, directory, output, how, run.benchmark.total(),
                      run.benchmark.name)
 
@@ -236,34 +235,32 @@ def _run_jobs(ray: Any, jobs: list[ShardJob], out: Path, output: Output, how: On
         task = ray.remote(max_retries=TASK_RETRIES, num_cpus=1)(run_shard)
         refs = {task.options(name=f"visioneval-shard-{job.shard.dirname}").remote(job): job
                 for job in jobs}
-        output.err.print(f"{len(jobs)} shards on Ray ({_where(ray, how)}) -> {out}/"
-                         f"{SHARDS_DIR}", highlight=False, soft_wrap=True)
+        line(output.err, f"{len(jobs)} shards on Ray ({_where(ray, how)}) -> {out}/{SHARDS_DIR}")
         try:
             results, failures = _wait(ray, refs, output, total, label)
         except KeyboardInterrupt:
             for ref in refs:
                 ray.cancel(ref, force=True)
-            output.err.print(f"[yellow]interrupted: every shard stopped; what they finished "
-                             f"is kept in {out}/{SHARDS_DIR}. Continue with the same command, "
-                             f"or: {escape(_resume_line(jobs, out, how, label))}[/]",
-                             highlight=False, soft_wrap=True)
+            print_command(output.err, f"interrupted: every shard stopped; what they finished "
+                                      f"is kept in {out}/{SHARDS_DIR}. Continue with the same "
+                                      "command, or:", _resume_line(jobs, out, how, label),
+                          style="yellow")
             return EXIT_INTERRUPTED
     finally:
         if started:
             ray.shutdown()
-    for line in failures:
-        output.err.print(f"[bold red]error:[/] {escape(line)}", highlight=False, soft_wrap=True)
+    for failure in failures:
+        error_line(output.err, failure)
     if failures:
-        output.err.print(f"[yellow]not merged: run the same command again (or "
-                         f"{escape(_resume_line(jobs, out, how, label))}) to resume the shards "
-                         "that stopped[/]", highlight=False, soft_wrap=True)
+        print_command(output.err, "not merged: run the same command again, or this, to resume "
+                                  "the shards that stopped:", _resume_line(jobs, out, how, label),
+                      style="yellow")
         return 2
     stopped = [r for r in results if r["code"] not in (0, 1)]
     if stopped:
         shards = ", ".join(str(r["shard"]) for r in stopped)
-        output.err.print(f"[bold red]error:[/] shard(s) {shards} stopped before the end (see "
-                         "the worker logs); run the same command again to resume them",
-                         highlight=False, soft_wrap=True)
+        error_line(output.err, f"shard(s) {shards} stopped before the end (see the worker "
+                               "logs); run the same command again to resume them")
         return 2
     from visioneval.core import registry
 
@@ -283,9 +280,9 @@ def _resume_line(jobs: list[ShardJob], out: Path, how: OnRay, label: str) -> str
     own = job.benchmark if job.benchmark not in registry.names() else None
     info = RunInfo(benchmark=label, definition=own,
                    backend=BackendInfo.model_validate(job.spec.recorded()))
-    line = resume_command(info, out)
+    again = resume_command(info, out)
     where = f" --ray-address {shlex.quote(how.ray_address)}" if how.ray_address else ""
-    return f"{line} --executor ray{where}"
+    return f"{again} --executor ray{where}"
 
 
 def _where(ray: Any, how: OnRay) -> str:

@@ -91,8 +91,10 @@ class ProgressBoard:
         self.waits = WaitColumn()
         self.dispatch = DispatchColumn()
         self.progress = Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-            RateColumn(), TextColumn("[red]{task.fields[errors]} errors"),
+            # The description is a run's name as the user gave it: text, never markup.
+            TextColumn("{task.description}", style="bold", markup=False), BarColumn(),
+            MofNCompleteColumn(), RateColumn(),
+            TextColumn("{task.fields[errors]} errors", style="red", markup=False),
             TimeRemainingColumn(), self.dispatch, self.waits, console=console,
             disable=not enabled, transient=False)
 

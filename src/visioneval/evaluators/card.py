@@ -10,6 +10,7 @@ from typing import Any
 
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table as RichTable
 
 from visioneval.core.blocks import Block, Charts, Note, Section, Table
@@ -23,6 +24,7 @@ from visioneval.evaluators.metrics import (
     JudgesMetrics,
     ProbeCheck,
 )
+from visioneval.terminal import line
 
 TITLE = "Judges"
 HEADER = ["check", "evaluator", "verdict", "n", "result [95%]"]
@@ -141,7 +143,7 @@ def about(card: JudgeCard, run_model: str) -> str:
 def print_cards(judges: JudgesMetrics, run_model: str, console: Console) -> None:
     for card in judges.cards:
         console.print()
-        console.print(about(card, run_model), highlight=False, soft_wrap=True, markup=False)
+        console.print(about(card, run_model), highlight=False, markup=False)
         found = rows(card)
         if found:
             table = RichTable(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
@@ -149,19 +151,18 @@ def print_cards(judges: JudgesMetrics, run_model: str, console: Console) -> None
                 table.add_column(column, justify="right" if column == "n" else "left",
                                  no_wrap=column != "evaluator", overflow="ellipsis")
             for row in found:
-                table.add_row(*row.cells(), style=STYLE.get(row.verdict))
+                table.add_row(*map(escape, row.cells()), style=STYLE.get(row.verdict))
             console.print(table)
         for flag in card.flags:
-            console.print(f"  FLAG {flag}", style="red", highlight=False, soft_wrap=True,
-                          markup=False)
+            line(console, f"  FLAG {flag}", style="red")
     if judges.agreement:
         console.print()
-    for line in agreement_lines(judges):
-        console.print(line, highlight=False, soft_wrap=True, markup=False)
+    for text in agreement_lines(judges):
+        line(console, text)
     unused = judges.human_labels.unused_line() if judges.human_labels else None
     if unused:
-        console.print(unused, style="yellow", highlight=False, soft_wrap=True, markup=False)
-    console.print(legend(), style="dim", highlight=False, soft_wrap=True, markup=False)
+        line(console, unused, style="yellow")
+    console.print(legend(), style="dim", highlight=False, markup=False)
 
 
 def agreement_lines(judges: JudgesMetrics) -> list[str]:

@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel
+from rich.console import Console
 
 from visioneval import fmt
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
@@ -19,6 +20,7 @@ from visioneval.core.view import RunData
 from visioneval.evaluators import card
 from visioneval.evaluators.metrics import EvaluateMetrics
 from visioneval.evaluators.options import EvaluateOptions
+from visioneval.terminal import line
 from visioneval.validators.result import EvalResult
 
 
@@ -117,6 +119,38 @@ class EvaluateDefinition(BenchmarkDefinition):
         if judges is not None:
             out[1:1] = card.sections(judges, view.model)
         return out
+
+    def print_main_table(self, view: RunData, console: Console) -> None:
+        """Per evaluator: pass rate with its 95% interval, mean score, errors; a judge card
+        that raised flags is named in one line (the cards: `visioneval show`)."""
+        from visioneval.core.printed import print_table
+
+        rows = []
+        for label, block in view.metrics["evaluators"].items():
+            rate, mean = block.get("pass_rate"), block.get("mean_score")
+            shown = _pct(rate)
+            if rate is not None and block.get("pass_rate_ci95"):
+                shown += f" [{fmt.interval(block['pass_rate_ci95'], joiner=', ')}]"
+            rows.append([label, str(block["n"]), str(block["passed"]), shown,
+                         "-" if mean is None else f"{mean:.3f}", str(block["errors"])])
+        print_table(console, "Evaluators", ["evaluator", "n", "passed", "pass rate % [95%]",
+                                            "score", "errors"], rows,
+                    "Pass rate over processed results (errors excluded); [95%]: bootstrap "
+                    "over samples, 1000 seeded resamples. score: the mean score.")
+        judges = card.judges_of(view.metrics)
+        if judges is not None:
+            for found in judges.cards:
+                if found.flags:
+                    line(console, f"{card.name(found, view.model)}: {len(found.flags)} "
+                                  f"flag{'s' if len(found.flags) != 1 else ''} on its judge "
+                                  "card", style="red")
+
+    def print_tables(self, view: RunData, console: Console) -> None:
+        """The evaluators' table, then each judge's card."""
+        self.print_main_table(view, console)
+        judges = card.judges_of(view.metrics)
+        if judges is not None:
+            card.print_cards(judges, view.model, console)
 
     def browser_row(self, record: Record) -> dict[str, Any]:
         result = record.parsed.get("result", {})

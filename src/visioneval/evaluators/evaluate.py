@@ -18,11 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
-from rich import box
-from rich.console import Console
-from rich.table import Table
 
-from visioneval import csvcells, fmt
+from visioneval import csvcells
 from visioneval.backends.registry import BackendSpec
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import (
@@ -35,7 +32,6 @@ from visioneval.core.records import (
 )
 from visioneval.core.runfiles import BenchmarkPlan, RunInfo
 from visioneval.core.solver import Ask, Solved
-from visioneval.evaluators import card
 from visioneval.evaluators.cases import CaseSpec, EvaluatorSpec, UnusableCase, iter_cases
 from visioneval.evaluators.checks import JudgeChecks
 from visioneval.evaluators.controls import (
@@ -281,26 +277,6 @@ class EvalRun(Benchmark[EvaluateOptions]):
                 writer.writerow([case, label, res["status"], score, res["passed"]])
         path.write_text(buf.getvalue())
         return [path]
-
-    def print_summary(self, metrics: dict[str, Any], info: RunInfo,
-                      console: Console) -> None:
-        table = Table(title="Evaluators", box=box.SIMPLE_HEAD, show_edge=False,
-                      pad_edge=False)
-        for column in ("evaluator", "n", "passed", "rate", "95% interval", "score", "errors"):
-            table.add_column(column, justify="left" if column == "evaluator" else "right",
-                             no_wrap=column != "evaluator", overflow="fold")
-        for label, block in metrics["evaluators"].items():
-            rate = block.get("pass_rate")
-            mean = block.get("mean_score")
-            span = block.get("pass_rate_ci95")  # as the report writes it
-            table.add_row(label, str(block["n"]), str(block["passed"]),
-                          "-" if rate is None else f"{100 * rate:.0f}%",
-                          fmt.interval(span),
-                          "-" if mean is None else f"{mean:.3f}", str(block["errors"]))
-        console.print(table)
-        judges = card.judges_of(metrics)
-        if judges is not None:
-            card.print_cards(judges, info.backend.model, console)
 
 
 def _threshold(spec: EvaluatorSpec, default: float) -> float:

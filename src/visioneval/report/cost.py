@@ -5,7 +5,7 @@ there are several groups."""
 from __future__ import annotations
 
 from visioneval.core.blocks import Note, Table
-from visioneval.core.runfiles import RunInfo
+from visioneval.core.runfiles import CostInfo, RunInfo
 from visioneval.cost.money import usd
 from visioneval.cost.usage import UsageBook
 
@@ -65,3 +65,18 @@ def cost_blocks(info: RunInfo) -> list[Table | Note]:
         blocks.append(Table(["group", "requests sent", "tokens in", "tokens out", "cost"],
                             rows))
     return blocks
+
+
+def cost_line(cost: CostInfo | None, cache_hits: int = 0) -> str:
+    """The run's cost as run.json says it (all sessions): dollars and where they come from,
+    or why it is unknown; per group when there are several; cached answers are free."""
+    cached = (f"; {cache_hits} answers from the cache cost nothing this session"
+              if cache_hits else "")
+    if cost is None:
+        return "cost: not recorded"
+    if cost.usd is None:
+        return f"cost: unknown ({cost.unavailable or 'no reason recorded'}){cached}"
+    groups = cost.groups or {}
+    per = ("; per group: " + ", ".join(f"{g} {usd(v)}" for g, v in groups.items())
+           if len(groups) > 1 else "")
+    return f"cost: {usd(cost.usd)} ({cost.source}){per}{cached}"

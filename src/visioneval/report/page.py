@@ -13,9 +13,9 @@ from visioneval.core import registry
 from visioneval.core.benchmark import BenchmarkDefinition
 from visioneval.core.blocks import Note, Section, Table
 from visioneval.core.records import Record
-from visioneval.core.rundir import RunView, image_hashes, load, prompt_text
+from visioneval.core.rundir import RunView, image_hashes, just_made, load, prompt_text
 from visioneval.core.runfiles import Counts, RunInfo, SessionInfo
-from visioneval.core.store import RunStore, write_atomic
+from visioneval.core.store import write_atomic
 from visioneval.report import templating, thumbs, variants
 from visioneval.report.cost import cost_blocks, cost_card
 from visioneval.report.selection import KINDS, Selection, priority
@@ -361,10 +361,7 @@ def try_write_report(directory: Path, definition: registry.Named = None) -> Path
     records if this process has already imported it (`registry.imported_here`: it has
     just run that code), else the trust rule of any reading (`registry.for_run`)."""
     try:
-        if definition is None:
-            definition = registry.imported_here(RunStore.open(directory).info)
-        # Not checked against the data (`RunView.check_data`): this process has just read it.
-        return write_page(load(directory, definition, check_data=False), RUN_END_THUMBS)
+        return write_page(just_made(directory, definition), RUN_END_THUMBS)
     except Exception as exc:  # the run's results are safe; only the page is missing
         from visioneval.invocation import command
 

@@ -8,9 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rich import box
 from rich.console import Console
-from rich.table import Table
 
 from visioneval import csvcells
 from visioneval.core import blocks, registry
@@ -55,29 +53,24 @@ def paired_comparisons(directories: Sequence[Path | RunView],
 
 
 def show(comparisons: list[PairedComparison], console: Console) -> None:
-    """Each comparison's tests in 80 columns: the values, the difference and the test's
-    figure; the detail lines (discordant pairs, images) go to the pages and paired.csv
-    (`--out`)."""
+    """Each comparison's tests: the values, the difference and the test's figure; the detail
+    lines (discordant pairs, images) go to the pages and paired.csv (`--out`)."""
+    from visioneval.core.printed import print_table
+    from visioneval.terminal import line
+
     for item in comparisons:
         if not item.results and not item.unpaired:
             continue
-        table = Table(title=f"Paired tests: {item.other} against {item.first} (same samples)",
-                      title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
-                      padding=(0, 1, 0, 0))
-        table.add_column("metric", min_width=14)
-        for column in ("first", "this", "diff."):
-            table.add_column(column, justify="right", no_wrap=True)
-        table.add_column("test", min_width=16)
-        for r in item.results:
-            table.add_row(r.key, f"{100 * r.a:.1f}", f"{100 * r.b:.1f}",
-                          f"{100 * r.difference:+.1f}", _figure(r))
         if item.results:
-            console.print(table)
-            console.print(NOTE, highlight=False, soft_wrap=True, markup=False, style="dim")
+            console.print()
+            print_table(console, f"Paired tests: {item.other} against {item.first} (same "
+                                 "samples)", ["metric", "first", "this", "diff.", "test"],
+                        [[r.key, f"{100 * r.a:.1f}", f"{100 * r.b:.1f}",
+                          f"{100 * r.difference:+.1f}", _figure(r)] for r in item.results],
+                        NOTE, text=(4,))
         if item.unpaired:
-            console.print(f"compared without pairing ({item.other} and {item.first} were not "
-                          f"scored on the same samples): {', '.join(item.unpaired)}",
-                          highlight=False, soft_wrap=True, markup=False)
+            line(console, f"compared without pairing ({item.other} and {item.first} were not "
+                          f"scored on the same samples): {', '.join(item.unpaired)}")
 
 
 NOTE = ("* significant at 5%. test: McNemar's exact p (clustered by image, Obuchowski 1998, "

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rich import box
 from rich.console import Console
 from rich.markup import escape
@@ -15,23 +17,30 @@ from visioneval.report.reference import (
     ReferenceReport,
     cell_row,
     heading,
-    source_lines,
 )
+from visioneval.terminal import line
 
 
-def _table(title: str, header: list[str], numeric_from: int, stack: bool = False,
+def _table(header: list[str], numeric_from: int, stack: bool = False,
            name_width: int = 12) -> Table:
     """A table whose numbers are never cut: `stack` puts each word of a numeric column's
     header on its own line (narrow columns); the first column (a name) folds when the
-    terminal is narrow, but not below `name_width`."""
-    table = Table(title=escape(title), box=box.SIMPLE_HEAVY, pad_edge=False, padding=0,
-                  collapse_padding=True, title_justify="left")
+    terminal is narrow, but not below `name_width`. Its title is a line of its own
+    (`_titled`), wrapped at the terminal's width rather than the table's."""
+    table = Table(box=box.SIMPLE_HEAVY, pad_edge=False, padding=0, collapse_padding=True,
+                  show_edge=False)
     for i, name in enumerate(header):
         numeric = i >= numeric_from
         table.add_column(escape(name.replace(" ", "\n") if numeric and stack else name),
                          justify="right" if numeric else "left", no_wrap=numeric,
                          overflow="fold", min_width=name_width if i == 0 else None)
     return table
+
+
+def _titled(console: Console, title: str, table: Table) -> None:
+    console.print()
+    line(console, title, style="bold")
+    console.print(table)
 
 
 def show_published(table: PublishedTable, console: Console, model: Model | None = None
@@ -46,8 +55,7 @@ def show_published(table: PublishedTable, console: Console, model: Model | None 
         lead = ["Model", *(s.capitalize() for s in table.settings)] + (["Task"] if any(labels)
                                                                       else [])
         longest = max((len(r.model) for r in rows), default=5)
-        out = _table(f"{title} ({table.units})", lead + names, len(lead), stack=True,
-                     name_width=min(longest, 12))
+        out = _table(lead + names, len(lead), stack=True, name_width=min(longest, 12))
         for row in rows:
             for label in labels:
                 keys = {c.name: c.key for c in columns if c.row == label}
@@ -56,7 +64,7 @@ def show_published(table: PublishedTable, console: Console, model: Model | None 
                     out.add_row(*map(escape, [row.model, *(str(row.setting.get(s, ""))
                                                            for s in table.settings),
                                               *([label] if any(labels) else []), *values]))
-        console.print(out)
+        _titled(console, f"{title} ({table.units})", out)
     if model is not None:
         _model_notes(table, model, rows, console)
     else:
@@ -76,44 +84,58 @@ def _value(row: Row, key: str | None) -> str:
 def _model_notes(table: PublishedTable, model: Model, rows: list[Row],
                  console: Console) -> None:
     if model.printed and model.printed != (model.name,):
-        console.print(f"{model.name}: printed as {', '.join(model.printed)} in the source.",
-                      highlight=False, markup=False)
+        line(console, f"{model.name}: printed as {', '.join(model.printed)} in the source.")
     if model.note:
-        console.print(f"{model.name}: {model.note}.", highlight=False, markup=False)
+        line(console, f"{model.name}: {model.note}.")
     for row in rows:
         for key, note in row.cell_notes.items():
             setting = ", ".join(f"{k} {v}" for k, v in row.setting.items())
-            console.print(f"* {row.model} ({setting}), {table.column(key).label}: {note}",
-                          highlight=False, markup=False)
+            line(console, f"* {row.model} ({setting}), {table.column(key).label}: {note}")
+
+
+def sources(table: PublishedTable, console: Console) -> None:
+    """Where the published numbers come from, as `reference.source_lines` says it, each
+    source's address on a line of its own (a commit named by its first 12 hex digits, which
+    GitHub resolves, so the address fits the terminal whole)."""
+    line(console, f"{table.title}. {table.citation}.")
+    for s in table.sources:
+        line(console, f"Source: {s.what} ({s.version}). Read: {s.transcription}.")
+        line(console, f"  {printed_url(s.url)}")
+    line(console, f"Values in {table.units}; a published value may be {table.tolerance} from "
+                  "the number it stands for (\"at the edge\": outside the interval by no more).")
+
+
+def printed_url(url: str) -> str:
+    """A GitHub address with its full commit hash shortened to 12 hex digits."""
+    return re.sub(r"(github\.com/[^/]+/[^/]+/(?:blob|tree)/)([0-9a-f]{12})[0-9a-f]{28}/",
+                  r"\1\2/", url)
 
 
 def _provenance(table: PublishedTable, console: Console) -> None:
     console.print()
-    for line in source_lines(table):
-        console.print(line, highlight=False, markup=False, soft_wrap=True)
+    sources(table, console)
     console.print("What the published numbers were produced with:", highlight=False)
     for key, value in table.protocol:
-        console.print(f"  {key}: {value}", highlight=False, markup=False, soft_wrap=True)
+        line(console, f"  {key}: {value}")
     console.print("Notes:", highlight=False)
     for note in table.notes:
-        console.print(f"  - {note}", highlight=False, markup=False, soft_wrap=True)
+        line(console, f"  - {note}")
 
 
 def show_beside(report: ReferenceReport, console: Console) -> None:
     """Each run's cells beside the published row, then what differs and the sources."""
     console.print()
     if report.note:
-        console.print(report.note, highlight=False, markup=False, soft_wrap=True)
+        line(console, report.note)
     for run in report.runs:
         if run.problem:
-            console.print(f"{heading(run)}: {run.problem}", highlight=False, markup=False,
-                          soft_wrap=True)
+            line(console, f"{heading(run)}: {run.problem}")
             continue
         widest = max((len(c.column.label) + 2 for c in run.cells), default=4)
-        out = _table(heading(run), HEADER, 1, stack=True, name_width=widest)
+        out = _table(HEADER, 1, stack=True, name_width=widest)
         for cell in run.cells:
             out.add_row(*map(escape, cell_row(cell, report.table.tolerance)))
-        console.print(out)
+        _titled(console, heading(run), out)
         lines = [LEGEND, f"compared as: {run.compared_as}"]
         lines += [f"* {c.column.label}: {c.note}" for c in run.cells if c.note]
         if run.not_run:
@@ -121,10 +143,9 @@ def show_beside(report: ReferenceReport, console: Console) -> None:
         lines.append("differs from the published protocol:"
                      + ("" if run.differences else " nothing visioneval can see"))
         lines += [f"  - {d}" for d in run.differences]
-        for line in lines:
-            console.print(line, highlight=False, markup=False, soft_wrap=True)
+        for text in lines:
+            line(console, text)
         console.print()
-    for line in source_lines(report.table):
-        console.print(line, highlight=False, markup=False, soft_wrap=True)
+    sources(report.table, console)
     for note in report.table.notes:
-        console.print(f"  - {note}", highlight=False, markup=False, soft_wrap=True)
+        line(console, f"  - {note}")

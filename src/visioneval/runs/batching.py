@@ -39,6 +39,6 @@ def batch_setup(backend: Backend, output: Output) -> BatchSetup:
     from visioneval.engine.batch_runner import BatchSetup
 
     def say(line: str) -> None:
-        output.err.print(line, highlight=False, soft_wrap=True, markup=False)
+        output.err.print(line, highlight=False, markup=False)
 
     return BatchSetup(batch_client(backend), say)

@@ -228,9 +228,9 @@ async def _probe(backend: Backend, engine: EngineOptions, output: Output) -> Pro
                              timeout_s=engine.timeout_s)
     output.err.print(f"probing the endpoint's resolution first: "
                      f"{CanaryDesign().requests} canary images (not in the run's counts "
-                     "or cost)", highlight=False, soft_wrap=True)
+                     "or cost)", highlight=False)
     found = await probe(backend, settings)
-    output.err.print(f"resolution probe: {found.summary}", highlight=False, soft_wrap=True,
+    output.err.print(f"resolution probe: {found.summary}", highlight=False,
                      markup=False)
     return ProbedResolution.model_validate(found.model_dump(mode="json"))
 
@@ -276,7 +276,7 @@ def _say_identity(backend: Backend, output: Output) -> None:
                          f"serves as '{identity.get('model')}' (no `root` or digest in its "
                          "model list), so cached answers are reused for this URL and name; "
                          "after changing the weights behind them, use --refresh-cache",
-                         highlight=False, soft_wrap=True, markup=False)
+                         highlight=False, markup=False)
 
 
 def _budget(benchmark: Benchmark, spec: BackendSpec, engine: EngineOptions,

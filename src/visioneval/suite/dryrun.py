@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from visioneval.core.rowcounts import PublishedRows
@@ -85,15 +86,15 @@ def show(plan: SuitePlan, console: Console) -> int:
     rows = [estimate_run(run) for run in plan.runs]
     table = Table("run", "requests", "input tokens", "max output", "cost", "detects",
                   box=None,
-                  pad_edge=False, title=f"suite {plan.name}: {len(rows)} runs in "
-                  f"{len(plan.lanes)} lane(s), into {plan.out} (dry run: nothing sent, "
-                  "nothing written)")
+                  pad_edge=False, title=escape(f"suite {plan.name}: {len(rows)} runs in "
+                                               f"{len(plan.lanes)} lane(s), into {plan.out} "
+                                               "(dry run: nothing sent, nothing written)"))
     table.columns[4].no_wrap = True  # a price range reads as one
     low = high = Decimal(0)
     unknown = []
     for e in rows:
-        table.add_row(e.run.label, f"{e.requests:,}" + (f" ({e.resumed:,} done)" if e.resumed
-                                                       else ""),
+        done = f" ({e.resumed:,} done)" if e.resumed else ""
+        table.add_row(escape(e.run.label), f"{e.requests:,}{done}",
                       f"~{e.input_tokens:,}", f"{e.output_tokens:,}",
                       (f"{usd(float(e.cost[0]))} to {usd(float(e.cost[1]))}"
                        + (" *" if e.run.model.batch else "")) if e.cost else "unknown",
@@ -110,24 +111,24 @@ def show(plan: SuitePlan, console: Console) -> int:
                   + (f" + {len(unknown)} unknown" if unknown else ""), "", style="bold")
     console.print(table)
     for line in unknown:
-        console.print(f"cost unknown for {line}", highlight=False, soft_wrap=True,
+        console.print(f"cost unknown for {line}", highlight=False,
                       markup=False)
     if unknown:  # how to price them, once
         console.print("to price a model: price_in and price_out in its [[models]] table, US "
                       "dollars per million tokens (0 and 0 for your own server)",
                       highlight=False, soft_wrap=True, markup=False)
     console.print("cost: input only, up to every answer at max tokens; a judge's requests "
-                  "are not counted", highlight=False, soft_wrap=True, markup=False)
-    for line in published_notes(rows):
-        console.print(line, highlight=False, soft_wrap=True, markup=False)
+                  "are not counted", highlight=False, markup=False)
+    for text in published_notes(rows):
+        console.print(text, highlight=False, markup=False)
     if any(e.run.model.batch for e in rows):
         console.print("*: through the provider's batch API (the model's batch = true), at "
                       "that API's price; answers within 24 hours",
-                      highlight=False, soft_wrap=True, markup=False)
+                      highlight=False, markup=False)
     if any(e.detectable is not None for e in rows):
         console.print(f"detects: the paired difference in points each run's samples detect "
                       f"against another model's run on the same samples (McNemar, alpha "
                       f"0.05, power 0.8, discordance assumed {WORST_DISCORDANCE:g}); "
                       "`visioneval power` refines it from pilot runs", highlight=False,
-                      soft_wrap=True, markup=False)
+                      markup=False)
     return 0

@@ -14,6 +14,7 @@ from typing import Any
 
 from rich.console import Console
 
+from visioneval import terminal
 from visioneval.backends.base import PreflightError
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.runfiles import RunInfo
@@ -27,6 +28,7 @@ from visioneval.runs.output import Output
 from visioneval.runs.request import RunRequest
 from visioneval.session import nothing_to_evaluate
 from visioneval.suite.plan import PlannedRun, SuitePlan
+from visioneval.terminal import line
 from visioneval.variants.family import Varied
 
 SUITE_FILE = "suite.json"
@@ -86,8 +88,7 @@ async def execute(plan: SuitePlan, record: SuiteRecord, err: Console, progress: 
                 outcomes[run] = outcome
                 record.set(outcome)
                 if outcome.status == "failed":
-                    err.print(f"[yellow]{run.label}: {outcome.message}[/]", highlight=False,
-                              soft_wrap=True, markup=True)
+                    line(err, f"{run.label}: {outcome.message}", style="yellow")
 
         await asyncio.gather(*(lane(runs) for runs in plan.lanes.values()))
     return [outcomes[run] for run in plan.runs]
@@ -95,7 +96,7 @@ async def execute(plan: SuitePlan, record: SuiteRecord, err: Console, progress: 
 
 async def _one(run: PlannedRun, board: ProgressBoard, err: Console, progress: bool,
                report: bool) -> RunOutcome:
-    quiet = Console(file=io.StringIO())  # each run's own tables: in its report, not here
+    quiet = terminal.console(file=io.StringIO())  # each run's own tables: in its report, not here
     output = Output(quiet, err, progress=progress, report=False, board=board,
                     label=run.label)
     directory = run.directory

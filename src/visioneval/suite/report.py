@@ -20,6 +20,7 @@ from visioneval.core.store import write_atomic
 from visioneval.report import templating
 from visioneval.suite.execute import RunOutcome
 from visioneval.suite.plan import PlannedRun, SuitePlan
+from visioneval.terminal import line
 
 if TYPE_CHECKING:
     from visioneval.core.benchmark import BenchmarkDefinition
@@ -36,7 +37,7 @@ class Part:
     title: str
     table: ComparisonTable | None = None
     reference: dict[str, Any] | None = None  # reference.html's context
-    reference_markdown: str = ""
+    beside: ReferenceReport | None = None  # the runs beside their published rows
     problem: str = ""
 
     @property
@@ -66,7 +67,7 @@ def parts(plan: SuitePlan, outcomes: list[RunOutcome]) -> list[Part]:
         named = done[0].definition() if done[0].user_definition else None
         views = rundir.load_all([r.directory for r in done], named)
         table = compare.compare(views)
-        reference, markdown = None, ""
+        reference, shown = None, None
         if isinstance(views[0].shown, HasPublished):
             try:
                 beside = _beside_published(done, views, named)
@@ -74,15 +75,14 @@ def parts(plan: SuitePlan, outcomes: list[RunOutcome]) -> list[Part]:
                 table.notes.append(f"Published numbers: {exc}")
             else:
                 if any(r.cells for r in beside.runs):
-                    reference = published.html_context(beside)
-                    markdown = published.to_markdown(beside)
+                    reference, shown = published.html_context(beside), beside
                 else:
                     table.notes.append(
                         "Published numbers: no model of the suite matches a model of the "
                         f"published table (known: {', '.join(beside.table.model_names())}); "
                         "a model's `published_as` in the suite file names the one to show "
                         "its runs beside.")
-        out.append(Part(title, table, reference, markdown))
+        out.append(Part(title, table, reference, shown))
     return out
 
 
@@ -139,26 +139,29 @@ def to_csv(found: list[Part]) -> str:
 
 
 def show(console: Console, outcomes: list[RunOutcome], found: list[Part]) -> None:
-    """The tables and each run's status, in the terminal."""
-    from visioneval.report import compare
+    """The tables and each run's status, in the terminal: each benchmark's comparison as
+    `visioneval compare` draws it, what differs between its runs said once, the published
+    rows beside it."""
+    from visioneval.report.compare_console import show as show_comparison
+    from visioneval.report.reference_console import show_beside
 
     for part in found:
-        console.print(f"\n## {part.title}\n", highlight=False, markup=False)
+        console.print()
         if part.table is None:
-            console.print(part.problem, highlight=False, markup=False)
+            line(console, f"{part.title}: {part.problem}")
             continue
-        console.print(compare.to_markdown(part.table), highlight=False, soft_wrap=True,
-                      markup=False)
-        if part.reference_markdown:
-            console.print(part.reference_markdown, highlight=False, soft_wrap=True,
-                          markup=False)
-    console.print("\n## Runs\n", highlight=False, markup=False)
+        for flag in part.table.flags:
+            line(console, f"warning: {flag}", style="yellow")
+        show_comparison(part.table, console, title=part.title, page="suite.html")
+        if part.beside is not None:
+            show_beside(part.beside, console)
+    console.print()
+    line(console, "Runs", style="bold")
     for o in outcomes:
         detail = f" ({o.records} samples, {o.errors} errors" + \
             (f"; {o.message})" if o.message else ")") if o.status != "failed" else \
             f": {o.message}"
-        console.print(f"- {o.run.label}: {o.status}{detail} -> {o.run.directory}",
-                      highlight=False, soft_wrap=True, markup=False)
+        line(console, f"- {o.run.label}: {o.status}{detail} -> {o.run.directory}")
 
 
 def _row(outcome: RunOutcome, out: Path) -> dict[str, Any]:

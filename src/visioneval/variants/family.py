@@ -34,8 +34,6 @@ from visioneval.variants.kinds import ImageMemo, Variant
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from rich.console import Console
-
     from visioneval.backends.registry import BackendSpec
     from visioneval.core.rowcounts import PublishedRows
     from visioneval.core.runfiles import RunInfo
@@ -194,10 +192,6 @@ class Varied(Benchmark[Any]):
     def write_tables(self, metrics: dict[str, Any], info: RunInfo,
                      directory: Path) -> list[Path]:
         return self.inner.write_tables(metrics, info, directory)
-
-    def print_summary(self, metrics: dict[str, Any], info: RunInfo,
-                      console: Console) -> None:
-        self.inner.print_summary(metrics, info, console)
 
 
 def with_variants(benchmark: Benchmark[Any], given: Sequence[str],

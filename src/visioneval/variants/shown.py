@@ -6,9 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from rich import box
 from rich.console import Console
-from rich.table import Table
 
 from visioneval import fmt
 from visioneval.stats.paired import CLUSTERED_MCNEMAR
@@ -135,27 +133,23 @@ TERMINAL_NOTE = ("* significant at 5%. test: McNemar's exact p for exact match a
 def show(summary: VariantsSummary, console: Console) -> None:
     """The variants table and the without-the-image lines, in the terminal (narrower than
     the report's: a variant named once per block, n and the stored interval left out)."""
-    table = Table(title="Variants against the stored images (percent; same samples, paired)",
-                  title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
-                  padding=(0, 1, 0, 0))
-    for column in TERMINAL_HEADER:
-        table.add_column(column, justify="right" if column == "diff." else "left",
-                         no_wrap=column not in ("metric", "test"),
-                         min_width={"metric": 14, "test": 16}.get(column))
-    last = None
+    from visioneval.core.printed import print_table
+    from visioneval.terminal import line
+
+    found, last = [], None
     for row in rows(summary):
         name = row.variant if row.variant != last else ""
         last = row.variant
-        found = row.numbers()
-        if found is None or row.test is None:
-            table.add_row(name, row.metric, "-", "-", "-", row.unavailable or "not computed")
+        numbers = row.numbers()
+        if numbers is None or row.test is None:
+            found.append([name, row.metric, "-", "-", "-", row.unavailable or "not computed"])
             continue
-        stored, changed, difference, test = found
-        mark = " *" if row.test.significant else ""
-        table.add_row(name, row.metric, stored, changed, difference, test + mark)
-    console.print(table)
-    console.print(TERMINAL_NOTE, highlight=False, soft_wrap=True, markup=False, style="dim")
-    for line in without_image(summary):
-        console.print(line, highlight=False, soft_wrap=True, markup=False)
+        stored, changed, difference, test = numbers
+        found.append([name, row.metric, stored, changed, difference,
+                      test + (" *" if row.test.significant else "")])
+    print_table(console, "Variants against the stored images (percent; same samples, paired)",
+                TERMINAL_HEADER, found, TERMINAL_NOTE, numeric_from=2, text=(3, 5))
+    for text in without_image(summary):
+        line(console, text)
     if summary.chance_rule and any(v.removes_image for v in summary.variants):
-        console.print(summary.chance_rule, highlight=False, soft_wrap=True, markup=False)
+        line(console, summary.chance_rule)

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
-from rich.console import Console
 
 from visioneval import excerpts as stored
 from visioneval.benchmarks.illusionbench import metrics, names, protocols, tables
@@ -150,10 +149,6 @@ class IllusionBench(Benchmark[IllusionBenchOptions]):
     def write_tables(self, metrics: dict[str, Any], info: RunInfo,
                      directory: Path) -> list[Path]:
         return tables.write(metrics, directory)
-
-    def print_summary(self, metrics: dict[str, Any], info: RunInfo,
-                      console: Console) -> None:
-        tables.show(metrics, info.backend.model, console)
 
 
 def _where(row: DataRow) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
+from rich.console import Console
 
 from visioneval import fmt
 from visioneval.benchmarks.illusionbench import tables
@@ -128,6 +129,13 @@ class IllusionBenchDefinition(BenchmarkDefinition):
             out.append(Section("Labels the prompts do not offer",
                                [Items(list(dict.fromkeys(notes)))]))
         return out
+
+    def print_main_table(self, view: RunData, console: Console) -> None:
+        """Per subset and protocol, each task's recall with its 95% interval."""
+        tables.show_main(view.metrics, view.model, console)
+
+    def print_tables(self, view: RunData, console: Console) -> None:
+        tables.show(view.metrics, view.model, console)
 
     def paired_rows(self, record: Record) -> dict[str, Any]:
         """Each rule's recall per subset and task (McNemar on correct answers), and both

@@ -1,20 +1,21 @@
 """The side-by-side view: each protocol's recalls per subset, their distance from the
-original protocol and their 95% intervals, as `protocols.csv` and as the terminal summary
-(fits 80 columns: the intervals get a table of their own)."""
+original protocol and their 95% intervals, as `protocols.csv` and in the terminal (the main
+table a run ends with, and every table `visioneval show` prints)."""
 
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from visioneval import csvcells
 from visioneval.benchmarks.illusionbench.spec import FAMILY, ORIGINAL_FIXED
+from visioneval.core.printed import print_table
 from visioneval.fmt import interval, pct
+from visioneval.terminal import line
 
 CSV_HEADER = ["protocol", "rule", "subset", "shape_recall_pct", "scene_recall_pct", "shape_n",
               "scene_n", "n_errors", "shape_delta_pct", "scene_delta_pct",
@@ -98,53 +99,50 @@ LEGEND = {
 }
 
 
+def with_interval(value: float | None, span: list[float] | None) -> str:
+    """"12.5 [0.0, 25.0]": a recall in percent with its 95% interval."""
+    if value is None:
+        return "-"
+    return f"{pct(value)} [{interval(span, joiner=', ')}]" if span else pct(value)
+
+
+def show_main(metrics: dict[str, Any], model: str, console: Console) -> None:
+    """The table a run ends with: per subset and protocol, each task's recall with its 95%
+    interval and its distance from the original protocol (within 100 columns)."""
+    note = "[95%]: bootstrap over samples, 1000 seeded resamples."
+    if "original" in metrics:
+        note = "Δ: protocol minus original, same model and images (points). " + note
+    found, previous = [], None
+    for r in rows(metrics):
+        found.append([r["subset"] if r["subset"] != previous else "", r["label"],
+                      with_interval(r["shape_recall"], r["shape_ci95"]),
+                      pct(r["shape_delta"], signed=True),
+                      with_interval(r["scene_recall"], r["scene_ci95"]),
+                      pct(r["scene_delta"], signed=True),
+                      f"{_n(r['shape_n'])}/{_n(r['scene_n'])}", str(r["n_errors"])])
+        previous = r["subset"]
+    print_table(console, f"IllusionBench: {model}, recall (percent)",
+                ["set", "protocol", "shape [95%]", "Δ", "scene [95%]", "Δ", "n", "errors"],
+                found, note + " n: shape/scene answers.", numeric_from=2)
+
+
 def show(metrics: dict[str, Any], model: str, console: Console) -> None:
-    """Recalls per subset and protocol with deltas; then the bias view and unlisted labels."""
-    caption = "Δ = protocol minus original, same model and images" if "original" in \
-        metrics else None
-    table = Table(title=f"IllusionBench: {model}, recall in percent", pad_edge=False,
-                  caption=caption)
-    for column in ("set", "protocol", "shape", "Δ", "scene", "Δ ", "n shape/scene", "errors"):
-        table.add_column(column, justify="left" if column in ("set", "protocol") else "right",
-                         no_wrap=True)
-    _add_rows(table, metrics, lambda r: [
-        pct(r["shape_recall"]) or "-", pct(r["shape_delta"], signed=True),
-        pct(r["scene_recall"]) or "-", pct(r["scene_delta"], signed=True),
-        f"{_n(r['shape_n'])}/{_n(r['scene_n'])}", str(r["n_errors"])])
-    console.print(table)
-    show_intervals(metrics, console)
+    """Every IllusionBench table (`visioneval show`): the main table, both tasks pooled,
+    what each protocol is, the bias view and the labels a prompt does not offer."""
+    show_main(metrics, model, console)
     pooled = pooled_rows(metrics)
     if pooled:
-        console.print(_pooled_table(pooled))
+        console.print()
+        print_table(console, "Both tasks pooled, recall (percent)", POOLED_HEADER, pooled,
+                    "interval: bootstrap over images, 1000 seeded resamples", numeric_from=2)
+    console.print()
+    line(console, "Protocols", style="bold")
     for protocol in metrics:
-        console.print(LEGEND[protocol], highlight=False)
+        for text in LEGEND[protocol].splitlines():
+            line(console, text)
     if "original" in metrics:
         show_bias(metrics["original"], console)
     show_not_offered(metrics, console)
-
-
-def _add_rows(table: Table, metrics: dict[str, Any],
-              cells: Callable[[dict[str, Any]], list[str]]) -> None:
-    """One row per protocol (subset and label, then `cells`), a rule between subsets."""
-    previous = None
-    for r in rows(metrics):
-        if previous is not None and r["subset"] != previous:
-            table.add_section()
-        previous = r["subset"]
-        table.add_row(r["subset"], r["label"], *cells(r))
-
-
-def show_intervals(metrics: dict[str, Any], console: Console) -> None:
-    """The 95% interval of each recall above, as its own table: beside the recalls they
-    would not fit 80 columns. "-" where a recall has none (n < 2)."""
-    table = Table(title="95% intervals of the recalls, percent", pad_edge=False,
-                  caption="bootstrap over samples, 1000 seeded resamples")
-    for column in ("set", "protocol", "shape", "scene"):
-        table.add_column(column, justify="left" if column in ("set", "protocol") else "right",
-                         no_wrap=True)
-    _add_rows(table, metrics, lambda r: [interval(r["shape_ci95"]), interval(r["scene_ci95"])])
-    if any(r["shape_ci95"] or r["scene_ci95"] for r in rows(metrics)):
-        console.print(table)
 
 
 POOLED_HEADER = ["protocol", "set", "answers", "images", "recall", "95% interval"]
@@ -167,32 +165,17 @@ def pooled_rows(metrics: dict[str, Any]) -> list[list[str]]:
     return out
 
 
-def _pooled_table(found: list[list[str]]) -> Table:
-    table = Table(title="Both tasks pooled, recall in percent", pad_edge=False,
-                  caption="interval: bootstrap over images, 1000 seeded resamples")
-    for column in POOLED_HEADER:
-        table.add_column(column, justify="left" if column in ("protocol", "set") else "right",
-                         no_wrap=True)
-    for row in found:
-        table.add_row(*row)
-    return table
-
-
 def show_bias(original: dict[str, Any], console: Console) -> None:
     """Where the original rule puts the answers under each prompt (shape/texture/rest)."""
-    table = Table(title="Shape or scene? original rule's buckets, percent", pad_edge=False,
-                  caption="texture: names the scene; rest: neither")
-    for column in ("set", "prompt", "shape", "texture", "rest", "n"):
-        table.add_column(column, justify="left" if column in ("set", "prompt") else "right",
-                         no_wrap=True)
-    for subset, block in original.items():
-        for key, dist in block.get("distribution", {}).items():
-            if "unavailable" in dist:
-                continue
-            table.add_row(subset, key.replace("_", " "), pct(dist["shape"]),
-                          pct(dist["texture"]), pct(dist["rest"]), str(dist["n"]))
-    if table.row_count:
-        console.print(table)
+    found = [[subset, key.replace("_", " "), pct(dist["shape"]), pct(dist["texture"]),
+              pct(dist["rest"]), str(dist["n"])]
+             for subset, block in original.items()
+             for key, dist in block.get("distribution", {}).items() if "unavailable" not in dist]
+    if found:
+        console.print()
+        print_table(console, "Shape or scene? original rule's buckets (percent)",
+                    ["set", "prompt", "shape", "texture", "rest", "n"], found,
+                    "texture: names the scene; rest: neither", numeric_from=2)
 
 
 def show_not_offered(metrics: dict[str, Any], console: Console) -> None:
@@ -203,11 +186,13 @@ def show_not_offered(metrics: dict[str, Any], console: Console) -> None:
         for subset, block in blocks.items():
             for task, labels in block.get("labels_not_offered", {}).items():
                 for label in labels:
-                    line = f"{subset} {task} label '{label}'"
-                    seen.setdefault(line, [])
-                    if family not in seen[line]:
-                        seen[line].append(family)
-    for line, families in seen.items():
-        console.print(f"note: {line} is not among the {' and '.join(families)} prompt's "
+                    text = f"{subset} {task} label '{label}'"
+                    seen.setdefault(text, [])
+                    if family not in seen[text]:
+                        seen[text].append(family)
+    if seen:
+        console.print()
+    for text, families in seen.items():
+        line(console, f"note: {text} is not among the {' and '.join(families)} prompt's "
                       "options; an answer in the offered spelling may score wrong "
-                      "(docs/illusionbench.md, quirks)", highlight=False, soft_wrap=True)
+                      "(docs/illusionbench.md, quirks)")

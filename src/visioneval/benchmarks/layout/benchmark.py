@@ -19,8 +19,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
 from visioneval.benchmarks.layout import captions, tables
 from visioneval.benchmarks.layout.options import LayoutOptions
 from visioneval.benchmarks.layout.pool import MetricPool
@@ -181,10 +179,6 @@ class LayoutRun(Benchmark[LayoutOptions]):
     def write_tables(self, metrics: dict[str, Any], info: RunInfo,
                      directory: Path) -> list[Path]:
         return tables.write(metrics, info, directory, self.options)
-
-    def print_summary(self, metrics: dict[str, Any], info: RunInfo,
-                      console: Console) -> None:
-        tables.show(metrics, self.options.model, console)
 
 
 def _messages(pair: Pair) -> tuple[Message, ...]:

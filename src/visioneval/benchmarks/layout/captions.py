@@ -111,8 +111,7 @@ async def plan(options: LayoutOptions) -> SemanticStep:
     if options.skip_semantic:
         return await asyncio.to_thread(_reuse, options)
     if options.caption_backend is None:
-        return _absent("no captioner: give --caption-backend (openai, ollama, anthropic or "
-                       "blip) and --caption-model")
+        return _absent("no captioner (give --caption-backend and --caption-model)")
     try:
         embedder = await asyncio.to_thread(semantic.make_embedder, options.embedder)
         blip = await asyncio.to_thread(semantic.BlipCaptioner, options.caption_model) \

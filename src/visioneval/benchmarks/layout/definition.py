@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel
+from rich.console import Console
 
 from visioneval.benchmarks.layout.options import LayoutOptions
 from visioneval.benchmarks.layout.tables import LayoutMetrics
@@ -70,6 +71,19 @@ class LayoutDefinition(BenchmarkDefinition):
         from visioneval.benchmarks.layout.sections import sections
 
         return sections(view)
+
+    def print_main_table(self, view: RunData, console: Console) -> None:
+        """Per variant, each headline metric's mean with its 95% interval."""
+        from visioneval.benchmarks.layout.tables import show
+
+        show(view.metrics, str(view.info.options.get("model") or view.model), console)
+
+    def print_tables(self, view: RunData, console: Console) -> None:
+        from visioneval.benchmarks.layout.sections import terminal_sections
+        from visioneval.core.printed import print_sections
+
+        self.print_main_table(view, console)
+        print_sections(terminal_sections(view), console)
 
     def browser_row(self, record: Record) -> dict[str, Any]:
         """The pair, its headline metrics as the answer, its errors and absent metrics as

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
+from visioneval.terminal import line
+
 if TYPE_CHECKING:
     from visioneval.commands.flags import RunFlags
     from visioneval.core.benchmark import Benchmark
@@ -154,10 +156,9 @@ def _benchmark(args: LayoutArgs, output: Output) -> Benchmark:
         log.warning("--ids %s: no such sample", gid)
     directory = args.run_dir()
     if directory is not None and directory != args.out:
-        output.err.print(f"note: --out {args.out} names a results file, as visioneval layout "
+        line(output.err, f"note: --out {args.out} names a results file, as visioneval layout "
                          f"once wrote one: the run goes to the folder {directory} (its "
-                         f"{directory / 'results.json'} holds what that file held)",
-                         highlight=False, soft_wrap=True, markup=False)
+                         f"{directory / 'results.json'} holds what that file held)")
     return benchmark
 
 
@@ -172,14 +173,12 @@ def _closing(directory: Path, code: int, console: Console, err: Console) -> int:
     except (OSError, ValueError):
         return code
     index = directory / tables.VIZ_DIR / "index.html"
-    console.print(f"results: {results} and {directory / tables.RESULTS_CSV}"
-                  + (f"; pictures: {index}" if index.exists() else ""),
-                  highlight=False, soft_wrap=True)
+    line(console, f"results: {results} and {directory / tables.RESULTS_CSV}"
+                  + (f"; pictures: {index}" if index.exists() else ""))
     failed = sum(tables.has_error(s) for s in document.get("samples", []))
     skipped = len(document.get("skipped", []))
     if failed or skipped:
-        err.print(f"[yellow]{failed} sample(s) with a metric error, {skipped} pair(s) "
-                  f"skipped (see the lines above and {results})[/]", highlight=False,
-                  soft_wrap=True)
+        line(err, f"{failed} sample(s) with a metric error, {skipped} pair(s) skipped (see the "
+                  f"lines above and {results})", style="yellow")
         return max(code, 1)
     return code

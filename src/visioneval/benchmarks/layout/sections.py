@@ -26,6 +26,14 @@ def sections(view: RunData) -> list[Section]:
     return [summary, distributions, _problems(view, samples, variants)]
 
 
+def terminal_sections(view: RunData) -> list[Section]:
+    """What `visioneval show` prints after the summary: what was skipped, failed or absent,
+    and where the pictures are (the distributions are charts: on the page only)."""
+    problems = _problems(view, list(tables.run_samples(view.directory, view.info)),
+                         _variants(view))
+    return [Section(problems.title, [*problems.blocks, _viz_link(view)])]
+
+
 def _variants(view: RunData) -> list[str]:
     given = view.info.options.get("variants")
     found = list(view.metrics.get("summary") or {})

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.table import Table
 
 from visioneval.core.runfiles import MetricsBlock
 from visioneval.core.store import RunStore
+from visioneval.terminal import line
 
 if TYPE_CHECKING:
     from visioneval.benchmarks.layout.options import LayoutOptions
@@ -34,11 +34,13 @@ SHOWN = ("canvas_fill", "pixel_fidelity", "semantic_match", "element_count_ratio
 
 
 class MetricStats(MetricsBlock):
-    """One metric over one variant's samples that have it."""
+    """One metric over one variant's samples that have it; `mean_ci95` the mean's 95%
+    bootstrap interval (absent with fewer than 2 samples)."""
 
     mean: float
     median: float
     count: int
+    mean_ci95: tuple[float, float] | None = None
 
 
 class LayoutMetrics(MetricsBlock):
@@ -56,11 +58,15 @@ def has_error(sample: dict[str, Any]) -> bool:
 
 
 def summarize(samples: Iterable[dict[str, Any]], variants: Sequence[str]) -> dict[str, Any]:
-    """metrics.json: {variant: {metric: {mean, median, count}}} and the counts, the same
-    whatever the order of the samples (the journal's is the order they finished in)."""
+    """metrics.json: {variant: {metric: {mean, median, count, mean_ci95}}} and the counts,
+    the same whatever the order of the samples (the journal's is the order they finished
+    in). `mean_ci95`: the mean's 95% bootstrap interval (1000 seeded resamples of the
+    samples), absent with fewer than 2."""
     from visioneval.layout.pipeline import summarise
+    from visioneval.stats.bootstrap import Outcomes
 
     counts = {"samples": 0, "samples_with_metric_error": 0}
+    values: dict[tuple[str, str], Outcomes] = {}
 
     def counted() -> Iterator[dict[str, Any]]:
         for sample in samples:
@@ -68,10 +74,26 @@ def summarize(samples: Iterable[dict[str, Any]], variants: Sequence[str]) -> dic
                 continue
             counts["samples"] += 1
             counts["samples_with_metric_error"] += has_error(sample)
+            for key, value in sample.items():
+                if isinstance(value, int | float) and not isinstance(value, bool):
+                    values.setdefault((sample["variant"], key), Outcomes(1)).add(
+                        str(sample.get("id")), (float(value),))
             yield sample
 
-    summary = summarise(counted(), variants)
+    summary: dict[str, dict[str, dict[str, Any]]] = summarise(counted(), variants)
+    for variant, table in summary.items():
+        for key, stats in table.items():
+            found = values.get((variant, key))
+            if found is not None and len(found) >= 2:
+                stats["mean_ci95"] = _mean_interval(found)
     return {**counts, "summary": summary}
+
+
+def _mean_interval(found: Any) -> list[float]:
+    from visioneval.stats.bootstrap import mean_statistic, summaries
+
+    low, high = summaries(found.matrix(), mean_statistic, ("mean",))["mean"]["ci95"]
+    return [round(low, 4), round(high, 4)]
 
 
 def ordered(samples: Iterable[dict[str, Any]], variants: Sequence[str]) -> list[dict[str, Any]]:
@@ -168,14 +190,20 @@ def write(metrics: dict[str, Any], info: RunInfo, directory: Path,
 
 
 def show(metrics: dict[str, Any], model: str, console: Console) -> None:
-    """The headline metrics per variant: mean, median and count."""
+    """The table a run ends with, one per variant: each headline metric's mean with its 95%
+    interval, median and count."""
+    from visioneval.core.printed import print_table
+
     for variant, table in (metrics.get("summary") or {}).items():
-        view = Table(title=f"{model} / {variant}", title_justify="left")
-        view.add_column("metric")
-        for col in ("mean", "median", "count"):
-            view.add_column(col, justify="right")
+        rows = []
         for key in SHOWN:
             if key in table:
                 s = table[key]
-                view.add_row(key, f"{s['mean']:.4f}", f"{s['median']:.4f}", str(s["count"]))
-        console.print(view)
+                span = s.get("mean_ci95")
+                mean = f"{s['mean']:.4f}" + (f" [{span[0]:.4f}, {span[1]:.4f}]" if span else "")
+                rows.append([key, mean, f"{s['median']:.4f}", str(s["count"])])
+        print_table(console, f"{model} / {variant}", ["metric", "mean [95%]", "median", "n"],
+                    rows)
+    if metrics.get("summary"):
+        line(console, "[95%]: bootstrap over samples, 1000 seeded resamples; n: the samples "
+                      "that have the metric.", style="dim")

@@ -10,8 +10,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
 from visioneval.benchmarks.psychophysics import parse, prompts, tables
 from visioneval.benchmarks.psychophysics.options import EXPERIMENT_NAMES, PsychophysicsOptions
 from visioneval.benchmarks.psychophysics.params import (
@@ -176,7 +174,4 @@ class Psychophysics(Benchmark[PsychophysicsOptions]):
                      directory: Path) -> list[Path]:
         return tables.write_csv(metrics, directory)
 
-    def print_summary(self, metrics: dict[str, Any], info: RunInfo,
-                      console: Console) -> None:
-        tables.show(metrics, f"{self.name}: {info.backend.model}", console)
 

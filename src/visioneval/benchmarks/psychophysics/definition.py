@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
+from rich.console import Console
 
 from visioneval.benchmarks.psychophysics.metrics import PsychophysicsMetrics
 from visioneval.benchmarks.psychophysics.options import PsychophysicsOptions
@@ -57,6 +58,18 @@ class PsychophysicsDefinition(BenchmarkDefinition):
         from visioneval.benchmarks.psychophysics.sections import sections
 
         return sections(view.metrics)
+
+    def print_main_table(self, view: RunData, console: Console) -> None:
+        """The thresholds with their intervals, slope and β; d′ at each yes/no condition's
+        highest level."""
+        from visioneval.benchmarks.psychophysics.tables import show_main
+
+        show_main(view.metrics, f"{self.name}: {view.model}", console)
+
+    def print_tables(self, view: RunData, console: Console) -> None:
+        from visioneval.benchmarks.psychophysics.tables import show
+
+        show(view.metrics, f"{self.name}: {view.model}", console)
 
     def comparison(self, views: Sequence[RunData]) -> ComparisonTable | None:
         from visioneval.benchmarks.psychophysics.sections import comparison

@@ -31,9 +31,11 @@ def sections(metrics: dict[str, Any]) -> list[Section]:
             Charts(charts),
             Note(f"Threshold: the level where the fitted ψ(x) = γ + (1 − γ − λ)·F(x) reaches "
                  f"{metrics['criterion']:g} correct (γ = 1/3, λ fitted within [0, 0.1], F "
-                 f"{metrics['form']}); 95% interval: parametric bootstrap. Slope: dψ/dx at the "
-                 "threshold. \"not reached\": no threshold within the tested levels, never "
-                 "an extrapolation. Points: proportion correct with Wilson 95% intervals.")]
+                 f"{metrics['form']}); 95% interval: parametric bootstrap. Slope at threshold: "
+                 "dψ/dx there (proportion correct per unit of the level); beta: the fitted "
+                 f"{metrics['form']}'s β. \"not reached\": no threshold within the tested "
+                 "levels, never an extrapolation. Points: proportion correct with Wilson 95% "
+                 "intervals.")]
         reasons = tables.threshold_reasons(metrics)
         if reasons:
             blocks.append(Items([f"not reached: {r}" for r in reasons]))

@@ -8,11 +8,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from visioneval.core.printed import print_table
+
 if TYPE_CHECKING:
     from rich.console import Console
 
-THRESHOLD_HEADER = ["feature", "set size", "spread", "threshold", "95% interval", "slope", "lapse",
-                    "trials", "status"]
+THRESHOLD_HEADER = ["feature", "set size", "spread", "threshold", "95% interval",
+                    "slope at threshold", "beta", "lapse", "trials", "status"]
 DPRIME_HEADER = ["experiment", "feature", "set size", "spread", "level", "hits", "false alarms",
                  "d′ [95%]", "c [95%]"]
 
@@ -41,7 +43,8 @@ def threshold_rows(metrics: dict[str, Any]) -> list[list[str]]:
         rows.append([t["feature"], str(t["set_size"]), number(t.get("spread", 0.0)),
                      f"{number(t['threshold'])} {t['unit']}" if reached else "-",
                      span(t.get("threshold_ci95")), number(t.get("slope")),
-                     number(t.get("lapse"), 2), str(t["n_trials"]), t["status"]])
+                     number(t.get("beta")), number(t.get("lapse"), 2), str(t["n_trials"]),
+                     t["status"]])
     return rows
 
 
@@ -87,62 +90,152 @@ def write_csv(metrics: dict[str, Any], directory: Path) -> list[Path]:
 SHORT_UNITS = {"deg": "deg", "dE00": "ΔE00", "log_area_ratio": "ln(area)"}
 
 
-def show(metrics: dict[str, Any], title: str, console: Console) -> None:
-    """The thresholds table, then a d′ table per yes/no experiment, each within 80 columns
-    (set size shown when a run has several; all intervals in thresholds.csv, dprime.csv and
-    the report), then what was not reached and why."""
+def slope_note(form: str) -> str:
+    """What the slope and β columns are: β is the fitted sigmoid's parameter (unit-free for
+    the Weibull, per unit of the level for the logistic), not dψ/dx."""
+    beta = ("the fitted Weibull's β (unit-free)" if form == "weibull" else
+            f"the fitted {form}'s β (per unit of the level)")
+    return f"slope: dψ/dx at the threshold (proportion correct per unit of the level); β: {beta}."
+
+
+def show_main(metrics: dict[str, Any], title: str, console: Console) -> None:
+    """The tables a run ends with (within 100 columns): the thresholds with their 95%
+    intervals, then d′ with its interval at the highest level of each yes/no condition
+    where it was measured."""
+    from visioneval.terminal import line
+
     thresholds = metrics.get("thresholds", [])
-    several = len({t["set_size"] for t in thresholds}) > 1
-    spreads = len({t.get("spread", 0.0) for t in thresholds}) > 1
     if thresholds:
-        _table(console, f"{title}: thresholds at {metrics['criterion']:g} correct "
-               f"({metrics['form']})",
-               ["feature", *(["set size"] if several else []),
-                *(["spread"] if spreads else []), "threshold", "95% interval", "unit",
-                "slope", "lapse", "status"],
-               [[t["feature"], *([str(t["set_size"])] if several else []),
-                 *([number(t.get("spread", 0.0))] if spreads else []),
-                 number(t.get("threshold")), span(t.get("threshold_ci95")),
-                 SHORT_UNITS.get(t["unit"], t["unit"]), number(t.get("slope"), 2),
-                 number(t.get("lapse"), 2), t["status"]] for t in thresholds])
+        several = len({t["set_size"] for t in thresholds}) > 1
+        spreads = len({t.get("spread", 0.0) for t in thresholds}) > 1
+        print_table(console, f"{title}: thresholds at {metrics['criterion']:g} correct "
+                    f"({metrics['form']})",
+                    ["feature", *(["set size"] if several else []),
+                     *(["spread"] if spreads else []), "threshold", "95% interval", "unit",
+                     "slope", "β", "lapse", "status"],
+                    [[t["feature"], *([str(t["set_size"])] if several else []),
+                      *([number(t.get("spread", 0.0))] if spreads else []),
+                      number(t.get("threshold")), span(t.get("threshold_ci95")),
+                      SHORT_UNITS.get(t["unit"], t["unit"]), number(t.get("slope"), 2),
+                      number(t.get("beta"), 2), number(t.get("lapse"), 2), t["status"]]
+                     for t in thresholds], slope_note(metrics["form"]), text=_words(several,
+                                                                                spreads))
     else:
-        console.print(f"{title}: thresholds: {metrics.get('thresholds_unavailable')}")
+        line(console, f"{title}: thresholds: {metrics.get('thresholds_unavailable')}")
+    strongest = highest_levels(metrics.get("detection_theory", []))
+    if strongest:
+        spreads = any(d.get("spread") for d in strongest)
+        console.print()
+        print_table(console, f"{title}: yes/no, d′ at each condition's highest level "
+                    "(heterogeneity: its widest spread)",
+                    ["experiment", "feature", *(["spread"] if spreads else []), "level",
+                     "hits", "FA", "d′ [95%]"],
+                    [[d["experiment"], d["feature"],
+                      *([number(d.get("spread", 0.0))] if spreads else []),
+                      f"{number(d['level'])} {SHORT_UNITS.get(d['unit'], d['unit'])}",
+                      f"{d['hits']}/{d['n_signal']}", f"{d['false_alarms']}/{d['n_noise']}",
+                      _dprime(d)] for d in strongest],
+                    "d′ = z(H) − z(F), log-linear corrected; 95% interval from the "
+                    "large-sample variance. Every level: visioneval show.", numeric_from=2,
+                    text=(5 + spreads,))
+    for reason in threshold_reasons(metrics):
+        line(console, f"not reached: {reason}")
+    line(console, f"{metrics['n']} answered, {metrics['n_errors']} failed requests, "
+                  f"{metrics['n_unparsed']} unparsed")
+
+
+def _words(several: bool, spreads: bool, trials: bool = False) -> tuple[int, int]:
+    """The thresholds table's text columns after the first: the unit and the status."""
+    unit = 3 + several + spreads
+    return (unit, unit + 4 + trials)
+
+
+def highest_levels(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per yes/no experiment, feature and set size: its row at the highest level where d′
+    was measured (else its highest level's, which says why there is none); of the
+    distractor spreads (heterogeneity) the widest, to set beside the presence arrays' d′
+    at no spread."""
+    widest: dict[tuple[Any, ...], float] = {}
+    for d in found:
+        key = (d["experiment"], d["feature"], d["set_size"])
+        widest[key] = max(widest.get(key, 0.0), d.get("spread", 0.0))
+    best: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for d in found:
+        key = (d["experiment"], d["feature"], d["set_size"])
+        if d.get("spread", 0.0) != widest[key]:
+            continue
+        held = best.get(key)
+        if held is None or ("dprime" in d, d["level"]) > ("dprime" in held, held["level"]):
+            best[key] = d
+    return list(best.values())
+
+
+def _dprime(d: dict[str, Any]) -> str:
+    if "dprime" not in d:
+        return d.get("reason", "-")
+    return f"{fixed(d['dprime'])} [{fixed(d['dprime_ci95'][0])}, {fixed(d['dprime_ci95'][1])}]"
+
+
+def show(metrics: dict[str, Any], title: str, console: Console) -> None:
+    """Every table (`visioneval show`): the thresholds, a d′ table per yes/no experiment
+    with every level, the set-size effects and feature against conjunction search, then
+    what was not reached and why."""
+    from visioneval.terminal import line
+
+    thresholds = metrics.get("thresholds", [])
+    if thresholds:
+        several = len({t["set_size"] for t in thresholds}) > 1
+        spreads = len({t.get("spread", 0.0) for t in thresholds}) > 1
+        print_table(console, f"{title}: thresholds at {metrics['criterion']:g} correct "
+                    f"({metrics['form']})",
+                    ["feature", *(["set size"] if several else []),
+                     *(["spread"] if spreads else []), "threshold", "95% interval", "unit",
+                     "slope", "β", "lapse", "trials", "status"],
+                    [[t["feature"], *([str(t["set_size"])] if several else []),
+                      *([number(t.get("spread", 0.0))] if spreads else []),
+                      number(t.get("threshold")), span(t.get("threshold_ci95")),
+                      SHORT_UNITS.get(t["unit"], t["unit"]), number(t.get("slope"), 2),
+                      number(t.get("beta"), 2), number(t.get("lapse"), 2),
+                      str(t["n_trials"]), t["status"]] for t in thresholds],
+                    slope_note(metrics["form"]), text=_words(several, spreads, trials=True))
+    else:
+        line(console, f"{title}: thresholds: {metrics.get('thresholds_unavailable')}")
     found = metrics.get("detection_theory", [])
     several = len({d["set_size"] for d in found}) > 1
     for experiment in dict.fromkeys(d["experiment"] for d in found):
         rows = [d for d in found if d["experiment"] == experiment]
         spreads = len({d.get("spread", 0.0) for d in rows}) > 1
-        _table(console, f"{title}: {experiment} (yes/no): d′ and c",
-               ["feature", *(["set size"] if several else []),
-                *(["spread"] if spreads else []), "level", "hits", "FA", "d′",
-                "d′ 95% interval", "c"],
-               [[d["feature"], *([str(d["set_size"])] if several else []),
-                 *([number(d.get("spread", 0.0))] if spreads else []),
-                 f"{number(d['level'])} {SHORT_UNITS.get(d['unit'], d['unit'])}",
-                 f"{d['hits']}/{d['n_signal']}", f"{d['false_alarms']}/{d['n_noise']}",
-                 fixed(d.get("dprime")),
-                 f"{fixed(d['dprime_ci95'][0])} to {fixed(d['dprime_ci95'][1])}"
-                 if "dprime_ci95" in d else d.get("reason", "-"), fixed(d.get("c"))]
-                for d in rows])
+        console.print()
+        print_table(console, f"{title}: {experiment} (yes/no): d′ and c",
+                    ["feature", *(["set size"] if several else []),
+                     *(["spread"] if spreads else []), "level", "hits", "FA", "d′ [95%]",
+                     "c"],
+                    [[d["feature"], *([str(d["set_size"])] if several else []),
+                      *([number(d.get("spread", 0.0))] if spreads else []),
+                      f"{number(d['level'])} {SHORT_UNITS.get(d['unit'], d['unit'])}",
+                      f"{d['hits']}/{d['n_signal']}", f"{d['false_alarms']}/{d['n_noise']}",
+                      _dprime(d), fixed(d.get("c"))] for d in rows])
     sizes = metrics.get("set_size", [])
     if sizes:
-        _table(console, f"{title}: set size (proportion correct per doubling)",
-               ["experiment", "feature", "set sizes", "points/doubling", "95% interval"],
-               [[s["experiment"], s["feature"], ",".join(map(str, s["set_sizes"])),
-                 f"{100 * s['points_per_doubling']:+.1f}",
-                 span([100 * v for v in s["points_ci95"]])] for s in sizes])
+        console.print()
+        print_table(console, f"{title}: set size (proportion correct per doubling)",
+                    ["experiment", "feature", "set sizes", "points/doubling", "95% interval"],
+                    [[s["experiment"], s["feature"], ",".join(map(str, s["set_sizes"])),
+                      f"{100 * s['points_per_doubling']:+.1f}",
+                      span([100 * v for v in s["points_ci95"]])] for s in sizes])
+    diffs = metrics.get("conjunction_vs_feature", [])
+    if diffs:
+        console.print()
+        print_table(console, f"{title}: feature against conjunction search",
+                    ["set size", "feature condition", "feature", "conjunction",
+                     "difference [95%]", "p (Fisher)"],
+                    [[str(c["set_size"]), c["feature_condition"], fixed(c["feature"]),
+                      fixed(c["conjunction"]),
+                      f"{fixed(c['difference'])} [{fixed(c['difference_ci95'][0])}, "
+                      f"{fixed(c['difference_ci95'][1])}]", f"{c['p_value']:.3g}"]
+                     for c in diffs], numeric_from=2)
+    console.print()
     for reason in threshold_reasons(metrics):
-        console.print(f"not reached: {reason}")
-    console.print(f"{metrics['n']} answered, {metrics['n_errors']} failed requests, "
+        line(console, f"not reached: {reason}")
+    line(console, f"{metrics['n']} answered, {metrics['n_errors']} failed requests, "
                   f"{metrics['n_unparsed']} unparsed")
-
-
-def _table(console: Console, title: str, header: list[str], rows: list[list[str]]) -> None:
-    from rich.table import Table
-
-    table = Table(title=title, title_justify="left", pad_edge=False, box=None)
-    for i, column in enumerate(header):
-        table.add_column(column, justify="left" if i == 0 else "right")
-    for row in rows:
-        table.add_row(*row)
-    console.print(table)

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
-from rich.console import Console
 
 from visioneval import excerpts as stored
 from visioneval.benchmarks.salbench import tables
@@ -219,10 +218,6 @@ class SalBench(Benchmark[SalBenchOptions]):
     def write_tables(self, metrics: dict[str, Any], info: RunInfo,
                      directory: Path) -> list[Path]:
         return tables.write(metrics, self.label(info), directory)
-
-    def print_summary(self, metrics: dict[str, Any], info: RunInfo,
-                      console: Console) -> None:
-        tables.show(metrics, self.label(info), console)
 
 
 def _row_problem(spec: ConfigSpec, values: dict[str, Any]) -> str | None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
+from rich.console import Console
 
 from visioneval import fmt
 from visioneval.benchmarks.salbench.metrics import SalBenchMetrics
@@ -277,11 +278,26 @@ class SalBenchDefinition(BenchmarkDefinition):
     def unparsed(self, metrics: dict[str, Any]) -> int | None:
         return sum(block.get("strict", {}).get("n_unparsed", 0) for block in metrics.values())
 
+    def print_main_table(self, view: RunData, console: Console) -> None:
+        """Per config: EM and macro F1 of the headline parser with their 95% intervals."""
+        from visioneval.benchmarks.salbench.tables import show_main
+
+        show_main(view.metrics, _label(view), console)
+
+    def print_tables(self, view: RunData, console: Console) -> None:
+        from visioneval.benchmarks.salbench.tables import show
+
+        show(view.metrics, _label(view), console)
+
     def foreign_logs(self) -> dict[str, ForeignReader]:
         """lmms-eval's salbench samples logs (`visioneval rescore --from lmms-eval`)."""
         from visioneval.benchmarks.salbench.lmms_eval import SalBenchLmmsEval
 
         return {"lmms-eval": SalBenchLmmsEval()}
+
+
+def _label(view: RunData) -> dict[str, Any]:
+    return {"model": view.model, "shots": view.info.options.get("shots", 0)}
 
 
 def confusions(records: Iterable[Record], classes: dict[str, list[str]]

@@ -1,5 +1,6 @@
 """Paper-style tables: Table 1's shape (macro F1, percent, one decimal) and the same
-layout for exact match, plus the terminal view with both parsers side by side."""
+layout for exact match; the terminal's main table (EM and F1 with their intervals) and
+every other table `visioneval show` prints."""
 
 from __future__ import annotations
 
@@ -7,14 +8,14 @@ import io
 from pathlib import Path
 from typing import Any
 
-from rich import box
 from rich.console import Console
-from rich.table import Table
 
 from visioneval import csvcells
 from visioneval.benchmarks.salbench.metrics import NO_DIFFICULTY
 from visioneval.benchmarks.salbench.spec import CONFIGS
+from visioneval.core.printed import print_table
 from visioneval.fmt import interval, pct
+from visioneval.terminal import line
 
 # Column -> config, in the order of MikeWise2718/salbench's results CSV
 # (`docs/evaluation_plan_v2.md`, "Output Format").
@@ -128,61 +129,106 @@ TARGET_ABSENT_NOTE = ("Target-absent scenes (every object alike, answer \"None\"
 SHORT_TASK = {"D": "Detection", "R": "Referring", "VR": "Visual Ref."}
 
 
-def show(metrics: dict[str, Any], label: dict[str, Any], console: Console) -> None:
-    """One row per config: task and image set, counts, then EM and macro F1 per parser."""
-    caption = ("P3 synthetic, O3 natural. EM exact match; F1 the paper's macro F1. strict: "
-               "the reference parser (headline); lenient: forgives format.")
+def _families(block: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """A config's rows: the headline, then a second prompt family's answers (--prompt both)
+    under its name, indented."""
+    return [("", block), *[(f" {family}", other)
+                           for family, other in (block.get("by_prompt") or {}).items()]]
+
+
+def with_interval(block: dict[str, Any], metric: str) -> str:
+    """"87.5 [62.5, 100.0]": the metric in percent with its 95% interval."""
+    value = percent(block, metric)
+    if not value:
+        return "-"
+    span = block.get(f"{metric}_ci95")
+    return f"{value} [{interval(span, joiner=', ')}]" if span else value
+
+
+MAIN_CAPTION = ("P3 synthetic, O3 natural. EM exact match; F1 the paper's macro F1; strict "
+                "parser (the reference). [95% interval]: bootstrap over samples, 1000 seeded "
+                "resamples.")
+
+
+def show_main(metrics: dict[str, Any], label: dict[str, Any], console: Console) -> None:
+    """The table a run ends with: per config, its counts and EM and macro F1 of the headline
+    parser with their 95% intervals (within 100 columns)."""
+    note = MAIN_CAPTION
     if any(block.get("by_prompt") for block in metrics.values()):
-        caption += " Indented: the same rows with lmms-eval's prompt (--prompt both)."
-    table = Table(title=f"SalBench: {label['model']}, {label['shots']}-shot (percent)",
-                  caption=caption,
-                  pad_edge=False, box=box.SIMPLE_HEAVY, collapse_padding=True)  # fits 80 columns
-    for column in ("task", "set", "n", "errors", "unparsed", "EM\nstrict", "F1\nstrict",
-                   "EM\nlenient", "F1\nlenient"):
-        table.add_column(column, justify="left" if column in ("task", "set") else "right",
-                         no_wrap=True, min_width=5 if column.startswith(("EM", "F1")) else None)
+        note += " Indented: the same rows with lmms-eval's prompt (--prompt both)."
+    rows = []
     for config, block in metrics.items():
         spec = CONFIGS[config]
-        # The headline, then a second prompt family's answers (--prompt both), indented.
-        for task, parsers in ((SHORT_TASK[spec.task], block),
-                              *[(f" {family}", other) for family, other
-                                in (block.get("by_prompt") or {}).items()]):
+        for name, parsers in _families(block):
+            strict = parsers["strict"]
+            rows.append([name or config, "" if name else SHORT_TASK[spec.task],
+                         str(strict["n"]), str(strict["n_errors"]), str(strict["n_unparsed"]),
+                         with_interval(strict, "exact_match"),
+                         with_interval(strict, "macro_f1")])
+    print_table(console, f"SalBench: {label['model']}, {label['shots']}-shot (percent)",
+                ["config", "task", "n", "errors", "unparsed", "EM [95%]", "F1 [95%]"], rows,
+                note, numeric_from=2)
+
+
+def show(metrics: dict[str, Any], label: dict[str, Any], console: Console) -> None:
+    """Every SalBench table (`visioneval show`): the main table, both parsers side by side,
+    the false alarms on target-absent scenes, the tasks pooled, the protocols and the
+    prompt effect, and the results by difficulty."""
+    show_main(metrics, label, console)
+    note = ("strict: the reference parser (headline); lenient: forgives format. EM exact "
+            "match; F1 the paper's macro F1.")
+    if any(block.get("by_prompt") for block in metrics.values()):
+        note += " Indented: the same rows with lmms-eval's prompt (--prompt both)."
+    rows = []
+    for config, block in metrics.items():
+        spec = CONFIGS[config]
+        for name, parsers in _families(block):
             strict, lenient = parsers["strict"], parsers["lenient"]
-            table.add_row(task, spec.dataset, str(strict["n"]),
-                          str(strict["n_errors"]), str(strict["n_unparsed"]),
-                          percent(strict, "exact_match") or "-",
-                          percent(strict, "macro_f1") or "-",
-                          percent(lenient, "exact_match") or "-",
-                          percent(lenient, "macro_f1") or "-")
-    console.print(table)
-    for line in target_absent_lines(metrics):
-        console.print(line, highlight=False, soft_wrap=True)
-    rows = interval_rows(metrics)
-    header = ["config", "prompt", "EM", "EM 95%", "F1", "F1 95%"]
-    if not any(block.get("by_prompt") for block in metrics.values()):
-        header, rows = [header[0], *header[2:]], [[r[0], *r[2:]] for r in rows]
-    console.print(_simple("95% intervals (strict parser, percent)", header, rows,
-                          caption="bootstrap over samples, 1000 seeded resamples"))
+            rows.append([name or SHORT_TASK[spec.task], spec.dataset, str(strict["n"]),
+                         str(strict["n_errors"]), str(strict["n_unparsed"]),
+                         percent(strict, "exact_match") or "-",
+                         percent(strict, "macro_f1") or "-",
+                         percent(lenient, "exact_match") or "-",
+                         percent(lenient, "macro_f1") or "-"])
+    console.print()
+    print_table(console, "Both parsers (percent)",
+                ["task", "set", "n", "errors", "unparsed", "EM\nstrict", "F1\nstrict",
+                 "EM\nlenient", "F1\nlenient"], rows, note, numeric_from=2)
+    lines = target_absent_lines(metrics)
+    if lines:
+        console.print()
+        line(console, "Target-absent scenes", style="bold")
+        for text in lines:
+            line(console, text)
+        line(console, TARGET_ABSENT_NOTE, style="dim")
     pooled = pooled_rows(metrics)
     if pooled:
-        console.print(_simple("Tasks pooled per image set (strict parser, percent)",
-                              POOLED_HEADER, pooled,
-                              caption="intervals: bootstrap over scenes (each with all its "
-                              "tasks' answers), 1000 seeded resamples"))
-    console.print(protocol_table(metrics))
+        console.print()
+        print_table(console, "Tasks pooled per image set (strict parser, percent)",
+                    POOLED_HEADER, pooled, "intervals: bootstrap over scenes (each with all "
+                    "its tasks' answers), 1000 seeded resamples")
+    console.print()
+    columns = protocol_columns(metrics)
+    note = ("headline = the paper's F1; sample F1 is not the paper's; lmms-eval O3 averages 3 "
+            "of 7 classes (docs/salbench.md)")
+    if len(columns) > len(PROTOCOL_COLUMNS):
+        note += "; lmms-eval prompt: the second request family (--prompt both)"
+    print_table(console, "Why published numbers differ (percent)",
+                ["config", *map(_two_lines, columns.values())], protocol_rows(metrics), note)
     header, rows = prompt_effect_rows(metrics, compact=True)
     if rows:
-        console.print(_simple("Prompt effect: the same rows under both prompts (percent)",
-                              header, rows, caption="McNemar's exact p on EM; paired "
-                              "bootstrap 95% interval of the F1 difference; * significant "
-                              "at 5%"))
+        console.print()
+        print_table(console, "Prompt effect: the same rows under both prompts (percent)",
+                    list(map(_two_lines, header)), rows, "McNemar's exact p on EM; paired "
+                    "bootstrap 95% interval of the F1 difference; * significant at 5%")
     levels = difficulty_rows(metrics)
+    console.print()
     if levels:
-        console.print(_simple("SalBench by difficulty (strict parser, percent)",
-                              ["config", "difficulty", "n", "errors", "EM", "F1"], levels))
+        print_table(console, "SalBench by difficulty (strict parser, percent)",
+                    ["config", "difficulty", "n", "errors", "EM", "F1"], levels,
+                    numeric_from=2)
     else:
-        console.print("By difficulty: not available: " + NO_DIFFICULTY + ".", highlight=False,
-                      soft_wrap=True)
+        line(console, "By difficulty: not available: " + NO_DIFFICULTY + ".")
 
 
 PROTOCOL_COLUMNS = {
@@ -228,16 +274,6 @@ def protocol_rows(metrics: dict[str, Any]) -> list[list[str]]:
         view = block.get("protocols") or {}
         rows.append([config, *[pct(view.get(key)) or "-" for key in columns]])
     return rows
-
-
-def protocol_table(metrics: dict[str, Any]) -> Table:
-    columns = protocol_columns(metrics)
-    caption = ("headline = the paper's F1; sample F1 is not the paper's; lmms-eval O3 "
-               "averages 3 of 7 classes (docs/salbench.md)")
-    if len(columns) > len(PROTOCOL_COLUMNS):
-        caption += "; lmms-eval prompt: the second request family (--prompt both)"
-    return _simple("Why published numbers differ (percent)",
-                   ["config", *columns.values()], protocol_rows(metrics), caption=caption)
 
 
 PROMPT_EFFECT_HEADER = ["config", "pairs", "EM {a}", "EM {b}", "EM Δ", "McNemar p",
@@ -347,20 +383,8 @@ def difficulty_rows(metrics: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
-def _simple(title: str, header: list[str], rows: list[list[str]],
-            caption: str | None = None) -> Table:
-    table = Table(title=title, caption=caption, pad_edge=False, box=box.SIMPLE_HEAVY,
-                  collapse_padding=True)
-    for i, column in enumerate(header):
-        table.add_column(_two_lines(column), justify="left" if i == 0 or column == "difficulty"
-                         else "right")
-    for row in rows:
-        table.add_row(*row)
-    return table
-
-
 def _two_lines(header: str) -> str:
-    """A long column name broken at the space nearest its middle (fits 80 columns)."""
+    """A long column name broken at the space nearest its middle (a narrower column)."""
     spaces = [i for i, ch in enumerate(header) if ch == " "]
     if len(header) <= 7 or not spaces:
         return header

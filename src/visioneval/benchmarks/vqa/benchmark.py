@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
-from rich.console import Console
 
 from visioneval import excerpts as stored
 from visioneval.benchmarks.vqa import data, judging, metrics, prompts, scorers, tables
@@ -234,10 +233,6 @@ class Vqa(Benchmark[VqaOptions]):
     def write_tables(self, metrics: dict[str, Any], info: RunInfo,
                      directory: Path) -> list[Path]:
         return [tables.write(metrics, info.backend.model, directory)]
-
-    def print_summary(self, metrics: dict[str, Any], info: RunInfo,
-                      console: Console) -> None:
-        tables.show(metrics, info.backend.model, console)
 
 
 def _short(value: Any, limit: int = 60) -> str:

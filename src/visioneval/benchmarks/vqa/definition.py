@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
+from rich.console import Console
 
 from visioneval import fmt
 from visioneval.benchmarks.vqa import tables
@@ -18,6 +19,7 @@ from visioneval.core.headline import Headline, from_block
 from visioneval.core.marks import percent
 from visioneval.core.records import Record
 from visioneval.core.view import RunData
+from visioneval.terminal import line
 
 NOTES = {
     "exact": "exact: the answer equals the target (or one of the targets) once both are "
@@ -97,6 +99,16 @@ class VqaDefinition(BenchmarkDefinition):
                 names, {"accuracy": accuracy}, f"{scorer} accuracy per group", "percent",
                 intervals={"accuracy": spans})]))
         return [Section("Results (percent)", [Table(header, rows), *chart, *notes])]
+
+    def print_main_table(self, view: RunData, console: Console) -> None:
+        tables.show(view.metrics, view.model, console)
+
+    def print_tables(self, view: RunData, console: Console) -> None:
+        """The main table, then what its scorer does."""
+        tables.show(view.metrics, view.model, console)
+        note = NOTES.get(view.metrics.get("scorer", ""))
+        if note:
+            line(console, note, style="dim")
 
     def browser_row(self, record: Record) -> dict[str, Any]:
         """The target and the answer read (for choice, letter and option text); the

@@ -1,5 +1,5 @@
 """The results table: one row per group and one overall, with accuracy's 95% interval, as a
-CSV beside metrics.json and as the terminal view at the end of a run (fits 80 columns)."""
+CSV beside metrics.json and as the table a run ends with."""
 
 from __future__ import annotations
 
@@ -7,11 +7,10 @@ import io
 from pathlib import Path
 from typing import Any
 
-from rich import box
 from rich.console import Console
-from rich.table import Table
 
 from visioneval import csvcells
+from visioneval.core.printed import print_table
 from visioneval.fmt import interval, pct
 
 HEADER = ["model", "group", "n", "errors", "unparsed", "ambiguous", "accuracy"]
@@ -48,23 +47,23 @@ def write(metrics: dict[str, Any], model: str, directory: Path) -> Path:
 
 
 def show(metrics: dict[str, Any], model: str, console: Console) -> None:
+    """The table a run ends with: accuracy and its 95% interval per group (percent)."""
     scorer = metrics.get("scorer", "?")
-    table = Table(title=f"vqa: {model}, {scorer} scorer (percent)",
-                  caption="unparsed answers count as wrong",
-                  pad_edge=False, box=box.SIMPLE_HEAVY, collapse_padding=True)
-    columns = ["group", "n", "errors", "unparsed", "accuracy", "95% interval"]
+    columns = ["group", "n", "errors", "unparsed", "accuracy [95%]"]
     if scorer == "set":
         columns += ["macro F1"]
-    for column in columns:
-        table.add_column(column, justify="left" if column == "group" else "right",
-                         overflow="fold", max_width=28 if column == "group" else None)
+    found = []
     for name, b in blocks(metrics):
         unparsed = str(b.get("n_unparsed", 0))
         if b.get("n_ambiguous"):
             unparsed += f" ({b['n_ambiguous']} ambiguous)"
-        cells = [name, str(b.get("n", 0)), str(b.get("n_errors", 0)), unparsed,
-                 pct(b.get("accuracy"), missing="-"), interval(b.get("accuracy_ci95"))]
+        accuracy = pct(b.get("accuracy"), missing="-")
+        if b.get("accuracy_ci95"):
+            accuracy += f" [{interval(b['accuracy_ci95'], joiner=', ')}]"
+        cells = [name, str(b.get("n", 0)), str(b.get("n_errors", 0)), unparsed, accuracy]
         if scorer == "set":
             cells.append(pct(b.get("macro_f1"), missing="-"))
-        table.add_row(*cells)
-    console.print(table)
+        found.append(cells)
+    print_table(console, f"vqa: {model}, {scorer} scorer (percent)", columns, found,
+                "Unparsed answers count as wrong. [95%]: bootstrap over samples, 1000 seeded "
+                "resamples.")

@@ -1,0 +1,50 @@
+"""`visioneval show RUN_DIR`: every table of a run in the terminal, read from its directory
+alone (the benchmark's definition by the trust rule, never code the run names): the
+benchmark's tables (`BenchmarkDefinition.print_tables`), the variants' paired tests, then
+the run's counts, cost and where its report is."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from visioneval.core.rundir import RunView
+from visioneval.report.cost import cost_line
+from visioneval.terminal import line
+
+
+def show(view: RunView, console: Console) -> None:
+    info = view.info
+    status = f" ({info.status})" if info.status else ""
+    line(console, f"{view.title}, {view.directory}{status}", style="bold")
+    if not view.has_records:
+        line(console, "no sample was recorded, so there are no tables")
+    else:
+        view.shown.print_tables(view, console)
+        _variants(view, console)
+    console.print()
+    counts = info.counts
+    if counts is not None:
+        line(console, f"{counts.records} samples recorded ({counts.errors} errors, "
+                      f"{counts.skipped_rows} rows skipped, {counts.cache_hits} from cache)")
+    if info.stopping is not None:
+        line(console, info.stopping.line())
+    line(console, cost_line(counts.cost if counts is not None else None))
+    page = view.directory / "report.html"
+    if page.is_file():
+        line(console, f"report: {page}")
+
+
+def _variants(view: RunView, console: Console) -> None:
+    """The variants' paired table and the lines on answering without the image."""
+    from visioneval.variants import shown
+    from visioneval.variants.summary import read
+
+    try:
+        summary = read(view.directory)
+    except ValueError as exc:
+        console.print()
+        line(console, f"variants: {exc}")
+        return
+    if summary is not None:
+        console.print()
+        shown.show(summary, console)
