@@ -160,9 +160,9 @@ def test_a_request_answered_twice_keeps_its_first_success(serve, synth_data, tmp
     result = _run(server, synth_data, run, "--batch", "--no-cache", backend=backend)
     records = journal(run)
     assert len(records) == 24 and not [r for r in records if r["response"]["error"]]
-    said = [ln for ln in result.stderr.splitlines() if "more than once" in ln]
-    assert len(said) == 1 and "5 request(s)" in said[0], result.stderr
-    assert "the first success of each is kept" in said[0]
+    said = flat(result.stderr)
+    assert said.count("more than once") == 1 and "5 request(s) more than once" in said, said
+    assert "the first success of each is kept" in said
     # Nothing left to send again: a resume pays for nothing.
     _resume(server, run, backend)
     assert server.batch_apis.book.batches == 1
@@ -320,8 +320,9 @@ def test_a_batch_id_no_url_may_hold_stops_the_run_in_one_line_and_is_never_polle
     result = invoke(*_args(server, synth_data, run, "--batch", "--no-cache",
                            backend=backend))
     assert result.exit_code == 2, result.stderr
-    said = [ln for ln in result.stderr.splitlines() if "../files/file-1/content" in ln]
-    assert len(said) == 1 and "is not one" in said[0], result.stderr
+    said = flat(result.stderr)
+    assert said.count("../files/file-1/content") == 1, said
+    assert "'../files/file-1/content' as a batch id, which is not one" in said
     assert "Traceback" not in result.stderr
     book = server.batch_apis.book
     assert book.polls == 0 and not book.file_reads
@@ -347,8 +348,9 @@ def test_a_recorded_batch_id_no_url_may_hold_is_taken_as_lost_on_resume(serve, s
     (run / "samples.jsonl").write_text("")
     polls, reads = server.batch_apis.book.polls, sum(server.batch_apis.book.file_reads.values())
     result = _resume(server, run)
-    said = [ln for ln in result.stderr.splitlines() if "taken as lost" in ln]
-    assert len(said) == 1 and "../files/file-1/content" in said[0], result.stderr
+    said = flat(result.stderr)
+    assert said.count("taken as lost") == 1, said
+    assert "'../files/file-1/content' as a batch id" in said
     book = server.batch_apis.book
     assert book.batches == 2 and book.polls == polls + 1
     assert sum(book.file_reads.values()) == reads + 1 and not book.file_reads["file-1"]
