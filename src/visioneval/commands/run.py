@@ -154,7 +154,7 @@ def report(result: SessionResult, benchmark: Benchmark, output: Output) -> int:
     if output.report:
         from visioneval.report.page import try_write_report  # only when a page is written
 
-        page = try_write_report(result.directory)
+        page = try_write_report(result.directory, thumbnails=result.thumbnails)
     if page is not None:
         console.print(f"report: [bold]{page}[/]", highlight=False, soft_wrap=True)
     if stats.error_reasons:
