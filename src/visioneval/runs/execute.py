@@ -40,8 +40,8 @@ from visioneval.shards import Shard
 
 if TYPE_CHECKING:
     from visioneval.cost.budget import Budget
-    from visioneval.report.early import EarlyPage
     from visioneval.engine.batch_runner import BatchSetup
+    from visioneval.report.early import EarlyPage
 
 
 def run_directory(request: RunRequest) -> Path:
