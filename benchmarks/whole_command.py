@@ -20,6 +20,7 @@ For each run:
     uv run python benchmarks/whole_command.py --before /tmp/before/src   # alternated
     uv run python benchmarks/whole_command.py --phases            # where the end goes
     uv run python benchmarks/whole_command.py --no-report         # the same without a page
+    uv run python benchmarks/whole_command.py --rss-sweep --n 4000    # peak RSS, N/4 to N
 
 `--before SRC` runs another checkout's src/ (e.g. `git archive COMMIT src | tar -x -C
 /tmp/before`) alternately with this one, so both see the same load on a shared machine.
@@ -41,7 +42,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from throughput import ENV, LATENCY, make_small, start_server
+from throughput import ENV, LATENCY, _peak_rss_mb, make_small, start_server
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -64,9 +65,14 @@ def timed(owner, name, label=None):
 
 from visioneval import session
 from visioneval.commands import run as command
+from visioneval.core import store
 from visioneval.report import page, templating, thumbs
 from visioneval.benchmarks.salbench import benchmark, definition
+from visioneval.stats import bootstrap
 timed(session, "finish")
+timed(bootstrap, "replicates", "finish: summarize: bootstrap resamples")
+timed(store.RunStore, "latest_lines", "journal: latest lines")
+timed(store.RunStore, "open", "run.json read")
 timed(benchmark.SalBench, "summarize", "finish: summarize")
 timed(benchmark.SalBench, "write_tables", "finish: write_tables")
 timed(command, "report", "report (printed summary and page)")
@@ -98,6 +104,7 @@ class Run:
     cpu_before: float  # up to the session's start
     cpu_request: float  # the session's cpu_seconds
     load: float  # 1-minute load average at the start
+    rss: float  # peak RSS MB (VmHWM)
     phases: list | None = None
 
     @property
@@ -126,17 +133,20 @@ def _cpu_ticks(pid: int) -> float | None:
 
 
 def _watch(pid: int, run_json: Path, found: dict, stop: threading.Event) -> None:
-    """Note when run.json first holds a session (its mtime) and the CPU at that moment."""
+    """Note when run.json first holds a session (its mtime) and the CPU at that moment;
+    then the process's peak RSS until it exits."""
+    found["rss"] = 0.0
     while not stop.is_set():
-        try:
-            text = run_json.read_text()
-            if '"sessions": [\n' in text or '"sessions":[{' in text:
-                found["session_start"] = run_json.stat().st_mtime_ns / 1e9
-                found["cpu_before"] = _cpu_ticks(pid)
-                return
-        except OSError:
-            pass
-        time.sleep(0.002)
+        if "session_start" not in found:
+            try:
+                text = run_json.read_text()
+                if '"sessions": [\n' in text:
+                    found["session_start"] = run_json.stat().st_mtime_ns / 1e9
+                    found["cpu_before"] = _cpu_ticks(pid)
+            except OSError:
+                pass
+        found["rss"] = max(found["rss"], _peak_rss_mb(pid) or 0.0)
+        time.sleep(0.002 if "session_start" not in found else 0.02)
 
 
 def run_once(label: str, cmd: list[str], env: dict[str, str], out_dir: Path, n: int,
@@ -167,7 +177,7 @@ def run_once(label: str, cmd: list[str], env: dict[str, str], out_dir: Path, n: 
     return Run(label, session["finished"], concurrency, ended - started,
                found["session_start"] - started, session["seconds"],
                usage.ru_utime + usage.ru_stime, found["cpu_before"] or 0.0,
-               session["cpu_seconds"], load, phases)
+               session["cpu_seconds"], load, found["rss"], phases)
 
 
 def command(url: str, data: Path, out_dir: Path, cache: Path, concurrency: int,
@@ -182,16 +192,17 @@ def summary(runs: list[Run]) -> str:
     """One line per run, then the medians and the spread."""
     head = ("| run | load | whole s | startup s | request s | after last answer s | "
             "limit / whole | limit / startup excluded | limit / request | CPU s | "
-            "CPU after last answer s |")
-    lines = [head, "|" + "---|" * 11]
+            "CPU after last answer s | peak RSS MB |")
+    lines = [head, "|" + "---|" * 12]
 
     def row(name: str, load: float, values: list[float]) -> str:
         return f"| {name} | {load:.1f} | " + " | ".join(
-            f"{v:.3f}" if i in (4, 5, 6) else f"{v:.2f}" for i, v in enumerate(values)) + " |"
+            f"{v:.3f}" if i in (4, 5, 6) else f"{v:.0f}" if i == 9 else f"{v:.2f}"
+            for i, v in enumerate(values)) + " |"
 
     def values(r: Run) -> list[float]:
         return [r.wall, r.startup, r.request, r.tail, r.limit / r.wall,
-                r.limit / r.after_start, r.limit / r.request, r.cpu, r.cpu_tail]
+                r.limit / r.after_start, r.limit / r.request, r.cpu, r.cpu_tail, r.rss]
 
     for i, r in enumerate(runs, 1):
         lines.append(row(f"{r.label} {i}", r.load, values(r)))
@@ -205,12 +216,46 @@ def summary(runs: list[Run]) -> str:
 
 def show_phases(run: Run) -> str:
     """The end-of-run steps of one run, from the session's end (first step) to the exit."""
-    marks = run.phases or []
+    marks = [m for m in run.phases or [] if m[1] >= min(m[1] for m in run.phases or []
+                                                       if m[0] == "finish")]
     first = min(m[1] for m in marks)
-    lines = ["| step | starts at s | wall s | CPU s |", "|---|---:|---:|---:|"]
+    steps: dict[str, list[float]] = {}
     for name, start, wall, cpu in sorted(marks, key=lambda m: m[1]):
-        lines.append(f"| {name} | {start - first:.3f} | {wall:.3f} | {cpu:.3f} |")
+        step = steps.setdefault(name, [start - first, 0.0, 0.0, 0])
+        step[1] += wall
+        step[2] += cpu
+        step[3] += 1
+    lines = ["| step | starts at s | calls | wall s | CPU s |", "|---|---:|---:|---:|---:|"]
+    for name, (start, wall, cpu, calls) in steps.items():
+        lines.append(f"| {name} | {start:.3f} | {calls} | {wall:.3f} | {cpu:.3f} |")
     return "\n".join(lines)
+
+
+def rss_sweep(args: argparse.Namespace) -> None:
+    """Peak RSS of the whole command, report included, as N grows: flat when nothing is
+    kept per sample."""
+    rows = ["| client | N | peak RSS MB | after last answer s |", "|---|---:|---:|---:|"]
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        server, url = start_server()
+        try:
+            for size in (args.n // 4, args.n // 2, args.n):
+                data = make_small(work / f"data-{size}", size)
+                envs = [("this", dict(ENV))]
+                if args.before is not None:
+                    envs.insert(0, ("before", ENV | {"PYTHONPATH": str(args.before.resolve())}))
+                for name, env in envs:
+                    out_dir, cache = work / f"run-{name}-{size}", work / f"cache-{name}-{size}"
+                    cmd = [sys.executable, "-m", "visioneval",
+                           *command(url, data, out_dir, cache, args.concurrency,
+                                    not args.no_report)]
+                    r = run_once(name, cmd, env, out_dir, size, args.concurrency)
+                    rows.append(f"| {name} | {size} | {r.rss:.0f} | {r.tail:.2f} |")
+                    print(rows[-1], file=sys.stderr)
+        finally:
+            server.terminate()
+            server.wait()
+    print("\n".join(rows))
 
 
 def main() -> None:
@@ -223,7 +268,12 @@ def main() -> None:
                         help="another checkout's src/, run alternately with this one")
     parser.add_argument("--phases", action="store_true",
                         help="one more run with its end-of-run steps timed")
+    parser.add_argument("--rss-sweep", action="store_true",
+                        help="peak RSS at N/4, N/2 and N samples instead (one run each)")
     args = parser.parse_args()
+    if args.rss_sweep:
+        rss_sweep(args)
+        return
     here_env = dict(ENV)
     variants = [("this", here_env)]
     if args.before is not None:

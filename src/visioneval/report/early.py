@@ -5,8 +5,10 @@ one core busy a tenth of the time. The page drawn after the last answer used to 
 data again for its thumbnails, import its modules and compile its templates then; here the
 thumbnails the page will likely show are made from the samples' own bytes as their records
 are journaled (in one worker thread: Pillow lets go of the GIL while it decodes, so the
-event loop is not held), and the page's modules and templates are loaded once the first
-answer is in. Nothing is written: the thumbnails wait in memory (a bounded number, whatever
+event loop is not held), and the modules the end of the run imports and the page's
+templates are loaded in the event loop, one at a time, while it waits for the second wave
+of answers (an import holds the GIL throughout: in a thread it would make the loop wait for
+it at every answer). Nothing is written: the thumbnails wait in memory (a bounded number, whatever
 the run's size) until the page takes them, and a killed run loses nothing but time.
 
 Which images the page shows is known only at the end (`page.browser_data`): the first
@@ -19,9 +21,10 @@ of more samples than a page embeds)."""
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 import logging
-import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -32,6 +35,10 @@ from visioneval.report.selection import KINDS, priority
 from visioneval.report.thumbs import RUN_END_THUMBS, thumbnail
 
 log = logging.getLogger(__name__)
+
+WARM_AFTER_S = 0.05
+"""The loading starts this long after the first answer: the rest of the first wave (sent
+together, answered together) is in by then, and the next is a model's latency away."""
 
 PENDING_BYTES = 32_000_000
 """The encoded images waiting for their thumbnail hold at most this many bytes (a wave of
@@ -56,7 +63,7 @@ class EarlyPage:
         self._jobs: dict[str, Future[str]] = {}
         self._pending: dict[Future[str], int] = {}  # waiting: the bytes each holds
         self._pool: ThreadPoolExecutor | None = None
-        self._warm: threading.Thread | None = None
+        self._warm: list[Callable[[], object]] | None = None  # loading steps left
 
     def recorded(self, sample: Sample, record: Record) -> None:
         """Make the record's query image's thumbnail if the page may show it. Never raises:
@@ -73,9 +80,8 @@ class EarlyPage:
         definition = self._definition or self._resolve()
         if definition is None:
             return
-        if self._warm is None:  # the first answer is in: the loop waits for the others
-            self._warm = threading.Thread(target=warm_up, name="page-warm-up", daemon=True)
-            self._warm.start()
+        if self._warm is None:  # the first answer is in
+            self._start_warming()
         images = [part["image"]["sha256"] for message in record.prompt
                   for part in message.get("parts", [])
                   if isinstance(part, dict) and "image" in part]
@@ -127,11 +133,31 @@ class EarlyPage:
                 self._pending[job] = len(image.data)
                 return
 
+    def _start_warming(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # told of records outside a run: nothing to wait for
+            self._warm = []
+            return
+        self._warm = warm_up_steps()
+        loop.call_later(WARM_AFTER_S, self._warm_step)
+
+    def _warm_step(self) -> None:
+        """One loading step, then the next at the loop's next turn (answers that came
+        meanwhile are handled first)."""
+        if not self._warm:
+            return
+        try:
+            self._warm.pop(0)()
+        except Exception as exc:  # the end of the run imports it again, and says so
+            log.debug("loading ahead: %s: %s", type(exc).__name__, exc)
+        if self._warm:
+            asyncio.get_running_loop().call_soon(self._warm_step)
+
     def thumbnails(self) -> Mapping[str, str]:
         """{sha256: data URL} of the thumbnails made, once the ones under way are done.
         An image that failed to decode is left out (the page reads it again and says why)."""
-        if self._warm is not None:
-            self._warm.join()
+        self._warm = []  # what is not loaded yet is loaded when it is used
         if self._pool is not None:
             self._pool.shutdown(wait=True)
         made = {}
@@ -142,22 +168,27 @@ class EarlyPage:
 
     def close(self) -> None:
         """The run ended without a page (Ctrl-C, an error): drop what waits."""
+        self._warm = []
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
 
 
-def warm_up() -> None:
-    """Import what the end of the run imports (the intervals' numpy modules, the page's
-    modules) and compile the page's templates, so that after the last answer only the
+def warm_up_steps() -> list[Callable[[], object]]:
+    """What the end of the run imports (the intervals' numpy modules, the page's modules) and
+    the page's templates compiled, one step each, so that after the last answer only the
     computing and the drawing are left."""
-    try:
-        import numpy.ma  # noqa: F401 - loaded lazily by numpy: by the intervals' percentiles
-        import numpy.random  # noqa: F401 - the bootstrap's resamples
+    modules = ("numpy.random",  # the bootstrap's resamples
+               "numpy.ma",  # loaded by numpy on first use: by the intervals' percentiles
+               "jinja2", "visioneval.report.templating", "visioneval.report.charts",
+               "visioneval.report.page")
 
-        from visioneval.report import charts, page, templating  # noqa: F401
+    def compile_template(name: str) -> Callable[[], object]:
+        def step() -> object:
+            from visioneval.report import templating
 
-        environment = templating.environment()
-        for name in ("run.html", "base.html", "sections.html", "blocks.html", "chart.svg"):
-            environment.get_template(name)
-    except Exception as exc:  # the page does it again, and says what is wrong
-        log.debug("page warm-up: %s: %s", type(exc).__name__, exc)
+            return templating.environment().get_template(name)
+        return step
+
+    return [*(lambda m=m: importlib.import_module(m) for m in modules),
+            *(compile_template(name) for name in ("base.html", "run.html", "sections.html",
+                                                  "blocks.html", "chart.svg"))]
