@@ -24,7 +24,7 @@ For each run:
 
 `--before SRC` runs another checkout's src/ (e.g. `git archive COMMIT src | tar -x -C
 /tmp/before`) alternately with this one, so both see the same load on a shared machine.
-`--phases` adds one run of this checkout whose end-of-run steps are timed in the process
+`--phases` adds one run of each checkout whose end-of-run steps are timed in the process
 (wall and CPU per step).
 """
 
@@ -293,13 +293,13 @@ def main() -> None:
                     results[name].append(run_once(name, cmd, env, out_dir, args.n,
                                                   args.concurrency))
                     print(f"{name} {i + 1}: {results[name][-1].wall:.2f} s", file=sys.stderr)
-            phased = None
-            if args.phases:
-                out_dir, cache = work / "run-phases", work / "cache-phases"
+            phased: dict[str, Run] = {}
+            for name, env in variants if args.phases else ():
+                out_dir, cache = work / f"run-phases-{name}", work / f"cache-phases-{name}"
                 cmd = [sys.executable, "-c", PHASES,
                        *command(url, data, out_dir, cache, args.concurrency,
                                 not args.no_report)]
-                phased = run_once("phases", cmd, here_env, out_dir, args.n, args.concurrency)
+                phased[name] = run_once(name, cmd, env, out_dir, args.n, args.concurrency)
         finally:
             server.terminate()
             server.wait()
@@ -308,10 +308,10 @@ def main() -> None:
           f"{limit:.3f} s; report {'off' if args.no_report else 'on'}\n")
     for name, runs in results.items():
         print(f"{name}:\n{summary(runs)}\n")
-    if phased is not None:
-        print(f"steps after the last answer (one run; request phase {phased.request:.3f} s, "
-              f"after it {phased.tail:.3f} s wall, {phased.cpu_tail:.3f} s CPU):\n"
-              f"{show_phases(phased)}")
+    for name, run in phased.items():
+        print(f"{name}: steps after the last answer (one run; request phase {run.request:.3f} "
+              f"s, after it {run.tail:.3f} s wall, {run.cpu_tail:.3f} s CPU):\n"
+              f"{show_phases(run)}\n")
 
 
 if __name__ == "__main__":

@@ -6,9 +6,10 @@ data again for its thumbnails, import its modules and compile its templates then
 thumbnails the page will likely show are made from the samples' own bytes as their records
 are journaled (in one worker thread: Pillow lets go of the GIL while it decodes, so the
 event loop is not held), and the modules the end of the run imports and the page's
-templates are loaded in the event loop, one at a time, while it waits for the second wave
-of answers (an import holds the GIL throughout: in a thread it would make the loop wait for
-it at every answer). Nothing is written: the thumbnails wait in memory (a bounded number, whatever
+templates are loaded in the event loop, one at a time, when no answer has come for a while
+(answers sent together come back together; between two waves the loop only waits). An
+import holds the GIL throughout: in a thread it would make the loop wait for it at every
+answer. Nothing is written: the thumbnails wait in memory (a bounded number, whatever
 the run's size) until the page takes them, and a killed run loses nothing but time.
 
 Which images the page shows is known only at the end (`page.browser_data`): the first
@@ -36,9 +37,9 @@ from visioneval.report.thumbs import RUN_END_THUMBS, thumbnail
 
 log = logging.getLogger(__name__)
 
-WARM_AFTER_S = 0.05
-"""The loading starts this long after the first answer: the rest of the first wave (sent
-together, answered together) is in by then, and the next is a model's latency away."""
+QUIET_S = 0.02
+"""A loading step runs once no answer has come for this long: the wave of answers is in,
+and the next is about a model's latency away. A step takes 1-30 ms."""
 
 PENDING_BYTES = 32_000_000
 """The encoded images waiting for their thumbnail hold at most this many bytes (a wave of
@@ -64,6 +65,8 @@ class EarlyPage:
         self._pending: dict[Future[str], int] = {}  # waiting: the bytes each holds
         self._pool: ThreadPoolExecutor | None = None
         self._warm: list[Callable[[], object]] | None = None  # loading steps left
+        self._last = 0.0  # when the last answer came (the loop's clock)
+        self._waiting: asyncio.TimerHandle | None = None  # the next loading step's check
 
     def recorded(self, sample: Sample, record: Record) -> None:
         """Make the record's query image's thumbnail if the page may show it. Never raises:
@@ -80,8 +83,7 @@ class EarlyPage:
         definition = self._definition or self._resolve()
         if definition is None:
             return
-        if self._warm is None:  # the first answer is in
-            self._start_warming()
+        self._warm_later()
         images = [part["image"]["sha256"] for message in record.prompt
                   for part in message.get("parts", [])
                   if isinstance(part, dict) and "image" in part]
@@ -133,31 +135,46 @@ class EarlyPage:
                 self._pending[job] = len(image.data)
                 return
 
-    def _start_warming(self) -> None:
+    def _stop_warming(self) -> None:
+        self._warm = []
+        if self._waiting is not None:
+            self._waiting.cancel()
+            self._waiting = None
+
+    def _warm_later(self) -> None:
+        """An answer came: the next loading step waits for the loop to be quiet."""
+        if self._warm is None:
+            self._warm = warm_up_steps()
+        if not self._warm:
+            return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # told of records outside a run: nothing to wait for
             self._warm = []
             return
-        self._warm = warm_up_steps()
-        loop.call_later(WARM_AFTER_S, self._warm_step)
+        self._last = loop.time()
+        if self._waiting is None:
+            self._waiting = loop.call_later(QUIET_S, self._warm_step)
 
     def _warm_step(self) -> None:
-        """One loading step, then the next at the loop's next turn (answers that came
-        meanwhile are handled first)."""
+        """One loading step if no answer came for QUIET_S, then the next check."""
+        self._waiting = None
         if not self._warm:
             return
-        try:
-            self._warm.pop(0)()
-        except Exception as exc:  # the end of the run imports it again, and says so
-            log.debug("loading ahead: %s: %s", type(exc).__name__, exc)
+        loop = asyncio.get_running_loop()
+        quiet = loop.time() - self._last
+        if quiet >= QUIET_S:
+            try:
+                self._warm.pop(0)()
+            except Exception as exc:  # the end of the run imports it again, and says so
+                log.debug("loading ahead: %s: %s", type(exc).__name__, exc)
         if self._warm:
-            asyncio.get_running_loop().call_soon(self._warm_step)
+            self._waiting = loop.call_later(max(QUIET_S - quiet, 0.0), self._warm_step)
 
     def thumbnails(self) -> Mapping[str, str]:
         """{sha256: data URL} of the thumbnails made, once the ones under way are done.
         An image that failed to decode is left out (the page reads it again and says why)."""
-        self._warm = []  # what is not loaded yet is loaded when it is used
+        self._stop_warming()  # what is not loaded yet is loaded when it is used
         if self._pool is not None:
             self._pool.shutdown(wait=True)
         made = {}
@@ -168,7 +185,7 @@ class EarlyPage:
 
     def close(self) -> None:
         """The run ended without a page (Ctrl-C, an error): drop what waits."""
-        self._warm = []
+        self._stop_warming()
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
 
