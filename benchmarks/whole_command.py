@@ -266,6 +266,8 @@ def main() -> None:
     parser.add_argument("--no-report", action="store_true")
     parser.add_argument("--before", type=Path, default=None,
                         help="another checkout's src/, run alternately with this one")
+    parser.add_argument("--also", action="append", default=[], metavar="NAME=SRC",
+                        help="more checkouts' src/ to alternate with, each named")
     parser.add_argument("--phases", action="store_true",
                         help="one more run with its end-of-run steps timed")
     parser.add_argument("--rss-sweep", action="store_true",
@@ -278,6 +280,9 @@ def main() -> None:
     variants = [("this", here_env)]
     if args.before is not None:
         variants.insert(0, ("before", ENV | {"PYTHONPATH": str(args.before.resolve())}))
+    for also in args.also:
+        name, _, src = also.partition("=")
+        variants.append((name, ENV | {"PYTHONPATH": str(Path(src).resolve())}))
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         data = make_small(work / "data", args.n)

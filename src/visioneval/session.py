@@ -70,8 +70,9 @@ class SessionResult:
     n_errors: int
     status: str
     variants: VariantsSummary | None = None
-    thumbnails: Mapping[str, str] = field(default_factory=dict)
-    """Thumbnails of the run's images made while it ran, by sha256, for its page."""
+    thumbnails: Mapping[str, str | bytes] = field(default_factory=dict)
+    """For its page, prepared while it ran, by image sha256: thumbnails made (data URLs),
+    and encoded images to make them from if the page shows them (`report.early`)."""
 
 
 def default_run_dir(benchmark: str, model: str, root: Path = Path("results")) -> Path:

@@ -4,21 +4,23 @@ A run spends most of its time waiting for the model: a request phase at 64 in fl
 one core busy a tenth of the time. The page drawn after the last answer used to read the
 data again for its thumbnails, import its modules and compile its templates then; here the
 thumbnails the page will likely show are made from the samples' own bytes as their records
-are journaled (in one worker thread: Pillow lets go of the GIL while it decodes, so the
-event loop is not held), and the modules the end of the run imports and the page's
-templates are loaded in the event loop, one at a time, when no answer has come for a while
-(answers sent together come back together; between two waves the loop only waits). An
-import holds the GIL throughout: in a thread it would make the loop wait for it at every
-answer. Nothing is written: the thumbnails wait in memory (a bounded number, whatever
-the run's size) until the page takes them, and a killed run loses nothing but time.
+are journaled, and the modules the end of the run imports and the page's templates are
+loaded, both when no answer has come for a while (answers sent together come back
+together; between two waves the loop only waits). The thumbnails are made in one worker
+thread (Pillow lets go of the GIL while it decodes, so the event loop is not held); the
+loading is done in the event loop, one step at a time (an import holds the GIL
+throughout: in a thread it would make the loop wait for it at every answer). Nothing is
+written: the thumbnails and the images kept for them wait in memory (a bounded number,
+whatever the run's size) until the page takes them, and a killed run loses nothing but
+time.
 
 Which images the page shows is known only at the end (`page.browser_data`): the first
 `limit` distinct images of the embedded samples, errors first, then unparsed answers, wrong
-answers and the rest, each class in journal order. So an image is made while its class and
-the classes before it have met fewer than `limit` distinct images: any other can never be
-among the first `limit`. The page takes the ones it wants and reads the data only for those
-it does not find here (a resumed run's earlier samples, an image too large to decode, a run
-of more samples than a page embeds)."""
+answers and the rest, each class in journal order. So an image is a candidate while its
+class and the classes before it have met fewer than `limit` distinct images: any other can
+never be among the first `limit`. The page takes the ones it shows, makes those still kept
+as images, and reads the data only for the rest (a resumed run's earlier samples, an image
+too large to decode, a run of more samples than a page embeds)."""
 
 from __future__ import annotations
 
@@ -38,18 +40,22 @@ from visioneval.report.thumbs import RUN_END_THUMBS, thumbnail
 log = logging.getLogger(__name__)
 
 QUIET_S = 0.02
-"""A loading step runs once no answer has come for this long: the wave of answers is in,
-and the next is about a model's latency away. A step takes 1-30 ms."""
+"""Work waits until no answer has come for this long: the wave of answers is in, and the
+next is about a model's latency away. A loading step takes 1-30 ms."""
 
-PENDING_BYTES = 32_000_000
-"""The encoded images waiting for their thumbnail hold at most this many bytes (a wave of
-64 answers can bring 64 candidates at once); past it an image is left to the page, which
-reads it from the data: a slow decoder never holds more than this in memory."""
+KEPT_BYTES = 32_000_000
+"""The encoded images kept for a thumbnail not made yet hold at most this many bytes; past
+it an image is left to the page, which reads it from the data."""
 
 
 class EarlyPage:
     """Told of each record as it is journaled (`recorded`); `thumbnails()` once the answers
-    are in. `limit`: the thumbnails the end-of-run page embeds."""
+    are in. `limit`: the thumbnails the end-of-run page embeds.
+
+    A candidate's encoded image is kept (the sample's own bytes, no copy) and its thumbnail
+    made by one worker thread once the loop is quiet: a run that keeps the cores busy (a
+    model that answers at once) is never quiet, and its page makes the thumbnails it shows
+    from the kept images instead, in threads, none of them in vain."""
 
     def __init__(self, info: RunInfo, directory: Path, limit: int = RUN_END_THUMBS):
         self.info = info
@@ -61,16 +67,17 @@ class EarlyPage:
         # class: at most `limit` a class, whatever the run's size.
         self._class: dict[str, int] = {}
         self._per_class = [0] * len(KINDS)
+        self._kept: dict[str, bytes] = {}  # candidates not handed to the worker yet
         self._jobs: dict[str, Future[str]] = {}
-        self._pending: dict[Future[str], int] = {}  # waiting: the bytes each holds
+        self._working: dict[str, bytes] = {}  # handed to the worker, not done
         self._pool: ThreadPoolExecutor | None = None
         self._warm: list[Callable[[], object]] | None = None  # loading steps left
         self._last = 0.0  # when the last answer came (the loop's clock)
-        self._waiting: asyncio.TimerHandle | None = None  # the next loading step's check
+        self._waiting: asyncio.TimerHandle | None = None  # the next quiet check
 
     def recorded(self, sample: Sample, record: Record) -> None:
-        """Make the record's query image's thumbnail if the page may show it. Never raises:
-        the run does not depend on this."""
+        """Keep the record's query image if the page may show it. Never raises: the run
+        does not depend on this."""
         if self._off:
             return
         try:
@@ -83,7 +90,7 @@ class EarlyPage:
         definition = self._definition or self._resolve()
         if definition is None:
             return
-        self._warm_later()
+        self._later()
         images = [part["image"]["sha256"] for message in record.prompt
                   for part in message.get("parts", [])
                   if isinstance(part, dict) and "image" in part]
@@ -102,8 +109,8 @@ class EarlyPage:
             self._per_class[before] -= 1
         self._class[sha] = kind
         self._per_class[kind] += 1
-        if sha not in self._jobs:
-            self._make(sample, sha)
+        if sha not in self._kept and sha not in self._jobs:
+            self._keep(sample, sha)
 
     def _resolve(self) -> BenchmarkDefinition | None:
         """The definition the end-of-run page is drawn with (`page.try_write_report`); a
@@ -119,73 +126,85 @@ class EarlyPage:
         self._definition = definition
         return definition
 
-    def _make(self, sample: Sample, sha: str) -> None:
-        self._pending = {job: n for job, n in self._pending.items() if not job.done()}
+    def _keep(self, sample: Sample, sha: str) -> None:
+        self._working = {s: data for s, data in self._working.items()
+                         if not self._jobs[s].done()}
+        held = sum(map(len, self._kept.values())) + sum(map(len, self._working.values()))
         for message in sample.messages:
             for image in message.images():
-                if image.sha256 != sha:
-                    continue
-                if sum(self._pending.values()) + len(image.data) > PENDING_BYTES:
+                if image.sha256 == sha:
+                    if held + len(image.data) <= KEPT_BYTES:
+                        self._kept[sha] = image.data
                     return
-                if self._pool is None:
-                    self._pool = ThreadPoolExecutor(max_workers=1,
-                                                    thread_name_prefix="early-thumbs")
-                job = self._pool.submit(thumbnail, image.data, name=f"sample {sample.id}")
-                self._jobs[sha] = job
-                self._pending[job] = len(image.data)
-                return
 
-    def _stop_warming(self) -> None:
+    def _later(self) -> None:
+        """An answer came: what waits for a quiet loop waits on."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # told of records outside a run: nothing to wait for
+            return
+        self._last = loop.time()
+        if self._waiting is None:
+            self._waiting = loop.call_later(QUIET_S, self._quiet)
+
+    def _quiet(self) -> None:
+        """If no answer came for QUIET_S: the kept images to the worker, and one loading
+        step; then the next check, while anything waits."""
+        self._waiting = None
+        loop = asyncio.get_running_loop()
+        quiet = loop.time() - self._last
+        if quiet >= QUIET_S:
+            self._hand_over()
+            self._load_one()
+        if self._kept or self._warm is None or self._warm:
+            self._waiting = loop.call_later(max(QUIET_S - quiet, 0.0), self._quiet)
+
+    def _hand_over(self) -> None:
+        if not self._kept:
+            return
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="early-thumbs")
+        for sha, data in self._kept.items():
+            self._jobs[sha] = self._pool.submit(thumbnail, data)
+            self._working[sha] = data
+        self._kept = {}
+
+    def _load_one(self) -> None:
+        if self._warm is None:
+            self._warm = warm_up_steps()
+        if self._warm:
+            try:
+                self._warm.pop(0)()
+            except Exception as exc:  # the end of the run imports it again, and says so
+                log.debug("loading ahead: %s: %s", type(exc).__name__, exc)
+
+    def _stop(self) -> None:
         self._warm = []
         if self._waiting is not None:
             self._waiting.cancel()
             self._waiting = None
 
-    def _warm_later(self) -> None:
-        """An answer came: the next loading step waits for the loop to be quiet."""
-        if self._warm is None:
-            self._warm = warm_up_steps()
-        if not self._warm:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # told of records outside a run: nothing to wait for
-            self._warm = []
-            return
-        self._last = loop.time()
-        if self._waiting is None:
-            self._waiting = loop.call_later(QUIET_S, self._warm_step)
-
-    def _warm_step(self) -> None:
-        """One loading step if no answer came for QUIET_S, then the next check."""
-        self._waiting = None
-        if not self._warm:
-            return
-        loop = asyncio.get_running_loop()
-        quiet = loop.time() - self._last
-        if quiet >= QUIET_S:
-            try:
-                self._warm.pop(0)()
-            except Exception as exc:  # the end of the run imports it again, and says so
-                log.debug("loading ahead: %s: %s", type(exc).__name__, exc)
-        if self._warm:
-            self._waiting = loop.call_later(max(QUIET_S - quiet, 0.0), self._warm_step)
-
-    def thumbnails(self) -> Mapping[str, str]:
-        """{sha256: data URL} of the thumbnails made, once the ones under way are done.
-        An image that failed to decode is left out (the page reads it again and says why)."""
-        self._stop_warming()  # what is not loaded yet is loaded when it is used
+    def thumbnails(self) -> Mapping[str, str | bytes]:
+        """{sha256: the thumbnail's data URL, or the encoded image to make it from if the
+        page shows it}, once the thumbnail being made is done (those the worker has not
+        started are handed back as images: the page makes the ones it shows, in threads).
+        An image that failed to decode is left out: the page reads it again and says why."""
+        self._stop()  # what is not loaded yet is loaded when it is used
+        ready: dict[str, str | bytes] = dict(self._kept)
+        for sha, job in self._jobs.items():
+            if job.cancel():
+                ready[sha] = self._working[sha]
         if self._pool is not None:
             self._pool.shutdown(wait=True)
-        made = {}
         for sha, job in self._jobs.items():
-            if job.exception() is None:
-                made[sha] = job.result()
-        return made
+            if not job.cancelled() and job.exception() is None:
+                ready[sha] = job.result()
+        return ready
 
     def close(self) -> None:
         """The run ended without a page (Ctrl-C, an error): drop what waits."""
-        self._stop_warming()
+        self._stop()
+        self._kept = {}
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
 

@@ -38,9 +38,9 @@ def write_report(directory: Path, thumb_limit: int = THUMB_LIMIT,
 
 
 def write_page(view: RunView, thumb_limit: int = THUMB_LIMIT,
-               row_limit: int = ROW_LIMIT, ready: Mapping[str, str] | None = None) -> Path:
-    """report.html of a run already read back (`rundir.load`); `ready`: thumbnails made
-    while it ran, by image sha256 (`report.early`)."""
+               row_limit: int = ROW_LIMIT, ready: Mapping[str, str | bytes] | None = None) -> Path:
+    """report.html of a run already read back (`rundir.load`); `ready`: thumbnails, or the
+    images to make them from, prepared while it ran, by image sha256 (`report.early`)."""
     path = view.directory / "report.html"
     page = render(view, thumb_limit, row_limit, ready)
     write_atomic(path, page.encode("utf-8"))  # never half a page
@@ -48,7 +48,7 @@ def write_page(view: RunView, thumb_limit: int = THUMB_LIMIT,
 
 
 def render(view: RunView, thumb_limit: int = THUMB_LIMIT, row_limit: int = ROW_LIMIT,
-           ready: Mapping[str, str] | None = None) -> str:
+           ready: Mapping[str, str | bytes] | None = None) -> str:
     definition = definition_of(view)
     data, note = browser_data(view, definition, thumb_limit, row_limit, ready)
     return render_page(view, definition, data, note)
@@ -264,11 +264,12 @@ def cache_blocks(info: RunInfo) -> list[Note]:
 
 
 def browser_data(view: RunView, definition: BenchmarkDefinition, thumb_limit: int,
-                 row_limit: int = ROW_LIMIT, ready: Mapping[str, str] | None = None
+                 row_limit: int = ROW_LIMIT, ready: Mapping[str, str | bytes] | None = None
                  ) -> tuple[dict[str, Any], str]:
     """The JSON behind the sample browser: at most `row_limit` rows (failures first, see
-    `selection`), their de-duplicated prompt texts and thumbnails (those in `ready` taken
-    as made); and a note on what the page leaves out. The journal is streamed once."""
+    `selection`), their de-duplicated prompt texts and thumbnails (`ready`: prepared while
+    the run went on); and a note on what the page leaves out. The journal is streamed
+    once."""
     to_row = definition.browser_row
     chosen = Selection(row_limit)
     groups: set[str] = set()
@@ -348,13 +349,14 @@ def excerpt(text: str, ends: int = REASONING_ENDS) -> str:
 
 
 def try_write_report(directory: Path, definition: registry.Named = None,
-                     thumbnails: Mapping[str, str] | None = None) -> Path | None:
+                     thumbnails: Mapping[str, str | bytes] | None = None) -> Path | None:
     """The end-of-run report of a run this process has just made, resumed, merged or
     re-scored; a failure is a warning, never a failed run. `definition`: the one the run
     used (the object, or the module:attribute the user named); None: the one run.json
     records if this process has already imported it (`registry.imported_here`: it has
     just run that code), else the trust rule of any reading (`registry.for_run`).
-    `thumbnails`: those made while the run went on (`report.early`), by image sha256."""
+    `thumbnails`: what the run prepared for them while it went on (`report.early`), by
+    image sha256: thumbnails made, and images to make them from if shown."""
     try:
         if definition is None:
             definition = registry.imported_here(RunStore.open(directory).info)

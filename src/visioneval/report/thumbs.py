@@ -80,11 +80,28 @@ def _made(samples: Iterable[Any], wanted: set[str]) -> dict[str, tuple[str, Futu
     return jobs
 
 
+def _made_from(images: Mapping[str, bytes]) -> dict[str, str]:
+    """Thumbnails of encoded images, in threads; one that fails is left out (the data is
+    read for it, and its warning names its sample)."""
+    if not images:
+        return {}
+    made: dict[str, str] = {}
+    with ThreadPoolExecutor(max_workers=workers(), thread_name_prefix="thumbs") as pool:
+        jobs = {sha: pool.submit(thumbnail, data) for sha, data in images.items()}
+        for sha, job in jobs.items():
+            try:
+                made[sha] = job.result()
+            except (ImageError, OSError) as exc:
+                log.debug("thumbnail of %s failed: %s", sha[:12], exc)
+    return made
+
+
 def collect(view: RunView, order: list[str], limit: int,
-            ready: Mapping[str, str] | None = None) -> tuple[dict[str, str], str]:
+            ready: Mapping[str, str | bytes] | None = None) -> tuple[dict[str, str], str]:
     """{sha256: data URL} for the first `limit` images of `order`, in that order, and a note
-    on what is missing. `ready`: thumbnails made while the run went on (`report.early`),
-    taken as they are; the others are read from the data, through the run's trusted
+    on what is missing. `ready`: what the run prepared while it went on (`report.early`):
+    thumbnails made (data URLs), taken as they are, and encoded images, made into
+    thumbnails here if shown; the others are read from the data, through the run's trusted
     definition (`view.shown`), rebuilt only to be read (`build_to_read`); a run shown with
     the generic one has none."""
     if not order:
@@ -94,7 +111,10 @@ def collect(view: RunView, order: list[str], limit: int,
                     "code, which visioneval runs only when you name it (--definition).")
     shown = order[:limit]
     wanted = set(shown)
-    got = {sha: ready[sha] for sha in shown if sha in ready} if ready else {}
+    prepared = {sha: ready[sha] for sha in shown if sha in ready} if ready else {}
+    got = {sha: made for sha, made in prepared.items() if isinstance(made, str)}
+    got.update(_made_from({sha: data for sha, data in prepared.items()
+                           if isinstance(data, bytes)}))
     refused: dict[str, str] = {}  # too big to decode: {sha256: why}
     if len(got) < len(wanted):
         try:
