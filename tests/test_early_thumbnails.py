@@ -45,12 +45,12 @@ def mixed(prompt: Prompt) -> str:
     return "I cannot tell." if zlib.crc32(tail.encode()) % 4 == 0 else answer_hash(prompt)
 
 
-def session(server, data: Path, out: Path, report: bool = True,
-            early: bool = True) -> SessionResult:
+def session(server, data: Path, out: Path, report: bool = True, early: bool = True,
+            concurrency: int = 4) -> SessionResult:
     benchmark = registry.build("salbench", {"data_dir": str(data), "configs": ["P3", "P3_box"]})
     spec = BackendSpec(kind="openai", model="m", base_url=server.base_url + "/v1")
     request = RunRequest(benchmark, spec, GenerationSettings(max_tokens=64),
-                         EngineOptions(concurrency=4, max_attempts=1), out)
+                         EngineOptions(concurrency=concurrency, max_attempts=1), out)
     quiet = Console(quiet=True)
     output = Output(quiet, quiet, progress=False, report=report, early_thumbnails=early)
     lock = RunLock(out)
@@ -74,9 +74,9 @@ def page(run: Path, ready=None, limit: int = RUN_END_THUMBS) -> bytes:
 def test_the_page_with_thumbnails_made_during_the_run_is_the_same(serve, tmp_path):
     data = tmp_path / "data"
     write_synthetic(data, 20, seed=6)
-    server = serve(answer=mixed, fail_rate=0.2, faults=("500",), latency_s=0.05)
+    server = serve(answer=mixed, fail_rate=0.2, faults=("500",), latency_s=0.04)
     run = tmp_path / "run"
-    result = session(server, data, run)
+    result = session(server, data, run, concurrency=8)
     assert classes(run) == set(KINDS)  # errors, unparsed, wrong and right answers
     made = dict(result.thumbnails)
     images = {image_hashes(r)[-1] for r in RunStore.open(run).iter_latest()}
