@@ -63,10 +63,11 @@ class EarlyPage:
         self.limit = limit
         self._definition: BenchmarkDefinition | None = None
         self._off = False  # the page will not use them (untrusted run), or a step failed
-        # The images met, each under the first class it was met in, and how many per
-        # class: at most `limit` a class, whatever the run's size.
-        self._class: dict[str, int] = {}
+        # The images met, each at its place in the page's order (its class, then when it
+        # was met in it), and how many per class: at most `limit` a class.
+        self._place: dict[str, tuple[int, int]] = {}
         self._per_class = [0] * len(KINDS)
+        self._met = 0
         self._kept: dict[str, bytes] = {}  # candidates not handed to the worker yet
         self._jobs: dict[str, Future[str]] = {}
         self._working: dict[str, bytes] = {}  # handed to the worker, not done
@@ -100,14 +101,15 @@ class EarlyPage:
         row = definition.browser_row(record)
         row["e"] = record.response.error
         kind = priority(row)
-        before = self._class.get(sha)
-        if before is not None and before <= kind:
+        before = self._place.get(sha)
+        if before is not None and before[0] <= kind:
             return  # placed by an earlier answer already
         if sum(self._per_class[:kind + 1]) >= self.limit:
             return  # this class and those before it fill the page already: never shown
         if before is not None:
-            self._per_class[before] -= 1
-        self._class[sha] = kind
+            self._per_class[before[0]] -= 1
+        self._place[sha] = (kind, self._met)
+        self._met += 1
         self._per_class[kind] += 1
         if sha not in self._kept and sha not in self._jobs:
             self._keep(sample, sha)
@@ -160,13 +162,22 @@ class EarlyPage:
             self._waiting = loop.call_later(max(QUIET_S - quiet, 0.0), self._quiet)
 
     def _hand_over(self) -> None:
-        if not self._kept:
+        """The kept images among the first `limit` of the page's order so far to the worker;
+        those pushed out of it since they came are let go (and their thumbnails, if not
+        started): an image behind `limit` others only falls further back, unless an answer
+        of an earlier class shows it again, which keeps it anew."""
+        if not self._kept and not self._working:
             return
+        first = set(sorted(self._place, key=self._place.__getitem__)[:self.limit])
+        for sha in [s for s in self._working if s not in first]:
+            if self._jobs[sha].cancel():
+                del self._jobs[sha], self._working[sha]
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="early-thumbs")
         for sha, data in self._kept.items():
-            self._jobs[sha] = self._pool.submit(thumbnail, data)
-            self._working[sha] = data
+            if sha in first:
+                self._jobs[sha] = self._pool.submit(thumbnail, data)
+                self._working[sha] = data
         self._kept = {}
 
     def _load_one(self) -> None:
