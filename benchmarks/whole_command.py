@@ -21,6 +21,7 @@ For each run:
     uv run python benchmarks/whole_command.py --phases            # where the end goes
     uv run python benchmarks/whole_command.py --no-report         # the same without a page
     uv run python benchmarks/whole_command.py --rss-sweep --n 4000    # peak RSS, N/4 to N
+    uv run python benchmarks/whole_command.py --latency 0 --phases   # the cores kept busy
 
 `--before SRC` runs another checkout's src/ (e.g. `git archive COMMIT src | tar -x -C
 /tmp/before`) alternately with this one, so both see the same load on a shared machine.
@@ -33,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -42,7 +44,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from throughput import ENV, LATENCY, _peak_rss_mb, make_small, start_server
+from throughput import ENV, LATENCY, WARM_UP, _peak_rss_mb, make_small
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -92,11 +94,24 @@ main()
 '''
 
 
+def start_server(latency: float) -> tuple[subprocess.Popen, str]:
+    """The loopback server answering every request after `latency` seconds."""
+    subprocess.run([sys.executable, "-c", WARM_UP], env=ENV, check=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "visioneval", "loopback", "--port", "0", "--answer", "hash",
+         "--latency", str(latency)], stdout=subprocess.PIPE, text=True, env=ENV)
+    assert proc.stdout is not None
+    match = re.search(r"http://127\.0\.0\.1:\d+", proc.stdout.readline())
+    assert match, "the loopback server did not start"
+    return proc, match.group(0)
+
+
 @dataclass
 class Run:
     label: str
     n: int
     concurrency: int
+    latency: float
     wall: float  # fork to exit
     startup: float  # fork to the session's start
     request: float  # the session's seconds
@@ -109,7 +124,7 @@ class Run:
 
     @property
     def limit(self) -> float:
-        return self.n / self.concurrency * LATENCY
+        return self.n / self.concurrency * self.latency
 
     @property
     def after_start(self) -> float:
@@ -150,7 +165,7 @@ def _watch(pid: int, run_json: Path, found: dict, stop: threading.Event) -> None
 
 
 def run_once(label: str, cmd: list[str], env: dict[str, str], out_dir: Path, n: int,
-             concurrency: int) -> Run:
+             concurrency: int, latency: float) -> Run:
     load = os.getloadavg()[0]
     found: dict = {}
     stop = threading.Event()
@@ -174,7 +189,7 @@ def run_once(label: str, cmd: list[str], env: dict[str, str], out_dir: Path, n: 
     for line in stderr.splitlines():
         if line.startswith("PHASES "):
             phases = json.loads(line[7:]) + [["exit", ended, 0, 0]]
-    return Run(label, session["finished"], concurrency, ended - started,
+    return Run(label, session["finished"], concurrency, latency, ended - started,
                found["session_start"] - started, session["seconds"],
                usage.ru_utime + usage.ru_stime, found["cpu_before"] or 0.0,
                session["cpu_seconds"], load, found["rss"], phases)
@@ -237,7 +252,7 @@ def rss_sweep(args: argparse.Namespace) -> None:
     rows = ["| client | N | peak RSS MB | after last answer s |", "|---|---:|---:|---:|"]
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        server, url = start_server()
+        server, url = start_server(args.latency)
         try:
             for size in (args.n // 4, args.n // 2, args.n):
                 data = make_small(work / f"data-{size}", size)
@@ -249,7 +264,8 @@ def rss_sweep(args: argparse.Namespace) -> None:
                     cmd = [sys.executable, "-m", "visioneval",
                            *command(url, data, out_dir, cache, args.concurrency,
                                     not args.no_report)]
-                    r = run_once(name, cmd, env, out_dir, size, args.concurrency)
+                    r = run_once(name, cmd, env, out_dir, size, args.concurrency,
+                                 args.latency)
                     rows.append(f"| {name} | {size} | {r.rss:.0f} | {r.tail:.2f} |")
                     print(rows[-1], file=sys.stderr)
         finally:
@@ -263,6 +279,8 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--latency", type=float, default=LATENCY,
+                        help="the server's answer time (0: a model that answers at once)")
     parser.add_argument("--no-report", action="store_true")
     parser.add_argument("--before", type=Path, default=None,
                         help="another checkout's src/, run alternately with this one")
@@ -286,7 +304,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         data = make_small(work / "data", args.n)
-        server, url = start_server()
+        server, url = start_server(args.latency)
         results: dict[str, list[Run]] = {name: [] for name, _ in variants}
         try:
             for i in range(args.runs):
@@ -296,7 +314,7 @@ def main() -> None:
                            *command(url, data, out_dir, cache, args.concurrency,
                                     not args.no_report)]
                     results[name].append(run_once(name, cmd, env, out_dir, args.n,
-                                                  args.concurrency))
+                                                  args.concurrency, args.latency))
                     print(f"{name} {i + 1}: {results[name][-1].wall:.2f} s", file=sys.stderr)
             phased: dict[str, Run] = {}
             for name, env in variants if args.phases else ():
@@ -304,12 +322,13 @@ def main() -> None:
                 cmd = [sys.executable, "-c", PHASES,
                        *command(url, data, out_dir, cache, args.concurrency,
                                 not args.no_report)]
-                phased[name] = run_once(name, cmd, env, out_dir, args.n, args.concurrency)
+                phased[name] = run_once(name, cmd, env, out_dir, args.n, args.concurrency,
+                                        args.latency)
         finally:
             server.terminate()
             server.wait()
-    limit = args.n / args.concurrency * LATENCY
-    print(f"N = {args.n}, concurrency {args.concurrency}, latency {LATENCY} s: limit "
+    limit = args.n / args.concurrency * args.latency
+    print(f"N = {args.n}, concurrency {args.concurrency}, latency {args.latency} s: limit "
           f"{limit:.3f} s; report {'off' if args.no_report else 'on'}\n")
     for name, runs in results.items():
         print(f"{name}:\n{summary(runs)}\n")
