@@ -33,6 +33,7 @@ from pathlib import Path
 
 from visioneval.core.benchmark import BenchmarkDefinition
 from visioneval.core.records import Record, Sample
+from visioneval.core.rundir import image_hashes
 from visioneval.core.runfiles import RunInfo
 from visioneval.report.selection import KINDS, priority
 from visioneval.report.thumbs import RUN_END_THUMBS, thumbnail
@@ -92,9 +93,7 @@ class EarlyPage:
         if definition is None:
             return
         self._later()
-        images = [part["image"]["sha256"] for message in record.prompt
-                  for part in message.get("parts", [])
-                  if isinstance(part, dict) and "image" in part]
+        images = image_hashes(record)
         if not images:
             return
         sha = images[-1]
