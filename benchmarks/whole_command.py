@@ -25,6 +25,7 @@ For each run:
 
 `--before SRC` runs another checkout's src/ (e.g. `git archive COMMIT src | tar -x -C
 /tmp/before`) alternately with this one, so both see the same load on a shared machine.
+`--also NAME=SRC` adds more checkouts to the rotation (a change taken apart, say).
 `--phases` adds one run of each checkout whose end-of-run steps are timed in the process
 (wall and CPU per step).
 """
