@@ -12,8 +12,8 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,7 +46,7 @@ from visioneval.cost.total import run_cost
 from visioneval.engine.cache import open_or_none
 from visioneval.engine.options import EngineOptions
 from visioneval.engine.progress import ProgressBoard, RunProgress
-from visioneval.engine.runner import CostLimitReached, Engine, RunStats
+from visioneval.engine.runner import CostLimitReached, Engine, RecordWatch, RunStats
 from visioneval.shards import Shard
 from visioneval.variants.family import Varied
 from visioneval.variants.summary import FILE as VARIANTS_FILE
@@ -70,6 +70,9 @@ class SessionResult:
     n_errors: int
     status: str
     variants: VariantsSummary | None = None
+    thumbnails: Mapping[str, str | bytes] = field(default_factory=dict)
+    """For its page, prepared while it ran, by image sha256: thumbnails made (data URLs),
+    and encoded images to make them from if the page shows them (`report.early`)."""
 
 
 def default_run_dir(benchmark: str, model: str, root: Path = Path("results")) -> Path:
@@ -150,7 +153,8 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
                       label: str | None = None,
                       panel: Sequence[Backend] = (),
                       batch: BatchSetup | None = None,
-                      stopping: SequentialStop | None = None) -> SessionResult:
+                      stopping: SequentialStop | None = None,
+                      on_record: RecordWatch | None = None) -> SessionResult:
     """Run what is not yet done, then recompute metrics and tables from the journal.
     `judge`, `panel`: the benchmark's judge model and panel models, opened and checked by
     the caller; `budget`:
@@ -160,7 +164,8 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     display shared with other runs (a suite's), else the session shows its own; `label`:
     its bar's name (default: the benchmark's); `batch`: send the samples through the
     provider's batch API (`visioneval.engine.batch_runner`); `stopping`: --target-ci's rule
-    (the samples then run in its seeded order, run.json records how it went)."""
+    (the samples then run in its seeded order, run.json records how it went); `on_record`:
+    told of each record as it is journaled (the request-by-request path only)."""
     # numpy: loaded when a session starts
     from visioneval.core.idset import IdCollector, IdSet
 
@@ -220,7 +225,7 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
                 await batch.run(engine, samples, benchmark.score, progress, done, stats)
             else:
                 await engine.run(samples, benchmark.score, progress, done, stats,
-                                 benchmark.solve, stopping)
+                                 benchmark.solve, stopping, on_record)
         status = "finished"
     except CostLimitReached:
         status = "stopped"

@@ -156,6 +156,7 @@ def run_command(flags: RunFlags, target: RunTarget) -> None:
 
     console, err = consoles()
     setup_logging(err, flags.verbose)
-    output = Output(console, err, progress=not flags.no_progress, report=not flags.no_report)
+    output = Output(console, err, progress=not flags.no_progress, report=not flags.no_report,
+                    early_thumbnails=not flags.no_report)
     raise typer.Exit(guarded(err, lambda: perform(request_from(flags, target), output,
                                                   flags.dry_run)))

@@ -45,6 +45,11 @@ log = logging.getLogger(__name__)
 Scorer = Callable[[Sample, str], tuple[dict[str, Any], dict[str, dict[str, float]]]]
 """(sample, response text) -> (parsed answers, scores); called only for successful responses."""
 
+RecordWatch = Callable[[Sample, Record], None]
+"""Told of each record once it is journaled, with the sample as it was asked: work that the
+end of the run needs and can do while answers still arrive (the report's thumbnails). It
+must not raise: the run does not depend on it."""
+
 
 
 
@@ -171,7 +176,8 @@ class Engine:
     async def run(self, samples: Iterable[Sample | SkippedRow], scorer: Scorer,
                   progress: RunProgress, done: Container[str], stats: RunStats,
                   solver: Solver | None = None,
-                  stopping: SequentialStop | None = None) -> RunStats:
+                  stopping: SequentialStop | None = None,
+                  on_record: RecordWatch | None = None) -> RunStats:
         """Run every sample not in `done` with `concurrency` workers; `stats` is updated as
         samples finish, so an interrupted session still knows what it did.
 
@@ -187,7 +193,7 @@ class Engine:
         `stopping` (--target-ci): the samples come in the seeded order; each journaled
         record's outcome is fed to the rule by its position, and once the rule is satisfied
         the producer puts no new sample in the queue (those in flight finish and are
-        recorded)."""
+        recorded). `on_record` is told of each record once it is journaled."""
         progress.watch_retries(self.watch)
         stopped: list[RunStopped] = []
         # Workers start as samples arrive, never more than the samples sent: a --concurrency
@@ -248,6 +254,8 @@ class Engine:
         async def write() -> None:
             while (item := await answered.get()) is not None:
                 record = self._record(*item, scorer, stats, progress)
+                if on_record is not None:
+                    on_record(item[1].asked or item[0], record)
                 if stopping is not None:
                     stopping.observe(positions.pop(record.id), record)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +20,10 @@ from visioneval.core.store import write_atomic
 from visioneval.report import templating, thumbs, variants
 from visioneval.report.cost import cost_blocks, cost_card
 from visioneval.report.selection import KINDS, Selection, priority
+from visioneval.report.thumbs import RUN_END_THUMBS
 
 log = logging.getLogger(__name__)
 THUMB_LIMIT = 1000  # `visioneval report`; the end-of-run report makes at most RUN_END_THUMBS
-RUN_END_THUMBS = 100
 ROW_LIMIT = 3000  # samples embedded in a page (failures first); `visioneval view` has them all
 RESPONSE_CHARS = 4000
 REASONING_ENDS = 300  # characters of a reasoning's start and of its end the browser shows
@@ -47,17 +48,20 @@ def page_path(view: RunView) -> Path:
 
 
 def write_page(view: RunView, thumb_limit: int = THUMB_LIMIT,
-               row_limit: int = ROW_LIMIT) -> Path:
-    """The page of a run already read back (`rundir.load`), at `page_path`."""
+               row_limit: int = ROW_LIMIT, ready: Mapping[str, str | bytes] | None = None) -> Path:
+    """The page of a run already read back (`rundir.load`), at `page_path`; `ready`:
+    thumbnails, or the images to make them from, prepared while it ran, by image sha256
+    (`report.early`)."""
     path = page_path(view)
-    page = render(view, thumb_limit, row_limit)
+    page = render(view, thumb_limit, row_limit, ready)
     write_atomic(path, page.encode("utf-8"))  # never half a page
     return path
 
 
-def render(view: RunView, thumb_limit: int = THUMB_LIMIT, row_limit: int = ROW_LIMIT) -> str:
+def render(view: RunView, thumb_limit: int = THUMB_LIMIT, row_limit: int = ROW_LIMIT,
+           ready: Mapping[str, str | bytes] | None = None) -> str:
     definition = definition_of(view)
-    data, note = browser_data(view, definition, thumb_limit, row_limit)
+    data, note = browser_data(view, definition, thumb_limit, row_limit, ready)
     return render_page(view, definition, data, note)
 
 
@@ -272,10 +276,12 @@ def cache_blocks(info: RunInfo) -> list[Note]:
 
 
 def browser_data(view: RunView, definition: BenchmarkDefinition, thumb_limit: int,
-                 row_limit: int = ROW_LIMIT) -> tuple[dict[str, Any], str]:
+                 row_limit: int = ROW_LIMIT, ready: Mapping[str, str | bytes] | None = None
+                 ) -> tuple[dict[str, Any], str]:
     """The JSON behind the sample browser: at most `row_limit` rows (failures first, see
-    `selection`), their de-duplicated prompt texts and thumbnails; and a note on what the
-    page leaves out. The journal is streamed once."""
+    `selection`), their de-duplicated prompt texts and thumbnails (`ready`: prepared while
+    the run went on); and a note on what the page leaves out. The journal is streamed
+    once."""
     to_row = definition.browser_row
     chosen = Selection(row_limit)
     groups: set[str] = set()
@@ -298,7 +304,7 @@ def browser_data(view: RunView, definition: BenchmarkDefinition, thumb_limit: in
         row["p"] = texts.setdefault(row["p"], len(texts))
     wanted = list(dict.fromkeys(row["img"] for _, row in sorted(kept, key=lambda k: k[0])
                                if row["img"]))
-    found, thumb_note = thumbs.collect(view, wanted, thumb_limit)
+    found, thumb_note = thumbs.collect(view, wanted, thumb_limit, ready)
     keys = {sha: f"i{i}" for i, sha in enumerate(found)}
     rows = [row for _, row in kept]
     for row in rows:
@@ -354,14 +360,17 @@ def excerpt(text: str, ends: int = REASONING_ENDS) -> str:
             f"samples.jsonl) ...\n{text[-ends:]}")
 
 
-def try_write_report(directory: Path, definition: registry.Named = None) -> Path | None:
+def try_write_report(directory: Path, definition: registry.Named = None,
+                     thumbnails: Mapping[str, str | bytes] | None = None) -> Path | None:
     """The end-of-run report of a run this process has just made, resumed, merged or
     re-scored; a failure is a warning, never a failed run. `definition`: the one the run
     used (the object, or the module:attribute the user named); None: the one run.json
     records if this process has already imported it (`registry.imported_here`: it has
-    just run that code), else the trust rule of any reading (`registry.for_run`)."""
+    just run that code), else the trust rule of any reading (`registry.for_run`).
+    `thumbnails`: what the run prepared for them while it went on (`report.early`), by
+    image sha256: thumbnails made, and images to make them from if shown."""
     try:
-        return write_page(just_made(directory, definition), RUN_END_THUMBS)
+        return write_page(just_made(directory, definition), RUN_END_THUMBS, ready=thumbnails)
     except Exception as exc:  # the run's results are safe; only the page is missing
         from visioneval.invocation import command
 

@@ -3,7 +3,8 @@
 Records keep an image's sha256, not its bytes; the benchmark is rebuilt from run.json and
 its samples are read until every wanted image is found. Each distinct image becomes one small
 WebP data URL, shared by all the samples that show it. Decoding happens here, at report
-time, never on the evaluation's hot path."""
+time, or beside the run in a worker thread (`report.early`), never on the evaluation's hot
+path."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import base64
 import io
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 SIDE = 96
+RUN_END_THUMBS = 100  # the end-of-run page's (`visioneval report` makes up to 1000)
 
 
 def webp(data: bytes, side: int = SIDE, name: str = "") -> bytes:
@@ -78,31 +80,57 @@ def _made(samples: Iterable[Any], wanted: set[str]) -> dict[str, tuple[str, Futu
     return jobs
 
 
-def collect(view: RunView, order: list[str], limit: int) -> tuple[dict[str, str], str]:
-    """{sha256: data URL} for the first `limit` images of `order`, and a note on what is
-    missing. The data is read through the run's trusted definition (`view.shown`), rebuilt
-    only to be read (`build_to_read`); a run shown with the generic one has none."""
+def _made_from(images: Mapping[str, bytes]) -> dict[str, str]:
+    """Thumbnails of encoded images, in threads; one that fails is left out (the data is
+    read for it, and its warning names its sample)."""
+    if not images:
+        return {}
+    made: dict[str, str] = {}
+    with ThreadPoolExecutor(max_workers=workers(), thread_name_prefix="thumbs") as pool:
+        jobs = {sha: pool.submit(thumbnail, data) for sha, data in images.items()}
+        for sha, job in jobs.items():
+            try:
+                made[sha] = job.result()
+            except (ImageError, OSError) as exc:
+                log.debug("thumbnail of %s failed: %s", sha[:12], exc)
+    return made
+
+
+def collect(view: RunView, order: list[str], limit: int,
+            ready: Mapping[str, str | bytes] | None = None) -> tuple[dict[str, str], str]:
+    """{sha256: data URL} for the first `limit` images of `order`, in that order, and a note
+    on what is missing. `ready`: what the run prepared while it went on (`report.early`):
+    thumbnails made (data URLs), taken as they are, and encoded images, made into
+    thumbnails here if shown; the others are read from the data, through the run's trusted
+    definition (`view.shown`), rebuilt only to be read (`build_to_read`); a run shown with
+    the generic one has none."""
     if not order:
         return {}, ""
     if view.untrusted is not None:
         return {}, ("No thumbnails: they are read from the run's data by its benchmark's own "
                     "code, which visioneval runs only when you name it (--definition).")
-    wanted = set(order[:limit])
-    try:
-        benchmark = view.shown.build_to_read(dict(view.info.options))
-    except Exception as exc:  # data moved or offline: the report works without pictures
-        return {}, f"no thumbnails: the run's data cannot be read ({exc})"
-    made = _made(benchmark.samples(), wanted)
-    found: dict[str, str] = {}
+    shown = order[:limit]
+    wanted = set(shown)
+    prepared = {sha: ready[sha] for sha in shown if sha in ready} if ready else {}
+    got = {sha: made for sha, made in prepared.items() if isinstance(made, str)}
+    got.update(_made_from({sha: data for sha, data in prepared.items()
+                           if isinstance(data, bytes)}))
     refused: dict[str, str] = {}  # too big to decode: {sha256: why}
-    for sha, (name, job) in made.items():
+    if len(got) < len(wanted):
         try:
-            found[sha] = job.result()
-        except ImageError as exc:
-            refused[sha] = str(exc)
-            log.warning("no thumbnail for %s", exc)
-        except OSError as exc:
-            log.debug("thumbnail of %s (%s) failed: %s", sha[:12], name, exc)
+            benchmark = view.shown.build_to_read(dict(view.info.options))
+        except Exception as exc:  # data moved or offline: the report works without pictures
+            return {}, f"no thumbnails: the run's data cannot be read ({exc})"
+        made = _made(benchmark.samples(), wanted - got.keys())
+        for sha, (name, job) in made.items():
+            try:
+                got[sha] = job.result()
+            except ImageError as exc:
+                refused[sha] = str(exc)
+                log.warning("no thumbnail for %s", exc)
+            except OSError as exc:
+                log.debug("thumbnail of %s (%s) failed: %s", sha[:12], name, exc)
+    found = {sha: got[sha] for sha in shown if sha in got}
     missing = len(wanted) - len(found) - len(refused)
     if view.data_change is not None:  # missing because the data is not the run's any more
         gone = (f"; {missing} of the {len(wanted)} images of the embedded samples are not in "

@@ -47,6 +47,7 @@ from visioneval.shards import Shard
 if TYPE_CHECKING:
     from visioneval.cost.budget import Budget
     from visioneval.engine.batch_runner import BatchSetup
+    from visioneval.report.early import EarlyPage
 
 
 def run_directory(request: RunRequest) -> Path:
@@ -182,9 +183,30 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
         _say_identity(backend, output)
         batches = _batches(benchmark, spec, backend, output, engine) \
             if batch or store.info.batch is not None else None
-        return await run_session(benchmark, backend, store, settings, engine, output.err,
-                                 output.progress, judge, budget, engine_changes, output.board,
-                                 output.label, panel, batch=batches, stopping=rule)
+        early = _early_page(store, output) if batches is None else None
+        try:
+            result = await run_session(benchmark, backend, store, settings, engine,
+                                       output.err, output.progress, judge, budget,
+                                       engine_changes, output.board, output.label, panel,
+                                       batch=batches, stopping=rule,
+                                       on_record=early.recorded if early else None)
+        except BaseException:
+            if early is not None:
+                early.close()
+            raise
+        if early is not None:
+            result.thumbnails = early.thumbnails()
+        return result
+
+
+def _early_page(store: RunStore, output: Output) -> EarlyPage | None:
+    """The end-of-run page's thumbnails, made while answers arrive, when the caller draws
+    that page with them (`Output.early_thumbnails`)."""
+    if not (output.report and output.early_thumbnails):
+        return None
+    from visioneval.report.early import EarlyPage
+
+    return EarlyPage(store.info, store.directory)
 
 
 def _batches(benchmark: Benchmark, spec: BackendSpec, backend: Backend,

@@ -20,5 +20,8 @@ class Output:
     err: Console
     progress: bool = True
     report: bool = True
+    early_thumbnails: bool = False
+    """Make the end-of-run page's thumbnails while answers arrive (`report.early`), for a
+    caller that passes them to the page (`SessionResult.thumbnails`): the commands do."""
     board: ProgressBoard | None = None  # a display shared with other runs (a suite's)
     label: str | None = None  # the run's name on that display
