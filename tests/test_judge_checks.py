@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from cli_helpers import invoke, load
+from cli_helpers import flat, invoke, load
 
 from visioneval.evaluators.panel import split_judges
 from visioneval.loopback.server import ANSWER_MODES, SEEDED_MODES
@@ -231,9 +231,11 @@ def test_human_scores_for_what_the_run_does_not_have_are_counted_and_named(serve
     assert info["labels"] == before["labels"] + 2
     assert "nosuch-case judge:image-description clarity" in " ".join(info["unused_named"]) \
         or len(info["unused_named"]) == 5
-    lines = [ln for ln in result.output.splitlines() if ln.startswith("human labels:")]
-    assert len(lines) == 1 and f"{info['unused']} of {info['labels']} scores" in lines[0]
-    assert str(labels) in lines[0] and "were left out" in lines[0]
+    said = flat(result.output)  # the run's end says it once, wrapped at 100 columns
+    assert said.count("human labels:") == 1, said
+    told = said[said.index("human labels:"):]
+    assert told.startswith(f"human labels: {info['unused']} of {info['labels']} scores in "
+                           f"{labels}") and "were left out" in told
     assert "were left out" in (tmp_path / "more" / "report.html").read_text()
 
 

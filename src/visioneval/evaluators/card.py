@@ -159,9 +159,6 @@ def print_cards(judges: JudgesMetrics, run_model: str, console: Console) -> None
         console.print()
     for text in agreement_lines(judges):
         line(console, text)
-    unused = judges.human_labels.unused_line() if judges.human_labels else None
-    if unused:
-        line(console, unused, style="yellow")
     console.print(legend(), style="dim", highlight=False, markup=False)
 
 

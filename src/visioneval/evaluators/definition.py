@@ -122,7 +122,8 @@ class EvaluateDefinition(BenchmarkDefinition):
 
     def print_main_table(self, view: RunData, console: Console) -> None:
         """Per evaluator: pass rate with its 95% interval, mean score, errors; a judge card
-        that raised flags is named in one line (the cards: `visioneval show`)."""
+        that raised flags is named in one line (the cards: `visioneval show`), and so are
+        human labels the run had no use for."""
         from visioneval.core.printed import print_table
 
         rows = []
@@ -144,6 +145,9 @@ class EvaluateDefinition(BenchmarkDefinition):
                     line(console, f"{card.name(found, view.model)}: {len(found.flags)} "
                                   f"flag{'s' if len(found.flags) != 1 else ''} on its judge "
                                   "card", style="red")
+            unused = judges.human_labels.unused_line() if judges.human_labels else None
+            if unused:  # rows of a labels file this run has no use for, said not dropped
+                line(console, unused, style="yellow")
 
     def print_tables(self, view: RunData, console: Console) -> None:
         """The evaluators' table, then each judge's card."""
