@@ -18,9 +18,11 @@ When every cluster holds one row, the clustered path is the plain one, number fo
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -140,10 +142,37 @@ Statistic: TypeAlias = "Callable[[np.ndarray, int], np.ndarray]"
 """(column sums, one row per resample; n) -> the metrics, one row per resample."""
 
 
+@functools.cache
+def _blas() -> Any:
+    """numpy's BLAS libraries, found once per process (finding them costs ~2 ms; limiting
+    them then costs ~0.01 ms)."""
+    import numpy  # noqa: F401  (its BLAS is what the resamples' products use)
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+@contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """The resamples' matrix products on one BLAS thread. They are small (50 resamples x n
+    samples at a time): OpenBLAS's threads waiting on each other made an interval 25-80 ms
+    on two cores where one thread takes 6 ms, and far longer on a busy machine. One thread
+    also sums in one order on every machine, so an interval's last digit does not depend on
+    the number of cores (docs/decisions.md)."""
+    with _blas().limit(limits=1, user_api="blas"):
+        yield
+
+
 def replicates(rows: np.ndarray, statistic: Statistic, resamples: int = RESAMPLES,
                seed: int = SEED, clusters: Clusters | None = None) -> np.ndarray:
     """The statistic on `resamples` bootstrap resamples of the rows (resamples x k); with
     `clusters` (more rows than clusters), of the clusters."""
+    with _one_blas_thread():
+        return _replicates(rows, statistic, resamples, seed, clusters)
+
+
+def _replicates(rows: np.ndarray, statistic: Statistic, resamples: int, seed: int,
+                clusters: Clusters | None) -> np.ndarray:
     import numpy as np
 
     if clusters is not None and not clusters.singletons:
