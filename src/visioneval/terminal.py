@@ -18,11 +18,15 @@ _KEYED = re.compile(r" +\S.{0,30}?  +(?=\S)")  # "  input tokens    ~2,612 (...)
 
 
 class Terminal(Console):
-    """A rich console no wider than `WIDTH` (narrower when the window is)."""
+    """A rich console no wider than `WIDTH` (narrower when the window is). Written to a
+    file or a pipe (a log, CI), where rich would assume 80 columns, it is `WIDTH` wide
+    unless a width is given (`COLUMNS`, `width=`)."""
 
     @property
     def size(self) -> ConsoleDimensions:
         found = Console.size.fget(self)  # type: ignore[attr-defined]
+        if self._width is None and not self.is_terminal:
+            return ConsoleDimensions(WIDTH, found.height)
         return ConsoleDimensions(min(found.width, WIDTH), found.height)
 
     @size.setter

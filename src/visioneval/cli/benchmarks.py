@@ -33,16 +33,16 @@ def demo(
     from visioneval.core import registry
     from visioneval.core.capabilities import HasDemo
     from visioneval.engine.cache import default_cache_path
-    from visioneval.terminal import line
+    from visioneval.terminal import line, print_command
 
     definition = registry.definition(registry.DEMO)
     assert isinstance(definition, HasDemo), f"{registry.DEMO} has no demo"
-    said: list[str] = []
+    said = []
 
     def benchmark():
         demo = definition.demo(default_cache_path().parent, n, seed)
         line(consoles()[1], demo.before)
-        said.append(demo.after)
+        said.append(demo)
         return demo.benchmark
 
     try:
@@ -52,5 +52,8 @@ def demo(
                     RunTarget(definition.name, benchmark, lambda: settings(
                         0, definition.max_tokens, definition.max_tokens)))
     finally:
-        for text in said:
-            line(consoles()[0], text)
+        for shown in said:
+            if shown.then:
+                print_command(consoles()[0], shown.after, shown.then)
+            else:
+                line(consoles()[0], shown.after)

@@ -66,10 +66,12 @@ class MakesSyntheticData(Protocol):
 @dataclass(frozen=True)
 class Demo:
     """What `visioneval demo` runs offline (with the builtin `demo_model`): a benchmark and
-    what to say before and after."""
+    what to say before and after; `then`: a command to try next, on a line of its own
+    after `after` (which then ends in ":")."""
     benchmark: Benchmark
     before: str
     after: str
+    then: str = ""
 
 
 @runtime_checkable

@@ -94,9 +94,10 @@ class SalBenchDefinition(BenchmarkDefinition):
         return Demo(self.build({"configs": ["P3", "P3_box", "P3_box_img"], "data_dir": data}),
                     f"synthetic SalBench P3 set: {data}",
                     "popout is a classical image-processing baseline (no neural network) that "
-                    "finds the odd object by colour, size and angle statistics. Evaluate a "
-                    f"real model with `{command('salbench', '--backend', 'openai', '--model')} "
-                    f"MODEL` (see `{command('salbench', '--help')}`).")
+                    "finds the odd object by colour, size and angle statistics. What else "
+                    f"runs: `{command('list')}`; a real model's options: "
+                    f"`{command('salbench', '--help')}`. Evaluate a real model with:",
+                    f"{command('salbench', '--backend', 'openai', '--model')} MODEL")
 
     def benchmark_class(self) -> type[Benchmark]:
         from visioneval.benchmarks.salbench.benchmark import SalBench
