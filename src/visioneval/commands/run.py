@@ -123,6 +123,10 @@ def report(result: SessionResult, output: Output, definition: registry.Named = N
     view = just_made(result.directory, definition)
     info = view.info
     view.shown.print_main_table(view, console)
+    if result.variants is not None:  # what a run with --variant was asked for
+        from visioneval.variants import shown
+
+        shown.show(result.variants, console, details=False)
     stats = result.stats
     line(console, f"{result.n_records} samples recorded ({result.n_errors} errors, "
                   f"{stats.skipped} rows skipped, {stats.cache_hits} from cache, "
@@ -145,7 +149,8 @@ def report(result: SessionResult, output: Output, definition: registry.Named = N
         page = try_write_report(result.directory, definition, thumbnails=result.thumbnails)
     if page is not None:
         line(console, f"report: {page}")
-    more = "all tables (the variants' too)" if result.variants is not None else "all tables"
+    more = "all tables (and the variants' chance lines)" if result.variants is not None \
+        else "all tables"
     print_command(console, f"{more}:", command("show", result.directory))
     if stats.error_reasons:
         err.print("most common error reasons (this session):", highlight=False)

@@ -130,9 +130,10 @@ TERMINAL_NOTE = ("* significant at 5%. test: McNemar's exact p for exact match a
                  "both forms; the report has each n and the stored value's interval.")
 
 
-def show(summary: VariantsSummary, console: Console) -> None:
-    """The variants table and the without-the-image lines, in the terminal (narrower than
-    the report's: a variant named once per block, n and the stored interval left out)."""
+def show(summary: VariantsSummary, console: Console, details: bool = True) -> None:
+    """The variants table and (with `details`) the without-the-image lines, in the terminal
+    (narrower than the report's: a variant named once per block, n and the stored interval
+    left out)."""
     from visioneval.core.printed import print_table
     from visioneval.terminal import line
 
@@ -149,6 +150,8 @@ def show(summary: VariantsSummary, console: Console) -> None:
                       test + (" *" if row.test.significant else "")])
     print_table(console, "Variants against the stored images (percent; same samples, paired)",
                 TERMINAL_HEADER, found, TERMINAL_NOTE, numeric_from=2, text=(3, 5))
+    if not details:
+        return
     for text in without_image(summary):
         line(console, text)
     if summary.chance_rule and any(v.removes_image for v in summary.variants):
