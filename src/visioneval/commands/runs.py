@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rich import box
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from visioneval.core.benchmark import BenchmarkDefinition
@@ -16,59 +14,56 @@ from visioneval.report.runlist import RunEntry, entries
 WIDTH = 100
 STYLES = {"finished": "green", "errors": "yellow", "stopped": "yellow",
           "interrupted": "yellow", "running": "bold blue", "broken": "red"}
+STARTED = 16  # "2026-11-28 16:22"
+INDENT = " " * (STARTED + 2)
 
 
-COLUMNS = ("started", "run", "benchmark\nmodel", "status", "main number",
-           "value\n95% interval", "n")
-NUMBERS = ("value\n95% interval", "n")
-CAPPED = {"status": 14, "benchmark\nmodel": 20, "value\n95% interval": 12}
-"""Columns kept at most this wide (their text wraps)."""
-SHARED = {"run": 0.4}
-"""Columns that share what the others leave (at most this share of it); the main number,
-whose reasons are the longest text, has the rest."""
+def listing(found: list[RunEntry], width: int = WIDTH) -> list[Text]:
+    """The runs as lines of at most `width` columns, two a run (newest first): when it
+    started, its folder, benchmark, model and status; under them its main number with the
+    95% interval, what the number is and n. A reason (no number, no interval, a broken
+    directory) is a third line, dimmed. A folder too long for its line wraps at its `/`."""
+    lines = [Text(f"{'started':<{STARTED}}  run  ·  benchmark · model · status", style="bold"),
+             Text(f"{'':<{STARTED}}  main number [95% interval] · what it is · n",
+                  style="bold")]
+    for entry in found:
+        lines += _entry(entry, width)
+    return lines
 
 
-def table(found: list[RunEntry], width: int = WIDTH) -> Table:
-    """The runs as a table of at most `width` columns: the short columns keep their width,
-    the run's folder and the main number share the rest and wrap; a missing number's reason
-    (or a broken run's) sits under its label, dimmed, the model under the benchmark and the
-    interval under the value."""
-    rows = [_cells(entry) for entry in found]
-    widths = {column: min(max([*map(len, column.split("\n")),
-                               *(len(line) for r in rows for line in r[k].plain.split("\n"))]),
-                          CAPPED.get(column, width))
-              for k, column in enumerate(COLUMNS)}
-    gaps = 2 * (len(COLUMNS) - 1)  # a space and the divider between two columns
-    fixed = sum(w for c, w in widths.items() if c not in SHARED and c != "main number")
-    free = max(width - gaps - fixed, 3 * len(SHARED) + 10)
-    for column, share in SHARED.items():
-        widths[column] = max(min(widths[column], int(free * share)), 3)
-    widths["main number"] = max(free - sum(widths[c] for c in SHARED), 10)
-    shown = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 0), show_edge=False,
-                  show_lines=True, header_style="bold")
-    for column in COLUMNS:
-        shown.add_column(column, width=widths[column], overflow="fold",
-                         justify="right" if column in NUMBERS else "left")
-    for cells in rows:
-        shown.add_row(*cells)
-    return shown
-
-
-def _cells(entry: RunEntry) -> list[Text]:
+def _entry(entry: RunEntry, width: int) -> list[Text]:
+    tail = Text(f"{entry.benchmark or '-'} · {entry.model or '-'} · ")
+    tail.append(entry.status.text, style=STYLES.get(entry.status.kind, ""))
+    first = Text(f"{entry.started_shown:<{STARTED}}  {entry.relative}  ")
+    out = []
+    if first.cell_len + tail.cell_len <= width:
+        first.append_text(tail)
+        out.append(first)
+    else:  # the folder on its line(s), then what it ran on the next
+        out += [Text(part) for part in _wrapped(first.plain.rstrip(), width, INDENT)]
+        out.append(Text(INDENT) + tail)
     headline = entry.headline
-    label = Text(headline.label if headline is not None else "-")
-    if entry.why:
-        label.append(f"\n{entry.why}", style="dim")
-    number = Text("-")
+    number = "-"
     if headline is not None and headline.value is not None:
-        number = Text(headline.value_text)
+        number = headline.value_text
         if headline.interval is not None:
-            number.append(f"\n{headline.interval_text}", style="dim")
-    which = Text(entry.benchmark or "-")
-    which.append(f"\n{entry.model or '-'}", style="dim")
-    return [Text(entry.started_shown.replace(" ", "\n")), Text(entry.relative), which,
-            Text(entry.status.text, style=STYLES.get(entry.status.kind, "")), label, number,
-            Text("-" if entry.n is None else str(entry.n))]
+            number += f" [{headline.interval_text}]"
+    said = [number, headline.label if headline is not None else ""]
+    if entry.n is not None:
+        said.append(f"n {entry.n}")
+    out += [Text(part) for part in
+            _wrapped(INDENT + " · ".join(p for p in said if p), width, INDENT)]
+    if entry.why:
+        out += [Text(part, style="dim") for part in
+                _wrapped(INDENT + entry.why, width, INDENT)]
+    return out
+
+
+def _wrapped(text: str, width: int, indent: str) -> list[str]:
+    import textwrap
+
+    return textwrap.wrap(text, width=width, subsequent_indent=indent,
+                         break_on_hyphens=False) or [text]
 
 
 def list_runs(folder: Path, console: Console, named: BenchmarkDefinition | None = None,
@@ -83,7 +78,8 @@ def list_runs(folder: Path, console: Console, named: BenchmarkDefinition | None 
     found = entries(folder, named)
     width = min(console.width, WIDTH)
     if found:
-        console.print(table(found, width), width=width)
+        for text in listing(found, width):
+            console.print(text, highlight=False, soft_wrap=True, emoji=False)
     else:
         console.print(f"no run under {folder} (a run is a folder with run.json)",
                       highlight=False, soft_wrap=True)
