@@ -157,12 +157,21 @@ class Servers:
                 if proc.poll() is not None]
 
     def stop(self) -> None:
-        for _, proc in self.running.values():
+        """Ctrl-C to each, as a reader stops them; a process that ignores it (started from a
+        shell that ignores SIGINT) is terminated after five seconds in all."""
+        procs = [proc for _, proc in self.running.values()]
+        for proc in procs:
             if proc.poll() is None:
                 proc.send_signal(signal.SIGINT)
-        for _, proc in self.running.values():
+        deadline = time.monotonic() + 5
+        for proc in procs:
             try:
-                proc.wait(timeout=15)
+                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()

@@ -248,7 +248,7 @@ def test_the_command_prints_the_bands_and_the_estimate(serve):
             "--trials", "3"]
     result = invoke(*args)
     assert result.exit_code == 0, result.output
-    assert "Stripe images answered correctly" in result.stdout
+    assert "Correct answers by stripe period" in result.stdout
     assert "the images were sent at 256 px" in result.stdout or \
         "no estimate" in result.stdout or "no loss" in result.stdout
     as_json = invoke(*args, "--json")
@@ -320,4 +320,4 @@ def test_the_probe_shows_the_engine_s_progress_bar_after_the_key_is_checked(serv
     lines = result.stderr.splitlines()
     sending = next(i for i, line in enumerate(lines) if line.startswith("sending 4 stripe images"))
     bar = next(i for i, line in enumerate(lines) if "4/4" in line and "errors" in line)
-    assert sending < bar and "canaries" in lines[bar]
+    assert sending < bar and "stripe images" in lines[bar]

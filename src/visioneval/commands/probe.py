@@ -77,7 +77,7 @@ def _design(long_side: int, levels: int, trials: int, seed: int) -> CanaryDesign
 
 def show(console: Console, found: ResolutionEstimate) -> None:
     """Correct answers per band of period, then the estimate's sentence."""
-    table = Table(title="Stripe images answered correctly, by period (pixels of the sent image)")
+    table = Table(title="Correct answers by stripe period (pixels of the sent image)")
     for name in ("period (px)", "sent", "answered", "correct", "unparsed", "failed"):
         table.add_column(name, justify="right")
     for band in found.bands:
