@@ -208,7 +208,7 @@ def why_not_run(step: Step, folder: Path) -> str | None:
     args = step.args
     hosts = {h for a in args for h in ANY_URL.findall(a)} - {"127.0.0.1"}
     if hosts:
-        return f"a server on another machine ({', '.join(sorted(hosts))})"
+        return f"a model server the pages do not start ({', '.join(sorted(hosts))})"
     backends = [args[i + 1] for i, a in enumerate(args[:-1])
                 if a in ("--backend", "--judge-backend")]
     local = any(LOCAL_URL.search(a) for a in args)

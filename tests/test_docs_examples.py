@@ -149,7 +149,8 @@ def run_steps(page: Path, port: int) -> int:
     return ran
 
 
-SLOW_PAGES = ("layout.md", "PERFORMANCE.md", "psychophysics.md")  # pictures; 1000 rows; fits
+SLOW_PAGES = ("layout.md", "PERFORMANCE.md", "psychophysics.md",  # pictures; 1000 rows; fits
+              "controls.md", "power.md")  # 800 requests; a pilot run
 
 
 def reads_another_pages_data(page: Path) -> bool:

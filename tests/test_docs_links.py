@@ -15,9 +15,10 @@ ROOT = Path(__file__).parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 LINK = re.compile(r"\[(?:[^\[\]]|\[[^\]]*\])*\]\(([^)\s]+)\)")
 DOC_PATH = re.compile(r"(?<![\w/.-])(docs/[\w.-]+\.md)\b")
-# A path in backticks from the repository's top: docs/, examples/, src/ (`benchmarks/x` is
-# also the package's own folder, named so in prose; tests/ is the tests' business).
-TICKED = re.compile(r"`((?:docs|examples|src)/[\w./-]+)`")
+# A path in backticks from the repository's top: a page, an example, the package's code
+# (`benchmarks/x` is also the package's own folder, named so in prose; another repository's
+# `src/...` or `docs/...` is that repository's).
+TICKED = re.compile(r"`(docs/[\w.-]+\.md|examples/[\w./-]+|src/visioneval/[\w./-]*)`")
 # The reader's own names: a new benchmark `mybench`, `my/questions.jsonl`.
 THEIRS = re.compile(r"(?:^|/)my|[<>*{}]")
 
