@@ -119,7 +119,7 @@ def test_fewer_than_two_pairable_units_has_no_alpha():
     found = agreement(np.array([[3.0, 4.0, NA], [5.0, NA, 2.0]]))
     assert found.alpha is None and found.ci95 is None
     assert found.units == 1
-    assert "1 unit rated at least twice" in found.unavailable
+    assert "1 case rated at least twice" in found.unavailable
     assert krippendorff_alpha(np.array([[3.0, 4.0, NA], [5.0, NA, 2.0]])) is None
 
 

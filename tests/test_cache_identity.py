@@ -60,14 +60,14 @@ def test_a_new_checkpoint_behind_the_same_name_is_asked_again(serve, tmp_path):
     assert again.exit_code == 0 and server.stats.requests == sent
     old_run = str((tmp_path / "old").resolve())
     assert f"cached answers: 12 from {old_run}" in again.stdout
-    assert "root /ckpt/step-1000" in again.stdout
+    assert "checkpoint /ckpt/step-1000" in again.stdout
     assert load(tmp_path / "again", "run.json")["sessions"][-1]["cache_sources"] == {
         old_run: 12}
     assert {r["response"]["cached_from"] for r in journal(tmp_path / "again")} == {old_run}
     # The report says it too: what the server serves, and which run stored the answers.
     assert invoke("report", tmp_path / "again", "--thumbnails", "0").exit_code == 0
     page = (tmp_path / "again" / "report.html").read_text()
-    assert "serves root /ckpt/step-1000" in page
+    assert "serves checkpoint /ckpt/step-1000" in page
     assert f"Answers from the response cache: 12 stored by {old_run}." in page
 
 
@@ -82,8 +82,8 @@ def test_a_resume_against_other_weights_is_refused(serve, tmp_path):
     result = invoke("vqa", "--resume", out, "--no-progress", "--base-url",
                     server.base_url + "/v1")
     assert result.exit_code == 2
-    assert "now serves openai m (root /ckpt/step-2000), but this run started with openai m " \
-           "(root /ckpt/step-1000)" in result.stderr
+    assert "now serves openai m (checkpoint /ckpt/step-2000), but this run started with openai m " \
+           "(checkpoint /ckpt/step-1000)" in result.stderr
     assert server.stats.requests == sent
 
 
@@ -141,7 +141,7 @@ def test_cache_list_show_and_clear(serve, tmp_path):
     listed = invoke("cache", "list", *cache)
     assert listed.exit_code == 0
     text = flat(listed.stdout)
-    assert "24 cached answers" in text and "root /ckpt/one" in text
+    assert "24 cached answers" in text and "checkpoint /ckpt/one" in text
     shown = invoke("cache", "show", "--run", tmp_path / "b", *cache)
     assert "12 cached answers" in flat(shown.stdout)
     assert "/ckpt/one" not in shown.stdout

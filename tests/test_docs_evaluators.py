@@ -4,6 +4,7 @@ rubric, the case file and the shell commands run against the scripted loopback j
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -20,7 +21,7 @@ ROOT = Path(__file__).parent.parent
 PAGE = ROOT / "docs" / "evaluators.md"
 EXAMPLES = ROOT / "examples" / "evaluators"
 RUNNABLE = {"json", "yaml", "markdown", "bash"}
-DEFAULT_LOOPBACK = "http://127.0.0.1:8765"
+LOOPBACK = re.compile(r"http://127\.0\.0\.1:\d+")  # the page's scripted judge, on its port
 
 
 def _blocks():
@@ -99,7 +100,7 @@ def test_shell_examples_run(serve, tmp_path, monkeypatch):
             assert argv[0] == "visioneval", f"docs/evaluators.md:{line}: cannot run {argv}"
             if argv[1] == "loopback" and command.background:
                 continue  # the `serve` fixture is that server, on a free port
-            args = [a.replace(DEFAULT_LOOPBACK, server.base_url) for a in argv[1:]]
+            args = [LOOPBACK.sub(server.base_url, a) for a in argv[1:]]
             if args[0] == "evaluate" and "--out" not in args:
                 args += ["--out", str(tmp_path / f"run-{line}-{n}"), "--no-progress"]
             result = invoke(*args)

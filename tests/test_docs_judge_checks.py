@@ -14,7 +14,6 @@ from visioneval.loopback.server import ANSWER_MODES
 
 ROOT = Path(__file__).parent.parent
 PAGE = ROOT / "docs" / "judge-checks.md"
-PORTS = {"--answer judge-sees": "127.0.0.1:8765", "--answer judge ": "127.0.0.1:8766"}
 
 
 def test_the_offline_example_prints_the_card_the_page_shows(serve, tmp_path, monkeypatch):
@@ -24,11 +23,13 @@ def test_the_offline_example_prints_the_card_the_page_shows(serve, tmp_path, mon
     loopbacks = [" ".join(c.argv) for c in commands if "loopback" in c.argv]
     assert all(c.background for c in commands if "loopback" in c.argv)
     servers = {}
-    for needle, where in PORTS.items():
-        line = next(t for t in loopbacks if needle in t + " ")
-        model = line.split("--model ")[1].split()[0]
-        mode = needle.split()[1]
-        servers[where] = serve(answer=ANSWER_MODES[mode], models=(model,))
+    for line in loopbacks:  # each judge on the port the page gives it
+        words = line.split()
+        mode, model, port = (words[words.index(flag) + 1]
+                             for flag in ("--answer", "--model", "--port"))
+        servers[f"127.0.0.1:{port}"] = serve(answer=ANSWER_MODES[mode], models=(model,))
+    assert sorted(line.split("--answer ")[1].split()[0] for line in loopbacks) == [
+        "judge", "judge-sees"]
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     monkeypatch.chdir(tmp_path)
     evaluate, = [c.argv for c in commands if "evaluate" in c.argv]

@@ -187,7 +187,7 @@ def test_pilot_runs_give_the_baseline_and_the_discordance(serve, synth_data, tmp
     result = invoke("power", color, "--n", "100")
     assert result.exit_code == 2, result.output
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "no proportion headline" in lines[0]
+    assert len(lines) == 1 and "no main number that is a share of samples" in lines[0]
 
 
 def test_vqa_pilot_runs_read_the_overall_accuracy(serve, tmp_path):

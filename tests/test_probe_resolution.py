@@ -248,7 +248,7 @@ def test_the_command_prints_the_bands_and_the_estimate(serve):
             "--trials", "3"]
     result = invoke(*args)
     assert result.exit_code == 0, result.output
-    assert "Canaries answered correctly" in result.stdout
+    assert "Correct answers by stripe period" in result.stdout
     assert "the images were sent at 256 px" in result.stdout or \
         "no estimate" in result.stdout or "no loss" in result.stdout
     as_json = invoke(*args, "--json")
@@ -307,7 +307,7 @@ def test_a_probe_whose_every_request_failed_exits_nonzero_in_one_line(serve):
                     "--levels", "2", "--trials", "2", "--max-attempts", "1")
     assert result.exit_code == 1, result.output
     errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
-    assert len(errors) == 1 and "none of the 4 canaries was answered" in errors[0]
+    assert len(errors) == 1 and "none of the 4 stripe images was answered" in errors[0]
     assert "4 x HTTP 500" in errors[0]
 
 
@@ -318,6 +318,6 @@ def test_the_probe_shows_the_engine_s_progress_bar_after_the_key_is_checked(serv
                     "--levels", "2", "--trials", "2")
     assert result.exit_code == 0, result.output
     lines = result.stderr.splitlines()
-    sending = next(i for i, line in enumerate(lines) if line.startswith("sending 4 canary"))
+    sending = next(i for i, line in enumerate(lines) if line.startswith("sending 4 stripe images"))
     bar = next(i for i, line in enumerate(lines) if "4/4" in line and "errors" in line)
-    assert sending < bar and "canaries" in lines[bar]
+    assert sending < bar and "stripe images" in lines[bar]

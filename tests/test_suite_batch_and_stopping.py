@@ -57,7 +57,7 @@ def test_a_batch_model_sends_each_run_in_batches_at_the_batch_price(serve, synth
                   "vary = { shots = [0, 3] }")
     dry = _run(file, tmp_path / "out", "--dry-run")
     assert dry.exit_code == 0, dry.stderr
-    assert "2 runs in 2 lane(s)" in flat(dry.stdout)  # submitted side by side
+    assert "2 runs, 2 at a time" in flat(dry.stdout)  # submitted side by side
     assert "through the provider's batch API" in dry.stdout
     assert server.stats.requests == 0
     result = _run(file, tmp_path / "out")

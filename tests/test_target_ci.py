@@ -168,7 +168,7 @@ def test_a_benchmark_whose_headline_is_not_a_proportion_is_refused(serve, illusi
                     server.base_url + "/v1", "--model", "m", "--data-dir", illusion_data,
                     "--out", tmp_path / "r", "--no-progress", "--target-ci", "10")
     assert result.exit_code == 2
-    assert "illusionbench's headline is not a proportion" in result.stderr
+    assert "illusionbench's main number is not a proportion" in result.stderr
     assert not (tmp_path / "r").exists()
 
 

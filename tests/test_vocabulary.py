@@ -96,3 +96,72 @@ def test_docs_code_and_tests_use_no_words_a_user_cannot_place():
     assert any(p.name == "README.md" for p in files) and len(files) > 50
     found = [line for path in files for line in hits(path)]
     assert not found, "\n".join(found)
+
+
+# Documents and references a user of visioneval does not have: the project's own copies of
+# the sources' facts (kept for the tests) and another repository's working notes.
+UNPLACEABLE = re.compile(r"reference_notes|evaluation[ _]" + PLAN, re.IGNORECASE)
+USER_FACING = ("docs", "src", "examples", "README.md")
+
+
+def test_docs_and_code_cite_what_a_user_can_open():
+    files = [p for p in tracked_files()
+             if p.relative_to(ROOT).parts[0] in USER_FACING]
+    assert any(p.name == "glossary.md" for p in files)
+    found = [f"{p.relative_to(ROOT)}:{n}: {line.strip()[:100]}"
+             for p in files if p.suffix in (".md", ".py", ".json", ".toml", ".yaml", ".html")
+             for n, line in enumerate(p.read_text(errors="replace").splitlines(), 1)
+             if UNPLACEABLE.search(line)]
+    assert not found, "\n".join(found)
+
+
+# Words the terminal must not print: the code's own names for things (a suite's lanes, the
+# journal, a probe's canaries, a variant family, a server's `root`, a run's headline) and
+# a pull request by its number alone. The pages explain the few they use (docs/glossary.md).
+TERMINAL_WORDS = re.compile(
+    r"\blanes?\b|\bjournal(?:l?ed)?\b|\bcanar(?:y|ies)\b(?! \()|\bfamil(?:y|ies)\b"
+    r"|\(root |\bheadlines?\b|\bunits? rated\b|(?<!lmms-eval )\bPR #\d+", re.IGNORECASE)
+
+
+def terminal_strings(path: Path) -> list[tuple[int, str]]:
+    """The string constants of a module that can reach a terminal or a page: not docstrings
+    (of modules, classes, functions, attributes), not a pydantic field's `description`
+    (the schema, which docs/run-files.md explains)."""
+    import ast
+
+    tree = ast.parse(path.read_text())
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            skipped.add(id(node.value))
+        if isinstance(node, ast.keyword) and node.arg == "description":
+            skipped.update(id(n) for n in ast.walk(node.value))
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and id(node) not in skipped and " " in node.value]
+
+
+def shown(template: str) -> str:
+    """A jinja2 template without its comments and tags (their lines kept, blank)."""
+    def blank(match: re.Match) -> str:
+        return "\n" * match.group(0).count("\n")
+
+    return re.sub(r"\{#.*?#\}|\{\{.*?\}\}|\{%.*?%\}", blank, template, flags=re.DOTALL)
+
+
+def test_terminal_strings_use_the_users_words():
+    bad = ["suite x: 3 runs in 2 lane(s)", "its journal line no longer parses",
+           "sending 160 canary images", "openai m (root /ckpt)", "the second request family",
+           "headline F1", "1 unit rated at least twice", "a bug since PR #744"]
+    good = ["canary (reads the resolution probe's stripes)", "lmms-eval PR #744",
+            "PRAGMA journal_mode=WAL", "openai m (checkpoint /ckpt)", "planes of the image"]
+    assert all(TERMINAL_WORDS.search(text) for text in bad)
+    assert not [text for text in good if TERMINAL_WORDS.search(text)]
+    found = [f"{path.relative_to(ROOT)}:{line}: {text[:100]!r}"
+             for path in sorted((ROOT / "src").rglob("*.py"))
+             for line, text in terminal_strings(path) if TERMINAL_WORDS.search(text)]
+    templates = [f"{path.relative_to(ROOT)}:{n}: {line.strip()[:100]}"
+                 for path in sorted((ROOT / "src").rglob("*.html"))
+                 for n, line in enumerate(shown(path.read_text()).splitlines(), 1)
+                 if TERMINAL_WORDS.search(line)]
+    assert not found + templates, "\n".join(found + templates)

@@ -36,6 +36,7 @@ from visioneval.backends.base import (
     Unreachable,
 )
 from visioneval.backends.ratelimit import RateLimiter
+from visioneval.backends.served import served_text
 from visioneval.core.records import Request, Response
 
 log = logging.getLogger(__name__)
@@ -127,8 +128,8 @@ class Replicas(Backend):
         served = {orjson.dumps(e.backend.served, option=orjson.OPT_SORT_KEYS):
                   e for e in live if e.backend.served}
         if len(served) > 1:
-            said = "; ".join(f"{e.label} serves {served_text.decode()}"
-                             for served_text, e in served.items())
+            said = "; ".join(f"{e.label} serves {served_text(e.backend.served or {})}"
+                             for e in served.values())
             raise PreflightError(f"the URLs serve different models under '{self.model}' "
                                  f"({said}); give URLs of one model only")
         identity: dict[str, Any] = {"backend": self.name, "model": self.model}

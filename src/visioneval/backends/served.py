@@ -72,12 +72,22 @@ def from_ollama_tags(body: Any, model: str) -> Served | None:
     return None
 
 
+# What each field is called where a user reads it (the server's own field name says little).
+_SAID_AS = {"root": "checkpoint", "parent": "base model", "canonical_slug": "dated model",
+            "digest": "digest", "host": "on", "created": "listed at", "created_at": "listed at"}
+
+
+def served_text(served: dict[str, Any]) -> str:
+    """What a server serves, in the words a user reads (`checkpoint /ckpt/step-1000`)."""
+    return ", ".join(f"{_SAID_AS.get(k, k)} {v}" for k, v in served.items())
+
+
 def describe(identity: dict[str, Any]) -> str:
     """An identity in a few words, for terminal lines and `visioneval cache`."""
     served = identity.get("served")
     model = f"{identity.get('backend', '?')} {identity.get('model', '?')}"
     if isinstance(served, dict) and served:
-        return f"{model} ({', '.join(f'{k} {v}' for k, v in served.items())})"
+        return f"{model} ({served_text(served)})"
     url = identity.get("base_url")
     if isinstance(url, list):
         url = ", ".join(map(str, url))

@@ -31,12 +31,12 @@ def resolution(
     base_url: BaseUrl = None,
     api_key_env: ApiKeyEnv = None,
     long_side: Annotated[int, typer.Option(
-        min=128, max=8192, metavar="PX", help="Side of the square canary images sent.")
+        min=128, max=8192, metavar="PX", help="Side of the square stripe images sent.")
                          ] = 2048,
     levels: Annotated[int, typer.Option(
         min=2, max=64, help="Period bands from 2 to 64 pixels.")] = 16,
     trials: Annotated[int, typer.Option(
-        min=1, max=100, help="Canaries per band (requests: bands x trials).")] = 10,
+        min=1, max=100, help="Stripe images per band (requests: bands x trials).")] = 10,
     seed: Annotated[int, typer.Option(help="Seed of periods, orientations and phases.")] = 0,
     max_tokens: Annotated[int, typer.Option(
         min=1, help="Most tokens per answer.", rich_help_panel=MODEL)] = 128,

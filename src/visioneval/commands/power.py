@@ -129,8 +129,9 @@ def collect(view: RunView) -> PairedCollector:
 
 def _no_proportion(view: RunView) -> str:
     why = f" ({view.untrusted})" if view.untrusted else ""
-    return (f"{view.directory}: this {view.benchmark} run's metrics have no proportion "
-            f"headline (accuracy, exact match or recall scored 0 or 1 per sample){why}")
+    return (f"{view.directory}: this {view.benchmark} run's metrics have no main number "
+            "that is a share of samples (accuracy, exact match or recall: 0 or 1 per "
+            f"sample){why}")
 
 
 def proportions(collector: PairedCollector) -> list[Proportion]:

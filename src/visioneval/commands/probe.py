@@ -44,7 +44,7 @@ def resolution_command(console: Console, err: Console, *, backend: str | None,
         show(console, found)
     if found.n_requests and not found.n_answered:
         reasons = "; ".join(f"{n} x {why}" for why, n in found.errors.items())
-        err.print(f"error: none of the {found.n_requests} canaries was answered ({reasons}): "
+        err.print(f"error: none of the {found.n_requests} stripe images was answered ({reasons}): "
                   "no estimate", style="red", highlight=False, soft_wrap=True, markup=False)
         return EXIT_FAILED
     return 0
@@ -56,10 +56,10 @@ async def _send(spec: BackendSpec, settings: ProbeSettings, err: Console,
     before), on the engine's progress bar, and the estimate."""
     design = settings.design
     async with checked_backend(spec, settings) as backend:
-        line(err, f"sending {design.requests} canary images ({design.long_side} x "
+        line(err, f"sending {design.requests} stripe images ({design.long_side} x "
                   f"{design.long_side} px, periods {design.finest:g} to {design.coarsest:g} "
                   f"px) to {spec.model}")
-        with RunProgress(design.requests, "canaries", console=err,
+        with RunProgress(design.requests, "stripe images", console=err,
                          enabled=show_progress) as bar:
             return await probe(backend, settings,
                                lambda trial: bar.advance(error=trial.error is not None))
@@ -77,7 +77,7 @@ def _design(long_side: int, levels: int, trials: int, seed: int) -> CanaryDesign
 
 def show(console: Console, found: ResolutionEstimate) -> None:
     """Correct answers per band of period, then the estimate's sentence."""
-    table = Table(title="Canaries answered correctly, by period (pixels of the sent image)")
+    table = Table(title="Correct answers by stripe period (pixels of the sent image)")
     for name in ("period (px)", "sent", "answered", "correct", "unparsed", "failed"):
         table.add_column(name, justify="right")
     for band in found.bands:

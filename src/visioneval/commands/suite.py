@@ -112,8 +112,8 @@ def _execute(planned: SuitePlan, source: str, output: Output, again: str) -> int
 
     record = SuiteRecord(planned, source)
     record.save()
-    output.err.print(f"suite {planned.name}: {len(planned.runs)} runs in {len(planned.lanes)} "
-                     f"lane(s) (runs sharing a server go one after another) -> {planned.out}",
+    output.err.print(f"suite {planned.name}: {len(planned.runs)} runs, {len(planned.lanes)} at a "
+                     f"time (runs on the same server go one after another) -> {planned.out}",
                      highlight=False, markup=False)
     try:
         outcomes = asyncio.run(execute(planned, record, output.err, output.progress,

@@ -68,7 +68,7 @@ def refusal(benchmark: object) -> str | None:
 
     name = getattr(benchmark, "name", "") or "this benchmark"
     if not isinstance(benchmark, Benchmark) or benchmark.headline_proportion() is None:
-        return (f"--target-ci: {name}'s headline is not a proportion of samples, so no "
+        return (f"--target-ci: {name}'s main number is not a proportion of samples, so no "
                 "confidence sequence for a bounded mean fits it; run it without --target-ci")
     if isinstance(benchmark, LearnsFromAnswers):
         return (f"--target-ci: {name} chooses its next requests from the answers so far, so "

@@ -133,4 +133,4 @@ def render(params: CanaryParams) -> bytes:
 
 def read_canary(png: bytes) -> CanaryParams:
     """The parameters a canary PNG carries; ValueError with one line if it carries none."""
-    return read_model(png, CanaryParams, "a resolution canary")
+    return read_model(png, CanaryParams, "a resolution probe image")

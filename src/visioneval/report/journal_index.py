@@ -117,7 +117,7 @@ class JournalIndex:
             fh.seek(self.offsets[slot])
             record = _parse(fh.readline())
         if record is None:  # the file was replaced since the index was built
-            raise LookupError(f"{self.ids[slot]}: its journal line no longer parses")
+            raise LookupError(f"{self.ids[slot]}: its line in samples.jsonl no longer parses")
         return record
 
     def select(self, group: str = "", label: str = "", view: str = "",

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from visioneval.backends.served import served_text
 from visioneval.core import registry
 from visioneval.core.benchmark import BenchmarkDefinition
 from visioneval.core.blocks import Note, Section, Table
@@ -250,8 +251,7 @@ def _backend_line(info: RunInfo) -> str:
     where = (f" · {urls[0]}" if len(urls) == 1 else
              f" · {len(urls)} endpoints (table below)" if urls else "")
     served = backend.identity.served if backend.identity is not None else None
-    serving = (" · serves " + ", ".join(f"{k} {v}" for k, v in served.items())
-               if served else "")
+    serving = f" · serves {served_text(served)}" if served else ""
     if backend.kind == "none":  # a benchmark that asks no model (layout: the files are scored)
         return f"no model asked · {backend.model}"
     generation = info.generation.model_dump(mode="json", exclude_unset=True)

@@ -106,7 +106,7 @@ def read(directory: Path, root: Path, named: BenchmarkDefinition | None = None) 
     relative = _relative(directory, root)
     if not (directory / RUN_FILE).is_file():
         return RunEntry(directory, relative, Status("broken", "broken"), _changed(directory),
-                        why=f"no {RUN_FILE}: a journal without the run's description",
+                        why=f"no {RUN_FILE}: the run's description is missing",
                         report=_has_report(directory))
     try:
         store = RunStore.open(directory)

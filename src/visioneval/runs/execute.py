@@ -249,7 +249,7 @@ async def _probe(backend: Backend, engine: EngineOptions, output: Output) -> Pro
     settings = ProbeSettings(concurrency=engine.concurrency, max_attempts=engine.max_attempts,
                              timeout_s=engine.timeout_s)
     output.err.print(f"probing the endpoint's resolution first: "
-                     f"{CanaryDesign().requests} canary images (not in the run's counts "
+                     f"{CanaryDesign().requests} stripe images (not in the run's counts "
                      "or cost)", highlight=False)
     found = await probe(backend, settings)
     output.err.print(f"resolution probe: {found.summary}", highlight=False,

@@ -61,7 +61,7 @@ class RunRequest:
             from visioneval.variants.family import Varied
 
             if isinstance(self.benchmark, Varied):
-                raise ValueError("--target-ci watches the headline of the samples as asked, "
+                raise ValueError("--target-ci watches the main number of the samples as asked, "
                                  "not the --variant controls: send the variants in a run of "
                                  "their own")
         if self.batch and self.engine.max_cost is not None:

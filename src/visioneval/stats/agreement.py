@@ -125,7 +125,7 @@ class Pairable:
 
 def _why_not(units: Pairable) -> str | None:
     if units.units < 2:
-        return (f"{units.units} unit{'s' if units.units != 1 else ''} rated at least twice: "
+        return (f"{units.units} case{'s' if units.units != 1 else ''} rated at least twice: "
                 "alpha needs 2")
     if not units.varied():
         return f"every rating is {units.domain[0]:g}: alpha is undefined without variation"

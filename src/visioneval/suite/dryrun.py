@@ -86,8 +86,8 @@ def show(plan: SuitePlan, console: Console) -> int:
     rows = [estimate_run(run) for run in plan.runs]
     table = Table("run", "requests", "input tokens", "max output", "cost", "detects",
                   box=None,
-                  pad_edge=False, title=escape(f"suite {plan.name}: {len(rows)} runs in "
-                                               f"{len(plan.lanes)} lane(s), into {plan.out} "
+                  pad_edge=False, title=escape(f"suite {plan.name}: {len(rows)} runs, "
+                                               f"{len(plan.lanes)} at a time, into {plan.out} "
                                                "(dry run: nothing sent, nothing written)"))
     table.columns[4].no_wrap = True  # a price range reads as one
     low = high = Decimal(0)

@@ -115,7 +115,7 @@ class BenchmarkEntry(_Entry):
             raise ValueError("min_samples goes with target_ci (the samples before the "
                              "stopping rule may stop a run)")
         if self.target_ci is not None and self.variants:
-            raise ValueError("target_ci watches the headline of the samples as asked; put "
+            raise ValueError("target_ci watches the main number of the samples as asked; put "
                              "the variants in a benchmark entry of their own")
         empty = [k for k, values in self.vary.items() if not values]
         if empty:

@@ -212,7 +212,7 @@ def with_variants(benchmark: Benchmark[Any], given: Sequence[str],
         return benchmark
     if isinstance(benchmark, LearnsFromAnswers):
         raise ValueError(f"--variant: {benchmark.name} chooses each request from the answers "
-                         "so far (an adaptive method), which a second family would disturb; "
+                         "so far (an adaptive method), which the changed requests would disturb; "
                          "use its fixed design for variants")
     return Varied(inner, variants, definition)
 

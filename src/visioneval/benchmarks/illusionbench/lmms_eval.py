@@ -71,7 +71,7 @@ class Checks:
             "raw_differs_from_filtered": self.raw_differs}}
 
     def notes(self) -> list[str]:
-        out = ["answers per prompt family: " + ", ".join(
+        out = ["answers per prompt (original, lmms-eval's 'Answer:' prompts): " + ", ".join(
                    f"{family} {n}" for family, n in self.families.items()),
                f"lmms-eval's own score agrees with the same rule here on "
                f"{self.compared - self.differ} of {self.compared} answers"]
@@ -79,8 +79,8 @@ class Checks:
             out.append(f"{self.differ} answers score differently than lmms-eval logged: the "
                        "data may not be the file lmms-eval read (check --data-dir)")
         if self.other_prompts:
-            out.append(f"{self.other_prompts} prompts are neither family's text verbatim; "
-                       "their family was guessed from the 'Answer: <your choice>' line")
+            out.append(f"{self.other_prompts} prompts are neither prompt's text verbatim; "
+                       "which one they are was read from the 'Answer: <your choice>' line")
         if "original" not in self.families:
             out.append("no answer to the original prompts: the original and lmms-recall "
                        "protocols have nothing to score")

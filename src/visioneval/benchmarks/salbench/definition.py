@@ -143,8 +143,8 @@ class SalBenchDefinition(BenchmarkDefinition):
             Charts([_headline_chart(view.metrics)]),
             Note("EM: exact match of the label set. Macro F1: the paper's 'F1 Overall', the "
                  "mean of per-class F1 (TP/FP/FN pooled over samples) over all classes. "
-                 "strict is the reference parser and the headline; lenient forgives answer "
-                 "format. Intervals: 95% bootstrap over samples (1000 seeded resamples), "
+                 "strict is the reference parser and gives the main numbers; lenient forgives "
+                 "answer format. Intervals: 95% bootstrap over samples (1000 seeded resamples), "
                  "strict parser."),
             *_target_absent_blocks(view.metrics)])]
         from visioneval.benchmarks.salbench.tables import POOLED_HEADER, POOLED_NOTE, pooled_rows

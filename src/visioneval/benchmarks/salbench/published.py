@@ -27,7 +27,7 @@ from visioneval.core.runfiles import RunInfo
 DATA = Path(__file__).with_name("published.json")
 SETS = {"P3": "synthetic", "O3": "natural"}
 # How far a printed F1 Overall may be from the mean of its per-class F1 before the cell says
-# so (the README prints one decimal; the check in tests/reference_notes/ uses the same bound).
+# so (the README prints one decimal; tests/test_reference_data.py checks with the same bound).
 MEAN_TOLERANCE = 0.1
 
 

@@ -17,8 +17,8 @@ from visioneval.core.printed import print_table
 from visioneval.fmt import interval, pct
 from visioneval.terminal import line
 
-# Column -> config, in the order of MikeWise2718/salbench's results CSV
-# (`docs/evaluation_plan_v2.md`, "Output Format").
+# Column -> config, in the order of the results CSV that github.com/MikeWise2718/salbench
+# describes ("Output Format": Model,Shot,Detection_NAT,...).
 TABLE1_COLUMNS = {
     "Detection_NAT": "O3", "Detection_SYN": "P3",
     "Referring_NAT": "O3_box", "Referring_SYN": "P3_box",
@@ -175,8 +175,8 @@ def show(metrics: dict[str, Any], label: dict[str, Any], console: Console) -> No
     the false alarms on target-absent scenes, the tasks pooled, the protocols and the
     prompt effect, and the results by difficulty."""
     show_main(metrics, label, console)
-    note = ("strict: the reference parser (headline); lenient: forgives format. EM exact "
-            "match; F1 the paper's macro F1.")
+    note = ("strict: the reference parser (the paper's numbers); lenient: forgives format. "
+            "EM exact match; F1 the paper's macro F1.")
     if any(block.get("by_prompt") for block in metrics.values()):
         note += " Indented: the same rows with lmms-eval's prompt (--prompt both)."
     rows = []
@@ -209,10 +209,10 @@ def show(metrics: dict[str, Any], label: dict[str, Any], console: Console) -> No
                     "its tasks' answers), 1000 seeded resamples")
     console.print()
     columns = protocol_columns(metrics)
-    note = ("headline = the paper's F1; sample F1 is not the paper's; lmms-eval O3 averages 3 "
-            "of 7 classes (docs/salbench.md)")
+    note = ("paper's F1: strict parser, every class; sample F1 is not the paper's; lmms-eval "
+            "O3 averages 3 of 7 classes (docs/salbench.md)")
     if len(columns) > len(PROTOCOL_COLUMNS):
-        note += "; lmms-eval prompt: the second request family (--prompt both)"
+        note += "; lmms-eval prompt: each row asked again with it (--prompt both)"
     print_table(console, "Why published numbers differ (percent)",
                 ["config", *map(_two_lines, columns.values())], protocol_rows(metrics), note)
     header, rows = prompt_effect_rows(metrics, compact=True)
@@ -232,17 +232,18 @@ def show(metrics: dict[str, Any], label: dict[str, Any], console: Console) -> No
 
 
 PROTOCOL_COLUMNS = {
-    "headline_macro_f1": "headline F1",
+    "headline_macro_f1": "paper's F1",
     "lenient_macro_f1": "lenient F1",
     "sample_f1": "sample F1",
     "lmms_eval_o3_3class_f1": "lmms-eval O3 3-class F1",
 }
-PROTOCOL_NOTE = ("The same answers scored four ways. headline: strict parser, macro F1 over "
+PROTOCOL_NOTE = ("The same answers scored four ways. paper's F1: strict parser, macro F1 over "
                  "every class (the paper's F1 Overall); lenient: forgiving parser; sample F1: "
                  "per-sample set F1 averaged (lmms-eval's sample_f1, not "
-                 "the paper's); lmms-eval O3 3-class: lmms-eval main averages O3's per-class "
-                 "F1 over orientation, color and size only (a bug since PR #744), so its O3 "
-                 "numbers are not the paper's.")
+                 "the paper's); lmms-eval O3 3-class: lmms-eval averages O3's per-class F1 "
+                 "over orientation, color and size only, 3 of the 7 classes, as it has since "
+                 "its SalBench task was merged (github.com/EvolvingLMMs-Lab/lmms-eval/pull/744), "
+                 "so its O3 numbers are not the paper's.")
 
 
 # With `--prompt both`: the second request family's answers (lmms-eval's prompt), scored as
@@ -251,9 +252,9 @@ SECOND_PROMPT_COLUMNS = {
     "lmms_eval_prompt_macro_f1": "lmms-eval prompt F1",
     "lmms_eval_prompt_lmms_eval_o3_3class_f1": "lmms-eval prompt, O3 3-class F1",
 }
-SECOND_PROMPT_NOTE = ("lmms-eval prompt: the second request family (--prompt both), the "
+SECOND_PROMPT_NOTE = ("lmms-eval prompt: each row asked again (--prompt both) with the "
                       "question plus \"Answer the question using a single word or phrase.\", "
-                      "scored by the headline rule; with lmms-eval's O3 3-class mean it is "
+                      "scored by the paper's rule; with lmms-eval's O3 3-class mean it is "
                       "the number lmms-eval main reports.")
 
 
