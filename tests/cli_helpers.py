@@ -53,10 +53,11 @@ def journal(run: Path) -> list[dict]:
 
 class Viewing:
     """`visioneval view ARGS --port 0` in a subprocess (in `cwd`), asked over HTTP and
-    stopped with Ctrl-C (SIGINT)."""
+    stopped with Ctrl-C (SIGINT); `port` None: no --port (view's own choice)."""
 
-    def __init__(self, *args: object, cwd: Path | None = None):
-        self.proc = spawn("view", *map(str, args), "--port", "0", cwd=cwd)
+    def __init__(self, *args: object, cwd: Path | None = None, port: int | None = 0):
+        given = ["--port", str(port)] if port is not None else []
+        self.proc = spawn("view", *map(str, args), *given, cwd=cwd)
         assert self.proc.stdout is not None
         for _ in range(5):
             line = self.proc.stdout.readline()

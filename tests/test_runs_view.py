@@ -128,3 +128,28 @@ def test_a_run_in_progress_is_in_use_then_interrupted(serve, synth_data, tmp_pat
     [entry] = entries(root)
     assert (entry.status.kind, entry.status.text) == ("interrupted", "interrupted")
     assert entry.headline is not None and 0 < (entry.n or 0) < 8
+
+
+@pytest.mark.slow
+def test_a_second_view_without_a_port_takes_the_next_free_one(results):
+    """A view already holds 8766 (here: a socket of the test's, when the port is free):
+    another view without --port serves on the next free port and says where."""
+    import socket
+
+    held = socket.socket()
+    try:
+        held.bind(("127.0.0.1", 8766))
+        held.listen()
+    except OSError:
+        pass  # something holds it already: the same case
+    try:
+        viewing = Viewing(results, port=None)
+        try:
+            port = int(viewing.url.rsplit(":", 1)[1].rstrip("/"))
+            assert 8766 < port <= 8775
+            status, kind, _ = viewing.get("")
+            assert status == 200 and kind == "text/html"
+        finally:
+            viewing.stop()
+    finally:
+        held.close()

@@ -98,8 +98,9 @@ def view(
     run_dir: Annotated[Path, typer.Argument(
         help="A run directory, or a folder of runs (its subfolders too): their list, each "
              "run linking its samples.", show_default=True)] = Path("results"),
-    port: Annotated[int, typer.Option(metavar="N", help="Port on 127.0.0.1, 0-65535 (0: any "
-                                      "free port).")] = 8766,
+    port: Annotated[int | None, typer.Option(
+        metavar="N", help="Port on 127.0.0.1, 0-65535 (0: any free port).",
+        show_default="8766, or the next free one when another view holds it")] = None,
     definition: Definition = None,
 ) -> None:
     """Browse every sample of a run (filters, full answers, thumbnails from the dataset) in
@@ -110,13 +111,13 @@ def view(
     import time
 
     from visioneval.commands.common import consoles, guarded
-    from visioneval.report.viewer import Served, listen, serve
+    from visioneval.report.viewer import Served, listen_on, serve
     from visioneval.terminal import line
 
     console, err = consoles()
 
     def action() -> int:
-        with listen(port) as sock:  # a taken port is said before the run is indexed
+        with listen_on(port) as sock:  # a taken port is said before the run is indexed
             started = time.perf_counter()
             served: Served
             if _holds_runs(run_dir):

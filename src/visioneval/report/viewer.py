@@ -197,6 +197,25 @@ def listen(port: int) -> socket.socket:
     return sock
 
 
+DEFAULT_PORT = 8766
+NEXT_PORTS = 10
+"""Without --port, `view` takes 8766 or, when another view (or anything) holds it, the next
+free one of the ten after it, so a second view in another terminal just works."""
+
+
+def listen_on(port: int | None) -> socket.socket:
+    """`listen` on the port given; without one, on `DEFAULT_PORT` or the first free port
+    after it (the URL printed says which)."""
+    if port is not None:
+        return listen(port)
+    for candidate in range(DEFAULT_PORT, DEFAULT_PORT + NEXT_PORTS):
+        try:
+            return listen(candidate)
+        except ValueError:
+            continue
+    return listen(DEFAULT_PORT)  # every one taken: the first one's line says why
+
+
 class Served(Protocol):
     """What `serve` serves: its routes for a server on 127.0.0.1:port (a run's `Viewer`, or
     the runs under a folder, `report.home.Home`)."""
