@@ -104,24 +104,7 @@ def show_main(metrics: dict[str, Any], title: str, console: Console) -> None:
     where it was measured."""
     from visioneval.terminal import line
 
-    thresholds = metrics.get("thresholds", [])
-    if thresholds:
-        several = len({t["set_size"] for t in thresholds}) > 1
-        spreads = len({t.get("spread", 0.0) for t in thresholds}) > 1
-        print_table(console, f"{title}: thresholds at {metrics['criterion']:g} correct "
-                    f"({metrics['form']})",
-                    ["feature", *(["set size"] if several else []),
-                     *(["spread"] if spreads else []), "threshold", "95% interval", "unit",
-                     "slope", "β", "lapse", "status"],
-                    [[t["feature"], *([str(t["set_size"])] if several else []),
-                      *([number(t.get("spread", 0.0))] if spreads else []),
-                      number(t.get("threshold")), span(t.get("threshold_ci95")),
-                      SHORT_UNITS.get(t["unit"], t["unit"]), number(t.get("slope"), 2),
-                      number(t.get("beta"), 2), number(t.get("lapse"), 2), t["status"]]
-                     for t in thresholds], slope_note(metrics["form"]), text=_words(several,
-                                                                                spreads))
-    else:
-        line(console, f"{title}: thresholds: {metrics.get('thresholds_unavailable')}")
+    _thresholds(metrics, title, console, trials=False)
     strongest = highest_levels(metrics.get("detection_theory", []))
     if strongest:
         spreads = any(d.get("spread") for d in strongest)
@@ -142,6 +125,33 @@ def show_main(metrics: dict[str, Any], title: str, console: Console) -> None:
         line(console, f"not reached: {reason}")
     line(console, f"{metrics['n']} answered, {metrics['n_errors']} failed requests, "
                   f"{metrics['n_unparsed']} unparsed")
+
+
+def _thresholds(metrics: dict[str, Any], title: str, console: Console, trials: bool) -> None:
+    """The thresholds table: per feature (and set size, spread when they vary) the threshold
+    with its 95% interval, unit, slope, β, lapse, (`trials`: the trials behind it) and
+    status; or why there are none."""
+    from visioneval.terminal import line
+
+    thresholds = metrics.get("thresholds", [])
+    if not thresholds:
+        line(console, f"{title}: thresholds: {metrics.get('thresholds_unavailable')}")
+        return
+    several = len({t["set_size"] for t in thresholds}) > 1
+    spreads = len({t.get("spread", 0.0) for t in thresholds}) > 1
+    print_table(console, f"{title}: thresholds at {metrics['criterion']:g} correct "
+                f"({metrics['form']})",
+                ["feature", *(["set size"] if several else []),
+                 *(["spread"] if spreads else []), "threshold", "95% interval", "unit",
+                 "slope", "β", "lapse", *(["trials"] if trials else []), "status"],
+                [[t["feature"], *([str(t["set_size"])] if several else []),
+                  *([number(t.get("spread", 0.0))] if spreads else []),
+                  number(t.get("threshold")), span(t.get("threshold_ci95")),
+                  SHORT_UNITS.get(t["unit"], t["unit"]), number(t.get("slope"), 2),
+                  number(t.get("beta"), 2), number(t.get("lapse"), 2),
+                  *([str(t["n_trials"])] if trials else []), t["status"]]
+                 for t in thresholds],
+                slope_note(metrics["form"]), text=_words(several, spreads, trials))
 
 
 def _words(several: bool, spreads: bool, trials: bool = False) -> tuple[int, int]:
@@ -182,24 +192,7 @@ def show(metrics: dict[str, Any], title: str, console: Console) -> None:
     what was not reached and why."""
     from visioneval.terminal import line
 
-    thresholds = metrics.get("thresholds", [])
-    if thresholds:
-        several = len({t["set_size"] for t in thresholds}) > 1
-        spreads = len({t.get("spread", 0.0) for t in thresholds}) > 1
-        print_table(console, f"{title}: thresholds at {metrics['criterion']:g} correct "
-                    f"({metrics['form']})",
-                    ["feature", *(["set size"] if several else []),
-                     *(["spread"] if spreads else []), "threshold", "95% interval", "unit",
-                     "slope", "β", "lapse", "trials", "status"],
-                    [[t["feature"], *([str(t["set_size"])] if several else []),
-                      *([number(t.get("spread", 0.0))] if spreads else []),
-                      number(t.get("threshold")), span(t.get("threshold_ci95")),
-                      SHORT_UNITS.get(t["unit"], t["unit"]), number(t.get("slope"), 2),
-                      number(t.get("beta"), 2), number(t.get("lapse"), 2),
-                      str(t["n_trials"]), t["status"]] for t in thresholds],
-                    slope_note(metrics["form"]), text=_words(several, spreads, trials=True))
-    else:
-        line(console, f"{title}: thresholds: {metrics.get('thresholds_unavailable')}")
+    _thresholds(metrics, title, console, trials=True)
     found = metrics.get("detection_theory", [])
     several = len({d["set_size"] for d in found}) > 1
     for experiment in dict.fromkeys(d["experiment"] for d in found):
