@@ -66,11 +66,12 @@ class Step:
         return self.visioneval and self.argv[1] in SERVERS
 
     def port(self) -> int:
-        """The port a server step listens on: its `--port`, else the command's default."""
+        """The port a server step listens on: its `--port`, else the command's default
+        (`visioneval view`'s first choice: it takes the next free one when that is held)."""
         args = self.args
         if "--port" in args:
             return int(args[args.index("--port") + 1])
-        return int(option_default(args[0], "port"))
+        return server_default_port(args[0])
 
     def __str__(self) -> str:
         return f"{self.where}: {shlex.join(self.argv)}"
@@ -168,6 +169,17 @@ def click_command(args: list[str]) -> tuple[Any, list[str]]:
             break
         command, rest = sub, rest[1:]
     return command, rest
+
+
+def server_default_port(name: str) -> int:
+    """The port `visioneval NAME` (loopback, view) listens on without --port: its option's
+    default, or `view`'s first choice (its option has none: 8766, else the next free)."""
+    found = option_default(name, "port")
+    if found is None:
+        from visioneval.report.viewer import DEFAULT_PORT
+
+        return DEFAULT_PORT
+    return int(found)  # type: ignore[call-overload]
 
 
 def option_default(name: str, option: str) -> object:

@@ -37,12 +37,14 @@ from docs_walkthrough import (
     Step,
     ignored_at_root,
     loopback_ports,
-    option_default,
     reading_order,
+    server_default_port,
     steps,
     takes,
     why_not_run,
 )
+
+from visioneval.report.viewer import NEXT_PORTS
 
 # The most rows per config (`--n`) a data step writes here; the pages' own sizes are for
 # readers, whose figures the pages quote (psychophysics: trials per level and stimulus).
@@ -112,6 +114,9 @@ class Servers:
 
     def start(self, step: Step) -> None:
         port = step.port()
+        if step.argv[1] == "view" and "--port" not in step.args:
+            # view's own choice: the first of the ten after its default that no view holds
+            port = next(p for p in range(port, port + NEXT_PORTS) if p not in self.running)
         assert port not in self.running, (f"{step}: port {port} is held by the server "
                                           f"{self.running[port][0]}")
         if not port_is_free(port):
@@ -234,7 +239,7 @@ def test_no_two_pages_start_a_server_on_one_port():
     view`'s default; every 127.0.0.1 address a page's steps call is a server that page
     starts (a page never leans on another page's server)."""
     owner: dict[int, Step] = {}
-    view_port = int(option_default("view", "port"))
+    view_port = server_default_port("view")
     for page in reading_order():
         ports = loopback_ports(page)
         for port, step in ports.items():
@@ -255,7 +260,7 @@ def test_the_glossary_table_lists_every_page_port():
     for row in re.findall(r"^\| ([\d, ]+) \| (.+?) \|", text, re.MULTILINE):
         for port in row[0].split(","):
             listed[int(port)] = row[1]
-    view_port = int(option_default("view", "port"))
+    view_port = server_default_port("view")
     assert view_port in listed and "report.md" in listed[view_port]
     shown = {port: page for page in reading_order() for port in loopback_ports(page)}
     assert set(listed) - {view_port} == set(shown)
