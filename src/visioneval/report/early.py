@@ -5,8 +5,8 @@ one core busy a tenth of the time. The page drawn after the last answer used to 
 data again for its thumbnails, import its modules and compile its templates then; here the
 thumbnails the page will likely show are made from the samples' own bytes as their records
 are journaled, and the modules the end of the run imports and the page's templates are
-loaded, both when no answer has come for a while (answers sent together come back
-together; between two waves the loop only waits). The thumbnails are made in one worker
+loaded, both when no answer has come for a while (`engine.quiet`: answers sent together
+come back together; between two waves the loop only waits). The thumbnails are made in one worker
 thread (Pillow lets go of the GIL while it decodes, so the event loop is not held); the
 loading is done in the event loop, one step at a time (an import holds the GIL
 throughout: in a thread it would make the loop wait for it at every answer). Nothing is
@@ -24,7 +24,6 @@ too large to decode, a run of more samples than a page embeds)."""
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import logging
 from collections.abc import Callable, Mapping
@@ -35,14 +34,11 @@ from visioneval.core.benchmark import BenchmarkDefinition
 from visioneval.core.records import Record, Sample
 from visioneval.core.rundir import image_hashes
 from visioneval.core.runfiles import RunInfo
+from visioneval.engine.quiet import QuietMoments
 from visioneval.report.selection import KINDS, priority
 from visioneval.report.thumbs import RUN_END_THUMBS, thumbnail
 
 log = logging.getLogger(__name__)
-
-QUIET_S = 0.02
-"""Work waits until no answer has come for this long: the wave of answers is in, and the
-next is about a model's latency away. A loading step takes 1-30 ms."""
 
 KEPT_BYTES = 32_000_000
 """The encoded images kept for a thumbnail not made yet hold at most this many bytes; past
@@ -74,8 +70,7 @@ class EarlyPage:
         self._working: dict[str, bytes] = {}  # handed to the worker, not done
         self._pool: ThreadPoolExecutor | None = None
         self._warm: list[Callable[[], object]] | None = None  # loading steps left
-        self._last = 0.0  # when the last answer came (the loop's clock)
-        self._waiting: asyncio.TimerHandle | None = None  # the next quiet check
+        self._quiet = QuietMoments(self._step)  # a loading step takes 1-30 ms
 
     def recorded(self, sample: Sample, record: Record) -> None:
         """Keep the record's query image if the page may show it. Never raises: the run
@@ -92,7 +87,7 @@ class EarlyPage:
         definition = self._definition or self._resolve()
         if definition is None:
             return
-        self._later()
+        self._quiet.answered()
         images = image_hashes(record)
         if not images:
             return
@@ -138,27 +133,12 @@ class EarlyPage:
                         self._kept[sha] = image.data
                     return
 
-    def _later(self) -> None:
-        """An answer came: what waits for a quiet loop waits on."""
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # told of records outside a run: nothing to wait for
-            return
-        self._last = loop.time()
-        if self._waiting is None:
-            self._waiting = loop.call_later(QUIET_S, self._quiet)
-
-    def _quiet(self) -> None:
-        """If no answer came for QUIET_S: the kept images to the worker, and one loading
-        step; then the next check, while anything waits."""
-        self._waiting = None
-        loop = asyncio.get_running_loop()
-        quiet = loop.time() - self._last
-        if quiet >= QUIET_S:
-            self._hand_over()
-            self._load_one()
-        if self._kept or self._warm is None or self._warm:
-            self._waiting = loop.call_later(max(QUIET_S - quiet, 0.0), self._quiet)
+    def _step(self) -> bool:
+        """The loop is quiet: the kept images to the worker, and one loading step; whether
+        anything waits still."""
+        self._hand_over()
+        self._load_one()
+        return bool(self._kept) or self._warm is None or bool(self._warm)
 
     def _hand_over(self) -> None:
         """The kept images among the first `limit` of the page's order so far to the worker;
@@ -190,9 +170,7 @@ class EarlyPage:
 
     def _stop(self) -> None:
         self._warm = []
-        if self._waiting is not None:
-            self._waiting.cancel()
-            self._waiting = None
+        self._quiet.stop()
 
     def thumbnails(self) -> Mapping[str, str | bytes]:
         """{sha256: the thumbnail's data URL, or the encoded image to make it from if the
