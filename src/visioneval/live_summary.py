@@ -10,11 +10,12 @@ computed from the records alone, so when it runs does not change what it gives.
 Its numbers are used only where they are certainly those the journal streamed at the end
 would give (`session.finish`): a session that starts on an empty journal (a new run), on
 the request-by-request path, that finished with the data read to its end; every line a
-valid record, no sample id twice (every line is then its sample's latest), every id one of
-the data's (nothing for `NotInData` to leave out), every record read by `summarize`, and
-the thread did not raise. Anything else, and its work is dropped without a word (a debug
-line says why) and the journal is streamed at the end as before; a killed run leaves
-nothing behind, and its resumed session reads the journal the usual way.
+valid record and one of this session's, no sample id twice (every line is then its
+sample's latest), every id one of the data's (nothing for `NotInData` to leave out), every
+record read by `summarize`, and the thread did not raise. Anything else, and its work is
+dropped without a word (a debug line says why) and the journal is streamed at the end as
+before; a killed run leaves nothing behind, and its resumed session reads the journal the
+usual way.
 
 A thread that holds the GIL makes the event loop wait for it, up to the interpreter's
 switch interval (5 ms) at a time. So the thread reads only when the loop is quiet
@@ -126,6 +127,11 @@ class LiveSummary:
                 then(sample, record)
         return recorded
 
+    @property
+    def records_read(self) -> int:
+        """Records the thread has read so far."""
+        return self._read
+
     # -- in the event loop ------------------------------------------------------------------
     def _step(self) -> bool:
         """The loop is quiet: a batch for the thread, if it is idle and records wait. The
@@ -163,7 +169,9 @@ class LiveSummary:
             self.abandon()  # interrupted while waiting: the thread stops at its next record
         summary = self._summary
         digests = bytes(self._digests)
-        if summary is not None and not all_distinct(digests):
+        if summary is not None and summary.tally.records != self._appended:
+            self._why = "the journal holds other lines than this session's records"
+        elif summary is not None and not all_distinct(digests):
             self._why = "a sample id appears twice in the journal"
         elif summary is not None and not data_ids.holds_all(digests):
             self._why = "the journal holds records of samples not in the run's data"
