@@ -21,10 +21,13 @@ from visioneval.commands.loopback import ObserverFlags, build_script
 from visioneval.core import registry
 from visioneval.core.idset import IdSet
 from visioneval.core.records import Record, Response
+from visioneval.core.rundir import load
 from visioneval.core.store import RunStore
 from visioneval.engine.runner import RunStats
 from visioneval.live_summary import LiveSummary, summary_of
 from visioneval.loopback.server import answer_hash, answer_popout
+from visioneval.report.page import write_page
+from visioneval.report.thumbs import RUN_END_THUMBS
 from visioneval.session import finish
 from visioneval.variants.family import rebuilt
 
@@ -49,7 +52,10 @@ def streamed_again(run: Path, tmp_path: Path, definition: str | None = None) -> 
     return again
 
 
-def assert_same_both_ways(run: Path, tmp_path: Path, definition: str | None = None) -> None:
+def assert_same_both_ways(run: Path, tmp_path: Path, definition: str | None = None,
+                          page: bool = True) -> None:
+    """metrics.json, variants.json, the tables, run.json's counts and (`page`) the end-of-run
+    page, its browser rows read with the metrics, are those of the journal streamed again."""
     again = streamed_again(run, tmp_path, definition)
     written = {p.name for p in again.iterdir()} - {"run.json", "samples.jsonl"}
     assert "metrics.json" in written
@@ -59,6 +65,10 @@ def assert_same_both_ways(run: Path, tmp_path: Path, definition: str | None = No
         assert (run / name).read_bytes() == (again / name).read_bytes(), name
     counts = RunStore.open(run).info.counts
     assert counts is not None and counts == RunStore.open(again).info.counts
+    if page:  # drawn again, the journal streamed for its rows, the data read for thumbnails
+        drawn = (run / "report.html").read_bytes()
+        assert write_page(load(run, definition, check_data=False),
+                          RUN_END_THUMBS).read_bytes() == drawn
 
 
 def ran_live(result, code: int = 0) -> None:
@@ -94,9 +104,11 @@ def test_salbench_metrics_read_live_are_the_streamed_ones(serve, scenes, tmp_pat
 def test_salbench_with_a_second_family_or_variants(serve, scenes, tmp_path, extra):
     out = tmp_path / "run"
     ran_live(salbench(serve, scenes, out, *extra), code=1)
-    if "--variant" in extra:
-        assert (out / "variants.json").exists()
-    assert_same_both_ways(out, tmp_path)
+    variants = "--variant" in extra
+    assert (out / "variants.json").exists()  # --prompt both: its second family's figures
+    # A variant's images are made during the run only: drawn again, its page reads the
+    # data for thumbnails and finds none of them (`test_rows_read_live_draw_the_same_page`).
+    assert_same_both_ways(out, tmp_path, page=not variants)
 
 
 @pytest.mark.slow
@@ -281,6 +293,37 @@ def test_a_summary_that_raises_or_stops_early_is_not_used(answered, tmp_path, st
     assert live.result(IdSet(r.id for r in records)) is None
 
 
+class Counting:
+    """A reader of the records beside the summary; `fails_at`: it raises at that record."""
+
+    def __init__(self, fails_at: int | None = None):
+        self.ids: list[str] = []
+        self.fails_at = fails_at
+        self.complete = False
+
+    def add(self, record: Record) -> None:
+        if len(self.ids) == self.fails_at:
+            raise KeyError("a bug in the reader")
+        self.ids.append(record.id)
+
+    def whole(self) -> None:
+        self.complete = True
+
+
+def test_readers_are_told_every_record_and_one_that_raises_only_stops_itself(answered,
+                                                                               tmp_path):
+    benchmark, records = answered
+    path = tmp_path / "samples.jsonl"
+    reads, fails = Counting(), Counting(fails_at=2)
+    live = LiveSummary(benchmark, path, [fails, reads])
+    lines = [line(r) for r in records]
+    journal_in_waves(live, path, [lines[:3], lines[3:5]])
+    last_wave(live, path, lines[5:])
+    assert live.result(IdSet(r.id for r in records)) is not None
+    assert reads.ids == [r.id for r in records] and reads.complete
+    assert len(fails.ids) == 2 and not fails.complete
+
+
 def test_a_loop_never_quiet_leaves_the_journal_to_the_end(answered, tmp_path):
     benchmark, records = answered
     path = tmp_path / "samples.jsonl"
@@ -321,10 +364,69 @@ def test_a_stopped_run_and_its_resume_read_the_journal_after_the_run(serve, scen
     assert result.exit_code == 3, result.output
     assert READ_LIVE not in result.stderr
     assert RunStore.open(out).info.status == "stopped"
-    assert_same_both_ways(out, tmp_path)
+    assert_same_both_ways(out, tmp_path, page=False)  # a stopped run draws no page
     result = invoke("salbench", "--resume", out, "--no-progress", "-v", "--base-url",
                     server.base_url + "/v1")
     assert result.exit_code == 0, result.output
     assert READ_LIVE not in result.stderr and "read from the journal after the run" \
         not in result.stderr  # a resumed session has no live summary at all
     assert_same_both_ways(out, tmp_path / "resumed")
+
+
+# -- the report page's rows, read with the metrics -------------------------------------------
+def new_run(server, data: Path, out: Path, variants: tuple[str, ...] = (),
+            continuing: bool = False):
+    """A new run as the commands start one (its page's thumbnails and rows prepared)."""
+    from rich.console import Console
+
+    from visioneval.backends.registry import BackendSpec
+    from visioneval.core.records import GenerationSettings
+    from visioneval.core.store import RunLock
+    from visioneval.engine.options import EngineOptions
+    from visioneval.runs.execute import new_session
+    from visioneval.runs.output import Output
+    from visioneval.runs.request import RunRequest
+
+    definition = registry.definition("salbench")
+    benchmark = registry.build("salbench", {"data_dir": str(data), "configs": ["P3"],
+                                            "splits": ["synthetic"]})
+    if variants:
+        from visioneval.variants.family import with_variants
+
+        benchmark = with_variants(benchmark, list(variants), definition)
+    spec = BackendSpec(kind="openai", model="m", base_url=server.base_url + "/v1")
+    request = RunRequest(benchmark, spec, GenerationSettings(max_tokens=64),
+                         EngineOptions(concurrency=4, max_attempts=1), out)
+    quiet = Console(quiet=True)
+    lock = RunLock(out)
+    try:
+        output = Output(quiet, quiet, progress=False, early_thumbnails=True)
+        return asyncio.run(new_session(request, out, output, lock, continuing=continuing))
+    finally:
+        lock.release()
+
+
+@pytest.mark.parametrize("variants", [(), ("blind", "jpeg:50")], ids=["plain", "variants"])
+def test_rows_read_live_draw_the_same_page(serve, scenes, tmp_path, variants):
+    server = serve(answer=answer_popout, latency_s=LATENCY, fail_rate=0.3, faults=("500",))
+    run = tmp_path / "run"
+    result = new_run(server, scenes, run, variants)
+    assert result.page_rows is not None and result.page_rows.chosen.total == result.n_records
+    view = load(run, check_data=False)
+    made = dict(result.thumbnails)
+    drawn = write_page(view, RUN_END_THUMBS, ready=made, rows=result.page_rows).read_bytes()
+    assert write_page(load(run, check_data=False), RUN_END_THUMBS,
+                      ready=made).read_bytes() == drawn  # the journal streamed for them
+
+
+def test_a_continued_session_reads_the_rows_from_the_journal(serve, scenes, tmp_path):
+    """A session on a journal that holds records (a resume, a suite's run found half done)
+    reads neither its metrics nor its page's rows while it runs."""
+    server = serve(answer=answer_popout, latency_s=LATENCY, fail_rate=0.3, faults=("500",))
+    run = tmp_path / "run"
+    first = new_run(server, scenes, run)
+    assert first.page_rows is not None and first.n_errors > 0  # the errors are sent again
+    server.script.fail_rate = 0.0
+    again = new_run(server, scenes, run, continuing=True)
+    assert again.n_errors == 0 and again.page_rows is None
+    assert_same_both_ways(run, tmp_path, page=False)

@@ -30,10 +30,10 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import Record, Sample
@@ -89,6 +89,17 @@ def summary_of(benchmark: Benchmark, records: Iterable[Record]) -> Summary:
     return Summary(benchmark.summarize(counted), None, tally)
 
 
+class RecordReader(Protocol):
+    """More work of the run's end that reads the journal's records (the report page's
+    browser rows): told of each record the live summary's thread reads, in journal order,
+    and `whole` once those were every record of the journal (its summary is used). It runs
+    in that thread; if it raises, it is told of no more records and never `whole`."""
+
+    def add(self, record: Record) -> None: ...
+
+    def whole(self) -> None: ...
+
+
 class _Stop(BaseException):
     """Ends the thread's reading: its numbers will not be used (`LiveSummary._why`). Not an
     Exception, so that a `summarize` that catches those does not go on with part of the
@@ -98,11 +109,13 @@ class _Stop(BaseException):
 class LiveSummary:
     """Told of each record as it is journaled (`watching`); `result` once the session has
     finished, or `abandon` if it ends otherwise. `journal`: the session's samples.jsonl,
-    empty or absent when the session starts."""
+    empty or absent when the session starts; `readers`: told of each record too."""
 
-    def __init__(self, benchmark: Benchmark, journal: Path):
+    def __init__(self, benchmark: Benchmark, journal: Path,
+                 readers: Sequence[RecordReader] = ()):
         self._benchmark = benchmark
         self._path = journal
+        self._readers = list(readers)
         self._turn = threading.Condition()
         self._granted = False  # the thread may read a batch
         self._final = False  # ... or the rest of the journal
@@ -181,6 +194,8 @@ class LiveSummary:
             return None
         log.debug("metrics of %d records read from the journal while answers arrived",
                   summary.tally.records)
+        for reader in self._readers:
+            reader.whole()
         return summary
 
     def abandon(self) -> None:
@@ -219,6 +234,13 @@ class LiveSummary:
                 self._stop("a journal line's id is not its record's")
             self._digests += digest(record.id)
             self._read += 1
+            for reader in tuple(self._readers):
+                try:
+                    reader.add(record)
+                except Exception as exc:  # its own pass at the end reads the journal
+                    log.debug("%s stopped reading the journal: %s: %s", type(reader).__name__,
+                              type(exc).__name__, exc)
+                    self._readers.remove(reader)
             yield record
 
     def _lines(self) -> Iterator[bytes]:

@@ -47,7 +47,7 @@ from visioneval.engine.cache import open_or_none
 from visioneval.engine.options import EngineOptions
 from visioneval.engine.progress import ProgressBoard, RunProgress
 from visioneval.engine.runner import CostLimitReached, Engine, RecordWatch, RunStats
-from visioneval.live_summary import LiveSummary, Summary, summary_of
+from visioneval.live_summary import LiveSummary, RecordReader, Summary, summary_of
 from visioneval.shards import Shard
 from visioneval.variants.family import Varied
 from visioneval.variants.summary import FILE as VARIANTS_FILE
@@ -74,6 +74,9 @@ class SessionResult:
     thumbnails: Mapping[str, str | bytes] = field(default_factory=dict)
     """For its page, prepared while it ran, by image sha256: thumbnails made (data URLs),
     and encoded images to make them from if the page shows them (`report.early`)."""
+    page_rows: Any = None
+    """For its page, its sample browser's rows read while it ran (`report.browser_rows`),
+    when they are every record's; None: the page reads the journal for them."""
 
 
 def default_run_dir(benchmark: str, model: str, root: Path = Path("results")) -> Path:
@@ -156,7 +159,8 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
                       batch: BatchSetup | None = None,
                       stopping: SequentialStop | None = None,
                       on_record: RecordWatch | None = None,
-                      live_summary: bool = True) -> SessionResult:
+                      live_summary: bool = True,
+                      readers: Sequence[RecordReader] = ()) -> SessionResult:
     """Run what is not yet done, then recompute metrics and tables from the journal.
     `judge`, `panel`: the benchmark's judge model and panel models, opened and checked by
     the caller; `budget`:
@@ -169,12 +173,13 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     (the samples then run in its seeded order, run.json records how it went); `on_record`:
     told of each record as it is journaled (the request-by-request path only);
     `live_summary`: a new run's metrics are read from its journal while answers arrive
-    (`visioneval.live_summary`; False: at the end, as a resumed run's are)."""
+    (`visioneval.live_summary`; False: at the end, as a resumed run's are); `readers`:
+    told of each record that reading reads (`RecordReader`)."""
     # numpy: loaded when a session starts
     from visioneval.core.idset import IdCollector, IdSet
 
     journal = store.directory / SAMPLES_FILE
-    live = LiveSummary(benchmark, journal) if live_summary and batch is None and (
+    live = LiveSummary(benchmark, journal, readers) if live_summary and batch is None and (
         not journal.exists() or journal.stat().st_size == 0) else None
     if live is not None:
         on_record = live.watching(on_record)

@@ -35,6 +35,7 @@ from visioneval.core.records import Record, Sample
 from visioneval.core.rundir import image_hashes
 from visioneval.core.runfiles import RunInfo
 from visioneval.engine.quiet import QuietMoments
+from visioneval.report.browser_rows import BrowserRows, LiveRows
 from visioneval.report.selection import KINDS, priority
 from visioneval.report.thumbs import RUN_END_THUMBS, thumbnail
 
@@ -71,6 +72,7 @@ class EarlyPage:
         self._pool: ThreadPoolExecutor | None = None
         self._warm: list[Callable[[], object]] | None = None  # loading steps left
         self._quiet = QuietMoments(self._step)  # a loading step takes 1-30 ms
+        self._rows = LiveRows(info, directory)
 
     def recorded(self, sample: Sample, record: Record) -> None:
         """Keep the record's query image if the page may show it. Never raises: the run
@@ -188,6 +190,16 @@ class EarlyPage:
             if not job.cancelled() and job.exception() is None:
                 ready[sha] = job.result()
         return ready
+
+    def readers(self) -> list[LiveRows]:
+        """What reads the journal's records with the run's metrics, while answers arrive
+        (`visioneval.live_summary`): the page's browser rows."""
+        return [self._rows]
+
+    def rows(self) -> BrowserRows | None:
+        """The page's browser rows of every record, once the run has ended; None if they
+        were not read with its metrics (the page reads the journal for them)."""
+        return self._rows.rows()
 
     def close(self) -> None:
         """The run ended without a page (Ctrl-C, an error): drop what waits."""
