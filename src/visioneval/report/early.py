@@ -210,9 +210,9 @@ class EarlyPage:
 
 
 def warm_up_steps() -> list[Callable[[], object]]:
-    """What the end of the run imports (the intervals' numpy modules, the page's modules) and
-    the page's templates compiled, one step each, so that after the last answer only the
-    computing and the drawing are left."""
+    """What the end of the run imports (the intervals' numpy modules, the page's modules),
+    numpy's BLAS libraries found, and the page's templates compiled, one step each, so
+    that after the last answer only the computing and the drawing are left."""
     modules = ("numpy.random",  # the bootstrap's resamples
                "numpy.ma",  # loaded by numpy on first use: by the intervals' percentiles
                "jinja2", "visioneval.report.templating", "visioneval.report.charts",
@@ -225,6 +225,11 @@ def warm_up_steps() -> list[Callable[[], object]]:
             return templating.environment().get_template(name)
         return step
 
-    return [*(lambda m=m: importlib.import_module(m) for m in modules),
+    def find_blas() -> object:  # the intervals hold numpy's BLAS to one thread
+        from visioneval.stats.bootstrap import blas_libraries
+
+        return blas_libraries()
+
+    return [*(lambda m=m: importlib.import_module(m) for m in modules), find_blas,
             *(compile_template(name) for name in ("base.html", "run.html", "sections.html",
                                                   "blocks.html", "chart.svg"))]
