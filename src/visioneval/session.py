@@ -159,7 +159,6 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
                       batch: BatchSetup | None = None,
                       stopping: SequentialStop | None = None,
                       on_record: RecordWatch | None = None,
-                      live_summary: bool = True,
                       readers: Sequence[RecordReader] = ()) -> SessionResult:
     """Run what is not yet done, then recompute metrics and tables from the journal.
     `judge`, `panel`: the benchmark's judge model and panel models, opened and checked by
@@ -171,15 +170,15 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     its bar's name (default: the benchmark's); `batch`: send the samples through the
     provider's batch API (`visioneval.engine.batch_runner`); `stopping`: --target-ci's rule
     (the samples then run in its seeded order, run.json records how it went); `on_record`:
-    told of each record as it is journaled (the request-by-request path only);
-    `live_summary`: a new run's metrics are read from its journal while answers arrive
-    (`visioneval.live_summary`; False: at the end, as a resumed run's are); `readers`:
-    told of each record that reading reads (`RecordReader`)."""
+    told of each record as it is journaled (the request-by-request path only). A new run's
+    metrics are read from its journal while its answers arrive (`visioneval.live_summary`),
+    a resumed run's at its end; `readers`: told of each record that first reading reads
+    (`RecordReader`)."""
     # numpy: loaded when a session starts
     from visioneval.core.idset import IdCollector, IdSet
 
     journal = store.directory / SAMPLES_FILE
-    live = LiveSummary(benchmark, journal, readers) if live_summary and batch is None and (
+    live = LiveSummary(benchmark, journal, readers) if batch is None and (
         not journal.exists() or journal.stat().st_size == 0) else None
     if live is not None:
         on_record = live.watching(on_record)

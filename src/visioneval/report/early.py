@@ -6,13 +6,14 @@ data again for its thumbnails, import its modules and compile its templates then
 thumbnails the page will likely show are made from the samples' own bytes as their records
 are journaled, and the modules the end of the run imports and the page's templates are
 loaded, both when no answer has come for a while (`engine.quiet`: answers sent together
-come back together; between two waves the loop only waits). The thumbnails are made in one worker
-thread (Pillow lets go of the GIL while it decodes, so the event loop is not held); the
-loading is done in the event loop, one step at a time (an import holds the GIL
+come back together; between two waves the loop only waits). The thumbnails are made in
+one worker thread (Pillow lets go of the GIL while it decodes, so the event loop is not
+held); the loading is done in the event loop, one step at a time (an import holds the GIL
 throughout: in a thread it would make the loop wait for it at every answer). Nothing is
 written: the thumbnails and the images kept for them wait in memory (a bounded number,
 whatever the run's size) until the page takes them, and a killed run loses nothing but
-time.
+time. The page's sample browser rows are read with the run's metrics, by the thread that
+reads its journal while answers arrive (`browser_rows.LiveRows`, `visioneval.live_summary`).
 
 Which images the page shows is known only at the end (`page.browser_data`): the first
 `limit` distinct images of the embedded samples, errors first, then unparsed answers, wrong
