@@ -36,7 +36,7 @@ from visioneval.loopback.server import (
     answer_popout,
     musing,
 )
-from visioneval.report.page import excerpt
+from visioneval.report.browser_rows import excerpt
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 P3 = ("orientation", "color", "size")

@@ -39,7 +39,7 @@ from visioneval.core.runfiles import (
     RunInfo,
     SessionInfo,
 )
-from visioneval.core.store import RunDirError, RunStore, WriteError
+from visioneval.core.store import SAMPLES_FILE, RunDirError, RunStore, WriteError
 from visioneval.core.variant_ids import VARIANT_OF
 from visioneval.cost.prices import ModelRef, recorded_judge_price, recorded_price
 from visioneval.cost.total import run_cost
@@ -47,6 +47,7 @@ from visioneval.engine.cache import open_or_none
 from visioneval.engine.options import EngineOptions
 from visioneval.engine.progress import ProgressBoard, RunProgress
 from visioneval.engine.runner import CostLimitReached, Engine, RecordWatch, RunStats
+from visioneval.live_summary import LiveSummary, RecordReader, Summary, summary_of
 from visioneval.shards import Shard
 from visioneval.variants.family import Varied
 from visioneval.variants.summary import FILE as VARIANTS_FILE
@@ -73,6 +74,9 @@ class SessionResult:
     thumbnails: Mapping[str, str | bytes] = field(default_factory=dict)
     """For its page, prepared while it ran, by image sha256: thumbnails made (data URLs),
     and encoded images to make them from if the page shows them (`report.early`)."""
+    page_rows: Any = None
+    """For its page, its sample browser's rows read while it ran (`report.browser_rows`),
+    when they are every record's; None: the page reads the journal for them."""
 
 
 def default_run_dir(benchmark: str, model: str, root: Path = Path("results")) -> Path:
@@ -154,7 +158,8 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
                       panel: Sequence[Backend] = (),
                       batch: BatchSetup | None = None,
                       stopping: SequentialStop | None = None,
-                      on_record: RecordWatch | None = None) -> SessionResult:
+                      on_record: RecordWatch | None = None,
+                      readers: Sequence[RecordReader] = ()) -> SessionResult:
     """Run what is not yet done, then recompute metrics and tables from the journal.
     `judge`, `panel`: the benchmark's judge model and panel models, opened and checked by
     the caller; `budget`:
@@ -165,10 +170,18 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     its bar's name (default: the benchmark's); `batch`: send the samples through the
     provider's batch API (`visioneval.engine.batch_runner`); `stopping`: --target-ci's rule
     (the samples then run in its seeded order, run.json records how it went); `on_record`:
-    told of each record as it is journaled (the request-by-request path only)."""
+    told of each record as it is journaled (the request-by-request path only). A new run's
+    metrics are read from its journal while its answers arrive (`visioneval.live_summary`),
+    a resumed run's at its end; `readers`: told of each record that first reading reads
+    (`RecordReader`)."""
     # numpy: loaded when a session starts
     from visioneval.core.idset import IdCollector, IdSet
 
+    journal = store.directory / SAMPLES_FILE
+    live = LiveSummary(benchmark, journal, readers) if batch is None and (
+        not journal.exists() or journal.stat().st_size == 0) else None
+    if live is not None:
+        on_record = live.watching(on_record)
     answered = _answered(store, benchmark) if stopping is None else \
         _remembered(store, benchmark, stopping)
     done = IdSet(r.id for r in answered)
@@ -248,13 +261,16 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
         if stopping is not None:
             store.info.stopping = stopping.info(total)
         try:
-            result = finish(benchmark, store, status, stats, in_data.ids())
+            result = finish(benchmark, store, status, stats, in_data.ids(), live=live)
         except WriteError as late:
             if pending is None:
                 raise
             # The session is already ending on an error (often the same full disk): that
             # one is said; the metrics keep their last written state.
             log.warning("%s", late)
+        finally:
+            if live is not None:
+                live.abandon()
     return result
 
 
@@ -307,21 +323,25 @@ def shard_key(item: Sample | SkippedRow) -> str:
 
 
 def finish(benchmark: Benchmark, store: RunStore, status: str, stats: RunStats,
-           data_ids: IdSet | None = None, metrics_model: MetricsModel | None = None
-           ) -> SessionResult:
+           data_ids: IdSet | None = None, metrics_model: MetricsModel | None = None,
+           live: LiveSummary | None = None) -> SessionResult:
     """Metrics and tables from every record so far; run.json updated with the counts.
     `data_ids`: the ids of the samples in the run's data, when the session read all of it;
     a journal record of any other id is named and left out (else the ids found so at an
     earlier end stay out). `metrics_model`: the benchmark's model of its metrics.json
-    (default: its definition's, `metrics_model_for`)."""
-    tally = _Tally()
+    (default: its definition's, `metrics_model_for`). `live`: the summary read while the
+    session's answers arrived, used if the session finished with the data read to its end
+    and it is certainly the one the journal gives (`LiveSummary.result`); else, or without
+    it, the journal is streamed once now."""
     outside = NotInData(store, data_ids)
-    records = tally.count(outside.leave_out(store.iter_latest()))
-    variants = None
-    if isinstance(benchmark, Varied):
-        metrics, variants = benchmark.summarize_with_variants(records)
-    else:
-        metrics = benchmark.summarize(records)
+    summary: Summary | None = None
+    if live is not None:
+        if status == "finished" and data_ids is not None:
+            summary = live.result(data_ids)
+        live.abandon()
+    if summary is None:
+        summary = summary_of(benchmark, outside.leave_out(store.iter_latest()))
+    metrics, variants, tally = summary.metrics, summary.variants, summary.tally
     outside.record()
     store.write_metrics(metrics, metrics_model or metrics_model_for(store.info))
     if variants is not None:
@@ -441,20 +461,3 @@ class NotInData:
             self._store.info.not_in_data = sorted(self.ids)
         else:
             self._store.info.forget("not_in_data")
-
-
-@dataclass
-class _Tally:
-    """Counts records as the benchmark's `summarize` streams through them."""
-
-    records: int = 0
-    errors: int = 0
-    reasoning: int = 0  # answers whose reasoning was set aside before parsing
-
-    def count(self, records: Iterable[Record]) -> Iterator[Record]:
-        for record in records:
-            self.records += 1
-            self.errors += not record.ok
-            self.reasoning += record.response.reasoning is not None
-            yield record
-

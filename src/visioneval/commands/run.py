@@ -146,7 +146,8 @@ def report(result: SessionResult, output: Output, definition: registry.Named = N
     if output.report:
         from visioneval.report.page import try_write_report  # only when a page is written
 
-        page = try_write_report(result.directory, definition, thumbnails=result.thumbnails)
+        page = try_write_report(result.directory, definition, thumbnails=result.thumbnails,
+                                rows=result.page_rows)
     if page is not None:
         line(console, f"report: {page}")
     more = "all tables (and the variants' chance lines)" if result.variants is not None \

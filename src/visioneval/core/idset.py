@@ -43,6 +43,16 @@ class IdSet:
     def __len__(self) -> int:
         return len(self._digests)
 
+    def holds_all(self, digests: bytes) -> bool:
+        """Whether every id of concatenated 16-byte digests (an `IdCollector`'s) is here."""
+        found = np.frombuffer(digests, dtype=f"S{DIGEST_BYTES}")
+        if not len(found):
+            return True
+        if not len(self._digests):
+            return False
+        at = np.minimum(np.searchsorted(self._digests, found), len(self._digests) - 1)
+        return bool(np.all(self._digests[at] == found))
+
     def __contains__(self, sample_id: object) -> bool:
         if not isinstance(sample_id, str) or not len(self._digests):
             return False
@@ -50,6 +60,12 @@ class IdSet:
         key = np.array([digest(sample_id)], dtype=f"S{DIGEST_BYTES}")
         at = int(np.searchsorted(self._digests, key)[0])
         return at < len(self._digests) and self._digests[at] == key[0]
+
+
+def all_distinct(digests: bytes) -> bool:
+    """Whether concatenated 16-byte digests are all different (no id twice)."""
+    found = np.frombuffer(digests, dtype=f"S{DIGEST_BYTES}")
+    return len(np.unique(found)) == len(found)
 
 
 def last_occurrences(digests: np.ndarray) -> np.ndarray:

@@ -167,7 +167,7 @@ class EvaluateDefinition(BenchmarkDefinition):
         if record.response.source == "code" and record.response.error is None:
             # A validator has no reply: its "raw response" is its result, as its command
             # prints it (what older runs kept as the response text).
-            from visioneval.report.page import capped
+            from visioneval.report.browser_rows import capped
 
             row["r"] = capped(EvalResult.model_validate(result).model_dump_json())
         return row

@@ -5,14 +5,15 @@ one core busy a tenth of the time. The page drawn after the last answer used to 
 data again for its thumbnails, import its modules and compile its templates then; here the
 thumbnails the page will likely show are made from the samples' own bytes as their records
 are journaled, and the modules the end of the run imports and the page's templates are
-loaded, both when no answer has come for a while (answers sent together come back
-together; between two waves the loop only waits). The thumbnails are made in one worker
-thread (Pillow lets go of the GIL while it decodes, so the event loop is not held); the
-loading is done in the event loop, one step at a time (an import holds the GIL
+loaded, both when no answer has come for a while (`engine.quiet`: answers sent together
+come back together; between two waves the loop only waits). The thumbnails are made in
+one worker thread (Pillow lets go of the GIL while it decodes, so the event loop is not
+held); the loading is done in the event loop, one step at a time (an import holds the GIL
 throughout: in a thread it would make the loop wait for it at every answer). Nothing is
 written: the thumbnails and the images kept for them wait in memory (a bounded number,
 whatever the run's size) until the page takes them, and a killed run loses nothing but
-time.
+time. The page's sample browser rows are read with the run's metrics, by the thread that
+reads its journal while answers arrive (`browser_rows.LiveRows`, `visioneval.live_summary`).
 
 Which images the page shows is known only at the end (`page.browser_data`): the first
 `limit` distinct images of the embedded samples, errors first, then unparsed answers, wrong
@@ -24,7 +25,6 @@ too large to decode, a run of more samples than a page embeds)."""
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import logging
 from collections.abc import Callable, Mapping
@@ -35,14 +35,12 @@ from visioneval.core.benchmark import BenchmarkDefinition
 from visioneval.core.records import Record, Sample
 from visioneval.core.rundir import image_hashes
 from visioneval.core.runfiles import RunInfo
+from visioneval.engine.quiet import QuietMoments
+from visioneval.report.browser_rows import BrowserRows, LiveRows
 from visioneval.report.selection import KINDS, priority
 from visioneval.report.thumbs import RUN_END_THUMBS, thumbnail
 
 log = logging.getLogger(__name__)
-
-QUIET_S = 0.02
-"""Work waits until no answer has come for this long: the wave of answers is in, and the
-next is about a model's latency away. A loading step takes 1-30 ms."""
 
 KEPT_BYTES = 32_000_000
 """The encoded images kept for a thumbnail not made yet hold at most this many bytes; past
@@ -74,8 +72,8 @@ class EarlyPage:
         self._working: dict[str, bytes] = {}  # handed to the worker, not done
         self._pool: ThreadPoolExecutor | None = None
         self._warm: list[Callable[[], object]] | None = None  # loading steps left
-        self._last = 0.0  # when the last answer came (the loop's clock)
-        self._waiting: asyncio.TimerHandle | None = None  # the next quiet check
+        self._quiet = QuietMoments(self._step)  # a loading step takes 1-30 ms
+        self._rows = LiveRows(info, directory)
 
     def recorded(self, sample: Sample, record: Record) -> None:
         """Keep the record's query image if the page may show it. Never raises: the run
@@ -92,7 +90,7 @@ class EarlyPage:
         definition = self._definition or self._resolve()
         if definition is None:
             return
-        self._later()
+        self._quiet.answered()
         images = image_hashes(record)
         if not images:
             return
@@ -138,27 +136,12 @@ class EarlyPage:
                         self._kept[sha] = image.data
                     return
 
-    def _later(self) -> None:
-        """An answer came: what waits for a quiet loop waits on."""
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # told of records outside a run: nothing to wait for
-            return
-        self._last = loop.time()
-        if self._waiting is None:
-            self._waiting = loop.call_later(QUIET_S, self._quiet)
-
-    def _quiet(self) -> None:
-        """If no answer came for QUIET_S: the kept images to the worker, and one loading
-        step; then the next check, while anything waits."""
-        self._waiting = None
-        loop = asyncio.get_running_loop()
-        quiet = loop.time() - self._last
-        if quiet >= QUIET_S:
-            self._hand_over()
-            self._load_one()
-        if self._kept or self._warm is None or self._warm:
-            self._waiting = loop.call_later(max(QUIET_S - quiet, 0.0), self._quiet)
+    def _step(self) -> bool:
+        """The loop is quiet: the kept images to the worker, and one loading step; whether
+        anything waits still."""
+        self._hand_over()
+        self._load_one()
+        return bool(self._kept) or self._warm is None or bool(self._warm)
 
     def _hand_over(self) -> None:
         """The kept images among the first `limit` of the page's order so far to the worker;
@@ -190,9 +173,7 @@ class EarlyPage:
 
     def _stop(self) -> None:
         self._warm = []
-        if self._waiting is not None:
-            self._waiting.cancel()
-            self._waiting = None
+        self._quiet.stop()
 
     def thumbnails(self) -> Mapping[str, str | bytes]:
         """{sha256: the thumbnail's data URL, or the encoded image to make it from if the
@@ -211,6 +192,16 @@ class EarlyPage:
                 ready[sha] = job.result()
         return ready
 
+    def readers(self) -> list[LiveRows]:
+        """What reads the journal's records with the run's metrics, while answers arrive
+        (`visioneval.live_summary`): the page's browser rows."""
+        return [self._rows]
+
+    def rows(self) -> BrowserRows | None:
+        """The page's browser rows of every record, once the run has ended; None if they
+        were not read with its metrics (the page reads the journal for them)."""
+        return self._rows.rows()
+
     def close(self) -> None:
         """The run ended without a page (Ctrl-C, an error): drop what waits."""
         self._stop()
@@ -220,9 +211,9 @@ class EarlyPage:
 
 
 def warm_up_steps() -> list[Callable[[], object]]:
-    """What the end of the run imports (the intervals' numpy modules, the page's modules) and
-    the page's templates compiled, one step each, so that after the last answer only the
-    computing and the drawing are left."""
+    """What the end of the run imports (the intervals' numpy modules, the page's modules),
+    numpy's BLAS libraries found, and the page's templates compiled, one step each, so
+    that after the last answer only the computing and the drawing are left."""
     modules = ("numpy.random",  # the bootstrap's resamples
                "numpy.ma",  # loaded by numpy on first use: by the intervals' percentiles
                "jinja2", "visioneval.report.templating", "visioneval.report.charts",
@@ -235,6 +226,11 @@ def warm_up_steps() -> list[Callable[[], object]]:
             return templating.environment().get_template(name)
         return step
 
-    return [*(lambda m=m: importlib.import_module(m) for m in modules),
+    def find_blas() -> object:  # the intervals hold numpy's BLAS to one thread
+        from visioneval.stats.bootstrap import blas_libraries
+
+        return blas_libraries()
+
+    return [*(lambda m=m: importlib.import_module(m) for m in modules), find_blas,
             *(compile_template(name) for name in ("base.html", "run.html", "sections.html",
                                                   "blocks.html", "chart.svg"))]

@@ -14,20 +14,17 @@ from visioneval.backends.served import served_text
 from visioneval.core import registry
 from visioneval.core.benchmark import BenchmarkDefinition
 from visioneval.core.blocks import Note, Section, Table
-from visioneval.core.records import Record
-from visioneval.core.rundir import RunView, image_hashes, just_made, load, prompt_text
+from visioneval.core.rundir import RunView, just_made, load
 from visioneval.core.runfiles import Counts, RunInfo, SessionInfo
 from visioneval.core.store import write_atomic
 from visioneval.report import templating, thumbs, variants
+from visioneval.report.browser_rows import ROW_LIMIT, BrowserRows
 from visioneval.report.cost import cost_blocks, cost_card
-from visioneval.report.selection import KINDS, Selection, priority
+from visioneval.report.selection import KINDS, Selection
 from visioneval.report.thumbs import RUN_END_THUMBS
 
 log = logging.getLogger(__name__)
 THUMB_LIMIT = 1000  # `visioneval report`; the end-of-run report makes at most RUN_END_THUMBS
-ROW_LIMIT = 3000  # samples embedded in a page (failures first); `visioneval view` has them all
-RESPONSE_CHARS = 4000
-REASONING_ENDS = 300  # characters of a reasoning's start and of its end the browser shows
 
 
 def write_report(directory: Path, thumb_limit: int = THUMB_LIMIT,
@@ -49,20 +46,22 @@ def page_path(view: RunView) -> Path:
 
 
 def write_page(view: RunView, thumb_limit: int = THUMB_LIMIT,
-               row_limit: int = ROW_LIMIT, ready: Mapping[str, str | bytes] | None = None) -> Path:
+               row_limit: int = ROW_LIMIT, ready: Mapping[str, str | bytes] | None = None,
+               rows: BrowserRows | None = None) -> Path:
     """The page of a run already read back (`rundir.load`), at `page_path`; `ready`:
     thumbnails, or the images to make them from, prepared while it ran, by image sha256
-    (`report.early`)."""
+    (`report.early`); `rows`: its browser rows, read while it ran (`browser_data`)."""
     path = page_path(view)
-    page = render(view, thumb_limit, row_limit, ready)
+    page = render(view, thumb_limit, row_limit, ready, rows)
     write_atomic(path, page.encode("utf-8"))  # never half a page
     return path
 
 
 def render(view: RunView, thumb_limit: int = THUMB_LIMIT, row_limit: int = ROW_LIMIT,
-           ready: Mapping[str, str | bytes] | None = None) -> str:
+           ready: Mapping[str, str | bytes] | None = None,
+           rows: BrowserRows | None = None) -> str:
     definition = definition_of(view)
-    data, note = browser_data(view, definition, thumb_limit, row_limit, ready)
+    data, note = browser_data(view, definition, thumb_limit, row_limit, ready, rows)
     return render_page(view, definition, data, note)
 
 
@@ -276,28 +275,19 @@ def cache_blocks(info: RunInfo) -> list[Note]:
 
 
 def browser_data(view: RunView, definition: BenchmarkDefinition, thumb_limit: int,
-                 row_limit: int = ROW_LIMIT, ready: Mapping[str, str | bytes] | None = None
-                 ) -> tuple[dict[str, Any], str]:
+                 row_limit: int = ROW_LIMIT, ready: Mapping[str, str | bytes] | None = None,
+                 read: BrowserRows | None = None) -> tuple[dict[str, Any], str]:
     """The JSON behind the sample browser: at most `row_limit` rows (failures first, see
     `selection`), their de-duplicated prompt texts and thumbnails (`ready`: prepared while
     the run went on); and a note on what the page leaves out. The journal is streamed
-    once."""
-    to_row = definition.browser_row
-    chosen = Selection(row_limit)
-    groups: set[str] = set()
-    labels: set[str] = set()
-    views: dict[str, None] = {}
-    for order, record in enumerate(view.iter_records(variants=True)):
-        row = to_row(record)
-        error = record.response.error
-        row["e"] = capped(error) if error is not None else None
-        groups.add(record.group)
-        labels.update(row["labels"])
-        views.update(dict.fromkeys(row["v"]))
-        key = chosen.wants(priority(row), record.id)
-        if key is None:
-            continue
-        chosen.add(key, order, complete_row(record, row))
+    once, unless `read` holds the rows of every record already (`browser_rows.LiveRows`,
+    read while the run went on) with the same definition and limit."""
+    if read is None or type(read.definition) is not type(definition) or \
+            read.row_limit != row_limit:
+        read = BrowserRows(definition, row_limit)
+        for record in view.iter_records(variants=True):
+            read.add(record)
+    chosen, groups, labels, views = read.chosen, read.groups, read.labels, read.views
     kept = chosen.rows()
     texts: dict[str, int] = {}
     for _, row in kept:
@@ -315,20 +305,6 @@ def browser_data(view: RunView, definition: BenchmarkDefinition, thumb_limit: in
     return data, " ".join(n for n in (rows_note(view, chosen), thumb_note) if n)
 
 
-def complete_row(record: Record, row: dict[str, Any]) -> dict[str, Any]:
-    """A browser row with what only a shown sample needs: id, group, the query image's
-    sha256 (`img`), the prompt text (`p`), the capped response (`r`) and, for a reasoning
-    model's answer, an excerpt of the reasoning set aside before parsing (`th`)."""
-    images = image_hashes(record)
-    row.setdefault("r", capped(record.response.text or ""))
-    error = record.response.error
-    row["e"] = capped(error) if error is not None else None
-    if record.response.reasoning is not None:
-        row["th"] = excerpt(record.response.reasoning)
-    return {"id": record.id, "g": record.group, "img": images[-1] if images else None,
-            "p": prompt_text(record), **row}
-
-
 def rows_note(view: RunView, chosen: Selection) -> str:
     """What the page leaves out, and where to see it."""
     left = chosen.total - len(chosen.rows())
@@ -341,36 +317,20 @@ def rows_note(view: RunView, chosen: Selection) -> str:
             "browses every sample, with thumbnails, in a local page.")
 
 
-def capped(text: str, limit: int = RESPONSE_CHARS) -> str:
-    """What the page embeds of one answer: the start, and how much is left out (a 10 MB
-    answer would otherwise be 10 MB of every page that shows it)."""
-    if len(text) <= limit:
-        return text
-    return (f"{text[:limit]}... ({len(text) - limit} more characters; full text in "
-            "samples.jsonl)")
-
-
-def excerpt(text: str, ends: int = REASONING_ENDS) -> str:
-    """A long reasoning's first and last `ends` characters (its conclusion is at the end),
-    saying how much lies between; the whole text is in samples.jsonl."""
-    if len(text) <= 2 * ends + 100:
-        return text
-    left = len(text) - 2 * ends
-    return (f"{text[:ends]}\n... ({left} characters left out; the whole reasoning is in "
-            f"samples.jsonl) ...\n{text[-ends:]}")
-
-
 def try_write_report(directory: Path, definition: registry.Named = None,
-                     thumbnails: Mapping[str, str | bytes] | None = None) -> Path | None:
+                     thumbnails: Mapping[str, str | bytes] | None = None,
+                     rows: BrowserRows | None = None) -> Path | None:
     """The end-of-run report of a run this process has just made, resumed, merged or
     re-scored; a failure is a warning, never a failed run. `definition`: the one the run
     used (the object, or the module:attribute the user named); None: the one run.json
     records if this process has already imported it (`registry.imported_here`: it has
     just run that code), else the trust rule of any reading (`registry.for_run`).
     `thumbnails`: what the run prepared for them while it went on (`report.early`), by
-    image sha256: thumbnails made, and images to make them from if shown."""
+    image sha256: thumbnails made, and images to make them from if shown; `rows`: the
+    browser's rows, read with the run's metrics while it went on (`report.browser_rows`)."""
     try:
-        return write_page(just_made(directory, definition), RUN_END_THUMBS, ready=thumbnails)
+        return write_page(just_made(directory, definition), RUN_END_THUMBS, ready=thumbnails,
+                          rows=rows)
     except Exception as exc:  # the run's results are safe; only the page is missing
         from visioneval.invocation import command
 

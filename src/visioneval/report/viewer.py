@@ -26,8 +26,9 @@ from aiohttp.typedefs import Handler, Middleware
 
 from visioneval.core import registry
 from visioneval.core.rundir import load
+from visioneval.report.browser_rows import complete_row
 from visioneval.report.journal_index import JournalIndex
-from visioneval.report.page import complete_row, definition_of, render_page
+from visioneval.report.page import definition_of, render_page
 from visioneval.report.thumbsource import ThumbSource
 
 PAGE_MAX = 500

@@ -189,13 +189,15 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
                                        output.err, output.progress, judge, budget,
                                        engine_changes, output.board, output.label, panel,
                                        batch=batches, stopping=rule,
-                                       on_record=early.recorded if early else None)
+                                       on_record=early.recorded if early else None,
+                                       readers=early.readers() if early else ())
         except BaseException:
             if early is not None:
                 early.close()
             raise
         if early is not None:
             result.thumbnails = early.thumbnails()
+            result.page_rows = early.rows()
         return result
 
 

@@ -143,9 +143,9 @@ Statistic: TypeAlias = "Callable[[np.ndarray, int], np.ndarray]"
 
 
 @functools.cache
-def _blas() -> Any:
-    """numpy's BLAS libraries, found once per process (finding them costs ~2 ms; limiting
-    them then costs ~0.01 ms)."""
+def blas_libraries() -> Any:
+    """numpy's BLAS libraries, found once per process (finding them costs ~3 ms; limiting
+    them then costs ~0.01 ms; a run finds them while it waits for answers, `report.early`)."""
     import numpy  # noqa: F401  (its BLAS is what the resamples' products use)
     from threadpoolctl import ThreadpoolController
 
@@ -159,7 +159,7 @@ def _one_blas_thread() -> Iterator[None]:
     on two cores where one thread takes 6 ms, and far longer on a busy machine. One thread
     also sums in one order on every machine, so an interval's last digit does not depend on
     the number of cores (docs/decisions.md)."""
-    with _blas().limit(limits=1, user_api="blas"):
+    with blas_libraries().limit(limits=1, user_api="blas"):
         yield
 
 
