@@ -81,7 +81,7 @@ def test_the_slope_at_threshold_and_the_fitted_beta_are_named_apart():
     header = next(x.split() for x in text.splitlines() if x.startswith("feature"))
     row = next(x.split() for x in text.splitlines() if x.startswith("orientation"))
     assert row[header.index("slope") + 1] == f"{slope:.2g}" and row[header.index("β") + 1] == "3"
-    assert "slope: dψ/dx at the threshold" in text and "fitted Weibull's β" in text
+    assert "slope at threshold: dψ/dx there" in text and "fitted Weibull's β" in text
 
 
 def test_answers_are_read_as_the_feature_named_first_or_yes_no():

@@ -95,7 +95,8 @@ def slope_note(form: str) -> str:
     the Weibull, per unit of the level for the logistic), not dψ/dx."""
     beta = ("the fitted Weibull's β (unit-free)" if form == "weibull" else
             f"the fitted {form}'s β (per unit of the level)")
-    return f"slope: dψ/dx at the threshold (proportion correct per unit of the level); β: {beta}."
+    return (f"slope at threshold: dψ/dx there (proportion correct per unit of the level); "
+            f"β: {beta}.")
 
 
 def show_main(metrics: dict[str, Any], title: str, console: Console) -> None:
@@ -143,7 +144,7 @@ def _thresholds(metrics: dict[str, Any], title: str, console: Console, trials: b
                 f"({metrics['form']})",
                 ["feature", *(["set size"] if several else []),
                  *(["spread"] if spreads else []), "threshold", "95% interval", "unit",
-                 "slope", "β", "lapse", *(["trials"] if trials else []), "status"],
+                 "slope at\nthreshold", "β", "lapse", *(["trials"] if trials else []), "status"],
                 [[t["feature"], *([str(t["set_size"])] if several else []),
                   *([number(t.get("spread", 0.0))] if spreads else []),
                   number(t.get("threshold")), span(t.get("threshold_ci95")),
