@@ -32,7 +32,7 @@ from visioneval.session import finish
 from visioneval.variants.family import rebuilt
 
 LATENCY = 0.05  # answers come in waves, with quiet moments between them
-READ_LIVE = "read from the journal while answers arrived"
+READ_LIVE = "read from samples.jsonl while answers arrived"
 OWN = Path(__file__).parents[1] / "examples" / "own_benchmark"
 
 
@@ -368,7 +368,7 @@ def test_a_stopped_run_and_its_resume_read_the_journal_after_the_run(serve, scen
     result = invoke("salbench", "--resume", out, "--no-progress", "-v", "--base-url",
                     server.base_url + "/v1")
     assert result.exit_code == 0, result.output
-    assert READ_LIVE not in result.stderr and "read from the journal after the run" \
+    assert READ_LIVE not in result.stderr and "read from samples.jsonl after the run" \
         not in result.stderr  # a resumed session has no live summary at all
     assert_same_both_ways(out, tmp_path / "resumed")
 

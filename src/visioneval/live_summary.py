@@ -183,16 +183,16 @@ class LiveSummary:
         summary = self._summary
         digests = bytes(self._digests)
         if summary is not None and summary.tally.records != self._appended:
-            self._why = "the journal holds other lines than this session's records"
+            self._why = "samples.jsonl holds other lines than this session's records"
         elif summary is not None and not all_distinct(digests):
-            self._why = "a sample id appears twice in the journal"
+            self._why = "a sample id appears twice in samples.jsonl"
         elif summary is not None and not data_ids.holds_all(digests):
-            self._why = "the journal holds records of samples not in the run's data"
+            self._why = "samples.jsonl holds records of samples not in the run's data"
         if self._why is not None or summary is None:
-            log.debug("metrics read from the journal after the run (read during it: %s)",
+            log.debug("metrics read from samples.jsonl after the run (read during it: %s)",
                       self._why or "no summary")
             return None
-        log.debug("metrics of %d records read from the journal while answers arrived",
+        log.debug("metrics of %d records read from samples.jsonl while answers arrived",
                   summary.tally.records)
         for reader in self._readers:
             reader.whole()
@@ -228,17 +228,17 @@ class LiveSummary:
             try:
                 record = Record.model_validate_json(line)
             except ValueError:
-                self._stop("a journal line is not a valid record")
+                self._stop("a line of samples.jsonl is not a valid record")
             found = record_id(line)
             if found is not None and found != record.id:
-                self._stop("a journal line's id is not its record's")
+                self._stop("a line of samples.jsonl names another id than its record's")
             self._digests += digest(record.id)
             self._read += 1
             for reader in tuple(self._readers):
                 try:
                     reader.add(record)
                 except Exception as exc:  # its own pass at the end reads the journal
-                    log.debug("%s stopped reading the journal: %s: %s", type(reader).__name__,
+                    log.debug("%s stopped reading samples.jsonl: %s: %s", type(reader).__name__,
                               type(exc).__name__, exc)
                     self._readers.remove(reader)
             yield record
@@ -270,7 +270,7 @@ class LiveSummary:
                     yield line
                 if final:
                     if part:
-                        self._stop("the journal's last line is incomplete")
+                        self._stop("the last line of samples.jsonl is incomplete")
                     self._read_to_end = True
                     return
                 self._batch_done()
