@@ -78,10 +78,16 @@ def test_the_slope_at_threshold_and_the_fitted_beta_are_named_apart():
     out = Console(file=io.StringIO(), width=100)
     tables.show_main(metrics, "psychophysics: m", out)
     text = out.file.getvalue()
-    header = next(x.split() for x in text.splitlines() if x.startswith("feature"))
-    row = next(x.split() for x in text.splitlines() if x.startswith("orientation"))
-    assert row[header.index("slope") + 1] == f"{slope:.2g}" and row[header.index("β") + 1] == "3"
-    assert "slope at threshold: dψ/dx there" in text and "fitted Weibull's β" in text
+    lines = text.splitlines()
+    at_header = next(i for i, x in enumerate(lines) if x.startswith("feature"))
+    assert lines[at_header - 1].split() == ["slope", "at"]  # the column's name on two lines
+    header = lines[at_header].split()
+    slope_at = len(header) - 1 - header[::-1].index("threshold")  # "slope at / threshold"
+    row = next(x.split() for x in lines if x.startswith("orientation"))
+    # the interval "a to b" is one more word in the row than "95% interval" in the header
+    assert row[slope_at + 1] == f"{slope:.2g}" and row[header.index("β") + 1] == "3"
+    said = " ".join(text.split())  # the note wraps at 100 columns
+    assert "slope at threshold: dψ/dx there" in said and "fitted Weibull's β" in said
 
 
 def test_answers_are_read_as_the_feature_named_first_or_yes_no():
