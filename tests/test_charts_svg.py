@@ -141,6 +141,7 @@ def test_evaluator_bars_values_and_no_result():
     assert "<script>" not in svg
 
 
+@pytest.mark.slow
 def test_a_run_report_never_imports_matplotlib(synth_data, illusion_data, tmp_path):
     runs = [write_run(tmp_path / "sal", "salbench",
                       {"configs": ["P3"], "data_dir": str(synth_data)}, 40),

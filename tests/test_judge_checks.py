@@ -306,6 +306,7 @@ def test_two_noisy_judges_agree_near_zero(serve, cases, tmp_path):
     assert found["ci95"][0] < 0
 
 
+@pytest.mark.slow
 def test_two_shards_merged_make_the_cards_of_the_whole_run(serve, cases, tmp_path):
     servers = [serve(answer=ANSWER_MODES["judge-sees"]), serve(answer=ANSWER_MODES["judge"])]
     for k in (1, 2):

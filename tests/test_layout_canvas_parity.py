@@ -100,6 +100,7 @@ def test_several_response_files_are_noted_in_the_sample(tmp_path):
     assert "image_only/g1 (tool_usage): 2 files match" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_ground_truth_without_a_visible_box_is_a_named_error(tmp_path):
     gt, gen = swapped()
     gt.visible = False

@@ -17,6 +17,7 @@ def canvas_dir(tmp_path_factory):
     return write_fixture(tmp_path_factory.mktemp("canvas"))
 
 
+@pytest.mark.slow
 def test_worked_examples_end_to_end(canvas_dir, tmp_path):
     out = tmp_path / "res.json"
     result = invoke("--base-dir", canvas_dir, "--out", out, "--workers", 1, "--no-progress")
@@ -64,6 +65,7 @@ def test_worked_examples_end_to_end(canvas_dir, tmp_path):
     assert "tool_efficiency: no ex2" in rows[1]["absent"]
 
 
+@pytest.mark.slow
 def test_broken_inputs_give_named_errors_and_skipped_pairs(tmp_path):
     base = write_broken(write_fixture(tmp_path / "canvas"))
     out = tmp_path / "res.json"

@@ -83,6 +83,7 @@ time.sleep(60)
 """
 
 
+@pytest.mark.slow
 def test_the_watch_thread_alone_ends_an_orphaned_worker():
     proc = subprocess.Popen([sys.executable, "-c", WATCHED_CHILD], stdout=subprocess.PIPE,
                             text=True)

@@ -350,6 +350,7 @@ def _threads() -> list[threading.Thread]:
 
 
 # -- sessions that end otherwise ------------------------------------------------------------
+@pytest.mark.slow
 def test_a_stopped_run_and_its_resume_read_the_journal_after_the_run(serve, scenes,
                                                                       tmp_path):
     """--max-cost stops a new run: its metrics are the journal's, streamed; so are those of

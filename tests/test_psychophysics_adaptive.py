@@ -137,6 +137,7 @@ def test_a_resumed_adaptive_run_learns_its_answers_and_asks_no_stimulus_twice(
     assert max(rows.values()) == 1
 
 
+@pytest.mark.slow
 def test_too_few_pool_stimuli_is_one_line(serve, pool_data, tmp_path):
     server = _observer(serve)
     result = invoke("psychophysics", "--backend", "openai", "--base-url",

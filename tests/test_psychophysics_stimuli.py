@@ -248,6 +248,7 @@ def test_default_levels_are_log_spaced_from_chance_to_ceiling():
         assert np.allclose(ratios, ratios[0], rtol=0.02)
 
 
+@pytest.mark.slow
 def test_the_same_seed_writes_the_same_bytes(tmp_path):
     design = Design(levels={"orientation": (2.0, 20.0), "color": (3.0,), "size": (0.3,),
                             CONJUNCTION: (20.0,)}, set_sizes=(4,), trials=2,

@@ -99,6 +99,7 @@ def test_a_stopped_endpoint_loses_nothing_and_comes_back(three, many_rows, tmp_p
     assert b.stats.requests > moments["b_at_restart"]
 
 
+@pytest.mark.slow
 def test_the_load_goes_to_the_least_busy_and_the_cache_is_shared(three, synth_data,
                                                                    tmp_path):
     _, servers = three

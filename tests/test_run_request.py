@@ -65,6 +65,7 @@ def test_the_python_api_stops_once_the_answer_is_known(serve, tmp_path):
     assert rule["ci"][1] - rule["ci"][0] <= 0.40
 
 
+@pytest.mark.slow
 def test_the_python_api_sends_a_batch(serve, synth_data, tmp_path):
     from visioneval.loopback.batches import BatchScript
 

@@ -101,6 +101,7 @@ def test_salbench_shards_merge_to_the_whole_runs_metrics(serve, synth_data, tmp_
         assert (merged / table).read_bytes() == (whole / table).read_bytes()
 
 
+@pytest.mark.slow
 def test_illusionbench_protocol_all_shards_merge_exactly(serve, illusion_data, tmp_path):
     server = serve()
 

@@ -59,6 +59,7 @@ def suite(file: Path, out: Path, *extra: str):
     return invoke("suite", file, "--out", out, "--no-progress", *extra)
 
 
+@pytest.mark.slow
 def test_one_command_runs_every_benchmark_on_every_model(serve, synth_data, illusion_data,
                                                          tmp_path):
     # Each server holds at most 2 requests at a time (a third gets 429): the suite's runs on
@@ -106,6 +107,7 @@ def test_one_command_runs_every_benchmark_on_every_model(serve, synth_data, illu
     assert [r["status"] for r in load(out, "suite.json")["runs"]] == ["done before"] * 6
 
 
+@pytest.mark.slow
 def test_a_failed_run_does_not_stop_the_others_and_the_same_command_resumes(
         serve, synth_data, illusion_data, tmp_path):
     good = serve()

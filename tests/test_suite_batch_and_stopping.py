@@ -50,6 +50,7 @@ def many_rows(tmp_path_factory) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_a_batch_model_sends_each_run_in_batches_at_the_batch_price(serve, synth_data,
                                                                     tmp_path):
     server = serve(batches=BatchScript(delay_s=0.1))

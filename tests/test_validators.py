@@ -193,6 +193,7 @@ def test_runner_runs_builtins_and_users_scripts(tmp_path):
     assert _run(user).score == 1.0
 
 
+@pytest.mark.slow
 def test_runner_turns_timeouts_crashes_and_garbage_into_errors(tmp_path):
     slow = _script(tmp_path, "import time; time.sleep(30)")
     result = _run(slow, timeout=0.5)

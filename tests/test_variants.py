@@ -264,6 +264,7 @@ def test_the_report_and_compare_show_the_controls(serve, synth_data, tmp_path):
     assert {v["name"] for v in rows} == {"blind", "jpeg:80", "jpeg:30"}
 
 
+@pytest.mark.slow
 def test_the_python_api_takes_variants(synth_data, tmp_path):
     from visioneval import api
 

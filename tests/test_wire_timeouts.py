@@ -13,6 +13,7 @@ from visioneval.loopback.server import answer_judge
 @pytest.mark.parametrize("n_cases, latency_s", [
     pytest.param(2, 0.2, id="2 cases"),
     pytest.param(4, 0.3, id="4 cases", marks=pytest.mark.slow)])
+@pytest.mark.slow
 def test_judge_samples_beyond_concurrency_never_time_out_waiting(serve, tmp_path, n_cases,
                                                                  latency_s):
     # 4 cases x 4 judge samples at 2 in flight: 16 requests queue for 2 slots, 0.3 s each.
