@@ -1,4 +1,4 @@
-"""benchmarks/psychophysics_loopback_recovery.py: its recovery of the simulated observer's
+"""measure/psychophysics_loopback_recovery.py: its recovery of the simulated observer's
 thresholds and d′ through real runs against the loopback server, at two observer seeds and
 a small bootstrap, and its reading of the psychophysics flags it passes through."""
 
@@ -15,7 +15,7 @@ import pytest
 from visioneval.benchmarks.psychophysics.dataset import Design, write_dataset
 from visioneval.stats.psychometric import criterion_level
 
-SCRIPT = Path(__file__).parents[1] / "benchmarks" / "psychophysics_loopback_recovery.py"
+SCRIPT = Path(__file__).parents[1] / "measure" / "psychophysics_loopback_recovery.py"
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 """`--target-ci W`: samples in a seeded random order, the betting confidence sequence that
 stops the run, run.json's record of the rule, and a resume that extends a stopped run.
-(Coverage over 1000 simulated runs: benchmarks/sequential_coverage.py, docs/stopping.md.)"""
+(Coverage over 1000 simulated runs: measure/sequential_coverage.py, docs/stopping.md.)"""
 
 from __future__ import annotations
 

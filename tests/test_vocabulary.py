@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SCANNED = ("docs", "src", "tests", "benchmarks", "examples", "README.md")
+SCANNED = ("docs", "src", "tests", "measure", "examples", "README.md")
 SKIPPED_DIRS = {".venv", ".git", "__pycache__", ".mypy_cache", ".pytest_cache",
                 ".ruff_cache", "node_modules"}
 

@@ -550,7 +550,7 @@ def check_metrics(metrics: Any, model: MetricsModel = Metrics) -> dict[str, Any]
         raise ValueError(f"not a JSON object but {type(metrics).__name__}")
     # The model's instances are all new and live until the check ends: the cyclic GC would
     # walk them again at every collection (ten times the time for a summary of 100,000
-    # cases, benchmarks/metrics_check_cost.py). They hold no cycles, so nothing is kept.
+    # cases, measure/metrics_check_cost.py). They hold no cycles, so nothing is kept.
     collecting = gc.isenabled()
     gc.disable()
     try:

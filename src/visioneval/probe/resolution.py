@@ -11,7 +11,7 @@ image was effectively reduced; the canvas's long side over that factor is the ef
 long side.
 
 The baseline is the loopback canary reader's (`probe.reader`): its threshold in the pixels
-it receives, measured through known reductions (benchmarks/resolution_probe_recovery.py).
+it receives, measured through known reductions (measure/resolution_probe_recovery.py).
 A model needs at least as coarse a grating as that ideal reader, so against a model the
 effective long side is a lower bound on the resolution that reaches it: a loss the probe
 reports may be the model's own as well as the provider's resizing (docs/probe.md).

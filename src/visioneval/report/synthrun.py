@@ -1,6 +1,6 @@
 """A finished run of any size made from a benchmark's real samples, without a model: for
 measuring and testing the report and `visioneval view` on big runs
-(`benchmarks/report_scale.py`, the large-run tests).
+(`measure/report_scale.py`, the large-run tests).
 
 Samples of a small dataset are repeated (ids get `#k`) until the run has `n` records; each
 answer is right, wrong, unreadable or an error in fixed shares, scored by the benchmark's

@@ -15,7 +15,7 @@ formula on ranks; the ranks depend on which units a resample holds and are compu
 resample. This gives the `krippendorff` package's values (tests check it) without its
 units x values x values coincidence arrays, which for fractional scores (means over human
 raters, weighted rubric scores) take 5.7 s and 5.5 GB a call on 10 raters x 200 units
-(benchmarks/agreement_speed.py). A bootstrap resample is a vector of per-unit counts, as in
+(measure/agreement_speed.py). A bootstrap resample is a vector of per-unit counts, as in
 `stats.bootstrap`, so 1000 resamples are a few array operations per chunk.
 """
 
