@@ -21,12 +21,8 @@ def __getattr__(name: str):
         import importlib
 
         return getattr(importlib.import_module(_API[name]), name)
-    # Resolved on first use: importlib.metadata costs ~80 ms, too much for `--help`.
     if name == "__version__":
-        from importlib.metadata import PackageNotFoundError, version
+        from visioneval.core.version import installed_version
 
-        try:
-            return version("visioneval")
-        except PackageNotFoundError:  # a source tree that was never installed
-            return "0+unknown"
+        return installed_version()
     raise AttributeError(name)

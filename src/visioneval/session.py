@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from visioneval import __version__
 from visioneval.backends.base import Backend
 from visioneval.backends.registry import BackendSpec
 from visioneval.backends.replicas import Replicas
@@ -41,6 +40,7 @@ from visioneval.core.runfiles import (
 )
 from visioneval.core.store import SAMPLES_FILE, RunDirError, RunStore, WriteError
 from visioneval.core.variant_ids import VARIANT_OF
+from visioneval.core.version import installed_version
 from visioneval.cost.prices import ModelRef, recorded_judge_price, recorded_price
 from visioneval.cost.total import run_cost
 from visioneval.engine.cache import open_or_none
@@ -91,7 +91,7 @@ def new_run_info(plan: BenchmarkPlan, spec: BackendSpec, settings: GenerationSet
     """run.json at the start. `definition`: where a benchmark that is not registered was
     loaded from (module:attribute), so resume, report and compare can load it again;
     `shard`: the part of the samples this run holds (None: all of them)."""
-    info = RunInfo(run_format=RUN_FORMAT, visioneval_version=__version__,
+    info = RunInfo(run_format=RUN_FORMAT, visioneval_version=installed_version(),
                    benchmark=plan.benchmark, options=plan.options,
                    dataset=plan.dataset_info(),
                    # api_key_env is what the user chose (None: the default); key_env_used is

@@ -42,9 +42,9 @@ app.add_typer(data_app, name="data")
 
 def _print_version(value: bool) -> None:
     if value:
-        from visioneval import __version__
+        from visioneval.core.version import installed_version
 
-        typer.echo(f"visioneval {__version__}")
+        typer.echo(f"visioneval {installed_version()}")
         raise typer.Exit()
 
 

@@ -206,13 +206,13 @@ def connect(ray: Any, address: str | None) -> bool:
 def probe(ray: Any) -> None:
     """Check that a worker starts and has this visioneval: a missing install on a node, or
     another version, is one line instead of a hang or a half-merged run."""
-    from visioneval import __version__
+    from visioneval.core.version import installed_version
 
     @ray.remote(num_cpus=0)
     def version() -> str:
-        import visioneval
+        from visioneval.core.version import installed_version
 
-        return visioneval.__version__
+        return installed_version()
 
     try:
         theirs = ray.get(version.remote(), timeout=PROBE_TIMEOUT_S)
@@ -220,8 +220,9 @@ def probe(ray: Any) -> None:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ValueError(f"Ray workers could not run visioneval ({first}); install it on "
                          "every node") from None
-    if theirs != __version__:
-        raise ValueError(f"Ray workers have visioneval {theirs}, this command {__version__}; "
+    if theirs != installed_version():
+        raise ValueError(f"Ray workers have visioneval {theirs}, this command "
+                         f"{installed_version()}; "
                          "install the same version on every node")
 
 

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from visioneval import __version__
 from visioneval.core import registry
 from visioneval.core.capabilities import ReadsForeignLogs
 from visioneval.core.foreign import Answered, ForeignReader, LogFile, RescoreRequest, Source
@@ -32,6 +31,7 @@ from visioneval.core.runfiles import (
     SessionInfo,
 )
 from visioneval.core.store import SAMPLES_FILE, RunDirError, RunLock, RunStore
+from visioneval.core.version import installed_version
 from visioneval.engine.runner import RunStats
 from visioneval.io.lines import BadLines
 from visioneval.rescore import lmms_eval
@@ -156,7 +156,7 @@ def run_info(name: str, tool: str, source: Source, logs: Sequence[LogFile]) -> R
     counts are filled in at the end)."""
     return RunInfo.model_validate({
         "run_format": RUN_FORMAT,
-        "visioneval_version": __version__,
+        "visioneval_version": installed_version(),
         "benchmark": name,
         "definition": source.definition,
         "options": source.options,
