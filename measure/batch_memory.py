@@ -33,7 +33,7 @@ ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 CHILD = """
 import json, sys, time, tracemalloc
 from pathlib import Path
-import visioneval.session as session
+import visioneval.runs.session as session
 from visioneval.api import run
 from visioneval.backends.batch.base import BatchLimits
 from visioneval.backends.batch.openai import OpenAIBatch

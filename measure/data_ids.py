@@ -15,7 +15,7 @@ from pathlib import Path
 from visioneval.core.idset import IdCollector
 from visioneval.core.records import Record, Response
 from visioneval.core.store import RunStore
-from visioneval.session import NotInData
+from visioneval.runs.session import NotInData
 
 N = 130_020
 

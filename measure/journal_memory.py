@@ -29,7 +29,7 @@ from pathlib import Path
 from visioneval.core import registry
 from visioneval.engine.runner import RunStats
 from visioneval.core.store import RunStore
-from visioneval.session import finish
+from visioneval.runs.session import finish
 store = RunStore.open(Path(sys.argv[1]))
 started = time.perf_counter()
 from visioneval.core.idset import IdSet

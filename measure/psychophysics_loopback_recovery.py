@@ -55,7 +55,7 @@ from visioneval.core.records import GenerationSettings
 from visioneval.engine.options import EngineOptions
 from visioneval.loopback.observer import DEFAULT_CURVES, FEATURES, parse_curves
 from visioneval.loopback.server import ThreadedServer
-from visioneval.runs.request import RunRequest
+from visioneval.runs.spec import RunSpec
 from visioneval.stats.detection import dprime
 from visioneval.stats.psychometric import Sigmoid, criterion_level
 
@@ -254,8 +254,8 @@ def run_one(plan: RunPlan) -> RunFigures:
     started = time.perf_counter()
     with ThreadedServer(script) as server:
         spec = BackendSpec(kind="openai", model=MODEL, base_url=server.base_url + "/v1")
-        request = RunRequest(benchmark, spec, plan.settings.generation, plan.settings.engine,
-                             plan.out)
+        request = RunSpec.of(benchmark, backend=spec, generation=plan.settings.generation,
+                             engine=plan.settings.engine, out=plan.out)
         result = visioneval.run_request(request, report=False)
     seconds = time.perf_counter() - started
     metrics = json.loads((result.directory / "metrics.json").read_text())

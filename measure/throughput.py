@@ -61,7 +61,7 @@ def make_big(root: Path, n: int) -> Path:
 # Client processes run as on a user's machine: modules byte-compiled once and reused.
 # (This sandbox sets PYTHONDONTWRITEBYTECODE, which would add ~1 s of compiling per process.)
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-WARM_UP = ("import visioneval.cli, visioneval.commands.run, visioneval.session, "
+WARM_UP = ("import visioneval.cli, visioneval.commands.run, visioneval.runs.session, "
            "visioneval.backends.openai, visioneval.loopback.server, openai, aiohttp, "
            "pyarrow.parquet")
 

@@ -66,7 +66,7 @@ def timed(owner, name, label=None):
             marks.append([label or name, t0, time.time() - t0, time.process_time() - c0])
     setattr(owner, name, wrapper)
 
-from visioneval import session
+from visioneval.runs import session
 from visioneval.commands import run as command
 from visioneval.core import store
 from visioneval.report import page, templating, thumbs

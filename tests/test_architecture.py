@@ -13,7 +13,7 @@ PACKAGE = SRC / "visioneval"
 PLUGINS = ("visioneval.benchmarks", "visioneval.evaluators")
 ABOVE_CORE = ("visioneval.benchmarks", "visioneval.evaluators", "visioneval.report",
               "visioneval.rescore", "visioneval.commands", "visioneval.cli", "visioneval.api",
-              "visioneval.distributed", "visioneval.suite", "visioneval.session",
+              "visioneval.distributed", "visioneval.suite", "visioneval.runs.session",
               "visioneval.runs")
 
 

@@ -134,9 +134,9 @@ def test_shown_defaults_are_the_ones_the_code_applies():
     declared: here it is checked against the code that applies it."""
     from visioneval.cli.generated import settings
     from visioneval.core import registry
-    from visioneval.distributed.options import DEFAULT_RAY_SHARDS
     from visioneval.engine.options import EngineOptions
     from visioneval.evaluators.evaluate import EvaluateOptions
+    from visioneval.shards import DEFAULT_RAY_SHARDS
 
     engine = EngineOptions()
     expected = {"--concurrency": engine.concurrency, "--max-attempts": engine.max_attempts,

@@ -12,10 +12,10 @@ from cli_helpers import invoke
 
 import visioneval
 from visioneval.backends.openai import OpenAIBackend
+from visioneval.core import defaults
 from visioneval.core.records import GenerationSettings, Sample, user
 from visioneval.core.runfiles import BackendInfo, RunInfo
 from visioneval.core.store import RunStore
-from visioneval.engine import defaults
 from visioneval.engine.options import EngineOptions
 from visioneval.engine.progress import RunProgress
 from visioneval.engine.retry import RetryPolicy

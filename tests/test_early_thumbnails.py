@@ -32,10 +32,10 @@ from visioneval.report.early import EarlyPage
 from visioneval.report.page import write_page
 from visioneval.report.selection import KINDS, priority
 from visioneval.report.thumbs import RUN_END_THUMBS
-from visioneval.runs.execute import new_session
+from visioneval.runs.execute import execute
 from visioneval.runs.output import Output
-from visioneval.runs.request import RunRequest
-from visioneval.session import SessionResult
+from visioneval.runs.session import SessionResult
+from visioneval.runs.spec import RunSpec
 
 
 def mixed(prompt: Prompt) -> str:
@@ -49,13 +49,13 @@ def session(server, data: Path, out: Path, report: bool = True, early: bool = Tr
             concurrency: int = 4) -> SessionResult:
     benchmark = registry.build("salbench", {"data_dir": str(data), "configs": ["P3", "P3_box"]})
     spec = BackendSpec(kind="openai", model="m", base_url=server.base_url + "/v1")
-    request = RunRequest(benchmark, spec, GenerationSettings(max_tokens=64),
-                         EngineOptions(concurrency=concurrency, max_attempts=1), out)
+    request = RunSpec.of(benchmark, backend=spec, generation=GenerationSettings(max_tokens=64),
+                         engine=EngineOptions(concurrency=concurrency, max_attempts=1), out=out)
     quiet = Console(quiet=True)
     output = Output(quiet, quiet, progress=False, report=report, early_thumbnails=early)
     lock = RunLock(out)
     try:
-        return asyncio.run(new_session(request, out, output, lock))
+        return asyncio.run(execute(request, out, output, lock))
     finally:
         lock.release()
 

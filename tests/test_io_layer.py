@@ -11,7 +11,7 @@ import sys
 import visioneval.io
 
 UPPER = ("visioneval.benchmarks", "visioneval.engine", "visioneval.report",
-         "visioneval.commands", "visioneval.cli", "visioneval.session")
+         "visioneval.commands", "visioneval.cli", "visioneval.runs.session")
 
 
 def test_io_imports_no_upper_layer():

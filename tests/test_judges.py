@@ -19,8 +19,8 @@ from visioneval.evaluators.evaluate import EvaluateOptions, build
 from visioneval.evaluators.judge import Case, fence, judge_request, parse_reply, render
 from visioneval.evaluators.rubric import RubricError, builtin_names, load_rubric
 from visioneval.runs.output import Output
-from visioneval.runs.request import RunRequest
-from visioneval.session import EngineOptions
+from visioneval.runs.session import EngineOptions
+from visioneval.runs.spec import RunSpec
 
 DESCRIPTION_KEYS = ("visual_accuracy", "completeness", "clarity", "relevance")
 
@@ -50,7 +50,8 @@ def evaluate(server, cases: Path, out: Path, **options) -> tuple[int, dict, list
     spec = BackendSpec(kind="openai", model="m", base_url=server.base_url + "/v1")
     engine = EngineOptions(concurrency=4, backoff_base_s=0.01, backoff_cap_s=0.02)
     quiet = Console(file=open("/dev/null", "w"))  # noqa: SIM115
-    code = command.run(RunRequest(run, spec, run.options.judge_settings(), engine, out),
+    code = command.run(RunSpec.of(run, backend=spec, generation=run.options.judge_settings(),
+                                  engine=engine, out=out),
                        Output(quiet, quiet, progress=False, report=False))
     metrics = json.loads((out / "metrics.json").read_text())
     records = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]

@@ -10,7 +10,7 @@ from cli_helpers import invoke, journal, load, salbench_args
 
 from visioneval.backends.base import PreflightError
 from visioneval.backends.keys import redact_url
-from visioneval.backends.registry import BackendSpec, make_backend
+from visioneval.backends.registry import BackendSpec, key_env, make_backend, resolved_base_url
 from visioneval.core.records import GenerationSettings, Request, user
 
 
@@ -30,12 +30,12 @@ def test_a_hosted_key_is_not_sent_to_another_host(serve, monkeypatch, kind, env,
     monkeypatch.setenv(env, "sk-hosted-only")
     server = serve(models=("m",))
     spec = BackendSpec(kind=kind, model="m", base_url=server.base_url + path)
-    assert spec.key_env() is None
+    assert key_env(spec) is None
     assert ask(make_backend(spec)).ok
     assert server.stats.seen_auth == set()
     # Named for that URL, it is sent.
     spec = BackendSpec(kind=kind, model="m", base_url=server.base_url + path, api_key_env=env)
-    assert spec.key_env() == env
+    assert key_env(spec) == env
     assert ask(make_backend(spec)).ok
     assert server.stats.seen_auth == {"sk-hosted-only"}
 
@@ -46,14 +46,14 @@ def test_hosted_apis_get_their_own_key():
                            ("openrouter", None, "OPENROUTER_API_KEY"),
                            ("anthropic", None, "ANTHROPIC_API_KEY")]:
         spec = BackendSpec(kind=kind, model="m", base_url=url)
-        assert spec.key_env() == env
+        assert key_env(spec) == env
         with pytest.raises(PreflightError, match=rf"missing API key: set \${env}"):
             make_backend(spec)
 
 
 def test_openrouter_backend_is_openai_compatible_at_openrouter(monkeypatch):
     spec = BackendSpec(kind="openrouter", model="vendor/model")
-    assert spec.resolved_base_url() == "https://openrouter.ai/api/v1"
+    assert resolved_base_url(spec) == "https://openrouter.ai/api/v1"
     monkeypatch.setenv("OPENROUTER_API_KEY", "or-key")
     backend = make_backend(spec)
     assert backend.base_url == "https://openrouter.ai/api/v1"

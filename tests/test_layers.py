@@ -31,7 +31,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("evaluators",),
     ("benchmarks",),
     ("report",),
-    ("runs", "session", "live_summary"),
+    ("runs",),
     ("rescore",),
     ("distributed", "suite"),
     ("api", "commands"),
@@ -46,19 +46,12 @@ ALLOWED_UP: dict[tuple[str, str], str] = {
     ("benchmarks", "commands"): "layout's command runs itself (running.py)",
     ("benchmarks", "distributed"): "layout's command spreads its pairs over Ray itself",
     ("benchmarks", "runs"): "layout's command builds its own run request",
-    ("benchmarks", "session"): "layout's command runs its own session",
     ("benchmarks", "report"): "plugins draw their own SVG charts (core.blocks holds SVG text)",
     ("benchmarks", "rescore"): "the lmms-eval log readers sit in rescore/",
     ("evaluators", "cli"): "evaluate's command is written by hand on typer",
     ("evaluators", "commands"): "evaluate's command builds its run flags by hand",
     ("evaluators", "report"): "the judge cards draw their own SVG chart",
     ("layout", "report"): "CANVAS's pictures page is drawn with the report's templates",
-    ("core", "backends"): "the benchmark contract names BackendSpec (the judge's model)",
-    ("core", "engine"): "run.json records EngineOptions, which engine/ defines",
-    ("runs", "distributed"): "a run request names Ray's default shard count",
-    ("distributed", "commands"): "the Ray runner prints a run's end as the command does",
-    ("runs", "session"): "session.py is not in runs/ yet",
-    ("session", "live_summary"): "live_summary.py is not in runs/ yet",
 }
 
 

@@ -24,11 +24,11 @@ from visioneval.core.records import Record, Response
 from visioneval.core.rundir import load
 from visioneval.core.store import RunStore
 from visioneval.engine.runner import RunStats
-from visioneval.live_summary import LiveSummary, summary_of
 from visioneval.loopback.server import answer_hash, answer_popout
 from visioneval.report.page import write_page
 from visioneval.report.thumbs import RUN_END_THUMBS
-from visioneval.session import finish
+from visioneval.runs.live_summary import LiveSummary, summary_of
+from visioneval.runs.session import finish
 from visioneval.variants.family import rebuilt
 
 LATENCY = 0.05  # answers come in waves, with quiet moments between them
@@ -384,9 +384,9 @@ def new_run(server, data: Path, out: Path, variants: tuple[str, ...] = (),
     from visioneval.core.records import GenerationSettings
     from visioneval.core.store import RunLock
     from visioneval.engine.options import EngineOptions
-    from visioneval.runs.execute import new_session
+    from visioneval.runs.execute import Continuing, execute
     from visioneval.runs.output import Output
-    from visioneval.runs.request import RunRequest
+    from visioneval.runs.spec import RunSpec
 
     definition = registry.definition("salbench")
     benchmark = registry.build("salbench", {"data_dir": str(data), "configs": ["P3"],
@@ -396,13 +396,14 @@ def new_run(server, data: Path, out: Path, variants: tuple[str, ...] = (),
 
         benchmark = with_variants(benchmark, list(variants), definition)
     spec = BackendSpec(kind="openai", model="m", base_url=server.base_url + "/v1")
-    request = RunRequest(benchmark, spec, GenerationSettings(max_tokens=64),
-                         EngineOptions(concurrency=4, max_attempts=1), out)
+    request = RunSpec.of(benchmark, backend=spec, generation=GenerationSettings(max_tokens=64),
+                         engine=EngineOptions(concurrency=4, max_attempts=1), out=out)
     quiet = Console(quiet=True)
     lock = RunLock(out)
     try:
         output = Output(quiet, quiet, progress=False, early_thumbnails=True)
-        return asyncio.run(new_session(request, out, output, lock, continuing=continuing))
+        return asyncio.run(execute(request, out, output, lock,
+                                   Continuing(resumed=False) if continuing else None))
     finally:
         lock.release()
 

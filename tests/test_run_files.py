@@ -14,7 +14,7 @@ from visioneval.benchmarks.salbench.metrics import SalBenchMetrics
 from visioneval.core import registry
 from visioneval.core.runfiles import BackendInfo, Metrics, RunInfo
 from visioneval.core.store import RunStore
-from visioneval.session import metrics_model_for
+from visioneval.runs.session import metrics_model_for
 
 
 def _salbench(synth_data, out: Path) -> None:

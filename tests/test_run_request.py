@@ -1,5 +1,5 @@
-"""A run as one typed value: `visioneval.run_request(RunRequest(...))` runs what the
-command line would, and a shard's request records its shard (against the loopback server)."""
+"""A run as one typed value: `visioneval.run_request(RunSpec(...))` runs what the command
+line would, and a shard's spec records its shard (against the loopback server)."""
 
 from __future__ import annotations
 
@@ -12,16 +12,17 @@ from visioneval.backends.registry import BackendSpec
 from visioneval.core import registry
 from visioneval.core.records import GenerationSettings
 from visioneval.engine.options import EngineOptions
-from visioneval.runs.request import OnRay, RunRequest
+from visioneval.runs.spec import RunSpec
 from visioneval.shards import Shard
 
 
-def _request(server, synth_data, out, shard=None, ray=None) -> RunRequest:
+def _request(server, synth_data, out, shard=None, ray=None) -> RunSpec:
     benchmark = registry.build("salbench", {"data_dir": str(synth_data), "configs": ["P3"],
                                             "num_samples": 6})
     spec = BackendSpec(kind="openai", model="m", base_url=server.base_url + "/v1")
-    return RunRequest(benchmark, spec, GenerationSettings(max_tokens=64), out=out,
-                      shard=shard, ray=ray)
+    where = {"executor": "ray", "shards": ray} if ray else {}
+    return RunSpec.of(benchmark, backend=spec, generation=GenerationSettings(max_tokens=64),
+                      out=out, shard=shard, **where)
 
 
 def test_a_run_request_runs_and_records_its_settings(serve, synth_data, tmp_path):
@@ -45,7 +46,7 @@ def test_a_shard_request_runs_its_part_only(serve, synth_data, tmp_path):
 def test_a_ray_request_is_for_the_command_line(serve, synth_data, tmp_path):
     server = serve(models=("m",))
     with pytest.raises(ValueError, match="--executor ray"):
-        visioneval.run_request(_request(server, synth_data, tmp_path / "x", ray=OnRay(2)))
+        visioneval.run_request(_request(server, synth_data, tmp_path / "x", ray=2))
     assert not (tmp_path / "x").exists()
 
 

@@ -18,7 +18,8 @@ from visioneval.commands.resume import resume
 from visioneval.commands.run import run
 from visioneval.core import registry
 from visioneval.core.records import GenerationSettings
-from visioneval.runs.request import ResumeRequest, RunRequest
+from visioneval.runs.request import ResumeRequest
+from visioneval.runs.spec import RunSpec
 
 SCORES = re.compile(r'"(\w+)": <0-10>')
 
@@ -43,7 +44,8 @@ def options(judge_url: str, **extra) -> dict:
 
 def go(model_server, opts: dict, out, engine=FAST) -> int:
     spec = BackendSpec(kind="openai", model="m", base_url=model_server.base_url + "/v1")
-    return run(RunRequest(registry.build("vqa", opts), spec, GenerationSettings(), engine, out),
+    return run(RunSpec.of(registry.build("vqa", opts), backend=spec,
+                          generation=GenerationSettings(), engine=engine, out=out),
                output())
 
 

@@ -21,8 +21,9 @@ from visioneval.core.store import RunDirError
 from visioneval.report.compare import compare, to_markdown
 from visioneval.report.page import write_report
 from visioneval.runs.output import Output
-from visioneval.runs.request import ResumeGiven, ResumeRequest, RunRequest
-from visioneval.session import EngineOptions
+from visioneval.runs.request import ResumeGiven, ResumeRequest
+from visioneval.runs.session import EngineOptions
+from visioneval.runs.spec import RunSpec
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "vqa"
 FAST = EngineOptions(concurrency=4, backoff_base_s=0.01, backoff_cap_s=0.05)
@@ -43,8 +44,9 @@ def go(server, options: dict, out: Path, model: str = "m", kind: str = "openai",
     base = server.base_url + ("/v1" if kind == "openai" else "")
     spec = BackendSpec(kind=kind, model=model, base_url=base,
                        api_key_env="ANTHROPIC_API_KEY" if kind == "anthropic" else None)
-    return run(RunRequest(registry.build("vqa", options), spec, GenerationSettings(), engine,
-                          out), shown or output())
+    return run(RunSpec.of(registry.build("vqa", options), backend=spec,
+                          generation=GenerationSettings(), engine=engine, out=out),
+               shown or output())
 
 
 def choice_options(data: Path = EXAMPLE / "questions.jsonl") -> dict:

@@ -1,18 +1,19 @@
 """visioneval: measure how well vision-language models see.
 
 From Python: `visioneval.run(...)`, `visioneval.arun(...)` (a coroutine), `visioneval.load(dir)`,
-`visioneval.run_request(RunRequest(...))` (see `visioneval.api`); your own benchmark
+`visioneval.run_request(RunSpec(...))` (see `visioneval.api`); your own benchmark
 subclasses `visioneval.BenchmarkDefinition` (docs/adding-a-benchmark.md). Names load on first
 use, so `visioneval --help` stays fast."""
 
 _API = {"run": "visioneval.api", "arun": "visioneval.api", "load": "visioneval.api",
         "RunResult": "visioneval.api", "run_request": "visioneval.api",
-        "arun_request": "visioneval.api", "RunRequest": "visioneval.runs.request",
+        "arun_request": "visioneval.api",
         "BenchmarkDefinition": "visioneval.core.benchmark",
         "Benchmark": "visioneval.core.benchmark",
         "Sample": "visioneval.core.records", "Record": "visioneval.core.records",
         "SkippedRow": "visioneval.core.records", "user": "visioneval.core.records",
-        "Image": "visioneval.io.images", "EngineOptions": "visioneval.session"}
+        "Image": "visioneval.io.images", "EngineOptions": "visioneval.core.engine_options",
+        "RunSpec": "visioneval.runs.spec"}
 __all__ = [*_API, "__version__"]
 
 

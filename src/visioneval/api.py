@@ -29,7 +29,7 @@ from visioneval.core.store import RunStore
 from visioneval.engine.options import EngineOptions
 from visioneval.runs.execute import run_to_end
 from visioneval.runs.output import Output
-from visioneval.runs.request import RunRequest
+from visioneval.runs.spec import RunSpec, Stopping
 
 
 @dataclass(frozen=True)
@@ -103,35 +103,38 @@ async def arun(benchmark: BenchmarkLike, *, model: str, backend: str = "openai",
                report: bool = True, variants: Sequence[str] = (), batch: bool = False,
                target_ci: float | None = None) -> RunResult:
     """Run `benchmark` on `model` and return its metrics (see `run`)."""
-    bench, ref, given = _resolve(benchmark, options)
-    stopping = None
-    if target_ci is not None:
-        from visioneval.engine.stopping import StoppingRule
-
-        stopping = StoppingRule(target_ci, seed=getattr(bench.options, "seed", 0) or 0)
-    if variants:
-        from visioneval.variants.family import with_variants
-
-        bench = with_variants(bench, variants, _definition_of(bench, given))
+    spec, given = spec_of(benchmark, options, backend=BackendSpec(
+        kind=backend, model=model, base_url=base_url, api_key_env=api_key_env),
+        out=Path(out) if out else None, engine=engine or EngineOptions(),
+        variants=tuple(variants), batch=batch,
+        stopping=Stopping(target_ci=target_ci) if target_ci is not None else None)
     if max_tokens is None:
-        max_tokens = _definition_of(bench, given).max_tokens
-    request = RunRequest(
-        bench, BackendSpec(kind=backend, model=model, base_url=base_url,
-                           api_key_env=api_key_env),
-        GenerationSettings(temperature=temperature, max_tokens=max_tokens),
-        engine or EngineOptions(), Path(out) if out else None, ref, batch=batch,
-        stopping=stopping)
-    return await _arun(request, progress, report, given)
+        max_tokens = spec.definition_object().max_tokens if given is None else \
+            given.max_tokens
+    spec = spec.given(generation=GenerationSettings(temperature=temperature,
+                                                    max_tokens=max_tokens))
+    return await _arun(spec, progress, report, given)
 
 
-async def _arun(request: RunRequest, progress: bool, report: bool,
+def spec_of(benchmark: BenchmarkLike, options: dict[str, Any] | BaseModel | None,
+            **fields: Any) -> tuple[RunSpec, BenchmarkDefinition | None]:
+    """The RunSpec of a run of `benchmark` with `fields` (`RunSpec`'s), and the definition
+    object the caller gave or named (None for a Benchmark object): the run's end-of-run
+    report is drawn with it."""
+    bench, ref, given = _resolve(benchmark, options)
+    spec = RunSpec.of(bench, definition=ref, **fields)
+    spec.build(given)  # the variants, checked with the caller's own definition
+    return spec, given
+
+
+async def _arun(spec: RunSpec, progress: bool, report: bool,
                 given: BenchmarkDefinition | None) -> RunResult:
     quiet = terminal.console(quiet=True)
     output = Output(quiet, terminal.console(stderr=True) if progress else quiet,
                     progress=progress,
                     report=report)
     result, page = await run_to_end(
-        request, output, (lambda directory: _report(directory, given)) if report else None)
+        spec, output, (lambda directory: _report(directory, given)) if report else None)
     found = result.variants.model_dump(mode="json", exclude_none=True) \
         if result.variants is not None else None
     return RunResult(result.directory, result.metrics, result.n_records, result.n_errors,
@@ -180,21 +183,20 @@ def run(benchmark: BenchmarkLike, *, model: str, backend: str = "openai",
                             batch=batch, target_ci=target_ci))
 
 
-def run_request(request: RunRequest, *, progress: bool = False,
-                report: bool = True) -> RunResult:
-    """Run a `RunRequest`, the value every command builds from its flags and `run` from its
-    arguments: the benchmark, model, settings, engine options, output and shard in one.
-    Runs in this process (`ray` is for the command line's --executor ray)."""
-    return asyncio.run(arun_request(request, progress=progress, report=report))
+def run_request(spec: RunSpec, *, progress: bool = False, report: bool = True) -> RunResult:
+    """Run a `RunSpec`, the value every command builds from its flags, a suite from its rows
+    and `run` from its arguments (or read back from a run's run.json,
+    `RunSpec.from_run`). Runs in this process (`executor="ray"` is for the command line)."""
+    return asyncio.run(arun_request(spec, progress=progress, report=report))
 
 
-async def arun_request(request: RunRequest, *, progress: bool = False,
+async def arun_request(spec: RunSpec, *, progress: bool = False,
                        report: bool = True) -> RunResult:
     """`run_request` as a coroutine."""
-    if request.ray is not None:
-        raise ValueError("a request with ray runs its shards on Ray from the command line "
-                         "(--executor ray); run_request runs in this process")
-    return await _arun(request, progress, report, None)
+    if spec.on_ray:
+        raise ValueError("a spec with executor ray runs its shards on Ray from the command "
+                         "line (--executor ray); run_request runs in this process")
+    return await _arun(spec, progress, report, None)
 
 
 def load(directory: Path) -> RunResult:

@@ -12,6 +12,9 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+DEFAULT_RAY_SHARDS = 4
+MAX_RAY_SHARDS = 4096  # each shard is a Ray task, a folder and a journal of its own
+
 _SPEC = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
 

@@ -4,6 +4,7 @@ wrapped at spaces. Every console visioneval makes comes from `console`."""
 
 from __future__ import annotations
 
+import logging
 import re
 import shlex
 import textwrap
@@ -106,3 +107,38 @@ def print_command(out: Console, lead: str, command: str, style: str | None = Non
     for text in lines:
         out.print(text, style=style, markup=False, highlight=False, emoji=False,
                   soft_wrap=True)
+
+
+READ_MORE_THAN_ONCE = ("visioneval.core.store",)  # loggers of readers a command calls again
+
+
+class LineHandler(logging.Handler):
+    """One log record, one unwrapped line (a bad row or file is one line to read and grep),
+    printed through the console the progress bar uses (so lines appear above the bar instead
+    of tearing it). What a run directory's reader warns about (a torn or bad journal line)
+    is said once per command, however often the command reads the directory."""
+
+    STYLES = {"WARNING": "yellow", "ERROR": "bold red", "CRITICAL": "bold red", "DEBUG": "dim"}
+
+    def __init__(self, console: Console):
+        super().__init__()
+        self.console = console
+        self.said: set[str] = set()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            line = f"{record.levelname.lower()}: {self.format(record)}"
+            if record.name in READ_MORE_THAN_ONCE:
+                if line in self.said:
+                    return
+                self.said.add(line)
+            self.console.print(line, style=self.STYLES.get(record.levelname), soft_wrap=True,
+                               markup=False, highlight=False, emoji=False)
+        except Exception:  # logging must never break a run
+            self.handleError(record)
+
+
+def setup_logging(console: Console, verbose: bool) -> None:
+    logging.basicConfig(level=logging.WARNING, handlers=[LineHandler(console)],
+                        format="%(message)s", force=True)
+    logging.getLogger("visioneval").setLevel(logging.DEBUG if verbose else logging.INFO)

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
-
-from pydantic import BaseModel, model_validator
+from typing import TYPE_CHECKING, Any
 
 from visioneval.backends.base import Backend
 from visioneval.backends.keys import MODEL_FLAGS, TargetFlags, key_source, redact_url
+from visioneval.core.backend_spec import BackendKind, BackendSpec
 
 if TYPE_CHECKING:  # aiohttp loads only when an HTTP backend is built
     from visioneval.backends.http import HttpBackend, HttpLimits
 
-BackendKind = Literal["openai", "openrouter", "ollama", "anthropic", "builtin", "none"]
 OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1"
 
 CHOICES: dict[BackendKind, str] = {
@@ -30,64 +27,37 @@ CHOICES: dict[BackendKind, str] = {
 a benchmark that asks no model (layout scores files)."""
 
 
-_NEXT_URL = re.compile(r",\s*(?=[A-Za-z][A-Za-z0-9+.-]*://)")
+def resolved_base_urls(spec: BackendSpec) -> tuple[str, ...]:
+    """The servers asked: those given, else the API's own."""
+    if spec.base_urls or spec.kind in ("builtin", "none"):
+        return spec.base_urls
+    from visioneval.backends import anthropic, ollama, openai
+
+    return ({"openai": openai.DEFAULT_BASE_URL, "openrouter": OPENROUTER_BASE_URL,
+             "ollama": ollama.DEFAULT_BASE_URL,
+             "anthropic": anthropic.DEFAULT_BASE_URL}[spec.kind],)
 
 
-def split_urls(given: str | Sequence[str] | None) -> tuple[str, ...]:
-    """URLs given once each, several times, or as a comma list ("http://a,http://b"): a
-    comma splits only where a new URL starts, so a comma inside a query stays."""
-    if given is None:
-        return ()
-    items = [given] if isinstance(given, str) else list(given)
-    return tuple(url.strip() for item in items for url in _NEXT_URL.split(item) if url.strip())
+def resolved_base_url(spec: BackendSpec) -> str | None:
+    urls = resolved_base_urls(spec)
+    return urls[0] if urls else None
 
 
-class BackendSpec(BaseModel, frozen=True):
-    """What run.json records about the backend: never the key, only where it came from.
-    `base_urls` are replicas of one model; `base_url` is the first (or only) one."""
+def key_env(spec: BackendSpec) -> str | None:
+    """The variable the key is read from (None for builtin)."""
+    if spec.kind in ("builtin", "none"):
+        return None
+    return key_source(resolved_base_url(spec) or "", spec.api_key_env).env_name
 
-    kind: BackendKind
-    model: str
-    base_url: str | None = None
-    api_key_env: str | None = None
-    base_urls: tuple[str, ...] = ()
 
-    @model_validator(mode="before")
-    @classmethod
-    def _one_or_several(cls, data: Any) -> Any:
-        """`base_url` may be one URL, a comma list or a list; `base_urls` follows it."""
-        if not isinstance(data, dict):
-            return data
-        urls = split_urls(data.get("base_urls") or data.get("base_url"))
-        return data | {"base_url": urls[0] if urls else None, "base_urls": urls}
-
-    def resolved_base_urls(self) -> tuple[str, ...]:
-        if self.base_urls or self.kind in ("builtin", "none"):
-            return self.base_urls
-        from visioneval.backends import anthropic, ollama, openai
-
-        return ({"openai": openai.DEFAULT_BASE_URL, "openrouter": OPENROUTER_BASE_URL,
-                 "ollama": ollama.DEFAULT_BASE_URL,
-                 "anthropic": anthropic.DEFAULT_BASE_URL}[self.kind],)
-
-    def resolved_base_url(self) -> str | None:
-        urls = self.resolved_base_urls()
-        return urls[0] if urls else None
-
-    def key_env(self) -> str | None:
-        """The variable the key is read from (None for builtin)."""
-        if self.kind in ("builtin", "none"):
-            return None
-        return key_source(self.resolved_base_url() or "", self.api_key_env).env_name
-
-    def recorded(self) -> dict[str, Any]:
-        """What run.json keeps: the URLs without credentials, and whether any had some (a
-        resume then needs --base-url again); where the key came from, never the key."""
-        urls = self.resolved_base_urls()
-        safe = tuple(redact_url(url) for url in urls)
-        return self.model_dump() | {"base_url": safe[0] if safe else None,
-                                    "base_urls": list(safe), "key_env_used": self.key_env(),
-                                    "base_url_credentials": safe != urls}
+def recorded(spec: BackendSpec) -> dict[str, Any]:
+    """What run.json keeps: the URLs without credentials, and whether any had some (a
+    resume then needs --base-url again); where the key came from, never the key."""
+    urls = resolved_base_urls(spec)
+    safe = tuple(redact_url(url) for url in urls)
+    return spec.model_dump() | {"base_url": safe[0] if safe else None,
+                                "base_urls": list(safe), "key_env_used": key_env(spec),
+                                "base_url_credentials": safe != urls}
 
 
 @dataclass(frozen=True)
@@ -118,7 +88,7 @@ def make_backend(spec: BackendSpec, *, connections: int = 64,
         from visioneval.backends.builtin import BuiltinBackend
 
         return BuiltinBackend(spec.model, majority=majority, seed=seed)
-    urls = spec.resolved_base_urls()
+    urls = resolved_base_urls(spec)
     if dispatch is None and len(urls) == 1:
         return _server_backend(spec, urls[0], connections, limits, flags)
     from visioneval.backends.ratelimit import RateLimiter

@@ -28,13 +28,14 @@ def merge(
     no_report: NoReport = False,
 ) -> None:
     """Merge the shards of one run: metrics, tables and report as if it ran in one piece."""
-    from visioneval.commands.common import consoles, guarded, setup_logging
+    from visioneval.commands.common import consoles, guarded
+    from visioneval.terminal import setup_logging
 
     console, err = consoles()
     setup_logging(err, False)
 
     def action() -> int:
-        from visioneval.distributed.report import merge_and_report
+        from visioneval.commands.merge import merge_and_report
         from visioneval.runs.output import Output
 
         return merge_and_report(shards, out, allow_partial,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from visioneval.cli.panels import CONTROLS, COST, ENGINE, MODEL, OUTPUT, SPREAD
-from visioneval.engine import defaults
+from visioneval.core import defaults
 
 if TYPE_CHECKING:
     from visioneval.commands.flags import RunFlags, RunTarget
@@ -149,10 +149,11 @@ RayAddressOpt = Annotated[str | None, typer.Option(
 def run_command(flags: RunFlags, target: RunTarget) -> None:
     """The flow of every run command: logging, the request built from the flags (a bad
     flag is one line with exit 2), then the run, the resume or (--dry-run) the estimate."""
-    from visioneval.commands.common import consoles, guarded, setup_logging
+    from visioneval.commands.common import consoles, guarded
     from visioneval.commands.flags import request_from
     from visioneval.commands.perform import perform
     from visioneval.runs.output import Output
+    from visioneval.terminal import setup_logging
 
     console, err = consoles()
     setup_logging(err, flags.verbose)

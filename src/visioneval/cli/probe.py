@@ -16,7 +16,7 @@ from visioneval.cli.options import (
     Timeout,
 )
 from visioneval.cli.panels import MODEL, OUTPUT, PanelTyper
-from visioneval.engine import defaults
+from visioneval.core import defaults
 
 probe_app = PanelTyper(cls=WrappedGroup, no_args_is_help=True, rich_markup_mode=None,
                        help="Measure what an endpoint does to images before its model looks.")

@@ -38,9 +38,10 @@ def rescore(
 ) -> None:
     """Re-score another tool's logged answers under visioneval's rules (every parser and
     protocol), writing a run directory; no request is sent."""
-    from visioneval.commands.common import consoles, guarded, setup_logging
+    from visioneval.commands.common import consoles, guarded
     from visioneval.core.foreign import RescoreRequest
     from visioneval.rescore.command import run_command
+    from visioneval.terminal import setup_logging
 
     console, err = consoles()
     setup_logging(err, verbose)

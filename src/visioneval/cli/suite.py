@@ -21,7 +21,7 @@ from visioneval.cli.options import (
     Verbose,
 )
 from visioneval.cli.panels import COST, OUTPUT
-from visioneval.engine import defaults
+from visioneval.core import defaults
 
 
 @app.command()
@@ -62,8 +62,9 @@ def suite(
     vary, such as shots) on several models, each an ordinary run directory, with one
     comparison page across them. The same command again resumes what is not finished."""
     from visioneval.commands import suite as command
-    from visioneval.commands.common import consoles, guarded, setup_logging
+    from visioneval.commands.common import consoles, guarded
     from visioneval.runs.output import Output
+    from visioneval.terminal import setup_logging
 
     console, err = consoles()
     setup_logging(err, verbose)

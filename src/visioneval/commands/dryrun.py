@@ -27,24 +27,25 @@ from visioneval.cost.prices import (
 from visioneval.cost.total import PANEL_REMEDY
 from visioneval.io.parquet import DataError
 from visioneval.runs.output import Output
-from visioneval.runs.request import ResumeRequest, RunRequest
+from visioneval.runs.request import ResumeRequest
 from visioneval.runs.restated import check_restated
 from visioneval.runs.resume import definition_for_resume
+from visioneval.runs.session import nothing_to_evaluate, shard_key
+from visioneval.runs.spec import RunSpec
 from visioneval.runs.target import resume_command
-from visioneval.session import nothing_to_evaluate, shard_key
 from visioneval.shards import Shard
 from visioneval.terminal import line
 
 
-def dry_run(request: RunRequest, output: Output) -> int:
+def dry_run(spec: RunSpec, output: Output) -> int:
     """A new run's estimate (of its shard of the samples, or all of them); on Ray or not,
     the same requests are sent."""
-    engine = request.engine
-    counted = request.shard is None and not request.benchmark.panel  # no data needed
-    if not (counted and request.benchmark.published_rows()) and request.benchmark.total() == 0:
-        raise DataError(nothing_to_evaluate(request.benchmark))
-    return _print(request.benchmark, request.spec, request.settings,
-                  given_price(engine.price_in, engine.price_out), output, request.shard,
+    engine, benchmark = spec.engine, spec.build()
+    counted = spec.shard is None and not benchmark.panel  # no data needed
+    if not (counted and benchmark.published_rows()) and benchmark.total() == 0:
+        raise DataError(nothing_to_evaluate(benchmark))
+    return _print(benchmark, spec.backend, spec.settings(),
+                  given_price(engine.price_in, engine.price_out), output, spec.shard,
                   judge_given=given_price(engine.judge_price_in, engine.judge_price_out,
                                           JUDGE_GIVEN))
 

@@ -12,14 +12,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from visioneval.core.backend_spec import BackendSpec
+
 if TYPE_CHECKING:
-    from visioneval.backends.registry import BackendSpec
     from visioneval.core.benchmark import Benchmark
     from visioneval.core.records import GenerationSettings
     from visioneval.distributed.options import Distribution
     from visioneval.engine.options import EngineFlags
     from visioneval.engine.stopping import StoppingFlags
-    from visioneval.runs.request import GivenOption, Restated, ResumeRequest, RunRequest
+    from visioneval.runs.request import GivenOption, Restated, ResumeRequest
+    from visioneval.runs.spec import RunSpec
 
 
 @dataclass(frozen=True)
@@ -123,50 +125,55 @@ class RunTarget:
     resume_options: Mapping[str, Any] = field(default_factory=dict)
 
 
-def request_from(flags: RunFlags, target: RunTarget) -> RunRequest | ResumeRequest:
-    """The request the command line asks for; a bad combination of flags is a ValueError
-    (one line)."""
-    from visioneval.runs.request import OnRay, ResumeGiven, ResumeRequest, RunRequest
+def request_from(flags: RunFlags, target: RunTarget) -> RunSpec | ResumeRequest:
+    """The run the command line asks for: a new run's spec, or a resume; a bad combination
+    of flags is a ValueError (one line, said by `RunSpec` where a spec cannot have it)."""
+    from visioneval.runs.request import OnRay, ResumeGiven, ResumeRequest
+    from visioneval.runs.spec import RunSpec, Stopping
 
     how = flags.distribution()
-    ray = OnRay(how.shards, how.ray_address) if how.on_ray else None
-    if ray is not None and flags.probe_resolution:
-        raise ValueError("--probe-resolution measures one endpoint before one process's run; "
-                         "with --executor ray run `visioneval probe resolution` once instead")
-    if ray is not None and flags.engine().max_cost is not None:
-        raise ValueError("--max-cost limits one process's session; with --executor ray "
-                         "every shard would get the whole limit: run the shards with "
-                         "--shard K/N and a --max-cost each instead")
-    stopping = _stopping(flags, ray is not None)
-    fixed = target.fixed
-    if flags.resume is not None and fixed:
-        raise ValueError(f"{', '.join(fixed)}: {'is' if len(fixed) == 1 else 'are'} "
-                         f"recorded in {flags.resume}, and --resume continues with what it "
-                         "recorded; drop the flag, or start a new run to change it")
+    engine = flags.engine()
+    stopping = _stopping(flags)
     if flags.resume is not None:
+        ray = OnRay(how.shards, how.ray_address) if how.on_ray else None
+        RunSpec.make(benchmark=_NOT_YET, backend=_NO_MODEL, engine=engine.new_run(),
+                     executor=how.executor, shards=how.shards, ray_address=how.ray_address,
+                     probe_resolution=flags.probe_resolution,
+                     stopping=Stopping(target_ci=stopping.width) if stopping.width else None)
+        fixed = target.fixed
+        if fixed:
+            raise ValueError(f"{', '.join(fixed)}: {'is' if len(fixed) == 1 else 'are'} "
+                             f"recorded in {flags.resume}, and --resume continues with what "
+                             "it recorded; drop the flag, or start a new run to change it")
         given = dataclasses.replace(ResumeGiven.from_flags(
-            flags.engine(), flags.base_url, flags.api_key_env, target.definition,
+            engine, flags.base_url, flags.api_key_env, target.definition,
             target.resume_options), restated=_restated(flags, target))
         if stopping.width is not None or stopping.min_samples is not None:
             given = dataclasses.replace(given, stopping=stopping)
         return ResumeRequest(flags.resume, target.name, given, ray)
+    rule = stopping.rule()
+    common = {"engine": engine.new_run(), "out": flags.out, "definition": target.definition,
+              "shard": how.shard, "executor": how.executor, "shards": how.shards,
+              "ray_address": how.ray_address, "probe_resolution": flags.probe_resolution,
+              "batch": flags.batch, "variants": tuple(flags.variant or ()),
+              "stopping": Stopping(target_ci=rule.width, min_samples=rule.min_samples)
+              if rule is not None else None}
+    # The combinations no run can have are refused before the benchmark reads its data.
+    RunSpec.make(benchmark=_NOT_YET, backend=_NO_MODEL, **common)
     benchmark = target.benchmark()
-    spec = _backend_spec(flags, target.backend_required, benchmark)
-    if flags.variant:
-        from visioneval.core import registry
-        from visioneval.variants.family import with_variants
-
-        benchmark = with_variants(benchmark, flags.variant, registry.definition(
-            target.definition or target.name or benchmark.name))
-    if flags.probe_resolution and spec.kind in ("builtin", "none"):
-        raise ValueError(f"--probe-resolution: the {spec.kind} backend has no image transport "
-                         "to measure; the probe needs a model server")
+    backend = _backend_spec(flags, target.backend_required, benchmark)
+    spec = RunSpec.of(benchmark, backend=backend, generation=target.settings(), **common)
+    built = spec.build()
     if flags.batch:
-        _check_batch(flags, benchmark, spec, ray is not None)
-    return RunRequest(benchmark, spec, target.settings(), flags.engine().new_run(),
-                      flags.out, target.definition, how.shard, ray,
-                      probe_resolution=flags.probe_resolution, batch=flags.batch,
-                      stopping=stopping.rule(getattr(benchmark.options, "seed", 0) or 0))
+        from visioneval.runs.batching import refusal
+
+        if (why := refusal(built, backend)) is not None:
+            raise ValueError(why)
+    return spec
+
+
+_NO_MODEL, _NOT_YET = BackendSpec(kind="openai", model="?"), "?"
+"""Stand-ins: the flags are checked together before the benchmark and the model are known."""
 
 
 def _restated(flags: RunFlags, target: RunTarget) -> Restated:
@@ -180,34 +187,11 @@ def _restated(flags: RunFlags, target: RunTarget) -> Restated:
                     shard=flags.shard, options=target.restated)
 
 
-def _check_batch(flags: RunFlags, benchmark: Benchmark, spec: BackendSpec,
-                 on_ray: bool) -> None:
-    """--batch with what it cannot go with is one line (`visioneval.runs.batching`; with
-    --max-cost or --target-ci: `RunRequest`, which the Python API and suites build too)."""
-    from visioneval.runs.batching import refusal
-
-    if on_ray or flags.shard is not None:
-        raise ValueError("--batch sends the run's batches from one process (the provider "
-                         "spreads the work): run it without --shard or --executor ray")
-    why = refusal(benchmark, spec)
-    if why is not None:
-        raise ValueError(why)
-
-
-def _stopping(flags: RunFlags, on_ray: bool) -> StoppingFlags:
-    """--target-ci and --min-samples, refused with what cannot keep a random order."""
+def _stopping(flags: RunFlags) -> StoppingFlags:
+    """--target-ci and --min-samples as given (what they cannot go with: `RunSpec`)."""
     from visioneval.engine.stopping import StoppingFlags
 
-    given = StoppingFlags(flags.target_ci, flags.min_samples)
-    if given.width is None:
-        return given
-    if flags.shard is not None:
-        raise ValueError("--target-ci stops one run on its interval; a shard holds part of "
-                         "the samples, so run it without --shard")
-    if on_ray:
-        raise ValueError("--target-ci stops one process's run; --executor ray runs shards "
-                         "that cannot stop together: run it with --executor local")
-    return given
+    return StoppingFlags(flags.target_ci, flags.min_samples)
 
 
 def _backend_spec(flags: RunFlags, backend_required: bool,
@@ -215,8 +199,6 @@ def _backend_spec(flags: RunFlags, backend_required: bool,
     """The model from the flags; a command whose benchmark may need none (evaluate with
     validators only) gets the "none" backend. A run never picks a model for the user: one
     missing is one line naming the builtin baselines that fit and the offline demo."""
-    from visioneval.backends.registry import BackendSpec
-
     if flags.backend is None or flags.model is None:
         if backend_required:
             raise ValueError(model_needed(benchmark))

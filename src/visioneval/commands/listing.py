@@ -65,12 +65,12 @@ def _variants(definitions: list[BenchmarkDefinition]) -> Part:
 
 
 def _backends() -> Part:
-    from visioneval.backends.registry import CHOICES, BackendSpec
+    from visioneval.backends.registry import CHOICES, BackendSpec, key_env, resolved_base_url
 
     part = Part("Backends (--backend NAME; keys are read from the environment only)")
     for kind, what in CHOICES.items():
         spec = BackendSpec(kind=kind, model="-")
-        url, key = spec.resolved_base_url(), spec.key_env()
+        url, key = resolved_base_url(spec), key_env(spec)
         where = [f"default {url}" if url else "", f"key in {key}" if key else ""]
         shown = ", ".join(w for w in where if w)
         part.entries.append(Entry(kind, f"{what}\n{shown}" if shown else what))

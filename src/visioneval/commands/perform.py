@@ -3,11 +3,14 @@ as shards on Ray, or only its estimate (`--dry-run`)."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from visioneval.runs.output import Output
-from visioneval.runs.request import ResumeRequest, RunRequest
+from visioneval.runs.request import ResumeRequest
+from visioneval.runs.spec import RunSpec
 
 
-def perform(request: RunRequest | ResumeRequest, output: Output, dry_run: bool = False) -> int:
+def perform(request: RunSpec | ResumeRequest, output: Output, dry_run: bool = False) -> int:
     """Carry out `request` and print as the commands do; the exit code. `dry_run`: only
     what it would send and cost (--executor ray changes where a run goes, not what it
     sends)."""
@@ -17,18 +20,19 @@ def perform(request: RunRequest | ResumeRequest, output: Output, dry_run: bool =
         if isinstance(request, ResumeRequest):
             return dryrun.dry_run_resume(request, output)
         return dryrun.dry_run(request, output)
-    if isinstance(request, ResumeRequest):
-        if request.ray is not None:
-            from visioneval.distributed.ray_runner import resume as resume_on_ray
-
-            return resume_on_ray(request, output)
+    if isinstance(request, ResumeRequest) and request.ray is None:
         from visioneval.commands.resume import resume
 
         return resume(request, output)
-    if request.ray is not None:
-        from visioneval.distributed.ray_runner import run as run_on_ray
+    if isinstance(request, RunSpec) and not request.on_ray:
+        from visioneval.commands.run import run
 
-        return run_on_ray(request, output)
-    from visioneval.commands.run import run
+        return run(request, output)
+    # On Ray: the shards run there, and end merged as `visioneval merge` says it.
+    from visioneval.commands.merge import merge_and_report
+    from visioneval.distributed import ray_runner
 
-    return run(request, output)
+    merged = partial(merge_and_report, allow_partial=False, output=output, replace=True)
+    if isinstance(request, ResumeRequest):
+        return ray_runner.resume(request, output, merged)
+    return ray_runner.run(request, output, merged)

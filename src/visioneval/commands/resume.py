@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from visioneval.commands.run import _execute
 from visioneval.core.store import RunLock, RunStore
-from visioneval.runs.execute import resumed_session
+from visioneval.runs.execute import Continuing, execute
 from visioneval.runs.output import Output
 from visioneval.runs.request import ResumeRequest
 from visioneval.runs.resume import check_resumable_kind, continuation
@@ -28,11 +28,10 @@ def resume(request: ResumeRequest, output: Output) -> int:
     with RunLock(directory) as lock:  # before anything is read for the session
         info = RunStore.open(directory).info
         again = continuation(info, request.given, directory)
-        run = again.run
-        line(output.err, f"resuming {directory}: {run.spec.kind} {run.spec.model}"
-                         + (f", shard {run.shard.label}" if run.shard else ""))
+        spec = again.spec
+        line(output.err, f"resuming {directory}: {spec.backend.kind} {spec.backend.model}"
+                         + (f", shard {spec.shard.label}" if spec.shard else ""))
         for change in again.changes:
             line(output.err, f"  {change.line()}")
-        return _execute(resumed_session(again, directory, output, lock,
-                                        request.given.stopping), run.benchmark,
-                        directory, output)
+        return _execute(execute(spec, directory, output, lock, Continuing(
+            again.changes, request.given.stopping)), spec.build(), directory, output)

@@ -19,26 +19,27 @@ from visioneval.core.store import RunLock, RunStore, WriteError
 from visioneval.engine.runner import CostLimitReached, RunStopped
 from visioneval.invocation import command
 from visioneval.report.cost import cost_line
-from visioneval.runs.execute import new_session, run_directory
+from visioneval.runs.execute import execute, run_directory
+from visioneval.runs.exit_codes import (
+    EXIT_COST_LIMIT,
+    EXIT_INTERRUPTED,
+    EXIT_STOPPED,
+    EXIT_USAGE,
+)
 from visioneval.runs.output import Output
-from visioneval.runs.request import RunRequest
+from visioneval.runs.session import SessionResult
+from visioneval.runs.spec import RunSpec
 from visioneval.runs.target import resume_command
-from visioneval.session import SessionResult
 from visioneval.terminal import error_line, line, print_command
 
-EXIT_INTERRUPTED = 130
-EXIT_USAGE = 2
-EXIT_STOPPED = 2  # the run could not go on (refused key): as for a run that cannot start
-EXIT_COST_LIMIT = 3  # --max-cost was spent: what finished is recorded, --resume continues
 
-
-def run(request: RunRequest, output: Output) -> int:
+def run(spec: RunSpec, output: Output) -> int:
     """A new run in this process (of its shard of the samples, or all of them)."""
-    directory = run_directory(request)
+    directory = run_directory(spec)
     lock = RunLock(directory)  # taken after preflight, by the session; held to the report
     try:
-        return _execute(new_session(request, directory, output, lock), request.benchmark,
-                        directory, output)
+        return _execute(execute(spec, directory, output, lock), spec.build(), directory,
+                        output)
     finally:
         lock.release()
 
@@ -136,7 +137,7 @@ def report(result: SessionResult, output: Output, definition: registry.Named = N
     cost = info.counts.cost if info.counts else None
     line(console, cost_line(cost, stats.cache_hits))
     if cost is not None and cost.usd is None:
-        from visioneval.session import price_remedies
+        from visioneval.runs.session import price_remedies
 
         for remedy in price_remedies(info, benchmark):  # once, not in every line
             line(console, f"  to price it: {remedy}")

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union, get_args, get_origin
 
-from visioneval.commands.run import EXIT_INTERRUPTED
 from visioneval.invocation import command
+from visioneval.runs.exit_codes import EXIT_INTERRUPTED
 from visioneval.runs.output import Output
 from visioneval.suite import spec
 from visioneval.suite.plan import SuitePlan, plan
@@ -153,7 +153,7 @@ def shortcut_from(benchmarks: str | None, backend: str | None, model: str | None
             raise ValueError(f"{', '.join(given)} go with --benchmarks (a suite file names "
                              "its models and options itself)")
         return None
-    from visioneval.backends.registry import split_urls
+    from visioneval.core.backend_spec import split_urls
 
     return Shortcut(names, backend, model, split_urls(base_url), api_key_env,
                     tuple(options or ()), price_in, price_out, concurrency)

@@ -39,7 +39,7 @@ from visioneval.core.records import Record, Sample, SkippedRow
 from visioneval.core.runfiles import BenchmarkPlan, Metrics, MetricsModel
 
 if TYPE_CHECKING:
-    from visioneval.backends.registry import BackendSpec
+    from visioneval.core.backend_spec import BackendSpec
     from visioneval.core.blocks import ComparisonTable, Section
     from visioneval.core.headline import Headline
     from visioneval.core.rowcounts import PublishedRows

@@ -28,8 +28,8 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError
 
+from visioneval.core.engine_options import EngineOptions
 from visioneval.core.records import GenerationSettings
-from visioneval.engine.options import EngineOptions
 from visioneval.shards import Shard
 
 RUN_FORMAT = 2
@@ -190,7 +190,7 @@ class Identity(RootModel[dict[str, Any]]):
 
 
 class BackendInfo(_Closed):
-    """The model the run asks (`BackendSpec.recorded()`): never a key, only where it was
+    """The model the run asks (`backends.registry.recorded`): never a key, only where it was
     read from; URLs with their credentials masked. `kind` "rescored": answers read from
     another tool's log (`tool`), no model asked."""
 

@@ -19,6 +19,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from visioneval.backends.keys import host_of, redact_url
+from visioneval.backends.registry import resolved_base_url
 
 if TYPE_CHECKING:
     from visioneval.backends.registry import BackendSpec
@@ -95,7 +96,7 @@ class ModelRef:
 
     @classmethod
     def from_spec(cls, spec: BackendSpec) -> ModelRef:
-        url = spec.resolved_base_url()
+        url = resolved_base_url(spec)
         return cls(spec.kind, spec.model, redact_url(url) if url else None)
 
     def label(self) -> str:

@@ -238,7 +238,7 @@ def merge(directories: Sequence[Path], out: Path, allow_partial: bool = False,
     named for shards of their own benchmark (`--definition`), which merging needs to
     recompute the metrics (`registry.build_for_run`: a run names no code to import)."""
     from visioneval.core import registry
-    from visioneval.session import finish
+    from visioneval.runs.session import finish
     from visioneval.variants.family import rebuilt
 
     plan = plan_merge(open_shards(directories), allow_partial)

@@ -6,11 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from visioneval.shards import Shard
+from visioneval.shards import DEFAULT_RAY_SHARDS, MAX_RAY_SHARDS, Shard
 
 Executor = Literal["local", "ray"]
-DEFAULT_RAY_SHARDS = 4
-MAX_RAY_SHARDS = 4096  # each shard is a Ray task, a folder and a journal of its own
 
 
 @dataclass(frozen=True)

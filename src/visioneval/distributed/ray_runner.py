@@ -9,24 +9,28 @@ be on a filesystem every node sees.
 
 from __future__ import annotations
 
+import asyncio
 import io
 import os
 import shlex
 import sys
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from visioneval import terminal
-from visioneval.backends.registry import BackendSpec
-from visioneval.commands.run import EXIT_INTERRUPTED
-from visioneval.core.benchmark import Benchmark
-from visioneval.core.records import GenerationSettings
-from visioneval.engine.options import EngineFlags, EngineOptions
+from visioneval.backends.registry import recorded
+from visioneval.core import registry
+from visioneval.core.store import RunLock, WriteError
+from visioneval.engine.runner import RunStopped
 from visioneval.io.parquet import DataError
+from visioneval.runs.execute import Continuing, execute
+from visioneval.runs.exit_codes import EXIT_INTERRUPTED, EXIT_STOPPED
 from visioneval.runs.output import Output
-from visioneval.runs.request import OnRay, ResumeGiven, ResumeRequest, RunRequest
-from visioneval.session import default_run_dir, nothing_to_evaluate
+from visioneval.runs.request import OnRay, ResumeRequest
+from visioneval.runs.session import default_run_dir, nothing_to_evaluate
+from visioneval.runs.spec import RunSpec
 from visioneval.shards import Shard
 from visioneval.terminal import error_line, line, print_command
 
@@ -56,82 +60,90 @@ def import_ray() -> Any:
 
 @dataclass(frozen=True)
 class ShardJob:
-    """Everything a Ray task needs to run (or resume) one shard; no secret but what the
-    user put in a base URL (keys are read from each worker's environment). The server,
-    key variable and definition come from the driver's command line, so a shard's resume
-    trusts them as its own command line's."""
+    """What a Ray task needs to run one shard: its `RunSpec` as JSON (the shard, its
+    directory, the servers and key variables the driver's command line named: no secret but
+    what the user put in a base URL, keys are read from each worker's environment) and the
+    folder relative paths mean what they meant to the user in."""
 
-    benchmark: str  # registered name, or a user's definition as module:attribute
-    options: dict[str, Any]
-    spec: BackendSpec
-    settings: GenerationSettings
-    engine: EngineOptions  # a new shard's settings
-    shard: Shard
-    directory: str
+    spec: str
     cwd: str
-    flags: EngineFlags = field(default_factory=EngineFlags)  # a resumed shard's flags
-    resume_options: dict[str, Any] = field(default_factory=dict)
-    variants: tuple[str, ...] = ()  # --variant, as the driver's command line gave them
 
-    def resume_given(self) -> ResumeGiven:
-        from visioneval.core import registry
+    @property
+    def run_spec(self) -> RunSpec:
+        return RunSpec.from_json(self.spec, "the shard's spec")
 
-        user = self.benchmark if self.benchmark not in registry.names() else None
-        return ResumeGiven(self.flags, self.spec.base_urls, self.spec.api_key_env, user,
-                           self.resume_options)
+    @property
+    def shard(self) -> Shard:
+        shard = self.run_spec.shard
+        assert shard is not None  # every job is one shard
+        return shard
+
+    @property
+    def directory(self) -> str:
+        return str(self.run_spec.out)
+
+
+class MergeAndReport(Protocol):
+    """How the command that started the shards merges them and says so (`commands.merge`)."""
+
+    def __call__(self, directories: Sequence[Path], out: Path, *,
+                 definition: str | None) -> int: ...
 
 
 def run_shard(job: ShardJob) -> dict[str, Any]:
-    """One shard, in a Ray worker: a new run, or the resume of the one in its directory.
-    The tables go nowhere (the merge prints the run's); logs go to the worker's stderr."""
-    from visioneval.commands.common import setup_logging
-    from visioneval.commands.resume import resume as resume_run
-    from visioneval.commands.run import run as run_here
-    from visioneval.core import registry
-
+    """One shard, in a Ray worker: a new run, or the one already in its directory continued
+    with its RunSpec's settings. Its tables go nowhere (the merge prints the run's); logs go to
+    the worker's stderr. The exit code is a run's: 0 every sample scored, 1 some failed, 2
+    it could not go on, 130 interrupted."""
     if os.path.isdir(job.cwd):
         os.chdir(job.cwd)  # relative paths in the options mean what they meant to the user
     err = terminal.console(stderr=True)
-    setup_logging(err, False)
+    terminal.setup_logging(err, False)
     output = Output(terminal.console(file=io.StringIO()), err, progress=False, report=False)
-    directory = Path(job.directory)
-    if (directory / "run.json").exists():
-        code = resume_run(ResumeRequest(directory, None, job.resume_given()), output)
-    else:
-        benchmark = registry.build(job.benchmark, job.options)
-        if job.variants:
-            from visioneval.variants.family import with_variants
-
-            benchmark = with_variants(benchmark, job.variants, registry.definition(job.benchmark))
-        definition = job.benchmark if job.benchmark not in registry.names() else None
-        code = run_here(RunRequest(benchmark, job.spec, job.settings, job.engine, directory,
-                                   definition, job.shard), output)
-    return {"shard": job.shard.index, "code": code, "host": os.uname().nodename,
+    spec = job.run_spec
+    assert spec.out is not None and spec.shard is not None
+    directory = spec.out
+    continuing = Continuing(resumed=False) if (directory / "run.json").exists() else None
+    lock = RunLock(directory)
+    try:
+        result = asyncio.run(execute(spec, directory, output, lock, continuing))
+        code = (1 if result.n_errors else 0) if result.n_records else EXIT_STOPPED
+    except KeyboardInterrupt:
+        code = EXIT_INTERRUPTED
+    except (RunStopped, WriteError) as exc:
+        terminal.error_line(err, str(exc))
+        code = EXIT_STOPPED
+    finally:
+        lock.release()
+    return {"shard": spec.shard.index, "code": code, "host": os.uname().nodename,
             "pid": os.getpid()}
 
 
-def run(request: RunRequest, output: Output) -> int:
+def run(spec: RunSpec, output: Output, merge_and_report: MergeAndReport) -> int:
     """A new distributed run: N shard tasks in `<out>/shards`, merged into `<out>`."""
-    how = request.ray or OnRay()
-    benchmark, spec, definition = request.benchmark, request.spec, request.definition
+    benchmark = spec.build()
     ray = import_ray()
     if benchmark.total() == 0:
         raise DataError(nothing_to_evaluate(benchmark))
-    out = (request.out or default_run_dir(benchmark.name, spec.model)).absolute()
-    count = how.shard_count
-    _check_existing(out, benchmark, spec, count)
-    name = definition or benchmark.name
-    jobs = [ShardJob(name, benchmark.options.model_dump(), spec, request.settings,
-                     request.engine,
-                     Shard(k, count), str(out / SHARDS_DIR / Shard(k, count).dirname),
-                     os.getcwd(), variants=_variant_names(benchmark))
+    out = (spec.out or default_run_dir(benchmark.name, spec.backend.model)).absolute()
+    count = spec.shard_count
+    _check_existing(out, spec, count)
+    return _run_jobs(ray, _jobs(spec, out, count), out, output, spec, benchmark.total(),
+                     benchmark.name, merge_and_report)
+
+
+def _jobs(spec: RunSpec, out: Path, count: int) -> list[ShardJob]:
+    """Each shard's job: the run's spec, in this process, on shard K of N in its folder."""
+    return [ShardJob(spec.given(shard=Shard(k, count), executor="local", shards=None,
+                                ray_address=None,
+                                out=out / SHARDS_DIR / Shard(k, count).dirname
+                                ).to_json().decode(), os.getcwd())
             for k in range(1, count + 1)]
-    return _run_jobs(ray, jobs, out, output, how, benchmark.total(), benchmark.name)
 
 
-def resume(request: ResumeRequest, output: Output) -> int:
-    """Continue a distributed run from its shard folders (each resumes its journal; a shard
-    that never started starts), trusting of run.json what a plain resume trusts."""
+def resume(request: ResumeRequest, output: Output, merge_and_report: MergeAndReport) -> int:
+    """Continue a distributed run from its shard folders (each continues its journal; a
+    shard that never started starts), trusting of run.json what a plain resume trusts."""
     from visioneval.core.store import RunStore
     from visioneval.runs.resume import check_resumable_kind, rebuild
 
@@ -149,19 +161,18 @@ def resume(request: ResumeRequest, output: Output) -> int:
         raise ValueError(f"{directory} was run in {shard.count} shards; --shards "
                          f"{how.shards} cannot resume it")
     check_resumable_kind(info, directory, expected)
-    run = rebuild(info, given, directory)
-    name = given.definition or info.benchmark
-    # What a shard that never started starts with: the run's settings, its own cache file.
+    spec = rebuild(info, given, directory)
+    # What every shard goes on with: the run's settings with the flags given again.
     engine = given.flags.resumed(info.engine)[0].of_whole_run(shard)
-    jobs = [ShardJob(name, info.options, run.spec, run.settings, engine,
-                     Shard(k, shard.count),
-                     str(directory / SHARDS_DIR / Shard(k, shard.count).dirname), os.getcwd(),
-                     given.flags, dict(given.options))
-            for k in range(1, shard.count + 1)]
+    named = registry.portable(given.definition) if given.definition else spec.definition
+    whole = spec.given(engine=engine, definition=named, executor="ray",
+                       shards=shard.count, ray_address=how.ray_address, shard=None,
+                       out=directory)
     line(output.err, f"resuming {directory}: {len(found)} of {shard.count} shards started "
                      "before")
-    return _run_jobs(ray, jobs, directory, output, how, run.benchmark.total(),
-                     run.benchmark.name)
+    benchmark = spec.build()
+    return _run_jobs(ray, _jobs(whole, directory, shard.count), directory, output, whole,
+                     benchmark.total(), benchmark.name, merge_and_report)
 
 
 def _shard_dirs(out: Path) -> list[Path]:
@@ -171,13 +182,13 @@ def _shard_dirs(out: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if (p / "run.json").is_file())
 
 
-def _check_existing(out: Path, benchmark: Benchmark, spec: BackendSpec, count: int) -> None:
+def _check_existing(out: Path, spec: RunSpec, count: int) -> None:
     """Shards already in `out` must be this run's (the same command run again resumes
     them); anything else is refused rather than mixed in."""
     from visioneval.core.store import RunStore
-    from visioneval.session import planned
+    from visioneval.runs.session import planned
 
-    plan = planned(benchmark)
+    plan = planned(spec.build())
     for directory in _shard_dirs(out):
         info = RunStore.open(directory).info
         shard = info.shard
@@ -185,7 +196,8 @@ def _check_existing(out: Path, benchmark: Benchmark, spec: BackendSpec, count: i
                 and info.benchmark == plan.benchmark
                 and info.options == plan.options
                 and info.dataset.fingerprint == plan.dataset.fingerprint
-                and (info.backend.kind, info.backend.model) == (spec.kind, spec.model))
+                and (info.backend.kind, info.backend.model) ==
+                (spec.backend.kind, spec.backend.model))
         if not same:
             raise ValueError(f"{directory} holds another run's shard (a different benchmark, "
                              "option, dataset, model or shard count); choose another --out")
@@ -226,10 +238,8 @@ def probe(ray: Any) -> None:
                          "install the same version on every node")
 
 
-def _run_jobs(ray: Any, jobs: list[ShardJob], out: Path, output: Output, how: OnRay,
-              total: int, label: str) -> int:
-    from visioneval.distributed.report import merge_and_report
-
+def _run_jobs(ray: Any, jobs: list[ShardJob], out: Path, output: Output, how: RunSpec,
+              total: int, label: str, merge_and_report: MergeAndReport) -> int:
     started = connect(ray, how.ray_address)
     try:
         probe(ray)
@@ -263,30 +273,23 @@ def _run_jobs(ray: Any, jobs: list[ShardJob], out: Path, output: Output, how: On
         error_line(output.err, f"shard(s) {shards} stopped before the end (see the worker "
                                "logs); run the same command again to resume them")
         return 2
-    from visioneval.core import registry
-
     # The definition the user named (their own benchmark's code), trusted for the merge.
-    named = jobs[0].benchmark if jobs and jobs[0].benchmark not in registry.names() else None
-    return merge_and_report([Path(j.directory) for j in jobs], out, False, output,
-                            replace=True, definition=named)
+    return merge_and_report([Path(j.directory) for j in jobs], out, definition=how.definition)
 
 
-def _resume_line(jobs: list[ShardJob], out: Path, how: OnRay, label: str) -> str:
+def _resume_line(jobs: list[ShardJob], out: Path, how: RunSpec, label: str) -> str:
     """The command that resumes the shards on Ray, as this process was started."""
-    from visioneval.core import registry
     from visioneval.core.runfiles import BackendInfo, RunInfo
     from visioneval.runs.target import resume_command
 
-    job = jobs[0]
-    own = job.benchmark if job.benchmark not in registry.names() else None
-    info = RunInfo(benchmark=label, definition=own,
-                   backend=BackendInfo.model_validate(job.spec.recorded()))
+    info = RunInfo(benchmark=label, definition=how.definition,
+                   backend=BackendInfo.model_validate(recorded(how.backend)))
     again = resume_command(info, out)
     where = f" --ray-address {shlex.quote(how.ray_address)}" if how.ray_address else ""
     return f"{again} --executor ray{where}"
 
 
-def _where(ray: Any, how: OnRay) -> str:
+def _where(ray: Any, how: RunSpec) -> str:
     if how.ray_address:
         return f"cluster {how.ray_address}"
     cpus = int(ray.cluster_resources().get("CPU", 0))
@@ -349,10 +352,3 @@ class _JournalCounter:
             self.offsets[i] += len(chunk)
             self.counts[i] += chunk.count(b"\n")
         return sum(self.counts)
-
-
-def _variant_names(benchmark: Benchmark) -> tuple[str, ...]:
-    """The --variant names of a benchmark with variants (each shard makes them again)."""
-    from visioneval.variants.family import Varied
-
-    return tuple(v.name for v in benchmark.variants) if isinstance(benchmark, Varied) else ()

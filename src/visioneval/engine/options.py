@@ -16,108 +16,39 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from visioneval.backends.registry import Dispatch
-from visioneval.core.bounds import INT_RANGE
-from visioneval.engine import defaults
+from visioneval.core import defaults
+from visioneval.core.engine_options import (
+    MAX_INT,
+    EngineOptions,
+    both_prices,
+    shard_cache_path,
+)
 from visioneval.engine.retry import RetryPolicy
 from visioneval.shards import Shard
 
 if TYPE_CHECKING:
     from visioneval.backends.http import HttpLimits
 
-MAX_INT = INT_RANGE[1]  # a count run.json can record
 CACHE_FILE = "responses.sqlite3"
-DEFAULT_MAX_REPLY_MB = defaults.MAX_REPLY_MB
 
 
-class EngineOptions(BaseModel, frozen=True, allow_inf_nan=False):
-    """How to run; recorded in run.json. A resume keeps them unless a flag is given again."""
-
-    concurrency: int = Field(defaults.CONCURRENCY, gt=0)
-    max_attempts: int = Field(defaults.MAX_ATTEMPTS, gt=0, le=MAX_INT)
-    timeout_s: float = Field(defaults.TIMEOUT_S, gt=0)
-    backoff_base_s: float = Field(defaults.BACKOFF_BASE_S, ge=0)
-    backoff_cap_s: float = Field(defaults.BACKOFF_CAP_S, ge=0)
-    cache_path: Path | None = None
-    refresh_cache: bool = False  # send every request; its answer replaces the cached one
-    rpm: int | None = Field(None, gt=0, le=MAX_INT)
-    tpm: int | None = Field(None, gt=0, le=MAX_INT)
-    cache_key_url: bool = False
-    # The model's price in US dollars per million tokens (None: the provider's reported
-    # cost, else the price table); max_cost: this session stops sending once it spent that.
-    price_in: float | None = Field(None, ge=0)
-    price_out: float | None = Field(None, ge=0)
-    # The judge's price (vqa's --scorer judge, evaluate's judges), as the model's.
-    judge_price_in: float | None = Field(None, ge=0)
-    judge_price_out: float | None = Field(None, ge=0)
-    max_cost: float | None = Field(None, gt=0)
-    max_reply_mb: float = Field(DEFAULT_MAX_REPLY_MB, gt=0)
-
-    @model_validator(mode="after")
-    def _both_prices(self) -> EngineOptions:
-        both_prices(self.price_in, self.price_out, self.judge_price_in, self.judge_price_out)
-        return self
-
-    def pricing(self) -> dict[str, float] | None:
-        """What run.json keeps under `pricing` (None: no prices were given)."""
-        given = {k: v for k, v in (("price_in", self.price_in), ("price_out", self.price_out),
-                                   ("judge_price_in", self.judge_price_in),
-                                   ("judge_price_out", self.judge_price_out)) if v is not None}
-        return given or None
-
-    def retry_policy(self) -> RetryPolicy:
-        return RetryPolicy(self.max_attempts, self.timeout_s, self.backoff_base_s,
-                           self.backoff_cap_s)
-
-    def for_shard(self, shard: Shard) -> EngineOptions:
-        """A shard keeps its own response cache (a file beside the usual one, named after
-        the shard): shards on one machine or on a shared home folder never write one
-        SQLite file at once, and a shard run again finds its own answers."""
-        if self.cache_path is None:
-            return self
-        return self.model_copy(update={"cache_path": shard_cache_path(self.cache_path,
-                                                                       shard)})
-
-    def of_whole_run(self, shard: Shard) -> EngineOptions:
-        """The options a shard's were made from (`for_shard` undone): what another shard of
-        the same run starts with."""
-        path = self.cache_path
-        suffix = f"-shard-{shard.dirname}"
-        if path is None or not path.stem.endswith(suffix):
-            return self
-        return self.model_copy(update={"cache_path": path.with_name(
-            path.stem.removesuffix(suffix) + path.suffix)})
-
-    def dispatch(self) -> Dispatch:
-        """`concurrency` is per endpoint; the limits are for the model."""
-        return Dispatch(self.concurrency, self.rpm, self.tpm, self.cache_key_url)
-
-    @property
-    def max_reply_bytes(self) -> int:
-        return int(self.max_reply_mb * 2**20)
-
-    def http_limits(self) -> HttpLimits:
-        """What a server's reply may cost: --max-reply-mb, and --timeout for the checks
-        before the run (the preflight's GETs) as for each attempt."""
-        from visioneval.backends.http import HttpLimits  # aiohttp: only for a server backend
-
-        return HttpLimits(max_reply_bytes=self.max_reply_bytes,
-                          preflight_timeout_s=self.timeout_s)
+def retry_policy(options: EngineOptions) -> RetryPolicy:
+    return RetryPolicy(options.max_attempts, options.timeout_s, options.backoff_base_s,
+                       options.backoff_cap_s)
 
 
-def both_prices(price_in: float | None, price_out: float | None,
-                judge_in: float | None = None, judge_out: float | None = None) -> None:
-    """A price is given in and out, or not at all: a ValueError naming the flags."""
-    if (price_in is None) != (price_out is None):
-        raise ValueError("give both --price-in and --price-out (US dollars per million "
-                         "input and output tokens; 0 and 0 for a free, self-hosted model)")
-    if (judge_in is None) != (judge_out is None):
-        raise ValueError("give both --judge-price-in and --judge-price-out (US dollars per "
-                         "million input and output tokens of the judge; 0 and 0 for your "
-                         "own server)")
+def dispatch(options: EngineOptions) -> Dispatch:
+    """`concurrency` is per endpoint; the limits are for the model."""
+    return Dispatch(options.concurrency, options.rpm, options.tpm, options.cache_key_url)
 
 
-def shard_cache_path(path: Path, shard: Shard) -> Path:
-    return path.with_name(f"{path.stem}-shard-{shard.dirname}{path.suffix}")
+def http_limits(options: EngineOptions) -> HttpLimits:
+    """What a server's reply may cost: --max-reply-mb, and --timeout for the checks before
+    the run (the preflight's GETs) as for each attempt."""
+    from visioneval.backends.http import HttpLimits  # aiohttp: only for a server backend
+
+    return HttpLimits(max_reply_bytes=options.max_reply_bytes,
+                      preflight_timeout_s=options.timeout_s)
 
 
 # Each setting's flag, for the lines a resume prints.

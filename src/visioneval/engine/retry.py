@@ -21,8 +21,8 @@ from visioneval.backends.base import (
     NotFound,
     TransientError,
 )
+from visioneval.core import defaults
 from visioneval.core.records import Request, Response, stable_hash
-from visioneval.engine import defaults
 
 log = logging.getLogger(__name__)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from visioneval.backends.base import Backend
+from visioneval.core import defaults
 from visioneval.core.records import (
     GenerationSettings,
     Record,
@@ -24,7 +25,6 @@ from visioneval.core.records import (
 from visioneval.core.solver import CacheIf, Solved, Solver
 from visioneval.core.store import RunStore, WriteError
 from visioneval.cost.usage import UsageBook, panel_role
-from visioneval.engine import defaults
 from visioneval.engine.cache import Origin, ResponseCache, cache_key
 from visioneval.engine.progress import RunProgress
 from visioneval.engine.retry import (

@@ -34,8 +34,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from visioneval.backends.base import Backend, PreflightError
 from visioneval.backends.registry import BackendSpec, make_backend
+from visioneval.core import defaults
 from visioneval.core.records import GenerationSettings, Request, Response, user
-from visioneval.engine import defaults
 from visioneval.engine.retry import RetryPolicy, RetryWatch, error_reason, generate
 from visioneval.io.images import Image
 from visioneval.probe.canary import (

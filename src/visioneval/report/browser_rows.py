@@ -2,7 +2,7 @@
 
 The page streams the journal once for them (`page.browser_data`). At the end of a new run
 the same rows can be read while its answers arrive: the thread that reads the run's
-metrics from its journal (`visioneval.live_summary`) tells each record it parses, in
+metrics from its journal (`visioneval.runs.live_summary`) tells each record it parses, in
 journal order, to `LiveRows`, which hands the rows to the page only when that thread read
 the whole journal and its metrics were used (so the records were every one the page's own
 pass would read, in the same order). Memory: at most the page's `ROW_LIMIT` rows, whatever

@@ -13,7 +13,7 @@ throughout: in a thread it would make the loop wait for it at every answer). Not
 written: the thumbnails and the images kept for them wait in memory (a bounded number,
 whatever the run's size) until the page takes them, and a killed run loses nothing but
 time. The page's sample browser rows are read with the run's metrics, by the thread that
-reads its journal while answers arrive (`browser_rows.LiveRows`, `visioneval.live_summary`).
+reads its journal while answers arrive (`browser_rows.LiveRows`, `visioneval.runs.live_summary`).
 
 Which images the page shows is known only at the end (`page.browser_data`): the first
 `limit` distinct images of the embedded samples, errors first, then unparsed answers, wrong
@@ -194,7 +194,7 @@ class EarlyPage:
 
     def readers(self) -> list[LiveRows]:
         """What reads the journal's records with the run's metrics, while answers arrive
-        (`visioneval.live_summary`): the page's browser rows."""
+        (`visioneval.runs.live_summary`): the page's browser rows."""
         return [self._rows]
 
     def rows(self) -> BrowserRows | None:

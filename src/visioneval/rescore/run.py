@@ -35,7 +35,7 @@ from visioneval.core.version import installed_version
 from visioneval.engine.runner import RunStats
 from visioneval.io.lines import BadLines
 from visioneval.rescore import lmms_eval
-from visioneval.session import SessionResult, default_run_dir, finish
+from visioneval.runs.session import SessionResult, default_run_dir, finish
 
 log = logging.getLogger(__name__)
 

@@ -1,12 +1,14 @@
-"""Carrying out a run request: preflight, the run directory (new or resumed, locked, the
-same data and model checked), the --max-cost budget, then the engine's session. The
-commands add their printing and exit codes around it; the Python API calls it as it is."""
+"""Carrying out a run's spec (`execute`): preflight, the run directory (new or continued,
+locked, the same data and model checked), the --max-cost budget, then the engine's
+session. The commands add their printing and exit codes around it; the Python API, suites
+and Ray's shard tasks call it as it is."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +18,6 @@ from visioneval.backends.registry import BackendSpec, make_backend
 from visioneval.backends.served import describe
 from visioneval.baselines.hints import majority_answers
 from visioneval.core.benchmark import Benchmark
-from visioneval.core.records import GenerationSettings
 from visioneval.core.runfiles import Identity, Pricing, ProbedResolution, RunInfo
 from visioneval.core.store import RunDirError, RunLock, RunStore
 from visioneval.cost.prices import (
@@ -26,14 +27,11 @@ from visioneval.cost.prices import (
     recorded_judge_price,
     recorded_price,
 )
-from visioneval.engine.options import Change, EngineOptions
-from visioneval.engine.stopping import SequentialStop, StoppingFlags, StoppingRule, refusal
+from visioneval.engine.options import Change, EngineOptions, dispatch, http_limits
+from visioneval.engine.stopping import SequentialStop, StoppingFlags, refusal
 from visioneval.io.parquet import DataError
 from visioneval.runs.output import Output
-from visioneval.runs.request import RunRequest
-from visioneval.runs.resume import Continuation
-from visioneval.runs.target import judge_flags, target_flags
-from visioneval.session import (
+from visioneval.runs.session import (
     SessionResult,
     check_resumable,
     default_run_dir,
@@ -42,7 +40,8 @@ from visioneval.session import (
     planned,
     run_session,
 )
-from visioneval.shards import Shard
+from visioneval.runs.spec import RunSpec
+from visioneval.runs.target import judge_flags, target_flags
 
 if TYPE_CHECKING:
     from visioneval.cost.budget import Budget
@@ -50,89 +49,84 @@ if TYPE_CHECKING:
     from visioneval.report.early import EarlyPage
 
 
-def run_directory(request: RunRequest) -> Path:
+def run_directory(spec: RunSpec) -> Path:
     """Where a new run goes: --out, else results/<benchmark>-<model>-<time> (a shard's with
     its shard in the name). Refuses a selection without samples before anything is made."""
-    if request.benchmark.total() == 0:  # before anything is sent or created
-        raise DataError(nothing_to_evaluate(request.benchmark))
-    directory = request.out or default_run_dir(request.benchmark.name, request.spec.model)
-    if request.shard is not None and request.out is None:
-        directory = directory.with_name(f"{directory.name}-shard-{request.shard.dirname}")
+    benchmark = spec.build()
+    if benchmark.total() == 0:  # before anything is sent or created
+        raise DataError(nothing_to_evaluate(benchmark))
+    directory = spec.out or default_run_dir(benchmark.name, spec.backend.model)
+    if spec.shard is not None and spec.out is None:
+        directory = directory.with_name(f"{directory.name}-shard-{spec.shard.dirname}")
     return directory
 
 
-async def new_session(request: RunRequest, directory: Path, output: Output,
-                      lock: RunLock, *, continuing: bool = False) -> SessionResult:
-    """A new run's session in `directory` (`run_directory`); `lock` is taken after the
-    preflight and held by the caller to its report. `continuing`: the directory holds a run
-    started from this same request (a suite finds it half done), whose next session this is,
-    with the request's settings."""
-    engine = request.engine.for_shard(request.shard) if request.shard is not None \
-        else request.engine
-    return await session(request.benchmark, request.spec, request.settings, engine, directory,
-                         continuing, output, lock, request.definition, request.shard,
-                         probe_resolution=request.probe_resolution, batch=request.batch,
-                         stopping=StoppingFlags(request.stopping.width,
-                                                request.stopping.min_samples)
-                         if request.stopping else StoppingFlags(), new_rule=request.stopping)
-
-
-async def resumed_session(resume: Continuation, directory: Path, output: Output,
-                          lock: RunLock, stopping: StoppingFlags | None = None
-                          ) -> SessionResult:
-    """The next session of the run in `directory`, held by `lock`; `stopping`: a
-    --target-ci or --min-samples given again."""
-    run = resume.run
-    return await session(run.benchmark, run.spec, run.settings, resume.engine, directory, True,
-                         output, lock, resume.definition, changes=resume.changes,
-                         stopping=stopping or StoppingFlags())
-
-
-async def run_to_end(request: RunRequest, output: Output,
+async def run_to_end(spec: RunSpec, output: Output,
                      report: Callable[[Path], Path | None] | None = None
                      ) -> tuple[SessionResult, Path | None]:
     """A new run in this process's event loop, and its report page drawn by `report` while
     the run directory is still held (the Python API's path; the commands add Ctrl-C and
-    their printing around `new_session`)."""
-    directory = run_directory(request)
+    their printing around `execute`)."""
+    directory = run_directory(spec)
     lock = RunLock(directory)
     try:
-        result = await new_session(request, directory, output, lock)
+        result = await execute(spec, directory, output, lock)
         page = report(directory) if report is not None else None
     finally:
         lock.release()
     return result, page
 
 
-async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
-                  engine: EngineOptions, directory: Path, resume: bool, output: Output,
-                  lock: RunLock, definition: str | None = None,
-                  shard: Shard | None = None,
-                  changes: Sequence[Change] = (),
-                  probe_resolution: bool = False, batch: bool = False,
-                  stopping: StoppingFlags | None = None,
-                  new_rule: StoppingRule | None = None) -> SessionResult:
-    """Preflight, run directory (new or resumed, locked), the engine, metrics and tables.
-    `changes`: the recorded engine settings a resume replaced (said, and recorded in the
-    session); `probe_resolution`: a new run first measures the endpoint's effective
-    resolution (`visioneval probe resolution`) and records it in run.json; `batch`: a new
-    run goes through the provider's batch API (a resumed one does if it started so);
-    `stopping`: --target-ci and --min-samples as given (a resume: again), `new_rule` a new
-    run's."""
+@dataclass(frozen=True)
+class Continuing:
+    """A session of a run that exists already: `changes`, the recorded engine settings the
+    command line replaced (said, and recorded in the session); `stopping`, --target-ci or
+    --min-samples given again. `resumed`: continued by --resume, which takes the run's own
+    settings; False: a run of a suite found half done, continued with its RunSpec's."""
+
+    changes: Sequence[Change] = ()
+    stopping: StoppingFlags = field(default_factory=StoppingFlags)
+    resumed: bool = True
+
+
+async def execute(spec: RunSpec, directory: Path, output: Output, lock: RunLock,
+                  continuing: Continuing | None = None) -> SessionResult:
+    """One session of `spec` in `directory`: preflight, run directory (new, or the run
+    there continued: `continuing`), the engine, metrics and tables. `lock` is taken after
+    the preflight and held by the caller to its report. A new run first measures the
+    endpoint's effective resolution when its RunSpec asks (`probe_resolution`, recorded in
+    run.json) and goes through the provider's batch API when it asks (`batch`; a continued
+    run does if it started so)."""
+    benchmark = spec.build()
+    settings = spec.settings()
+    resume = continuing is not None
+    resumed = continuing is not None and continuing.resumed  # the run's own settings
+    engine = spec.engine.for_shard(spec.shard) \
+        if spec.shard is not None and not resumed else spec.engine
+    new_rule = spec.stopping.rule(spec.seed()) if spec.stopping and not resumed else None
+    backend_spec = spec.backend
+    definition = spec.definition
+    changes = continuing.changes if continuing else ()
+    if continuing is None or continuing.resumed:
+        stopping = continuing.stopping if continuing else StoppingFlags()
+    else:  # a suite's run found half done goes on with the suite file's rule
+        stopping = StoppingFlags(spec.stopping.target_ci, spec.stopping.min_samples) \
+            if spec.stopping else StoppingFlags()
+    probe_resolution, batch = spec.probe_resolution, spec.batch
     if new_rule is not None and (refused := refusal(benchmark)):
         raise ValueError(refused)
-    budget = _budget(benchmark, spec, engine, directory if resume else None)
-    if spec.kind == "builtin":
-        check_fits(spec.model, benchmark.name, benchmark.builtin_models,
+    budget = _budget(benchmark, backend_spec, engine, directory if resume else None)
+    if backend_spec.kind == "builtin":
+        check_fits(backend_spec.model, benchmark.name, benchmark.builtin_models,
                    _builtin_note(benchmark.name))
-    majority = majority_answers(benchmark) if spec.kind == "builtin" and \
-        spec.model == "majority" else None
-    servers = spec.kind not in ("builtin", "none") or benchmark.judge is not None \
+    majority = majority_answers(benchmark) if backend_spec.kind == "builtin" and \
+        backend_spec.model == "majority" else None
+    servers = backend_spec.kind not in ("builtin", "none") or benchmark.judge is not None \
         or bool(benchmark.panel)
-    limits = engine.http_limits() if servers else None
-    backend = make_backend(spec, connections=engine.concurrency, majority=majority,
+    limits = http_limits(engine) if servers else None
+    backend = make_backend(backend_spec, connections=engine.concurrency, majority=majority,
                            seed=getattr(benchmark.options, "seed", 0),
-                           dispatch=engine.dispatch(), limits=limits,
+                           dispatch=dispatch(engine), limits=limits,
                            flags=target_flags(benchmark.name))
     judge = make_backend(benchmark.judge, connections=engine.concurrency, limits=limits,
                          flags=judge_flags(benchmark.name)) \
@@ -175,13 +169,13 @@ async def session(benchmark: Benchmark, spec: BackendSpec, settings: GenerationS
             rule = SequentialStop(new_rule, benchmark.headline_outcome,
                                   proportion=benchmark.headline_proportion() or "accuracy") \
                 if new_rule else None
-            info = new_run_info(plan, spec, settings, engine, definition, shard)
+            info = new_run_info(plan, backend_spec, settings, engine, definition, spec.shard)
             info.backend.identity = Identity.model_validate(backend.identity())
             if probed is not None:
                 info.resolution_probe = probed
             store = RunStore.create(directory, info)
         _say_identity(backend, output)
-        batches = _batches(benchmark, spec, backend, output, engine) \
+        batches = _batches(benchmark, backend_spec, backend, output, engine) \
             if batch or store.info.batch is not None else None
         early = _early_page(store, output) if batches is None else None
         try:

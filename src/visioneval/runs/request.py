@@ -1,7 +1,7 @@
-"""A run as one typed value: what is measured (benchmark, model, generation settings), how
-the engine runs it, where the results go and where it runs (this process, one shard of it,
-or every shard on Ray). The commands build these from flags, the Python API from its
-arguments; `visioneval.runs.execute` and the commands' printing carry them out."""
+"""A resume as the command line asks for it: the run directory, what the command line gave
+again (`ResumeGiven`: servers, keys, engine flags, a new run's flags restated), and where it
+goes on (this process, or its shards on Ray). A new run is a `visioneval.runs.spec.RunSpec`;
+a resume becomes one from the run's record (`visioneval.runs.resume.continuation`)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from visioneval.backends.registry import BackendSpec, split_urls
-from visioneval.core.benchmark import Benchmark
-from visioneval.core.records import GenerationSettings
-from visioneval.distributed.options import DEFAULT_RAY_SHARDS
-from visioneval.engine import defaults
-from visioneval.engine.options import EngineFlags, EngineOptions
-from visioneval.engine.stopping import StoppingFlags, StoppingRule
-from visioneval.shards import Shard
+from visioneval.core.backend_spec import split_urls
+from visioneval.engine.options import EngineFlags
+from visioneval.engine.stopping import StoppingFlags
+from visioneval.shards import DEFAULT_RAY_SHARDS
 
 
 @dataclass(frozen=True)
@@ -30,49 +26,6 @@ class OnRay:
     @property
     def shard_count(self) -> int:
         return self.shards or DEFAULT_RAY_SHARDS
-
-
-@dataclass(frozen=True)
-class RunRequest:
-    """A new run. `definition`: the user's own benchmark definition as module:attribute
-    (None for a registered one), recorded so resume and report can load it again;
-    `shard`: the part of the samples this process runs; `ray`: run every shard on Ray."""
-
-    benchmark: Benchmark
-    spec: BackendSpec
-    settings: GenerationSettings
-    engine: EngineOptions = field(default_factory=EngineOptions)
-    out: Path | None = None  # None: results/<benchmark>-<model>-<time>
-    definition: str | None = None
-    shard: Shard | None = None
-    ray: OnRay | None = None
-    probe_resolution: bool = False  # measure the endpoint's resolution first, into run.json
-    batch: bool = False  # through the provider's batch API (`visioneval.runs.batching`)
-    stopping: StoppingRule | None = None  # --target-ci: stop once the answer is known
-
-    def __post_init__(self) -> None:
-        if self.engine.concurrency > defaults.MAX_CONCURRENCY:
-            raise ValueError(f"concurrency {self.engine.concurrency}: at most "
-                             f"{defaults.MAX_CONCURRENCY} requests in flight per URL")
-        if self.batch and self.stopping is not None:
-            raise ValueError("--target-ci stops sending request by request once the answer "
-                             "is known, and a batch is sent at once: use one or the other")
-        if self.stopping is not None:
-            from visioneval.variants.family import Varied
-
-            if isinstance(self.benchmark, Varied):
-                raise ValueError("--target-ci watches the main number of the samples as asked, "
-                                 "not the --variant controls: send the variants in a run of "
-                                 "their own")
-        if self.batch and self.engine.max_cost is not None:
-            from visioneval.runs.batching import MAX_COST_REFUSED
-
-            raise ValueError(MAX_COST_REFUSED)
-        if (self.batch or self.stopping is not None) and \
-                (self.shard is not None or self.ray is not None):
-            what = "--batch" if self.batch else "--target-ci"
-            raise ValueError(f"{what} runs in one process over all the samples: run it "
-                             "without --shard or --executor ray")
 
 
 @dataclass(frozen=True)

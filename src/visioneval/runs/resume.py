@@ -14,51 +14,43 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from visioneval.backends.registry import BackendSpec, split_urls
+from visioneval.backends.registry import BackendSpec
+from visioneval.backends.registry import recorded as recorded_backend
 from visioneval.core import registry
+from visioneval.core.backend_spec import split_urls
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
-from visioneval.core.records import GenerationSettings
 from visioneval.core.runfiles import BackendInfo, RunInfo
-from visioneval.engine.options import Change, EngineOptions
+from visioneval.engine.options import Change
 from visioneval.invocation import command
 from visioneval.runs.request import ResumeGiven
 from visioneval.runs.restated import check_restated
+from visioneval.runs.spec import RunSpec
 from visioneval.runs.target import (
     judge_flags_of,
     resume_command,
     resumed_spec,
     target_flags,
 )
-from visioneval.shards import Shard
 from visioneval.variants.family import rebuilt
 
 
 @dataclass(frozen=True)
-class Resumed:
-    """A run as a resume will continue it: the benchmark rebuilt, the model and settings."""
-
-    benchmark: Benchmark
-    spec: BackendSpec
-    settings: GenerationSettings
-    shard: Shard | None
-
-
-@dataclass(frozen=True)
 class Continuation:
-    """A resume ready to start: the run rebuilt, its engine settings with the flags given
-    again (`changes`: the recorded settings they replaced), the user's definition named."""
+    """A resume ready to start: the run's spec as recorded, with what the command line gave
+    again (its servers, key variables, engine flags: `changes` are the recorded engine
+    settings they replaced), its benchmark built."""
 
-    run: Resumed
-    engine: EngineOptions
+    spec: RunSpec
     changes: tuple[Change, ...]
-    definition: str | None
 
 
 def continuation(info: RunInfo, given: ResumeGiven, directory: Path) -> Continuation:
-    run = rebuild(info, given, directory)
-    engine, changes = given.flags.resumed(info.engine, run.shard)
+    """`RunSpec.from_run(info)` with the command line's flags given again."""
+    spec = rebuild(info, given, directory)
+    engine, changes = given.flags.resumed(info.engine, spec.shard)
     named = registry.portable(given.definition) if given.definition else None
-    return Continuation(run, engine, tuple(changes), named)
+    return Continuation(spec.given(engine=engine, definition=named or spec.definition),
+                        tuple(changes))
 
 
 def check_resumable_kind(info: RunInfo, directory: Path, expected: str | None) -> None:
@@ -72,18 +64,19 @@ def check_resumable_kind(info: RunInfo, directory: Path, expected: str | None) -
                          f"`{resume_command(info, directory)}`")
 
 
-def rebuild(info: RunInfo, given: ResumeGiven, directory: Path | None = None) -> Resumed:
-    """The benchmark, model and settings a resume continues with; ValueError (one line) when
+def rebuild(info: RunInfo, given: ResumeGiven, directory: Path | None = None) -> RunSpec:
+    """The RunSpec a resume continues with, its benchmark built: the run's record, its servers
+    and key variables as the command line names them again; ValueError (one line) when
     run.json names code the command line did not, or a server the command line must name."""
     definition = definition_for_resume(info, given.definition, directory)
     options = resumed_options(definition, info.options, given.options)
     benchmark = rebuilt(definition.build(options), info, definition)
     check_restated(info, definition, benchmark, given.restated, directory)
     flags = target_flags(info.benchmark)
-    spec = resumed_spec(info.backend, given.base_urls, given.api_key_env, flags)
+    backend = resumed_spec(info.backend, given.base_urls, given.api_key_env, flags)
     check_judge_target(definition, benchmark, info.options, given.options)
-    settings: GenerationSettings = info.generation.settings()
-    return Resumed(benchmark, spec, settings, info.shard)
+    spec = RunSpec.from_run(info).given(options=options, backend=backend)
+    return spec.with_benchmark(benchmark)
 
 
 def definition_for_resume(info: RunInfo, named: str | None,
@@ -125,7 +118,7 @@ def check_judge_target(definition: BenchmarkDefinition, benchmark: Benchmark,
     url_option, key_option = definition.judge_target
     flags = judge_flags_of(definition.judge_target)
     judge = benchmark.judge  # kind and model as recorded; the URL and key as recorded, below
-    stored = BackendInfo.model_validate(BackendSpec(
+    stored = BackendInfo.model_validate(recorded_backend(BackendSpec(
         kind=judge.kind, model=judge.model, base_url=recorded.get(url_option),
-        api_key_env=recorded.get(key_option)).recorded())
+        api_key_env=recorded.get(key_option))))
     resumed_spec(stored, split_urls(given.get(url_option)), given.get(key_option), flags)

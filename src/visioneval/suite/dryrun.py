@@ -45,7 +45,7 @@ def estimate_run(run: PlannedRun) -> RunEstimate:
         done = IdSet(r.id for r in RunStore.open(run.directory).iter_latest() if r.ok)
     rule = image_rule(run.model.model)
     found = estimate.planned(benchmark, run.settings, rule, done)
-    price = price_for(ModelRef.from_spec(run.spec()),
+    price = price_for(ModelRef.from_spec(run.spec.backend),
                       given_price(run.model.price_in, run.model.price_out))
     prompt = found.prompt.total if found.prompt else 0
     detectable = paired_difference(benchmark, found.requests + found.done,

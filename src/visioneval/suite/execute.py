@@ -23,10 +23,10 @@ from visioneval.engine.cache import CacheError
 from visioneval.engine.progress import ProgressBoard
 from visioneval.engine.runner import RunStopped
 from visioneval.io.parquet import DataError
-from visioneval.runs.execute import new_session
+from visioneval.runs import execute as runs_execute
+from visioneval.runs.execute import Continuing
 from visioneval.runs.output import Output
-from visioneval.runs.request import RunRequest
-from visioneval.session import nothing_to_evaluate
+from visioneval.runs.session import nothing_to_evaluate
 from visioneval.suite.plan import PlannedRun, SuitePlan
 from visioneval.terminal import line
 from visioneval.variants.family import Varied
@@ -115,10 +115,8 @@ async def _one(run: PlannedRun, board: ProgressBoard, err: Console, progress: bo
             raise DataError(nothing_to_evaluate(benchmark))
         lock = RunLock(directory)
         try:
-            request = RunRequest(benchmark, run.spec(), run.settings, run.engine, directory,
-                                 run.user_definition, batch=run.model.batch,
-                                 stopping=run.stopping(benchmark))
-            result = await new_session(request, directory, output, lock, continuing=resume)
+            result = await runs_execute.execute(
+                run.spec, directory, output, lock, Continuing(resumed=False) if resume else None)
         finally:
             lock.release()
     except FAILURES as exc:

@@ -14,32 +14,40 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from visioneval.backends.registry import BackendSpec
+from visioneval.backends.registry import BackendSpec, resolved_base_urls
 from visioneval.core import registry
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.records import GenerationSettings
 from visioneval.engine.options import EngineFlags, EngineOptions
-from visioneval.engine.stopping import StoppingFlags, StoppingRule
+from visioneval.engine.stopping import DEFAULT_MIN_SAMPLES
+from visioneval.runs.spec import RunSpec, SpecError, Stopping
 from visioneval.suite.spec import BenchmarkEntry, ModelEntry, SuiteFile
 
 
 @dataclass(frozen=True, eq=False)
 class PlannedRun:
-    """One benchmark setting on one model, and where its run directory is."""
+    """One benchmark setting on one model: its `RunSpec` (its run directory is that
+    RunSpec's `out`), and what the suite says of it (its `vary` values, its model's entry,
+    its lane)."""
 
     benchmark: str  # a registered name, or the user's definition as module:attribute
     setting: tuple[tuple[str, Any], ...]  # the `vary` values of this run, in file order
-    options: dict[str, Any]
     model: ModelEntry
-    settings: GenerationSettings
-    engine: EngineOptions
-    directory: Path
+    spec: RunSpec
     lane: int = 0
-    variants: tuple[str, ...] = ()  # --variant names, sent beside every sample
-    target_ci: float | None = None  # --target-ci: stop once the answer is known
-    min_samples: int | None = None
+
+    @property
+    def directory(self) -> Path:
+        assert self.spec.out is not None  # a suite names every run's directory
+        return self.spec.out
+
+    @property
+    def settings(self) -> GenerationSettings:
+        return self.spec.settings()
+
+    @property
+    def target_ci(self) -> float | None:
+        return self.spec.stopping.target_ci if self.spec.stopping else None
 
     @property
     def label(self) -> str:
@@ -51,46 +59,16 @@ class PlannedRun:
     def benchmark_label(self) -> str:
         return self.benchmark.rpartition(":")[2] if ":" in self.benchmark else self.benchmark
 
-    @property
-    def user_definition(self) -> str | None:
-        """The user's own definition (module:attribute, made portable), else None."""
-        return None if self.benchmark in registry.names() else \
-            registry.portable(self.benchmark)
-
-    def spec(self) -> BackendSpec:
-        m = self.model
-        return BackendSpec(kind=m.backend, model=m.model, base_url=list(m.urls()) or None,
-                           api_key_env=m.api_key_env)
-
     def definition(self) -> BenchmarkDefinition:
-        return registry.definition(self.benchmark)
-
-    def stopping(self, benchmark: Benchmark) -> StoppingRule | None:
-        """The run's --target-ci rule (None: it runs every sample); the order is seeded by
-        the benchmark's own seed, as on the command line."""
-        return StoppingFlags(self.target_ci, self.min_samples).rule(
-            getattr(benchmark.options, "seed", 0) or 0)
+        return self.spec.definition_object()
 
     def build(self) -> Benchmark:
-        """The benchmark with this run's options (ValueError naming the option when one is
-        not valid)."""
-        from visioneval.variants.family import with_variants
-
-        definition = self.definition()
-        model = definition.command_options
-        if model is None:
-            return with_variants(definition.build(dict(self.options)), self.variants,
-                                 definition)
+        """The benchmark with this run's options (ValueError naming the run and the option
+        when one is not valid)."""
         try:
-            return with_variants(definition.from_command(model.model_validate(self.options)),
-                                 self.variants, definition)
-        except ValidationError as exc:
-            error = exc.errors()[0]
-            where = ".".join(str(p) for p in error["loc"])
-            message = str(error["ctx"]["error"]) if error["type"] == "value_error" \
-                else error["msg"]
-            raise ValueError(f"{self.label}: {where + ': ' if where else ''}{message}"
-                             ) from None
+            return self.spec.build()
+        except SpecError as exc:
+            raise ValueError(f"{self.label}: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -125,11 +103,9 @@ def plan(suite: SuiteFile, out: Path | None, default_name: str, source: str) -> 
             folder = "-".join([_safe(entry.name.rpartition(":")[2]),
                                *(f"{_safe(k)}{_safe(_text(v))}" for k, v in setting)])
             for model in suite.models:
-                runs.append(PlannedRun(entry.name, setting, options, model, generation,
-                                       _engine(suite, model), root / folder /
-                                       _safe(model.label), variants=tuple(entry.variants),
-                                       target_ci=entry.target_ci,
-                                       min_samples=entry.min_samples))
+                runs.append(PlannedRun(entry.name, setting, model, _spec(
+                    entry, options, model, generation, _engine(suite, model),
+                    root / folder / _safe(model.label))))
     _check_unique(runs)
     _check_batches(suite)
     lanes = _lanes(runs)
@@ -161,6 +137,20 @@ def _settings(entry: BenchmarkEntry) -> list[tuple[tuple[str, Any], ...]]:
     keys = list(entry.vary)
     return [tuple(zip(keys, values, strict=True))
             for values in itertools.product(*(entry.vary[k] for k in keys))]
+
+
+def _spec(entry: BenchmarkEntry, options: dict[str, Any], model: ModelEntry,
+          generation: GenerationSettings, engine: EngineOptions, out: Path) -> RunSpec:
+    """A suite row as the run it is."""
+    named = None if entry.name in registry.names() else registry.portable(entry.name)
+    backend = BackendSpec(kind=model.backend, model=model.model,
+                          base_url=list(model.urls()) or None, api_key_env=model.api_key_env)
+    stopping = Stopping(target_ci=entry.target_ci, min_samples=entry.min_samples or
+                        DEFAULT_MIN_SAMPLES) if entry.target_ci is not None else None
+    return RunSpec.make(benchmark=entry.name, definition=named, options=options,
+                        variants=tuple(entry.variants), backend=backend,
+                        generation=generation, engine=engine, stopping=stopping,
+                        batch=model.batch, out=out)
 
 
 def _engine(suite: SuiteFile, model: ModelEntry) -> EngineOptions:
@@ -208,7 +198,7 @@ def _lanes(runs: list[PlannedRun]) -> dict[Path, int]:
         find(node(run))
         if run.model.batch:
             continue
-        for url in run.spec().resolved_base_urls():
+        for url in resolved_base_urls(run.spec.backend):
             parent[find(node(run))] = find("url:" + url.rstrip("/"))
     roots: dict[str, int] = {}
     return {run.directory: roots.setdefault(find(node(run)), len(roots)) for run in runs}

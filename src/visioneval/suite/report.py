@@ -64,7 +64,7 @@ def parts(plan: SuitePlan, outcomes: list[RunOutcome]) -> list[Part]:
             out.append(Part(title, problem="no run of this benchmark has results (see the "
                                            "runs below)"))
             continue
-        named = done[0].definition() if done[0].user_definition else None
+        named = done[0].definition() if done[0].spec.definition else None
         views = rundir.load_all([r.directory for r in done], named)
         table = compare.compare(views)
         reference, shown = None, None

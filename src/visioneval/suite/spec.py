@@ -32,9 +32,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from visioneval.backends.keys import url_secrets
-from visioneval.backends.registry import split_urls
+from visioneval.core import defaults
+from visioneval.core.backend_spec import split_urls
 from visioneval.core.bounds import MAX_DEPTH, first_unrecordable
-from visioneval.engine import defaults
 
 SECRET_WORDS = frozenset({"apikey", "token", "secret", "password", "passwd", "passphrase",
                           "credential", "credentials"})

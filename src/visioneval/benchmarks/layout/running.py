@@ -136,7 +136,7 @@ def run_layout(args: LayoutArgs, console: Console, err: Console) -> int:
 
 def _run_dir(args: LayoutArgs, how: Distribution) -> Path:
     """A new run's directory, named here so that the closing lines can point into it."""
-    from visioneval.session import default_run_dir
+    from visioneval.runs.session import default_run_dir
 
     directory = args.run_dir()
     if how.on_ray:

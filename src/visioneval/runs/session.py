@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 from visioneval.backends.base import Backend
-from visioneval.backends.registry import BackendSpec
+from visioneval.backends.registry import BackendSpec, recorded
 from visioneval.backends.replicas import Replicas
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.capabilities import LearnsFromAnswers
@@ -44,10 +44,10 @@ from visioneval.core.version import installed_version
 from visioneval.cost.prices import ModelRef, recorded_judge_price, recorded_price
 from visioneval.cost.total import run_cost
 from visioneval.engine.cache import open_or_none
-from visioneval.engine.options import EngineOptions
+from visioneval.engine.options import EngineOptions, retry_policy
 from visioneval.engine.progress import ProgressBoard, RunProgress
 from visioneval.engine.runner import CostLimitReached, Engine, RecordWatch, RunStats
-from visioneval.live_summary import LiveSummary, RecordReader, Summary, summary_of
+from visioneval.runs.live_summary import LiveSummary, RecordReader, Summary, summary_of
 from visioneval.shards import Shard
 from visioneval.variants.family import Varied
 from visioneval.variants.summary import FILE as VARIANTS_FILE
@@ -96,7 +96,7 @@ def new_run_info(plan: BenchmarkPlan, spec: BackendSpec, settings: GenerationSet
                    dataset=plan.dataset_info(),
                    # api_key_env is what the user chose (None: the default); key_env_used is
                    # where the key was read from. The key itself is never written anywhere.
-                   backend=BackendInfo.model_validate(spec.recorded()),
+                   backend=BackendInfo.model_validate(recorded(spec)),
                    generation=GenerationInfo.model_validate(settings.model_dump()))
     info.record_engine(engine)
     if plan.variants:
@@ -171,7 +171,7 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     provider's batch API (`visioneval.engine.batch_runner`); `stopping`: --target-ci's rule
     (the samples then run in its seeded order, run.json records how it went); `on_record`:
     told of each record as it is journaled (the request-by-request path only). A new run's
-    metrics are read from its journal while its answers arrive (`visioneval.live_summary`),
+    metrics are read from its journal while its answers arrive (`visioneval.runs.live_summary`),
     a resumed run's at its end; `readers`: told of each record that first reading reads
     (`RecordReader`)."""
     # numpy: loaded when a session starts
@@ -191,7 +191,7 @@ async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
     replicas = backend if isinstance(backend, Replicas) else None
     # Enough workers to fill every endpoint; the dispatcher holds each to its share.
     workers = replicas.capacity if replicas else engine_options.concurrency
-    engine = Engine(backend, store, settings, engine_options.retry_policy(), workers, cache,
+    engine = Engine(backend, store, settings, retry_policy(engine_options), workers, cache,
                     judge=judge, panel=tuple(panel), budget=budget,
                     read_cache=not engine_options.refresh_cache)
     for earlier in store.info.sessions:
