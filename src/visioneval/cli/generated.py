@@ -277,9 +277,15 @@ def any_benchmark_command(registered: Sequence[str] = ()) -> Callable[..., None]
                                    "--option", "-o", metavar="KEY=VALUE",
                                    help="The benchmark's own option; repeat for each.",
                                    rich_help_panel="Benchmark options")])
+    spec_file = inspect.Parameter("spec", inspect.Parameter.KEYWORD_ONLY, default=None,
+                                  annotation=Annotated[Path | None, typer.Option(
+                                      "--spec", metavar="FILE", help="Run what FILE says "
+                                      "again: a run's run.json, or a RunSpec as JSON.",
+                                      show_default=False, rich_help_panel=OUTPUT)])
     base = BenchmarkDefinition()
     parameters = [spec_arg, *_shared(base), option,
-                  _out("results/<benchmark>-<model>-<time>"), *_run_options(False)]
+                  _out("results/<benchmark>-<model>-<time>"), spec_file,
+                  *_run_options(False)]
 
     def command(**kwargs: Any) -> None:
         from visioneval.core import registry
@@ -287,12 +293,15 @@ def any_benchmark_command(registered: Sequence[str] = ()) -> Callable[..., None]
 
         flags = _flags(kwargs)
         target, pairs = kwargs["benchmark"], kwargs["option"] or []
+        from_file: Path | None = kwargs["spec"]
         definition_ref = None if target is None or target in registry.names() \
             else registry.portable(target)
         values = dict(_pair(p) for p in pairs)
         again: dict[str, Any] = {}
         restated: dict[str, GivenOption] = {}
-        if flags.resume is not None and values:
+        if from_file is not None:  # the file names the benchmark: --option may grant trust
+            again = values
+        elif flags.resume is not None and values:
             # The options a resume takes again come with it; the others are compared with
             # the run's record (loading the definition the command line names, never one a
             # run directory names).
@@ -320,7 +329,8 @@ def any_benchmark_command(registered: Sequence[str] = ()) -> Callable[..., None]
         run_command(flags, RunTarget(
             None, benchmark,
             lambda: settings(flags.temperature, flags.max_tokens, max_tokens_default()),
-            definition=definition_ref, restated=restated, resume_options=again))
+            definition=definition_ref, restated=restated, resume_options=again,
+            spec_file=from_file))
 
     command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from visioneval.core.backend_spec import BackendSpec
+from visioneval.core.backend_spec import BackendSpec, split_urls
 
 if TYPE_CHECKING:
     from visioneval.core.benchmark import Benchmark
@@ -123,6 +123,7 @@ class RunTarget:
     fixed: Sequence[str] = ()
     restated: Mapping[str, GivenOption] = field(default_factory=dict)
     resume_options: Mapping[str, Any] = field(default_factory=dict)
+    spec_file: Path | None = None  # `run --spec FILE`: the run that file describes, again
 
 
 def request_from(flags: RunFlags, target: RunTarget) -> RunSpec | ResumeRequest:
@@ -131,6 +132,8 @@ def request_from(flags: RunFlags, target: RunTarget) -> RunSpec | ResumeRequest:
     from visioneval.runs.request import OnRay, ResumeGiven, ResumeRequest
     from visioneval.runs.spec import RunSpec, Stopping
 
+    if target.spec_file is not None:
+        return _from_file(flags, target, target.spec_file)
     how = flags.distribution()
     engine = flags.engine()
     stopping = _stopping(flags)
@@ -174,6 +177,34 @@ def request_from(flags: RunFlags, target: RunTarget) -> RunSpec | ResumeRequest:
 
 _NO_MODEL, _NOT_YET = BackendSpec(kind="openai", model="?"), "?"
 """Stand-ins: the flags are checked together before the benchmark and the model are known."""
+
+
+# What a run read from a file takes from the command line: where it goes, its servers and
+# key variable again, how requests are sent and what is printed. The rest is the file's.
+_WITH_SPEC = {"out", "base_url", "api_key_env", "concurrency", "max_attempts", "timeout",
+              "backoff_base", "backoff_cap", "rpm", "tpm", "no_cache", "cache_dir",
+              "refresh_cache", "cache_key_url", "max_reply_mb", "price_in", "price_out",
+              "judge_price_in", "judge_price_out", "max_cost", "dry_run", "no_progress",
+              "no_report", "verbose"}
+
+
+def _from_file(flags: RunFlags, target: RunTarget, path: Path) -> RunSpec:
+    """`visioneval run --spec FILE`: the run the file describes (a RunSpec's JSON or a
+    run's run.json) as a new run, with what this command line may give again."""
+    from visioneval.runs.spec_file import read_spec
+
+    default = RunFlags()
+    refused = [f"--{f.name.replace('_', '-')}" for f in dataclasses.fields(RunFlags)
+               if f.name not in _WITH_SPEC and getattr(flags, f.name) != getattr(default, f.name)]
+    refused += [g.flag for g in target.restated.values()]
+    if refused:
+        raise ValueError(f"{', '.join(refused)}: --spec {path} says what the run is; "
+                         "change it in the file (or run without --spec)")
+    spec = read_spec(path, base_urls=split_urls(flags.base_url),
+                     api_key_env=flags.api_key_env, named=target.definition,
+                     options=target.resume_options)
+    engine, _ = flags.engine().resumed(spec.engine, spec.shard)
+    return spec.given(engine=engine, out=flags.out or spec.out)
 
 
 def _restated(flags: RunFlags, target: RunTarget) -> Restated:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from visioneval.shards import DEFAULT_RAY_SHARDS, MAX_RAY_SHARDS, Shard
+from visioneval.shards import DEFAULT_RAY_SHARDS, Shard
 
 Executor = Literal["local", "ray"]
 
@@ -23,22 +23,9 @@ class Distribution:
     @classmethod
     def from_flags(cls, shard: str | None, executor: str, shards: int | None,
                    ray_address: str | None) -> Distribution:
+        """The flags as given, read (what they cannot go with: `RunSpec`)."""
         if executor not in ("local", "ray"):
             raise ValueError(f"--executor {executor!r}: local or ray")
-        if executor == "local":
-            if shards is not None:
-                raise ValueError("--shards goes with --executor ray (for one shard of a run, "
-                                 "--shard K/N)")
-            if ray_address is not None:
-                raise ValueError("--ray-address goes with --executor ray")
-        elif shard is not None:
-            raise ValueError("--executor ray runs every shard itself; drop --shard (or run "
-                             "one shard locally with --shard K/N)")
-        if shards is not None and shards < 1:
-            raise ValueError("--shards must be at least 1")
-        if shards is not None and shards > MAX_RAY_SHARDS:
-            raise ValueError(f"--shards {shards}: at most {MAX_RAY_SHARDS} (each shard is a "
-                             "Ray task and a folder of its own)")
         return cls(Shard.parse(shard) if shard is not None else None,
                    "ray" if executor == "ray" else "local", shards, ray_address)
 
