@@ -1,12 +1,15 @@
 """What a benchmark puts on its report page, as data: titled sections of tables, notes, lists
-and charts. A benchmark never writes HTML; the page's template renders these (and escapes
-every value), so no benchmark can break the page or inject markup into it."""
+and charts (`core.figures`). A benchmark never writes HTML or SVG; the page's templates
+render these (and escape every value), so no benchmark can break the page or inject markup
+into it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from visioneval.core.figures import Chart
 from visioneval.core.marks import PERCENT, Interval, Verdict, notes, verdict
 
 if TYPE_CHECKING:
@@ -35,9 +38,9 @@ class Items:
 
 @dataclass(frozen=True)
 class Charts:
-    """Inline SVG charts side by side, as made by `report.charts` (its template escapes the
-    labels it writes into the SVG; the layout report's pictures come from matplotlib)."""
-    svgs: list[str]
+    """Charts side by side, as data (`core.figures`: numbers, labels, units); the page
+    draws each with `report.drawing`, whose templates escape every label."""
+    charts: Sequence[Chart]
     kind: str = "charts"
 
 

@@ -13,6 +13,7 @@ from rich.console import Console
 from visioneval import fmt
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import Charts, ComparisonTable, Note, Section, Table
+from visioneval.core.figures import RateBars, percent_interval
 from visioneval.core.headline import Headline, from_block
 from visioneval.core.marks import percent
 from visioneval.core.records import Record
@@ -95,14 +96,11 @@ class EvaluateDefinition(BenchmarkDefinition):
         chart: list[Charts] = []
         labels = list(evaluators)
         if labels:
-            from visioneval.report import charts  # only when a page is drawn
-
             rates = [None if (r := evaluators[k].get("pass_rate")) is None else 100 * r
                      for k in labels]
-            spans = [charts.percent_interval(evaluators[k].get("pass_rate_ci95"))
-                     for k in labels]
-            chart.append(Charts([charts.evaluator_bars(
-                labels, rates, "pass rate per evaluator (errors excluded)", spans)]))
+            spans = [percent_interval(evaluators[k].get("pass_rate_ci95")) for k in labels]
+            chart.append(Charts([RateBars("pass rate per evaluator (errors excluded)", labels,
+                                          rates, spans)]))
         out = [Section("Evaluators", [
             Table(["evaluator", "n", "passed", "pass rate %", "pass rate 95% interval",
                    "mean score", "errors"], rows), *chart,
@@ -167,7 +165,7 @@ class EvaluateDefinition(BenchmarkDefinition):
         if record.response.source == "code" and record.response.error is None:
             # A validator has no reply: its "raw response" is its result, as its command
             # prints it (what older runs kept as the response text).
-            from visioneval.report.browser_rows import capped
+            from visioneval.excerpts import capped
 
             row["r"] = capped(EvalResult.model_validate(result).model_dump_json())
         return row

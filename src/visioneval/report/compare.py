@@ -239,7 +239,7 @@ def section_markdown(section: Section) -> list[str]:
         elif isinstance(block, Items):
             lines += [f"- {md_escape(item)}" for item in block.items]
         elif isinstance(block, Charts):
-            count = len(block.svgs)
+            count = len(block.charts)
             lines.append(f"({count} chart{'s' if count != 1 else ''} on the compare page, "
                          "comparison.html)")
         elif isinstance(block, Link):

@@ -18,10 +18,15 @@ ASSETS = Path(__file__).parent / "assets"
 
 @cache
 def environment() -> jinja2.Environment:
-    """One environment per process (templates are compiled once)."""
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
-                              undefined=jinja2.StrictUndefined, trim_blocks=False,
-                              keep_trailing_newline=True)  # a page is a text file: ends in \n
+    """One environment per process (templates are compiled once); `draw(chart)` draws a
+    section's chart (`report.drawing`)."""
+    from visioneval.report import drawing
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=False,
+                             keep_trailing_newline=True)  # a page is a text file: ends in \n
+    env.globals["draw"] = drawing.draw
+    return env
 
 
 def render(template: str, **context: Any) -> str:

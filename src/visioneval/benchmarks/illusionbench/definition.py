@@ -17,6 +17,7 @@ from visioneval.benchmarks.illusionbench.options import IllusionBenchOptions
 from visioneval.benchmarks.illusionbench.spec import SUBSETS
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import Charts, ComparisonTable, Items, Note, Section, Table
+from visioneval.core.figures import BarSeries, GroupedBars, Share, StackedShares, percent_interval
 from visioneval.core.foreign import ForeignReader
 from visioneval.core.headline import Headline
 from visioneval.core.marks import Interval, percent
@@ -75,8 +76,6 @@ class IllusionBenchDefinition(BenchmarkDefinition):
                 for subset, path in write_synthetic(out, rows, seed).items()]
 
     def sections(self, view: RunData) -> list[Section]:
-        from visioneval.report import charts  # only when a page is drawn
-
         metrics = view.metrics
         protocols = list(metrics)
         subsets = [s for s in SUBSETS if any(s in p for p in metrics.values())]
@@ -88,14 +87,13 @@ class IllusionBenchDefinition(BenchmarkDefinition):
         # beside it (same answers, each protocol's rule), then the note.
         drawn = []
         for task, label in (("shape", "shape recall"), ("scene", "scene recall")):
-            series = {p: [_scaled(metrics[p].get(s, {}).get(f"{task}_recall"))
-                          for s in subsets] for p in protocols}
-            spans = {p: [charts.percent_interval(metrics[p].get(s, {}).get(task, {})
-                                                 .get("recall_ci95")) for s in subsets]
-                     for p in protocols}
-            drawn.append(charts.grouped_bars(
-                subsets, series, f"{label} by protocol, same answers", "percent",
-                intervals=spans))
+            series = [BarSeries(p, [_scaled(metrics[p].get(s, {}).get(f"{task}_recall"))
+                                    for s in subsets],
+                                [percent_interval(metrics[p].get(s, {}).get(task, {})
+                                                  .get("recall_ci95")) for s in subsets])
+                      for p in protocols]
+            drawn.append(GroupedBars(f"{label} by protocol, same answers", subsets, series,
+                                     "percent"))
         out = [Section("Recall by protocol (percent; delta against the original protocol)",
                        [Table(["subset", "protocol", "shape", "shape 95% interval", "Δ",
                                "scene", "scene 95% interval", "Δ"], rows, 2),
@@ -105,22 +103,20 @@ class IllusionBenchDefinition(BenchmarkDefinition):
             out.append(Section("Both tasks pooled (percent)", [
                 Table(tables.POOLED_HEADER, pooled, 2), Note(tables.POOLED_NOTE)]))
         cats: list[str] = []
-        parts: dict[str, list[float]] = {"shape": [], "texture (scene)": [],
-                                         "named neither": []}
+        parts = [Share("shape", []), Share("texture (scene)", []),
+                 Share("named neither", [], miss=True)]
         for subset in subsets:
             dist = metrics.get("original", {}).get(subset, {}).get("distribution", {})
             for prompt in ("shape_prompt", "scene_prompt"):
                 if "shape" in dist.get(prompt, {}):  # absent when no sample was scored
                     cats.append(f"{subset} {prompt.replace('_', ' ')}")
                     for part, key in zip(parts, ("shape", "texture", "rest"), strict=True):
-                        parts[part].append(100 * dist[prompt][key])
+                        part.percents.append(100 * dist[prompt][key])
         if cats:
             # Shape and scene are two answers, neither right nor wrong by itself (the right
             # one depends on the prompt): two neutral hues; naming neither is a miss: grey.
             out.append(Section("Shape or scene? (original rule's buckets)", [Charts([
-                charts.stacked_bars(cats, parts, "what the answers name, per prompt",
-                                    colours=(charts.PALETTE[0], charts.PALETTE[2],
-                                             charts.MISS))])]))
+                StackedShares("what the answers name, per prompt", cats, parts)])]))
         notes = [f"{s} {task} label '{label}' is not among the prompt's options"
                  for p in metrics.values() for s, block in p.items()
                  for task, labels in block.get("labels_not_offered", {}).items()

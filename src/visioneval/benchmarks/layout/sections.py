@@ -10,6 +10,7 @@ from typing import Any
 
 from visioneval.benchmarks.layout import tables
 from visioneval.core.blocks import Block, Charts, Link, Note, Section, Table
+from visioneval.core.figures import Histogram, Histograms
 from visioneval.core.view import RunData
 from visioneval.layout.report import DISTRIBUTED
 
@@ -68,29 +69,11 @@ def _distributions(samples: list[dict[str, Any]], variants: list[str]) -> Block:
     keys = [k for k in DISTRIBUTED if any(isinstance(s.get(k), int | float) for s in samples)]
     if not keys:
         return Note("No metric values.")
-    import matplotlib.pyplot as plt  # here: only a layout run's page draws them
-
-    from visioneval.report import charts, mplsvg
-
-    cols = 4
-    rows = (len(keys) + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(3.0 * cols, 2.2 * rows), squeeze=False)
-    for ax, key in zip(axes.flat, keys, strict=False):
-        for i, variant in enumerate(variants):
-            values = [s[key] for s in samples if s.get("variant") == variant
-                      and isinstance(s.get(key), int | float)]
-            if values:
-                ax.hist(values, bins=20, range=(0, 1) if max(values) <= 1 else None,
-                        alpha=0.7, label=f"{variant} (n={len(values)})",
-                        color=charts.PALETTE[i % len(charts.PALETTE)])
-        ax.set_title(key, fontsize=9)
-        ax.set_ylabel("samples", fontsize=8)
-        ax.tick_params(labelsize=7)
-    for ax in list(axes.flat)[len(keys):]:
-        ax.axis("off")
-    axes.flat[0].legend(fontsize=7, frameon=False)
-    fig.tight_layout()
-    return Charts([mplsvg.svg(fig)])
+    return Charts([Histograms([
+        Histogram(key, [(variant, [s[key] for s in samples if s.get("variant") == variant
+                                   and isinstance(s.get(key), int | float)])
+                        for variant in variants])
+        for key in keys])])
 
 
 def _problems(view: RunData, samples: list[dict[str, Any]], variants: list[str]) -> Section:

@@ -15,6 +15,7 @@ from visioneval.benchmarks.vqa.metrics import VqaMetrics
 from visioneval.benchmarks.vqa.options import VqaOptions
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import Charts, ComparisonTable, Note, Section, Table
+from visioneval.core.figures import BarSeries, GroupedBars, percent_interval
 from visioneval.core.headline import Headline, from_block
 from visioneval.core.marks import percent
 from visioneval.core.records import Record
@@ -89,15 +90,13 @@ class VqaDefinition(BenchmarkDefinition):
         chart: list[Charts] = []
         groups = metrics.get("groups", {})
         if len(groups) > 1:
-            from visioneval.report import charts  # only when a page is drawn
-
             names = list(groups)
             accuracy = [None if groups[g].get("accuracy") is None
                         else 100 * groups[g]["accuracy"] for g in names]
-            spans = [charts.percent_interval(groups[g].get("accuracy_ci95")) for g in names]
-            chart.append(Charts([charts.grouped_bars(
-                names, {"accuracy": accuracy}, f"{scorer} accuracy per group", "percent",
-                intervals={"accuracy": spans})]))
+            spans = [percent_interval(groups[g].get("accuracy_ci95")) for g in names]
+            chart.append(Charts([GroupedBars(
+                f"{scorer} accuracy per group", names, [BarSeries("accuracy", accuracy, spans)],
+                "percent")]))
         return [Section("Results (percent)", [Table(header, rows), *chart, *notes])]
 
     def print_main_table(self, view: RunData, console: Console) -> None:
