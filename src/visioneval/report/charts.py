@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from visioneval.core.figures import Share
-from visioneval.report import templating
+from visioneval.report import svgtemplate
 
 # Series colours carry no verdict: green and red are left out, a reader takes them for right
 # and wrong. Outcomes have their own (as the sample browser's badges in report.css).
@@ -114,7 +114,7 @@ class Chart:
 
     def render(self) -> str:
         self.width, self.height = math.ceil(self.width), math.ceil(self.height)
-        return templating.environment().get_template("chart.svg").render(c=self).strip()
+        return svgtemplate.chart_template().render(c=self).strip()
 
 
 def _r(value: float) -> float:
