@@ -131,9 +131,11 @@ class PsychometricSeries:
 
 @dataclass(frozen=True)
 class Psychometric:
-    """Proportion correct against level (log axis in `unit`), the guess rate dashed. One
-    series: its threshold interval as a band; several: one colour each, with a legend."""
+    """Proportion correct against level (`x`, a log axis in `unit`), the guess rate dashed.
+    One series: its threshold interval as a band; several: one colour each, with a
+    legend."""
     title: str
+    x: Axis
     unit: str
     guess: float
     series: list[PsychometricSeries]

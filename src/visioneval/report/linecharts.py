@@ -53,8 +53,7 @@ def psychometric(figure: figures.Psychometric) -> str:
     frame = Frame()
     left, top, width, height = frame.left, frame.top, frame.width, frame.height
     bottom = frame.bottom
-    levels = [p.level for s in series for p in s.points if p.level > 0] or [1.0]
-    lo, hi = math.log10(min(levels) / 1.5), math.log10(max(levels) * 1.5)
+    lo, hi = math.log10(figure.x.low), math.log10(figure.x.high)
 
     def x_of(level: float) -> float:
         return left + (math.log10(max(level, 1e-12)) - lo) / (hi - lo) * width
@@ -77,13 +76,13 @@ def psychometric(figure: figures.Psychometric) -> str:
     for p in (0.0, 0.25, 0.5, 0.75, 1.0):
         chart.line(left - 4, y_of(p), left, y_of(p))
         chart.text(left - 6, y_of(p), f"{p:g}", anchor="end", baseline="central")
-    for t in log_ticks(10 ** lo, 10 ** hi):
-        chart.line(x_of(t), bottom, x_of(t), bottom + 4)
-        chart.text(x_of(t), bottom + 14, f"{t:g}")
+    for tick in figure.x.ticks:
+        chart.line(x_of(tick.value), bottom, x_of(tick.value), bottom + 4)
+        chart.text(x_of(tick.value), bottom + 14, tick.label)
     chart.line(left, top, left, bottom)
     chart.line(left, bottom, left + width, bottom)
     chart.text(12, top + height / 2, "proportion correct", baseline="central", rotate=-90)
-    chart.text(left + width / 2, bottom + 28, f"level ({unit}, log scale)")
+    chart.text(left + width / 2, bottom + 28, figure.x.label)
     guess = figure.guess
     step = 6.0
     x = left
@@ -153,17 +152,6 @@ def psychometric(figure: figures.Psychometric) -> str:
     chart.width = max(chart.width, left + 80 + text_width(text, 8) + 8)
     chart.height = y + 12
     return chart.render()
-
-
-def log_ticks(low: float, high: float) -> list[float]:
-    """1, 2 and 5 times the powers of ten between `low` and `high`."""
-    out = []
-    for exponent in range(math.floor(math.log10(low)) - 1, math.ceil(math.log10(high)) + 1):
-        for m in (1, 2, 5):
-            v = m * 10.0 ** exponent
-            if low <= v <= high:
-                out.append(v)
-    return out
 
 
 def _guess_key(chart: Chart, x: float, y: float) -> None:

@@ -138,7 +138,12 @@ def psychometric_chart(series: Sequence[Series], title: str | None = None) -> Ps
     page's curves overlaid."""
     first = series[0].fit
     title = title or f"{first['feature']} (set size {first['set_size']}): {first['status']}"
-    return Psychometric(title, first["unit"], first["guess"], [_series(s) for s in series])
+    levels = [p["level"] for s in series for p in s.points if p["level"] > 0] or [1.0]
+    low, high = _log_axis(min(levels), max(levels))
+    unit = first["unit"]
+    return Psychometric(title, Axis(f"level ({unit}, log scale)", low, high,
+                                    _ticks(low, high), "log10"),
+                        unit, first["guess"], [_series(s) for s in series])
 
 
 def _series(s: Series) -> PsychometricSeries:
