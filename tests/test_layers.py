@@ -19,7 +19,7 @@ DOC = Path(__file__).parents[1] / "docs" / "architecture.md"
 # Bottom first. A unit is a folder of the package or one of its root modules; "__init__" is
 # the package's own face (the Python API's names, which load on first use).
 LAYERS: list[tuple[str, ...]] = [
-    ("io", "stats", "validators", "fmt", "exactsum", "csvcells", "excerpts", "terminal",
+    ("io", "pages", "stats", "validators", "fmt", "exactsum", "csvcells", "excerpts", "terminal",
      "invocation", "shards", "synthout", "workers"),
     ("core",),
     ("metrics", "baselines"),
@@ -49,7 +49,6 @@ ALLOWED_UP: dict[tuple[str, str], str] = {
     ("benchmarks", "session"): "layout's command runs its own session",
     ("evaluators", "cli"): "evaluate's command is written by hand on typer",
     ("evaluators", "commands"): "evaluate's command builds its run flags by hand",
-    ("layout", "report"): "CANVAS's pictures page is drawn with the report's templates",
     ("core", "backends"): "the benchmark contract names BackendSpec (the judge's model)",
     ("core", "engine"): "run.json records EngineOptions, which engine/ defines",
     ("runs", "distributed"): "a run request names Ray's default shard count",
