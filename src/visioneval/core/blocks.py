@@ -13,7 +13,7 @@ from visioneval.core.figures import Chart
 from visioneval.core.marks import PERCENT, Interval, Verdict, notes, verdict
 
 if TYPE_CHECKING:
-    from visioneval.core.view import RunData
+    from visioneval.core.view import ReadableRun
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ class ComparisonTable:
     flags: list[str] = field(default_factory=list)
     # The run behind each row (same order): `compare` adds its cost and tells apart rows
     # that would read alike.
-    runs: list[RunData] = field(default_factory=list)
+    runs: list[ReadableRun] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the columns mean, under the table
     # Per row, per column (as `header`): the cell's 95% interval in the cell's units
     # (percent), None where there is none. Rows or columns left out have none.

@@ -15,7 +15,7 @@ from rich.table import Table as RichTable
 
 from visioneval.core.blocks import Block, Charts, Note, Section, Table
 from visioneval.core.figures import Axis, PointGroup, Scatter, Tick
-from visioneval.core.view import RunData
+from visioneval.core.view import ReadableRun
 from visioneval.evaluators.metrics import (
     TENTATIVE,
     Agreement,
@@ -262,7 +262,7 @@ def calibration(card: JudgeCard, run_model: str, evaluator: str) -> Scatter:
 
 
 # -- compare -----------------------------------------------------------------------------------
-def comparison_section(views: Sequence[RunData]) -> Section | None:
+def comparison_section(views: Sequence[ReadableRun]) -> Section | None:
     """Every run's judges side by side: how each was asked and what its checks found."""
     table = []
     for view in views:
@@ -283,7 +283,7 @@ def comparison_section(views: Sequence[RunData]) -> Section | None:
                                  numeric_from=6), Note(NOTE)])
 
 
-def judges_named(view: RunData) -> str:
+def judges_named(view: ReadableRun) -> str:
     """The run's judges in one cell: its model, and the panel's after it."""
     judges = judges_of(view.metrics)
     if judges is None or len(judges.cards) == 1:

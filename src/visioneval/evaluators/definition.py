@@ -17,7 +17,7 @@ from visioneval.core.figures import RateBars, percent_interval
 from visioneval.core.headline import Headline, from_block
 from visioneval.core.marks import percent
 from visioneval.core.records import Record
-from visioneval.core.view import RunData
+from visioneval.core.view import ReadableRun
 from visioneval.evaluators import card
 from visioneval.evaluators.metrics import EvaluateMetrics
 from visioneval.evaluators.options import EvaluateOptions
@@ -87,7 +87,7 @@ class EvaluateDefinition(BenchmarkDefinition):
         processed = block.get("processed")
         return replace(found, n=processed) if isinstance(processed, int) else found
 
-    def sections(self, view: RunData) -> list[Section]:
+    def sections(self, view: ReadableRun) -> list[Section]:
         evaluators = view.metrics.get("evaluators", {})
         rows = [[label, b["n"], b["passed"], _pct(b.get("pass_rate")),
                  fmt.interval(b.get("pass_rate_ci95")), _score(b.get("mean_score")),
@@ -118,7 +118,7 @@ class EvaluateDefinition(BenchmarkDefinition):
             out[1:1] = card.sections(judges, view.model)
         return out
 
-    def print_main_table(self, view: RunData, console: Console) -> None:
+    def print_main_table(self, view: ReadableRun, console: Console) -> None:
         """Per evaluator: pass rate with its 95% interval, mean score, errors; a judge card
         that raised flags is named in one line (the cards: `visioneval show`), and so are
         human labels the run had no use for."""
@@ -147,7 +147,7 @@ class EvaluateDefinition(BenchmarkDefinition):
             if unused:  # rows of a labels file this run has no use for, said not dropped
                 line(console, unused, style="yellow")
 
-    def print_tables(self, view: RunData, console: Console) -> None:
+    def print_tables(self, view: ReadableRun, console: Console) -> None:
         """The evaluators' table, then each judge's card."""
         self.print_main_table(view, console)
         judges = card.judges_of(view.metrics)
@@ -170,7 +170,7 @@ class EvaluateDefinition(BenchmarkDefinition):
             row["r"] = capped(EvalResult.model_validate(result).model_dump_json())
         return row
 
-    def comparison(self, views: Sequence[RunData]) -> ComparisonTable:
+    def comparison(self, views: Sequence[ReadableRun]) -> ComparisonTable:
         """Pass rate per evaluator, one row per judge model and run."""
         labels = list(dict.fromkeys(k for v in views for k in v.metrics.get("evaluators", {})))
         header = ["Judge", "Run", *[f"{k} pass %" for k in labels]]

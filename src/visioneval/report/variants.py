@@ -12,7 +12,7 @@ from visioneval import fmt
 from visioneval.core.blocks import Block, Charts, Items, Note, Section, Table
 from visioneval.core.figures import AgainstReference, Axis, Reference, TestedPoint, Tick
 from visioneval.core.marks import Interval
-from visioneval.core.view import RunData
+from visioneval.core.view import ReadableRun
 from visioneval.variants import shown
 from visioneval.variants.summary import VariantResult, VariantsSummary, read
 
@@ -118,7 +118,7 @@ def _range(values: list[float], log: bool) -> tuple[float, float]:
     return low - pad, high + pad
 
 
-def comparison_section(views: Sequence[RunData]) -> Section | None:
+def comparison_section(views: Sequence[ReadableRun]) -> Section | None:
     """`visioneval compare`'s controls: each run's variants against its own stored images,
     and per model what it answered without the image (None when no run has variants)."""
     found: list[tuple[str, VariantsSummary]] = []

@@ -23,7 +23,7 @@ from visioneval.core.headline import Headline
 from visioneval.core.marks import Interval, percent
 from visioneval.core.published import PublishedTable, RunBeside
 from visioneval.core.records import Record
-from visioneval.core.view import RunData
+from visioneval.core.view import ReadableRun
 
 
 def _pct(value: float | None) -> str:
@@ -75,7 +75,7 @@ class IllusionBenchDefinition(BenchmarkDefinition):
         return [f"{path}: {rows} rows ({subset})"
                 for subset, path in write_synthetic(out, rows, seed).items()]
 
-    def sections(self, view: RunData) -> list[Section]:
+    def sections(self, view: ReadableRun) -> list[Section]:
         metrics = view.metrics
         protocols = list(metrics)
         subsets = [s for s in SUBSETS if any(s in p for p in metrics.values())]
@@ -126,11 +126,11 @@ class IllusionBenchDefinition(BenchmarkDefinition):
                                [Items(list(dict.fromkeys(notes)))]))
         return out
 
-    def print_main_table(self, view: RunData, console: Console) -> None:
+    def print_main_table(self, view: ReadableRun, console: Console) -> None:
         """Per subset and protocol, each task's recall with its 95% interval."""
         tables.show_main(view.metrics, view.model, console)
 
-    def print_tables(self, view: RunData, console: Console) -> None:
+    def print_tables(self, view: ReadableRun, console: Console) -> None:
         tables.show(view.metrics, view.model, console)
 
     def paired_rows(self, record: Record) -> dict[str, Any]:
@@ -191,12 +191,12 @@ class IllusionBenchDefinition(BenchmarkDefinition):
 
         return table()
 
-    def beside_published(self, view: RunData) -> RunBeside:
+    def beside_published(self, view: ReadableRun) -> RunBeside:
         from visioneval.benchmarks.illusionbench.published import beside
 
         return beside(view.info, view.metrics)
 
-    def comparison(self, views: Sequence[RunData]) -> ComparisonTable:
+    def comparison(self, views: Sequence[ReadableRun]) -> ComparisonTable:
         """Shape and scene recall per subset, one row per model and protocol."""
         protocols = list(dict.fromkeys(p for v in views for p in v.metrics))
         header = ["Model", "Protocol"]

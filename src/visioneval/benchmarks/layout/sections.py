@@ -11,11 +11,11 @@ from typing import Any
 from visioneval.benchmarks.layout import tables
 from visioneval.core.blocks import Block, Charts, Link, Note, Section, Table
 from visioneval.core.figures import Histogram, Histograms
-from visioneval.core.view import RunData
+from visioneval.core.view import ReadableRun
 from visioneval.layout.report import DISTRIBUTED
 
 
-def sections(view: RunData) -> list[Section]:
+def sections(view: ReadableRun) -> list[Section]:
     variants = _variants(view)
     samples = list(tables.run_samples(view.directory, view.info))
     summary = _summary(view.metrics.get("summary") or {}, variants)
@@ -27,7 +27,7 @@ def sections(view: RunData) -> list[Section]:
     return [summary, distributions, _problems(view, samples, variants)]
 
 
-def terminal_sections(view: RunData) -> list[Section]:
+def terminal_sections(view: ReadableRun) -> list[Section]:
     """What `visioneval show` prints after the summary: what was skipped, failed or absent,
     and where the pictures are (the distributions are charts: on the page only)."""
     problems = _problems(view, list(tables.run_samples(view.directory, view.info)),
@@ -35,7 +35,7 @@ def terminal_sections(view: RunData) -> list[Section]:
     return [Section(problems.title, [*problems.blocks, _viz_link(view)])]
 
 
-def _variants(view: RunData) -> list[str]:
+def _variants(view: ReadableRun) -> list[str]:
     given = view.info.options.get("variants")
     found = list(view.metrics.get("summary") or {})
     if isinstance(given, list):
@@ -43,7 +43,7 @@ def _variants(view: RunData) -> list[str]:
     return found
 
 
-def _viz_link(view: RunData) -> Block:
+def _viz_link(view: ReadableRun) -> Block:
     index = view.directory / tables.VIZ_DIR / "index.html"
     if not index.exists():
         return Note("No pictures: run `visioneval layout ... --viz` to draw them.")
@@ -76,7 +76,7 @@ def _distributions(samples: list[dict[str, Any]], variants: list[str]) -> Block:
         for key in keys])])
 
 
-def _problems(view: RunData, samples: list[dict[str, Any]], variants: list[str]) -> Section:
+def _problems(view: ReadableRun, samples: list[dict[str, Any]], variants: list[str]) -> Section:
     rows = [[f"{s['variant']}/{s['id']}", s["reason"]]
             for s in tables.skipped_pairs(view.info, variants)]
     rows += [[f"{s['variant']}/{s['id']}", f"{k}: {v}"]

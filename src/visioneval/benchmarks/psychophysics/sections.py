@@ -25,7 +25,7 @@ from visioneval.core.figures import (
     Tick,
 )
 from visioneval.core.marks import Interval
-from visioneval.core.view import RunData
+from visioneval.core.view import ReadableRun
 
 
 def sections(metrics: dict[str, Any]) -> list[Section]:
@@ -225,7 +225,7 @@ def set_size_chart(sizes: list[dict[str, Any]]) -> Lines:
                  Axis("proportion correct", 0.0, 1.0, PROPORTION), lines)
 
 
-def comparison(benchmark: str, views: Sequence[RunData]) -> ComparisonTable | None:
+def comparison(benchmark: str, views: Sequence[ReadableRun]) -> ComparisonTable | None:
     """One row per run: the threshold per feature (and set size) with its interval; lower
     is better (a smaller difference suffices)."""
     if not views or not all("thresholds" in v.metrics or "thresholds_unavailable"
@@ -263,11 +263,11 @@ def comparison(benchmark: str, views: Sequence[RunData]) -> ComparisonTable | No
                            sections=comparison_sections(views))
 
 
-def run_label(view: RunData) -> str:
+def run_label(view: ReadableRun) -> str:
     return f"{view.model} ({view.directory.name})"
 
 
-def comparison_sections(views: Sequence[RunData]) -> list[Section]:
+def comparison_sections(views: Sequence[ReadableRun]) -> list[Section]:
     """The compare page's figures and test: one chart per detection fit that two or more
     runs have, their curves overlaid, and each run's thresholds against the first's."""
     if len(views) < 2:
@@ -296,7 +296,7 @@ def comparison_sections(views: Sequence[RunData]) -> list[Section]:
     return out
 
 
-def difference_section(views: Sequence[RunData]) -> Section | None:
+def difference_section(views: Sequence[ReadableRun]) -> Section | None:
     """Each run after the first against the first, per fit both have (difference.py)."""
     from visioneval.benchmarks.psychophysics.difference import differences, interval_text
     from visioneval.stats.psychometric_fit import RESAMPLES

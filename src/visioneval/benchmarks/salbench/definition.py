@@ -24,7 +24,7 @@ from visioneval.core.headline import Headline
 from visioneval.core.marks import Interval, percent
 from visioneval.core.published import PublishedTable, RunBeside
 from visioneval.core.records import Record
-from visioneval.core.view import RunData
+from visioneval.core.view import ReadableRun
 
 # The paper's Table 1 columns (its results CSV's names) and the config behind each.
 TABLE1_COLUMNS = {
@@ -116,7 +116,7 @@ class SalBenchDefinition(BenchmarkDefinition):
 
         return headline(metrics)
 
-    def sections(self, view: RunData) -> list[Section]:
+    def sections(self, view: ReadableRun) -> list[Section]:
         rows = []
         for config, block in view.metrics.items():
             spec = CONFIGS[config]
@@ -237,12 +237,12 @@ class SalBenchDefinition(BenchmarkDefinition):
 
         return table()
 
-    def beside_published(self, view: RunData) -> RunBeside:
+    def beside_published(self, view: ReadableRun) -> RunBeside:
         from visioneval.benchmarks.salbench.published import beside
 
         return beside(view.info, view.metrics)
 
-    def comparison(self, views: Sequence[RunData]) -> ComparisonTable:
+    def comparison(self, views: Sequence[ReadableRun]) -> ComparisonTable:
         """The paper's Table 1: models and shots as rows, macro F1 and exact match per
         task x image set (strict parser)."""
         header = ["Model", "Shot"]
@@ -277,13 +277,13 @@ class SalBenchDefinition(BenchmarkDefinition):
     def unparsed(self, metrics: dict[str, Any]) -> int | None:
         return sum(block.get("strict", {}).get("n_unparsed", 0) for block in metrics.values())
 
-    def print_main_table(self, view: RunData, console: Console) -> None:
+    def print_main_table(self, view: ReadableRun, console: Console) -> None:
         """Per config: EM and macro F1 of the headline parser with their 95% intervals."""
         from visioneval.benchmarks.salbench.tables import show_main
 
         show_main(view.metrics, _label(view), console)
 
-    def print_tables(self, view: RunData, console: Console) -> None:
+    def print_tables(self, view: ReadableRun, console: Console) -> None:
         from visioneval.benchmarks.salbench.tables import show
 
         show(view.metrics, _label(view), console)
@@ -295,7 +295,7 @@ class SalBenchDefinition(BenchmarkDefinition):
         return {"lmms-eval": SalBenchLmmsEval()}
 
 
-def _label(view: RunData) -> dict[str, Any]:
+def _label(view: ReadableRun) -> dict[str, Any]:
     return {"model": view.model, "shots": view.info.options.get("shots", 0)}
 
 

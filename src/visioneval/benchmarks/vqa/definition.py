@@ -19,7 +19,7 @@ from visioneval.core.figures import BarSeries, GroupedBars, percent_interval
 from visioneval.core.headline import Headline, from_block
 from visioneval.core.marks import percent
 from visioneval.core.records import Record
-from visioneval.core.view import RunData
+from visioneval.core.view import ReadableRun
 from visioneval.terminal import line
 
 NOTES = {
@@ -66,7 +66,7 @@ class VqaDefinition(BenchmarkDefinition):
         return from_block(f"accuracy ({metrics.get('scorer', '?')} scorer)",
                           metrics.get("overall"), "accuracy")
 
-    def sections(self, view: RunData) -> list[Section]:
+    def sections(self, view: ReadableRun) -> list[Section]:
         metrics = view.metrics
         scorer = metrics.get("scorer", "?")
         header = ["group", "n", "errors", "unparsed", "ambiguous", "accuracy",
@@ -99,10 +99,10 @@ class VqaDefinition(BenchmarkDefinition):
                 "percent")]))
         return [Section("Results (percent)", [Table(header, rows), *chart, *notes])]
 
-    def print_main_table(self, view: RunData, console: Console) -> None:
+    def print_main_table(self, view: ReadableRun, console: Console) -> None:
         tables.show(view.metrics, view.model, console)
 
-    def print_tables(self, view: RunData, console: Console) -> None:
+    def print_tables(self, view: ReadableRun, console: Console) -> None:
         """The main table, then what its scorer does."""
         tables.show(view.metrics, view.model, console)
         note = NOTES.get(view.metrics.get("scorer", ""))
@@ -132,7 +132,7 @@ class VqaDefinition(BenchmarkDefinition):
         return {"t": str(target), "labels": labels, "v": views,
                 "meta": f"{record.metadata.get('file', '')} row {record.metadata.get('row')}"}
 
-    def comparison(self, views: Sequence[RunData]) -> ComparisonTable:
+    def comparison(self, views: Sequence[ReadableRun]) -> ComparisonTable:
         """Accuracy (and unparsed share) per model and scorer, overall and per group."""
         groups = list(dict.fromkeys(g for v in views for g in v.metrics.get("groups", {})))
         groups = groups if len(groups) > 1 else []
