@@ -5,14 +5,12 @@ their tables, notes and lists and say where the charts are; values stay text."""
 from __future__ import annotations
 
 from visioneval.core.blocks import Charts, ComparisonTable, Items, Note, Section, Table
-from visioneval.report import charts, compare
+from visioneval.core.figures import RateBars
+from visioneval.report import compare
 
 
-def _svg() -> str:
-    chart = charts.Chart("curves <of> runs")
-    chart.text(4, 16, "a <b>label</b>", anchor="start")
-    chart.width, chart.height = 120, 40
-    return chart.render()
+def _svg() -> RateBars:
+    return RateBars("curves <of> runs", ["a <b>label</b>"], [50.0])
 
 
 def _table(sections: list[Section]) -> ComparisonTable:

@@ -19,14 +19,14 @@ DOC = Path(__file__).parents[1] / "docs" / "architecture.md"
 # Bottom first. A unit is a folder of the package or one of its root modules; "__init__" is
 # the package's own face (the Python API's names, which load on first use).
 LAYERS: list[tuple[str, ...]] = [
-    ("io", "stats", "validators", "fmt", "exactsum", "csvcells", "excerpts", "terminal",
+    ("io", "pages", "stats", "validators", "fmt", "exactsum", "csvcells", "excerpts", "terminal",
      "invocation", "shards", "synthout", "workers"),
     ("core",),
     ("metrics", "baselines"),
     ("backends",),
     ("cost",),
     ("engine",),
-    ("variants", "probe", "layout"),
+    ("variants", "probe", "layout", "foreign"),
     ("loopback",),
     ("evaluators",),
     ("benchmarks",),
@@ -46,12 +46,8 @@ ALLOWED_UP: dict[tuple[str, str], str] = {
     ("benchmarks", "commands"): "layout's command runs itself (running.py)",
     ("benchmarks", "distributed"): "layout's command spreads its pairs over Ray itself",
     ("benchmarks", "runs"): "layout's command builds its own run request",
-    ("benchmarks", "report"): "plugins draw their own SVG charts (core.blocks holds SVG text)",
-    ("benchmarks", "rescore"): "the lmms-eval log readers sit in rescore/",
     ("evaluators", "cli"): "evaluate's command is written by hand on typer",
     ("evaluators", "commands"): "evaluate's command builds its run flags by hand",
-    ("evaluators", "report"): "the judge cards draw their own SVG chart",
-    ("layout", "report"): "CANVAS's pictures page is drawn with the report's templates",
 }
 
 

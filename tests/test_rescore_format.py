@@ -11,8 +11,8 @@ from lmms_logs import line, write
 
 from visioneval.core.foreign import LogFile
 from visioneval.core.runfiles import BackendInfo, RunInfo
+from visioneval.foreign import lmms_eval
 from visioneval.io.lines import WARN_PER_FILE, BadLines, json_lines
-from visioneval.rescore import lmms_eval
 
 
 def test_task_from_the_file_name():

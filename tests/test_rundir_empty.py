@@ -107,14 +107,14 @@ def test_benchmark_sections_render_metrics_without_scored_samples(tmp_path):
     from visioneval.benchmarks.salbench.metrics import summarize_config
     from visioneval.benchmarks.salbench.spec import CONFIGS
     from visioneval.core import registry
-    from visioneval.core.rundir import RunView
+    from visioneval.core.rundir import OpenedRun
     from visioneval.core.runfiles import BackendInfo, RunInfo
 
     ib = ib_metrics.summarize([], ["original", "lmms-strict", "lmms-recall"], ["ICON"],
                               ["shape", "scene"], False)
     backend = BackendInfo(kind="builtin", model="random")
-    view = RunView(tmp_path, RunInfo(benchmark="illusionbench", backend=backend), ib)
+    view = OpenedRun(tmp_path, RunInfo(benchmark="illusionbench", backend=backend), ib)
     assert [s.title for s in registry.definition("illusionbench").sections(view)]
     sal = {"P3": summarize_config([], CONFIGS["P3"].classes)}
-    view = RunView(tmp_path, RunInfo(benchmark="salbench", backend=backend), sal)
+    view = OpenedRun(tmp_path, RunInfo(benchmark="salbench", backend=backend), sal)
     assert [s.title for s in registry.definition("salbench").sections(view)]

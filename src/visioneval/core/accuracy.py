@@ -26,7 +26,7 @@ from visioneval.stats.bootstrap import Outcomes, attach, mean_statistic, summari
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from visioneval.core.view import RunData
+    from visioneval.core.view import ReadableRun
 
 T = TypeVar("T", bound="Tally")
 
@@ -131,7 +131,7 @@ RECOMPUTED = ("Accuracy of each record's \"{key}\" score, recomputed from the sa
 OWN_ROWS = 200  # the most values of a benchmark's own metrics.json the page lists
 
 
-def own_sections(view: RunData, key: str) -> list[Section]:
+def own_sections(view: ReadableRun, key: str) -> list[Section]:
     """The report of a benchmark that summarizes its own way: the accuracy table recomputed
     from the records when they carry `key` (the benchmark's `metric`), then every number of
     its metrics.json, one row each."""
@@ -191,7 +191,7 @@ def show(metrics: dict[str, Any], title: str, console: Console) -> None:
     print_table(console, f"{title} (percent)", HEADER, rows(metrics))
 
 
-def comparison(benchmark: str, views: Sequence[RunData]) -> ComparisonTable | None:
+def comparison(benchmark: str, views: Sequence[ReadableRun]) -> ComparisonTable | None:
     """Accuracy per run, overall and per group (None unless every run has these metrics)."""
     if not views or not all(is_accuracy(v.metrics) for v in views):
         return None

@@ -1,16 +1,19 @@
 """What a benchmark puts on its report page, as data: titled sections of tables, notes, lists
-and charts. A benchmark never writes HTML; the page's template renders these (and escapes
-every value), so no benchmark can break the page or inject markup into it."""
+and charts (`core.figures`). A benchmark never writes HTML or SVG; the page's templates
+render these (and escape every value), so no benchmark can break the page or inject markup
+into it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from visioneval.core.figures import Chart
 from visioneval.core.marks import PERCENT, Interval, Verdict, notes, verdict
 
 if TYPE_CHECKING:
-    from visioneval.core.view import RunData
+    from visioneval.core.view import ReadableRun
 
 
 @dataclass(frozen=True)
@@ -35,9 +38,9 @@ class Items:
 
 @dataclass(frozen=True)
 class Charts:
-    """Inline SVG charts side by side, as made by `report.charts` (its template escapes the
-    labels it writes into the SVG; the layout report's pictures come from matplotlib)."""
-    svgs: list[str]
+    """Charts side by side, as data (`core.figures`: numbers, labels, units); the page
+    draws each with `report.drawing`, whose templates escape every label."""
+    charts: Sequence[Chart]
     kind: str = "charts"
 
 
@@ -78,7 +81,7 @@ class ComparisonTable:
     flags: list[str] = field(default_factory=list)
     # The run behind each row (same order): `compare` adds its cost and tells apart rows
     # that would read alike.
-    runs: list[RunData] = field(default_factory=list)
+    runs: list[ReadableRun] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the columns mean, under the table
     # Per row, per column (as `header`): the cell's 95% interval in the cell's units
     # (percent), None where there is none. Rows or columns left out have none.

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from visioneval.core.foreign import ForeignReader
     from visioneval.core.published import PublishedTable, RunBeside
     from visioneval.core.records import Record
-    from visioneval.core.view import RunData
+    from visioneval.core.view import ReadableRun
     from visioneval.stats.paired import PairedRow
 
 
@@ -36,7 +36,7 @@ class HasPublished(Protocol):
     def published(self) -> PublishedTable:
         """The paper's published numbers with their provenance."""
 
-    def beside_published(self, view: RunData) -> RunBeside:
+    def beside_published(self, view: ReadableRun) -> RunBeside:
         """A run laid out as `published()`'s columns: the published setting it corresponds
         to, its value per column, and every run setting that differs from the published
         protocol."""

@@ -128,7 +128,7 @@ def print_section(section: Section, console: Console, page: str = "the report") 
             if len(block.items) > ITEMS_SHOWN:
                 line(console, f"  ... and {len(block.items) - ITEMS_SHOWN} more in {page}")
         elif isinstance(block, Charts):
-            count = len(block.svgs)
+            count = len(block.charts)
             line(console, f"({count} chart{'s' if count != 1 else ''} in {page})", style="dim")
         elif isinstance(block, Link):
             line(console, f"{block.before}{block.text} ({block.href})")

@@ -17,7 +17,7 @@ from visioneval.core.variant_ids import family_of
 
 
 @dataclass
-class RunView:
+class OpenedRun:
     """A run directory read back: run.json and metrics.json in memory, the journal streamed
     on demand (one record per sample, the last written) so a big run is never held whole."""
 
@@ -102,17 +102,17 @@ class RunView:
         return f"{self.benchmark}: {self.model}{extra}"
 
 
-def load(directory: Path, named: registry.Named = None, check_data: bool = True) -> RunView:
+def load(directory: Path, named: registry.Named = None, check_data: bool = True) -> OpenedRun:
     """A run directory read back; `named`: the definition the user named for it;
-    `check_data`: see `RunView.check_data`."""
+    `check_data`: see `OpenedRun.check_data`."""
     store = RunStore.open(directory)
     # metrics.json as the run's visioneval wrote it (a JSON object; its benchmark's model
     # checked it when it was written, and an earlier version's may have another shape)
-    return RunView(directory, store.info, store.read_metrics(), named=named,
+    return OpenedRun(directory, store.info, store.read_metrics(), named=named,
                    check_data=check_data)
 
 
-def just_made(directory: Path, named: registry.Named = None) -> RunView:
+def just_made(directory: Path, named: registry.Named = None) -> OpenedRun:
     """A run this process has just made, resumed, merged or re-scored, read back for its
     closing tables and report: with the definition it used (`named`, else the one run.json
     records if this process has already imported it, `registry.imported_here`: it has just
@@ -154,8 +154,13 @@ def image_hashes(record: Record) -> list[str]:
             for part in message.get("parts", []) if isinstance(part, dict) and "image" in part]
 
 
-def load_all(items: Sequence[Path | RunView], definition: registry.Named = None) -> list[RunView]:
-    """Run directories read back (a RunView is taken as it is); `definition`: the one the
+def load_all(items: Sequence[Path | OpenedRun],
+             definition: registry.Named = None) -> list[OpenedRun]:
+    """Run directories read back (an OpenedRun is taken as it is); `definition`: the one the
     user named for them (`--definition`), else each is read by the trust rule
     (`registry.for_run`)."""
-    return [item if isinstance(item, RunView) else load(item, definition) for item in items]
+    return [item if isinstance(item, OpenedRun) else load(item, definition) for item in items]
+
+
+RunView = OpenedRun
+"""Its earlier name, still used by the commands (cli/, suite/)."""

@@ -1,5 +1,5 @@
-"""A run as a benchmark's report hooks read it (`RunData`): its files and its records. The
-report's `RunView` (core/rundir.py) is one; the contract names this protocol so that what a
+"""A run as a benchmark's report hooks read it (`ReadableRun`): its files and its records. The
+report's `OpenedRun` (core/rundir.py) is one; the contract names this protocol so that what a
 benchmark is does not depend on how a run directory is opened."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from visioneval.core.records import Record
 from visioneval.core.runfiles import RunInfo
 
 
-class RunData(Protocol):
+class ReadableRun(Protocol):
     @property
     def directory(self) -> Path: ...
 
@@ -35,3 +35,7 @@ class RunData(Protocol):
 
     def iter_records(self) -> Iterator[Record]:
         """One record per sample, streamed."""
+
+
+RunData = ReadableRun
+"""Its earlier name, still used by the benchmark contract (core/benchmark.py)."""

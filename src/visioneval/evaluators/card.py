@@ -14,7 +14,8 @@ from rich.markup import escape
 from rich.table import Table as RichTable
 
 from visioneval.core.blocks import Block, Charts, Note, Section, Table
-from visioneval.core.view import RunData
+from visioneval.core.figures import Axis, PointGroup, Scatter, Tick
+from visioneval.core.view import ReadableRun
 from visioneval.evaluators.metrics import (
     TENTATIVE,
     Agreement,
@@ -248,42 +249,20 @@ def _dimension_rows(card: JudgeCard) -> list[list[Any]]:
     return out
 
 
-def calibration(card: JudgeCard, run_model: str, evaluator: str) -> str:
+def calibration(card: JudgeCard, run_model: str, evaluator: str) -> Scatter:
     """The judge's scores against people's (0-10) on one evaluator: the weighted score and
     each labelled dimension, with the line where they would be equal (points above it are
     scores the judge gave more)."""
-    from visioneval.report import charts
-
-    chart = charts.Chart(f"{name(card, run_model)} against people: "
-                         f"{evaluator.removeprefix('judge:')}")
-    frame = charts.Frame(width=200.0, height=200.0)
-    left, bottom, size = frame.left, frame.bottom, frame.width
-
-    def at(value: float) -> float:
-        return value / 10 * size
-
-    ticks = [0.0, 2.5, 5.0, 7.5, 10.0]
-    charts.axes(chart, frame, [(bottom - at(t), f"{t:g}") for t in ticks],
-                [(left + at(t), f"{t:g}") for t in ticks], "judge", "people")
-    chart.line(left, bottom, left + size, bottom - size, charts.MISS, "reference")
-    series = [h for h in card.humans if h.points and h.evaluator == evaluator]
-    for i, human in enumerate(series):
-        colour = charts.PALETTE[i % len(charts.PALETTE)]
-        label = human.dimension
-        for people, judge in human.points:
-            chart.rect(left + at(people) - 2.5, bottom - at(judge) - 2.5, 5, 5, colour,
-                       f"{label}: people {people:g}, judge {judge:g}")
-        y = frame.top + 12 * i
-        chart.rect(left + size + 16, y - 4, 8, 8, colour)
-        chart.text(left + size + 28, y, label, anchor="start", baseline="central")
-    chart.width = left + size + 28 + max((charts.text_width(h.dimension) for h in series),
-                                         default=0) + 8
-    chart.height = max(bottom + 36, frame.top + 12 * len(series) + 8)
-    return chart.render()
+    ticks = [Tick(t, f"{t:g}") for t in (0.0, 2.5, 5.0, 7.5, 10.0)]
+    return Scatter(f"{name(card, run_model)} against people: "
+                   f"{evaluator.removeprefix('judge:')}",
+                   Axis("people", 0.0, 10.0, ticks), Axis("judge", 0.0, 10.0, ticks),
+                   [PointGroup(h.dimension, [(people, judge) for people, judge in h.points])
+                    for h in card.humans if h.points and h.evaluator == evaluator])
 
 
 # -- compare -----------------------------------------------------------------------------------
-def comparison_section(views: Sequence[RunData]) -> Section | None:
+def comparison_section(views: Sequence[ReadableRun]) -> Section | None:
     """Every run's judges side by side: how each was asked and what its checks found."""
     table = []
     for view in views:
@@ -304,7 +283,7 @@ def comparison_section(views: Sequence[RunData]) -> Section | None:
                                  numeric_from=6), Note(NOTE)])
 
 
-def judges_named(view: RunData) -> str:
+def judges_named(view: ReadableRun) -> str:
     """The run's judges in one cell: its model, and the panel's after it."""
     judges = judges_of(view.metrics)
     if judges is None or len(judges.cards) == 1:

@@ -13,10 +13,11 @@ from rich.console import Console
 from visioneval import fmt
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import Charts, ComparisonTable, Note, Section, Table
+from visioneval.core.figures import RateBars, percent_interval
 from visioneval.core.headline import Headline, from_block
 from visioneval.core.marks import percent
 from visioneval.core.records import Record
-from visioneval.core.view import RunData
+from visioneval.core.view import ReadableRun
 from visioneval.evaluators import card
 from visioneval.evaluators.metrics import EvaluateMetrics
 from visioneval.evaluators.options import EvaluateOptions
@@ -86,7 +87,7 @@ class EvaluateDefinition(BenchmarkDefinition):
         processed = block.get("processed")
         return replace(found, n=processed) if isinstance(processed, int) else found
 
-    def sections(self, view: RunData) -> list[Section]:
+    def sections(self, view: ReadableRun) -> list[Section]:
         evaluators = view.metrics.get("evaluators", {})
         rows = [[label, b["n"], b["passed"], _pct(b.get("pass_rate")),
                  fmt.interval(b.get("pass_rate_ci95")), _score(b.get("mean_score")),
@@ -95,14 +96,11 @@ class EvaluateDefinition(BenchmarkDefinition):
         chart: list[Charts] = []
         labels = list(evaluators)
         if labels:
-            from visioneval.report import charts  # only when a page is drawn
-
             rates = [None if (r := evaluators[k].get("pass_rate")) is None else 100 * r
                      for k in labels]
-            spans = [charts.percent_interval(evaluators[k].get("pass_rate_ci95"))
-                     for k in labels]
-            chart.append(Charts([charts.evaluator_bars(
-                labels, rates, "pass rate per evaluator (errors excluded)", spans)]))
+            spans = [percent_interval(evaluators[k].get("pass_rate_ci95")) for k in labels]
+            chart.append(Charts([RateBars("pass rate per evaluator (errors excluded)", labels,
+                                          rates, spans)]))
         out = [Section("Evaluators", [
             Table(["evaluator", "n", "passed", "pass rate %", "pass rate 95% interval",
                    "mean score", "errors"], rows), *chart,
@@ -120,7 +118,7 @@ class EvaluateDefinition(BenchmarkDefinition):
             out[1:1] = card.sections(judges, view.model)
         return out
 
-    def print_main_table(self, view: RunData, console: Console) -> None:
+    def print_main_table(self, view: ReadableRun, console: Console) -> None:
         """Per evaluator: pass rate with its 95% interval, mean score, errors; a judge card
         that raised flags is named in one line (the cards: `visioneval show`), and so are
         human labels the run had no use for."""
@@ -149,7 +147,7 @@ class EvaluateDefinition(BenchmarkDefinition):
             if unused:  # rows of a labels file this run has no use for, said not dropped
                 line(console, unused, style="yellow")
 
-    def print_tables(self, view: RunData, console: Console) -> None:
+    def print_tables(self, view: ReadableRun, console: Console) -> None:
         """The evaluators' table, then each judge's card."""
         self.print_main_table(view, console)
         judges = card.judges_of(view.metrics)
@@ -167,12 +165,12 @@ class EvaluateDefinition(BenchmarkDefinition):
         if record.response.source == "code" and record.response.error is None:
             # A validator has no reply: its "raw response" is its result, as its command
             # prints it (what older runs kept as the response text).
-            from visioneval.report.browser_rows import capped
+            from visioneval.excerpts import capped
 
             row["r"] = capped(EvalResult.model_validate(result).model_dump_json())
         return row
 
-    def comparison(self, views: Sequence[RunData]) -> ComparisonTable:
+    def comparison(self, views: Sequence[ReadableRun]) -> ComparisonTable:
         """Pass rate per evaluator, one row per judge model and run."""
         labels = list(dict.fromkeys(k for v in views for k in v.metrics.get("evaluators", {})))
         header = ["Judge", "Run", *[f"{k} pass %" for k in labels]]

@@ -2,19 +2,25 @@
 script or style; thumbnails inlined as data URLs, full pictures linked relatively): the
 headline metrics per variant and per sample (beside its thumbnail) first, narrow enough
 for a 1440 px window, then every metric under a toggle; each table sorts by any column
-with a click. The page is the `pictures.html` template on the one skeleton; this module
-only prepares the values."""
+with a click. The page is this folder's `templates/pictures.html` on the one skeleton
+(`visioneval.pages`); this module only prepares the values."""
 
 from __future__ import annotations
 
 import base64
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import jinja2
+
+from visioneval import pages
 from visioneval.core.store import write_atomic
 from visioneval.layout.draw import sample_dir
-from visioneval.report import templating
+
+TEMPLATES = Path(__file__).parent / "templates"
+ASSETS = Path(__file__).parent / "assets"
 
 # CANVAS's headline metrics, then the scores that do not saturate (docs/layout.md): the
 # columns the pictures' index and the run report show first.
@@ -99,15 +105,19 @@ def _summary(document: dict[str, Any], keys: list[str]) -> list[list[Cell]]:
 def render(viz_dir: Path, document: dict[str, Any], metric_keys: list[str]) -> str:
     first = headline_keys(metric_keys)
     variants = ", ".join(document.get("variants", []))
-    return templating.render(
-        "pictures.html", title=f"layout pictures: {document.get('model')} ({variants})",
+    return _environment().get_template("pictures.html").render(
+        title=f"layout pictures: {document.get('model')} ({variants})",
         subtitle=str(viz_dir), first_keys=first, metric_keys=metric_keys,
         summary=_summary(document, first), summary_all=_summary(document, metric_keys),
         samples=[_row(viz_dir, s, first, metric_keys) for s in document["samples"]],
         skipped=document.get("skipped", []),
-        css=(templating.ASSETS / "report.css").read_text()
-        + (templating.ASSETS / "pictures.css").read_text(),
-        script=(templating.ASSETS / "sortable.js").read_text())
+        css=(pages.ASSETS / "report.css").read_text() + (ASSETS / "pictures.css").read_text(),
+        script=(pages.ASSETS / "sortable.js").read_text())
+
+
+@functools.cache
+def _environment() -> jinja2.Environment:
+    return pages.environment(TEMPLATES)
 
 
 def write_index(viz_dir: Path, document: dict[str, Any], metric_keys: list[str]) -> Path:

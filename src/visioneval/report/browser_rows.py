@@ -17,10 +17,10 @@ from visioneval.core.benchmark import BenchmarkDefinition
 from visioneval.core.records import Record
 from visioneval.core.rundir import image_hashes, prompt_text
 from visioneval.core.runfiles import RunInfo
+from visioneval.excerpts import capped
 from visioneval.report.selection import Selection, priority
 
 ROW_LIMIT = 3000  # samples embedded in a page (failures first); `visioneval view` has them all
-RESPONSE_CHARS = 4000
 REASONING_ENDS = 300  # characters of a reasoning's start and of its end the browser shows
 
 
@@ -93,15 +93,6 @@ def complete_row(record: Record, row: dict[str, Any]) -> dict[str, Any]:
         row["th"] = excerpt(record.response.reasoning)
     return {"id": record.id, "g": record.group, "img": images[-1] if images else None,
             "p": prompt_text(record), **row}
-
-
-def capped(text: str, limit: int = RESPONSE_CHARS) -> str:
-    """What the page embeds of one answer: the start, and how much is left out (a 10 MB
-    answer would otherwise be 10 MB of every page that shows it)."""
-    if len(text) <= limit:
-        return text
-    return (f"{text[:limit]}... ({len(text) - limit} more characters; full text in "
-            "samples.jsonl)")
 
 
 def excerpt(text: str, ends: int = REASONING_ENDS) -> str:

@@ -5,12 +5,14 @@ with it cost about 1 s of a 1,000-sample run's end-of-run report (docs/PERFORMAN
 
 from __future__ import annotations
 
+import itertools
 import math
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from visioneval.report import templating
+from visioneval.core.figures import Share
+from visioneval.report import svgtemplate
 
 # Series colours carry no verdict: green and red are left out, a reader takes them for right
 # and wrong. Outcomes have their own (as the sample browser's badges in report.css).
@@ -112,7 +114,7 @@ class Chart:
 
     def render(self) -> str:
         self.width, self.height = math.ceil(self.width), math.ceil(self.height)
-        return templating.environment().get_template("chart.svg").render(c=self).strip()
+        return svgtemplate.chart_template().render(c=self).strip()
 
 
 def _r(value: float) -> float:
@@ -161,11 +163,6 @@ def _interval(found: Sequence[float] | None) -> Interval | None:
         return None
     low, high = sorted((float(found[0]), float(found[1])))
     return low, high
-
-
-def percent_interval(found: Sequence[float] | None) -> Interval | None:
-    """A metrics.json interval of fractions ([low, high]) in percent; None when absent."""
-    return None if not found else (100 * found[0], 100 * found[1])
 
 
 def _interval_text(span: Interval, ymax: float | None) -> str:
@@ -320,6 +317,14 @@ def stacked_bars(categories: Sequence[str], parts: Mapping[str, Sequence[float]]
         (28 + text_width(n, 8) for n in names), default=1))))
     chart.height = _legend(chart, names, left, axis_y + 38, per_row, colours) + 6
     return chart.render()
+
+
+def share_colours(parts: Sequence[Share]) -> tuple[str, ...]:
+    """The colours of 100% bars' parts: a part that means a miss is grey (`MISS`); the
+    others are answers, neither right nor wrong by themselves, so they take neutral hues,
+    every second one of the palette so neighbours stand apart."""
+    answers = itertools.cycle(PALETTE[::2] + PALETTE[1::2])
+    return tuple(MISS if part.miss else next(answers) for part in parts)
 
 
 def blue(share: float) -> str:

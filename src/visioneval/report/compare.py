@@ -28,7 +28,7 @@ from visioneval.core.blocks import (
     Section,
     Table,
 )
-from visioneval.core.rundir import RunView, load_all
+from visioneval.core.rundir import OpenedRun, load_all
 from visioneval.core.store import RunDirError, write_atomic
 from visioneval.report import templating, variants
 from visioneval.report.markdown import md_escape
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 
 
-def compare(directories: Sequence[Path | RunView], common_only: bool = False,
+def compare(directories: Sequence[Path | OpenedRun], common_only: bool = False,
             definition: registry.Named = None) -> ComparisonTable:
     views = load_all(directories, definition)
     kinds = {v.benchmark for v in views}
@@ -85,7 +85,7 @@ def _add_cost(result: ComparisonTable, common_only: bool) -> None:
     result.notes += notes
 
 
-def answered_table(views: Sequence[RunView]) -> ComparisonTable:
+def answered_table(views: Sequence[OpenedRun]) -> ComparisonTable:
     """The table of a benchmark that has none of its own, or whose definition is not known
     (a run of a user's own benchmark whose definition was not named): the share of each
     run's samples that got an answer."""
@@ -107,11 +107,11 @@ def answered_table(views: Sequence[RunView]) -> ComparisonTable:
                            runs=list(views), notes=[note])
 
 
-def _ids(view: RunView) -> set[str]:
+def _ids(view: OpenedRun) -> set[str]:
     return {record.id for record in view.iter_records()}
 
 
-def on_common_samples(views: list[RunView]) -> list[RunView]:
+def on_common_samples(views: list[OpenedRun]) -> list[OpenedRun]:
     """Each run narrowed to the samples every run has, its metrics recomputed from those
     records by its own benchmark's `summarize`."""
     common = set.intersection(*map(_ids, views))
@@ -135,8 +135,8 @@ def on_common_samples(views: list[RunView]) -> list[RunView]:
     return narrowed
 
 
-def flags(views: list[RunView], settings: Sequence[str] = (),
-          narrowed: list[RunView] | None = None) -> list[str]:
+def flags(views: list[OpenedRun], settings: Sequence[str] = (),
+          narrowed: list[OpenedRun] | None = None) -> list[str]:
     """What differs between the runs besides the model, and would change the numbers:
     the benchmark's `settings` that matter, data, samples, generation, failures.
     `narrowed`: the same runs on their common samples (--common-only)."""
@@ -158,7 +158,7 @@ def flags(views: list[RunView], settings: Sequence[str] = (),
     return out
 
 
-def _dataset_flags(views: list[RunView]) -> list[str]:
+def _dataset_flags(views: list[OpenedRun]) -> list[str]:
     """Different parts of one dataset (configs, subsets) are named as such; only the same
     parts with different content are "not the same data"."""
     prints = {_label(v): (v.info.dataset.fingerprint or "")[:12] for v in views}
@@ -174,7 +174,7 @@ def _dataset_flags(views: list[RunView]) -> list[str]:
             + "; ".join(f"{k}: {x}" for k, x in prints.items())]
 
 
-def _sample_set_flags(views: list[RunView], narrowed: list[RunView] | None) -> list[str]:
+def _sample_set_flags(views: list[OpenedRun], narrowed: list[OpenedRun] | None) -> list[str]:
     ids = {_label(v): _ids(v) for v in views}
     if len({frozenset(i) for i in ids.values()}) <= 1:
         return []
@@ -186,7 +186,7 @@ def _sample_set_flags(views: list[RunView], narrowed: list[RunView] | None) -> l
             + f"; {len(common)} in common to all runs (--common-only compares on those)"]
 
 
-def _label(view: RunView) -> str:
+def _label(view: OpenedRun) -> str:
     return f"{view.model} ({view.directory.name})"
 
 
@@ -239,7 +239,7 @@ def section_markdown(section: Section) -> list[str]:
         elif isinstance(block, Items):
             lines += [f"- {md_escape(item)}" for item in block.items]
         elif isinstance(block, Charts):
-            count = len(block.svgs)
+            count = len(block.charts)
             lines.append(f"({count} chart{'s' if count != 1 else ''} on the compare page, "
                          "comparison.html)")
         elif isinstance(block, Link):

@@ -231,6 +231,11 @@ def warm_up_steps() -> list[Callable[[], object]]:
 
         return blas_libraries()
 
+    def compile_chart_template() -> object:
+        from visioneval.report import svgtemplate
+
+        return svgtemplate.chart_template()
+
     return [*(lambda m=m: importlib.import_module(m) for m in modules), find_blas,
             *(compile_template(name) for name in ("base.html", "run.html", "sections.html",
-                                                  "blocks.html", "chart.svg"))]
+                                                  "blocks.html")), compile_chart_template]

@@ -14,7 +14,7 @@ from visioneval.backends.served import served_text
 from visioneval.core import registry
 from visioneval.core.benchmark import BenchmarkDefinition
 from visioneval.core.blocks import Note, Section, Table
-from visioneval.core.rundir import RunView, just_made, load
+from visioneval.core.rundir import OpenedRun, just_made, load
 from visioneval.core.runfiles import Counts, RunInfo, SessionInfo
 from visioneval.core.store import write_atomic
 from visioneval.report import templating, thumbs, variants
@@ -38,14 +38,14 @@ def write_report(directory: Path, thumb_limit: int = THUMB_LIMIT,
 GENERIC_PAGE = "report-generic.html"
 
 
-def page_path(view: RunView) -> Path:
+def page_path(view: OpenedRun) -> Path:
     """Where a run's page goes: report.html, or, for a run shown without its own
-    definition (`RunView.untrusted`), report-generic.html beside it, so that a page drawn
+    definition (`OpenedRun.untrusted`), report-generic.html beside it, so that a page drawn
     with the benchmark's tables is never replaced by one without them."""
     return view.directory / (GENERIC_PAGE if view.untrusted else "report.html")
 
 
-def write_page(view: RunView, thumb_limit: int = THUMB_LIMIT,
+def write_page(view: OpenedRun, thumb_limit: int = THUMB_LIMIT,
                row_limit: int = ROW_LIMIT, ready: Mapping[str, str | bytes] | None = None,
                rows: BrowserRows | None = None) -> Path:
     """The page of a run already read back (`rundir.load`), at `page_path`; `ready`:
@@ -57,7 +57,7 @@ def write_page(view: RunView, thumb_limit: int = THUMB_LIMIT,
     return path
 
 
-def render(view: RunView, thumb_limit: int = THUMB_LIMIT, row_limit: int = ROW_LIMIT,
+def render(view: OpenedRun, thumb_limit: int = THUMB_LIMIT, row_limit: int = ROW_LIMIT,
            ready: Mapping[str, str | bytes] | None = None,
            rows: BrowserRows | None = None) -> str:
     definition = definition_of(view)
@@ -65,7 +65,7 @@ def render(view: RunView, thumb_limit: int = THUMB_LIMIT, row_limit: int = ROW_L
     return render_page(view, definition, data, note)
 
 
-def render_page(view: RunView, definition: BenchmarkDefinition, data: dict[str, Any],
+def render_page(view: OpenedRun, definition: BenchmarkDefinition, data: dict[str, Any],
                 note: str, home: str | None = None) -> str:
     """The page around the browser's data: the file's embedded rows, or (`visioneval view`)
     none, with `data["server"]` telling the script to ask the local server for them.
@@ -188,7 +188,7 @@ def _stat(value: Any, present: bool) -> Any:
     return f"{value:.3f}" if isinstance(value, float) else value
 
 
-def definition_of(view: RunView) -> BenchmarkDefinition:
+def definition_of(view: OpenedRun) -> BenchmarkDefinition:
     """The definition a run's page is drawn with: its own (`registry.for_run`: a registered
     benchmark, or the definition the user named), else the generic one, so a run of a
     benchmark this install does not know, or of a user's own that nobody vouched for,
@@ -196,7 +196,7 @@ def definition_of(view: RunView) -> BenchmarkDefinition:
     return view.shown
 
 
-def no_records(view: RunView) -> Section:
+def no_records(view: OpenedRun) -> Section:
     """What an empty run shows instead of its tables: nothing to score, and why."""
     skipped = view.info.counts.skipped_rows if view.info.counts else 0
     why = (f"every row was skipped ({skipped}; the reasons are in run.json under sessions)"
@@ -220,7 +220,7 @@ def _parts_note(info: RunInfo) -> str:
                                                                  if gone else "")
 
 
-def _cards(view: RunView, definition: BenchmarkDefinition) -> list[tuple[str, Any]]:
+def _cards(view: OpenedRun, definition: BenchmarkDefinition) -> list[tuple[str, Any]]:
     counts = view.info.counts or Counts()
     recorded = counts.model_fields_set
     seconds = sum(s.seconds or 0 for s in view.info.sessions)
@@ -274,7 +274,7 @@ def cache_blocks(info: RunInfo) -> list[Note]:
                  "name alone.")]
 
 
-def browser_data(view: RunView, definition: BenchmarkDefinition, thumb_limit: int,
+def browser_data(view: OpenedRun, definition: BenchmarkDefinition, thumb_limit: int,
                  row_limit: int = ROW_LIMIT, ready: Mapping[str, str | bytes] | None = None,
                  read: BrowserRows | None = None) -> tuple[dict[str, Any], str]:
     """The JSON behind the sample browser: at most `row_limit` rows (failures first, see
@@ -305,7 +305,7 @@ def browser_data(view: RunView, definition: BenchmarkDefinition, thumb_limit: in
     return data, " ".join(n for n in (rows_note(view, chosen), thumb_note) if n)
 
 
-def rows_note(view: RunView, chosen: Selection) -> str:
+def rows_note(view: OpenedRun, chosen: Selection) -> str:
     """What the page leaves out, and where to see it."""
     left = chosen.total - len(chosen.rows())
     if left <= 0:

@@ -13,7 +13,7 @@ from rich.console import Console
 from visioneval import csvcells
 from visioneval.core import blocks, registry
 from visioneval.core.capabilities import PairsRecords
-from visioneval.core.rundir import RunView, load_all
+from visioneval.core.rundir import OpenedRun, load_all
 from visioneval.core.store import write_atomic
 from visioneval.stats.paired import CLUSTERED_MCNEMAR, PairedCollector, PairedResult, paired
 
@@ -26,7 +26,7 @@ class PairedComparison:
     unpaired: list[str] = field(default_factory=list)
 
 
-def _collect(view: RunView) -> PairedCollector:
+def _collect(view: OpenedRun) -> PairedCollector:
     definition = view.shown
     collector = PairedCollector()
     if not isinstance(definition, PairsRecords):  # nothing to pair (the generic definition)
@@ -37,7 +37,7 @@ def _collect(view: RunView) -> PairedCollector:
     return collector
 
 
-def paired_comparisons(directories: Sequence[Path | RunView],
+def paired_comparisons(directories: Sequence[Path | OpenedRun],
                        definition: registry.Named = None) -> list[PairedComparison]:
     """Every run after the first against the first (`definition`: as `rundir.load_all`)."""
     views = load_all(directories, definition)

@@ -18,7 +18,7 @@ from visioneval.core import registry
 from visioneval.core.benchmark import BenchmarkDefinition
 from visioneval.core.capabilities import HasPublished
 from visioneval.core.published import Column, Model, PublishedTable, Row, RunValue
-from visioneval.core.rundir import RunView, load_all
+from visioneval.core.rundir import OpenedRun, load_all
 from visioneval.report.markdown import md_escape
 
 REFERENCES = ("paper",)  # what --reference accepts: the benchmark's published table
@@ -99,7 +99,7 @@ def published_table(definition: BenchmarkDefinition, name: str | None = None
     return publisher(definition, name).published()
 
 
-def beside_paper(directories: Sequence[Path | RunView], reference_model: str | None = None,
+def beside_paper(directories: Sequence[Path | OpenedRun], reference_model: str | None = None,
                  note: str = "", definition_named: registry.Named = None,
                  named_by: str = "--reference-model") -> ReferenceReport:
     """Each run beside its published row. `reference_model` names the published model for
@@ -123,11 +123,11 @@ def beside_paper(directories: Sequence[Path | RunView], reference_model: str | N
     return ReferenceReport(table, tuple(beside), note)
 
 
-def _label(view: RunView) -> str:
+def _label(view: OpenedRun) -> str:
     return f"{view.model} ({view.directory.name})"
 
 
-def _run_reference(definition: HasPublished, table: PublishedTable, view: RunView,
+def _run_reference(definition: HasPublished, table: PublishedTable, view: OpenedRun,
                    chosen: Model | None, named_by: str = "--reference-model") -> RunReference:
     beside = definition.beside_published(view)
     model = chosen or table.find_model(view.model)
@@ -169,7 +169,7 @@ def _row(table: PublishedTable, model: Model, setting: Mapping[str, int | str]
     return row, out
 
 
-def _run_differences(view: RunView) -> list[str]:
+def _run_differences(view: OpenedRun) -> list[str]:
     """Differences any benchmark's run can have: it is one shard, or a merge missing some."""
     out = []
     shard = view.info.shard

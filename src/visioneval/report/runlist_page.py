@@ -1,6 +1,6 @@
 """runs.html: the runs under a folder as one self-contained page (no network), each row
 linking the run's report.html, or (`visioneval view`'s home) its sample browser; a click on a
-column's head sorts by it (`assets/sortable.js`)."""
+column's head sorts by it (`pages/assets/sortable.js`)."""
 
 from __future__ import annotations
 
@@ -85,9 +85,9 @@ def render(entries: Sequence[RunEntry], folder: Path,
     return templating.render(
         "runs.html", title=f"runs in {folder}", subtitle=subtitle or str(folder.resolve()),
         rows=[row(e, link(e)) for e in entries], folder=str(folder), note=NOTE,
-        css=(templating.ASSETS / "report.css").read_text()
+        css=templating.CSS.read_text()
         + (templating.ASSETS / "runs.css").read_text(),
-        script=(templating.ASSETS / "sortable.js").read_text())
+        script=templating.SORTABLE.read_text())
 
 
 def write(entries: Sequence[RunEntry], folder: Path) -> Path:

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from visioneval.core.rundir import RunView
+from visioneval.core.rundir import OpenedRun
 from visioneval.report.cost import cost_line
 from visioneval.terminal import line
 
 
-def show(view: RunView, console: Console) -> None:
+def show(view: OpenedRun, console: Console) -> None:
     info = view.info
     status = f" ({info.status})" if info.status else ""
     line(console, f"{view.title}, {view.directory}{status}", style="bold")
@@ -34,7 +34,7 @@ def show(view: RunView, console: Console) -> None:
         line(console, f"report: {page}")
 
 
-def _variants(view: RunView, console: Console) -> None:
+def _variants(view: OpenedRun, console: Console) -> None:
     """The variants' paired table and the lines on answering without the image."""
     from visioneval.variants import shown
     from visioneval.variants.summary import read

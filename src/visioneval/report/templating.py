@@ -1,8 +1,6 @@
-"""Every HTML page visioneval writes comes from one skeleton (`templates/base.html`) through
-jinja2 with autoescaping on: a value from a run (a model name, an answer, a label) is text on
-the page, never markup. Only our own CSS, scripts and charts (SVG
-rendered from our own escaped template, or matplotlib's for layout pictures) pass as they
-are."""
+"""The report's pages (run, compare, runs, suite, reference) from its templates on the one
+skeleton (`visioneval.pages`), autoescaping on. Only our own CSS, scripts and charts (SVG
+rendered from our own escaped template, or matplotlib's for histograms) pass as they are."""
 
 from __future__ import annotations
 
@@ -12,20 +10,27 @@ from typing import Any
 
 import jinja2
 
+from visioneval import pages
+
 TEMPLATES = Path(__file__).parent / "templates"
-ASSETS = Path(__file__).parent / "assets"
+ASSETS = Path(__file__).parent / "assets"  # the report's own scripts and styles
+CSS = pages.ASSETS / "report.css"  # every page's style
+SORTABLE = pages.ASSETS / "sortable.js"  # tables that sort by a click on a column's head
 
 
 @cache
 def environment() -> jinja2.Environment:
-    """One environment per process (templates are compiled once)."""
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
-                              undefined=jinja2.StrictUndefined, trim_blocks=False,
-                              keep_trailing_newline=True)  # a page is a text file: ends in \n
+    """One environment per process (templates are compiled once); `draw(chart)` draws a
+    section's chart (`report.drawing`)."""
+    from visioneval.report import drawing
+
+    env = pages.environment(TEMPLATES)
+    env.globals["draw"] = drawing.draw
+    return env
 
 
 def render(template: str, **context: Any) -> str:
     """A page: `template` extends base.html, which needs `title`, `subtitle` and `css`
     (report.css unless given)."""
-    context.setdefault("css", (ASSETS / "report.css").read_text())
+    context.setdefault("css", CSS.read_text())
     return environment().get_template(template).render(**context)

@@ -21,7 +21,7 @@ from PIL import Image as PILImage
 from visioneval.io.images import ImageError, open_to_decode
 
 if TYPE_CHECKING:
-    from visioneval.core.rundir import RunView
+    from visioneval.core.rundir import OpenedRun
 
 log = logging.getLogger(__name__)
 SIDE = 96
@@ -96,7 +96,7 @@ def _made_from(images: Mapping[str, bytes]) -> dict[str, str]:
     return made
 
 
-def collect(view: RunView, order: list[str], limit: int,
+def collect(view: OpenedRun, order: list[str], limit: int,
             ready: Mapping[str, str | bytes] | None = None) -> tuple[dict[str, str], str]:
     """{sha256: data URL} for the first `limit` images of `order`, in that order, and a note
     on what is missing. `ready`: what the run prepared while it went on (`report.early`):

@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 class ThumbSource:
     def __init__(self, definition: BenchmarkDefinition | None, info: RunInfo,
                  known: set[str], keep: int = 4096):
-        """`definition`: the run's trusted one (`RunView.shown`), which reads its data;
+        """`definition`: the run's trusted one (`OpenedRun.shown`), which reads its data;
         None: the run is shown without one, so there are no thumbnails."""
         self.definition = definition
         self.info = info

@@ -10,7 +10,9 @@ from pathlib import Path
 
 from visioneval import fmt
 from visioneval.core.blocks import Block, Charts, Items, Note, Section, Table
-from visioneval.core.view import RunData
+from visioneval.core.figures import AgainstReference, Axis, Reference, TestedPoint, Tick
+from visioneval.core.marks import Interval
+from visioneval.core.view import ReadableRun
 from visioneval.variants import shown
 from visioneval.variants.summary import VariantResult, VariantsSummary, read
 
@@ -66,74 +68,46 @@ def _kinds_with_axis(variants: Sequence[VariantResult]) -> list[list[VariantResu
     return [sorted(found, key=lambda v: v.axis_value or 0.0) for found in kinds.values()]
 
 
-def transport_charts(points: list[VariantResult]) -> list[str]:
+def transport_charts(points: list[VariantResult]) -> list[AgainstReference]:
     """One chart per metric: the metric against the variant's scale."""
     metrics = list(dict.fromkeys(m.metric for v in points for m in v.metrics))
     return [curve(points, metric) for metric in metrics]
 
 
-def curve(points: list[VariantResult], metric: str) -> str:
+def curve(points: list[VariantResult], metric: str) -> AgainstReference:
     """The metric (percent) against the axis (log scale for sizes and factors), each point
     with its whisker; the stored images' value as a line with its band."""
-    from visioneval.report import charts
-
     axis = points[0].axis or ""
-    chart = charts.Chart(f"{metric} by {axis}")
-    frame = charts.Frame()
-    left, width, height, bottom = frame.left, frame.width, frame.height, frame.bottom
     values = [v.axis_value or 0.0 for v in points]
     log = axis != "JPEG quality"
     lo, hi = _range(values, log)
-
-    def x_of(value: float) -> float:
-        at = math.log2(value) if log else value
-        return left + (at - lo) / (hi - lo) * width
-
-    def y_of(share: float) -> float:
-        return bottom - share * height
-
-    charts.axes(chart, frame, [(y_of(p), f"{100 * p:g}") for p in (0.0, 0.25, 0.5, 0.75, 1.0)],
-                [(x_of(v), f"{v:g}") for v in values], "percent",
-                axis + (" (log scale)" if log else ""))
-    stored = next((m.original for v in points for m in v.metrics
-                   if m.metric == metric and m.original is not None), None)
-    if stored is not None:
-        if stored.ci95:
-            chart.rect(left, y_of(stored.ci95[1]), width,
-                       y_of(stored.ci95[0]) - y_of(stored.ci95[1]), "#e8eef7",
-                       f"stored images: {fmt.pct(stored.value)}% "
-                       f"[{fmt.interval(stored.ci95, joiner=', ')}]")
-        chart.line(left, y_of(stored.value), left + width, y_of(stored.value), charts.MISS,
-                   "reference")
-        chart.text(left + width + 4, y_of(stored.value), "stored", anchor="start",
-                   baseline="central")
-    colour = charts.PALETTE[0]
-    line = []
+    x = Axis(axis + (" (log scale)" if log else ""), 2 ** lo if log else lo,
+             2 ** hi if log else hi, [Tick(v, f"{v:g}") for v in values],
+             "log2" if log else "linear")
+    found = next((m.original for v in points for m in v.metrics
+                  if m.metric == metric and m.original is not None), None)
+    stored = None if found is None else Reference(
+        found.value, _pair(found.ci95), f"stored images: {fmt.pct(found.value)}% "
+        f"[{fmt.interval(found.ci95, joiner=', ')}]" if found.ci95 else "", "stored")
+    tested = []
     for v in points:
-        found = next((m for m in v.metrics if m.metric == metric), None)
-        if found is None or found.variant is None:
+        result = next((m for m in v.metrics if m.metric == metric), None)
+        if result is None or result.variant is None:
             continue
-        x, y = x_of(v.axis_value or 0.0), y_of(found.variant.value)
-        if found.variant.ci95:
-            chart.whisker(x, y_of(found.variant.ci95[0]), x, y_of(found.variant.ci95[1]), 5)
-        test = found.versus_original
-        tip = (f"{v.name}: {fmt.pct(found.variant.value)}%"
+        test = result.versus_original
+        tip = (f"{v.name}: {fmt.pct(result.variant.value)}%"
                + (f", {fmt.pct(test.difference, signed=True)} points against the stored "
                   f"images ({shown.test_text(test)}, "
                   f"{'significant' if test.significant else 'not significant'})"
                   if test else ""))
-        filled = test is not None and test.significant
-        chart.rect(x - 3, y - 3, 6, 6, colour if filled else "#ffffff", tip)
-        if not filled:  # an open square: its outline
-            for x1, y1, x2, y2 in ((x - 3, y - 3, x + 3, y - 3), (x + 3, y - 3, x + 3, y + 3),
-                                   (x + 3, y + 3, x - 3, y + 3), (x - 3, y + 3, x - 3, y - 3)):
-                chart.line(x1, y1, x2, y2, colour)
-        line.append((x, y))
-    for (xa, ya), (xb, yb) in zip(line, line[1:], strict=False):
-        chart.line(xa, ya, xb, yb, colour, "series")
-    chart.width = left + width + 40
-    chart.height = bottom + 36
-    return chart.render()
+        tested.append(TestedPoint(v.axis_value or 0.0, result.variant.value,
+                                  _pair(result.variant.ci95), test is not None and test.significant,
+                                  tip))
+    return AgainstReference(f"{metric} by {axis}", x, tested, stored)
+
+
+def _pair(found: Sequence[float] | None) -> Interval | None:
+    return None if not found else (found[0], found[1])
 
 
 def _range(values: list[float], log: bool) -> tuple[float, float]:
@@ -144,7 +118,7 @@ def _range(values: list[float], log: bool) -> tuple[float, float]:
     return low - pad, high + pad
 
 
-def comparison_section(views: Sequence[RunData]) -> Section | None:
+def comparison_section(views: Sequence[ReadableRun]) -> Section | None:
     """`visioneval compare`'s controls: each run's variants against its own stored images,
     and per model what it answered without the image (None when no run has variants)."""
     found: list[tuple[str, VariantsSummary]] = []

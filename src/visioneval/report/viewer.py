@@ -42,9 +42,9 @@ class Viewer:
     to_row: Callable[..., dict[str, Any]]
     thumbs: ThumbSource
     untrusted: str | None = None
-    """Why the run is shown with the generic definition (`RunView.untrusted`), or None."""
+    """Why the run is shown with the generic definition (`OpenedRun.untrusted`), or None."""
     data_change: str | None = None
-    """The line saying the run's data changed since it ran (`RunView.data_change`), or None."""
+    """The line saying the run's data changed since it ran (`OpenedRun.data_change`), or None."""
     _last: tuple[tuple[str, ...], array] | None = field(default=None)
 
     @classmethod

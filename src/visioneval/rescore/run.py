@@ -33,8 +33,8 @@ from visioneval.core.runfiles import (
 from visioneval.core.store import SAMPLES_FILE, RunDirError, RunLock, RunStore
 from visioneval.core.version import installed_version
 from visioneval.engine.runner import RunStats
+from visioneval.foreign import lmms_eval
 from visioneval.io.lines import BadLines
-from visioneval.rescore import lmms_eval
 from visioneval.runs.session import SessionResult, default_run_dir, finish
 
 log = logging.getLogger(__name__)

@@ -17,12 +17,13 @@ from visioneval.benchmarks.illusionbench.options import IllusionBenchOptions
 from visioneval.benchmarks.illusionbench.spec import SUBSETS
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import Charts, ComparisonTable, Items, Note, Section, Table
+from visioneval.core.figures import BarSeries, GroupedBars, Share, StackedShares, percent_interval
 from visioneval.core.foreign import ForeignReader
 from visioneval.core.headline import Headline
 from visioneval.core.marks import Interval, percent
 from visioneval.core.published import PublishedTable, RunBeside
 from visioneval.core.records import Record
-from visioneval.core.view import RunData
+from visioneval.core.view import ReadableRun
 
 
 def _pct(value: float | None) -> str:
@@ -74,9 +75,7 @@ class IllusionBenchDefinition(BenchmarkDefinition):
         return [f"{path}: {rows} rows ({subset})"
                 for subset, path in write_synthetic(out, rows, seed).items()]
 
-    def sections(self, view: RunData) -> list[Section]:
-        from visioneval.report import charts  # only when a page is drawn
-
+    def sections(self, view: ReadableRun) -> list[Section]:
         metrics = view.metrics
         protocols = list(metrics)
         subsets = [s for s in SUBSETS if any(s in p for p in metrics.values())]
@@ -88,14 +87,13 @@ class IllusionBenchDefinition(BenchmarkDefinition):
         # beside it (same answers, each protocol's rule), then the note.
         drawn = []
         for task, label in (("shape", "shape recall"), ("scene", "scene recall")):
-            series = {p: [_scaled(metrics[p].get(s, {}).get(f"{task}_recall"))
-                          for s in subsets] for p in protocols}
-            spans = {p: [charts.percent_interval(metrics[p].get(s, {}).get(task, {})
-                                                 .get("recall_ci95")) for s in subsets]
-                     for p in protocols}
-            drawn.append(charts.grouped_bars(
-                subsets, series, f"{label} by protocol, same answers", "percent",
-                intervals=spans))
+            series = [BarSeries(p, [_scaled(metrics[p].get(s, {}).get(f"{task}_recall"))
+                                    for s in subsets],
+                                [percent_interval(metrics[p].get(s, {}).get(task, {})
+                                                  .get("recall_ci95")) for s in subsets])
+                      for p in protocols]
+            drawn.append(GroupedBars(f"{label} by protocol, same answers", subsets, series,
+                                     "percent"))
         out = [Section("Recall by protocol (percent; delta against the original protocol)",
                        [Table(["subset", "protocol", "shape", "shape 95% interval", "Δ",
                                "scene", "scene 95% interval", "Δ"], rows, 2),
@@ -105,22 +103,20 @@ class IllusionBenchDefinition(BenchmarkDefinition):
             out.append(Section("Both tasks pooled (percent)", [
                 Table(tables.POOLED_HEADER, pooled, 2), Note(tables.POOLED_NOTE)]))
         cats: list[str] = []
-        parts: dict[str, list[float]] = {"shape": [], "texture (scene)": [],
-                                         "named neither": []}
+        parts = [Share("shape", []), Share("texture (scene)", []),
+                 Share("named neither", [], miss=True)]
         for subset in subsets:
             dist = metrics.get("original", {}).get(subset, {}).get("distribution", {})
             for prompt in ("shape_prompt", "scene_prompt"):
                 if "shape" in dist.get(prompt, {}):  # absent when no sample was scored
                     cats.append(f"{subset} {prompt.replace('_', ' ')}")
                     for part, key in zip(parts, ("shape", "texture", "rest"), strict=True):
-                        parts[part].append(100 * dist[prompt][key])
+                        part.percents.append(100 * dist[prompt][key])
         if cats:
             # Shape and scene are two answers, neither right nor wrong by itself (the right
             # one depends on the prompt): two neutral hues; naming neither is a miss: grey.
             out.append(Section("Shape or scene? (original rule's buckets)", [Charts([
-                charts.stacked_bars(cats, parts, "what the answers name, per prompt",
-                                    colours=(charts.PALETTE[0], charts.PALETTE[2],
-                                             charts.MISS))])]))
+                StackedShares("what the answers name, per prompt", cats, parts)])]))
         notes = [f"{s} {task} label '{label}' is not among the prompt's options"
                  for p in metrics.values() for s, block in p.items()
                  for task, labels in block.get("labels_not_offered", {}).items()
@@ -130,11 +126,11 @@ class IllusionBenchDefinition(BenchmarkDefinition):
                                [Items(list(dict.fromkeys(notes)))]))
         return out
 
-    def print_main_table(self, view: RunData, console: Console) -> None:
+    def print_main_table(self, view: ReadableRun, console: Console) -> None:
         """Per subset and protocol, each task's recall with its 95% interval."""
         tables.show_main(view.metrics, view.model, console)
 
-    def print_tables(self, view: RunData, console: Console) -> None:
+    def print_tables(self, view: ReadableRun, console: Console) -> None:
         tables.show(view.metrics, view.model, console)
 
     def paired_rows(self, record: Record) -> dict[str, Any]:
@@ -195,12 +191,12 @@ class IllusionBenchDefinition(BenchmarkDefinition):
 
         return table()
 
-    def beside_published(self, view: RunData) -> RunBeside:
+    def beside_published(self, view: ReadableRun) -> RunBeside:
         from visioneval.benchmarks.illusionbench.published import beside
 
         return beside(view.info, view.metrics)
 
-    def comparison(self, views: Sequence[RunData]) -> ComparisonTable:
+    def comparison(self, views: Sequence[ReadableRun]) -> ComparisonTable:
         """Shape and scene recall per subset, one row per model and protocol."""
         protocols = list(dict.fromkeys(p for v in views for p in v.metrics))
         header = ["Model", "Protocol"]

@@ -26,9 +26,8 @@ from visioneval.benchmarks.illusionbench.prompts import lmms_prompt, original_pr
 from visioneval.benchmarks.illusionbench.spec import SUBSETS, TASKS
 from visioneval.core.foreign import Answered, Item, LogFile, RescoreRequest, Source
 from visioneval.core.records import Sample, SkippedRow, user
-from visioneval.excerpts import excerpt
+from visioneval.foreign import lmms_eval
 from visioneval.io.lines import BadLines
-from visioneval.rescore import lmms_eval
 
 # lmms-eval task -> (subset, task).
 TASK_NAMES = {f"{prefix}illusionbench_arshia_{subset.lower()}_{task}_test": (subset, task)
@@ -42,8 +41,6 @@ _ZHANG = ("lmms-eval's other IllusionBench (Zhang et al., arXiv 2501.00848: true
           "IllusionBench of arXiv 2411.06287 that visioneval runs")
 
 
-
-
 def family_of(prompt: str | None, subset: str, task: str) -> tuple[str, bool]:
     """(prompt family, whether the prompt is that family's text exactly)."""
     if prompt == original_prompt(subset, task):
@@ -53,15 +50,13 @@ def family_of(prompt: str | None, subset: str, task: str) -> tuple[str, bool]:
     return ("lmms" if prompt and "Answer: <your choice>" in prompt else "original"), False
 
 
-class Checks:
-    """What the reading found besides the records, for run.json and the printout."""
+class Checks(lmms_eval.Checks):
+    """What the reading found besides the records, for run.json and the printout (the
+    logged 0/1 score compared; prompts that are neither family's text verbatim)."""
 
     def __init__(self) -> None:
-        self.compared = 0
-        self.differ = 0
-        self.other_prompts = 0
+        super().__init__()
         self.families: dict[str, int] = {}
-        self.raw_differs = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {"checks": {
@@ -90,13 +85,10 @@ class Checks:
         return out
 
 
-class IllusionBenchLmmsEval:
+class IllusionBenchLmmsEval(lmms_eval.Reader):
     """The reader of lmms-eval's IllusionBench samples files."""
 
-    tool = lmms_eval.TOOL
-
-    def tasks(self) -> Sequence[str]:
-        return tuple(TASK_NAMES)
+    task_names = TASK_NAMES
 
     def other_benchmark(self, task: str) -> str | None:
         if task in ("illusionbench", "illusionbench_all"):
@@ -108,14 +100,14 @@ class IllusionBenchLmmsEval:
 
     def read(self, logs: Sequence[LogFile], request: RescoreRequest,
              bad: BadLines) -> Source:
-        facts = {f.path: lmms_eval.run_facts(f) for f in logs}
+        found = lmms_eval.provenance(logs, request, LMMS_GENERATION)
         wanted = {TASK_NAMES[f.task] for f in logs}
         subsets = [s for s in SUBSETS if any(s == w[0] for w in wanted)]
         tasks = [t for t in TASKS if any(t == w[1] for w in wanted)]
         data: dict[str, lmms_eval_data.SubsetData] = {}
         sources: dict[str, str] = {}
         for subset in subsets:
-            recorded = lmms_eval.common(facts[f.path].data_files() for f in logs
+            recorded = lmms_eval.common(found.facts[f.path].data_files() for f in logs
                                         if TASK_NAMES[f.task][0] == subset)
             files, sources[subset] = lmms_eval_data.locate(subset, request.data_dir, recorded)
             data[subset] = lmms_eval_data.SubsetData(files, lmms_eval_data.index(files))
@@ -132,10 +124,7 @@ class IllusionBenchLmmsEval:
                                for s in subsets},
                      "data_files": {s: [str(f) for f in d.files] for s, d in data.items()},
                      "data_rows": {s: len(d.docs) for s, d in data.items()}},
-            generation=lmms_eval.generation(
-                lmms_eval.common(f.generation() for f in facts.values()), LMMS_GENERATION),
-            model=lmms_eval.model_name(logs, facts, request.model),
-            tool_run=lmms_eval.tool_run(facts.values()),
+            generation=found.generation, model=found.model, tool_run=found.tool_run,
             items=self._items(logs, data, bad, checks),
             checks=checks.as_dict, notes=checks.notes)
 
@@ -161,8 +150,7 @@ class IllusionBenchLmmsEval:
         checks.families[family] = checks.families.get(family, 0) + 1
         checks.other_prompts += not verbatim
         label = parsed.shape if task == "shape" else parsed.scene
-        extra: dict[str, Any] = {"task": logged.task, "doc_id": logged.doc_id,
-                                 "file": logged.file.name, "line": logged.line}
+        extra = checks.where(logged)
         logged_score = lmms_eval.score_field(logged.metric(f"{task}_recall"))
         if logged_score is not None:
             extra[f"{task}_recall"] = logged_score
@@ -170,9 +158,7 @@ class IllusionBenchLmmsEval:
                 rule = protocols.lmms_strict if family == "lmms" else protocols.lmms_recall
                 checks.compared += 1
                 checks.differ += float(rule(logged.filtered, label)[1]) != logged_score
-        if logged.filtered is not None and logged.filtered != logged.raw:
-            checks.raw_differs += 1
-            extra["filtered_resps"] = excerpt(logged.filtered)
+        checks.keep_filtered(logged, extra)
         meta = {"subset": subset, "image_name": doc.image_name, "row": doc.row,
                 "shape": parsed.shape, "scene": parsed.scene, "difficulty": parsed.difficulty,
                 "task": task, "family": family, "lmms_eval": extra}

@@ -15,7 +15,7 @@ from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import Section
 from visioneval.core.headline import Headline
 from visioneval.core.records import Record
-from visioneval.core.view import RunData
+from visioneval.core.view import ReadableRun
 
 BROWSED = ("canvas_fill", "pixel_fidelity", "semantic_match", "layout_overlap", "mean_iou",
            "alignment_f1", "iou50_f1", "block_match", "tool_efficiency")
@@ -67,18 +67,18 @@ class LayoutDefinition(BenchmarkDefinition):
                         stats.get("count"), percent=False,
                         interval_unavailable="CANVAS reports means without an interval")
 
-    def sections(self, view: RunData) -> list[Section]:
+    def sections(self, view: ReadableRun) -> list[Section]:
         from visioneval.benchmarks.layout.sections import sections
 
         return sections(view)
 
-    def print_main_table(self, view: RunData, console: Console) -> None:
+    def print_main_table(self, view: ReadableRun, console: Console) -> None:
         """Per variant, each headline metric's mean with its 95% interval."""
         from visioneval.benchmarks.layout.tables import show
 
         show(view.metrics, str(view.info.options.get("model") or view.model), console)
 
-    def print_tables(self, view: RunData, console: Console) -> None:
+    def print_tables(self, view: ReadableRun, console: Console) -> None:
         from visioneval.benchmarks.layout.sections import terminal_sections
         from visioneval.core.printed import print_sections
 

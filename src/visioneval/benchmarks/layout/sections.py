@@ -10,11 +10,12 @@ from typing import Any
 
 from visioneval.benchmarks.layout import tables
 from visioneval.core.blocks import Block, Charts, Link, Note, Section, Table
-from visioneval.core.view import RunData
+from visioneval.core.figures import Histogram, Histograms
+from visioneval.core.view import ReadableRun
 from visioneval.layout.report import DISTRIBUTED
 
 
-def sections(view: RunData) -> list[Section]:
+def sections(view: ReadableRun) -> list[Section]:
     variants = _variants(view)
     samples = list(tables.run_samples(view.directory, view.info))
     summary = _summary(view.metrics.get("summary") or {}, variants)
@@ -26,7 +27,7 @@ def sections(view: RunData) -> list[Section]:
     return [summary, distributions, _problems(view, samples, variants)]
 
 
-def terminal_sections(view: RunData) -> list[Section]:
+def terminal_sections(view: ReadableRun) -> list[Section]:
     """What `visioneval show` prints after the summary: what was skipped, failed or absent,
     and where the pictures are (the distributions are charts: on the page only)."""
     problems = _problems(view, list(tables.run_samples(view.directory, view.info)),
@@ -34,7 +35,7 @@ def terminal_sections(view: RunData) -> list[Section]:
     return [Section(problems.title, [*problems.blocks, _viz_link(view)])]
 
 
-def _variants(view: RunData) -> list[str]:
+def _variants(view: ReadableRun) -> list[str]:
     given = view.info.options.get("variants")
     found = list(view.metrics.get("summary") or {})
     if isinstance(given, list):
@@ -42,7 +43,7 @@ def _variants(view: RunData) -> list[str]:
     return found
 
 
-def _viz_link(view: RunData) -> Block:
+def _viz_link(view: ReadableRun) -> Block:
     index = view.directory / tables.VIZ_DIR / "index.html"
     if not index.exists():
         return Note("No pictures: run `visioneval layout ... --viz` to draw them.")
@@ -68,32 +69,14 @@ def _distributions(samples: list[dict[str, Any]], variants: list[str]) -> Block:
     keys = [k for k in DISTRIBUTED if any(isinstance(s.get(k), int | float) for s in samples)]
     if not keys:
         return Note("No metric values.")
-    import matplotlib.pyplot as plt  # here: only a layout run's page draws them
-
-    from visioneval.report import charts, mplsvg
-
-    cols = 4
-    rows = (len(keys) + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(3.0 * cols, 2.2 * rows), squeeze=False)
-    for ax, key in zip(axes.flat, keys, strict=False):
-        for i, variant in enumerate(variants):
-            values = [s[key] for s in samples if s.get("variant") == variant
-                      and isinstance(s.get(key), int | float)]
-            if values:
-                ax.hist(values, bins=20, range=(0, 1) if max(values) <= 1 else None,
-                        alpha=0.7, label=f"{variant} (n={len(values)})",
-                        color=charts.PALETTE[i % len(charts.PALETTE)])
-        ax.set_title(key, fontsize=9)
-        ax.set_ylabel("samples", fontsize=8)
-        ax.tick_params(labelsize=7)
-    for ax in list(axes.flat)[len(keys):]:
-        ax.axis("off")
-    axes.flat[0].legend(fontsize=7, frameon=False)
-    fig.tight_layout()
-    return Charts([mplsvg.svg(fig)])
+    return Charts([Histograms([
+        Histogram(key, [(variant, [s[key] for s in samples if s.get("variant") == variant
+                                   and isinstance(s.get(key), int | float)])
+                        for variant in variants])
+        for key in keys])])
 
 
-def _problems(view: RunData, samples: list[dict[str, Any]], variants: list[str]) -> Section:
+def _problems(view: ReadableRun, samples: list[dict[str, Any]], variants: list[str]) -> Section:
     rows = [[f"{s['variant']}/{s['id']}", s["reason"]]
             for s in tables.skipped_pairs(view.info, variants)]
     rows += [[f"{s['variant']}/{s['id']}", f"{k}: {v}"]

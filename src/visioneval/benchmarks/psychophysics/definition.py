@@ -16,7 +16,7 @@ from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import ComparisonTable, Section
 from visioneval.core.headline import Headline
 from visioneval.core.records import Record
-from visioneval.core.view import RunData
+from visioneval.core.view import ReadableRun
 
 
 class PsychophysicsDefinition(BenchmarkDefinition):
@@ -54,24 +54,24 @@ class PsychophysicsDefinition(BenchmarkDefinition):
         return [f"{out / experiment}: {n} rows" for experiment, n in
                 write_dataset(out, Design(trials=rows), seed).items()]
 
-    def sections(self, view: RunData) -> list[Section]:
+    def sections(self, view: ReadableRun) -> list[Section]:
         from visioneval.benchmarks.psychophysics.sections import sections
 
         return sections(view.metrics)
 
-    def print_main_table(self, view: RunData, console: Console) -> None:
+    def print_main_table(self, view: ReadableRun, console: Console) -> None:
         """The thresholds with their intervals, slope and β; d′ at each yes/no condition's
         highest level."""
         from visioneval.benchmarks.psychophysics.tables import show_main
 
         show_main(view.metrics, f"{self.name}: {view.model}", console)
 
-    def print_tables(self, view: RunData, console: Console) -> None:
+    def print_tables(self, view: ReadableRun, console: Console) -> None:
         from visioneval.benchmarks.psychophysics.tables import show
 
         show(view.metrics, f"{self.name}: {view.model}", console)
 
-    def comparison(self, views: Sequence[RunData]) -> ComparisonTable | None:
+    def comparison(self, views: Sequence[ReadableRun]) -> ComparisonTable | None:
         from visioneval.benchmarks.psychophysics.sections import comparison
 
         return comparison(self.name, views)

@@ -2,7 +2,7 @@
 correct per level with binomial 95% intervals on a log axis, the fitted ψ, the threshold
 with its interval band, the guess rate dashed), the thresholds table, the d′ table, the
 set-size effect, feature against conjunction search; and `compare`'s thresholds table.
-Charts are drawn with `report.charts`' shapes (no matplotlib)."""
+The charts are data (`core.figures`); the page draws them."""
 
 from __future__ import annotations
 
@@ -13,11 +13,19 @@ from typing import Any
 
 from visioneval.benchmarks.psychophysics import tables
 from visioneval.core.blocks import Charts, ComparisonTable, Items, Note, Section, Table
+from visioneval.core.figures import (
+    Axis,
+    LevelPoint,
+    LinePoint,
+    Lines,
+    NamedLine,
+    Psychometric,
+    PsychometricSeries,
+    SigmoidFit,
+    Tick,
+)
 from visioneval.core.marks import Interval
-from visioneval.core.view import RunData
-
-CURVE, POINT, BAND, THRESHOLD = "#4c72b0", "#111", "#dd8452", "#dd8452"
-BAND_FILL = "#f6dcc8"
+from visioneval.core.view import ReadableRun
 
 
 def sections(metrics: dict[str, Any]) -> list[Section]:
@@ -97,17 +105,22 @@ def _points_of(metrics: dict[str, Any], fit: dict[str, Any]) -> list[dict[str, A
 
 
 def _log_axis(low: float, high: float) -> tuple[float, float]:
-    return math.log10(low / 1.5), math.log10(high * 1.5)
+    """A log axis' ends: the tested levels with room on either side."""
+    return low / 1.5, high * 1.5
 
 
-def _ticks(low: float, high: float) -> list[float]:
+def _ticks(low: float, high: float) -> list[Tick]:
+    """1, 2 and 5 times the powers of ten between `low` and `high`."""
     out = []
     for exponent in range(math.floor(math.log10(low)) - 1, math.ceil(math.log10(high)) + 1):
         for m in (1, 2, 5):
             v = m * 10.0 ** exponent
             if low <= v <= high:
-                out.append(v)
+                out.append(Tick(v, f"{v:g}"))
     return out
+
+
+PROPORTION = [Tick(p, f"{p:g}") for p in (0.0, 0.25, 0.5, 0.75, 1.0)]
 
 
 @dataclass(frozen=True)
@@ -119,133 +132,31 @@ class Series:
     name: str = ""
 
 
-def psychometric_chart(series: Sequence[Series], title: str | None = None) -> str:
-    """Proportion correct per level (log x) with Wilson intervals, the fitted ψ, the
-    threshold with its interval, and the guess rate dashed. One series (a run's page):
-    black points, the interval as a band. Several (the compare page): a colour each, points
-    set a little apart, each threshold a bar at the criterion's height, and a legend."""
-    from visioneval.report import charts
-    from visioneval.stats.psychometric import Sigmoid, psi
-
-    one = len(series) == 1
+def psychometric_chart(series: Sequence[Series], title: str | None = None) -> Psychometric:
+    """Proportion correct per level with Wilson intervals, the fitted ψ, the threshold with
+    its interval, and the guess rate. One series: a run's page; several: the compare
+    page's curves overlaid."""
     first = series[0].fit
-    unit = first["unit"]
     title = title or f"{first['feature']} (set size {first['set_size']}): {first['status']}"
-    chart = charts.Chart(title)
-    left, top, width, height = 46.0, 30.0, 260.0, 160.0
-    bottom = top + height
     levels = [p["level"] for s in series for p in s.points if p["level"] > 0] or [1.0]
-    lo, hi = _log_axis(min(levels), max(levels))
-
-    def x_of(level: float) -> float:
-        return left + (math.log10(max(level, 1e-12)) - lo) / (hi - lo) * width
-
-    def x_in(level: float | None) -> float:
-        return left + width if level is None else min(max(x_of(level), left), left + width)
-
-    def y_of(p: float) -> float:
-        return bottom - p * height
-
-    def colour(i: int, single: str) -> str:
-        return single if one else charts.PALETTE[i % len(charts.PALETTE)]
-
-    chart.text(4, 16, title, anchor="start", size=charts.TITLE)
-    if one and first.get("threshold") is not None and first.get("threshold_ci95"):
-        band = first["threshold_ci95"]
-        x0, x1 = x_in(band[0]), x_in(band[1])
-        chart.rect(x0, top, x1 - x0, height, BAND_FILL,
-                   f"threshold 95% interval: {tables.span(band)} {unit}")
-    for p in (0.0, 0.25, 0.5, 0.75, 1.0):
-        chart.line(left - 4, y_of(p), left, y_of(p))
-        chart.text(left - 6, y_of(p), f"{p:g}", anchor="end", baseline="central")
-    for t in _ticks(10 ** lo, 10 ** hi):
-        chart.line(x_of(t), bottom, x_of(t), bottom + 4)
-        chart.text(x_of(t), bottom + 14, f"{t:g}")
-    chart.line(left, top, left, bottom)
-    chart.line(left, bottom, left + width, bottom)
-    chart.text(12, top + height / 2, "proportion correct", baseline="central", rotate=-90)
-    chart.text(left + width / 2, bottom + 28, f"level ({unit}, log scale)")
-    guess = first["guess"]
-    step = 6.0
-    x = left
-    while x < left + width:  # dashed
-        chart.line(x, y_of(guess), min(x + step / 2, left + width), y_of(guess),
-                   charts.MISS, "guess")
-        x += step
-    xs = [10 ** (lo + (hi - lo) * i / 80) for i in range(81)]
-    for i, s in enumerate(series):
-        fit = s.fit
-        if fit.get("alpha") is None:
-            continue
-        form: Sigmoid = "weibull" if fit["form"] == "weibull" else "logistic"
-        ys = [psi(v, fit["alpha"], fit["beta"], fit["guess"], fit.get("lapse", 0.0), form)
-              for v in xs]
-        for (xa, ya), (xb, yb) in zip(zip(xs, ys, strict=True),
-                                      list(zip(xs, ys, strict=True))[1:], strict=False):
-            chart.line(x_of(xa), y_of(ya), x_of(xb), y_of(yb), colour(i, CURVE), "fit")
-    for i, s in enumerate(series):
-        threshold = s.fit.get("threshold")
-        if threshold is None:
-            continue
-        if one:
-            chart.line(x_of(threshold), top, x_of(threshold), bottom, THRESHOLD, "threshold")
-            chart.text(x_of(threshold) + 3, top + 8, f"{threshold:.3g} {unit}",
-                       anchor="start", size=charts.SMALL)
-            continue
-        shift = (i - (len(series) - 1) / 2) * 5.0
-        y = y_of(s.fit["criterion"]) + shift
-        chart.line(x_of(threshold), y, x_of(threshold), bottom, colour(i, ""), "threshold")
-        band = s.fit.get("threshold_ci95")
-        if band:
-            x0, x1 = x_in(band[0]), x_in(band[1])
-            chart.line(x0, y, x1, y, colour(i, ""), "threshold-interval")
-            for end, capped in ((x0, True), (x1, band[1] is not None)):
-                if capped:
-                    chart.line(end, y - 3, end, y + 3, colour(i, ""), "threshold-interval-cap")
-    for i, s in enumerate(series):
-        shift = 0.0 if one else (i - (len(series) - 1) / 2) * 4.0
-        for point in s.points:
-            cx, cy = x_of(point["level"]) + shift, y_of(point["p"])
-            low, high = point["ci95"]
-            if one:
-                chart.whisker(cx, y_of(low), cx, y_of(high), 4.0)
-            else:
-                chart.line(cx, y_of(low), cx, y_of(high), colour(i, ""), "whisker")
-            name = f"{s.name}, " if s.name else ""
-            chart.rect(cx - 2.5, cy - 2.5, 5, 5, colour(i, POINT),
-                       f"{name}{point['level']:g} {unit}: {point['correct']}/{point['n']} "
-                       "correct")
-    key_y = bottom + 44
-    chart.width = max(left + width + 14, charts.text_width(title, charts.TITLE) + 12)
-    if one:
-        chart.line(left, key_y, left + 14, key_y, CURVE, "fit")
-        chart.text(left + 18, key_y, "fitted ψ", anchor="start", baseline="central")
-        _guess_key(chart, left + 80, key_y)
-        chart.rect(left + 160, key_y - 4, 10, 8, BAND_FILL)
-        chart.text(left + 174, key_y, "threshold 95%", anchor="start", baseline="central")
-        chart.height = key_y + 12
-        return chart.render()
-    for i, s in enumerate(series):
-        y = key_y + 14 * i
-        chart.rect(left, y - 4, 10, 8, colour(i, ""))
-        text = f"{s.name}: {_reading(s.fit)}"
-        chart.text(left + 14, y, text, anchor="start", baseline="central", size=8)
-        chart.width = max(chart.width, left + 14 + charts.text_width(text, 8) + 8)
-    y = key_y + 14 * len(series) + 2
-    _guess_key(chart, left, y)
-    text = f"bars: threshold and 95% interval at {first['criterion']:g} correct"
-    chart.text(left + 80, y, text, anchor="start", baseline="central", size=8)
-    chart.width = max(chart.width, left + 80 + charts.text_width(text, 8) + 8)
-    chart.height = y + 12
-    return chart.render()
+    low, high = _log_axis(min(levels), max(levels))
+    unit = first["unit"]
+    return Psychometric(title, Axis(f"level ({unit}, log scale)", low, high,
+                                    _ticks(low, high), "log10"),
+                        unit, first["guess"], [_series(s) for s in series])
 
 
-def _guess_key(chart: Any, x: float, y: float) -> None:
-    from visioneval.report import charts
-
-    chart.line(x, y, x + 4, y, charts.MISS, "guess")
-    chart.line(x + 8, y, x + 12, y, charts.MISS, "guess")
-    chart.text(x + 16, y, "guess 1/3", anchor="start", baseline="central")
+def _series(s: Series) -> PsychometricSeries:
+    fit = s.fit
+    band = fit.get("threshold_ci95")
+    curve = None if fit.get("alpha") is None else SigmoidFit(
+        fit["alpha"], fit["beta"], fit["guess"], fit.get("lapse", 0.0),
+        "weibull" if fit["form"] == "weibull" else "logistic")
+    return PsychometricSeries(
+        [LevelPoint(p["level"], p["p"], (p["ci95"][0], p["ci95"][1]), p["correct"], p["n"])
+         for p in s.points], curve, fit["criterion"], fit.get("threshold"),
+        (band[0], band[1]) if band else None, tables.span(band) if band else "",
+        _reading(fit), s.name)
 
 
 def _reading(fit: dict[str, Any]) -> str:
@@ -277,97 +188,44 @@ def heterogeneity_section(found: list[dict[str, Any]]) -> Section | None:
              "(Duncan & Humphreys 1989). Values and intervals: the d′ table above.")])
 
 
-def dprime_chart(feature: str, found: list[dict[str, Any]]) -> str:
+def dprime_chart(feature: str, found: list[dict[str, Any]]) -> Lines:
     """d′ against level (log axis), one line per spread."""
-    from visioneval.report import charts
-
     unit = tables.SHORT_UNITS.get(found[0]["unit"], found[0]["unit"])
-    chart = charts.Chart(f"{feature}: d′ by distractor spread")
-    left, top, width, height = 46.0, 30.0, 260.0, 160.0
-    bottom = top + height
     levels = sorted({d["level"] for d in found})
-    lo, hi = _log_axis(levels[0], levels[-1])
     d_lo = min(-0.5, min(d["dprime"] for d in found))
     d_hi = max(3.5, max(d["dprime"] for d in found))
-
-    def x_of(level: float) -> float:
-        return left + (math.log10(level) - lo) / (hi - lo) * width
-
-    def y_of(value: float) -> float:
-        return bottom - (value - d_lo) / (d_hi - d_lo) * height
-
-    chart.text(4, 16, chart.title, anchor="start", size=charts.TITLE)
-    for tick in range(math.ceil(d_lo), math.floor(d_hi) + 1):
-        chart.line(left - 4, y_of(tick), left, y_of(tick))
-        chart.text(left - 6, y_of(tick), f"{tick:g}", anchor="end", baseline="central")
-    for level in _ticks(levels[0], levels[-1]):
-        chart.line(x_of(level), bottom, x_of(level), bottom + 4)
-        chart.text(x_of(level), bottom + 14, f"{level:g}")
-    chart.line(left, top, left, bottom)
-    chart.line(left, bottom, left + width, bottom)
-    chart.line(left, y_of(0.0), left + width, y_of(0.0), charts.MISS, "guess")
-    chart.text(12, top + height / 2, "d′", baseline="central", rotate=-90)
-    chart.text(left + width / 2, bottom + 28, f"level ({unit}, log scale)")
     lines = []
     for spread in sorted({d.get("spread", 0.0) for d in found}):
         name = f"spread {spread:g} {unit}"
         line = sorted((d for d in found if d.get("spread", 0.0) == spread),
                       key=lambda d: d["level"])
-        lines.append((name, [(x_of(d["level"]), y_of(d["dprime"]),
-                              f"{name}, level {d['level']:g}: d′ {d['dprime']:.2f}")
-                             for d in line]))
-    return _with_lines(chart, lines, left, left + width + 14, bottom + 44)
+        lines.append(NamedLine(name, [LinePoint(d["level"], d["dprime"],
+                                                f"{name}, level {d['level']:g}: "
+                                                f"d′ {d['dprime']:.2f}") for d in line]))
+    return Lines(f"{feature}: d′ by distractor spread",
+                 Axis(f"level ({unit}, log scale)", *_log_axis(levels[0], levels[-1]),
+                      _ticks(levels[0], levels[-1]), "log10"),
+                 Axis("d′", d_lo, d_hi, [Tick(t, f"{t:g}") for t in
+                                         range(math.ceil(d_lo), math.floor(d_hi) + 1)]),
+                 lines, chance=0.0)
 
 
-def _with_lines(chart: Any, lines: list[tuple[str, list[tuple[float, float, str]]]],
-                left: float, width: float, y_key: float) -> str:
-    """Each named line (points x, y and their tooltip) in its palette colour, joined, with
-    square markers and a key below the axes; the chart rendered."""
-    from visioneval.report import charts
-
-    for i, (name, points) in enumerate(lines):
-        colour = charts.PALETTE[i % len(charts.PALETTE)]
-        for (xa, ya, _), (xb, yb, _) in zip(points, points[1:], strict=False):
-            chart.line(xa, ya, xb, yb, colour, "series")
-        for cx, cy, tip in points:
-            chart.rect(cx - 2.5, cy - 2.5, 5, 5, colour, tip)
-        chart.rect(left, y_key + 14 * i - 4, 10, 8, colour)
-        chart.text(left + 14, y_key + 14 * i, name, anchor="start", baseline="central")
-    chart.width = width
-    chart.height = y_key + 14 * len(lines) + 4
-    return chart.render()
-
-
-def set_size_chart(sizes: list[dict[str, Any]]) -> str:
+def set_size_chart(sizes: list[dict[str, Any]]) -> Lines:
     """Proportion correct against set size (log2 axis), one line per condition."""
-    from visioneval.report import charts
-
-    chart = charts.Chart("Proportion correct against set size")
-    left, top, width, height = 46.0, 30.0, 260.0, 160.0
-    bottom = top + height
     every = sorted({s for block in sizes for s in block["set_sizes"]})
-    lo, hi = math.log2(every[0]) - 0.5, math.log2(every[-1]) + 0.5
-
-    def x_of(size: float) -> float:
-        return left + (math.log2(size) - lo) / (hi - lo) * width
-
-    def y_of(p: float) -> float:
-        return bottom - p * height
-
-    charts.axes(chart, charts.Frame(left, top, width, height),
-                [(y_of(p), f"{p:g}") for p in (0.0, 0.25, 0.5, 0.75, 1.0)],
-                [(x_of(s), str(s)) for s in every], "proportion correct",
-                "set size (log scale)")
     lines = []
     for block in sizes:
         name = f"{block['experiment']} {block['feature']}"
-        lines.append((name, [(x_of(s), y_of(k / n), f"{name}, set size {s}: {k}/{n}")
-                             for s, k, n in zip(block["set_sizes"], block["correct"],
-                                                block["n"], strict=True)]))
-    return _with_lines(chart, lines, left, left + width + 14, bottom + 44)
+        lines.append(NamedLine(name, [LinePoint(s, k / n, f"{name}, set size {s}: {k}/{n}")
+                                      for s, k, n in zip(block["set_sizes"], block["correct"],
+                                                         block["n"], strict=True)]))
+    return Lines("Proportion correct against set size",
+                 Axis("set size (log scale)", every[0] / math.sqrt(2),
+                      every[-1] * math.sqrt(2), [Tick(s, str(s)) for s in every], "log2"),
+                 Axis("proportion correct", 0.0, 1.0, PROPORTION), lines)
 
 
-def comparison(benchmark: str, views: Sequence[RunData]) -> ComparisonTable | None:
+def comparison(benchmark: str, views: Sequence[ReadableRun]) -> ComparisonTable | None:
     """One row per run: the threshold per feature (and set size) with its interval; lower
     is better (a smaller difference suffices)."""
     if not views or not all("thresholds" in v.metrics or "thresholds_unavailable"
@@ -405,11 +263,11 @@ def comparison(benchmark: str, views: Sequence[RunData]) -> ComparisonTable | No
                            sections=comparison_sections(views))
 
 
-def run_label(view: RunData) -> str:
+def run_label(view: ReadableRun) -> str:
     return f"{view.model} ({view.directory.name})"
 
 
-def comparison_sections(views: Sequence[RunData]) -> list[Section]:
+def comparison_sections(views: Sequence[ReadableRun]) -> list[Section]:
     """The compare page's figures and test: one chart per detection fit that two or more
     runs have, their curves overlaid, and each run's thresholds against the first's."""
     if len(views) < 2:
@@ -438,7 +296,7 @@ def comparison_sections(views: Sequence[RunData]) -> list[Section]:
     return out
 
 
-def difference_section(views: Sequence[RunData]) -> Section | None:
+def difference_section(views: Sequence[ReadableRun]) -> Section | None:
     """Each run after the first against the first, per fit both have (difference.py)."""
     from visioneval.benchmarks.psychophysics.difference import differences, interval_text
     from visioneval.stats.psychometric_fit import RESAMPLES

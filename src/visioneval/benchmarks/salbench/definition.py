@@ -18,12 +18,13 @@ from visioneval.benchmarks.salbench.spec import CONFIGS, TASKS
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition, ListedVariant
 from visioneval.core.blocks import Charts, ComparisonTable, Note, Section, Table
 from visioneval.core.capabilities import Demo
+from visioneval.core.figures import BarSeries, CountMatrix, GroupedBars, percent_interval
 from visioneval.core.foreign import ForeignReader
 from visioneval.core.headline import Headline
 from visioneval.core.marks import Interval, percent
 from visioneval.core.published import PublishedTable, RunBeside
 from visioneval.core.records import Record
-from visioneval.core.view import RunData
+from visioneval.core.view import ReadableRun
 
 # The paper's Table 1 columns (its results CSV's names) and the config behind each.
 TABLE1_COLUMNS = {
@@ -115,7 +116,7 @@ class SalBenchDefinition(BenchmarkDefinition):
 
         return headline(metrics)
 
-    def sections(self, view: RunData) -> list[Section]:
+    def sections(self, view: ReadableRun) -> list[Section]:
         rows = []
         for config, block in view.metrics.items():
             spec = CONFIGS[config]
@@ -132,8 +133,6 @@ class SalBenchDefinition(BenchmarkDefinition):
                              _pct(strict.get("sample_f1")),
                              fmt.interval(strict.get("exact_match_ci95")),
                              fmt.interval(strict.get("macro_f1_ci95"))])
-        from visioneval.report import charts  # only when a page is drawn
-
         # The headline: the table, its chart beside it, then what they mean; then the
         # false alarms on target-absent rows, when the run had any.
         out = [Section("Results (percent)", [
@@ -163,12 +162,11 @@ class SalBenchDefinition(BenchmarkDefinition):
             if config not in wanted:
                 continue
             per_class, classes = block["strict"]["per_class"], wanted[config]
-            series = {m.capitalize(): [100 * per_class[c][m] for c in classes]
-                      for m in ("precision", "recall", "f1")}
-            bars = charts.grouped_bars(classes, series, f"{config}: per-class (strict)",
-                                       "percent")
-            matrix = charts.heatmap(classes, [*classes, "(none)"], matrices[config],
-                                    f"{config}: true vs predicted (strict)", "predicted", "true")
+            series = [BarSeries(m.capitalize(), [100 * per_class[c][m] for c in classes])
+                      for m in ("precision", "recall", "f1")]
+            bars = GroupedBars(f"{config}: per-class (strict)", classes, series, "percent")
+            matrix = CountMatrix(f"{config}: true vs predicted (strict)", classes,
+                                 [*classes, "(none)"], matrices[config], "predicted", "true")
             out.append(Section(f"{config}: per class", [Charts([bars, matrix])]))
         return out
 
@@ -239,12 +237,12 @@ class SalBenchDefinition(BenchmarkDefinition):
 
         return table()
 
-    def beside_published(self, view: RunData) -> RunBeside:
+    def beside_published(self, view: ReadableRun) -> RunBeside:
         from visioneval.benchmarks.salbench.published import beside
 
         return beside(view.info, view.metrics)
 
-    def comparison(self, views: Sequence[RunData]) -> ComparisonTable:
+    def comparison(self, views: Sequence[ReadableRun]) -> ComparisonTable:
         """The paper's Table 1: models and shots as rows, macro F1 and exact match per
         task x image set (strict parser)."""
         header = ["Model", "Shot"]
@@ -279,13 +277,13 @@ class SalBenchDefinition(BenchmarkDefinition):
     def unparsed(self, metrics: dict[str, Any]) -> int | None:
         return sum(block.get("strict", {}).get("n_unparsed", 0) for block in metrics.values())
 
-    def print_main_table(self, view: RunData, console: Console) -> None:
+    def print_main_table(self, view: ReadableRun, console: Console) -> None:
         """Per config: EM and macro F1 of the headline parser with their 95% intervals."""
         from visioneval.benchmarks.salbench.tables import show_main
 
         show_main(view.metrics, _label(view), console)
 
-    def print_tables(self, view: RunData, console: Console) -> None:
+    def print_tables(self, view: ReadableRun, console: Console) -> None:
         from visioneval.benchmarks.salbench.tables import show
 
         show(view.metrics, _label(view), console)
@@ -297,7 +295,7 @@ class SalBenchDefinition(BenchmarkDefinition):
         return {"lmms-eval": SalBenchLmmsEval()}
 
 
-def _label(view: RunData) -> dict[str, Any]:
+def _label(view: ReadableRun) -> dict[str, Any]:
     return {"model": view.model, "shots": view.info.options.get("shots", 0)}
 
 
@@ -392,25 +390,23 @@ def _target_absent_blocks(metrics: dict[str, Any]) -> list[Any]:
             Note(TARGET_ABSENT_NOTE)]
 
 
-def _headline_chart(metrics: dict[str, Any]) -> str:
+def _headline_chart(metrics: dict[str, Any]) -> GroupedBars:
     """EM and macro F1 per config (strict parser) with their 95% intervals as error bars;
     a second prompt family's beside them (--prompt both)."""
-    from visioneval.report import charts
-
     configs = list(metrics)
     families = [("", lambda block: block)] + [
         (f" ({family} prompt)", lambda block, f=family: (block.get("by_prompt") or {}).get(f, {}))
         for family in dict.fromkeys(f for b in metrics.values() for f in b.get("by_prompt") or {})]
-    series: dict[str, list[float | None]] = {}
-    intervals: dict[str, list[tuple[float, float] | None]] = {}
+    series = []
     for suffix, pick in families:
         for metric, name in (("exact_match", "EM"), ("macro_f1", "macro F1")):
             blocks = [pick(metrics[c]).get("strict") or {} for c in configs]
-            key = name + suffix
-            series[key] = [None if b.get(metric) is None else 100 * b[metric] for b in blocks]
-            intervals[key] = [charts.percent_interval(b.get(f"{metric}_ci95")) for b in blocks]
-    return charts.grouped_bars(configs, series, "EM and macro F1 per config (strict parser)",
-                               "percent", intervals=intervals)
+            series.append(BarSeries(
+                name + suffix, [None if b.get(metric) is None else 100 * b[metric]
+                                for b in blocks],
+                [percent_interval(b.get(f"{metric}_ci95")) for b in blocks]))
+    return GroupedBars("EM and macro F1 per config (strict parser)", configs, series,
+                       "percent")
 
 
 class RescoredSalBench(SalBenchDefinition):

@@ -25,9 +25,8 @@ from visioneval.benchmarks.salbench.spec import CONFIGS, LMMS_EVAL_SUFFIX
 from visioneval.core.foreign import Answered, Item, LogFile, RescoreRequest, Source
 from visioneval.core.idset import digest
 from visioneval.core.records import Sample, SkippedRow, user
-from visioneval.excerpts import excerpt
+from visioneval.foreign import lmms_eval
 from visioneval.io.lines import BadLines
-from visioneval.rescore import lmms_eval
 
 # lmms-eval task -> HF config (the task yaml's dataset_name).
 TASKS = {config.lower(): config for config in CONFIGS}
@@ -38,17 +37,13 @@ RESCORED = "visioneval.benchmarks.salbench.definition:RESCORED"
 ID_METRICS = ("all_cat_f1", "all_cat_precision", "all_cat_recall")
 
 
-
-
-class Checks:
-    """What the reading found besides the records, for run.json and the printout."""
+class Checks(lmms_eval.Checks):
+    """What the reading found besides the records, for run.json and the printout (the
+    logged exact match compared; prompts that are not question + lmms-eval's suffix)."""
 
     def __init__(self) -> None:
-        self.compared = 0  # samples whose logged exact match was compared with ours
-        self.differ = 0
-        self.other_prompts = 0  # prompts that are not question + lmms-eval's suffix
+        super().__init__()
         self.without_id = 0  # samples whose line carries no image id
-        self.raw_differs = 0  # samples whose raw response differs from the filtered one
 
     def as_dict(self) -> dict[str, Any]:
         return {"checks": {
@@ -73,22 +68,16 @@ class Checks:
         return out
 
 
-class SalBenchLmmsEval:
+class SalBenchLmmsEval(lmms_eval.Reader):
     """The reader of lmms-eval's SalBench samples files."""
 
-    tool = lmms_eval.TOOL
-
-    def tasks(self) -> Sequence[str]:
-        return tuple(TASKS)
-
-    def other_benchmark(self, task: str) -> str | None:
-        return None
+    task_names = TASKS
 
     def read(self, logs: Sequence[LogFile], request: RescoreRequest,
              bad: BadLines) -> Source:
-        facts = {f.path: lmms_eval.run_facts(f) for f in logs}
+        found = lmms_eval.provenance(logs, request, LMMS_GENERATION)
         configs = [c for c in CONFIGS if any(TASKS[f.task] == c for f in logs)]
-        limits = {facts[f.path].limited_to for f in logs}
+        limits = {found.facts[f.path].limited_to for f in logs}
         options = SalBenchOptions(configs=configs, shots=0, prompt="lmms-eval",
                                   num_samples=limits.pop() if len(limits) == 1 else None)
         checks = Checks()
@@ -97,10 +86,7 @@ class SalBenchLmmsEval:
             options=options.model_dump(),
             dataset={"source": "lmms-eval samples logs (answers and labels; no images)",
                      "files": {TASKS[f.task]: [f.path.name] for f in logs}},
-            generation=lmms_eval.generation(
-                lmms_eval.common(f.generation() for f in facts.values()), LMMS_GENERATION),
-            model=lmms_eval.model_name(logs, facts, request.model),
-            tool_run=lmms_eval.tool_run(facts.values()),
+            generation=found.generation, model=found.model, tool_run=found.tool_run,
             items=self._items(logs, bad, checks),
             checks=checks.as_dict, notes=checks.notes)
 
@@ -134,11 +120,8 @@ class SalBenchLmmsEval:
         seen.add(key)
         self._check(logged, answer, checks)
         response = logged.response()
-        extra: dict[str, Any] = {"task": logged.task, "doc_id": logged.doc_id,
-                                 "file": logged.file.name, "line": logged.line}
-        if logged.filtered is not None and logged.filtered != logged.raw:
-            checks.raw_differs += 1
-            extra["filtered_resps"] = excerpt(logged.filtered)
+        extra = checks.where(logged)
+        checks.keep_filtered(logged, extra)
         logged_em = lmms_eval.score_field(logged.metric("exact_match"))
         if logged_em is not None:
             extra["exact_match"] = logged_em

@@ -15,10 +15,11 @@ from visioneval.benchmarks.vqa.metrics import VqaMetrics
 from visioneval.benchmarks.vqa.options import VqaOptions
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import Charts, ComparisonTable, Note, Section, Table
+from visioneval.core.figures import BarSeries, GroupedBars, percent_interval
 from visioneval.core.headline import Headline, from_block
 from visioneval.core.marks import percent
 from visioneval.core.records import Record
-from visioneval.core.view import RunData
+from visioneval.core.view import ReadableRun
 from visioneval.terminal import line
 
 NOTES = {
@@ -65,7 +66,7 @@ class VqaDefinition(BenchmarkDefinition):
         return from_block(f"accuracy ({metrics.get('scorer', '?')} scorer)",
                           metrics.get("overall"), "accuracy")
 
-    def sections(self, view: RunData) -> list[Section]:
+    def sections(self, view: ReadableRun) -> list[Section]:
         metrics = view.metrics
         scorer = metrics.get("scorer", "?")
         header = ["group", "n", "errors", "unparsed", "ambiguous", "accuracy",
@@ -89,21 +90,19 @@ class VqaDefinition(BenchmarkDefinition):
         chart: list[Charts] = []
         groups = metrics.get("groups", {})
         if len(groups) > 1:
-            from visioneval.report import charts  # only when a page is drawn
-
             names = list(groups)
             accuracy = [None if groups[g].get("accuracy") is None
                         else 100 * groups[g]["accuracy"] for g in names]
-            spans = [charts.percent_interval(groups[g].get("accuracy_ci95")) for g in names]
-            chart.append(Charts([charts.grouped_bars(
-                names, {"accuracy": accuracy}, f"{scorer} accuracy per group", "percent",
-                intervals={"accuracy": spans})]))
+            spans = [percent_interval(groups[g].get("accuracy_ci95")) for g in names]
+            chart.append(Charts([GroupedBars(
+                f"{scorer} accuracy per group", names, [BarSeries("accuracy", accuracy, spans)],
+                "percent")]))
         return [Section("Results (percent)", [Table(header, rows), *chart, *notes])]
 
-    def print_main_table(self, view: RunData, console: Console) -> None:
+    def print_main_table(self, view: ReadableRun, console: Console) -> None:
         tables.show(view.metrics, view.model, console)
 
-    def print_tables(self, view: RunData, console: Console) -> None:
+    def print_tables(self, view: ReadableRun, console: Console) -> None:
         """The main table, then what its scorer does."""
         tables.show(view.metrics, view.model, console)
         note = NOTES.get(view.metrics.get("scorer", ""))
@@ -133,7 +132,7 @@ class VqaDefinition(BenchmarkDefinition):
         return {"t": str(target), "labels": labels, "v": views,
                 "meta": f"{record.metadata.get('file', '')} row {record.metadata.get('row')}"}
 
-    def comparison(self, views: Sequence[RunData]) -> ComparisonTable:
+    def comparison(self, views: Sequence[ReadableRun]) -> ComparisonTable:
         """Accuracy (and unparsed share) per model and scorer, overall and per group."""
         groups = list(dict.fromkeys(g for v in views for g in v.metrics.get("groups", {})))
         groups = groups if len(groups) > 1 else []

@@ -19,13 +19,14 @@ Facts from lmms-eval's own code (EvolvingLMMs-Lab/lmms-eval; docs/rescore.md cit
   claude, qwen_vl_api, llava_hf ...). An empty answer is therefore recorded as an error,
   never scored. Responses pass `sanitize_list` (`str()`).
 
-Nothing here names a benchmark: a benchmark's reader turns a `Logged` into its own sample.
+Nothing here names a benchmark: a benchmark's reader (a `Reader`) turns a `Logged` into its
+own sample.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,8 +34,9 @@ from typing import Any
 import orjson
 
 from visioneval.backends import reasoning
-from visioneval.core.foreign import LogFile
+from visioneval.core.foreign import LogFile, RescoreRequest
 from visioneval.core.records import Response
+from visioneval.excerpts import excerpt
 from visioneval.io.lines import BadLines, json_lines
 
 log = logging.getLogger(__name__)
@@ -310,3 +312,64 @@ def generation(kwargs: Any, task_default: dict[str, Any]) -> dict[str, Any]:
         return dict(task_default)
     return {"temperature": kwargs.get("temperature"),
             "max_tokens": kwargs.get("max_new_tokens"), "seed": None}
+
+
+# -- what every benchmark's reader shares --------------------------------------------------
+
+class Checks:
+    """What every reader counts besides the records: the logged scores compared with the
+    same rule here and how many differ, the prompts that are not the task's, and the
+    samples whose raw response differs from the one lmms-eval scored (`filtered_resps`)."""
+
+    def __init__(self) -> None:
+        self.compared = 0
+        self.differ = 0
+        self.other_prompts = 0
+        self.raw_differs = 0
+
+    def where(self, logged: Logged) -> dict[str, Any]:
+        """Where a sample was logged, as its record's metadata keeps it."""
+        return {"task": logged.task, "doc_id": logged.doc_id, "file": logged.file.name,
+                "line": logged.line}
+
+    def keep_filtered(self, logged: Logged, kept: dict[str, Any]) -> None:
+        """The response lmms-eval scored, kept (an excerpt) where it is not the raw one."""
+        if logged.filtered is not None and logged.filtered != logged.raw:
+            self.raw_differs += 1
+            kept["filtered_resps"] = excerpt(logged.filtered)
+
+
+class Reader:
+    """The start of a benchmark's reader of lmms-eval's samples files: the tool, and the
+    lmms-eval tasks it reads (the keys of `task_names`); a task of another benchmark of the
+    same name is unknown unless the reader says why it is not read."""
+
+    tool = TOOL
+    task_names: Mapping[str, object] = {}
+
+    def tasks(self) -> Sequence[str]:
+        return tuple(self.task_names)
+
+    def other_benchmark(self, task: str) -> str | None:
+        return None
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """What run.json records of the logs' runs: each samples file's results facts, the
+    generation settings, the model and the tool's run."""
+
+    facts: dict[Path, RunFacts]
+    generation: dict[str, Any]
+    model: str
+    tool_run: dict[str, Any]
+
+
+def provenance(logs: Sequence[LogFile], request: RescoreRequest,
+               task_default: dict[str, Any]) -> Provenance:
+    """The logs' provenance; `task_default`: the task yaml's generation settings, used when
+    no results file kept the run's own."""
+    facts = {f.path: run_facts(f) for f in logs}
+    return Provenance(facts, generation(common(f.generation() for f in facts.values()),
+                                        task_default),
+                      model_name(logs, facts, request.model), tool_run(facts.values()))
