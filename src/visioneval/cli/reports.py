@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from visioneval.core.benchmark import BenchmarkDefinition
-    from visioneval.core.rundir import RunView
+    from visioneval.core.rundir import OpenedRun
     from visioneval.report.reference import ReferenceReport
 
 # visioneval never imports code a run directory names: a run of the user's own benchmark is
@@ -34,8 +34,8 @@ def named_definition(definition: str | None) -> BenchmarkDefinition | None:
 
 
 def warn_untrusted(err: Console, lines: list[str | None]) -> None:
-    """The one line per run shown with the generic definition (`RunView.untrusted`) or
-    whose data changed since it ran (`RunView.data_change`)."""
+    """The one line per run shown with the generic definition (`OpenedRun.untrusted`) or
+    whose data changed since it ran (`OpenedRun.data_change`)."""
     from visioneval.terminal import warning_line
 
     for line in dict.fromkeys(line for line in lines if line):
@@ -214,7 +214,7 @@ def compare(
     raise typer.Exit(guarded(err, action))
 
 
-def _beside_published(run_dirs: Sequence[Path | RunView], reference: str | None,
+def _beside_published(run_dirs: Sequence[Path | OpenedRun], reference: str | None,
                       reference_model: str | None, common_only: bool) -> ReferenceReport | None:
     """compare's --reference part (None when not asked)."""
     from visioneval.report.reference import REFERENCES, beside_paper

@@ -17,7 +17,7 @@ from rich.table import Table
 
 from visioneval.core.capabilities import PairsRecords
 from visioneval.core.records import Record
-from visioneval.core.rundir import RunView, load_all
+from visioneval.core.rundir import OpenedRun, load_all
 from visioneval.stats import power as formulas
 from visioneval.stats.paired import PairedCollector, PairedRow
 
@@ -77,7 +77,7 @@ class Proportion:
 # -- reading pilot runs -----------------------------------------------------------------------
 
 
-def _outcome_reader(view: RunView) -> Callable[[Record], dict[str, PairedRow]] | None:
+def _outcome_reader(view: OpenedRun) -> Callable[[Record], dict[str, PairedRow]] | None:
     """Per record, the run's 0/1 outcomes by metric: the rows `visioneval compare`'s McNemar
     tests pair (the benchmark's `paired_rows`, by the trust rule), else the headline
     proportion the benchmark itself reads per record (`Benchmark.headline_outcome`, as
@@ -108,7 +108,7 @@ def _outcome_reader(view: RunView) -> Callable[[Record], dict[str, PairedRow]] |
     return headline
 
 
-def collect(view: RunView) -> PairedCollector:
+def collect(view: OpenedRun) -> PairedCollector:
     """The run's 0/1 outcomes per metric, streamed from its journal (failed requests are left
     out, as the metrics leave them out); a metric with any other value is dropped."""
     read = _outcome_reader(view)
@@ -127,7 +127,7 @@ def collect(view: RunView) -> PairedCollector:
     return collector
 
 
-def _no_proportion(view: RunView) -> str:
+def _no_proportion(view: OpenedRun) -> str:
     why = f" ({view.untrusted})" if view.untrusted else ""
     return (f"{view.directory}: this {view.benchmark} run's metrics have no main number "
             "that is a share of samples (accuracy, exact match or recall: 0 or 1 per "

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from visioneval.core.rows import DataRow, Made, ParquetRows
     from visioneval.core.runfiles import RunInfo
     from visioneval.core.solver import Solver
-    from visioneval.core.view import RunData
+    from visioneval.core.view import ReadableRun
 
 OptionsT = TypeVar("OptionsT", bound=BaseModel)
 
@@ -415,7 +415,7 @@ class BenchmarkDefinition:
 
         return accuracy.headline(metrics)
 
-    def sections(self, view: RunData) -> list[Section]:
+    def sections(self, view: ReadableRun) -> list[Section]:
         """The report's tables and charts for a run with records: the default metrics'
         table (`core/accuracy.py`); for metrics of another shape, the accuracy recomputed
         from the records' `metric` score (when they carry it) and every number of
@@ -437,7 +437,7 @@ class BenchmarkDefinition:
                  for k, v in record.scores.items()}
         return {"t": str(record.target), "labels": [], "v": views}
 
-    def comparison(self, views: Sequence[RunData]) -> ComparisonTable | None:
+    def comparison(self, views: Sequence[ReadableRun]) -> ComparisonTable | None:
         """Several runs in one table: accuracy per run for the default metrics; None for
         metrics of another shape (`compare` then shows the share answered)."""
         from visioneval.core import accuracy
@@ -449,7 +449,7 @@ class BenchmarkDefinition:
         return None
 
     # -- the terminal -------------------------------------------------------------------------
-    def print_main_table(self, view: RunData, console: Console) -> None:
+    def print_main_table(self, view: ReadableRun, console: Console) -> None:
         """The table a run ends with, within 100 columns: the headline numbers with their
         95% intervals (the run's other tables are in its report and `visioneval show`). By
         default the default metrics' table; nothing for metrics of another shape."""
@@ -458,7 +458,7 @@ class BenchmarkDefinition:
         if accuracy.is_accuracy(view.metrics):
             accuracy.show(view.metrics, f"{view.benchmark}: {view.model}", console)
 
-    def print_tables(self, view: RunData, console: Console) -> None:
+    def print_tables(self, view: ReadableRun, console: Console) -> None:
         """Every table of a run in the terminal, within 100 columns (`visioneval show`,
         which reads the run directory only): by default the main table, then the report's
         sections as text when the definition draws its own."""

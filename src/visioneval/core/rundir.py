@@ -160,7 +160,3 @@ def load_all(items: Sequence[Path | OpenedRun],
     user named for them (`--definition`), else each is read by the trust rule
     (`registry.for_run`)."""
     return [item if isinstance(item, OpenedRun) else load(item, definition) for item in items]
-
-
-RunView = OpenedRun
-"""Its earlier name, still used by the commands (cli/, suite/)."""

@@ -35,7 +35,3 @@ class ReadableRun(Protocol):
 
     def iter_records(self) -> Iterator[Record]:
         """One record per sample, streamed."""
-
-
-RunData = ReadableRun
-"""Its earlier name, still used by the benchmark contract (core/benchmark.py)."""

@@ -24,7 +24,7 @@ from visioneval.terminal import line
 
 if TYPE_CHECKING:
     from visioneval.core.benchmark import BenchmarkDefinition
-    from visioneval.core.rundir import RunView
+    from visioneval.core.rundir import OpenedRun
     from visioneval.report.reference import ReferenceReport
 
 HAS_RESULTS = ("finished", "finished with errors", "done before")
@@ -86,13 +86,13 @@ def parts(plan: SuitePlan, outcomes: list[RunOutcome]) -> list[Part]:
     return out
 
 
-def _beside_published(done: list[PlannedRun], views: list[RunView],
+def _beside_published(done: list[PlannedRun], views: list[OpenedRun],
                       named: BenchmarkDefinition | None) -> ReferenceReport:
     """Each run beside its published row: a model's `published_as` names the published
     model, else its own model name is matched."""
     from visioneval.report import reference as published
 
-    groups: dict[str | None, list[RunView]] = {}
+    groups: dict[str | None, list[OpenedRun]] = {}
     for run, view in zip(done, views, strict=True):
         groups.setdefault(run.model.published_as, []).append(view)
     reports = [published.beside_paper(group, name, definition_named=named,
