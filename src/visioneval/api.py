@@ -141,17 +141,6 @@ async def _arun(spec: RunSpec, progress: bool, report: bool,
                      result.status, page, found)
 
 
-def _definition_of(bench: Benchmark, given: BenchmarkDefinition | None
-                   ) -> BenchmarkDefinition:
-    """The definition the caller gave, a registered one of the same name, or (a Benchmark
-    object of no definition) the base's defaults."""
-    if given is not None:
-        return given
-    if bench.name in registry.names():
-        return registry.definition(bench.name)
-    return BenchmarkDefinition()
-
-
 def _report(directory: Path, given: BenchmarkDefinition | None) -> Path | None:
     """The end-of-run report, drawn with the definition this call ran (None: a Benchmark
     object, shown by the registered definition of its name, or the generic one)."""
