@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError
 from visioneval.core.records import GenerationSettings
 from visioneval.engine.options import EngineOptions
 from visioneval.shards import Shard
+from visioneval.validation import first_error
 
 RUN_FORMAT = 2
 """The layout of run.json and samples.jsonl, written as run.json's `run_format`. Runs from
@@ -564,14 +565,6 @@ def check_metrics(metrics: Any, model: MetricsModel = Metrics) -> dict[str, Any]
 
 
 # -- reading and migrating ----------------------------------------------------------------
-
-
-def first_error(exc: ValidationError) -> str:
-    """A validation error in one line: the first field and what is wrong with it."""
-    error = exc.errors()[0]
-    where = ".".join(str(part) for part in error["loc"])
-    return f"{where or 'value'}: {error['msg']}" + (
-        f" ({len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else "")
 
 
 def run_format(data: Mapping[str, Any]) -> int:
