@@ -38,6 +38,7 @@ from visioneval.backends.base import (
 from visioneval.backends.ratelimit import RateLimiter
 from visioneval.backends.served import served_text
 from visioneval.core.records import Request, Response
+from visioneval.core.runfiles import DispatchStats, EndpointStats
 
 log = logging.getLogger(__name__)
 
@@ -50,8 +51,9 @@ PROBE_TIMEOUT_S = 10.0
 
 
 @dataclass
-class EndpointStats:
-    """What one endpoint did in a session (run.json: sessions[i].endpoints[url])."""
+class EndpointCounter:
+    """What one endpoint does in a session, counted as it goes; `recorded` is what run.json
+    keeps of it (sessions[i].endpoints[url])."""
 
     requests: int = 0
     errors: int = 0
@@ -59,12 +61,12 @@ class EndpointStats:
     latency_s_total: float = 0.0
     taken_out: int = 0
 
-    def as_dict(self) -> dict[str, Any]:
+    def recorded(self) -> EndpointStats:
         """Latency is the mean over answered attempts, from the moment the request was on
         the wire; None when nothing was answered (never 0)."""
         mean = round(self.latency_s_total / self.answered, 4) if self.answered else None
-        return {"requests": self.requests, "errors": self.errors, "latency_s_mean": mean,
-                "taken_out": self.taken_out}
+        return EndpointStats(requests=self.requests, errors=self.errors,
+                             latency_s_mean=mean, taken_out=self.taken_out)
 
 
 @dataclass(eq=False)
@@ -76,7 +78,7 @@ class Endpoint:
     failures: int = 0
     probe_delay_s: float = PROBE_FIRST_S
     probe: asyncio.Task[None] | None = None
-    stats: EndpointStats = field(default_factory=EndpointStats)
+    stats: EndpointCounter = field(default_factory=EndpointCounter)
 
 
 class Replicas(Backend):
@@ -305,16 +307,17 @@ class Replicas(Backend):
     # What run.json and the progress line show.
 
     def endpoint_stats(self) -> dict[str, dict[str, Any]]:
-        return {e.label: e.stats.as_dict() for e in self.endpoints}
+        return {e.label: e.stats.recorded().model_dump() for e in self.endpoints}
 
     def dispatch_stats(self) -> dict[str, Any]:
-        stats: dict[str, Any] = {"concurrency_per_endpoint": self.per_endpoint,
-                                 "concurrency_ceiling": self.aimd.ceiling,
-                                 "concurrency_lowest": self.aimd.allowed_lowest,
-                                 "concurrency_end": self.aimd.allowed, "http_429": self.http_429}
-        if self.limiter is not None:
-            stats["rate_limit_wait_s"] = round(self.limiter.stats.waited_s, 3)
-        return stats
+        """run.json's `DispatchStats`; the wait for --rpm/--tpm only when they were given."""
+        waited = {} if self.limiter is None else \
+            {"rate_limit_wait_s": round(self.limiter.stats.waited_s, 3)}
+        return DispatchStats(concurrency_per_endpoint=self.per_endpoint,
+                             concurrency_ceiling=self.aimd.ceiling,
+                             concurrency_lowest=self.aimd.allowed_lowest,
+                             concurrency_end=self.aimd.allowed, http_429=self.http_429,
+                             **waited).model_dump(exclude_unset=True)
 
 
 class _Lease:
