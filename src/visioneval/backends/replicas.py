@@ -38,7 +38,6 @@ from visioneval.backends.base import (
 from visioneval.backends.ratelimit import RateLimiter
 from visioneval.backends.served import served_text
 from visioneval.core.records import Request, Response
-from visioneval.core.runfiles import DispatchStats, EndpointStats
 
 log = logging.getLogger(__name__)
 
@@ -61,12 +60,14 @@ class EndpointCounter:
     latency_s_total: float = 0.0
     taken_out: int = 0
 
-    def recorded(self) -> EndpointStats:
-        """Latency is the mean over answered attempts, from the moment the request was on
-        the wire; None when nothing was answered (never 0)."""
+    def recorded(self) -> dict[str, Any]:
+        """run.json's `EndpointStats` of it (the backends import no run file: run.json's
+        model imports the engine's options, which name the backends). Latency is the mean
+        over answered attempts, from the moment the request was on the wire; None when
+        nothing was answered (never 0)."""
         mean = round(self.latency_s_total / self.answered, 4) if self.answered else None
-        return EndpointStats(requests=self.requests, errors=self.errors,
-                             latency_s_mean=mean, taken_out=self.taken_out)
+        return {"requests": self.requests, "errors": self.errors, "latency_s_mean": mean,
+                "taken_out": self.taken_out}
 
 
 @dataclass(eq=False)
@@ -307,17 +308,17 @@ class Replicas(Backend):
     # What run.json and the progress line show.
 
     def endpoint_stats(self) -> dict[str, dict[str, Any]]:
-        return {e.label: e.stats.recorded().model_dump() for e in self.endpoints}
+        return {e.label: e.stats.recorded() for e in self.endpoints}
 
     def dispatch_stats(self) -> dict[str, Any]:
         """run.json's `DispatchStats`; the wait for --rpm/--tpm only when they were given."""
-        waited = {} if self.limiter is None else \
-            {"rate_limit_wait_s": round(self.limiter.stats.waited_s, 3)}
-        return DispatchStats(concurrency_per_endpoint=self.per_endpoint,
-                             concurrency_ceiling=self.aimd.ceiling,
-                             concurrency_lowest=self.aimd.allowed_lowest,
-                             concurrency_end=self.aimd.allowed, http_429=self.http_429,
-                             **waited).model_dump(exclude_unset=True)
+        stats: dict[str, Any] = {"concurrency_per_endpoint": self.per_endpoint,
+                                 "concurrency_ceiling": self.aimd.ceiling,
+                                 "concurrency_lowest": self.aimd.allowed_lowest,
+                                 "concurrency_end": self.aimd.allowed, "http_429": self.http_429}
+        if self.limiter is not None:
+            stats["rate_limit_wait_s"] = round(self.limiter.stats.waited_s, 3)
+        return stats
 
 
 class _Lease:
