@@ -732,7 +732,7 @@ def test_a_results_file_is_read_line_by_line_under_its_caps(tmp_path, monkeypatc
     connection dropped mid-file are BatchFailures, never raised."""
     import gzip
 
-    from visioneval.backends.batch import openai as openai_batch
+    from visioneval.backends.batch import transport
     from visioneval.backends.batch.base import BatchState
     from visioneval.backends.http import HttpLimits
 
@@ -778,7 +778,7 @@ def test_a_results_file_is_read_line_by_line_under_its_caps(tmp_path, monkeypatc
             for file_id in ("whole", "dropped", "dense"):
                 out.append(await client.results(BatchState("b", "completed", True,
                                                            files=(file_id,)), tmp_path))
-            monkeypatch.setattr(openai_batch, "FILE_CAP_BYTES", len(body) - 1)
+            monkeypatch.setattr(transport, "FILE_CAP_BYTES", len(body) - 1)
             out.append(await client.results(BatchState("b", "completed", True,
                                                        files=("whole",)), tmp_path))
         finally:

@@ -19,6 +19,7 @@ DOC = Path(__file__).parents[1] / "docs" / "architecture.md"
 # Bottom first. A unit is a folder of the package or one of its root modules; "__init__" is
 # the package's own face (the Python API's names, which load on first use).
 LAYERS: list[tuple[str, ...]] = [
+    ("validation",),
     ("io", "pages", "stats", "validators", "fmt", "exactsum", "csvcells", "excerpts", "terminal",
      "invocation", "shards", "synthout", "workers"),
     ("core",),

@@ -18,9 +18,9 @@ from visioneval.io.pageheader import DATA_PAGE, DICTIONARY_PAGE, read_page_heade
 
 N = 40
 IMAGE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
-# a budget that streams every page and dictionary through the Python decoders, in small
+# buffer sizes that stream every page and dictionary through the Python decoders, in small
 # reads, keeping no dictionary values: every path of the reader on small files
-TIGHT = pagestream.Budget(read_chunk=1000, whole_page=0, dictionary_cache=0)
+TIGHT = pagestream.BufferSizes(read_chunk=1000, whole_page=0, dictionary_cache=0)
 
 
 def _cell(rnd: random.Random, i: int) -> bytes | None:
@@ -113,22 +113,22 @@ def test_rows_equal_pyarrow_and_the_streamer_reads_every_page(tmp_path, kind, co
         picked = list(reversed(columns))[:2]
         assert [r.values for r in parquet.iter_rows([path], picked, streaming=streaming)
                 ] == pq.read_table(path, columns=picked).to_pylist()
-    # the streamer itself read every page (no fallback), with both budgets
+    # the streamer itself read every page (no fallback), with both sizes
     name = "image" if kind == "binary" else "image.bytes"
     cells = table.column("image").to_pylist()
     expected = [c if kind == "binary" else (c is not None, c and c["bytes"]) for c in cells]
     kinds, pages = set(), []
-    for budget in (pagestream.Budget(), TIGHT):
+    for buffers in (pagestream.BufferSizes(), TIGHT):
         got = []
         for group in range(pq.ParquetFile(path).metadata.num_row_groups):
             chunk = _leaf(path, name, group)
-            if budget is TIGHT:
+            if buffers is TIGHT:
                 kinds |= {h.kind for h in _pages(chunk)}
                 assert list(pagestream.page_headers(path, chunk.start, chunk.end)) == \
                     _pages(chunk)
                 pages += [h.num_values for h in _pages(chunk) if h.kind != DICTIONARY_PAGE]
             got += [value if kind == "binary" else (level >= 1, value)
-                    for level, value in pagestream.stream_values(chunk, budget)]
+                    for level, value in pagestream.stream_values(chunk, buffers)]
         assert got == expected
     assert (DICTIONARY_PAGE in kinds) == (encoding != "plain")
     # a page per row (nulls share the next row's), or a page per row group (3 groups)
@@ -294,7 +294,7 @@ def test_a_40_mb_page_streams_through_a_few_mb(one_big_page, codec, dictionary):
     assert count == IMAGES
     # an image being read, the one before it, a read chunk, the snappy window and output,
     # and the recently used values a streamed dictionary keeps for repeats
-    cache = pagestream.Budget().dictionary_cache if dictionary else 0
+    cache = pagestream.BufferSizes().dictionary_cache if dictionary else 0
     assert peak < 5 * IMAGE_BYTES + (4 << 20) + cache, peak
     assert peak < big.uncompressed_size / 3
 

@@ -72,7 +72,7 @@ def _snappy_with_far_copies(plain: bytes, copied: int, far: int, size: int) -> b
 
 def test_a_snappy_copy_past_the_window_falls_back_from_that_row(tmp_path):
     rnd = random.Random(3)
-    head = rnd.randbytes(4_400_000)  # over Budget().whole_page: streamed, not whole
+    head = rnd.randbytes(4_400_000)  # over BufferSizes().whole_page: streamed, not whole
     far = 70_000
     big = head + head[-far:]
     values = [b"first", rnd.randbytes(500), big, b"last"]
@@ -114,7 +114,7 @@ def test_a_dictionary_read_out_of_order_too_often_falls_back(tmp_path):
     chunk = _leaf(path, "image", 0)
     with pytest.raises(pagestream.Unsupported, match="out of order"):
         list(pagestream.stream_values(chunk, TIGHT))
-    few = pagestream.Budget(read_chunk=1000, whole_page=0, dictionary_cache=4500)  # a and b
+    few = pagestream.BufferSizes(read_chunk=1000, whole_page=0, dictionary_cache=4500)  # a and b
     assert [v for _, v in pagestream.stream_values(chunk, few)] == values
     fewer_repeats = values[:10] + [c]  # 4 re-reads: under the limit
     pq.write_table(pa.table({"image": pa.array(fewer_repeats, pa.binary())}), path)
@@ -171,16 +171,16 @@ def test_a_garbage_page_header_is_one_data_error(tmp_path):
     _pyarrow_error_line(path)
 
 
-@pytest.mark.parametrize("budget", [pagestream.Budget(), TIGHT])
+@pytest.mark.parametrize("buffers", [pagestream.BufferSizes(), TIGHT])
 @pytest.mark.parametrize("codec", ["SNAPPY", "GZIP", "ZSTD", "BROTLI"])
-def test_a_corrupt_compressed_page_is_one_data_error(tmp_path, codec, budget):
+def test_a_corrupt_compressed_page_is_one_data_error(tmp_path, codec, buffers):
     path = _hf_file(tmp_path, codec)
     chunk = _leaf(path, "image.bytes", 0)
     header = _pages(chunk)[0]
     # snappy's length preamble; gzip's and zstd's magic numbers; brotli's window bits
     _damage(path, chunk.start + header.size, b"\xff\xff\xff\x01")
     with pytest.raises(pagestream.PageError, match=codec.lower()):
-        list(pagestream.stream_values(chunk, budget))
+        list(pagestream.stream_values(chunk, buffers))
     assert f"row group 0, column image.bytes: {codec.lower()}" in _error_line(path)
     _pyarrow_error_line(path)
 

@@ -6,8 +6,7 @@ from typing import Any
 
 from visioneval.backends import body, reasoning, replies
 from visioneval.backends.base import PreflightError
-from visioneval.backends.http import HttpBackend, HttpLimits
-from visioneval.backends.keys import MODEL_FLAGS, TargetFlags
+from visioneval.backends.http import HttpBackend
 from visioneval.backends.replies import MetadataReader
 from visioneval.backends.served import from_model_list
 from visioneval.core.records import Message, Request, Response
@@ -42,12 +41,7 @@ def messages_payload(model: str, request: Request) -> dict[str, Any]:
 
 class AnthropicBackend(HttpBackend):
     name = "anthropic"
-
-    def __init__(self, model: str, base_url: str = DEFAULT_BASE_URL, *, api_key: str | None,
-                 api_key_env: str | None, connections: int = 64,
-                 limits: HttpLimits | None = None, flags: TargetFlags = MODEL_FLAGS):
-        super().__init__(model, base_url, api_key=api_key, api_key_env=api_key_env,
-                         connections=connections, limits=limits, flags=flags)
+    default_base_url = DEFAULT_BASE_URL
 
     def auth_headers(self) -> dict[str, str]:
         headers = {"anthropic-version": API_VERSION}
@@ -75,8 +69,7 @@ class AnthropicBackend(HttpBackend):
 def parse_messages_response(data: Any, meta: MetadataReader) -> Response:
     """The one place a Messages API reply is read: the text blocks of `content`, in order,
     are the answer; thinking blocks (extended thinking) are set aside as its reasoning."""
-    if not isinstance(data, dict):
-        raise replies.malformed("the body", data)
+    data = replies.body_object(data)
     finish = meta.text(data.get("stop_reason"), "stop_reason")
     content = data.get("content", replies.MISSING)
     if not isinstance(content, list):

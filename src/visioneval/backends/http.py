@@ -89,9 +89,14 @@ class HttpBackend(Backend):
     options that name its server and key on the command in use, for the lines that say
     what to change (`--judge-base-url` for a judge, not `--base-url`)."""
 
-    def __init__(self, model: str, base_url: str, *, api_key: str | None = None,
+    default_base_url: str = ""
+    """The provider's own server: where requests go when no `base_url` is given."""
+
+    def __init__(self, model: str, base_url: str | None = None, *, api_key: str | None = None,
                  api_key_env: str | None = None, connections: int = 64,
                  limits: HttpLimits | None = None, flags: TargetFlags = MODEL_FLAGS):
+        if base_url is None:
+            base_url = self.default_base_url
         parts = urlsplit(base_url)
         path = parts.path.rstrip("/")
         # `base_url` (messages, run.json, the cache key) never holds credentials; requests

@@ -6,8 +6,7 @@ from typing import Any
 
 from visioneval.backends import body, reasoning, replies
 from visioneval.backends.base import PreflightError
-from visioneval.backends.http import HttpBackend, HttpLimits
-from visioneval.backends.keys import MODEL_FLAGS, TargetFlags
+from visioneval.backends.http import HttpBackend
 from visioneval.backends.replies import MetadataReader
 from visioneval.backends.served import from_ollama_tags
 from visioneval.core.records import Message, Request, Response
@@ -52,13 +51,7 @@ def served_names(tags: Any) -> list[str]:
 
 class OllamaBackend(HttpBackend):
     name = "ollama"
-
-    def __init__(self, model: str, base_url: str = DEFAULT_BASE_URL, *,
-                 api_key: str | None = None, api_key_env: str | None = None,
-                 connections: int = 64,
-                 limits: HttpLimits | None = None, flags: TargetFlags = MODEL_FLAGS):
-        super().__init__(model, base_url, api_key=api_key, api_key_env=api_key_env,
-                         connections=connections, limits=limits, flags=flags)
+    default_base_url = DEFAULT_BASE_URL
 
     def auth_headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
@@ -85,12 +78,9 @@ class OllamaBackend(HttpBackend):
 def parse_chat_response(data: Any, meta: MetadataReader) -> Response:
     """The one place an /api/chat reply is read: message.content must be text. Reasoning,
     in `message.thinking` (a thinking model, Ollama 0.9 on) or inline, is set aside."""
-    if not isinstance(data, dict):
-        raise replies.malformed("the body", data)
+    data = replies.body_object(data)
     finish = meta.text(data.get("done_reason"), "done_reason")
-    message = data.get("message", replies.MISSING)
-    if not isinstance(message, dict):
-        raise replies.malformed("message", message)
+    message = replies.object_at(data, "message", "message")
     content = message.get("content", replies.MISSING)
     thinking = meta.text(message.get("thinking"), "message.thinking")
     answer = reasoning.settle(content if isinstance(content, str) else None, thinking, finish)

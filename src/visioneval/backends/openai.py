@@ -71,8 +71,7 @@ def parse_chat_response(data: Any, meta: MetadataReader) -> Response:
     """The one place an OpenAI-style reply is read: choices[0].message.content must be text
     (or text parts); an `error` object in a 200 body (OpenRouter does this) is an error.
     Reasoning, inline or in `reasoning_content`/`reasoning`, is set aside (`reasoning`)."""
-    if not isinstance(data, dict):
-        raise replies.malformed("the body", data)
+    data = replies.body_object(data)
     if data.get("error"):
         error = data["error"]
         code = error.get("code") if isinstance(error, dict) else None
@@ -88,9 +87,7 @@ def parse_chat_response(data: Any, meta: MetadataReader) -> Response:
     if not isinstance(choice, dict):
         raise replies.malformed("choices[0]", choice)
     finish = meta.text(choice.get("finish_reason"), "finish_reason")
-    message = choice.get("message", replies.MISSING)
-    if not isinstance(message, dict):
-        raise replies.malformed("choices[0].message", message)
+    message = replies.object_at(choice, "message", "choices[0].message")
     content = message.get("content", replies.MISSING)
     usage = meta.mapping(data.get("usage"), "usage")
     answer = reasoning.settle(content_text(content), separate_reasoning(message, meta),

@@ -50,8 +50,9 @@ PROBE_TIMEOUT_S = 10.0
 
 
 @dataclass
-class EndpointStats:
-    """What one endpoint did in a session (run.json: sessions[i].endpoints[url])."""
+class EndpointCounter:
+    """What one endpoint does in a session, counted as it goes; `recorded` is what run.json
+    keeps of it (sessions[i].endpoints[url])."""
 
     requests: int = 0
     errors: int = 0
@@ -59,9 +60,11 @@ class EndpointStats:
     latency_s_total: float = 0.0
     taken_out: int = 0
 
-    def as_dict(self) -> dict[str, Any]:
-        """Latency is the mean over answered attempts, from the moment the request was on
-        the wire; None when nothing was answered (never 0)."""
+    def recorded(self) -> dict[str, Any]:
+        """run.json's `EndpointStats` of it (the backends import no run file: run.json's
+        model imports the engine's options, which name the backends). Latency is the mean
+        over answered attempts, from the moment the request was on the wire; None when
+        nothing was answered (never 0)."""
         mean = round(self.latency_s_total / self.answered, 4) if self.answered else None
         return {"requests": self.requests, "errors": self.errors, "latency_s_mean": mean,
                 "taken_out": self.taken_out}
@@ -76,7 +79,7 @@ class Endpoint:
     failures: int = 0
     probe_delay_s: float = PROBE_FIRST_S
     probe: asyncio.Task[None] | None = None
-    stats: EndpointStats = field(default_factory=EndpointStats)
+    stats: EndpointCounter = field(default_factory=EndpointCounter)
 
 
 class Replicas(Backend):
@@ -305,9 +308,10 @@ class Replicas(Backend):
     # What run.json and the progress line show.
 
     def endpoint_stats(self) -> dict[str, dict[str, Any]]:
-        return {e.label: e.stats.as_dict() for e in self.endpoints}
+        return {e.label: e.stats.recorded() for e in self.endpoints}
 
     def dispatch_stats(self) -> dict[str, Any]:
+        """run.json's `DispatchStats`; the wait for --rpm/--tpm only when they were given."""
         stats: dict[str, Any] = {"concurrency_per_endpoint": self.per_endpoint,
                                  "concurrency_ceiling": self.aimd.ceiling,
                                  "concurrency_lowest": self.aimd.allowed_lowest,

@@ -52,6 +52,21 @@ def malformed(where: str, value: Any) -> TransientError:
     return TransientError(f"malformed reply: {where} is {describe(value)}")
 
 
+def body_object(data: Any) -> dict[str, Any]:
+    """A reply's decoded body, which every protocol here answers as a JSON object."""
+    if not isinstance(data, dict):
+        raise malformed("the body", data)
+    return data
+
+
+def object_at(parent: dict[str, Any], key: str, where: str) -> dict[str, Any]:
+    """`parent[key]`, a part of the reply that must be an object (`where` names it)."""
+    value = parent.get(key, MISSING)
+    if not isinstance(value, dict):
+        raise malformed(where, value)
+    return value
+
+
 def no_answer(where: str, value: Any, finish: str | None, finish_key: str) -> BackendError:
     """The envelope is sound but there is no text answer; final if the server says why."""
     if finish in WITHHELD:

@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError
 from visioneval.core.engine_options import EngineOptions
 from visioneval.core.records import GenerationSettings
 from visioneval.shards import Shard
+from visioneval.validation import first_error
 
 RUN_FORMAT = 2
 """The layout of run.json and samples.jsonl, written as run.json's `run_format`. Runs from
@@ -315,10 +316,25 @@ class DispatchStats(_Closed):
     rate_limit_wait_s: float | None = None
 
 
-class SessionInfo(_Closed):
-    """One session of the run: a start, a resume, a re-scoring or (merged) a shard's. The
-    counters are written when the session ends; a session without `status` ended without
-    writing its end (killed)."""
+class SessionCounts(_Closed):
+    """What the engine counts in a session: `engine.runner.RunStats` is this model, counted
+    live, and writes it into the session's end."""
+
+    resumed: int = 0
+    sent: int = 0
+    cache_hits: int = 0
+    finished: int = 0
+    errors: int = 0
+    skipped: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    judge_requests: int = 0
+
+
+class _SessionHead(_Closed):
+    """A session's first keys: when and where it ran, on what, and how it ended. A class of
+    its own so that `SessionInfo` keeps its keys in their place: pydantic lays out the
+    fields of a base class first (this one's, then `SessionCounts`')."""
 
     started_at: str | None = None
     resumed_from: int | None = Field(None, description="Samples done before it started.")
@@ -340,16 +356,13 @@ class SessionInfo(_Closed):
     status: str | None = Field(
         None, description="finished, interrupted, stopped, or killed (it never wrote its "
         "end).")
-    # The engine's counters (`RunStats.as_dict`).
-    resumed: int = 0
-    sent: int = 0
-    cache_hits: int = 0
-    finished: int = 0
-    errors: int = 0
-    skipped: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    judge_requests: int = 0
+
+
+class SessionInfo(SessionCounts, _SessionHead):
+    """One session of the run: a start, a resume, a re-scoring or (merged) a shard's. The
+    counters are written when the session ends; a session without `status` ended without
+    writing its end (killed)."""
+
     skipped_rows: list[SkippedRowInfo] = []
     error_reasons: dict[str, int] = {}
     cache_sources: dict[str, int] = Field(
@@ -564,14 +577,6 @@ def check_metrics(metrics: Any, model: MetricsModel = Metrics) -> dict[str, Any]
 
 
 # -- reading and migrating ----------------------------------------------------------------
-
-
-def first_error(exc: ValidationError) -> str:
-    """A validation error in one line: the first field and what is wrong with it."""
-    error = exc.errors()[0]
-    where = ".".join(str(part) for part in error["loc"])
-    return f"{where or 'value'}: {error['msg']}" + (
-        f" ({len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else "")
 
 
 def run_format(data: Mapping[str, Any]) -> int:

@@ -188,10 +188,6 @@ class BatchLedger:
             raise ValueError(f"{path}: cannot read the samples of batch "
                              f"{entry.id or entry.key} ({exc.strerror})") from None
 
-    def sample_ids(self, entry: BatchEntry) -> Iterator[str]:
-        """The ids of the samples `entry` holds, in order."""
-        return (line.id for line in self.samples(entry))
-
 
 def _sample_line(line: bytes, path: Path, number: int) -> SampleLine:
     try:

@@ -25,6 +25,7 @@ from visioneval.core.engine_options import (
 )
 from visioneval.engine.retry import RetryPolicy
 from visioneval.shards import Shard
+from visioneval.validation import error_message
 
 if TYPE_CHECKING:
     from visioneval.backends.http import HttpLimits
@@ -162,7 +163,7 @@ class EngineFlags(BaseModel, frozen=True, allow_inf_nan=False):
             now = EngineOptions.model_validate(before.model_dump() | update)
         except ValidationError as exc:
             raise ValueError(f"the run's recorded engine settings with these flags are not "
-                             f"valid: {exc.errors()[0]['msg']}") from None
+                             f"valid: {error_message(exc)}") from None
         changes = [Change(name, getattr(before, name), getattr(now, name))
                    for name in FLAGS if getattr(before, name) != getattr(now, name)]
         return now, changes

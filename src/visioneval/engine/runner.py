@@ -8,9 +8,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Container, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from pydantic import ConfigDict, Field
 
 from visioneval.backends.base import Backend
 from visioneval.core import defaults
@@ -22,6 +24,7 @@ from visioneval.core.records import (
     Sample,
     SkippedRow,
 )
+from visioneval.core.runfiles import SessionCounts
 from visioneval.core.solver import CacheIf, Solved, Solver
 from visioneval.core.store import RunStore, WriteError
 from visioneval.cost.usage import UsageBook, panel_role
@@ -109,26 +112,21 @@ under OTHER_SOURCES."""
 OTHER_SOURCES = "(other runs)"
 
 
-@dataclass
-class RunStats:
-    """What this session did; run.json keeps it under `counts`."""
+class RunStats(SessionCounts):
+    """What this session did, counted as it goes: run.json's counters of a session
+    (`SessionCounts`; `judge_requests` are those of `sent` and `cache_hits` that went to, or
+    came cached from, the judge) and what goes beside them."""
 
-    resumed: int = 0
-    sent: int = 0
-    cache_hits: int = 0
-    finished: int = 0
-    errors: int = 0
-    skipped: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    judge_requests: int = 0  # of the requests above, those sent to (or cached from) the judge
-    skipped_rows: list[dict[str, str]] = field(default_factory=list)
-    error_reasons: dict[str, int] = field(default_factory=dict)
-    cache_sources: dict[str, int] = field(default_factory=dict)  # run directory -> answers
-    usage: UsageBook = field(default_factory=UsageBook)  # per role and group, for the cost
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    skipped_rows: list[dict[str, str]] = Field(default_factory=list)
+    error_reasons: dict[str, int] = Field(default_factory=dict)
+    cache_sources: dict[str, int] = Field(default_factory=dict)  # run directory -> answers
+    usage: UsageBook = Field(default_factory=UsageBook)  # per role and group, for the cost
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self) | {"usage": self.usage.as_dict()}
+        """The session's counters as run.json writes them."""
+        return self.model_dump(exclude={"usage"}) | {"usage": self.usage.as_dict()}
 
     def count_error(self, error: str) -> None:
         """Count a failed sample under its reason (bounded: at most MAX_REASONS kept)."""

@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator, model_v
 
 from visioneval.evaluators.rubric import builtin_name
 from visioneval.io.images import Image, ImageError, outside, read_file
+from visioneval.validation import first_error
 
 
 class EvaluatorSpec(BaseModel, frozen=True):
@@ -154,9 +155,7 @@ def iter_cases(path: Path, allow_outside_images: bool = False
         try:
             case = CaseSpec.model_validate(entry)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(map(str, err["loc"])) or "case"
-            yield UnusableCase(name, f"{where}: {err['msg']}")
+            yield UnusableCase(name, first_error(exc, whole="case", count_more=False))
             continue
         if case.id in seen:
             yield UnusableCase(name, "duplicate id")

@@ -12,6 +12,8 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from visioneval.validation import first_error
+
 BUILTIN_DIR = Path(__file__).parent / "rubrics"
 # AgentV's judge file names (`evaluators/llm-judges/*.md` of its vision proposal, PR #106).
 ALIASES = {"image-description-judge": "image-description", "activity-judge": "activity",
@@ -119,6 +121,5 @@ def _read(path: Path) -> Rubric:
 
 def _first_line(exc: Exception) -> str:
     if isinstance(exc, ValidationError):
-        err = exc.errors()[0]
-        return f"{'.'.join(map(str, err['loc']))}: {err['msg']}"
+        return first_error(exc, whole="", count_more=False)
     return str(exc).splitlines()[0]

@@ -49,11 +49,12 @@ RESTART_LIMIT = 16  # dictionary re-reads (for repeats out of the cache) before 
 
 
 @dataclass(frozen=True)
-class Budget:
-    """How much the reader holds. A page up to `whole_page` bytes uncompressed is read and
-    decompressed whole, in C (pyarrow's codecs: fast on compressible data); a larger one is
-    streamed `read_chunk` bytes at a time. `dictionary_cache` bytes of recently used values
-    of a streamed dictionary are kept for rows that repeat them."""
+class BufferSizes:
+    """The sizes of what the reader holds in memory. A page up to `whole_page` bytes
+    uncompressed is read and decompressed whole, in C (pyarrow's codecs: fast on
+    compressible data); a larger one is streamed `read_chunk` bytes at a time.
+    `dictionary_cache` bytes of recently used values of a streamed dictionary are kept for
+    rows that repeat them."""
 
     read_chunk: int = 1 << 20
     whole_page: int = 4 << 20
@@ -140,12 +141,12 @@ def page_headers(file: Path, start: int, end: int) -> Iterator[PageHeader]:
             yield header
 
 
-def stream_values(chunk: LeafChunk, budget: Budget = Budget()
+def stream_values(chunk: LeafChunk, buffers: BufferSizes = BufferSizes()
                   ) -> Iterator[tuple[int, bytes | None]]:
     """(definition level, value) for each row of the chunk, in order: the value is None
     when the level is below the leaf's maximum (the leaf or a parent is null)."""
     with open(chunk.file, "rb") as fh, pa.OSFile(str(chunk.file)) as arrow_file:
-        source = _Source(fh, arrow_file, chunk.end, budget)
+        source = _Source(fh, arrow_file, chunk.end, buffers)
         dictionary: _Dictionary | None = None
         position, count = chunk.start, 0
         while count < chunk.num_values:
@@ -176,11 +177,11 @@ class _Source:
     """Positioned reads of one file, never past `end` (the column chunk's end)."""
 
     def __init__(self, fh: BinaryIO, arrow_file: pa.NativeFile, end: int,
-                 budget: Budget) -> None:
+                 buffers: BufferSizes) -> None:
         self._fh = fh
         self._arrow_file = arrow_file
         self._end = end
-        self.budget = budget
+        self.buffers = buffers
 
     def read(self, offset: int, size: int) -> bytes:
         if offset + size > self._end:
@@ -203,9 +204,9 @@ class _Source:
         return data
 
     def chunks(self, offset: int, size: int) -> Iterator[bytes]:
-        """`size` bytes from `offset`, `budget.read_chunk` at a time."""
+        """`size` bytes from `offset`, `buffers.read_chunk` at a time."""
         while size > 0:
-            step = min(size, self.budget.read_chunk)
+            step = min(size, self.buffers.read_chunk)
             yield self.read(offset, step)
             offset += step
             size -= step
@@ -268,10 +269,10 @@ class _Bytes:
 def _body(source: _Source, offset: int, size: int, uncompressed: int, codec: str
           ) -> _Bytes:
     """The uncompressed bytes of a page body of `size` bytes at `offset`: read and
-    decompressed whole (in C) up to `budget.whole_page`, else streamed."""
+    decompressed whole (in C) up to `buffers.whole_page`, else streamed."""
     if codec == "UNCOMPRESSED" and size != uncompressed:
         raise PageError(f"an uncompressed page of {size} bytes says {uncompressed}")
-    if uncompressed <= source.budget.whole_page:
+    if uncompressed <= source.buffers.whole_page:
         data = source.buffer(offset, size)
         whole = (memoryview(data) if codec == "UNCOMPRESSED"
                  else _decompress_whole(data, uncompressed, codec))
@@ -282,9 +283,9 @@ def _body(source: _Source, offset: int, size: int, uncompressed: int, codec: str
         return _Bytes(_snappy(source.chunks(offset, size), uncompressed), uncompressed)
     if codec == "GZIP":
         return _Bytes(_gunzip(source.chunks(offset, size), uncompressed,
-                              source.budget.read_chunk), uncompressed)
+                              source.buffers.read_chunk), uncompressed)
     return _Bytes(_arrow_stream(source.chunks(offset, size), codec, uncompressed,
-                                source.budget.read_chunk), uncompressed)
+                                source.buffers.read_chunk), uncompressed)
 
 
 def _decompress_whole(data: pa.Buffer, size: int, codec: str) -> memoryview:
@@ -472,9 +473,9 @@ class _Dictionary:
         self.count = header.num_values
         self._open = lambda: _plain(_body(source, body, header.compressed_size,
                                           header.uncompressed_size, codec), self.count)
-        self._all = (list(self._open()) if header.uncompressed_size <= source.budget.whole_page
+        self._all = (list(self._open()) if header.uncompressed_size <= source.buffers.whole_page
                      else None)
-        self._keep = source.budget.dictionary_cache
+        self._keep = source.buffers.dictionary_cache
         self._stream: Iterator[bytes] | None = None
         self._next = 0  # index of the value the stream yields next
         self._cache: OrderedDict[int, bytes] = OrderedDict()

@@ -9,6 +9,8 @@ from typing import TypeVar
 from PIL import PngImagePlugin
 from pydantic import BaseModel, ValidationError
 
+from visioneval.validation import first_error
+
 TEXT_KEY = "visioneval"
 M = TypeVar("M", bound=BaseModel)
 
@@ -94,8 +96,6 @@ def read_model(png: bytes, model: type[M], what: str = "") -> M:
     try:
         return model.model_validate_json(text)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
         kind = f" is not {what}" if what else ""
-        raise ValueError(f"the '{TEXT_KEY}' text chunk{kind}: {where}: {first['msg']}") \
-            from None
+        raise ValueError(f"the '{TEXT_KEY}' text chunk{kind}: "
+                         f"{first_error(exc, whole='', count_more=False)}") from None

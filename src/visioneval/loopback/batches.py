@@ -18,6 +18,7 @@ import datetime as dt
 import itertools
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -167,13 +168,18 @@ class BatchApis:
                                   "last_id": page[-1].id if page else None})
 
     async def _get_openai(self, request: web.Request) -> web.Response:
+        return self._polled(request, "openai", self._openai_view)
+
+    def _polled(self, request: web.Request, protocol: str,
+                view: Callable[[_Batch], dict[str, Any]]) -> web.Response:
+        """A poll of one batch: the batch as its protocol describes it (`view`), counted."""
         if (refused := self._refused(request)) is not None:
             return refused
         batch = self._batches.get(request.match_info["id"])
-        if batch is None or batch.protocol != "openai":
+        if batch is None or batch.protocol != protocol:
             return _error(404, "no such batch")
         self.book.polls += 1
-        return web.json_response(self._openai_view(batch))
+        return web.json_response(view(batch))
 
     def _openai_view(self, batch: _Batch) -> dict[str, Any]:
         ended = self._settle(batch)
@@ -222,13 +228,7 @@ class BatchApis:
                                   "last_id": page[-1].id if page else None})
 
     async def _get_anthropic(self, request: web.Request) -> web.Response:
-        if (refused := self._refused(request)) is not None:
-            return refused
-        batch = self._batches.get(request.match_info["id"])
-        if batch is None or batch.protocol != "anthropic":
-            return _error(404, "no such batch")
-        self.book.polls += 1
-        return web.json_response(self._anthropic_view(batch))
+        return self._polled(request, "anthropic", self._anthropic_view)
 
     def _anthropic_view(self, batch: _Batch) -> dict[str, Any]:
         ended = self._settle(batch)

@@ -29,14 +29,6 @@ def sample_scores(pred: set[str], gold: set[str]) -> dict[str, float]:
     return {"exact_match": float(pred == gold), "sample_f1": f1}
 
 
-def class_scores(pairs: Sequence[tuple[set[str], set[str]]], classes: Sequence[str]
-                 ) -> dict[str, dict[str, float]]:
-    tally = ParserTally()
-    for pred, gold in pairs:
-        tally.count_classes(pred, gold)
-    return tally.per_class(classes)
-
-
 @dataclass
 class ParserTally:
     """One parser's running counts over one config's scored samples: everything the

@@ -14,7 +14,7 @@ any other a paired bootstrap that draws whole clusters. The result's `test` name
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from visioneval.stats.bootstrap import Clusters, Outcomes, replicates
 
@@ -50,11 +50,6 @@ class PairedResult:
     p_value: float | None
     significant: bool
     interval: tuple[float, float] | None = None  # the paired bootstrap's, of the difference
-
-    def as_row(self) -> dict[str, Any]:
-        return {"metric": self.key, "test": self.test, "first run": self.a, "this run": self.b,
-                "difference": self.difference, "detail": self.detail,
-                "p": self.p_value, "significant at 5%": self.significant}
 
 
 RUNS = ("in the first run", "in this run")
@@ -166,11 +161,6 @@ def interval_of(kind: Kind, rows: np.ndarray, clusters: Clusters | None = None
     values = replicates(rows, statistic, clusters=clusters)[:, 0]
     low, high = (float(x) for x in np.percentile(values, [2.5, 97.5]))
     return low, high
-
-
-def macro_f1_difference(a: np.ndarray, b: np.ndarray, key: str) -> PairedResult:
-    """A paired bootstrap (the same resampled samples for both runs) of macro F1 (b - a)."""
-    return bootstrap_difference("macro_f1", a, b, key)
 
 
 def bootstrap_difference(kind: Kind, a: np.ndarray, b: np.ndarray, key: str,

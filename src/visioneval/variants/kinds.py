@@ -42,6 +42,13 @@ class Variant(ABC):
     kind: ClassVar[str]
     help: ClassVar[str]
     argument: ClassVar[str] = ""  # the placeholder of its argument ("Q": `jpeg:Q`), if any
+    removes_image: ClassVar[bool] = False
+    """Whether the model is left with nothing of the image (blind, blank): the "answerable
+    without the image" control."""
+    read_by_benchmark: ClassVar[bool] = False
+    """Whether the benchmark's own metrics read this family too (a benchmark's own variant
+    that its tables show, such as SalBench's lmms-eval prompt); else the benchmark sees the
+    stored samples alone."""
 
     @classmethod
     def usage(cls) -> str:
@@ -49,25 +56,13 @@ class Variant(ABC):
         return f"{cls.kind}:{cls.argument}" if cls.argument else cls.kind
 
     @property
-    @abstractmethod
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """Its name in ids, groups and run.json: the kind, for a variant without argument."""
+        return self.kind
 
     @property
     def axis(self) -> tuple[str, float] | None:
         return None
-
-    @property
-    def removes_image(self) -> bool:
-        """Whether the model is left with nothing of the image (blind, blank): the
-        "answerable without the image" control."""
-        return False
-
-    @property
-    def read_by_benchmark(self) -> bool:
-        """Whether the benchmark's own metrics read this family too (a benchmark's own
-        variant that its tables show, such as SalBench's lmms-eval prompt); else the
-        benchmark sees the stored samples alone."""
-        return False
 
     def group(self, group: str) -> str:
         """A variant sample's group (progress, cost, the viewer)."""
@@ -113,14 +108,7 @@ class Variant(ABC):
 class Blind(Variant):
     kind = "blind"
     help = "every image removed, the text unchanged"
-
-    @property
-    def name(self) -> str:
-        return "blind"
-
-    @property
-    def removes_image(self) -> bool:
-        return True
+    removes_image = True
 
     def transform(self) -> str:
         return "every image part removed; the text parts unchanged and in order"
@@ -132,14 +120,7 @@ class Blind(Variant):
 class Blank(Variant):
     kind = "blank"
     help = "every image replaced by a uniform grey one of the same size and format"
-
-    @property
-    def name(self) -> str:
-        return "blank"
-
-    @property
-    def removes_image(self) -> bool:
-        return True
+    removes_image = True
 
     def transform(self) -> str:
         return (f"every image replaced by a uniform grey image (value {BLANK_GREY}) of the "
@@ -229,10 +210,6 @@ class MaxSide(Variant):
 class Grayscale(Variant):
     kind = "grayscale"
     help = "converted to grey (ITU-R 601 luma, Pillow's mode L)"
-
-    @property
-    def name(self) -> str:
-        return "grayscale"
 
     def transform(self) -> str:
         return ("converted to one grey channel (Pillow's mode L, ITU-R 601-2 luma), written in "

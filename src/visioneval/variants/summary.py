@@ -256,6 +256,8 @@ def read(directory: Path) -> VariantsSummary | None:
     import orjson
     from pydantic import ValidationError
 
+    from visioneval.validation import first_error
+
     path = directory / FILE
     if not path.is_file():
         return None
@@ -266,6 +268,4 @@ def read(directory: Path) -> VariantsSummary | None:
     except orjson.JSONDecodeError as exc:
         raise ValueError(f"{path}: not valid JSON ({exc})") from None
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ValueError(f"{path}: {where}: {first['msg']}") from None
+        raise ValueError(f"{path}: {first_error(exc, whole='', count_more=False)}") from None

@@ -23,34 +23,26 @@ from visioneval.backends.batch.base import (
     BatchFailure,
     BatchLimits,
     BatchState,
-    checked_id,
     error_answer,
     segment,
 )
 from visioneval.backends.batch.transport import (
-    FILE_CAP_BYTES,
-    answer_lines,
+    batch_object,
     batches_since,
     call,
     id_in,
+    read_answers,
 )
 from visioneval.core.records import Request, Response
 
 BATCHES = "/v1/messages/batches"
 
 
-class AnthropicBatch(BatchClient):
+class AnthropicBatch(BatchClient[AnthropicBackend]):
     provider = "anthropic"
     provider_name = "Anthropic"
     home = "api.anthropic.com"
     limits = BatchLimits(max_requests=100_000, max_bytes=256 * 1_000_000)
-
-    def __init__(self, backend: AnthropicBackend):
-        self.backend = backend
-
-    @property
-    def base_url(self) -> str:
-        return self.backend.base_url or ""
 
     def encode(self, custom: str, request: Request) -> bytes:
         return body.dumps({"custom_id": custom,
@@ -78,14 +70,9 @@ class AnthropicBatch(BatchClient):
         return found[0] if len(found) == 1 else None
 
     async def poll(self, batch_id: str) -> BatchState | BatchFailure:
-        if isinstance(checked := checked_id(batch_id, "batch"), BatchFailure):
-            return checked
-        data = await call(self.backend, "GET", f"{BATCHES}/{segment(batch_id)}")
+        data = await batch_object(self.backend, BATCHES, batch_id, "processing_status")
         if isinstance(data, BatchFailure):
             return data
-        if not isinstance(data, dict) or not isinstance(data.get("processing_status"), str):
-            return BatchFailure(f"GET {BATCHES}/{batch_id}: no processing_status in "
-                                f"{replies.describe(data)}", transient=True)
         status = data["processing_status"]
         numbers = _counts(data)
         failed = sum(numbers.get(k, 0) for k in ("errored", "canceled", "expired"))
@@ -97,16 +84,9 @@ class AnthropicBatch(BatchClient):
                       ) -> BatchAnswers | BatchFailure:
         # Read at its canonical path on the same server (the key goes nowhere else), not
         # at whatever `results_url` names; line by line.
-        answers = BatchAnswers(folder)
-        read = await call(self.backend, "GET",
-                          f"{BATCHES}/{segment(state.batch_id)}/results",
-                          cap=FILE_CAP_BYTES, lines=answer_lines(
-                              answers, lambda line: self._answer(line.get("result")),
-                              self.backend._limits.max_reply_bytes))
-        if isinstance(read, BatchFailure):
-            answers.close()
-            return read
-        return answers
+        return await read_answers(self.backend,
+                                  [f"{BATCHES}/{segment(state.batch_id)}/results"],
+                                  lambda line: self._answer(line.get("result")), folder)
 
     def _answer(self, result: Any) -> Response:
         if not isinstance(result, dict):

@@ -17,10 +17,14 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from visioneval.core.idset import IdValues
 from visioneval.core.records import Request, Response
 from visioneval.core.store import WriteError
+
+if TYPE_CHECKING:
+    from visioneval.backends.http import HttpBackend
 
 BATCH_DISCOUNT = Decimal("0.5")
 """What a batch request costs against the same request sent alone: half, at OpenAI (Batch
@@ -122,19 +126,26 @@ def custom_id(batch_key: str, sample_id: str) -> str:
     return f"{batch_key}-v{hashlib.blake2b(sample_id.encode(), digest_size=16).hexdigest()}"
 
 
-class BatchClient(ABC):
-    """One provider's batch API on one server and key. `provider` names its protocol in
-    run.json; `home` is the provider's own host, where lines name the provider."""
+B = TypeVar("B", bound="HttpBackend")
+
+
+class BatchClient(ABC, Generic[B]):
+    """One provider's batch API on the server, key and limits of `backend` (that
+    provider's own backend). `provider` names its protocol in run.json; `home` is the
+    provider's own host, where lines name the provider."""
 
     provider: str = "batch"
     provider_name: str = "the provider"
     home: str = ""
     limits: BatchLimits
 
+    def __init__(self, backend: B):
+        self.backend = backend
+
     @property
-    @abstractmethod
     def base_url(self) -> str:
         """The server the batches go to."""
+        return self.backend.base_url or ""
 
     @property
     def destination(self) -> str:

@@ -23,11 +23,11 @@ from visioneval.backends.batch.base import (
     segment,
 )
 from visioneval.backends.batch.transport import (
-    FILE_CAP_BYTES,
-    answer_lines,
+    batch_object,
     batches_since,
     call,
     id_in,
+    read_answers,
 )
 from visioneval.backends.openai import OpenAIBackend, parse_chat_response
 from visioneval.core.records import Request, Response
@@ -37,18 +37,11 @@ ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
 TAG_KEY = "visioneval_batch"
 
 
-class OpenAIBatch(BatchClient):
+class OpenAIBatch(BatchClient[OpenAIBackend]):
     provider = "openai"
     provider_name = "OpenAI"
     home = "api.openai.com"
     limits = BatchLimits(max_requests=50_000, max_bytes=200 * 1_000_000)
-
-    def __init__(self, backend: OpenAIBackend):
-        self.backend = backend
-
-    @property
-    def base_url(self) -> str:
-        return self.backend.base_url or ""
 
     def encode(self, custom: str, request: Request) -> bytes:
         return body.dumps({"custom_id": custom, "method": "POST", "url": ENDPOINT,
@@ -82,14 +75,9 @@ class OpenAIBatch(BatchClient):
                      if (item.get("metadata") or {}).get(TAG_KEY) == tag), None)
 
     async def poll(self, batch_id: str) -> BatchState | BatchFailure:
-        if isinstance(checked := checked_id(batch_id, "batch"), BatchFailure):
-            return checked
-        data = await call(self.backend, "GET", f"/batches/{segment(batch_id)}")
+        data = await batch_object(self.backend, "/batches", batch_id, "status")
         if isinstance(data, BatchFailure):
             return data
-        if not isinstance(data, dict) or not isinstance(data.get("status"), str):
-            return BatchFailure(f"GET /batches/{batch_id}: no status in "
-                                f"{replies.describe(data)}", transient=True)
         status = data["status"]
         counts = data.get("request_counts")
         counts = counts if isinstance(counts, dict) else {}
@@ -112,15 +100,8 @@ class OpenAIBatch(BatchClient):
     async def results(self, state: BatchState, folder: Path | None = None
                       ) -> BatchAnswers | BatchFailure:
         """The output file's answers, then the error file's, each read line by line."""
-        answers = BatchAnswers(folder)
-        lines = answer_lines(answers, self._answer, self.backend._limits.max_reply_bytes)
-        for file_id in state.files:
-            read = await call(self.backend, "GET", f"/files/{segment(file_id)}/content",
-                              cap=FILE_CAP_BYTES, lines=lines)
-            if isinstance(read, BatchFailure):
-                answers.close()
-                return read
-        return answers
+        return await read_answers(self.backend, [f"/files/{segment(f)}/content"
+                                                 for f in state.files], self._answer, folder)
 
     def _answer(self, line: dict[str, Any]) -> Response:
         """One output line: the chat completion in `response.body` when its status is 200,

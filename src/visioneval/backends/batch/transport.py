@@ -5,13 +5,14 @@ results file is read line by line as it arrives (`answer_lines`), never whole.""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 import aiohttp
 import orjson
 
-from visioneval.backends import wire
+from visioneval.backends import replies, wire
 from visioneval.backends.base import AuthError, BackendError, TransientError
 from visioneval.backends.batch.base import (
     BatchAnswers,
@@ -206,3 +207,35 @@ async def batches_since(backend: HttpBackend, path: str, cursor: str,
             break
         after = items[-1]["id"]
     return found
+
+
+async def batch_object(backend: HttpBackend, collection: str, batch_id: str, status_key: str
+                       ) -> dict[str, Any] | BatchFailure:
+    """GET `collection`/`batch_id`: the batch as its provider describes it, whose
+    `status_key` is its status (a string); else a failure (transient: the provider may
+    describe it whole when asked again)."""
+    if isinstance(checked := checked_id(batch_id, "batch"), BatchFailure):
+        return checked
+    data = await call(backend, "GET", f"{collection}/{segment(batch_id)}")
+    if isinstance(data, BatchFailure):
+        return data
+    if not isinstance(data, dict) or not isinstance(data.get(status_key), str):
+        return BatchFailure(f"GET {collection}/{batch_id}: no {status_key} in "
+                            f"{replies.describe(data)}", transient=True)
+    return data
+
+
+async def read_answers(backend: HttpBackend, paths: Iterable[str],
+                       answer: Callable[[dict[str, Any]], Response], folder: Path | None
+                       ) -> BatchAnswers | BatchFailure:
+    """The answers of the results files at `paths`, in order, each read line by line
+    (`answer_lines`) into one `BatchAnswers` kept in `folder`; the first failure to read
+    one instead."""
+    answers = BatchAnswers(folder)
+    lines = answer_lines(answers, answer, backend._limits.max_reply_bytes)
+    for path in paths:
+        read = await call(backend, "GET", path, cap=FILE_CAP_BYTES, lines=lines)
+        if isinstance(read, BatchFailure):
+            answers.close()
+            return read
+    return answers

@@ -359,21 +359,6 @@ def pooled_rows(metrics: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
-def interval_rows(metrics: dict[str, Any]) -> list[list[str]]:
-    """EM and macro F1 (strict) with their 95% intervals, per config and prompt family."""
-    rows = []
-    for config, block in metrics.items():
-        # With --prompt both the headline is the paper prompt's.
-        prompts = [("paper", block), *(block.get("by_prompt") or {}).items()]
-        for prompt, parsers in prompts:
-            strict = parsers.get("strict") or {}
-            rows.append([config, prompt, percent(strict, "exact_match") or "-",
-                         interval(strict.get("exact_match_ci95")),
-                         percent(strict, "macro_f1") or "-",
-                         interval(strict.get("macro_f1_ci95"))])
-    return rows
-
-
 def difficulty_rows(metrics: dict[str, Any]) -> list[list[str]]:
     rows = []
     for config, block in metrics.items():

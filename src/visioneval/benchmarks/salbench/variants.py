@@ -20,14 +20,11 @@ FAMILIES = ("paper", "lmms-eval")
 class LmmsEvalPrompt(Variant):
     kind = "lmms-eval-prompt"
     help = "the question with lmms-eval's answer-format suffix"
+    read_by_benchmark = True
 
     @property
     def name(self) -> str:
         return "lmms-eval"
-
-    @property
-    def read_by_benchmark(self) -> bool:
-        return True
 
     def transform(self) -> str:
         return (f"the question's last text part stripped and {LMMS_EVAL_SUFFIX.strip()!r} "
