@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from visioneval.core.backend_spec import BackendSpec, split_urls
+from visioneval.validation import first_error
 
 if TYPE_CHECKING:
     from visioneval.core.benchmark import Benchmark
@@ -262,6 +263,4 @@ def generation(temperature: float | None, max_tokens: int | None,
                                   max_tokens=default_max_tokens if max_tokens is None
                                   else max_tokens)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        flag = "--" + str(error["loc"][0]).replace("_", "-")
-        raise ValueError(f"{flag}: {error['msg']}") from None
+        raise ValueError(first_error(exc, place="flag", count_more=False)) from None

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition, option_values
 from visioneval.core.runfiles import RunInfo
 from visioneval.runs.request import GivenOption, Restated
+from visioneval.validation import error_message
 
 
 def check_restated(info: RunInfo, definition: BenchmarkDefinition, benchmark: Benchmark,
@@ -126,6 +127,5 @@ def _recorded_as(model: type[BaseModel], name: str) -> str:
 
 def _first_error(exc: Exception) -> str:
     if isinstance(exc, ValidationError):
-        error = exc.errors()[0]
-        return str(error["ctx"]["error"]) if error["type"] == "value_error" else error["msg"]
+        return error_message(exc, own_words=True)
     return str(exc)

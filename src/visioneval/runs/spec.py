@@ -36,6 +36,7 @@ from visioneval.core.runfiles import RunInfo
 from visioneval.engine.stopping import DEFAULT_MIN_SAMPLES, StoppingRule
 from visioneval.runs.batching import MAX_COST_REFUSED
 from visioneval.shards import DEFAULT_RAY_SHARDS, MAX_RAY_SHARDS, Shard
+from visioneval.validation import error_message, first_error
 
 Executor = Literal["local", "ray"]
 
@@ -297,10 +298,7 @@ def _refusals(spec: RunSpec) -> list[str]:
 
 
 def _one_line(exc: ValidationError) -> str:
-    """The first problem of a spec: a refusal as it was said, or the field and what is
-    wrong with it."""
-    error = exc.errors()[0]
-    if error["type"] == "value_error" and "error" in error.get("ctx", {}):
-        return str(error["ctx"]["error"])
-    where = ".".join(str(part) for part in error["loc"])
-    return f"{where or 'spec'}: {error['msg']}"
+    """The first problem: a refusal as it was said, or the field and what is wrong."""
+    if exc.errors()[0]["type"] == "value_error":
+        return error_message(exc, own_words=True)
+    return first_error(exc, whole="spec", count_more=False)
