@@ -93,3 +93,10 @@ def test_the_python_api_refuses_what_cannot_go_together(synth_data, tmp_path, ex
                        options={"data_dir": str(synth_data), "configs": ["P3"]},
                        out=tmp_path / "x", **extra)
     assert not (tmp_path / "x").exists()
+
+
+def test_a_misspelt_argument_is_refused_naming_the_nearest(synth_data, tmp_path):
+    with pytest.raises(TypeError, match="'temprature' .*did you mean 'temperature'"):
+        visioneval.run("salbench", model="m", temprature=0.5,  # type: ignore[call-arg]
+                       options={"data_dir": str(synth_data)}, out=tmp_path / "x")
+    assert not (tmp_path / "x").exists()

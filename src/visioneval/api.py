@@ -12,11 +12,12 @@ an event loop (a notebook)."""
 from __future__ import annotations
 
 import asyncio
+import difflib
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from pydantic import BaseModel
 
@@ -95,25 +96,47 @@ def _ref_of(cls: type) -> str | None:
     return f"{Path(path).resolve()}:{cls.__qualname__}"
 
 
-async def arun(benchmark: BenchmarkLike, *, model: str, backend: str = "openai",
-               base_url: str | None = None, api_key_env: str | None = None,
-               options: dict[str, Any] | BaseModel | None = None, out: Path | None = None,
-               temperature: float = 0.0, max_tokens: int | None = None,
-               engine: EngineOptions | None = None, progress: bool = False,
-               report: bool = True, variants: Sequence[str] = (), batch: bool = False,
-               target_ci: float | None = None) -> RunResult:
+class RunArguments(TypedDict, total=False):
+    """The keyword arguments of `run` and `arun` after `model` (see `run`)."""
+
+    backend: str  # "openai" unless given
+    base_url: str | None
+    api_key_env: str | None
+    options: dict[str, Any] | BaseModel | None
+    out: Path | None
+    temperature: float  # 0 unless given
+    max_tokens: int | None  # None: the benchmark's own
+    engine: EngineOptions | None
+    progress: bool  # False unless given
+    report: bool  # True unless given
+    variants: Sequence[str]
+    batch: bool
+    target_ci: float | None
+
+
+async def arun(benchmark: BenchmarkLike, *, model: str,
+               **given: Unpack[RunArguments]) -> RunResult:
     """Run `benchmark` on `model` and return its metrics (see `run`)."""
-    spec, given = spec_of(benchmark, options, backend=BackendSpec(
-        kind=backend, model=model, base_url=base_url, api_key_env=api_key_env),
-        out=Path(out) if out else None, engine=engine or EngineOptions(),
-        variants=tuple(variants), batch=batch,
+    if unknown := sorted(set(given) - set(RunArguments.__annotations__)):
+        near = difflib.get_close_matches(unknown[0], RunArguments.__annotations__, n=1)
+        raise TypeError(f"run() got an unexpected keyword argument {unknown[0]!r}"
+                        + (f" (did you mean {near[0]!r}?)" if near else ""))
+    target_ci, out = given.get("target_ci"), given.get("out")
+    spec, definition = spec_of(
+        benchmark, given.get("options"),
+        backend=BackendSpec(kind=given.get("backend", "openai"), model=model,
+                            base_url=given.get("base_url"),
+                            api_key_env=given.get("api_key_env")),
+        out=Path(out) if out else None, engine=given.get("engine") or EngineOptions(),
+        variants=tuple(given.get("variants", ())), batch=given.get("batch", False),
         stopping=Stopping(target_ci=target_ci) if target_ci is not None else None)
+    max_tokens = given.get("max_tokens")
     if max_tokens is None:
-        max_tokens = spec.definition_object().max_tokens if given is None else \
-            given.max_tokens
-    spec = spec.given(generation=GenerationSettings(temperature=temperature,
-                                                    max_tokens=max_tokens))
-    return await _arun(spec, progress, report, given)
+        max_tokens = (definition or spec.definition_object()).max_tokens
+    spec = spec.given(generation=GenerationSettings(
+        temperature=given.get("temperature", 0.0), max_tokens=max_tokens))
+    return await _arun(spec, given.get("progress", False), given.get("report", True),
+                       definition)
 
 
 def spec_of(benchmark: BenchmarkLike, options: dict[str, Any] | BaseModel | None,
@@ -149,13 +172,7 @@ def _report(directory: Path, given: BenchmarkDefinition | None) -> Path | None:
     return try_write_report(directory, given)
 
 
-def run(benchmark: BenchmarkLike, *, model: str, backend: str = "openai",
-        base_url: str | None = None, api_key_env: str | None = None,
-        options: dict[str, Any] | BaseModel | None = None, out: Path | None = None,
-        temperature: float = 0.0, max_tokens: int | None = None,
-        engine: EngineOptions | None = None, progress: bool = False,
-        report: bool = True, variants: Sequence[str] = (), batch: bool = False,
-        target_ci: float | None = None) -> RunResult:
+def run(benchmark: BenchmarkLike, *, model: str, **given: Unpack[RunArguments]) -> RunResult:
     """Run `benchmark` (a registered name, "module:attribute", a BenchmarkDefinition or a
     Benchmark object) on `model` behind `backend` ("openai", "openrouter", "ollama",
     "anthropic" or "builtin"). `options` are the benchmark's command options (the fields
@@ -165,11 +182,7 @@ def run(benchmark: BenchmarkLike, *, model: str, backend: str = "openai",
     points wide (`--target-ci`). Returns the run's directory and metrics (and
     variants.json's summary as `variants`); errors are counted in `n_errors`, never
     scored."""
-    return asyncio.run(arun(benchmark, model=model, backend=backend, base_url=base_url,
-                            api_key_env=api_key_env, options=options, out=out,
-                            temperature=temperature, max_tokens=max_tokens, engine=engine,
-                            progress=progress, report=report, variants=variants,
-                            batch=batch, target_ci=target_ci))
+    return asyncio.run(arun(benchmark, model=model, **given))
 
 
 def run_request(spec: RunSpec, *, progress: bool = False, report: bool = True) -> RunResult:
