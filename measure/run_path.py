@@ -7,10 +7,12 @@ tests/test_layers.py holds).
 
     uv run python measure/run_path.py [--layers tests/test_layers.py]
 
-It runs `visioneval salbench --backend builtin --model majority` on a synthetic dataset in
-this process (offline, a few seconds) under a profiler, and prints each call that carries
-the settings (caller -> callee, with their layers), then the two figures. Run it on two
-checkouts to compare them."""
+It runs three commands in this process under a profiler, offline, a few seconds each: a
+generated benchmark command (`visioneval salbench --backend builtin --model majority` on a
+synthetic dataset), `visioneval evaluate` (one case, a code validator) and `visioneval
+layout` (two synthetic CANVAS pairs). For each it prints every call that carries the
+settings (caller -> callee, with their layers; `--calls`), then the two figures. Run it on
+two checkouts to compare them."""
 
 from __future__ import annotations
 
@@ -86,30 +88,55 @@ def settings_path(args: list[str]) -> list[tuple[str, str]]:
     return calls
 
 
+def commands(folder: Path) -> dict[str, list[str]]:
+    """The three commands measured, on data made in `folder`."""
+    from typer.testing import CliRunner
+
+    from visioneval.benchmarks.salbench.synth import write_synthetic
+    from visioneval.cli.app import app
+
+    write_synthetic(folder / "data", 4, seed=0)
+    made = CliRunner().invoke(app, ["data", "synth-layout", "--out", str(folder / "canvas"),
+                                    "--n", "2", "--boxes", "3"])
+    assert made.exit_code == 0, made.output
+    (folder / "shelf.png").write_bytes((HERE / "examples" / "evaluators" / "shelf.png"
+                                        ).read_bytes())
+    (folder / "cases.yaml").write_text(
+        "cases:\n  - id: shelf-count\n    input: How many?\n    images: [shelf.png]\n"
+        "    output: I count 5 bottles and 3 cans.\n    expected_output: 5 bottles, 3 cans\n"
+        "    evaluators:\n      - validator: count\n")
+    quiet = ["--no-report", "--no-progress", "--no-cache"]
+    return {
+        "salbench": ["salbench", "--backend", "builtin", "--model", "majority", "--data-dir",
+                     str(folder / "data"), "--configs", "P3", "--out",
+                     str(folder / "salbench"), *quiet],
+        "evaluate": ["evaluate", str(folder / "cases.yaml"), "--out",
+                     str(folder / "evaluate"), *quiet],
+        "layout": ["layout", "--base-dir", str(folder / "canvas"), "--embedder", "bow",
+                   "--workers", "1", "--out", str(folder / "layout"), *quiet],
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--layers", type=Path, default=HERE / "tests" / "test_layers.py")
+    parser.add_argument("--calls", action="store_true", help="print every call")
     given = parser.parse_args()
     layers = load_layers(given.layers)
     with tempfile.TemporaryDirectory() as folder:
         os.environ["XDG_CACHE_HOME"] = folder  # never the user's cache
-        from visioneval.benchmarks.salbench.synth import write_synthetic
-
-        data = Path(folder) / "data"
-        write_synthetic(data, 4, seed=0)
-        calls = settings_path(["salbench", "--backend", "builtin", "--model", "majority",
-                               "--data-dir", str(data), "--configs", "P3", "--no-report",
-                               "--no-progress", "--no-cache",
-                               "--out", str(Path(folder) / "run")])
-    up = 0
-    modules = set()
-    for source, callee in calls:
-        a, b = layers.get(unit_of(source)), layers.get(unit_of(callee))
-        modules |= {source, callee}
-        step = a is not None and b is not None and b > a
-        up += step
-        print(f"{a!s:>3} {source} -> {b!s:>3} {callee}" + ("  <- up" if step else ""))
-    print(f"modules passed: {len(modules)}; calls back up a layer: {up}")
+        for name, args in commands(Path(folder)).items():
+            calls = settings_path(args)
+            up = 0
+            modules = set()
+            for source, callee in calls:
+                a, b = layers.get(unit_of(source)), layers.get(unit_of(callee))
+                modules |= {source, callee}
+                step = a is not None and b is not None and b > a
+                up += step
+                if given.calls:
+                    print(f"{a!s:>3} {source} -> {b!s:>3} {callee}" + ("  <- up" if step else ""))
+            print(f"{name}: modules passed {len(modules)}, calls back up a layer {up}")
 
 
 if __name__ == "__main__":
