@@ -32,6 +32,8 @@ from visioneval.engine.stopping import SequentialStop, StoppingFlags, refusal
 from visioneval.io.parquet import DataError
 from visioneval.runs.output import Output
 from visioneval.runs.session import (
+    Models,
+    SessionPlan,
     SessionResult,
     check_resumable,
     default_run_dir,
@@ -179,12 +181,12 @@ async def execute(spec: RunSpec, directory: Path, output: Output, lock: RunLock,
             if batch or store.info.batch is not None else None
         early = _early_page(store, output) if batches is None else None
         try:
-            result = await run_session(benchmark, backend, store, settings, engine,
-                                       output.err, output.progress, judge, budget,
-                                       engine_changes, output.board, output.label, panel,
-                                       batch=batches, stopping=rule,
-                                       on_record=early.recorded if early else None,
-                                       readers=early.readers() if early else ())
+            result = await run_session(benchmark, Models(backend, judge, tuple(panel)), store,
+                                       SessionPlan(settings, engine, budget, engine_changes,
+                                                   batches, rule,
+                                                   early.recorded if early else None,
+                                                   early.readers() if early else ()),
+                                       output)
         except BaseException:
             if early is not None:
                 early.close()

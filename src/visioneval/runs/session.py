@@ -18,8 +18,6 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
 from visioneval.backends.base import Backend
 from visioneval.backends.registry import BackendSpec, recorded
 from visioneval.backends.replicas import Replicas
@@ -45,9 +43,10 @@ from visioneval.cost.prices import ModelRef, recorded_judge_price, recorded_pric
 from visioneval.cost.total import run_cost
 from visioneval.engine.cache import open_or_none
 from visioneval.engine.options import EngineOptions, retry_policy
-from visioneval.engine.progress import ProgressBoard, RunProgress
+from visioneval.engine.progress import RunProgress
 from visioneval.engine.runner import CostLimitReached, Engine, RecordWatch, RunStats
 from visioneval.runs.live_summary import LiveSummary, RecordReader, Summary, summary_of
+from visioneval.runs.output import Output
 from visioneval.shards import Shard
 from visioneval.variants.family import Varied
 from visioneval.variants.summary import FILE as VARIANTS_FILE
@@ -147,33 +146,49 @@ def check_resumable(info: RunInfo, plan: BenchmarkPlan) -> None:
                           "variants")
 
 
-async def run_session(benchmark: Benchmark, backend: Backend, store: RunStore,
-                      settings: GenerationSettings, engine_options: EngineOptions,
-                      console: Console, show_progress: bool = True,
-                      judge: Backend | None = None,
-                      budget: Budget | None = None,
-                      engine_changes: dict[str, list[Any]] | None = None,
-                      board: ProgressBoard | None = None,
-                      label: str | None = None,
-                      panel: Sequence[Backend] = (),
-                      batch: BatchSetup | None = None,
-                      stopping: SequentialStop | None = None,
-                      on_record: RecordWatch | None = None,
-                      readers: Sequence[RecordReader] = ()) -> SessionResult:
-    """Run what is not yet done, then recompute metrics and tables from the journal.
-    `judge`, `panel`: the benchmark's judge model and panel models, opened and checked by
-    the caller; `budget`:
-    --max-cost, after which no request is sent (CostLimitReached, status "stopped");
-    `engine_changes`: the recorded engine settings this resume replaced (setting: [then,
-    now]), kept in this session's entry of run.json; `board`: a progress
-    display shared with other runs (a suite's), else the session shows its own; `label`:
-    its bar's name (default: the benchmark's); `batch`: send the samples through the
-    provider's batch API (`visioneval.engine.batch_runner`); `stopping`: --target-ci's rule
-    (the samples then run in its seeded order, run.json records how it went); `on_record`:
-    told of each record as it is journaled (the request-by-request path only). A new run's
-    metrics are read from its journal while its answers arrive (`visioneval.runs.live_summary`),
-    a resumed run's at its end; `readers`: told of each record that first reading reads
-    (`RecordReader`)."""
+@dataclass(frozen=True)
+class Models:
+    """The model a session asks, and its benchmark's judge and panel models: opened and
+    checked by the caller."""
+
+    backend: Backend
+    judge: Backend | None = None
+    panel: tuple[Backend, ...] = ()
+
+
+@dataclass(frozen=True)
+class SessionPlan:
+    """How a session runs, as the caller decided it. `budget`: --max-cost, after which no
+    request is sent (CostLimitReached, status "stopped"); `engine_changes`: the recorded
+    engine settings a resume replaced (setting: [then, now]), kept in this session's entry
+    of run.json; `batch`: send the samples through the provider's batch API
+    (`visioneval.engine.batch_runner`); `stopping`: --target-ci's rule (the samples then run
+    in its seeded order, run.json records how it went); `on_record`: told of each record as
+    it is journaled (the request-by-request path only); `readers`: told of each record the
+    first reading of a new run's metrics reads (`RecordReader`)."""
+
+    settings: GenerationSettings
+    engine: EngineOptions
+    budget: Budget | None = None
+    engine_changes: dict[str, list[Any]] | None = None
+    batch: BatchSetup | None = None
+    stopping: SequentialStop | None = None
+    on_record: RecordWatch | None = None
+    readers: Sequence[RecordReader] = ()
+
+
+async def run_session(benchmark: Benchmark, models: Models, store: RunStore,
+                      plan: SessionPlan, output: Output) -> SessionResult:
+    """Run what is not yet done, then recompute metrics and tables from the journal. A new
+    run's metrics are read from its journal while its answers arrive
+    (`visioneval.runs.live_summary`), a resumed run's at its end. The progress goes to
+    `output.err` (or the display `output.board` shares with other runs, as `output.label`)."""
+    backend, judge, panel = models.backend, models.judge, models.panel
+    settings, engine_options, budget = plan.settings, plan.engine, plan.budget
+    engine_changes, batch, stopping = plan.engine_changes, plan.batch, plan.stopping
+    on_record, readers = plan.on_record, plan.readers
+    console, show_progress, board, label = output.err, output.progress, output.board, \
+        output.label
     # numpy: loaded when a session starts
     from visioneval.core.idset import IdCollector, IdSet
 
