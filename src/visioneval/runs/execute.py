@@ -10,7 +10,7 @@ import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from visioneval.backends.base import Backend
 from visioneval.backends.builtin import check_fits
@@ -18,7 +18,7 @@ from visioneval.backends.registry import BackendSpec, make_backend
 from visioneval.backends.served import describe
 from visioneval.baselines.hints import majority_answers
 from visioneval.core.benchmark import Benchmark
-from visioneval.core.runfiles import Identity, Pricing, ProbedResolution, RunInfo
+from visioneval.core.runfiles import BenchmarkPlan, Identity, Pricing, ProbedResolution, RunInfo
 from visioneval.core.store import RunDirError, RunLock, RunStore
 from visioneval.cost.prices import (
     JUDGE_GIVEN,
@@ -100,93 +100,45 @@ async def execute(spec: RunSpec, directory: Path, output: Output, lock: RunLock,
     run.json) and goes through the provider's batch API when it asks (`batch`; a continued
     run does if it started so)."""
     benchmark = spec.build()
-    settings = spec.settings()
-    resume = continuing is not None
     resumed = continuing is not None and continuing.resumed  # the run's own settings
     engine = spec.engine.for_shard(spec.shard) \
         if spec.shard is not None and not resumed else spec.engine
     new_rule = spec.stopping.rule(spec.seed()) if spec.stopping and not resumed else None
-    backend_spec = spec.backend
-    definition = spec.definition
-    changes = continuing.changes if continuing else ()
-    if continuing is None or continuing.resumed:
-        stopping = continuing.stopping if continuing else StoppingFlags()
-    else:  # a suite's run found half done goes on with the suite file's rule
-        stopping = StoppingFlags(spec.stopping.target_ci, spec.stopping.min_samples) \
-            if spec.stopping else StoppingFlags()
-    probe_resolution, batch = spec.probe_resolution, spec.batch
     if new_rule is not None and (refused := refusal(benchmark)):
         raise ValueError(refused)
-    budget = _budget(benchmark, backend_spec, engine, directory if resume else None)
-    if backend_spec.kind == "builtin":
-        check_fits(backend_spec.model, benchmark.name, benchmark.builtin_models,
-                   _builtin_note(benchmark.name))
-    majority = majority_answers(benchmark) if backend_spec.kind == "builtin" and \
-        backend_spec.model == "majority" else None
-    servers = backend_spec.kind not in ("builtin", "none") or benchmark.judge is not None \
-        or bool(benchmark.panel)
-    limits = http_limits(engine) if servers else None
-    backend = make_backend(backend_spec, connections=engine.concurrency, majority=majority,
-                           seed=getattr(benchmark.options, "seed", 0),
-                           dispatch=dispatch(engine), limits=limits,
-                           flags=target_flags(benchmark.name))
-    judge = make_backend(benchmark.judge, connections=engine.concurrency, limits=limits,
-                         flags=judge_flags(benchmark.name)) \
-        if benchmark.judge is not None else None
-    # The panel's servers are named by the benchmark's options, as a judge's are.
-    panel = [make_backend(member, connections=engine.concurrency, limits=limits,
-                          flags=judge_flags(benchmark.name)) for member in benchmark.panel]
+    budget = _budget(benchmark, spec.backend, engine,
+                     directory if continuing is not None else None)
+    models = _models(spec.backend, benchmark, engine)
     async with contextlib.AsyncExitStack() as opened:
-        for each in (backend, judge, *panel):
+        for each in (models.backend, models.judge, *models.panel):
             if each is not None:
                 await opened.enter_async_context(each)
-        await backend.preflight()
-        if judge is not None:
-            await judge.preflight()
-        for member in panel:
-            await member.preflight()
+                await each.preflight()
         # The data's fingerprint reads every file: in a thread, so the event loop goes on
         # serving other runs of the process (a suite's lanes) meanwhile.
         plan = await asyncio.to_thread(planned, benchmark)
-        probed = await _probe(backend, engine, output) if probe_resolution and not resume \
-            else None
+        probed = await _probe(models.backend, engine, output) \
+            if spec.probe_resolution and continuing is None else None
         lock.acquire()  # a new run's directory exists from here on; a resume holds it already
-        engine_changes: dict[str, list[Any]] | None = None
-        if resume:
-            store = RunStore.open(directory)
-            check_resumable(store.info, plan)
-            if plan.dataset.stat is not None:  # the same data, perhaps copied: as it is now
-                store.info.dataset.stat = plan.dataset.stat
-            check_same_model(store.info, backend, judge, panel)
-            if (pricing := engine.pricing()) is not None:  # prices given again replace them
-                store.info.pricing = Pricing.model_validate(pricing)
-            store.info.record_engine(engine)
-            if definition and store.info.definition not in (None, definition):
-                # The user's own definition, named again from where it is now.
-                store.info.definition = definition
-            if changes:
-                engine_changes = {c.setting: c.as_pair() for c in changes}
-            rule = resumed_rule(store.info, benchmark, directory, stopping or StoppingFlags())
+        if continuing is not None:
+            store = _continued(spec, directory, plan, models, engine)
+            rule = resumed_rule(store.info, benchmark, directory,
+                                _stopping_again(spec, continuing))
+            changes = {c.setting: c.as_pair() for c in continuing.changes} or None
         else:
             rule = SequentialStop(new_rule, benchmark.headline_outcome,
                                   proportion=benchmark.headline_proportion() or "accuracy") \
                 if new_rule else None
-            info = new_run_info(plan, backend_spec, settings, engine, definition, spec.shard)
-            info.backend.identity = Identity.model_validate(backend.identity())
-            if probed is not None:
-                info.resolution_probe = probed
-            store = RunStore.create(directory, info)
-        _say_identity(backend, output)
-        batches = _batches(benchmark, backend_spec, backend, output, engine) \
-            if batch or store.info.batch is not None else None
+            store = _created(spec, directory, plan, models.backend, engine, probed)
+            changes = None
+        _say_identity(models.backend, output)
+        batches = _batches(benchmark, spec.backend, models.backend, output, engine) \
+            if spec.batch or store.info.batch is not None else None
         early = _early_page(store, output) if batches is None else None
         try:
-            result = await run_session(benchmark, Models(backend, judge, tuple(panel)), store,
-                                       SessionPlan(settings, engine, budget, engine_changes,
-                                                   batches, rule,
-                                                   early.recorded if early else None,
-                                                   early.readers() if early else ()),
-                                       output)
+            result = await run_session(benchmark, models, store, SessionPlan(
+                spec.settings(), engine, budget, changes, batches, rule,
+                early.recorded if early else None, early.readers() if early else ()), output)
         except BaseException:
             if early is not None:
                 early.close()
@@ -195,6 +147,67 @@ async def execute(spec: RunSpec, directory: Path, output: Output, lock: RunLock,
             result.thumbnails = early.thumbnails()
             result.page_rows = early.rows()
         return result
+
+
+def _models(spec: BackendSpec, benchmark: Benchmark, engine: EngineOptions) -> Models:
+    """The model the run asks, and its benchmark's judge and panel (their servers named by
+    the benchmark's options), built but not yet opened."""
+    if spec.kind == "builtin":
+        check_fits(spec.model, benchmark.name, benchmark.builtin_models,
+                   _builtin_note(benchmark.name))
+    majority = majority_answers(benchmark) if spec.kind == "builtin" and \
+        spec.model == "majority" else None
+    servers = spec.kind not in ("builtin", "none") or benchmark.judge is not None \
+        or bool(benchmark.panel)
+    limits = http_limits(engine) if servers else None
+    backend = make_backend(spec, connections=engine.concurrency, majority=majority,
+                           seed=getattr(benchmark.options, "seed", 0),
+                           dispatch=dispatch(engine), limits=limits,
+                           flags=target_flags(benchmark.name))
+    judge = make_backend(benchmark.judge, connections=engine.concurrency, limits=limits,
+                         flags=judge_flags(benchmark.name)) \
+        if benchmark.judge is not None else None
+    panel = tuple(make_backend(member, connections=engine.concurrency, limits=limits,
+                               flags=judge_flags(benchmark.name)) for member in benchmark.panel)
+    return Models(backend, judge, panel)
+
+
+def _created(spec: RunSpec, directory: Path, plan: BenchmarkPlan, backend: Backend,
+             engine: EngineOptions, probed: ProbedResolution | None) -> RunStore:
+    """A new run's directory and its run.json."""
+    info = new_run_info(plan, spec.backend, spec.settings(), engine, spec.definition,
+                        spec.shard)
+    info.backend.identity = Identity.model_validate(backend.identity())
+    if probed is not None:
+        info.resolution_probe = probed
+    return RunStore.create(directory, info)
+
+
+def _continued(spec: RunSpec, directory: Path, plan: BenchmarkPlan, models: Models,
+               engine: EngineOptions) -> RunStore:
+    """The run in `directory`, checked to be this one (the same data, the same models),
+    with the settings this session runs with recorded."""
+    store = RunStore.open(directory)
+    check_resumable(store.info, plan)
+    if plan.dataset.stat is not None:  # the same data, perhaps copied: as it is now
+        store.info.dataset.stat = plan.dataset.stat
+    check_same_model(store.info, models.backend, models.judge, models.panel)
+    if (pricing := engine.pricing()) is not None:  # prices given again replace them
+        store.info.pricing = Pricing.model_validate(pricing)
+    store.info.record_engine(engine)
+    if spec.definition and store.info.definition not in (None, spec.definition):
+        # The user's own definition, named again from where it is now.
+        store.info.definition = spec.definition
+    return store
+
+
+def _stopping_again(spec: RunSpec, continuing: Continuing) -> StoppingFlags:
+    """--target-ci and --min-samples for a continued run: a resume's as given again; a
+    suite's run found half done goes on with the suite file's rule."""
+    if continuing.resumed:
+        return continuing.stopping
+    return StoppingFlags(spec.stopping.target_ci, spec.stopping.min_samples) \
+        if spec.stopping else StoppingFlags()
 
 
 def _early_page(store: RunStore, output: Output) -> EarlyPage | None:
