@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from visioneval.benchmarks.layout.running import LayoutArgs, run_layout
+
 from visioneval.commands.common import consoles
 from visioneval.layout.synth import write_random
 

@@ -58,7 +58,7 @@ def _inner(kind: Any) -> Any:
     return args[0]
 
 
-def shared(parameters: Iterable[inspect.Parameter], line: CommandLine,
+def shared_as_declared(parameters: Iterable[inspect.Parameter], line: CommandLine,
            taken: set[str]) -> tuple[list[inspect.Parameter], set[str]]:
     """The shared options as this command has them: spelled its way, hidden when refused
     (to say why when given), left out where an option of its own names the run's model or
@@ -83,7 +83,7 @@ def shared(parameters: Iterable[inspect.Parameter], line: CommandLine,
     return out, refused
 
 
-def gone(line: CommandLine, known: set[str]) -> list[inspect.Parameter]:
+def gone_flags(line: CommandLine, known: set[str]) -> list[inspect.Parameter]:
     """Refused flags that are no shared option (an older spelling the command no longer
     takes): hidden options that say why."""
     return [inspect.Parameter(
@@ -97,10 +97,12 @@ def refuse_given(values: dict[str, Any], names: Iterable[str], line: CommandLine
     """A refused flag given: one line naming it and why (ValueError). Their parameters
     (`names`) are taken out of `values`."""
     for name in names:
-        value = values.pop(name, None)
+        value, default = values.pop(name, None), defaults.get(name)
+        if value is None or value is False or value == [] or \
+                (default is not None and default is not False and value == default):
+            continue  # not given (a default such as --executor local)
         spelling = flag(name.removeprefix(REFUSED))
-        if value not in (None, False, [], defaults.get(name)):
-            raise ValueError(f"{spelling}: {line.refusal(spelling)}")
+        raise ValueError(f"{spelling}: {line.refusal(spelling)}")
 
 
 def aliases(line: CommandLine, own: Mapping[str, inspect.Parameter]
@@ -168,7 +170,7 @@ def run_directory(flags: RunFlags, name: str) -> Path:
     return directory.absolute() if how.on_ray else directory
 
 
-def then(line: CommandLine, directory: Path, dry_run: bool):
+def said_after(line: CommandLine, directory: Path, dry_run: bool):
     """What the command says after a finished run (exit 0 or 1), from `line.closing`."""
     if line.closing is None or dry_run:
         return None

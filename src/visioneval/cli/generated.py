@@ -25,6 +25,17 @@ import typer
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
+from visioneval.cli.commandline import (
+    aliases,
+    flag,
+    gone_flags,
+    merge_aliases,
+    refuse_given,
+    run_directory,
+    said_after,
+    shared_as_declared,
+    take_models,
+)
 from visioneval.cli.options import (
     ApiKeyEnv,
     BackendKind,
@@ -50,6 +61,7 @@ from visioneval.cli.options import (
     PriceOut,
     ProbeResolution,
     RayAddressOpt,
+    Ready,
     RefreshCache,
     Resume,
     Rpm,
@@ -61,11 +73,8 @@ from visioneval.cli.options import (
     Tpm,
     VariantOpt,
     Verbose,
-    Ready,
     run_command,
 )
-from visioneval.cli import commandline as declared
-from visioneval.cli.commandline import flag
 from visioneval.cli.panels import DATA, MODEL, OUTPUT
 from visioneval.commands.flags import RunFlags, RunTarget
 from visioneval.terminal import line
@@ -135,8 +144,9 @@ SHARED_NAMES = tuple(f.name for f in dataclasses.fields(RunFlags))
 def _flags(kwargs: dict[str, Any], keep_model: bool = False) -> RunFlags:
     """The shared flags, taken out of a command's parameters (a command without a judge
     has no judge prices; `keep_model`: --model is the benchmark's own option, left in)."""
-    return RunFlags(**{k: kwargs.get(k) if keep_model and k == "model" else kwargs.pop(k)
-                       for k in SHARED_NAMES if k in kwargs})
+    taken: dict[str, Any] = {k: kwargs.get(k) if keep_model and k == "model" else kwargs.pop(k)
+                             for k in SHARED_NAMES if k in kwargs}
+    return RunFlags(**taken)
 
 
 def _unwrap(annotation: Any) -> tuple[Any, bool]:
@@ -269,13 +279,13 @@ def benchmark_command(definition: BenchmarkDefinition) -> Callable[..., None]:
         raise TypeError(f"{definition.name}: option(s) {', '.join(sorted(clash))} are shared "
                         "by every benchmark command; rename them")
     taken = {field_flag(model_cls, n) for n in fields}
-    model_flags, refused = declared.shared(_shared(definition), cmdline, taken)
+    model_flags, refused = shared_as_declared(_shared(definition), cmdline, taken)
     judged = definition.judge_target is not None or cmdline.model_is_judge
-    run_flags, refused_run = declared.shared(_run_options(judged), cmdline, taken)
-    gone = declared.gone(cmdline, {flag(n) for n in SHARED_NAMES})
+    run_flags, refused_run = shared_as_declared(_run_options(judged), cmdline, taken)
+    gone = gone_flags(cmdline, {flag(n) for n in SHARED_NAMES})
     refused |= refused_run | {p.name for p in gone}
     ordered = sorted(own.values(), key=lambda p: p.name != cmdline.argument)  # argument first
-    parameters = [*model_flags, *ordered, *declared.aliases(cmdline, own),
+    parameters = [*model_flags, *ordered, *aliases(cmdline, own),
                   _out(cmdline.out_shown or f"results/{definition.name}-<model>-<time>",
                        cmdline.out_help or "Run directory."), *run_flags, *gone]
     defaults = {p.name: p.default for p in parameters}
@@ -301,14 +311,14 @@ def _ready(definition: BenchmarkDefinition, cmdline: CommandLine, values: dict[s
 
     model_cls = definition.options_model
     assert model_cls is not None
-    declared.refuse_given(values, refused, cmdline, defaults)
-    declared.merge_aliases(values, cmdline)
+    refuse_given(values, refused, cmdline, defaults)
+    merge_aliases(values, cmdline)
     resume = values.get("resume")
     spelled_given = [s.flag for n, s in cmdline.spelled.items()
                      if n in ("backend", "model") and values.get(n)]
     default_model = model_cls.model_fields[cmdline.model_option].get_default() \
         if cmdline.model_option else None
-    models = declared.take_models(values, cmdline, resume, default_model)
+    models = take_models(values, cmdline, resume, default_model)
     flags = dataclasses.replace(_flags(values, keep_model=cmdline.model_option == "model"),
                                 backend=models.backend, model=models.model,
                                 base_url=models.base_url, api_key_env=models.api_key_env)
@@ -340,7 +350,7 @@ def _ready(definition: BenchmarkDefinition, cmdline: CommandLine, values: dict[s
         out = cmdline.out_given(flags.out, values)
         flags, values, note = dataclasses.replace(flags, out=out.directory), \
             dict(out.values), out.note
-    directory = declared.run_directory(flags, definition.name)
+    directory = run_directory(flags, definition.name)
     flags = dataclasses.replace(flags, out=directory)
     made: list[BaseModel] = []
 
@@ -369,7 +379,7 @@ def _ready(definition: BenchmarkDefinition, cmdline: CommandLine, values: dict[s
 
     return Ready(flags, RunTarget(definition.name, benchmark, generation,
                                   backend_required=not cmdline.model_optional),
-                 then=declared.then(cmdline, directory, flags.dry_run))
+                 then=said_after(cmdline, directory, flags.dry_run))
 
 
 def _recorded() -> Any:
@@ -524,15 +534,13 @@ def write_synth(out: Path, overwrite: bool, write: Callable[[Path], list[str]]) 
 def register(app: typer.Typer, data_app: typer.Typer) -> None:
     """Add every registered benchmark's command (and data command) to the app."""
     from visioneval.core import registry
-    from visioneval.core.capabilities import HasCommand, MakesSyntheticData
+    from visioneval.core.capabilities import MakesSyntheticData
 
     definitions = [registry.definition(name) for name in registry.names()]
     app.command(name="run")(any_benchmark_command(
         [d.name for d in definitions if d.command_options is not None]))
     for name, definition in zip(registry.names(), definitions, strict=True):
-        if isinstance(definition, HasCommand):
-            definition.register_command(app)
-        elif definition.options_model is not None and definition.command:
+        if definition.options_model is not None and definition.command:
             app.command(name=name, help=definition.summary)(benchmark_command(definition))
         if isinstance(definition, MakesSyntheticData):
             data_app.command(f"synth-{name}", help=definition.synth_help)(

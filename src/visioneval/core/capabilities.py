@@ -92,16 +92,6 @@ class PairsRecords(Protocol):
 
 
 @runtime_checkable
-class HasCommand(Protocol):
-    """A benchmark whose command is written by hand (its own flag spellings: CANVAS's for
-    `layout`, the judge's --judge-* for `evaluate`) instead of generated from its options
-    model. The command lives in the benchmark's folder and builds the same run request."""
-
-    def register_command(self, app: Any) -> None:
-        """Add the command to the `visioneval` app (a typer application)."""
-
-
-@runtime_checkable
 class LearnsFromAnswers(Protocol):
     """A benchmark whose solver chooses what to ask from the answers so far (an adaptive
     psychophysical method): before a resumed run's session, it is given the answers that

@@ -5,7 +5,7 @@ commandline.py)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, field_validator, model_validator
@@ -20,7 +20,7 @@ CAPTION_TOKENS = 60  # one sentence (CANVAS's BLIP captions are under 50 tokens)
 SEMANTIC = "Semantic match"  # the --help panel of the captioner's options
 
 
-def _in(panel: str, **more: str) -> dict[str, str]:
+def _in(panel: str, **more: str) -> dict[str, Any]:
     return {"panel": panel, **more}
 
 
