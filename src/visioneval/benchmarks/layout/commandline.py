@@ -73,7 +73,8 @@ COMMAND_LINE = CommandLine(
     model_option="model", settings=_no_generation,
     refused=(
         Refused(("--backend", "--base-url", "--api-key-env", "--temperature", "--max-tokens",
-                 "--price-in", "--price-out", "--probe-resolution", "--batch", "--dry-run"),
+                 "--price-in", "--price-out", "--rpm", "--tpm", "--probe-resolution",
+                 "--batch", "--dry-run"),
                 NO_MODEL),
         # Layout's own --variant (CANVAS's folders) takes the spelling.
         Refused(("--variant",), "request variants change the image sent to a model, and "
