@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import copy
 import inspect
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -30,12 +30,11 @@ def flag(name: str) -> str:
 def _hidden(parameter: inspect.Parameter) -> inspect.Parameter:
     """The same option, left out of --help."""
     annotation = parameter.annotation
-    args = list(annotation.__metadata__)
-    args = [copy.copy(a) for a in args]
-    for a in args:
-        if isinstance(a, typer.models.OptionInfo):
-            a.hidden = True
-    return parameter.replace(annotation=Annotated[(annotation.__origin__, *args)])
+    infos = [copy.copy(info) for info in annotation.__metadata__]
+    for info in infos:
+        if isinstance(info, typer.models.OptionInfo):
+            info.hidden = True
+    return parameter.replace(annotation=Annotated[(annotation.__origin__, *infos)])
 
 
 def spelled(parameter: inspect.Parameter, line: CommandLine) -> inspect.Parameter:
@@ -59,7 +58,7 @@ def _inner(kind: Any) -> Any:
 
 
 def shared_as_declared(parameters: Iterable[inspect.Parameter], line: CommandLine,
-           taken: set[str]) -> tuple[list[inspect.Parameter], set[str]]:
+                       taken: set[str]) -> tuple[list[inspect.Parameter], set[str]]:
     """The shared options as this command has them: spelled its way, hidden when refused
     (to say why when given), left out where an option of its own names the run's model or
     takes their spelling (`taken`: its own flags); and the names of the refused ones."""
@@ -68,8 +67,8 @@ def shared_as_declared(parameters: Iterable[inspect.Parameter], line: CommandLin
         name, spelling = parameter.name, flag(parameter.name)
         if name in line.spelled:
             out.append(spelled(parameter, line))
-        elif name == line.model_option:
-            continue
+        elif name == "model" and line.model_option is not None:
+            continue  # the option that names the run's model is its --model
         elif spelling in taken:
             if line.refusal(spelling) is None:
                 raise TypeError(f"{spelling} is a shared option and an option of this "
@@ -170,8 +169,10 @@ def run_directory(flags: RunFlags, name: str) -> Path:
     return directory.absolute() if how.on_ray else directory
 
 
-def said_after(line: CommandLine, directory: Path, dry_run: bool):
-    """What the command says after a finished run (exit 0 or 1), from `line.closing`."""
+def said_after(line: CommandLine, directory: Path, dry_run: bool
+               ) -> Callable[[int, Output], int] | None:
+    """What the command says after a finished run (exit 0 or 1), from `line.closing`: its
+    lines, and its problems, which make the exit code at least 1."""
     if line.closing is None or dry_run:
         return None
     closing = line.closing
