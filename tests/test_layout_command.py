@@ -276,5 +276,7 @@ def test_the_closing_lines_name_the_directory_named_before_the_run(canvas_dir, t
     (made,) = (tmp_path / "results").iterdir()
     assert made.name.startswith("layout-gpt-4o-")
     said = " ".join(result.stdout.split())
-    assert f"results: results/{made.name}/results.json and results/{made.name}/results.csv" \
-        in said
+    where = f"results: results/{made.name}/results.json and results/{made.name}/results.csv"
+    assert where in said
+    resumed = invoke("--resume", made, "--no-progress", "--no-report")  # says it again
+    assert resumed.exit_code == 0 and where in " ".join(resumed.stdout.split())

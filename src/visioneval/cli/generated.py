@@ -342,7 +342,8 @@ def _ready(definition: BenchmarkDefinition, cmdline: CommandLine, values: dict[s
         return Ready(flags, RunTarget(
             definition.name, _recorded, _recorded, fixed=fixed, restated=restated,
             resume_options={k: v for k, v in given.items() if k in again} | dict(
-                models.options), backend_required=not cmdline.model_optional))
+                models.options), backend_required=not cmdline.model_optional),
+            then=said_after(cmdline, resume, flags.dry_run))
 
     values = given | dict(models.options)
     note = None
