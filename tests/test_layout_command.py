@@ -278,5 +278,5 @@ def test_the_closing_lines_name_the_directory_named_before_the_run(canvas_dir, t
     said = " ".join(result.stdout.split())
     where = f"results: results/{made.name}/results.json and results/{made.name}/results.csv"
     assert where in said
-    resumed = invoke("--resume", made, "--no-progress", "--no-report")  # says it again
+    resumed = invoke("--resume", f"results/{made.name}", "--no-progress", "--no-report")
     assert resumed.exit_code == 0 and where in " ".join(resumed.stdout.split())
