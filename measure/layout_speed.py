@@ -19,8 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from visioneval.benchmarks.layout.running import LayoutArgs, run_layout
-from visioneval.commands.common import consoles
+import typer
+
+from visioneval.cli import app
 from visioneval.layout.synth import write_random
 
 
@@ -50,12 +51,12 @@ def main() -> None:
         print(f"made {args.n} pairs in {time.perf_counter() - t:.1f} s under {base}")
     out = base / "speed-out"
     shutil.rmtree(out, ignore_errors=True)  # a run directory holds one run
-    console, err = consoles()
+    command = ["layout", "--base-dir", str(base), "--model", "gpt-4o", "--variant",
+               "image_only", "--out", str(out), "--skip-semantic", "--workers",
+               str(args.workers), "--no-progress", *(["--viz"] if args.viz else []),
+               *(["--no-report"] if args.no_report else [])]
     t = time.perf_counter()
-    code = run_layout(LayoutArgs(base_dir=base, model="gpt-4o", variant="image_only",
-                                 out=out, skip_semantic=True, workers=args.workers,
-                                 viz=args.viz, progress=False,
-                                 report=not args.no_report), console, err)
+    code = typer.main.get_command(app).main(command, standalone_mode=False)
     wall = time.perf_counter() - t
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     own = resource.getrusage(resource.RUSAGE_SELF)

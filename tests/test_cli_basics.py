@@ -73,10 +73,10 @@ def test_benchmark_help_is_a_table_of_contents(name):
     own = {"run": ["Arguments", "Benchmark options", "Model and endpoints"],
            "evaluate": ["Arguments", "evaluate options", "Judge"],
            "vqa": ["vqa options", "Data", "Model and endpoints", "Judge"]}
-    shared = [p for p in SHARED_PANELS if p != "Controls"] if name == "evaluate" \
-        else SHARED_PANELS  # evaluate's judges and validators take no request variants
+    # evaluate's Controls hold --probe-resolution alone: request variants do not apply to
+    # answers already given (its judges are checked by --judge-controls)
     assert _panels(text) == own.get(name, [f"{name} options", "Data",
-                                           "Model and endpoints"]) + shared
+                                           "Model and endpoints"]) + SHARED_PANELS
     lines = text.splitlines()
     assert len(lines) <= (81 if name == "vqa" else 64), text
     for i, line in enumerate(lines):  # a second line only under a name too long for the column

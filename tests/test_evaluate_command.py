@@ -316,3 +316,67 @@ def test_a_reply_that_is_not_a_verdict_is_not_cached(serve, tmp_path):
     resumed = invoke("evaluate", "--resume", tmp_path / "run1", "--no-progress",
                      "--judge-base-url", server.base_url + "/v1")
     assert resumed.exit_code == 0, resumed.output
+
+
+# -- the shared flags of a benchmark command: those that apply work, the others say why ----
+
+
+def _judge_or_canary(prompt):
+    """A judge server that also answers the resolution probe's questions."""
+    from visioneval.loopback.server import answer_canary, answer_judge
+    from visioneval.probe import reader
+
+    return answer_canary(prompt) if reader.is_canary_question(prompt.text) \
+        else answer_judge(prompt)
+
+
+def test_request_variants_and_stopping_are_refused_in_one_line_naming_the_flag(serve,
+                                                                              tmp_path):
+    server = serve(answer=_judge_or_canary)
+    cases = _cases(tmp_path, [{"id": "d1", "output": "A cat.",
+                               "evaluators": [{"judge": "image-description"}]}])
+    out = tmp_path / "run"
+    for given, words in ((["--variant", "blind"], ["--variant", "--judge-controls"]),
+                         (["--target-ci", "5"], ["--target-ci", "pass rate"]),
+                         (["--min-samples", "10"], ["--min-samples"]),
+                         (["--temperature", "0.5"], ["--temperature", "--judge-temperature"]),
+                         (["--max-tokens", "9"], ["--max-tokens", "--judge-max-tokens"])):
+        result = invoke("evaluate", cases, *_judge_args(server, out, *given))
+        _one_line_error(result, *words)
+    assert server.stats.requests == 0 and not out.exists()
+    resumed = invoke("evaluate", "--resume", tmp_path / "none", "--variant", "blind")
+    _one_line_error(resumed, "--variant: evaluate grades answers already given")
+
+
+@pytest.mark.slow
+def test_probe_resolution_measures_the_judges_endpoint(serve, tmp_path):
+    """The judge sees the case's images: --probe-resolution measures its endpoint as for
+    any benchmark's model; a run of validators alone has no endpoint to measure."""
+    server = serve(answer=_judge_or_canary, downscale=2.0)
+    cases = _cases(tmp_path, [{"id": "d1", "output": "A cat.",
+                               "evaluators": [{"judge": "image-description"}]}])
+    out = tmp_path / "run"
+    result = invoke("evaluate", cases, *_judge_args(server, out, "--probe-resolution",
+                                                     "--no-report"))
+    assert result.exit_code == 0, result.output
+    probed = load(out, "run.json")["resolution_probe"]
+    assert probed["status"] == "loss" and probed["factor"] == pytest.approx(2.0, rel=0.25)
+    assert load(out)["evaluators"]["judge:image-description"]["errors"] == 0
+    alone = _cases(tmp_path, [{"id": "c", "output": "5 cats", "expected_output": "5 cats",
+                               "evaluators": [{"validator": "count"}]}], name="alone.yaml")
+    refused = invoke("evaluate", alone, "--out", tmp_path / "alone", "--probe-resolution")
+    _one_line_error(refused, "--probe-resolution", "none backend")
+
+
+@pytest.mark.slow
+def test_a_run_without_out_says_where_it_is(tmp_path, monkeypatch):
+    """The run directory is named before the run (results/evaluate-none-<time> for
+    validators alone) and is the one the closing lines name."""
+    cases = _cases(tmp_path, [{"id": "c", "output": "5 cats", "expected_output": "5 cats",
+                               "evaluators": [{"validator": "count"}]}])
+    monkeypatch.chdir(tmp_path)
+    result = invoke("evaluate", cases, "--no-progress", "--no-report")
+    assert result.exit_code == 0, result.output
+    (made,) = (tmp_path / "results").iterdir()
+    assert made.name.startswith("evaluate-none-") and (made / "metrics.json").is_file()
+    assert f"visioneval show results/{made.name}" in result.stdout

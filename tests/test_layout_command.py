@@ -246,3 +246,37 @@ def test_several_variants_are_summarised_apart(tmp_path):
     assert doc["summary"]["text_level_1"]["iou50_f1"] == {"mean": 1.0, "median": 1.0,
                                                           "count": 1}
     assert doc["summary"]["image_only"]["iou50_f1"]["count"] == 2
+
+
+def test_flags_for_a_model_under_test_are_refused_in_one_line(canvas_dir, tmp_path):
+    """Layout asks no model: the shared flags that set one say so, naming the flag; the
+    help says --variant is CANVAS's."""
+    out = tmp_path / "run"
+    for given in (["--temperature", "0.5"], ["--backend", "openai"], ["--dry-run"],
+                  ["--target-ci", "5"], ["--probe-resolution"], ["--viz-dir", "pics"]):
+        result = invoke("--base-dir", canvas_dir, "--out", out, *given)
+        assert result.exit_code == 2, (given, result.output)
+        lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+        assert len(lines) == 1 and lines[0].startswith(f"error: {given[0]}: "), lines
+    assert not out.exists()
+    assert "layout asks no model" in invoke("--base-dir", canvas_dir, "--temperature", "0"
+                                            ).stderr
+    shown = " ".join(invoke("--help").stdout.split())
+    assert "CANVAS's variant folder(s), comma-separated (not request variants: layout sends " \
+        "no image to a model)" in shown and "--temperature" not in shown
+
+
+@pytest.mark.slow
+def test_the_closing_lines_name_the_directory_named_before_the_run(canvas_dir, tmp_path,
+                                                                    monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = invoke("--base-dir", canvas_dir, "--ids", "ex1", "--workers", 1, "--no-progress",
+                    "--no-report")
+    assert result.exit_code == 0, result.stderr
+    (made,) = (tmp_path / "results").iterdir()
+    assert made.name.startswith("layout-gpt-4o-")
+    said = " ".join(result.stdout.split())
+    where = f"results: results/{made.name}/results.json and results/{made.name}/results.csv"
+    assert where in said
+    resumed = invoke("--resume", f"results/{made.name}", "--no-progress", "--no-report")
+    assert resumed.exit_code == 0 and where in " ".join(resumed.stdout.split())

@@ -25,6 +25,17 @@ import typer
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
+from visioneval.cli.commandline import (
+    aliases,
+    flag,
+    gone_flags,
+    merge_aliases,
+    refuse_given,
+    run_directory,
+    said_after,
+    shared_as_declared,
+    take_models,
+)
 from visioneval.cli.options import (
     ApiKeyEnv,
     BackendKind,
@@ -50,6 +61,7 @@ from visioneval.cli.options import (
     PriceOut,
     ProbeResolution,
     RayAddressOpt,
+    Ready,
     RefreshCache,
     Resume,
     Rpm,
@@ -70,6 +82,7 @@ from visioneval.terminal import line
 if TYPE_CHECKING:
     from visioneval.core.benchmark import BenchmarkDefinition
     from visioneval.core.capabilities import MakesSyntheticData
+    from visioneval.core.commandline import CommandLine
 
 
 def _shared(definition: BenchmarkDefinition) -> list[inspect.Parameter]:
@@ -91,9 +104,9 @@ def _shared(definition: BenchmarkDefinition) -> list[inspect.Parameter]:
             option("temperature", Temperature, None), option("max_tokens", max_tokens, None)]
 
 
-def _out(shown: str) -> inspect.Parameter:
+def _out(shown: str, help_text: str = "Run directory.") -> inspect.Parameter:
     return inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=(
-        Annotated[Path | None, typer.Option(metavar="DIR", help="Run directory.",
+        Annotated[Path | None, typer.Option(metavar="DIR", help=help_text,
                                             show_default=shown, rich_help_panel=OUTPUT)]))
 
 
@@ -128,10 +141,12 @@ SHARED_NAMES = tuple(f.name for f in dataclasses.fields(RunFlags))
 """The shared parameters, one field of RunFlags each."""
 
 
-def _flags(kwargs: dict[str, Any]) -> RunFlags:
+def _flags(kwargs: dict[str, Any], keep_model: bool = False) -> RunFlags:
     """The shared flags, taken out of a command's parameters (a command without a judge
-    has no judge prices)."""
-    return RunFlags(**{k: kwargs.pop(k) for k in SHARED_NAMES if k in kwargs})
+    has no judge prices; `keep_model`: --model is the benchmark's own option, left in)."""
+    taken: dict[str, Any] = {k: kwargs.get(k) if keep_model and k == "model" else kwargs.pop(k)
+                             for k in SHARED_NAMES if k in kwargs}
+    return RunFlags(**taken)
 
 
 def _unwrap(annotation: Any) -> tuple[Any, bool]:
@@ -147,24 +162,38 @@ def _unwrap(annotation: Any) -> tuple[Any, bool]:
 
 
 def _is_list(annotation: Any) -> bool:
-    return get_origin(annotation) is list
+    return get_origin(annotation) in (list, tuple)
 
 
-def flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
+def field_flag(model: type[BaseModel], name: str, argument: str | None = None) -> str:
+    """How the command line spells an option: its field's `flag`, else --its-name; the
+    command's argument by its name."""
+    if name == argument:
+        return name
+    field = model.model_fields.get(name)
+    extra = field.json_schema_extra if field is not None and \
+        isinstance(field.json_schema_extra, dict) else {}
+    return str(extra.get("flag") or flag(name))
 
 
-def _field_option(name: str, field: FieldInfo, own_panel: str) -> inspect.Parameter:
-    """One benchmark option: its type as typer knows it, its flags, help, default and panel
-    (the field's `panel`: the data's by default, OWN_OPTIONS for the benchmark's own
-    settings). Typer never applies a default (None): the model does, so `--resume` needs
-    none of them; --help shows the model's (or the field's `shown_default`)."""
+def _field_option(name: str, field: FieldInfo, own_panel: str,
+                  argument: bool = False) -> inspect.Parameter:
+    """One benchmark option: its type as typer knows it, its flags (the field's `flag`, else
+    --its-name, and its further `flags`), help, default and panel (the field's `panel`: the
+    data's by default, OWN_OPTIONS for the benchmark's own settings). Typer never applies a
+    default (None): the model does, so `--resume` needs none of them; --help shows the
+    model's (or the field's `shown_default`). `argument`: the command's argument."""
     from visioneval.core.benchmark import OWN_OPTIONS
 
     inner, _ = _unwrap(field.annotation)
     extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+    if argument:
+        return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
+                                 annotation=Annotated[str | None, typer.Argument(
+                                     help=field.description or "", show_default=False)])
     more = extra.get("flags")
-    flags = [flag(name), *(str(f) for f in (more if isinstance(more, list) else []))]
+    first = str(extra.get("flag") or flag(name))
+    flags = [first, *(str(f) for f in (more if isinstance(more, list) else []))]
     help_text = field.description or ""
     panel = str(extra.get("panel", DATA))
     kwargs: dict[str, Any] = {"rich_help_panel": own_panel if panel == OWN_OPTIONS else panel}
@@ -183,7 +212,7 @@ def _field_option(name: str, field: FieldInfo, own_panel: str) -> inspect.Parame
     elif inner is bool:
         kind = bool
         if field.default is True:
-            flags = [f"{flag(name)}/--no-{name.replace('_', '-')}"]
+            flags = [f"{first}/--no-{first.removeprefix('--')}"]
     else:
         kind = inner
         kwargs["metavar"] = {int: "N", float: "NUM", Path: "PATH"}.get(inner, "TEXT")
@@ -195,7 +224,8 @@ def _field_option(name: str, field: FieldInfo, own_panel: str) -> inspect.Parame
         help_text += " Required."
     elif shown is not None:
         kwargs["show_default"] = str(shown)
-    elif field.default is not None and field.default is not False:
+    elif field.default is not None and field.default is not False \
+            and field.default not in ((), []):
         default = field.default
         kwargs["show_default"] = ",".join(map(str, default)) if isinstance(default, list) \
             else str(default)
@@ -204,9 +234,11 @@ def _field_option(name: str, field: FieldInfo, own_panel: str) -> inspect.Parame
                              annotation=Annotated[kind | None, option])
 
 
-def _options_from(model: type[BaseModel], given: dict[str, Any]) -> BaseModel:
+def _options_from(model: type[BaseModel], given: dict[str, Any],
+                  argument: str | None = None) -> BaseModel:
     """The benchmark's options model from the flags given (None: not given, the model's
-    default applies); a bad value is one line naming the flag."""
+    default applies); a bad value is one line naming the flag (`argument`: the option given
+    as the command's argument)."""
     from visioneval.core.benchmark import option_values
 
     values = option_values(model, given)
@@ -218,46 +250,141 @@ def _options_from(model: type[BaseModel], given: dict[str, Any]) -> BaseModel:
             # A check across options says itself which flags it is about.
             message = str(error["ctx"]["error"]) if error["type"] == "value_error" \
                 else error["msg"]
-            problems.append(f"{flag(str(error['loc'][0]))}: {message}" if error["loc"]
-                            else message)
+            if not error["loc"]:
+                problems.append(message)
+                continue
+            name = field_flag(model, str(error["loc"][0]), argument)
+            if error["type"] == "missing":
+                shown = name.upper() if name == argument else name
+                problems.append(f"{shown} is required (or --resume RUN_DIR)")
+            else:
+                problems.append(f"{name}: {message}")
         raise ValueError("; ".join(problems)) from None
 
 
 def benchmark_command(definition: BenchmarkDefinition) -> Callable[..., None]:
-    """The typer command function for `definition` (its signature is built, not written)."""
+    """The typer command function for `definition` (its signature is built, not written):
+    the options model's fields, the shared options, and what the definition's
+    `command_line` changes in them (core/commandline.py)."""
+    from visioneval.core.commandline import CommandLine
+
     model_cls = definition.options_model
     assert model_cls is not None and definition.command
-    own = [_field_option(n, f, f"{definition.name} options")
-           for n, f in model_cls.model_fields.items()]
-    clash = {p.name for p in own} & set(SHARED_NAMES)
+    cmdline = definition.command_line or CommandLine()
+    fields = {n: f for n, f in model_cls.model_fields.items() if n not in cmdline.filled}
+    own = {n: _field_option(n, f, f"{definition.name} options", n == cmdline.argument)
+           for n, f in fields.items()}
+    clash = set(own) & set(SHARED_NAMES) - {cmdline.model_option}
     if clash:
         raise TypeError(f"{definition.name}: option(s) {', '.join(sorted(clash))} are shared "
                         "by every benchmark command; rename them")
-    shared = _shared(definition)
-    parameters = [*shared, *own, _out(f"results/{definition.name}-<model>-<time>"),
-                  *_run_options(definition.judge_target is not None)]
+    taken = {field_flag(model_cls, n) for n in fields}
+    model_flags, refused = shared_as_declared(_shared(definition), cmdline, taken)
+    judged = definition.judge_target is not None or cmdline.model_is_judge
+    run_flags, refused_run = shared_as_declared(_run_options(judged), cmdline, taken)
+    gone = gone_flags(cmdline, {flag(n) for n in SHARED_NAMES})
+    refused |= refused_run | {p.name for p in gone}
+    ordered = sorted(own.values(), key=lambda p: p.name != cmdline.argument)  # argument first
+    parameters = [*model_flags, *ordered, *aliases(cmdline, own),
+                  _out(cmdline.out_shown or f"results/{definition.name}-<model>-<time>",
+                       cmdline.out_help or "Run directory."), *run_flags, *gone]
+    defaults = {p.name: p.default for p in parameters}
 
     def command(**kwargs: Any) -> None:
-        from visioneval.runs.request import GivenOption
-
-        flags = _flags(kwargs)
-        given = {k: v for k, v in kwargs.items() if v is not None}
-        again = _taken_on_resume(definition)
-
-        def benchmark():
-            return definition.from_command(_options_from(model_cls, kwargs))
-
-        run_command(flags, RunTarget(
-            definition.name, benchmark,
-            lambda: settings(flags.temperature, flags.max_tokens, definition.max_tokens),
-            restated={k: GivenOption(flag(k), v) for k, v in given.items() if k not in again},
-            resume_options={k: v for k, v in given.items() if k in again}))
+        shown = RunFlags(verbose=kwargs["verbose"], no_progress=kwargs["no_progress"],
+                         no_report=kwargs["no_report"])
+        run_command(shown, lambda: _ready(definition, cmdline, dict(kwargs), refused,
+                                          defaults))
 
     command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
     command.__doc__ = definition.summary
     command.__name__ = definition.name
     return command
+
+
+def _ready(definition: BenchmarkDefinition, cmdline: CommandLine, values: dict[str, Any],
+           refused: set[str], defaults: dict[str, Any]) -> Ready:
+    """A generated command's flags and target from its parameters' values: refused flags
+    said, other spellings merged, the model flags taken, a new run's directory named."""
+    from visioneval.runs.request import GivenOption
+
+    model_cls = definition.options_model
+    assert model_cls is not None
+    refuse_given(values, refused, cmdline, defaults)
+    merge_aliases(values, cmdline)
+    resume = values.get("resume")
+    spelled_given = [s.flag for n, s in cmdline.spelled.items()
+                     if n in ("backend", "model") and values.get(n)]
+    default_model = model_cls.model_fields[cmdline.model_option].get_default() \
+        if cmdline.model_option else None
+    models = take_models(values, cmdline, resume, default_model)
+    flags = dataclasses.replace(_flags(values, keep_model=cmdline.model_option == "model"),
+                                backend=models.backend, model=models.model,
+                                base_url=models.base_url, api_key_env=models.api_key_env)
+    if cmdline.model_is_judge:  # the judges' price is the run's model's unless it has its own
+        flags = dataclasses.replace(
+            flags, price_in=flags.judge_price_in if flags.price_in is None else flags.price_in,
+            price_out=flags.judge_price_out if flags.price_out is None else flags.price_out)
+    given = {k: v for k, v in values.items() if v is not None}  # the benchmark's options
+    named = {k: field_flag(model_cls, k, cmdline.argument) for k in given}
+    again = _taken_on_resume(definition)
+
+    if resume is not None:
+        fixed: list[str] = []
+        restated: dict[str, GivenOption] = {}
+        if cmdline.resume_refuses_options:
+            fixed = [named[k] for k in given if k not in again] + spelled_given \
+                + (["--out"] if flags.out is not None else [])
+        else:
+            restated = {k: GivenOption(named[k], v) for k, v in given.items()
+                        if k not in again}
+        return Ready(flags, RunTarget(
+            definition.name, _recorded, _recorded, fixed=fixed, restated=restated,
+            resume_options={k: v for k, v in given.items() if k in again} | dict(
+                models.options), backend_required=not cmdline.model_optional),
+            then=said_after(cmdline, resume, flags.dry_run))
+
+    values = given | dict(models.options)
+    note = None
+    if flags.out is not None and cmdline.out_given is not None:
+        out = cmdline.out_given(flags.out, values)
+        flags, values, note = dataclasses.replace(flags, out=out.directory), \
+            dict(out.values), out.note
+    directory = run_directory(flags, definition.name)
+    flags = dataclasses.replace(flags, out=directory)
+    made: list[BaseModel] = []
+
+    def options() -> BaseModel:  # read once, for the benchmark and its settings
+        if not made:
+            made.append(_options_from(model_cls, values, cmdline.argument))
+        return made[0]
+
+    def benchmark():
+        built = definition.from_command(options())
+        if cmdline.model_optional and flags.model is None and (use := built.model_use()):
+            spelled = [cmdline.spelled[n].flag if n in cmdline.spelled else flag(n)
+                       for n in ("backend", "model")]
+            hint = f" ({cmdline.model_hint})" if cmdline.model_hint else ""
+            raise ValueError(f"{use}: give {spelled[0]} and {spelled[1]}{hint}")
+        if note is not None:
+            from visioneval.commands.common import consoles
+
+            line(consoles()[1], note)
+        return built
+
+    def generation():
+        if cmdline.settings is not None:
+            return cmdline.settings(options())
+        return settings(flags.temperature, flags.max_tokens, definition.max_tokens)
+
+    return Ready(flags, RunTarget(definition.name, benchmark, generation,
+                                  backend_required=not cmdline.model_optional),
+                 then=said_after(cmdline, directory, flags.dry_run))
+
+
+def _recorded() -> Any:
+    raise AssertionError("a resume builds its benchmark from the run's record")
 
 
 def any_benchmark_command(registered: Sequence[str] = ()) -> Callable[..., None]:
@@ -418,15 +545,13 @@ def write_synth(out: Path, overwrite: bool, write: Callable[[Path], list[str]]) 
 def register(app: typer.Typer, data_app: typer.Typer) -> None:
     """Add every registered benchmark's command (and data command) to the app."""
     from visioneval.core import registry
-    from visioneval.core.capabilities import HasCommand, MakesSyntheticData
+    from visioneval.core.capabilities import MakesSyntheticData
 
     definitions = [registry.definition(name) for name in registry.names()]
     app.command(name="run")(any_benchmark_command(
         [d.name for d in definitions if d.command_options is not None]))
     for name, definition in zip(registry.names(), definitions, strict=True):
-        if isinstance(definition, HasCommand):
-            definition.register_command(app)
-        elif definition.options_model is not None and definition.command:
+        if definition.options_model is not None and definition.command:
             app.command(name=name, help=definition.summary)(benchmark_command(definition))
         if isinstance(definition, MakesSyntheticData):
             data_app.command(f"synth-{name}", help=definition.synth_help)(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -13,6 +15,7 @@ from visioneval.core import defaults
 
 if TYPE_CHECKING:
     from visioneval.commands.flags import RunFlags, RunTarget
+    from visioneval.runs.output import Output
 
 
 class BackendKind(StrEnum):
@@ -146,9 +149,21 @@ RayAddressOpt = Annotated[str | None, typer.Option(
     show_default="a local Ray", rich_help_panel=SPREAD)]
 
 
-def run_command(flags: RunFlags, target: RunTarget) -> None:
+@dataclass(frozen=True)
+class Ready:
+    """A run command's flags and target, made once its flags are read (a bad one is a
+    ValueError: one line), and what it says after a finished run (`then(code, output)`,
+    which may raise the exit code)."""
+
+    flags: RunFlags
+    target: RunTarget
+    then: Callable[[int, Output], int] | None = None
+
+
+def run_command(flags: RunFlags, target: RunTarget | Callable[[], Ready]) -> None:
     """The flow of every run command: logging, the request built from the flags (a bad
-    flag is one line with exit 2), then the run, the resume or (--dry-run) the estimate."""
+    flag is one line with exit 2), then the run, the resume or (--dry-run) the estimate.
+    `target` may be made here (`Ready`), after `flags` set the logging and the output."""
     from visioneval.commands.common import consoles, guarded
     from visioneval.commands.flags import request_from
     from visioneval.commands.perform import perform
@@ -159,5 +174,10 @@ def run_command(flags: RunFlags, target: RunTarget) -> None:
     setup_logging(err, flags.verbose)
     output = Output(console, err, progress=not flags.no_progress, report=not flags.no_report,
                     early_thumbnails=not flags.no_report)
-    raise typer.Exit(guarded(err, lambda: perform(request_from(flags, target), output,
-                                                  flags.dry_run)))
+
+    def action() -> int:
+        ready = target() if callable(target) else Ready(flags, target)
+        code = perform(request_from(ready.flags, ready.target), output, ready.flags.dry_run)
+        return ready.then(code, output) if ready.then is not None else code
+
+    raise typer.Exit(guarded(err, action))

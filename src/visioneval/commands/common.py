@@ -11,7 +11,6 @@ from visioneval.backends.base import PreflightError
 from visioneval.core.store import RunDirError
 from visioneval.engine.cache import CacheError
 from visioneval.io.parquet import DataError
-from visioneval.terminal import LineHandler, setup_logging  # noqa: F401 (the commands' own)
 
 USER_ERRORS = (PreflightError, DataError, RunDirError, CacheError, ValueError,
                FileNotFoundError)

@@ -41,6 +41,7 @@ from visioneval.core.runfiles import BenchmarkPlan, Metrics, MetricsModel
 if TYPE_CHECKING:
     from visioneval.core.backend_spec import BackendSpec
     from visioneval.core.blocks import ComparisonTable, Section
+    from visioneval.core.commandline import CommandLine
     from visioneval.core.headline import Headline
     from visioneval.core.rowcounts import PublishedRows
     from visioneval.core.rows import DataRow, Made, ParquetRows
@@ -57,10 +58,12 @@ LocalPath = Annotated[Path, AfterValidator(lambda path: path.resolve()),
 
 # A command option's --help panel, set by its field's json_schema_extra "panel" (the data's
 # panel when it names none): OWN_OPTIONS for the benchmark's own settings, listed first as
-# "<name> options"; JUDGE_OPTIONS for a judge model's. The field's "shown_default" is what
-# --help says it defaults to when its default is None (the benchmark then chooses).
+# "<name> options"; JUDGE_OPTIONS for a judge model's; OUTPUT_OPTIONS beside --out. The
+# field's "shown_default" is what --help says it defaults to when its default is None (the
+# benchmark then chooses); its "flag", the flag's spelling when it is not --the-field-name.
 OWN_OPTIONS = "own"
 JUDGE_OPTIONS = "Judge"
+OUTPUT_OPTIONS = "Output"
 
 
 def option_values(model: type[BaseModel], given: Mapping[str, Any]) -> dict[str, Any]:
@@ -235,6 +238,12 @@ class Benchmark(Generic[OptionsT]):
 
         return accuracy.summarize(records, self.metric)
 
+    def model_use(self) -> str | None:
+        """What in this run asks the model, said when a command whose model is optional
+        (`CommandLine.model_optional`) names none ("cases.yaml uses judges"); None: nothing
+        does, and the run goes on without a model."""
+        return None
+
     def headline_outcome(self, record: Record) -> float | None:
         """The record's outcome in the headline proportion, in [0, 1] (1 right, 0 wrong),
         which `--target-ci`'s stopping rule is fed; None: the record does not count toward
@@ -277,7 +286,10 @@ class BenchmarkDefinition:
     # The class built from the options (`make`); None: the definition overrides `make`
     # (a heavy module imported only when a benchmark is built).
     benchmark: ClassVar[type[Benchmark[Any]] | None] = None
-    command: ClassVar[bool] = True  # a generated `visioneval NAME` (False: a command of its own)
+    command: ClassVar[bool] = True  # a generated `visioneval NAME` (False: none)
+    # How that command departs from the shared flags (its own spellings, refused flags, what
+    # it says at the end: core/commandline.py); None: it has the shared flags as they are.
+    command_line: ClassVar[CommandLine | None] = None
     # The model options' help and defaults in the generated command.
     model_help: ClassVar[str] = "Model name as the server knows it."
     # Which options take which builtin model, when the benchmark's `builtin_models` depend
@@ -313,8 +325,10 @@ class BenchmarkDefinition:
     @property
     def command_options(self) -> type[BaseModel] | None:
         """The options model when `visioneval NAME` (and `visioneval run NAME -o ...`) is
-        generated from it; None when the benchmark has a command of its own."""
-        return self.options_model if self.command else None
+        generated from it with the shared flags as they are; None when the benchmark has no
+        command or its command departs from them (`command_line`: `visioneval run` knows
+        only the shared flags)."""
+        return self.options_model if self.command and self.command_line is None else None
 
     def validate_options(self, options: Mapping[str, Any] | BaseModel | None) -> BaseModel:
         """The options model from a dict (run.json, Python) or an instance of it; a bad

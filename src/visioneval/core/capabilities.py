@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from visioneval.core.benchmark import Benchmark
 
@@ -89,16 +89,6 @@ class PairsRecords(Protocol):
     def paired_rows(self, record: Record) -> dict[str, PairedRow]:
         """A scored record's outcomes for `visioneval compare`'s paired tests, by metric
         name."""
-
-
-@runtime_checkable
-class HasCommand(Protocol):
-    """A benchmark whose command is written by hand (its own flag spellings: CANVAS's for
-    `layout`, the judge's --judge-* for `evaluate`) instead of generated from its options
-    model. The command lives in the benchmark's folder and builds the same run request."""
-
-    def register_command(self, app: Any) -> None:
-        """Add the command to the `visioneval` app (a typer application)."""
 
 
 @runtime_checkable

@@ -19,6 +19,7 @@ from visioneval.core.marks import percent
 from visioneval.core.records import Record
 from visioneval.core.view import ReadableRun
 from visioneval.evaluators import card
+from visioneval.evaluators.commandline import COMMAND_LINE
 from visioneval.evaluators.metrics import EvaluateMetrics
 from visioneval.evaluators.options import EvaluateOptions
 from visioneval.terminal import line
@@ -38,12 +39,7 @@ class EvaluateDefinition(BenchmarkDefinition):
     metrics_model = EvaluateMetrics
     summary = "Grade answers about images with rubric judges and code validators."
     options_model = EvaluateOptions
-    command = False  # `visioneval evaluate` is its own command (command.py)
-
-    def register_command(self, app: Any) -> None:
-        from visioneval.evaluators.command import evaluate
-
-        app.command(name=self.name)(evaluate)
+    command_line = COMMAND_LINE  # the judge's --judge-* flags, the case file as argument
     settings_that_matter = ("judge_samples", "judge_temperature", "panel_score")
     trust_options = ("allow_scripts", "allow_outside_images")
     target_flags = ("--judge-base-url", "--judge-api-key-env")

@@ -78,7 +78,19 @@ class EvalRun(Benchmark[EvaluateOptions]):
             if options.human_labels else None
         if not reading:
             self._refuse_scripts()
+            self._refuse_judge_checks_without_judges()
         self._refuse_text_only_judge()
+
+    def model_use(self) -> str | None:
+        """The judges need the run's model; validators alone need none."""
+        return f"{self.path} uses judges" if self.needs_judge else None
+
+    def _refuse_judge_checks_without_judges(self) -> None:
+        options = self.options
+        if (options.judge_controls or options.panel or options.human_labels) \
+                and not self.needs_judge:
+            raise ValueError(f"{self.path} has no judge evaluator: --judge-controls, several "
+                             "--judge-model and --human-labels check judges")
 
     def _usable(self) -> Iterator[tuple[CaseSpec, tuple[Image, ...]]]:
         for entry in self.cases:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from visioneval.core.commandline import ModelsGiven, ModelsTaken
 from visioneval.evaluators.options import PanelJudge
 
 
@@ -126,3 +127,15 @@ def resumed_judges(directory: Path, base_urls: Sequence[str], api_key_envs: Sequ
     keys = _per_judge("--judge-api-key-env", api_key_envs, judges)
     first = FirstJudge(None, None, [urls[0]] if urls[0] else None, keys[0])
     return first, {"panel_urls": urls[1:], "panel_keys": keys[1:]}
+
+
+def judges(given: ModelsGiven, resume: Path | None) -> ModelsTaken:
+    """`visioneval evaluate`'s judge flags (`--judge-model` repeated for several judges):
+    judge 1 as the run's model, and the panel as the `panel` option (a new run) or its
+    servers named again (a resume: `panel_urls`, `panel_keys`)."""
+    if resume is not None:
+        first, again = resumed_judges(resume, given.base_url, given.api_key_env)
+        return ModelsTaken(None, None, first.base_urls, first.api_key_env, again)
+    first, panel = split_judges(given.model, given.backend, given.base_url, given.api_key_env)
+    return ModelsTaken(first.kind, first.model, first.base_urls, first.api_key_env,
+                       {"panel": panel} if panel else {})

@@ -1,14 +1,16 @@
 """How layout runs (CANVAS's layout-generation metrics) are built and shown: report
-sections, sample-browser rows. Its command is `visioneval layout` (command.py), which
-keeps CANVAS's flags; the run is the engine's like any other."""
+sections, sample-browser rows. Its command `visioneval layout` is generated from its options
+with CANVAS's flag spellings (commandline.py); the run is the engine's like any other."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from pydantic import BaseModel
 from rich.console import Console
 
+from visioneval.benchmarks.layout.commandline import COMMAND_LINE
 from visioneval.benchmarks.layout.options import LayoutOptions
 from visioneval.benchmarks.layout.tables import LayoutMetrics
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
@@ -20,6 +22,8 @@ from visioneval.core.view import ReadableRun
 BROWSED = ("canvas_fill", "pixel_fidelity", "semantic_match", "layout_overlap", "mean_iou",
            "alignment_f1", "iou50_f1", "block_match", "tool_efficiency")
 """The metrics a sample's row in the report's browser names."""
+
+log = logging.getLogger("visioneval.layout")
 
 
 class LayoutDefinition(BenchmarkDefinition):
@@ -33,18 +37,20 @@ class LayoutDefinition(BenchmarkDefinition):
     judge_target = ("caption_base_url", "caption_api_key_env")
     options_model = LayoutOptions
     metrics_model = LayoutMetrics
-    command = False  # `visioneval layout` (command.py) keeps CANVAS's flag spellings
-
-    def register_command(self, app: Any) -> None:
-        from visioneval.benchmarks.layout.command import layout
-
-        app.command(name=self.name)(layout)
+    command_line = COMMAND_LINE  # CANVAS's flag spellings; no model under test
 
     def make(self, options: BaseModel) -> Benchmark[Any]:
         from visioneval.benchmarks.layout.benchmark import build
 
         assert isinstance(options, LayoutOptions)
         return build(options)
+
+    def from_command(self, options: BaseModel) -> Benchmark[Any]:
+        """The run's benchmark; an --ids entry with no sample is named (the others run)."""
+        benchmark = self.build(options)
+        for gid in benchmark.collection.missing_ids:  # type: ignore[attr-defined]
+            log.warning("--ids %s: no such sample", gid)
+        return benchmark
 
     def headline(self, metrics: dict[str, Any]) -> Headline:
         """The first of CANVAS's metrics (`DISTRIBUTED`' order) the first variant has: its
