@@ -158,15 +158,11 @@ def run_directory(flags: RunFlags, name: str) -> Path:
     """Where a new run goes, named before it starts (so a command can say what it holds at
     the end): --out, else results/<benchmark>-<model>-<time>, a shard's with its shard in
     the name; absolute for Ray, whose tasks run elsewhere."""
-    from visioneval.runs.session import default_run_dir
+    from visioneval.runs.session import run_dir_for
 
-    how = flags.distribution()
-    directory = flags.out
-    if directory is None:
-        directory = default_run_dir(name, flags.model or "none")
-        if how.shard is not None and not how.on_ray:
-            directory = directory.with_name(f"{directory.name}-shard-{how.shard.dirname}")
-    return directory.absolute() if how.on_ray else directory
+    shard, executor = flags.spread()
+    return run_dir_for(flags.out, name, flags.model or "none",
+                       shard if executor == "local" else None, executor == "ray")
 
 
 def said_after(line: CommandLine, directory: Path, dry_run: bool

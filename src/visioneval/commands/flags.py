@@ -13,16 +13,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from visioneval.core.backend_spec import BackendSpec, split_urls
+from visioneval.shards import Shard
 from visioneval.validation import first_error
 
 if TYPE_CHECKING:
     from visioneval.core.benchmark import Benchmark
     from visioneval.core.records import GenerationSettings
-    from visioneval.distributed.options import Distribution
     from visioneval.engine.options import EngineFlags
     from visioneval.engine.stopping import StoppingFlags
     from visioneval.runs.request import GivenOption, Restated, ResumeRequest
-    from visioneval.runs.spec import RunSpec
+    from visioneval.runs.spec import Executor, RunSpec
 
 
 @dataclass(frozen=True)
@@ -97,12 +97,12 @@ class RunFlags:
             flag = FLAGS.get(name, "--" + name.replace("_", "-")).split("/")[0]
             raise ValueError(f"{flag}: {error['msg']}") from None
 
-    def distribution(self) -> Distribution:
-        """The shard and executor flags, checked together."""
-        from visioneval.distributed.options import Distribution
-
-        return Distribution.from_flags(self.shard, self.executor, self.shards,
-                                       self.ray_address)
+    def spread(self) -> tuple[Shard | None, Executor]:
+        """--shard read and --executor checked (what they cannot go with: `RunSpec`)."""
+        if self.executor not in ("local", "ray"):
+            raise ValueError(f"--executor {self.executor!r}: local or ray")
+        return (Shard.parse(self.shard) if self.shard is not None else None,
+                "ray" if self.executor == "ray" else "local")
 
 
 @dataclass(frozen=True)
@@ -135,13 +135,13 @@ def request_from(flags: RunFlags, target: RunTarget) -> RunSpec | ResumeRequest:
 
     if target.spec_file is not None:
         return _from_file(flags, target, target.spec_file)
-    how = flags.distribution()
+    shard, executor = flags.spread()
     engine = flags.engine()
     stopping = _stopping(flags)
     if flags.resume is not None:
-        ray = OnRay(how.shards, how.ray_address) if how.on_ray else None
+        ray = OnRay(flags.shards, flags.ray_address) if executor == "ray" else None
         RunSpec.make(benchmark=_NOT_YET, backend=_NO_MODEL, engine=engine.new_run(),
-                     executor=how.executor, shards=how.shards, ray_address=how.ray_address,
+                     executor=executor, shards=flags.shards, ray_address=flags.ray_address,
                      probe_resolution=flags.probe_resolution,
                      stopping=Stopping(target_ci=stopping.width) if stopping.width else None)
         fixed = target.fixed
@@ -157,8 +157,8 @@ def request_from(flags: RunFlags, target: RunTarget) -> RunSpec | ResumeRequest:
         return ResumeRequest(flags.resume, target.name, given, ray)
     rule = stopping.rule()
     common = {"engine": engine.new_run(), "out": flags.out, "definition": target.definition,
-              "shard": how.shard, "executor": how.executor, "shards": how.shards,
-              "ray_address": how.ray_address, "probe_resolution": flags.probe_resolution,
+              "shard": shard, "executor": executor, "shards": flags.shards,
+              "ray_address": flags.ray_address, "probe_resolution": flags.probe_resolution,
               "batch": flags.batch, "variants": tuple(flags.variant or ()),
               "stopping": Stopping(target_ci=rule.width, min_samples=rule.min_samples)
               if rule is not None else None}

@@ -29,7 +29,7 @@ from visioneval.runs.execute import Continuing, execute
 from visioneval.runs.exit_codes import EXIT_INTERRUPTED, EXIT_STOPPED
 from visioneval.runs.output import Output
 from visioneval.runs.request import OnRay, ResumeRequest
-from visioneval.runs.session import default_run_dir, nothing_to_evaluate
+from visioneval.runs.session import nothing_to_evaluate, run_dir_for
 from visioneval.runs.spec import RunSpec
 from visioneval.shards import Shard
 from visioneval.terminal import error_line, line, print_command
@@ -125,7 +125,7 @@ def run(spec: RunSpec, output: Output, merge_and_report: MergeAndReport) -> int:
     ray = import_ray()
     if benchmark.total() == 0:
         raise DataError(nothing_to_evaluate(benchmark))
-    out = (spec.out or default_run_dir(benchmark.name, spec.backend.model)).absolute()
+    out = run_dir_for(spec.out, benchmark.name, spec.backend.model, on_ray=True)
     count = spec.shard_count
     _check_existing(out, spec, count)
     return _run_jobs(ray, _jobs(spec, out, count), out, output, spec, benchmark.total(),

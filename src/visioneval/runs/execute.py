@@ -36,10 +36,10 @@ from visioneval.runs.session import (
     SessionPlan,
     SessionResult,
     check_resumable,
-    default_run_dir,
     new_run_info,
     nothing_to_evaluate,
     planned,
+    run_dir_for,
     run_session,
 )
 from visioneval.runs.spec import RunSpec
@@ -52,15 +52,12 @@ if TYPE_CHECKING:
 
 
 def run_directory(spec: RunSpec) -> Path:
-    """Where a new run goes: --out, else results/<benchmark>-<model>-<time> (a shard's with
-    its shard in the name). Refuses a selection without samples before anything is made."""
+    """Where a new run goes (`run_dir_for`). Refuses a selection without samples before
+    anything is made."""
     benchmark = spec.build()
     if benchmark.total() == 0:  # before anything is sent or created
         raise DataError(nothing_to_evaluate(benchmark))
-    directory = spec.out or default_run_dir(benchmark.name, spec.backend.model)
-    if spec.shard is not None and spec.out is None:
-        directory = directory.with_name(f"{directory.name}-shard-{spec.shard.dirname}")
-    return directory
+    return run_dir_for(spec.out, benchmark.name, spec.backend.model, spec.shard)
 
 
 async def run_to_end(spec: RunSpec, output: Output,

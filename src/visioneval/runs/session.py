@@ -84,6 +84,16 @@ def default_run_dir(benchmark: str, model: str, root: Path = Path("results")) ->
     return root / f"{benchmark}-{safe}-{stamp}"
 
 
+def run_dir_for(out: Path | None, benchmark: str, model: str, shard: Shard | None = None,
+                on_ray: bool = False) -> Path:
+    """Where a new run goes: `out`, else results/<benchmark>-<model>-<time>, a shard's with
+    its shard in the name; absolute on Ray, whose tasks run elsewhere."""
+    directory = out or default_run_dir(benchmark, model)
+    if shard is not None and out is None:
+        directory = directory.with_name(f"{directory.name}-shard-{shard.dirname}")
+    return directory.absolute() if on_ray else directory
+
+
 def new_run_info(plan: BenchmarkPlan, spec: BackendSpec, settings: GenerationSettings,
                  engine: EngineOptions, definition: str | None = None,
                  shard: Shard | None = None) -> RunInfo:
