@@ -9,10 +9,14 @@ for values read off a figure)."""
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, Self
+
+from pydantic import BaseModel
 
 Setting = Mapping[str, int | str]
 
@@ -115,6 +119,39 @@ class PublishedTable:
     def find_model(self, name: str) -> Model | None:
         """The published model `name` means (`match_model`), or None."""
         return match_model(self.models, name)
+
+
+class PublishedFile(BaseModel, frozen=True):
+    """What every benchmark's `published.json` says besides its rows: the table's provenance
+    (`PublishedTable`'s fields of the same names) and the size of the published set
+    (`full_rows`, rows per part, and where that count comes from), which a run's
+    differences name when it scored fewer. A benchmark's own file adds its rows, models and
+    layout."""
+
+    benchmark: str
+    title: str
+    citation: str
+    sources: list[Source]
+    tolerance: float
+    protocol: list[tuple[str, str]]
+    notes: list[str]
+    full_rows: dict[str, int]
+    full_rows_source: str
+
+    @classmethod
+    def read(cls, path: Path) -> Self:
+        """`path` (a benchmark's published.json) read in this layout."""
+        return cls.model_validate(json.loads(path.read_text()))
+
+    def table(self, columns: Iterable[Column], models: Iterable[Model], rows: Iterable[Row],
+              settings: tuple[str, ...] = ("shots",)) -> PublishedTable:
+        """The file's columns, models and rows (read in the benchmark's own layout) with
+        its provenance."""
+        return PublishedTable(
+            benchmark=self.benchmark, title=self.title, citation=self.citation,
+            sources=tuple(self.sources), tolerance=self.tolerance,
+            protocol=tuple(self.protocol), settings=settings, columns=tuple(columns),
+            models=tuple(models), rows=tuple(rows), notes=tuple(self.notes))
 
 
 # Trailing parts of a served model's name that do not change which model it is: a release

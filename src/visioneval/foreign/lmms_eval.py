@@ -338,6 +338,17 @@ class Checks:
             self.raw_differs += 1
             kept["filtered_resps"] = excerpt(logged.filtered)
 
+    def agreement(self, score: str, rule: str) -> str:
+        """The printout's line on how often lmms-eval's logged `score` agrees with `rule`
+        applied here."""
+        return (f"lmms-eval's own {score} agrees with {rule} on "
+                f"{self.compared - self.differ} of {self.compared} answers")
+
+    @staticmethod
+    def counted(*counts: tuple[int, str]) -> list[str]:
+        """A printout line per count that is not zero: the count, then what it counts."""
+        return [f"{n} {what}" for n, what in counts if n]
+
 
 class Reader:
     """The start of a benchmark's reader of lmms-eval's samples files: the tool, and the

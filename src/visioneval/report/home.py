@@ -12,11 +12,12 @@ from collections import OrderedDict
 from pathlib import Path
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from visioneval.core.benchmark import BenchmarkDefinition
 from visioneval.report import runlist_page
 from visioneval.report.runlist import RunEntry, entries
-from visioneval.report.viewer import Viewer, host_check, no_icon, served_hosts
+from visioneval.report.viewer import BROWSER_ROUTES, Respond, Viewer, served_app
 
 OPEN_RUNS = 8
 """Runs whose browser stays open (their journal index and thumbnails); older ones close."""
@@ -54,15 +55,9 @@ class Home:
 
     def app(self, port: int) -> web.Application:
         """The routes, behind the Host check for a server on 127.0.0.1:`port`."""
-        app = web.Application(middlewares=[host_check(served_hosts(port))])
-        app.router.add_get("/", self._home)
-        app.router.add_get("/run/{key}", self._slash)
-        app.router.add_get("/run/{key}/", self._run_page)
-        app.router.add_get("/run/{key}/api/rows", self._run_rows)
-        app.router.add_get("/run/{key}/api/record/{sample_id:.+}", self._run_record)
-        app.router.add_get("/run/{key}/thumb/{sha}", self._run_thumb)
-        app.router.add_get("/favicon.ico", no_icon)
-        return app
+        return served_app(port, [("/", self._home), ("/run/{key}", self._slash),
+                                 *[(f"/run/{{key}}/{path}", self._in_run(respond))
+                                   for path, respond in BROWSER_ROUTES]])
 
     async def _home(self, request: web.Request) -> web.Response:
         return web.Response(text=await asyncio.to_thread(self.page), content_type="text/html")
@@ -96,14 +91,9 @@ class Home:
                     self._open.popitem(last=False)
         return self._open[run]
 
-    async def _run_page(self, request: web.Request) -> web.StreamResponse:
-        return await (await self.viewer(request.match_info["key"])).page_response(request)
+    def _in_run(self, respond: Respond) -> Handler:
+        """`respond`, answered by the browser of the run the URL's KEY names."""
+        async def handler(request: web.Request) -> web.StreamResponse:
+            return await respond(await self.viewer(request.match_info["key"]), request)
 
-    async def _run_rows(self, request: web.Request) -> web.StreamResponse:
-        return await (await self.viewer(request.match_info["key"])).rows_response(request)
-
-    async def _run_record(self, request: web.Request) -> web.StreamResponse:
-        return await (await self.viewer(request.match_info["key"])).record_response(request)
-
-    async def _run_thumb(self, request: web.Request) -> web.StreamResponse:
-        return await (await self.viewer(request.match_info["key"])).thumb_response(request)
+        return handler

@@ -16,8 +16,9 @@ import asyncio
 import errno
 import socket
 from array import array
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -108,13 +109,8 @@ class Viewer:
 
     def app(self, port: int) -> web.Application:
         """The routes, behind the Host check for a server on 127.0.0.1:`port`."""
-        app = web.Application(middlewares=[host_check(served_hosts(port))])
-        app.router.add_get("/", self.page_response)
-        app.router.add_get("/api/rows", self.rows_response)
-        app.router.add_get("/api/record/{sample_id:.+}", self.record_response)
-        app.router.add_get("/thumb/{sha}", self.thumb_response)
-        app.router.add_get("/favicon.ico", no_icon)
-        return app
+        return served_app(port, [(f"/{path}", partial(respond, self))
+                                 for path, respond in BROWSER_ROUTES])
 
     async def page_response(self, request: web.Request) -> web.Response:
         return web.Response(text=self.page, content_type="text/html")
@@ -143,6 +139,27 @@ class Viewer:
             raise web.HTTPNotFound(text=reason)
         return web.Response(body=thumb, content_type="image/webp",
                             headers={"Cache-Control": "max-age=3600"})
+
+
+Respond = Callable[[Viewer, web.Request], Awaitable[web.StreamResponse]]
+BROWSER_ROUTES: tuple[tuple[str, Respond], ...] = (
+    ("", Viewer.page_response),
+    ("api/rows", Viewer.rows_response),
+    ("api/record/{sample_id:.+}", Viewer.record_response),
+    ("thumb/{sha}", Viewer.thumb_response),
+)
+"""A run browser's paths, relative to where it is served (`/` for one run, `/run/KEY/` in a
+folder's), each with the viewer's answer."""
+
+
+def served_app(port: int, routes: Iterable[tuple[str, Handler]]) -> web.Application:
+    """`routes` (path, handler) and a quiet /favicon.ico, behind the Host check for a server
+    on 127.0.0.1:`port`."""
+    app = web.Application(middlewares=[host_check(served_hosts(port))])
+    for path, handler in routes:
+        app.router.add_get(path, handler)
+    app.router.add_get("/favicon.ico", no_icon)
+    return app
 
 
 async def no_icon(request: web.Request) -> web.Response:

@@ -68,14 +68,12 @@ class Checks(lmms_eval.Checks):
     def notes(self) -> list[str]:
         out = ["answers per prompt (original, lmms-eval's 'Answer:' prompts): " + ", ".join(
                    f"{family} {n}" for family, n in self.families.items()),
-               f"lmms-eval's own score agrees with the same rule here on "
-               f"{self.compared - self.differ} of {self.compared} answers"]
-        if self.differ:
-            out.append(f"{self.differ} answers score differently than lmms-eval logged: the "
-                       "data may not be the file lmms-eval read (check --data-dir)")
-        if self.other_prompts:
-            out.append(f"{self.other_prompts} prompts are neither prompt's text verbatim; "
-                       "which one they are was read from the 'Answer: <your choice>' line")
+               self.agreement("score", "the same rule here")]
+        out += self.counted(
+            (self.differ, "answers score differently than lmms-eval logged: the data may not "
+                          "be the file lmms-eval read (check --data-dir)"),
+            (self.other_prompts, "prompts are neither prompt's text verbatim; which one they "
+                                 "are was read from the 'Answer: <your choice>' line"))
         if "original" not in self.families:
             out.append("no answer to the original prompts: the original and lmms-recall "
                        "protocols have nothing to score")

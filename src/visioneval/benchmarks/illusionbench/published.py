@@ -4,7 +4,6 @@ and scene recall per subset, and every run setting that differs from the paper's
 
 from __future__ import annotations
 
-import json
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -12,16 +11,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from visioneval.benchmarks.illusionbench.spec import PROTOCOLS, SUBSETS, TASKS
-from visioneval.core.published import (
-    Column,
-    Model,
-    PublishedTable,
-    Row,
-    RunBeside,
-    RunValue,
-    Source,
-    run_value,
-)
+from visioneval.core import published
 from visioneval.core.runfiles import RunInfo
 
 DATA = Path(__file__).with_name("published.json")
@@ -47,17 +37,8 @@ class SourceModel(BaseModel, frozen=True):
     note: str = ""
 
 
-class SourceFile(BaseModel, frozen=True):
+class SourceFile(published.PublishedFile, frozen=True):
     """published.json as written: one row per model of the figure, subsets in its order."""
-    benchmark: str
-    title: str
-    citation: str
-    sources: list[Source]
-    tolerance: float
-    protocol: list[tuple[str, str]]
-    notes: list[str]
-    full_rows: dict[str, int]
-    full_rows_source: str
     subsets: list[str]
     models: list[SourceModel]
     rows: list[SourceRow]
@@ -65,33 +46,31 @@ class SourceFile(BaseModel, frozen=True):
 
 @cache
 def source() -> SourceFile:
-    return SourceFile.model_validate(json.loads(DATA.read_text()))
+    return SourceFile.read(DATA)
 
 
 @cache
-def table() -> PublishedTable:
+def table() -> published.PublishedTable:
     data = source()
-    columns = [Column(f"{subset}/{task}", "zero-shot recall, original protocol", "",
-                      f"{subset} {task}", f"{subset} {task} recall",
-                      f"{subset} {task} recall: share of images whose answer to the {task} "
-                      f"prompt names the {task} (original bucket rule)")
+    columns = [published.Column(f"{subset}/{task}", "zero-shot recall, original protocol",
+                                "", f"{subset} {task}", f"{subset} {task} recall",
+                                f"{subset} {task} recall: share of images whose answer to the "
+                                f"{task} prompt names the {task} (original bucket rule)")
                for subset in data.subsets for task in TASKS]
-    rows = [Row(r.model, {"shots": 0},
-                {f"{s}/{t}": getattr(getattr(r, s), t) for s in data.subsets for t in TASKS})
+    rows = [published.Row(r.model, {"shots": 0},
+                          {f"{s}/{t}": getattr(getattr(r, s), t)
+                           for s in data.subsets for t in TASKS})
             for r in data.rows]
-    models = [Model(m.name, tuple(m.printed), tuple(m.aliases), m.note) for m in data.models]
-    return PublishedTable(
-        benchmark=data.benchmark, title=data.title, citation=data.citation,
-        sources=tuple(data.sources), tolerance=data.tolerance,
-        protocol=tuple(data.protocol), settings=("shots",), columns=tuple(columns),
-        models=tuple(models), rows=tuple(rows), notes=tuple(data.notes))
+    models = [published.Model(m.name, tuple(m.printed), tuple(m.aliases), m.note)
+              for m in data.models]
+    return data.table(columns, models, rows)
 
 
-def recall(block: dict[str, Any], task: str) -> RunValue:
+def recall(block: dict[str, Any], task: str) -> published.RunValue:
     """A subset's recall for `task`: the task block's `recall` (and its interval), else the
     subset's `<task>_recall` and its interval."""
-    inner = run_value(block.get(task), "recall")
-    outer = run_value(block, f"{task}_recall")
+    inner = published.run_value(block.get(task), "recall")
+    outer = published.run_value(block, f"{task}_recall")
     if inner.value is not None and (inner.ci95 is not None or outer.ci95 is None):
         return inner
     return outer if outer.value is not None else inner
@@ -150,7 +129,7 @@ def differences(info: RunInfo, metrics: dict[str, Any], protocol: str | None
     return out
 
 
-def beside(info: RunInfo, metrics: dict[str, Any]) -> RunBeside:
+def beside(info: RunInfo, metrics: dict[str, Any]) -> published.RunBeside:
     protocol = chosen_protocol(metrics)
     values = {}
     for subset, block in subset_blocks(metrics, protocol):
@@ -158,5 +137,6 @@ def beside(info: RunInfo, metrics: dict[str, Any]) -> RunBeside:
             if task in block or f"{task}_recall" in block:
                 values[f"{subset}/{task}"] = recall(block, task)
     compared = f"{protocol} protocol" + (" (the paper's)" if protocol == PAPER_PROTOCOL else "")
-    return RunBeside({"shots": 0}, f"{compared}: shape and scene recall per subset", values,
-                     tuple(differences(info, metrics, protocol)))
+    return published.RunBeside({"shots": 0},
+                               f"{compared}: shape and scene recall per subset", values,
+                               tuple(differences(info, metrics, protocol)))

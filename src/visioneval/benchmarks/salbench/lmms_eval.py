@@ -53,19 +53,14 @@ class Checks(lmms_eval.Checks):
             "raw_differs_from_filtered": self.raw_differs}}
 
     def notes(self) -> list[str]:
-        out = [f"lmms-eval's own exact match agrees with the strict parser on "
-               f"{self.compared - self.differ} of {self.compared} answers"]
-        if self.differ:
-            out.append(f"{self.differ} answers score differently under lmms-eval's logged "
-                       "exact match than under the same rule here: the log may have been "
-                       "edited or written by a changed task")
-        if self.without_id:
-            out.append(f"{self.without_id} lines carry no image id (no all_cat_* field); "
-                       "their samples are named by doc_id (#N)")
-        if self.other_prompts:
-            out.append(f"{self.other_prompts} prompts are not the question plus lmms-eval's "
-                       "one-word suffix (custom pre/post prompt?)")
-        return out
+        return [self.agreement("exact match", "the strict parser"), *self.counted(
+            (self.differ, "answers score differently under lmms-eval's logged exact match "
+                          "than under the same rule here: the log may have been edited or "
+                          "written by a changed task"),
+            (self.without_id, "lines carry no image id (no all_cat_* field); their samples "
+                              "are named by doc_id (#N)"),
+            (self.other_prompts, "prompts are not the question plus lmms-eval's one-word "
+                                 "suffix (custom pre/post prompt?)"))]
 
 
 class SalBenchLmmsEval(lmms_eval.Reader):

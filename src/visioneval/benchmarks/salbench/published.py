@@ -4,7 +4,6 @@ F1 and per-class F1 per config, and every run setting that differs from the pape
 
 from __future__ import annotations
 
-import json
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -12,16 +11,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from visioneval.benchmarks.salbench.spec import CONFIGS, TASK_SUFFIX, TASKS, ConfigSpec
-from visioneval.core.published import (
-    Column,
-    Model,
-    PublishedTable,
-    Row,
-    RunBeside,
-    RunValue,
-    Source,
-    run_value,
-)
+from visioneval.core import published
 from visioneval.core.runfiles import RunInfo
 
 DATA = Path(__file__).with_name("published.json")
@@ -38,9 +28,17 @@ class SetCells(BaseModel, frozen=True):
     per_class_f1: dict[str, tuple[float, float, float]]
 
 
-class SourceRow(BaseModel, frozen=True):
+class RowKey(BaseModel, frozen=True):
+    """Which README row: a model at a number of shots."""
     model: str
     shots: int
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return self.model, self.shots
+
+
+class SourceRow(RowKey, frozen=True):
     P3: SetCells
     O3: SetCells
 
@@ -51,25 +49,14 @@ class SourceModel(BaseModel, frozen=True):
     note: str = ""
 
 
-class CellNote(BaseModel, frozen=True):
-    model: str
-    shots: int
+class CellNote(RowKey, frozen=True):
     cell: str
     note: str
 
 
-class SourceFile(BaseModel, frozen=True):
+class SourceFile(published.PublishedFile, frozen=True):
     """published.json as written: the README's layout, so it reads against the source."""
-    benchmark: str
-    title: str
-    citation: str
-    sources: list[Source]
-    tolerance: float
-    protocol: list[tuple[str, str]]
-    notes: list[str]
     cell_notes: list[CellNote]
-    full_rows: dict[str, int]
-    full_rows_source: str
     per_class_order: dict[str, list[str]]
     models: list[SourceModel]
     rows: list[SourceRow]
@@ -81,10 +68,10 @@ def config_of(image_set: str, task: str) -> str:
 
 @cache
 def source() -> SourceFile:
-    return SourceFile.model_validate(json.loads(DATA.read_text()))
+    return SourceFile.read(DATA)
 
 
-def columns(data: SourceFile) -> list[Column]:
+def columns(data: SourceFile) -> list[published.Column]:
     """Headline tables first (EM and F1 Overall per task), then per-class F1 by task."""
     out = []
     for image_set, kind in SETS.items():
@@ -95,18 +82,18 @@ def columns(data: SourceFile) -> list[Column]:
                 ("f1", f"F1 Overall: macro F1 over the {n} {image_set} classes (strict "
                        "parser)")):
             for task in TASKS:
-                out.append(Column(f"{image_set}/{task}/{metric}", table, "",
-                                  f"{metric.upper()} {task}",
-                                  f"{image_set} {task} {metric.upper()}",
-                                  f"{TASKS[task]}: {meaning}"))
+                out.append(published.Column(f"{image_set}/{task}/{metric}", table, "",
+                                            f"{metric.upper()} {task}",
+                                            f"{image_set} {task} {metric.upper()}",
+                                            f"{TASKS[task]}: {meaning}"))
     for image_set in SETS:
         for task in TASKS:
             for label in data.per_class_order[image_set]:
-                out.append(Column(f"{image_set}/{task}/f1/{label}",
-                                  f"{image_set}: per-class F1", task, label,
-                                  f"{image_set} {task} F1 {label}",
-                                  f"{TASKS[task]}: F1 of class {label}, TP, FP and FN pooled "
-                                  "over samples (strict parser)"))
+                out.append(published.Column(f"{image_set}/{task}/f1/{label}",
+                                            f"{image_set}: per-class F1", task, label,
+                                            f"{image_set} {task} F1 {label}",
+                                            f"{TASKS[task]}: F1 of class {label}, TP, FP and "
+                                            "FN pooled over samples (strict parser)"))
     return out
 
 
@@ -138,27 +125,23 @@ def mean_mismatches(row: SourceRow) -> dict[str, str]:
 
 
 @cache
-def table() -> PublishedTable:
+def table() -> published.PublishedTable:
     data = source()
     notes: dict[tuple[str, int], dict[str, str]] = {}
     for note in data.cell_notes:
-        notes.setdefault((note.model, note.shots), {})[note.cell] = note.note
+        notes.setdefault(note.key, {})[note.cell] = note.note
     rows = []
     for row in data.rows:
         cell_notes = mean_mismatches(row)
-        for key, text in notes.get((row.model, row.shots), {}).items():
+        for key, text in notes.get(row.key, {}).items():
             cell_notes[key] = f"{cell_notes[key]}; {text}" if key in cell_notes else text
-        rows.append(Row(row.model, {"shots": row.shots}, _cells(row), cell_notes))
-    models = [Model(m.name, tuple(dict.fromkeys(m.printed.values())), (), m.note)
+        rows.append(published.Row(row.model, {"shots": row.shots}, _cells(row), cell_notes))
+    models = [published.Model(m.name, tuple(dict.fromkeys(m.printed.values())), (), m.note)
               for m in data.models]
-    return PublishedTable(
-        benchmark=data.benchmark, title=data.title, citation=data.citation,
-        sources=tuple(data.sources), tolerance=data.tolerance,
-        protocol=tuple(data.protocol), settings=("shots",), columns=tuple(columns(data)),
-        models=tuple(models), rows=tuple(rows), notes=tuple(data.notes))
+    return data.table(columns(data), models, rows)
 
 
-def run_values(metrics: dict[str, Any]) -> dict[str, RunValue]:
+def run_values(metrics: dict[str, Any]) -> dict[str, published.RunValue]:
     """The run's strict-parser numbers under the published columns' keys (configs the run
     did not evaluate are left out)."""
     out = {}
@@ -168,10 +151,10 @@ def run_values(metrics: dict[str, Any]) -> dict[str, RunValue]:
             if config not in metrics:
                 continue
             block = metrics[config].get("strict") or {}
-            out[f"{image_set}/{task}/em"] = run_value(block, "exact_match")
-            out[f"{image_set}/{task}/f1"] = run_value(block, "macro_f1")
+            out[f"{image_set}/{task}/em"] = published.run_value(block, "exact_match")
+            out[f"{image_set}/{task}/f1"] = published.run_value(block, "macro_f1")
             for label, scores in (block.get("per_class") or {}).items():
-                out[f"{image_set}/{task}/f1/{label}"] = run_value(scores, "f1")
+                out[f"{image_set}/{task}/f1/{label}"] = published.run_value(scores, "f1")
     return out
 
 
@@ -229,7 +212,8 @@ def _samples(options: dict[str, Any], rows: dict[str, int], configs: list[Config
             f"({data.full_rows_source})"]
 
 
-def beside(info: RunInfo, metrics: dict[str, Any]) -> RunBeside:
-    return RunBeside({"shots": int(info.options.get("shots", 0))},
-                     "strict parser (the paper's): exact match, macro F1 over every class, "
-                     "per-class F1", run_values(metrics), tuple(differences(info, metrics)))
+def beside(info: RunInfo, metrics: dict[str, Any]) -> published.RunBeside:
+    return published.RunBeside({"shots": int(info.options.get("shots", 0))},
+                               "strict parser (the paper's): exact match, macro F1 over every "
+                               "class, per-class F1", run_values(metrics),
+                               tuple(differences(info, metrics)))

@@ -5,6 +5,7 @@ every other table `visioneval show` prints."""
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from rich.console import Console
 
 from visioneval import csvcells
 from visioneval.benchmarks.salbench.metrics import NO_DIFFICULTY
-from visioneval.benchmarks.salbench.spec import CONFIGS
+from visioneval.benchmarks.salbench.spec import CONFIGS, ConfigSpec
 from visioneval.core.printed import print_table
 from visioneval.fmt import interval, pct
 from visioneval.terminal import line
@@ -129,11 +130,21 @@ TARGET_ABSENT_NOTE = ("Target-absent scenes (every object alike, answer \"None\"
 SHORT_TASK = {"D": "Detection", "R": "Referring", "VR": "Visual Ref."}
 
 
-def _families(block: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """A config's rows: the headline, then a second prompt family's answers (--prompt both)
-    under its name, indented."""
-    return [("", block), *[(f" {family}", other)
-                           for family, other in (block.get("by_prompt") or {}).items()]]
+INDENTED = " Indented: the same rows with lmms-eval's prompt (--prompt both)."
+
+
+def _families(metrics: dict[str, Any]) -> Iterator[tuple[str, ConfigSpec, str, dict[str, Any]]]:
+    """Every config's rows (config, its spec, row name, parsers' blocks): the headline, then
+    a second prompt family's answers (--prompt both) under its name, indented."""
+    for config, block in metrics.items():
+        yield config, CONFIGS[config], "", block
+        for family, other in (block.get("by_prompt") or {}).items():
+            yield config, CONFIGS[config], f" {family}", other
+
+
+def _indented_note(metrics: dict[str, Any]) -> str:
+    """The caption's last sentence when some rows are a second prompt family's."""
+    return INDENTED if any(block.get("by_prompt") for block in metrics.values()) else ""
 
 
 def with_interval(block: dict[str, Any], metric: str) -> str:
@@ -153,18 +164,13 @@ MAIN_CAPTION = ("P3 synthetic, O3 natural. EM exact match; F1 the paper's macro 
 def show_main(metrics: dict[str, Any], label: dict[str, Any], console: Console) -> None:
     """The table a run ends with: per config, its counts and EM and macro F1 of the headline
     parser with their 95% intervals (within 100 columns)."""
-    note = MAIN_CAPTION
-    if any(block.get("by_prompt") for block in metrics.values()):
-        note += " Indented: the same rows with lmms-eval's prompt (--prompt both)."
+    note = MAIN_CAPTION + _indented_note(metrics)
     rows = []
-    for config, block in metrics.items():
-        spec = CONFIGS[config]
-        for name, parsers in _families(block):
-            strict = parsers["strict"]
-            rows.append([name or config, "" if name else SHORT_TASK[spec.task],
-                         str(strict["n"]), str(strict["n_errors"]), str(strict["n_unparsed"]),
-                         with_interval(strict, "exact_match"),
-                         with_interval(strict, "macro_f1")])
+    for config, spec, name, parsers in _families(metrics):
+        strict = parsers["strict"]
+        rows.append([name or config, "" if name else SHORT_TASK[spec.task],
+                     str(strict["n"]), str(strict["n_errors"]), str(strict["n_unparsed"]),
+                     with_interval(strict, "exact_match"), with_interval(strict, "macro_f1")])
     print_table(console, f"SalBench: {label['model']}, {label['shots']}-shot (percent)",
                 ["config", "task", "n", "errors", "unparsed", "EM [95%]", "F1 [95%]"], rows,
                 note, numeric_from=2)
@@ -176,20 +182,15 @@ def show(metrics: dict[str, Any], label: dict[str, Any], console: Console) -> No
     prompt effect, and the results by difficulty."""
     show_main(metrics, label, console)
     note = ("strict: the reference parser (the paper's numbers); lenient: forgives format. "
-            "EM exact match; F1 the paper's macro F1.")
-    if any(block.get("by_prompt") for block in metrics.values()):
-        note += " Indented: the same rows with lmms-eval's prompt (--prompt both)."
+            "EM exact match; F1 the paper's macro F1." + _indented_note(metrics))
     rows = []
-    for config, block in metrics.items():
-        spec = CONFIGS[config]
-        for name, parsers in _families(block):
-            strict, lenient = parsers["strict"], parsers["lenient"]
-            rows.append([name or SHORT_TASK[spec.task], spec.dataset, str(strict["n"]),
-                         str(strict["n_errors"]), str(strict["n_unparsed"]),
-                         percent(strict, "exact_match") or "-",
-                         percent(strict, "macro_f1") or "-",
-                         percent(lenient, "exact_match") or "-",
-                         percent(lenient, "macro_f1") or "-"])
+    for _, spec, name, parsers in _families(metrics):
+        strict, lenient = parsers["strict"], parsers["lenient"]
+        rows.append([name or SHORT_TASK[spec.task], spec.dataset, str(strict["n"]),
+                     str(strict["n_errors"]), str(strict["n_unparsed"]),
+                     percent(strict, "exact_match") or "-", percent(strict, "macro_f1") or "-",
+                     percent(lenient, "exact_match") or "-",
+                     percent(lenient, "macro_f1") or "-"])
     console.print()
     print_table(console, "Both parsers (percent)",
                 ["task", "set", "n", "errors", "unparsed", "EM\nstrict", "F1\nstrict",
