@@ -50,7 +50,7 @@ def ray_start_seconds() -> float:
 
 
 def layout(work: Path, pairs: int) -> None:
-    from visioneval.layout.synth import write_random
+    from visioneval.canvas.synth import write_random
 
     base = work / "canvas"
     write_random(base, pairs, boxes=80, seed=0)

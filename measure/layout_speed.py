@@ -21,8 +21,8 @@ from pathlib import Path
 
 import typer
 
+from visioneval.canvas.synth import write_random
 from visioneval.cli import app
-from visioneval.layout.synth import write_random
 
 
 def main() -> None:

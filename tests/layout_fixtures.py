@@ -1,5 +1,5 @@
 """A small CANVAS-shaped directory with worked examples (numbers computed by hand in
-the tests), built with `visioneval.layout.synth`."""
+the tests), built with `visioneval.canvas.synth`."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from visioneval.canvas.synth import frame, rect, write_gen, write_gt
 from visioneval.cli import app
-from visioneval.layout.synth import frame, rect, write_gen, write_gt
 
 MODEL, VARIANT = "gpt-4o", "image_only"
 RED, BLUE, GREEN, WHITE, BLACK = (1, 0, 0), (0, 0, 1), (0, 0.6, 0), (1, 1, 1), (0, 0, 0)

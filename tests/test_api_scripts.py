@@ -47,7 +47,7 @@ def test_an_unguarded_script_runs_salbench_with_the_popout_baseline(synth_data, 
 
 @pytest.mark.slow
 def test_an_unguarded_script_runs_layout_with_two_workers(tmp_path):
-    from visioneval.layout.synth import write_random
+    from visioneval.canvas.synth import write_random
 
     write_random(tmp_path / "canvas", 3, boxes=8, width=256, height=192)
     done = _python(f"""

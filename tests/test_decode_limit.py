@@ -29,11 +29,11 @@ from layout_fixtures import load as layout_results
 
 from visioneval.baselines import popout
 from visioneval.benchmarks.salbench.synth import write_synthetic
+from visioneval.canvas.pairs import collect_pairs
+from visioneval.canvas.pipeline import evaluate_pair
 from visioneval.core import registry
 from visioneval.core.store import RunStore
 from visioneval.io.images import MAX_DECODE_PIXELS, Image, ImageError, TooManyPixels, open_to_decode
-from visioneval.layout.pairs import collect_pairs
-from visioneval.layout.pipeline import evaluate_pair
 from visioneval.report.thumbsource import ThumbSource
 
 BIG = (8000, 6000)  # 48 Mpx: past visioneval's limit, under Pillow's own warning (89 Mpx)

@@ -20,14 +20,14 @@ DOC = Path(__file__).parents[1] / "docs" / "architecture.md"
 # the package's own face (the Python API's names, which load on first use).
 LAYERS: list[tuple[str, ...]] = [
     ("validation",),
-    ("io", "pages", "stats", "validators", "fmt", "exactsum", "csvcells", "excerpts", "terminal",
-     "invocation", "shards", "synthout", "workers"),
+    ("io", "pages", "stats", "validators", "fmt", "excerpts", "terminal",
+     "invocation", "shards", "workers"),
     ("core",),
     ("metrics", "baselines"),
     ("backends",),
     ("cost",),
     ("engine",),
-    ("variants", "probe", "layout", "foreign"),
+    ("variants", "probe", "canvas", "foreign"),
     ("loopback",),
     ("evaluators",),
     ("benchmarks",),

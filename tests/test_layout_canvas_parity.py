@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from layout_fixtures import MODEL, VARIANT, by_id, folder, invoke, load, swapped
 
-from visioneval.layout.figma import LayoutFileError, parse_layout
-from visioneval.layout.metrics.canvas_fill import canvas_fill
-from visioneval.layout.pairs import collect_pairs
-from visioneval.layout.synth import figma_json, frame, rect, tool_response, write_gen, write_gt
-from visioneval.layout.tools import ToolFileError, parse_tool_usage, tool_metrics
+from visioneval.canvas.figma import LayoutFileError, parse_layout
+from visioneval.canvas.metrics.canvas_fill import canvas_fill
+from visioneval.canvas.pairs import collect_pairs
+from visioneval.canvas.synth import figma_json, frame, rect, tool_response, write_gen, write_gt
+from visioneval.canvas.tools import ToolFileError, parse_tool_usage, tool_metrics
 
 
 def test_a_fractional_step_count_is_kept():

@@ -217,7 +217,7 @@ def test_the_typer_module_imports_only_typer(tmp_path):
     import sys
 
     code = ("import sys; import visioneval.cli; "
-            "print(sorted(m for m in sys.modules if m.startswith(('numpy', 'visioneval.layout',"
+            "print(sorted(m for m in sys.modules if m.startswith(('numpy', 'visioneval.canvas',"
             " 'scipy', 'matplotlib'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
@@ -229,7 +229,7 @@ def test_the_typer_module_imports_only_typer(tmp_path):
 def test_several_variants_are_summarised_apart(tmp_path):
     from layout_fixtures import swapped
 
-    from visioneval.layout.synth import write_gen
+    from visioneval.canvas.synth import write_gen
 
     base = write_fixture(tmp_path / "canvas")
     write_gen(base, "ex1", swapped()[0], variant="text_level_1", calls=None)  # a perfect copy

@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from visioneval.layout.figma import LayoutFileError, load_layout, parse_layout
-from visioneval.layout.synth import figma_json, frame, rect
+from visioneval.canvas.figma import LayoutFileError, load_layout, parse_layout
+from visioneval.canvas.synth import figma_json, frame, rect
 
 
 def design():

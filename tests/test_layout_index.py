@@ -10,8 +10,8 @@ import shutil
 import pytest
 from PIL import Image
 
-from visioneval.layout.draw import sample_dir
-from visioneval.layout.report import write_index
+from visioneval.canvas.draw import sample_dir
+from visioneval.canvas.report import write_index
 
 EVIL = "<script>alert(1)</script>"
 
@@ -62,8 +62,8 @@ def test_headline_scores_fit_1440_and_the_rest_sit_behind_a_toggle(tmp_path):
     ...) only in the table under "All metrics"."""
     from playwright.sync_api import sync_playwright
 
-    from visioneval.layout.pipeline import METRIC_KEYS, numeric_keys
-    from visioneval.layout.report import DISTRIBUTED
+    from visioneval.canvas.pipeline import METRIC_KEYS, numeric_keys
+    from visioneval.canvas.report import DISTRIBUTED
 
     viz = tmp_path / "viz"
     samples = []

@@ -5,16 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from visioneval.layout.metrics import Absent
-from visioneval.layout.metrics.alignment import alignment, build_groups
-from visioneval.layout.metrics.canvas_fill import canvas_fill
-from visioneval.layout.metrics.components import component_scores, threshold_match
-from visioneval.layout.metrics.geometry import iou_matrix, union_area
-from visioneval.layout.metrics.layout_iou import layout_iou
-from visioneval.layout.metrics.pixels import psnr, ssim
-from visioneval.layout.pipeline import add_completeness
-from visioneval.layout.synth import tool_response
-from visioneval.layout.tools import levenshtein, parse_tool_usage, tool_metrics
+from visioneval.canvas.metrics import Absent
+from visioneval.canvas.metrics.alignment import alignment, build_groups
+from visioneval.canvas.metrics.canvas_fill import canvas_fill
+from visioneval.canvas.metrics.components import component_scores, threshold_match
+from visioneval.canvas.metrics.geometry import iou_matrix, union_area
+from visioneval.canvas.metrics.layout_iou import layout_iou
+from visioneval.canvas.metrics.pixels import psnr, ssim
+from visioneval.canvas.pipeline import add_completeness
+from visioneval.canvas.synth import tool_response
+from visioneval.canvas.tools import levenshtein, parse_tool_usage, tool_metrics
 
 B = np.array
 
@@ -67,7 +67,7 @@ def test_canvas_precision_recall_are_one_with_zero_overlap_but_iou50_f1_is_zero(
 
 
 def test_threshold_matching_keeps_the_most_hits():
-    from visioneval.layout.metrics.layout_iou import hungarian
+    from visioneval.canvas.metrics.layout_iou import hungarian
 
     # IoU: g1/h1 = 1/2, g1/h2 = .5/1.5, g2/h1 = .5/2.5, g2/h2 = 0. Hungarian on 1 - IoU
     # takes g1/h2 + g2/h1 (0.533 > 0.5), so thresholding its pairs finds no hit; the

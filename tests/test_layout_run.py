@@ -15,7 +15,7 @@ from cli_helpers import flat, invoke, journal
 from layout_fixtures import by_id, load, run_dir, write_fixture
 
 from visioneval.benchmarks.layout.pool import MetricPool
-from visioneval.layout.synth import write_random
+from visioneval.canvas.synth import write_random
 
 
 @pytest.fixture(scope="module")

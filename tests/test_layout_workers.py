@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from visioneval.layout.synth import write_random
+from visioneval.canvas.synth import write_random
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 
@@ -71,7 +71,7 @@ def test_workers_exit_when_the_parent_is_killed(tmp_path):
 
 WATCHED_CHILD = """
 import os, sys, threading, time
-from visioneval.layout.pipeline import _watch_parent
+from visioneval.canvas.pipeline import _watch_parent
 parent = os.getpid()  # before the fork: the parent may die before the child reads getppid
 pid = os.fork()
 if pid == 0:  # no prctl here: only the portable watch thread

@@ -104,7 +104,7 @@ def test_a_killed_task_is_retried_and_the_merge_is_still_exact(ray_address, serv
 def test_layout_metrics_on_ray_write_the_same_results(ray_address, tmp_path):
     """`visioneval layout --executor ray` is the generic Ray runner: shard tasks, then the
     merge, with the metrics and results file of the local run."""
-    from visioneval.layout.synth import write_random
+    from visioneval.canvas.synth import write_random
 
     base = tmp_path / "canvas"
     write_random(base, 10, boxes=8, seed=2)

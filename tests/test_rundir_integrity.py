@@ -130,7 +130,7 @@ def test_sigkill_while_writing_the_report_never_leaves_a_partial_page(serve, syn
 def test_layout_report_is_written_atomically(tmp_path):
     from cli_helpers import invoke
 
-    from visioneval.layout.synth import write_random
+    from visioneval.canvas.synth import write_random
     from visioneval.report.page import write_report
 
     write_random(tmp_path / "canvas", 2, boxes=4, seed=1)

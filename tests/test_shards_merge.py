@@ -14,8 +14,8 @@ import yaml
 from cli_helpers import invoke, load, salbench_args
 from helpers import png_bytes
 
-from visioneval.exactsum import ExactSum
 from visioneval.shards import Shard, shard_of
+from visioneval.stats.exactsum import ExactSum
 
 
 def _metrics_bytes(run: Path) -> bytes:
@@ -154,7 +154,7 @@ def test_evaluate_shards_merge_exactly(serve, tmp_path):
 
 
 def _layout_whole(tmp_path: Path) -> tuple[Path, Path]:
-    from visioneval.layout.synth import write_random
+    from visioneval.canvas.synth import write_random
 
     base = tmp_path / "canvas"
     write_random(base, 12, boxes=8, seed=4)

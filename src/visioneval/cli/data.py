@@ -29,7 +29,7 @@ def synth_layout(
     overwrite: Annotated[bool, typer.Option("--overwrite", help=OVERWRITE_HELP)] = False,
 ) -> None:
     """Write random UI designs and perturbed 'generated' versions in CANVAS's layout."""
-    from visioneval.layout.synth import write_random
+    from visioneval.canvas.synth import write_random
 
     def write(into: Path) -> list[str]:
         ids = write_random(into, n, boxes=boxes, seed=seed, model=model, variant=variant)

@@ -528,7 +528,7 @@ def write_synth(out: Path, overwrite: bool, write: Callable[[Path], list[str]]) 
     """A `data synth-*` command's writing (`synthout.write_into`): its lines, or the one
     line of a refusal (exit code 2)."""
     from visioneval.commands.common import consoles, guarded
-    from visioneval.synthout import write_into
+    from visioneval.io.synthout import write_into
 
     console, err = consoles()
 

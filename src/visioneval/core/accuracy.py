@@ -15,13 +15,14 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from visioneval import csvcells, fmt
+from visioneval import fmt
 from visioneval.core.blocks import ComparisonTable, Note, Section, Table
 from visioneval.core.headline import Headline, from_block
 from visioneval.core.marks import Interval, percent
 from visioneval.core.records import Record
-from visioneval.exactsum import ExactSum
+from visioneval.io import csvcells
 from visioneval.stats.bootstrap import Outcomes, attach, mean_statistic, summaries
+from visioneval.stats.exactsum import ExactSum
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from visioneval.core.records import Response
-from visioneval.exactsum import ExactSum
+from visioneval.stats.exactsum import ExactSum
 
 if TYPE_CHECKING:
     from visioneval.core.runfiles import SessionInfo, UsageCountInfo

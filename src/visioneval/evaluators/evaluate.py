@@ -19,7 +19,6 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from visioneval import csvcells
 from visioneval.backends.registry import BackendSpec
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import (
@@ -45,6 +44,7 @@ from visioneval.evaluators.judge import SYSTEM, Case, combine, judge_once, judge
 from visioneval.evaluators.options import EvaluateOptions
 from visioneval.evaluators.panel import recorded
 from visioneval.evaluators.rubric import Rubric, load_rubric
+from visioneval.io import csvcells
 from visioneval.io.images import Image
 from visioneval.stats.bootstrap import Outcomes, attach, mean_statistic, summaries
 from visioneval.validators.inprocess import run_builtin

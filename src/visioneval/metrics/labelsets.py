@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from visioneval.core.runfiles import Interval, MetricsBlock
-from visioneval.exactsum import ExactSum
 from visioneval.stats.bootstrap import Outcomes, attach, summaries
+from visioneval.stats.exactsum import ExactSum
 
 if TYPE_CHECKING:
     import numpy as np

@@ -1,7 +1,7 @@
 """The one skeleton every HTML page visioneval writes comes from (`templates/base.html`,
 `assets/report.css`, the table sorter `assets/sortable.js`), under jinja2 with autoescaping
 on: a value from a run (a model name, an answer, a label) is text on the page, never
-markup. Below every page's maker (report/, layout/'s pictures page), each of which adds its
+markup. Below every page's maker (report/, canvas/'s pictures page), each of which adds its
 own templates folder."""
 
 from __future__ import annotations

@@ -16,7 +16,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from visioneval import csvcells
 from visioneval.core import registry
 from visioneval.core.blocks import (
     Cards,
@@ -30,6 +29,7 @@ from visioneval.core.blocks import (
 )
 from visioneval.core.rundir import OpenedRun, load_all
 from visioneval.core.store import RunDirError, write_atomic
+from visioneval.io import csvcells
 from visioneval.report import templating, variants
 from visioneval.report.markdown import md_escape
 from visioneval.variants.family import rebuilt

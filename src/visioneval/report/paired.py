@@ -10,11 +10,11 @@ from pathlib import Path
 
 from rich.console import Console
 
-from visioneval import csvcells
 from visioneval.core import blocks, registry
 from visioneval.core.capabilities import PairsRecords
 from visioneval.core.rundir import OpenedRun, load_all
 from visioneval.core.store import write_atomic
+from visioneval.io import csvcells
 from visioneval.stats.paired import CLUSTERED_MCNEMAR, PairedCollector, PairedResult, paired
 
 

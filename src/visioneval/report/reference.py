@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from visioneval import csvcells
 from visioneval.core import registry
 from visioneval.core.benchmark import BenchmarkDefinition
 from visioneval.core.capabilities import HasPublished
 from visioneval.core.published import Column, Model, PublishedTable, Row, RunValue
 from visioneval.core.rundir import OpenedRun, load_all
+from visioneval.io import csvcells
 from visioneval.report.markdown import md_escape
 
 REFERENCES = ("paper",)  # what --reference accepts: the benchmark's published table

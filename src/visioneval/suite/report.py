@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from visioneval import csvcells
 from visioneval.core.blocks import ComparisonTable
 from visioneval.core.capabilities import HasPublished
 from visioneval.core.store import write_atomic
+from visioneval.io import csvcells
 from visioneval.report import templating
 from visioneval.suite.execute import RunOutcome
 from visioneval.suite.plan import PlannedRun, SuitePlan

@@ -11,10 +11,10 @@ from typing import Any
 
 from rich.console import Console
 
-from visioneval import csvcells
 from visioneval.benchmarks.illusionbench.spec import FAMILY, ORIGINAL_FIXED
 from visioneval.core.printed import print_table
 from visioneval.fmt import interval, pct
+from visioneval.io import csvcells
 from visioneval.terminal import line
 
 CSV_HEADER = ["protocol", "rule", "subset", "shape_recall_pct", "scene_recall_pct", "shape_n",

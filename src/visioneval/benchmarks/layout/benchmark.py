@@ -23,16 +23,16 @@ from visioneval.benchmarks.layout import captions, tables
 from visioneval.benchmarks.layout.options import LayoutOptions
 from visioneval.benchmarks.layout.pool import MetricPool
 from visioneval.benchmarks.layout.tables import KEY, VIZ_DIR
+from visioneval.canvas.pairs import Pair, Skipped
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import Message, Record, Response, Sample, SkippedRow, user
 from visioneval.core.runfiles import BenchmarkPlan, RunInfo
 from visioneval.core.solver import Ask, Solved, Solver
-from visioneval.layout.pairs import Pair, Skipped
 
 if TYPE_CHECKING:
     from visioneval.backends.registry import BackendSpec
 
-log = logging.getLogger("visioneval.layout")
+log = logging.getLogger("visioneval.canvas")
 
 
 
@@ -64,7 +64,7 @@ class LayoutRun(Benchmark[LayoutOptions]):
     def collection(self) -> Collection:
         """The CANVAS folder read (once): FileNotFoundError or ValueError, one line, when
         there is nothing to run."""
-        from visioneval.layout import pairs as found
+        from visioneval.canvas import pairs as found
 
         base = Path(self.options.base_dir)
         if not base.exists():
@@ -146,7 +146,7 @@ class LayoutRun(Benchmark[LayoutOptions]):
         return self._solve
 
     async def _solve(self, sample: Sample, ask: Ask) -> Solved:
-        from visioneval.layout.pipeline import SampleOptions, add_completeness, evaluate_pair
+        from visioneval.canvas.pipeline import SampleOptions, add_completeness, evaluate_pair
 
         started = time.perf_counter()
         pair = self._pairs[sample.id]
@@ -227,7 +227,7 @@ def _digest(path: Path) -> str:
 
 
 def _cores() -> int:
-    from visioneval.layout.pipeline import default_workers
+    from visioneval.canvas.pipeline import default_workers
 
     return default_workers()
 

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from visioneval.benchmarks.layout.options import CAPTION_TOKENS, LayoutOptions
+from visioneval.canvas import semantic
+from visioneval.canvas.pairs import Pair
 from visioneval.core.solver import Ask
-from visioneval.layout import semantic
-from visioneval.layout.pairs import Pair
 
-log = logging.getLogger("visioneval.layout")
+log = logging.getLogger("visioneval.canvas")
 
 Caption = str | Exception
 
@@ -127,7 +127,7 @@ def _absent(reason: str) -> Absent:
 
 
 def _reuse(options: LayoutOptions) -> SemanticStep:
-    from visioneval.layout.pipeline import load_previous
+    from visioneval.canvas.pipeline import load_previous
 
     if options.semantic_from is None:
         return Absent("skipped (--skip-semantic), and no earlier result named "

@@ -23,7 +23,7 @@ BROWSED = ("canvas_fill", "pixel_fidelity", "semantic_match", "layout_overlap", 
            "alignment_f1", "iou50_f1", "block_match", "tool_efficiency")
 """The metrics a sample's row in the report's browser names."""
 
-log = logging.getLogger("visioneval.layout")
+log = logging.getLogger("visioneval.canvas")
 
 
 class LayoutDefinition(BenchmarkDefinition):
@@ -56,7 +56,7 @@ class LayoutDefinition(BenchmarkDefinition):
         """The first of CANVAS's metrics (`DISTRIBUTED`' order) the first variant has: its
         mean over the samples that have it. CANVAS reports means alone, so there is no
         interval."""
-        from visioneval.layout.report import DISTRIBUTED
+        from visioneval.canvas.report import DISTRIBUTED
 
         summary = metrics.get("summary") or {}
         variants = [v for v, table in summary.items() if isinstance(table, dict)]

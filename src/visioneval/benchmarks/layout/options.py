@@ -102,7 +102,7 @@ class LayoutOptions(BaseModel, frozen=True):
         if self.skip_semantic or self.caption_backend is None:
             return None
         if self.caption_backend == "blip":
-            from visioneval.layout.semantic import BLIP_DEFAULT
+            from visioneval.canvas.semantic import BLIP_DEFAULT
 
             return f"blip:{self.caption_model or BLIP_DEFAULT}"
         return f"{self.caption_backend}:{self.caption_model}"

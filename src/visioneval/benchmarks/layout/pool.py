@@ -52,7 +52,7 @@ class MetricPool:
         if self.workers <= 1:
             self._executor = ThreadPoolExecutor(1, thread_name_prefix="layout-metrics")
         else:
-            from visioneval.layout.pipeline import worker_init
+            from visioneval.canvas.pipeline import worker_init
 
             self._executor = ProcessPoolExecutor(self.workers, initializer=worker_init,
                                                  initargs=(os.getpid(),))

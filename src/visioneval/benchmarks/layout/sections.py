@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from visioneval.benchmarks.layout import tables
+from visioneval.canvas.report import DISTRIBUTED
 from visioneval.core.blocks import Block, Charts, Link, Note, Section, Table
 from visioneval.core.figures import Histogram, Histograms
 from visioneval.core.view import ReadableRun
-from visioneval.layout.report import DISTRIBUTED
 
 
 def sections(view: ReadableRun) -> list[Section]:

@@ -62,7 +62,7 @@ def summarize(samples: Iterable[dict[str, Any]], variants: Sequence[str]) -> dic
     the same whatever the order of the samples (the journal's is the order they finished
     in). `mean_ci95`: the mean's 95% bootstrap interval (1000 seeded resamples of the
     samples), absent with fewer than 2."""
-    from visioneval.layout.pipeline import summarise
+    from visioneval.canvas.pipeline import summarise
     from visioneval.stats.bootstrap import Outcomes
 
     counts = {"samples": 0, "samples_with_metric_error": 0}
@@ -174,14 +174,14 @@ def picture_folder(viz: str, directory: Path, info: RunInfo) -> str:
 
 def write(metrics: dict[str, Any], info: RunInfo, directory: Path,
           options: LayoutOptions) -> list[Path]:
-    from visioneval.layout import pipeline
+    from visioneval.canvas import pipeline
 
     doc = document(metrics, info, directory, options)
     paths = [directory / RESULTS_JSON, directory / RESULTS_CSV]
     pipeline.write_json(paths[0], doc)
     pipeline.write_csv(paths[1], doc["samples"])
     if any(s.get("viz") for s in doc["samples"]):
-        from visioneval.layout.report import write_index
+        from visioneval.canvas.report import write_index
 
         viz_dir = directory / VIZ_DIR
         viz_dir.mkdir(parents=True, exist_ok=True)

@@ -11,11 +11,11 @@ from typing import Any
 
 from rich.console import Console
 
-from visioneval import csvcells
 from visioneval.benchmarks.salbench.metrics import NO_DIFFICULTY
 from visioneval.benchmarks.salbench.spec import CONFIGS, ConfigSpec
 from visioneval.core.printed import print_table
 from visioneval.fmt import interval, pct
+from visioneval.io import csvcells
 from visioneval.terminal import line
 
 # Column -> config, in the order of the results CSV that github.com/MikeWise2718/salbench

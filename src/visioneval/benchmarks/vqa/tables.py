@@ -9,9 +9,9 @@ from typing import Any
 
 from rich.console import Console
 
-from visioneval import csvcells
 from visioneval.core.printed import print_table
 from visioneval.fmt import interval, pct
+from visioneval.io import csvcells
 
 HEADER = ["model", "group", "n", "errors", "unparsed", "ambiguous", "accuracy"]
 SET_HEADER = ["exact_match", "macro_f1", "sample_f1"]

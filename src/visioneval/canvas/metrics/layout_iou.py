@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from visioneval.layout.metrics import Absent
-from visioneval.layout.metrics.geometry import iou_matrix
+from visioneval.canvas.metrics import Absent
+from visioneval.canvas.metrics.geometry import iou_matrix
 
 
 @dataclass(frozen=True, slots=True)

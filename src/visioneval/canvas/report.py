@@ -16,8 +16,8 @@ from typing import Any
 import jinja2
 
 from visioneval import pages
+from visioneval.canvas.draw import sample_dir
 from visioneval.core.store import write_atomic
-from visioneval.layout.draw import sample_dir
 
 TEMPLATES = Path(__file__).parent / "templates"
 ASSETS = Path(__file__).parent / "assets"

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from visioneval.layout.metrics import Absent
-from visioneval.layout.metrics.geometry import union_area
+from visioneval.canvas.metrics import Absent
+from visioneval.canvas.metrics.geometry import union_area
 
 
 def canvas_index(xywh: np.ndarray, depth: np.ndarray) -> int:

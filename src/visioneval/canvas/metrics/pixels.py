@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image as PILImage
 
+from visioneval.canvas.metrics import Absent
 from visioneval.io.images import ImageError, open_to_decode
-from visioneval.layout.metrics import Absent
 
 WIN = 7
 K1, K2 = 0.01, 0.03

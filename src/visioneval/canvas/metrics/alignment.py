@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from visioneval.layout.metrics.geometry import iou_matrix
+from visioneval.canvas.metrics.geometry import iou_matrix
 
 TOLERANCE = 0.02
 MIN_ELEMENTS_PER_GROUP = 2

@@ -35,12 +35,12 @@ from typing import Any
 import numpy as np
 import orjson
 
-from visioneval import csvcells
+from visioneval.canvas.context import Context
+from visioneval.canvas.figma import Layout, load_layout
+from visioneval.canvas.metrics import Absent
+from visioneval.canvas.pairs import Pair
 from visioneval.core import store
-from visioneval.layout.context import Context
-from visioneval.layout.figma import Layout, load_layout
-from visioneval.layout.metrics import Absent
-from visioneval.layout.pairs import Pair
+from visioneval.io import csvcells
 
 log = logging.getLogger(__name__)
 
@@ -129,7 +129,7 @@ def _read(layout: Layout | None) -> Layout:
 
 
 def _canvas_fill(ctx: Context, error: str | None) -> dict[str, Any]:
-    from visioneval.layout.metrics.canvas_fill import canvas_fill
+    from visioneval.canvas.metrics.canvas_fill import canvas_fill
 
     _need(error)
     gen = _read(ctx.gen)
@@ -137,7 +137,7 @@ def _canvas_fill(ctx: Context, error: str | None) -> dict[str, Any]:
 
 
 def _pixels(ctx: Context) -> dict[str, Any]:
-    from visioneval.layout.metrics.pixels import load_rgb, pixel_metrics, planes
+    from visioneval.canvas.metrics.pixels import load_rgb, pixel_metrics, planes
 
     ctx.gt_image = load_rgb(ctx.pair.gt_image)
     ctx.gen_image = load_rgb(ctx.pair.gen_image)
@@ -145,7 +145,7 @@ def _pixels(ctx: Context) -> dict[str, Any]:
 
 
 def _layout(ctx: Context, error: str | None) -> dict[str, Any]:
-    from visioneval.layout.metrics.layout_iou import hungarian, layout_iou
+    from visioneval.canvas.metrics.layout_iou import hungarian, layout_iou
 
     _need(error)
     gt, gen = _read(ctx.gt), _read(ctx.gen)
@@ -155,7 +155,7 @@ def _layout(ctx: Context, error: str | None) -> dict[str, Any]:
 
 
 def _alignment(ctx: Context, error: str | None) -> dict[str, Any]:
-    from visioneval.layout.metrics.alignment import alignment
+    from visioneval.canvas.metrics.alignment import alignment
 
     _need(error)
     values, gt_groups, gen_groups, match = alignment(_read(ctx.gt).xywh, _read(ctx.gen).xywh)
@@ -164,7 +164,7 @@ def _alignment(ctx: Context, error: str | None) -> dict[str, Any]:
 
 
 def _components(ctx: Context, error: str | None) -> dict[str, Any]:
-    from visioneval.layout.metrics.components import component_scores, threshold_match
+    from visioneval.canvas.metrics.components import component_scores, threshold_match
 
     _need(error)
     gt, gen = _read(ctx.gt), _read(ctx.gen)
@@ -175,7 +175,7 @@ def _components(ctx: Context, error: str | None) -> dict[str, Any]:
 
 
 def _tools(ctx: Context) -> dict[str, Any]:
-    from visioneval.layout.tools import load_expected_tools, load_tool_usage, tool_metrics
+    from visioneval.canvas.tools import load_expected_tools, load_tool_usage, tool_metrics
 
     if ctx.pair.response is None:
         reason = (f"no {ctx.pair.folder}-json-response.json (nor any other "
@@ -190,7 +190,7 @@ def _tools(ctx: Context) -> dict[str, Any]:
 
 
 def _draw(ctx: Context, viz_dir: Path) -> None:
-    from visioneval.layout.draw import draw_sample
+    from visioneval.canvas.draw import draw_sample
 
     folder = draw_sample(ctx, viz_dir)
     if folder is not None:

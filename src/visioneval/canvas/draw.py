@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from visioneval.layout.context import Context
-    from visioneval.layout.figma import Layout
+    from visioneval.canvas.context import Context
+    from visioneval.canvas.figma import Layout
 
 TYPE_COLOURS = {"x_left": "#1f77b4", "x_center": "#17becf", "x_right": "#2ca02c",
                 "y_top": "#ff7f0e", "y_center": "#d62728", "y_bottom": "#9467bd"}
@@ -124,7 +124,7 @@ def draw_sample(ctx: Context, viz_dir: Path) -> str | None:
     out_dir.mkdir(parents=True, exist_ok=True)
     gt_image, gen_image = ctx.gt_image, ctx.gen_image
     if gt_image is None or gen_image is None:  # the pixel family failed; try each alone
-        from visioneval.layout.metrics.pixels import load_rgb
+        from visioneval.canvas.metrics.pixels import load_rgb
 
         def attempt(path):
             try:
@@ -211,7 +211,7 @@ def _alignment_png(ctx: Context, gt: Layout, gen: Layout, gt_image, gen_image,
     from matplotlib.collections import LineCollection
     from matplotlib.lines import Line2D
 
-    from visioneval.layout.metrics.alignment import TYPES, edges
+    from visioneval.canvas.metrics.alignment import TYPES, edges
 
     groups = ctx.extras.get("groups")
     if groups is None:

@@ -43,7 +43,7 @@ from typing import Any
 
 import orjson
 
-from visioneval.layout.metrics import Absent
+from visioneval.canvas.metrics import Absent
 
 
 class ToolFileError(ValueError):

@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from visioneval.layout.figma import Layout
-from visioneval.layout.metrics import Absent
-from visioneval.layout.pairs import Pair
+from visioneval.canvas.figma import Layout
+from visioneval.canvas.metrics import Absent
+from visioneval.canvas.pairs import Pair
 
 
 @dataclass
