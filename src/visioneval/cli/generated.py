@@ -340,7 +340,7 @@ def _ready(definition: BenchmarkDefinition, cmdline: CommandLine, values: dict[s
             restated = {k: GivenOption(named[k], v) for k, v in given.items()
                         if k not in again}
         return Ready(flags, RunTarget(
-            definition.name, _recorded, _recorded, fixed=fixed, restated=restated,
+            definition.name, fixed=fixed, restated=restated,
             resume_options={k: v for k, v in given.items() if k in again} | dict(
                 models.options), backend_required=not cmdline.model_optional),
             then=said_after(cmdline, resume, flags.dry_run))
@@ -381,10 +381,6 @@ def _ready(definition: BenchmarkDefinition, cmdline: CommandLine, values: dict[s
     return Ready(flags, RunTarget(definition.name, benchmark, generation,
                                   backend_required=not cmdline.model_optional),
                  then=said_after(cmdline, directory, flags.dry_run))
-
-
-def _recorded() -> Any:
-    raise AssertionError("a resume builds its benchmark from the run's record")
 
 
 def any_benchmark_command(registered: Sequence[str] = ()) -> Callable[..., None]:

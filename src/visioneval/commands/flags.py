@@ -117,8 +117,8 @@ class RunTarget:
     judge's server, --allow-scripts)."""
 
     name: str | None
-    benchmark: Callable[[], Benchmark]
-    settings: Callable[[], GenerationSettings]
+    benchmark: Callable[[], Benchmark] | None = None  # None: a resume, built from its record
+    settings: Callable[[], GenerationSettings] | None = None
     definition: str | None = None
     backend_required: bool = True
     fixed: Sequence[str] = ()
@@ -164,6 +164,8 @@ def request_from(flags: RunFlags, target: RunTarget) -> RunSpec | ResumeRequest:
               if rule is not None else None}
     # The combinations no run can have are refused before the benchmark reads its data.
     RunSpec.make(benchmark=_NOT_YET, backend=_NO_MODEL, **common)
+    if target.benchmark is None or target.settings is None:
+        raise ValueError("give the benchmark's options (or --resume RUN_DIR)")
     benchmark = target.benchmark()
     backend = _backend_spec(flags, target.backend_required, benchmark)
     spec = RunSpec.of(benchmark, backend=backend, generation=target.settings(), **common)
