@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
@@ -12,6 +13,9 @@ from visioneval.core.store import RunDirError
 from visioneval.engine.cache import CacheError
 from visioneval.io.parquet import DataError
 from visioneval.terminal import LineHandler, setup_logging  # noqa: F401 (the commands' own)
+
+if TYPE_CHECKING:
+    from visioneval.core.benchmark import BenchmarkDefinition
 
 USER_ERRORS = (PreflightError, DataError, RunDirError, CacheError, ValueError,
                FileNotFoundError)
@@ -39,3 +43,20 @@ def split_list(value: str | None) -> list[str] | None:
     items = [v.strip() for v in value.split(",") if v.strip()]
     return items or None
 
+
+
+def named_definition(definition: str | None) -> BenchmarkDefinition | None:
+    """The definition the user named with --definition, imported once (it is trusted: the
+    user gave it), or None. visioneval never imports code a run directory names: a run of
+    the user's own benchmark is read with its definition only when the command line names
+    it (docs/adding-a-benchmark.md)."""
+    from visioneval.core import registry
+
+    return registry.definition(definition) if definition is not None else None
+
+
+def warn_untrusted(err: Console, lines: list[str | None]) -> None:
+    """The one line per run shown with the generic definition (`OpenedRun.untrusted`) or
+    whose data changed since it ran (`OpenedRun.data_change`)."""
+    for line in dict.fromkeys(line for line in lines if line):
+        terminal.warning_line(err, line)
