@@ -2,7 +2,7 @@
 `visioneval view` (every sample of a run, served locally), `visioneval compare` (several
 runs, one table) and `visioneval show` (a run's tables in the terminal).
 
-Each command imports its body on first use: `visioneval --help` loads typer alone."""
+Each command imports its body from commands/ on first use: `visioneval --help` loads none."""
 
 from __future__ import annotations
 
