@@ -15,6 +15,7 @@ from visioneval.io.parquet import DataError
 from visioneval.terminal import LineHandler, setup_logging  # noqa: F401 (the commands' own)
 
 if TYPE_CHECKING:
+    from visioneval.commands.flags import RunFlags, RunTarget
     from visioneval.core.benchmark import BenchmarkDefinition
 
 USER_ERRORS = (PreflightError, DataError, RunDirError, CacheError, ValueError,
@@ -60,3 +61,17 @@ def warn_untrusted(err: Console, lines: list[str | None]) -> None:
     whose data changed since it ran (`OpenedRun.data_change`)."""
     for line in dict.fromkeys(line for line in lines if line):
         terminal.warning_line(err, line)
+
+
+def run_flags(flags: RunFlags, target: RunTarget) -> int:
+    """The flow of a run command: logging, the request built from the flags (a bad flag is
+    one line with exit 2), then the run, the resume or (--dry-run) the estimate."""
+    from visioneval.commands.flags import request_from
+    from visioneval.commands.perform import perform
+    from visioneval.runs.output import Output
+
+    console, err = consoles()
+    setup_logging(err, flags.verbose)
+    output = Output(console, err, progress=not flags.no_progress, report=not flags.no_report,
+                    early_thumbnails=not flags.no_report)
+    return guarded(err, lambda: perform(request_from(flags, target), output, flags.dry_run))
