@@ -1,4 +1,6 @@
-"""`visioneval cache`: what the response cache holds (by run and model), and clearing it."""
+"""`visioneval cache`: what the response cache holds (by run and model), and clearing it.
+
+Each command imports its body from commands/ on first use: `visioneval --help` loads none."""
 
 from __future__ import annotations
 
@@ -28,30 +30,17 @@ ModelOpt = Annotated[str | None, typer.Option(
 def list_entries(cache_dir: CacheDirOpt = None) -> None:
     """Every group of cached answers: the run that stored them, the model and what its
     server said it serves, how many, and when."""
-    from visioneval.commands.cache import show_groups
-    from visioneval.commands.common import consoles, guarded
+    from visioneval.commands.cache import list_entries as command
 
-    console, err = consoles()
-    raise typer.Exit(guarded(err, lambda: show_groups(console, cache_dir, None, None)))
+    raise typer.Exit(command(cache_dir))
 
 
 @cache_app.command()
 def show(run: RunOpt = None, model: ModelOpt = None, cache_dir: CacheDirOpt = None) -> None:
     """The cached answers of one run (--run DIR) or one model (--model NAME)."""
-    from visioneval.commands.cache import show_groups
-    from visioneval.commands.common import consoles, guarded
+    from visioneval.commands.cache import show as command
 
-    console, err = consoles()
-
-    def action() -> int:
-        if run is None and model is None:
-            from visioneval.invocation import command
-
-            raise ValueError("give --run RUN_DIR or --model NAME (or use "
-                             f"`{command('cache', 'list')}` for everything)")
-        return show_groups(console, cache_dir, run, model)
-
-    raise typer.Exit(guarded(err, action))
+    raise typer.Exit(command(run, model, cache_dir))
 
 
 @cache_app.command()
@@ -61,16 +50,6 @@ def clear(run: RunOpt = None, model: ModelOpt = None,
           cache_dir: CacheDirOpt = None) -> None:
     """Delete cached answers: those of a run (--run DIR), of a model (--model NAME), or
     --all. The next run asks the model again."""
-    from visioneval.commands.cache import clear_entries
-    from visioneval.commands.common import consoles, guarded
+    from visioneval.commands.cache import clear as command
 
-    console, err = consoles()
-
-    def action() -> int:
-        if run is None and model is None and not all_entries:
-            raise ValueError("say what to clear: --run RUN_DIR, --model NAME or --all")
-        if all_entries and (run is not None or model is not None):
-            raise ValueError("--all clears everything: give it alone, or --run/--model")
-        return clear_entries(console, cache_dir, run, model)
-
-    raise typer.Exit(guarded(err, action))
+    raise typer.Exit(command(run, model, all_entries, cache_dir))

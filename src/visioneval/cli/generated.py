@@ -61,7 +61,6 @@ from visioneval.cli.options import (
     PriceOut,
     ProbeResolution,
     RayAddressOpt,
-    Ready,
     RefreshCache,
     Resume,
     Rpm,
@@ -76,7 +75,7 @@ from visioneval.cli.options import (
     run_command,
 )
 from visioneval.cli.panels import DATA, MODEL, OUTPUT
-from visioneval.commands.flags import RunFlags, RunTarget
+from visioneval.commands.flags import Ready, RunFlags, RunTarget
 from visioneval.terminal import line
 
 if TYPE_CHECKING:

@@ -1,4 +1,6 @@
-"""`visioneval list`: the benchmarks, builtin models, request variants and backends."""
+"""`visioneval list`: the benchmarks, builtin models, request variants and backends.
+
+Each command imports its body from commands/ on first use: `visioneval --help` loads none."""
 
 from __future__ import annotations
 
@@ -11,13 +13,6 @@ from visioneval.cli.app import app
 def list_() -> None:
     """List what this visioneval has: benchmarks, builtin models (and the benchmarks each
     fits), request variants and backends, one line each."""
-    from visioneval.commands.common import consoles, guarded
-    from visioneval.commands.listing import listing, show
+    from visioneval.commands.listing import list_ as command
 
-    console, err = consoles()
-
-    def action() -> int:
-        show(listing(), console)
-        return 0
-
-    raise typer.Exit(guarded(err, action))
+    raise typer.Exit(command())

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -14,8 +13,7 @@ from visioneval.cli.panels import CONTROLS, COST, ENGINE, MODEL, OUTPUT, SPREAD
 from visioneval.core import defaults
 
 if TYPE_CHECKING:
-    from visioneval.commands.flags import RunFlags, RunTarget
-    from visioneval.runs.output import Output
+    from visioneval.commands.flags import Ready, RunFlags, RunTarget
 
 
 class BackendKind(StrEnum):
@@ -149,35 +147,8 @@ RayAddressOpt = Annotated[str | None, typer.Option(
     show_default="a local Ray", rich_help_panel=SPREAD)]
 
 
-@dataclass(frozen=True)
-class Ready:
-    """A run command's flags and target, made once its flags are read (a bad one is a
-    ValueError: one line), and what it says after a finished run (`then(code, output)`,
-    which may raise the exit code)."""
-
-    flags: RunFlags
-    target: RunTarget
-    then: Callable[[int, Output], int] | None = None
-
-
 def run_command(flags: RunFlags, target: RunTarget | Callable[[], Ready]) -> None:
-    """The flow of every run command: logging, the request built from the flags (a bad
-    flag is one line with exit 2), then the run, the resume or (--dry-run) the estimate.
-    `target` may be made here (`Ready`), after `flags` set the logging and the output."""
-    from visioneval.commands.common import consoles, guarded
-    from visioneval.commands.flags import request_from
-    from visioneval.commands.perform import perform
-    from visioneval.runs.output import Output
-    from visioneval.terminal import setup_logging
+    """Every run command's end: its body (`commands.common.run_flags`) and its exit code."""
+    from visioneval.commands.common import run_flags
 
-    console, err = consoles()
-    setup_logging(err, flags.verbose)
-    output = Output(console, err, progress=not flags.no_progress, report=not flags.no_report,
-                    early_thumbnails=not flags.no_report)
-
-    def action() -> int:
-        ready = target() if callable(target) else Ready(flags, target)
-        code = perform(request_from(ready.flags, ready.target), output, ready.flags.dry_run)
-        return ready.then(code, output) if ready.then is not None else code
-
-    raise typer.Exit(guarded(err, action))
+    raise typer.Exit(run_flags(flags, target))

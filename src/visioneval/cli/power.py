@@ -1,4 +1,6 @@
-"""`visioneval power`: how many samples a comparison of two models needs."""
+"""`visioneval power`: how many samples a comparison of two models needs.
+
+Each command imports its body from commands/ on first use: `visioneval --help` loads none."""
 
 from __future__ import annotations
 
@@ -43,15 +45,8 @@ def power(
 ) -> None:
     """Power analysis: the smallest accuracy difference a run of N samples detects, or the
     samples a target difference needs (paired: McNemar; --unpaired: two proportions)."""
-    from visioneval.commands.common import consoles, guarded
-    from visioneval.commands.power import Question, power_command
+    from visioneval.commands.power import power as command
 
-    console, err = consoles()
-
-    def action() -> int:
-        question = Question(n=n, difference=difference, alpha=alpha, power=power_,
-                            baseline=baseline, discordance=discordance, unpaired=unpaired,
-                            metric=metric)
-        return power_command(console, question, run_dirs or [], json_out)
-
-    raise typer.Exit(guarded(err, action))
+    raise typer.Exit(command(run_dirs or [], n=n, difference=difference, alpha=alpha,
+                             power_wanted=power_, baseline=baseline, discordance=discordance,
+                             unpaired=unpaired, metric=metric, json_out=json_out))

@@ -1,4 +1,6 @@
-"""`visioneval probe`: measure what an endpoint does to images before its model looks."""
+"""`visioneval probe`: measure what an endpoint does to images before its model looks.
+
+Each command imports its body from commands/ on first use: `visioneval --help` loads none."""
 
 from __future__ import annotations
 
@@ -52,18 +54,10 @@ def resolution(
     """Estimate the resolution a model effectively sees: send stripes of known period
     (horizontal or vertical) on a large canvas, ask which way they run, and fit proportion
     correct against period. The default is 160 requests."""
-    from visioneval.commands.common import consoles, guarded
-    from visioneval.commands.probe import resolution_command
+    from visioneval.commands.probe import resolution as command
 
-    console, err = consoles()
-
-    def action() -> int:
-        return resolution_command(
-            console, err, backend=None if backend is None else backend.value, model=model,
-            base_url=base_url, api_key_env=api_key_env, long_side=long_side, levels=levels,
-            trials=trials, seed=seed, max_tokens=max_tokens, concurrency=concurrency,
-            max_attempts=defaults.MAX_ATTEMPTS if max_attempts is None else max_attempts,
-            timeout_s=defaults.TIMEOUT_S if timeout is None else timeout, json_out=json_out,
-            progress=not no_progress)
-
-    raise typer.Exit(guarded(err, action))
+    raise typer.Exit(command(
+        backend=None if backend is None else backend.value, model=model, base_url=base_url,
+        api_key_env=api_key_env, long_side=long_side, levels=levels, trials=trials, seed=seed,
+        max_tokens=max_tokens, concurrency=concurrency, max_attempts=max_attempts,
+        timeout=timeout, json_out=json_out, progress=not no_progress))

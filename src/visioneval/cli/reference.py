@@ -1,4 +1,6 @@
-"""`visioneval reference`: a benchmark's published numbers, with where they come from."""
+"""`visioneval reference`: a benchmark's published numbers, with where they come from.
+
+Each command imports its body from commands/ on first use: `visioneval --help` loads none."""
 
 from __future__ import annotations
 
@@ -18,21 +20,6 @@ def reference(
 ) -> None:
     """Print a benchmark's published results (the paper's or its authors' leaderboard) with
     their source, version and what each number means."""
-    from visioneval.commands.common import consoles, guarded
-    from visioneval.core import registry
-    from visioneval.report.reference import published_table, unknown_model
-    from visioneval.report.reference_console import show_published
+    from visioneval.commands.reference import reference as command
 
-    console, err = consoles()
-
-    def action() -> int:
-        table = published_table(registry.definition(benchmark))
-        chosen = None
-        if model is not None:
-            chosen = table.find_model(model)
-            if chosen is None:
-                raise unknown_model(table, model, "--model")
-        show_published(table, console, chosen)
-        return 0
-
-    raise typer.Exit(guarded(err, action))
+    raise typer.Exit(command(benchmark, model))

@@ -1,4 +1,6 @@
-"""`visioneval rescore`: another tool's per-sample outputs, scored under visioneval's rules."""
+"""`visioneval rescore`: another tool's per-sample outputs, scored under visioneval's rules.
+
+Each command imports its body from commands/ on first use: `visioneval --help` loads none."""
 
 from __future__ import annotations
 
@@ -38,17 +40,7 @@ def rescore(
 ) -> None:
     """Re-score another tool's logged answers under visioneval's rules (every parser and
     protocol), writing a run directory; no request is sent."""
-    from visioneval.commands.common import consoles, guarded
-    from visioneval.core.foreign import RescoreRequest
-    from visioneval.rescore.command import run_command
-    from visioneval.terminal import setup_logging
+    from visioneval.commands.rescore import rescore as command
 
-    console, err = consoles()
-    setup_logging(err, verbose)
-
-    def action() -> int:
-        request = RescoreRequest(data_dir=data_dir, model=model)
-        return run_command(tool.value, paths, out, request, benchmark, console, err,
-                           report=not no_report)
-
-    raise typer.Exit(guarded(err, action))
+    raise typer.Exit(command(tool.value, paths, benchmark=benchmark, data_dir=data_dir,
+                             model=model, out=out, verbose=verbose, report=not no_report))

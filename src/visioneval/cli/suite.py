@@ -1,4 +1,6 @@
-"""`visioneval suite`: several benchmarks x models (x settings) in one command."""
+"""`visioneval suite`: several benchmarks x models (x settings) in one command.
+
+Each command imports its body from commands/ on first use: `visioneval --help` loads none."""
 
 from __future__ import annotations
 
@@ -61,18 +63,10 @@ def suite(
     """Run a whole evaluation: several benchmarks (with their options and settings that
     vary, such as shots) on several models, each an ordinary run directory, with one
     comparison page across them. The same command again resumes what is not finished."""
-    from visioneval.commands import suite as command
-    from visioneval.commands.common import consoles, guarded
-    from visioneval.runs.output import Output
-    from visioneval.terminal import setup_logging
+    from visioneval.commands.suite import suite as command
 
-    console, err = consoles()
-    setup_logging(err, verbose)
-
-    def action() -> int:
-        shortcut = command.shortcut_from(benchmarks, backend, model, base_url, api_key_env,
-                                         option, price_in, price_out, concurrency)
-        output = Output(console, err, progress=not no_progress, report=not no_report)
-        return command.run(file, shortcut, out, output, dry_run)
-
-    raise typer.Exit(guarded(err, action))
+    raise typer.Exit(command(
+        file, benchmarks=benchmarks, backend=backend, model=model, base_url=base_url,
+        api_key_env=api_key_env, options=option, price_in=price_in, price_out=price_out,
+        concurrency=concurrency, out=out, dry_run=dry_run, progress=not no_progress,
+        report=not no_report, verbose=verbose))

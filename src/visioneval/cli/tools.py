@@ -1,4 +1,6 @@
-"""`visioneval loopback`: a scripted model server for trying visioneval without a model."""
+"""`visioneval loopback`: a scripted model server for trying visioneval without a model.
+
+Each command imports its body from commands/ on first use: `visioneval --help` loads none."""
 
 from __future__ import annotations
 
@@ -66,18 +68,12 @@ def loopback(
         "none).")] = 0,
 ) -> None:
     """Serve a scripted model over the OpenAI, Ollama and Anthropic protocols on 127.0.0.1."""
-    from visioneval.commands.loopback import ObserverFlags, serve
+    from visioneval.commands.loopback import loopback as command
 
-    given = (observer, observer_form, observer_dprime, observer_criterion, observer_seed)
-    default = ObserverFlags()
-    flags = None if all(v is None for v in given) else ObserverFlags(
-        default.curves if observer is None else observer,
-        default.form if observer_form is None else observer_form,
-        default.dprime if observer_dprime is None else observer_dprime,
-        default.criterion if observer_criterion is None else observer_criterion,
-        default.seed if observer_seed is None else observer_seed)
-    from visioneval.loopback.batches import BatchScript
-
-    batches = BatchScript(delay_s=batch_delay, error_every=batch_error_every)
-    raise typer.Exit(serve(port, tuple(model or ["m"]), answer, latency, fail_rate,
-                           faults, seed, thinking, flags, downscale, max_side, batches))
+    raise typer.Exit(command(
+        port=port, models=model, answer=answer, latency=latency,
+        fail_rate=fail_rate, faults=faults, seed=seed, thinking=thinking, observer=observer,
+        observer_form=observer_form, observer_dprime=observer_dprime,
+        observer_criterion=observer_criterion, observer_seed=observer_seed,
+        downscale=downscale, max_side=max_side, batch_delay=batch_delay,
+        batch_error_every=batch_error_every))

@@ -1,5 +1,7 @@
 """`visioneval validate`: run one code validator on a JSON payload (the validators' own
-command-line protocol)."""
+command-line protocol).
+
+Each command imports its body from commands/ on first use: `visioneval --help` loads none."""
 
 from __future__ import annotations
 
@@ -18,15 +20,6 @@ def validate(
                        ] = None,
 ) -> None:
     """Run a code validator: result JSON on stdout; exit 0 passed, 1 failed, 2 error."""
-    import importlib
+    from visioneval.commands.validate import validate as command
 
-    from visioneval.validators import BUILTIN
-    from visioneval.validators.protocol import main
-    from visioneval.validators.result import EvalResult
-
-    if name not in BUILTIN:
-        result = EvalResult.error(f"unknown validator {name!r}; built-in: {', '.join(BUILTIN)}")
-        typer.echo(result.model_dump_json())
-        raise typer.Exit(2)
-    module = importlib.import_module(f"visioneval.validators.{name}")
-    raise typer.Exit(main(module.validate, [payload] if payload is not None else []))
+    raise typer.Exit(command(name, payload))

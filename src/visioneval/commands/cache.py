@@ -10,9 +10,47 @@ import orjson
 from rich.console import Console
 
 from visioneval.backends.served import describe
+from visioneval.commands.common import consoles, guarded
 from visioneval.core.printed import table
 from visioneval.engine import cache
 from visioneval.terminal import line
+
+
+def list_entries(cache_dir: Path | None) -> int:
+    """`visioneval cache list`: every group of cached answers."""
+    console, err = consoles()
+    return guarded(err, lambda: show_groups(console, cache_dir, None, None))
+
+
+def show(run: Path | None, model: str | None, cache_dir: Path | None) -> int:
+    """`visioneval cache show`: the groups of one run or one model (one of them is needed)."""
+    console, err = consoles()
+
+    def action() -> int:
+        if run is None and model is None:
+            from visioneval.invocation import command
+
+            raise ValueError("give --run RUN_DIR or --model NAME (or use "
+                             f"`{command('cache', 'list')}` for everything)")
+        return show_groups(console, cache_dir, run, model)
+
+    return guarded(err, action)
+
+
+def clear(run: Path | None, model: str | None, all_entries: bool,
+          cache_dir: Path | None) -> int:
+    """`visioneval cache clear`: what to clear said outright (a run, a model, or --all
+    alone)."""
+    console, err = consoles()
+
+    def action() -> int:
+        if run is None and model is None and not all_entries:
+            raise ValueError("say what to clear: --run RUN_DIR, --model NAME or --all")
+        if all_entries and (run is not None or model is not None):
+            raise ValueError("--all clears everything: give it alone, or --run/--model")
+        return clear_entries(console, cache_dir, run, model)
+
+    return guarded(err, action)
 
 
 def cache_folder(cache_dir: Path | None) -> Path:

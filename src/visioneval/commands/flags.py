@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from visioneval.core.records import GenerationSettings
     from visioneval.engine.options import EngineFlags
     from visioneval.engine.stopping import StoppingFlags
+    from visioneval.runs.output import Output
     from visioneval.runs.request import GivenOption, Restated, ResumeRequest
     from visioneval.runs.spec import Executor, RunSpec
 
@@ -125,6 +126,17 @@ class RunTarget:
     restated: Mapping[str, GivenOption] = field(default_factory=dict)
     resume_options: Mapping[str, Any] = field(default_factory=dict)
     spec_file: Path | None = None  # `run --spec FILE`: the run that file describes, again
+
+
+@dataclass(frozen=True)
+class Ready:
+    """A run command's flags and target, made once its flags are read (a bad one is a
+    ValueError: one line), and what it says after a finished run (`then(code, output)`,
+    which may raise the exit code)."""
+
+    flags: RunFlags
+    target: RunTarget
+    then: Callable[[int, Output], int] | None = None
 
 
 def request_from(flags: RunFlags, target: RunTarget) -> RunSpec | ResumeRequest:

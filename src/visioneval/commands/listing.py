@@ -29,6 +29,19 @@ class Part:
     entries: list[Entry] = field(default_factory=list)
 
 
+def list_() -> int:
+    """`visioneval list`: every part printed; exit 0, or 2 with one line."""
+    from visioneval.commands.common import consoles, guarded
+
+    console, err = consoles()
+
+    def action() -> int:
+        show(listing(), console)
+        return 0
+
+    return guarded(err, action)
+
+
 def listing() -> list[Part]:
     definitions = [registry.definition(name) for name in registry.names()]
     return [_benchmarks(definitions), _builtin_models(definitions), _variants(definitions),

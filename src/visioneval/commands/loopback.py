@@ -128,3 +128,24 @@ def _why(exc: OSError) -> str:
     if exc.errno == errno.EADDRINUSE:
         return "address already in use (choose another --port, or 0 for any free port)"
     return os.strerror(exc.errno).lower() if exc.errno else str(exc)
+
+
+def loopback(*, port: int, models: list[str] | None, answer: str, latency: float,
+             fail_rate: float, faults: str, seed: int, thinking: str, observer: str | None,
+             observer_form: str | None, observer_dprime: float | None,
+             observer_criterion: float | None, observer_seed: int | None,
+             downscale: float | None, max_side: int | None, batch_delay: float,
+             batch_error_every: int) -> int:
+    """`visioneval loopback`'s flags to a server (model "m" when none is named; the
+    observer's flags only when one is given, each left out keeping its default)."""
+    given = (observer, observer_form, observer_dprime, observer_criterion, observer_seed)
+    default = ObserverFlags()
+    flags = None if all(v is None for v in given) else ObserverFlags(
+        default.curves if observer is None else observer,
+        default.form if observer_form is None else observer_form,
+        default.dprime if observer_dprime is None else observer_dprime,
+        default.criterion if observer_criterion is None else observer_criterion,
+        default.seed if observer_seed is None else observer_seed)
+    batches = BatchScript(delay_s=batch_delay, error_every=batch_error_every)
+    return serve(port, tuple(models or ["m"]), answer, latency, fail_rate, faults, seed,
+                 thinking, flags, downscale, max_side, batches)

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from rich.console import Console
 from rich.table import Table
 
+from visioneval.commands.common import consoles, guarded
 from visioneval.core.capabilities import PairsRecords
 from visioneval.core.records import Record
 from visioneval.core.rundir import OpenedRun, load_all
@@ -360,6 +361,22 @@ def as_json(found: list[Answer], question: Question) -> str:
     payload: dict[str, Any] = {"alpha": question.alpha, "power": question.power,
                                "two_sided": True, "results": [asdict(a) for a in found]}
     return json.dumps(payload, indent=2)
+
+
+def power(run_dirs: Sequence[Path], *, n: int | None, difference: float | None, alpha: float,
+          power_wanted: float, baseline: float | None, discordance: float | None,
+          unpaired: bool, metric: str | None, json_out: bool) -> int:
+    """`visioneval power`: the flags as a `Question`, its answers printed (or as JSON);
+    exit 0, or 2 with one line."""
+    console, err = consoles()
+
+    def action() -> int:
+        question = Question(n=n, difference=difference, alpha=alpha, power=power_wanted,
+                            baseline=baseline, discordance=discordance, unpaired=unpaired,
+                            metric=metric)
+        return power_command(console, question, run_dirs, json_out)
+
+    return guarded(err, action)
 
 
 def power_command(console: Console, question: Question, directories: Sequence[Path],

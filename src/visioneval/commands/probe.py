@@ -9,7 +9,9 @@ from rich.console import Console
 from rich.table import Table
 
 from visioneval.backends.registry import BackendSpec
+from visioneval.commands.common import consoles, guarded
 from visioneval.commands.flags import generation
+from visioneval.core import defaults
 from visioneval.engine.progress import RunProgress
 from visioneval.probe.canary import CanaryDesign
 from visioneval.probe.resolution import (
@@ -21,6 +23,26 @@ from visioneval.probe.resolution import (
 from visioneval.terminal import line
 
 EXIT_FAILED = 1  # as a run whose samples failed
+
+
+def resolution(*, backend: str | None, model: str | None, base_url: list[str] | None,
+               api_key_env: str | None, long_side: int, levels: int, trials: int, seed: int,
+               max_tokens: int, concurrency: int, max_attempts: int | None,
+               timeout: float | None, json_out: bool, progress: bool) -> int:
+    """`visioneval probe resolution`'s flags (the engine's defaults for those not given);
+    exit 0, 1 when no stripe image was answered, or 2 with one line."""
+    console, err = consoles()
+
+    def action() -> int:
+        return resolution_command(
+            console, err, backend=backend, model=model, base_url=base_url,
+            api_key_env=api_key_env, long_side=long_side, levels=levels, trials=trials,
+            seed=seed, max_tokens=max_tokens, concurrency=concurrency,
+            max_attempts=defaults.MAX_ATTEMPTS if max_attempts is None else max_attempts,
+            timeout_s=defaults.TIMEOUT_S if timeout is None else timeout, json_out=json_out,
+            progress=progress)
+
+    return guarded(err, action)
 
 
 def resolution_command(console: Console, err: Console, *, backend: str | None,

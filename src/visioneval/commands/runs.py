@@ -90,3 +90,13 @@ def list_runs(folder: Path, console: Console, named: BenchmarkDefinition | None 
         console.print(f"{len(found)} run{'s' if len(found) != 1 else ''}; page: {path}",
                       highlight=False, soft_wrap=True)
     return 0
+
+
+def runs(folder: Path, no_page: bool, definition: str | None) -> int:
+    """`visioneval runs`: the list printed and the page written; exit 0, or 2 with one
+    line."""
+    from visioneval.commands.common import consoles, guarded, named_definition
+
+    console, err = consoles()
+    return guarded(err, lambda: list_runs(folder, console, named_definition(definition),
+                                          page=not no_page))

@@ -80,6 +80,29 @@ def _is_list(annotation: Any) -> bool:
     return get_origin(annotation) is list
 
 
+def suite(file: Path | None, *, benchmarks: str | None, backend: str | None,
+          model: str | None, base_url: Sequence[str] | None, api_key_env: str | None,
+          options: Sequence[str] | None, price_in: float | None, price_out: float | None,
+          concurrency: int | None, out: Path | None, dry_run: bool, progress: bool,
+          report: bool, verbose: bool) -> int:
+    """`visioneval suite`'s flags: a suite file, or `--benchmarks` with one model; the
+    suite planned and run (or, with `dry_run`, its estimate); its exit code, or 2 with one
+    line."""
+    from visioneval.commands.common import consoles, guarded
+    from visioneval.terminal import setup_logging
+
+    console, err = consoles()
+    setup_logging(err, verbose)
+
+    def action() -> int:
+        shortcut = shortcut_from(benchmarks, backend, model, base_url, api_key_env, options,
+                                 price_in, price_out, concurrency)
+        output = Output(console, err, progress=progress, report=report)
+        return run(file, shortcut, out, output, dry_run)
+
+    return guarded(err, action)
+
+
 def run(file: Path | None, shortcut: Shortcut | None, out: Path | None, output: Output,
         dry_run: bool) -> int:
     """Plan, then (unless `dry_run`) run every run not finished, then the comparison.
