@@ -12,8 +12,6 @@ CLI = Path(__file__).parents[1] / "src" / "visioneval" / "cli"
 
 # (module, command function) -> why its body is more than one call into commands/.
 NOT_YET: dict[tuple[str, str], str] = {
-    ("distributed.py", "merge"): "builds the consoles and the Output that "
-                                 "commands/merge.merge_and_report is to build itself",
 }
 # Modules that import commands/ when they load, with why.
 LOADS_COMMANDS: dict[str, str] = {

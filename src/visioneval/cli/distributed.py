@@ -1,4 +1,5 @@
-"""`visioneval merge`: shard run directories back into one."""
+"""`visioneval merge`: shard run directories back into one. Each command imports its body
+from commands/ on first use: `visioneval --help` loads none."""
 
 from __future__ import annotations
 
@@ -28,18 +29,7 @@ def merge(
     no_report: NoReport = False,
 ) -> None:
     """Merge the shards of one run: metrics, tables and report as if it ran in one piece."""
-    from visioneval.commands.common import consoles, guarded
-    from visioneval.terminal import setup_logging
+    from visioneval.commands.merge import merge_command as command
 
-    console, err = consoles()
-    setup_logging(err, False)
-
-    def action() -> int:
-        from visioneval.commands.merge import merge_and_report
-        from visioneval.runs.output import Output
-
-        return merge_and_report(shards, out, allow_partial,
-                                Output(console, err, progress=False, report=not no_report),
-                                definition=definition)
-
-    raise typer.Exit(guarded(err, action))
+    raise typer.Exit(command(shards, out, allow_partial=allow_partial, definition=definition,
+                             report=not no_report))

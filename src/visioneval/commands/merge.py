@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from visioneval.commands.common import consoles, guarded
 from visioneval.commands.run import report
 from visioneval.core.store import RunStore
 from visioneval.distributed.merge import merge
 from visioneval.runs.output import Output
 from visioneval.runs.target import resume_command
-from visioneval.terminal import line, print_command
+from visioneval.terminal import line, print_command, setup_logging
 
 
 def merge_and_report(directories: Sequence[Path], out: Path, allow_partial: bool,
@@ -32,3 +33,13 @@ def merge_and_report(directories: Sequence[Path], out: Path, allow_partial: bool
                                   "their samples out; this runs them:", again, style="yellow")
         return max(code, 1)
     return code
+
+
+def merge_command(shards: Sequence[Path], out: Path, *, allow_partial: bool,
+          definition: str | None, report: bool) -> int:
+    """`visioneval merge`: the shards merged, said as a run's end is; its exit code."""
+    console, err = consoles()
+    setup_logging(err, False)
+    return guarded(err, lambda: merge_and_report(
+        shards, out, allow_partial, Output(console, err, progress=False, report=report),
+        definition=definition))
