@@ -520,19 +520,10 @@ OVERWRITE_HELP = ("Replace what the folder holds (runs that read it can then no 
 
 
 def write_synth(out: Path, overwrite: bool, write: Callable[[Path], list[str]]) -> None:
-    """A `data synth-*` command's writing (`synthout.write_into`): its lines, or the one
-    line of a refusal (exit code 2)."""
-    from visioneval.commands.common import consoles, guarded
-    from visioneval.io.synthout import write_into
+    """A `data synth-*` command's body (`commands.data.write_synth`)."""
+    from visioneval.commands.data import write_synth as command
 
-    console, err = consoles()
-
-    def action() -> int:
-        for text in write_into(out, write, overwrite):
-            line(console, text)
-        return 0
-
-    code = guarded(err, action)
+    code = command(out, overwrite, write)
     if code:
         raise typer.Exit(code)
 

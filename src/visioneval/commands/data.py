@@ -4,6 +4,7 @@ Each benchmark's own `synth-NAME` is generated from its definition (cli/generate
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,14 +24,21 @@ def synth_layout(out: Path, *, n: int, boxes: int, seed: int, model: str, varian
     """Write the designs into `out` (`synthout.write_into`: a folder that holds something
     else is refused in one line, exit 2, unless `overwrite`)."""
     from visioneval.canvas.synth import write_random
-    from visioneval.io.synthout import write_into
-
-    console, err = consoles()
 
     def write(into: Path) -> list[str]:
         ids = write_random(into, n, boxes=boxes, seed=seed, model=model, variant=variant)
         return [f"{out}: {len(ids)} pairs ({ids[0]} ... {ids[-1]}), model {model}, "
                 f"variant {variant}"]
+
+    return write_synth(out, overwrite, write)
+
+
+def write_synth(out: Path, overwrite: bool, write: Callable[[Path], list[str]]) -> int:
+    """A `data synth-*` command's writing (`synthout.write_into`): its lines, or the one
+    line of a refusal (exit code 2)."""
+    from visioneval.io.synthout import write_into
+
+    console, err = consoles()
 
     def action() -> int:
         for text in write_into(out, write, overwrite):
