@@ -1,8 +1,8 @@
-"""A command line's run as a request: the flags every run command shares (`RunFlags`), what
-the command itself knows (`RunTarget`: its benchmark, settings and the flags a resume
-refuses), and `request_from`, the one place they become a `RunRequest` or a
-`ResumeRequest`. Benchmark commands, `run`, `evaluate`, `layout` and `demo` all go through
-it; typer stays in `visioneval.cli`."""
+"""A command line's run: the flags every run command shares (`RunFlags`), what the command
+itself knows (`RunTarget`: its benchmark, settings and the flags a resume refuses), and
+`request_from`, the one place they become a `RunSpec` (a new run, or a file's run again)
+or a `ResumeRequest`. Every run command goes through it; typer stays in
+`visioneval.cli`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Runs as typed requests: what a run (or a resume) is, and the code that carries one out.
+"""A run as one value and the code that carries it out.
 
-Every way in (a benchmark command, `evaluate`, `layout`, the Python API) builds a
-`RunRequest` or a `ResumeRequest` and hands it here; nothing here knows about flags."""
+Every way in (a benchmark command, `evaluate`, `layout`, `visioneval run --spec`, a suite
+row, the Python API, a Ray shard task) builds a `RunSpec` (spec.py), or a `ResumeRequest`
+that becomes the run's recorded RunSpec, and hands it to `execute`; nothing here knows
+about flags."""
