@@ -134,9 +134,9 @@ def test_a_file_never_names_the_server_or_the_code_alone(serve, synth_data, tmp_
 
 
 @pytest.mark.parametrize(("extra", "said"), [
-    (("--model", "other"), "--model: --spec"),
-    (("--variant", "blind"), "--variant: --spec"),
-    (("--option", "configs=P3"), "--option configs: --spec"),
+    (("--model", "other"), "--model: the --spec file says what the run is"),
+    (("--variant", "blind"), "--variant: the --spec file"),
+    (("--option", "configs=P3"), "--option configs: the --spec file holds the options"),
 ])
 def test_what_the_file_says_is_not_changed_by_flags(tmp_path, extra, said):
     spec = RunSpec.make(benchmark="salbench", backend=BackendSpec(kind="builtin",
@@ -145,6 +145,7 @@ def test_what_the_file_says_is_not_changed_by_flags(tmp_path, extra, said):
     path.write_bytes(spec.to_json())
     result = invoke("run", "--spec", path, *extra)
     assert result.exit_code == 2 and said in result.stderr.replace("\n", " ")
+    assert all(len(line) <= 100 for line in result.stderr.splitlines())
 
 
 @pytest.mark.parametrize(("text", "said"), [

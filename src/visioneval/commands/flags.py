@@ -213,8 +213,8 @@ def _from_file(flags: RunFlags, target: RunTarget, path: Path) -> RunSpec:
                if f.name not in _WITH_SPEC and getattr(flags, f.name) != getattr(default, f.name)]
     refused += [g.flag for g in target.restated.values()]
     if refused:
-        raise ValueError(f"{', '.join(refused)}: --spec {path} says what the run is; "
-                         "change it in the file (or run without --spec)")
+        raise ValueError(f"{', '.join(refused)}: the --spec file says what the run is; "
+                         "change it there (or run without --spec)")
     spec = read_spec(path, base_urls=split_urls(flags.base_url),
                      api_key_env=flags.api_key_env, named=target.definition,
                      options=target.resume_options)

@@ -41,9 +41,9 @@ def read_spec(path: Path, *, base_urls: Sequence[str] = (), api_key_env: str | N
     given = dict(options or {})
     definition = spec.definition_object()
     if other := sorted(set(given) - set(definition.trust_options)):
-        raise ValueError(f"--option {other[0]}: --spec {path} says what the run is; change "
-                         "it in the file (only options that grant trust are given again: "
-                         f"{', '.join(definition.trust_options) or 'none here'})")
+        trust = ", ".join(definition.trust_options)
+        raise ValueError(f"--option {other[0]}: the --spec file holds the options; change it "
+                         "there" + (f" (given again: only {trust})" if trust else ""))
     trusted = {name: bool(given.get(name, False)) for name in definition.trust_options
                if name in spec.options}
     return spec.given(backend=backend, options=dict(spec.options) | trusted)
