@@ -148,7 +148,7 @@ RayAddressOpt = Annotated[str | None, typer.Option(
 
 
 def run_command(flags: RunFlags, target: RunTarget | Callable[[], Ready]) -> None:
-    """Every run command's end: its body (`commands.common.run_flags`) and its exit code."""
-    from visioneval.commands.common import run_flags
+    """Every run command's end: its body (`commands.perform.run_flags`) and its exit code."""
+    from visioneval.commands.perform import run_flags
 
     raise typer.Exit(run_flags(flags, target))

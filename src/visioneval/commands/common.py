@@ -12,11 +12,8 @@ from visioneval.backends.base import PreflightError
 from visioneval.core.store import RunDirError
 from visioneval.engine.cache import CacheError
 from visioneval.io.parquet import DataError
-from visioneval.runs.output import Output
-from visioneval.terminal import setup_logging
 
 if TYPE_CHECKING:
-    from visioneval.commands.flags import Ready, RunFlags, RunTarget
     from visioneval.core.benchmark import BenchmarkDefinition
 
 USER_ERRORS = (PreflightError, DataError, RunDirError, CacheError, ValueError,
@@ -62,24 +59,3 @@ def warn_untrusted(err: Console, lines: list[str | None]) -> None:
     whose data changed since it ran (`OpenedRun.data_change`)."""
     for line in dict.fromkeys(line for line in lines if line):
         terminal.warning_line(err, line)
-
-
-def run_flags(flags: RunFlags, target: RunTarget | Callable[[], Ready]) -> int:
-    """The flow of every run command: logging, the request built from the flags (a bad
-    flag is one line with exit 2), then the run, the resume or (--dry-run) the estimate;
-    its exit code. `target` may be made here (`Ready`), after `flags` set the logging and
-    the output."""
-    from visioneval.commands.flags import Ready, request_from
-    from visioneval.commands.perform import perform
-
-    console, err = consoles()
-    setup_logging(err, flags.verbose)
-    output = Output(console, err, progress=not flags.no_progress, report=not flags.no_report,
-                    early_thumbnails=not flags.no_report)
-
-    def action() -> int:
-        ready = target() if callable(target) else Ready(flags, target)
-        code = perform(request_from(ready.flags, ready.target), output, ready.flags.dry_run)
-        return ready.then(code, output) if ready.then is not None else code
-
-    return guarded(err, action)

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from visioneval.commands.common import consoles, run_flags
+from visioneval.commands.common import consoles
 from visioneval.commands.flags import RunFlags, RunTarget, generation
+from visioneval.commands.perform import run_flags
 from visioneval.terminal import line, print_command
 
 

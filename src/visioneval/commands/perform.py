@@ -1,13 +1,21 @@
 """The one step from a request to its command: a new run or a resume, in this process or
-as shards on Ray, or only its estimate (`--dry-run`)."""
+as shards on Ray, or only its estimate (`--dry-run`); and the flow of every run command
+around it (`run_flags`: logging, the request from the flags, this step, the exit code)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
+from typing import TYPE_CHECKING
 
+from visioneval.commands.common import consoles, guarded
 from visioneval.runs.output import Output
 from visioneval.runs.request import ResumeRequest
 from visioneval.runs.spec import RunSpec
+from visioneval.terminal import setup_logging
+
+if TYPE_CHECKING:
+    from visioneval.commands.flags import Ready, RunFlags, RunTarget
 
 
 def perform(request: RunSpec | ResumeRequest, output: Output, dry_run: bool = False) -> int:
@@ -36,3 +44,23 @@ def perform(request: RunSpec | ResumeRequest, output: Output, dry_run: bool = Fa
     if isinstance(request, ResumeRequest):
         return ray_runner.resume(request, output, merged)
     return ray_runner.run(request, output, merged)
+
+
+def run_flags(flags: RunFlags, target: RunTarget | Callable[[], Ready]) -> int:
+    """The flow of every run command: logging, the request built from the flags (a bad
+    flag is one line with exit 2), then the run, the resume or (--dry-run) the estimate;
+    its exit code. `target` may be made here (`Ready`), after `flags` set the logging and
+    the output."""
+    from visioneval.commands.flags import Ready, request_from
+
+    console, err = consoles()
+    setup_logging(err, flags.verbose)
+    output = Output(console, err, progress=not flags.no_progress, report=not flags.no_report,
+                    early_thumbnails=not flags.no_report)
+
+    def action() -> int:
+        ready = target() if callable(target) else Ready(flags, target)
+        code = perform(request_from(ready.flags, ready.target), output, ready.flags.dry_run)
+        return ready.then(code, output) if ready.then is not None else code
+
+    return guarded(err, action)
