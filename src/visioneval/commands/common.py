@@ -9,6 +9,8 @@ from rich.console import Console
 
 from visioneval import terminal
 from visioneval.backends.base import PreflightError
+from visioneval.commands.flags import Ready, request_from
+from visioneval.core import registry
 from visioneval.core.store import RunDirError
 from visioneval.engine.cache import CacheError
 from visioneval.io.parquet import DataError
@@ -16,7 +18,7 @@ from visioneval.runs.output import Output
 from visioneval.terminal import setup_logging
 
 if TYPE_CHECKING:
-    from visioneval.commands.flags import Ready, RunFlags, RunTarget
+    from visioneval.commands.flags import RunFlags, RunTarget
     from visioneval.core.benchmark import BenchmarkDefinition
 
 USER_ERRORS = (PreflightError, DataError, RunDirError, CacheError, ValueError,
@@ -52,8 +54,6 @@ def named_definition(definition: str | None) -> BenchmarkDefinition | None:
     user gave it), or None. visioneval never imports code a run directory names: a run of
     the user's own benchmark is read with its definition only when the command line names
     it (docs/adding-a-benchmark.md)."""
-    from visioneval.core import registry
-
     return registry.definition(definition) if definition is not None else None
 
 
@@ -69,7 +69,7 @@ def run_flags(flags: RunFlags, target: RunTarget | Callable[[], Ready]) -> int:
     flag is one line with exit 2), then the run, the resume or (--dry-run) the estimate;
     its exit code. `target` may be made here (`Ready`), after `flags` set the logging and
     the output."""
-    from visioneval.commands.flags import Ready, request_from
+    # keeps `runs`, `show`, `report` light: a run's engine (aiohttp)
     from visioneval.commands.perform import perform
 
     console, err = consoles()

@@ -7,7 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from visioneval.canvas.synth import write_random
 from visioneval.commands.common import consoles, guarded
+from visioneval.io import chunks, parquet, repage
+from visioneval.io.synthout import write_into
 from visioneval.terminal import error_line, line
 
 if TYPE_CHECKING:
@@ -22,9 +25,6 @@ def synth_layout(out: Path, *, n: int, boxes: int, seed: int, model: str, varian
                  overwrite: bool) -> int:
     """Write the designs into `out` (`synthout.write_into`: a folder that holds something
     else is refused in one line, exit 2, unless `overwrite`)."""
-    from visioneval.canvas.synth import write_random
-    from visioneval.io.synthout import write_into
-
     console, err = consoles()
 
     def write(into: Path) -> list[str]:
@@ -43,8 +43,6 @@ def synth_layout(out: Path, *, n: int, boxes: int, seed: int, model: str, varian
 def inspect_data(path: Path) -> int:
     """Each parquet file's table of column chunks, then how many visioneval streams; exit 2
     when a file could not be read (said in one line, the others are shown)."""
-    from visioneval.io import chunks, parquet, repage
-
     console, err = consoles()
 
     def action() -> int:
@@ -118,8 +116,6 @@ def _size(n: int, binary: bool = False) -> str:
 def repage_data(source: Path, target: Path, page_rows: int) -> int:
     """Rewrite each file with small pages into `target`, which must not exist yet (an empty
     folder may); one line per file with its largest page before and after."""
-    from visioneval.io import chunks, parquet, repage
-
     console, err = consoles()
 
     def action() -> int:
