@@ -14,6 +14,7 @@ PACKAGE = Path(__file__).parents[1] / "src" / "visioneval"
 BLOCK = "# Imports inside functions:"
 PRAGMA = re.compile(r"noqa(:\s*[A-Z]+\d+(,\s*[A-Z]+\d+)*)?|type:\s*ignore(\[[^\]]*\])?|pragma:.*")
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+INDENTED_IMPORT = re.compile(r"^[ \t]+(import|from)\s", re.M)  # only such files are parsed
 
 
 def _inner_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
@@ -40,7 +41,7 @@ def _says_why(line: str) -> bool:
 def unexplained(source: str, name: str) -> list[str]:
     """`name:line` of each import inside a function that gives no reason."""
     lines = source.splitlines()
-    if any(line.startswith(BLOCK) for line in lines):
+    if not INDENTED_IMPORT.search(source) or any(line.startswith(BLOCK) for line in lines):
         return []
     import_lines = set()
     inner = _inner_imports(ast.parse(source))

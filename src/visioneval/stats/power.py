@@ -19,19 +19,20 @@ function, found with scipy's brentq). Power is the probability of the tail the t
 difference lies on (the other tail adds under 0.1% at the powers used here).
 """
 
+# Imports inside functions: scipy loads when a power is computed, so `visioneval power`
+# refuses a wrong option at once.
+
 from __future__ import annotations
 
 import math
-
-import numpy as np
-from scipy.optimize import brentq
-from scipy.stats import binom, norm
 
 ALPHA = 0.05
 POWER = 0.8
 
 
 def _z(alpha: float, power: float) -> tuple[float, float]:
+    from scipy.stats import norm
+
     return float(norm.ppf(1 - alpha / 2)), float(norm.ppf(power))
 
 
@@ -64,6 +65,8 @@ def n_unpaired(difference: float, baseline: float, alpha: float = ALPHA,
 def power_paired(n: float, difference: float, discordance: float,
                  alpha: float = ALPHA) -> float:
     """The power of McNemar's test at n (Connor's approximation, the nearer tail)."""
+    from scipy.stats import norm
+
     d, psi = abs(difference), discordance
     za = float(norm.ppf(1 - alpha / 2))
     return float(norm.cdf((d * math.sqrt(n) - za * math.sqrt(psi)) / math.sqrt(psi - d * d)))
@@ -72,6 +75,8 @@ def power_paired(n: float, difference: float, discordance: float,
 def power_unpaired(n: float, difference: float, baseline: float,
                    alpha: float = ALPHA) -> float:
     """The power of the two-proportion z-test at n per model (Fleiss, the nearer tail)."""
+    from scipy.stats import norm
+
     p1, p2 = baseline, baseline + difference
     za = float(norm.ppf(1 - alpha / 2))
     pbar = (p1 + p2) / 2
@@ -84,6 +89,8 @@ def detectable_paired(n: int, discordance: float, alpha: float = ALPHA,
                       power: float = POWER) -> float | None:
     """The smallest |p01 - p10| that McNemar's test detects at n with this power; None when
     even a difference as large as the discordance is not detected."""
+    from scipy.optimize import brentq
+
     top = discordance * (1 - 1e-9)
     if n <= 0 or discordance <= 0 or n_paired(top, discordance, alpha, power) > n:
         return None
@@ -96,6 +103,8 @@ def detectable_unpaired(n: int, baseline: float, alpha: float = ALPHA,
     """The smallest difference from the baseline detected at n per model, and its sign: the
     larger of the rise and the fall that are detected (the harder direction, so both are);
     None when neither direction can be detected."""
+    from scipy.optimize import brentq
+
     found: list[float | None] = []
     for sign, room in ((1, 1 - baseline), (-1, baseline)):
         top = room * (1 - 1e-9)
@@ -143,6 +152,9 @@ def power_paired_exact(n: int, difference: float, discordance: float,
     test rejects when the smaller count is at most the largest k whose two-sided binomial
     p-value, 2 P(X <= k | m, 1/2), is below alpha; the counts follow Binomial(m, p01/psi).
     Below Connor's normal figure at small n (the exact test is conservative)."""
+    import numpy as np
+    from scipy.stats import binom
+
     d, psi = abs(difference), discordance
     m = np.arange(n + 1)
     k = binom.ppf(alpha / 2, m, 0.5)  # the smallest k with P(X <= k) >= alpha / 2
