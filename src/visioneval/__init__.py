@@ -5,6 +5,8 @@ From Python: `visioneval.run(...)`, `visioneval.arun(...)` (a coroutine), `visio
 subclasses `visioneval.BenchmarkDefinition` (docs/adding-a-benchmark.md). Names load on first
 use, so `visioneval --help` stays fast."""
 
+import importlib
+
 _API = {"run": "visioneval.api", "arun": "visioneval.api", "load": "visioneval.api",
         "RunResult": "visioneval.api", "run_request": "visioneval.api",
         "arun_request": "visioneval.api",
@@ -19,10 +21,9 @@ __all__ = [*_API, "__version__"]
 
 def __getattr__(name: str):
     if name in _API:
-        import importlib
-
         return getattr(importlib.import_module(_API[name]), name)
     if name == "__version__":
+        # keeps `import visioneval` light (package metadata)
         from visioneval.core.version import installed_version
 
         return installed_version()

@@ -28,6 +28,7 @@ from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.records import GenerationSettings
 from visioneval.core.store import RunStore
 from visioneval.engine.options import EngineOptions
+from visioneval.report.page import try_write_report
 from visioneval.runs.execute import run_to_end
 from visioneval.runs.output import Output
 from visioneval.runs.spec import RunSpec, Stopping
@@ -167,8 +168,6 @@ async def _arun(spec: RunSpec, progress: bool, report: bool,
 def _report(directory: Path, given: BenchmarkDefinition | None) -> Path | None:
     """The end-of-run report, drawn with the definition this call ran (None: a Benchmark
     object, shown by the registered definition of its name, or the generic one)."""
-    from visioneval.report.page import try_write_report
-
     return try_write_report(directory, given)
 
 

@@ -13,6 +13,7 @@ from visioneval.backends.base import Backend, PermanentError, PreflightError
 from visioneval.baselines.prompt_reading import choices, in_asked_format, vocabulary
 from visioneval.core.records import Request, Response, stable_hash
 from visioneval.io.images import decode_problem
+from visioneval.workers import pool
 
 MODELS = {
     "popout": "finds the odd object by colour, area and orientation statistics",
@@ -85,7 +86,6 @@ class BuiltinBackend(Backend):
                 raise PermanentError(f"popout does not decode image {last.sha256[:12]}: "
                                      f"{problem}")
             if self._pool is None:  # processes, or threads under a script's top level
-                from visioneval.workers import pool
 
                 self._pool = pool(self._workers, "popout")
             loop = asyncio.get_running_loop()

@@ -1,12 +1,15 @@
 """Backend names -> classes, and the settings that build one (the key stays in the environment)."""
 
+# Imports inside functions: each backend loads on first use, so `visioneval --help` (which reads
+# the registry) loads none.
+
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from visioneval.backends.base import Backend
+from visioneval.backends.base import Backend, NullBackend
 from visioneval.backends.keys import MODEL_FLAGS, TargetFlags, key_source, redact_url
 from visioneval.core.backend_spec import BackendKind, BackendSpec
 
@@ -81,8 +84,6 @@ def make_backend(spec: BackendSpec, *, connections: int = 64,
     what a server backend reads of a reply and how long its preflight waits; `flags` are the
     options naming its server and key on the command in use (said in its error lines)."""
     if spec.kind == "none":
-        from visioneval.backends.base import NullBackend
-
         return NullBackend()
     if spec.kind == "builtin":
         from visioneval.backends.builtin import BuiltinBackend

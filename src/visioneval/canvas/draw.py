@@ -14,6 +14,9 @@ Per sample, under `{viz_dir}/{variant}/{id}/`:
 - `report.json`: matched pairs (names, types, IoU), unmatched boxes, alignment groups.
 """
 
+# Imports inside functions: matplotlib loads in the metric workers only, where the pictures are
+# drawn; the main process imports this module for its paths alone.
+
 from __future__ import annotations
 
 import io
@@ -22,6 +25,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from PIL import Image as PILImage
+
+from visioneval.canvas.metrics.alignment import TYPES, edges
+from visioneval.canvas.metrics.pixels import load_rgb
+from visioneval.io.images import open_to_decode
 
 if TYPE_CHECKING:
     from visioneval.canvas.context import Context
@@ -92,8 +100,6 @@ def _faded(image):
     """The render shrunk to about the size it is shown at and blended towards white, so
     the outlines' colours are not confused with the design's own fills (doing both in
     Pillow first is ~10x cheaper than matplotlib's alpha resampling)."""
-    from PIL import Image as PILImage
-
     small = image.copy()
     small.thumbnail((720, 720))
     return np.asarray(PILImage.blend(small, PILImage.new("RGB", small.size, "white"), 0.65))
@@ -124,7 +130,6 @@ def draw_sample(ctx: Context, viz_dir: Path) -> str | None:
     out_dir.mkdir(parents=True, exist_ok=True)
     gt_image, gen_image = ctx.gt_image, ctx.gen_image
     if gt_image is None or gen_image is None:  # the pixel family failed; try each alone
-        from visioneval.canvas.metrics.pixels import load_rgb
 
         def attempt(path):
             try:
@@ -211,8 +216,6 @@ def _alignment_png(ctx: Context, gt: Layout, gen: Layout, gt_image, gen_image,
     from matplotlib.collections import LineCollection
     from matplotlib.lines import Line2D
 
-    from visioneval.canvas.metrics.alignment import TYPES, edges
-
     groups = ctx.extras.get("groups")
     if groups is None:
         return
@@ -280,8 +283,6 @@ def _alignment_png(ctx: Context, gt: Layout, gen: Layout, gt_image, gen_image,
 
 
 def _thumb(source: Path, target: Path, width: int = 360) -> None:
-    from visioneval.io.images import open_to_decode
-
     with open_to_decode(source, str(source)) as im:  # its pixels counted before decoding
         rgb = im.convert("RGB")
         rgb.thumbnail((width, width))

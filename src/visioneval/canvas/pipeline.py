@@ -18,6 +18,7 @@ The layout benchmark (`visioneval.benchmarks.layout`) runs `evaluate_pair` in a 
 
 from __future__ import annotations
 
+import ctypes
 import io
 import logging
 import math
@@ -36,9 +37,16 @@ import numpy as np
 import orjson
 
 from visioneval.canvas.context import Context
+from visioneval.canvas.draw import draw_sample
 from visioneval.canvas.figma import Layout, load_layout
 from visioneval.canvas.metrics import Absent
+from visioneval.canvas.metrics.alignment import alignment
+from visioneval.canvas.metrics.canvas_fill import canvas_fill
+from visioneval.canvas.metrics.components import component_scores, threshold_match
+from visioneval.canvas.metrics.layout_iou import hungarian, layout_iou
+from visioneval.canvas.metrics.pixels import load_rgb, pixel_metrics, planes
 from visioneval.canvas.pairs import Pair
+from visioneval.canvas.tools import load_expected_tools, load_tool_usage, tool_metrics
 from visioneval.core import store
 from visioneval.io import csvcells
 
@@ -129,24 +137,18 @@ def _read(layout: Layout | None) -> Layout:
 
 
 def _canvas_fill(ctx: Context, error: str | None) -> dict[str, Any]:
-    from visioneval.canvas.metrics.canvas_fill import canvas_fill
-
     _need(error)
     gen = _read(ctx.gen)
     return canvas_fill(gen.xywh, gen.depth)
 
 
 def _pixels(ctx: Context) -> dict[str, Any]:
-    from visioneval.canvas.metrics.pixels import load_rgb, pixel_metrics, planes
-
     ctx.gt_image = load_rgb(ctx.pair.gt_image)
     ctx.gen_image = load_rgb(ctx.pair.gen_image)
     return pixel_metrics(*planes(ctx.gt_image, ctx.gen_image))
 
 
 def _layout(ctx: Context, error: str | None) -> dict[str, Any]:
-    from visioneval.canvas.metrics.layout_iou import hungarian, layout_iou
-
     _need(error)
     gt, gen = _read(ctx.gt), _read(ctx.gen)
     match = hungarian(gt.xywh, gen.xywh)
@@ -155,8 +157,6 @@ def _layout(ctx: Context, error: str | None) -> dict[str, Any]:
 
 
 def _alignment(ctx: Context, error: str | None) -> dict[str, Any]:
-    from visioneval.canvas.metrics.alignment import alignment
-
     _need(error)
     values, gt_groups, gen_groups, match = alignment(_read(ctx.gt).xywh, _read(ctx.gen).xywh)
     ctx.extras["groups"] = (gt_groups, gen_groups, match)
@@ -164,8 +164,6 @@ def _alignment(ctx: Context, error: str | None) -> dict[str, Any]:
 
 
 def _components(ctx: Context, error: str | None) -> dict[str, Any]:
-    from visioneval.canvas.metrics.components import component_scores, threshold_match
-
     _need(error)
     gt, gen = _read(ctx.gt), _read(ctx.gen)
     hits = threshold_match(gt.xywh, gen.xywh, gt.without_root(), gen.without_root())
@@ -175,8 +173,6 @@ def _components(ctx: Context, error: str | None) -> dict[str, Any]:
 
 
 def _tools(ctx: Context) -> dict[str, Any]:
-    from visioneval.canvas.tools import load_expected_tools, load_tool_usage, tool_metrics
-
     if ctx.pair.response is None:
         reason = (f"no {ctx.pair.folder}-json-response.json (nor any other "
                   "*-json-response.json in its folder)")
@@ -190,8 +186,6 @@ def _tools(ctx: Context) -> dict[str, Any]:
 
 
 def _draw(ctx: Context, viz_dir: Path) -> None:
-    from visioneval.canvas.draw import draw_sample
-
     folder = draw_sample(ctx, viz_dir)
     if folder is not None:
         ctx.out["viz"] = folder
@@ -265,7 +259,7 @@ def worker_init(parent: int) -> None:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     exit_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    import matplotlib
+    import matplotlib  # matplotlib in the metric workers only, never the main process
 
     matplotlib.use("Agg")
 
@@ -284,8 +278,6 @@ def exit_with_parent(parent: int) -> None:
     so os.getppid() changes) and ends the process with os._exit otherwise."""
     if sys.platform.startswith("linux"):
         try:
-            import ctypes
-
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         except (OSError, AttributeError):  # no libc to call: the thread below still works

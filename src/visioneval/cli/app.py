@@ -42,6 +42,7 @@ app.add_typer(data_app, name="data")
 
 def _print_version(value: bool) -> None:
     if value:
+        # `--version` only: `--help` reads no package metadata
         from visioneval.core.version import installed_version
 
         typer.echo(f"visioneval {installed_version()}")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from visioneval.core.commandline import CommandLine, ModelsGiven, ModelsTaken
+from visioneval.terminal import line as say_line
 
 if TYPE_CHECKING:
     from visioneval.commands.flags import RunFlags
@@ -158,6 +159,7 @@ def run_directory(flags: RunFlags, name: str) -> Path:
     """Where a new run goes, named before it starts (so a command can say what it holds at
     the end): --out, else results/<benchmark>-<model>-<time>, a shard's with its shard in
     the name; absolute for Ray, whose tasks run elsewhere."""
+    # a run's module: `visioneval --help` loads none
     from visioneval.runs.session import run_dir_for
 
     shard, executor = flags.spread()
@@ -174,8 +176,6 @@ def said_after(line: CommandLine, directory: Path, dry_run: bool
     closing = line.closing
 
     def say(code: int, output: Output) -> int:
-        from visioneval.terminal import line as say_line
-
         if code not in (0, 1):
             return code
         found = closing(directory)

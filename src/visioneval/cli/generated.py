@@ -11,7 +11,6 @@ import types
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import (
-    TYPE_CHECKING,
     Annotated,
     Any,
     Literal,
@@ -75,13 +74,12 @@ from visioneval.cli.options import (
     run_command,
 )
 from visioneval.cli.panels import DATA, MODEL, OUTPUT
-from visioneval.commands.flags import Ready, RunFlags, RunTarget
+from visioneval.commands.flags import Ready, RunFlags, RunTarget, generation
+from visioneval.core import registry
+from visioneval.core.benchmark import OWN_OPTIONS, BenchmarkDefinition, option_values
+from visioneval.core.capabilities import MakesSyntheticData
+from visioneval.core.commandline import CommandLine
 from visioneval.terminal import line
-
-if TYPE_CHECKING:
-    from visioneval.core.benchmark import BenchmarkDefinition
-    from visioneval.core.capabilities import MakesSyntheticData
-    from visioneval.core.commandline import CommandLine
 
 
 def _shared(definition: BenchmarkDefinition) -> list[inspect.Parameter]:
@@ -182,8 +180,6 @@ def _field_option(name: str, field: FieldInfo, own_panel: str,
     data's by default, OWN_OPTIONS for the benchmark's own settings). Typer never applies a
     default (None): the model does, so `--resume` needs none of them; --help shows the
     model's (or the field's `shown_default`). `argument`: the command's argument."""
-    from visioneval.core.benchmark import OWN_OPTIONS
-
     inner, _ = _unwrap(field.annotation)
     extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
     if argument:
@@ -238,8 +234,6 @@ def _options_from(model: type[BaseModel], given: dict[str, Any],
     """The benchmark's options model from the flags given (None: not given, the model's
     default applies); a bad value is one line naming the flag (`argument`: the option given
     as the command's argument)."""
-    from visioneval.core.benchmark import option_values
-
     values = option_values(model, given)
     try:
         return model(**values)
@@ -265,8 +259,6 @@ def benchmark_command(definition: BenchmarkDefinition) -> Callable[..., None]:
     """The typer command function for `definition` (its signature is built, not written):
     the options model's fields, the shared options, and what the definition's
     `command_line` changes in them (core/commandline.py)."""
-    from visioneval.core.commandline import CommandLine
-
     model_cls = definition.options_model
     assert model_cls is not None and definition.command
     cmdline = definition.command_line or CommandLine()
@@ -306,6 +298,7 @@ def _ready(definition: BenchmarkDefinition, cmdline: CommandLine, values: dict[s
            refused: set[str], defaults: dict[str, Any]) -> Ready:
     """A generated command's flags and target from its parameters' values: refused flags
     said, other spellings merged, the model flags taken, a new run's directory named."""
+    # a run's module: `visioneval --help` loads none
     from visioneval.runs.request import GivenOption
 
     model_cls = definition.options_model
@@ -367,6 +360,7 @@ def _ready(definition: BenchmarkDefinition, cmdline: CommandLine, values: dict[s
             hint = f" ({cmdline.model_hint})" if cmdline.model_hint else ""
             raise ValueError(f"{use}: give {spelled[0]} and {spelled[1]}{hint}")
         if note is not None:
+            # a run's module: `visioneval --help` loads none
             from visioneval.commands.common import consoles
 
             line(consoles()[1], note)
@@ -387,8 +381,6 @@ def any_benchmark_command(registered: Sequence[str] = ()) -> Callable[..., None]
     module:attribute, its options as repeated `--option key=value` (no generated flags:
     the benchmark is only known once SPEC is read). `registered`: the benchmarks it runs,
     named in its --help."""
-    from visioneval.core.benchmark import BenchmarkDefinition
-
     shown = (f"{', '.join(registered)}, or yours (module:attribute)." if registered else
              "A registered benchmark, or your own definition (module:attribute).")
     spec_arg = inspect.Parameter("benchmark", inspect.Parameter.KEYWORD_ONLY, default=None,
@@ -410,7 +402,7 @@ def any_benchmark_command(registered: Sequence[str] = ()) -> Callable[..., None]
                   *_run_options(False)]
 
     def command(**kwargs: Any) -> None:
-        from visioneval.core import registry
+        # a run's module: `visioneval --help` loads none
         from visioneval.runs.request import GivenOption
 
         flags = _flags(kwargs)
@@ -476,8 +468,6 @@ def _pair(text: str) -> tuple[str, str]:
 
 def settings(temperature: float | None, max_tokens: int | None, default_max_tokens: int):
     """The generation settings from the flags (None: not given, the default applies)."""
-    from visioneval.commands.flags import generation
-
     return generation(temperature, max_tokens, default_max_tokens)
 
 
@@ -521,6 +511,7 @@ OVERWRITE_HELP = ("Replace what the folder holds (runs that read it can then no 
 
 def write_synth(out: Path, overwrite: bool, write: Callable[[Path], list[str]]) -> None:
     """A `data synth-*` command's body (`commands.data.write_synth`)."""
+    # a command's body: `visioneval --help` loads none
     from visioneval.commands.data import write_synth as command
 
     code = command(out, overwrite, write)
@@ -530,9 +521,6 @@ def write_synth(out: Path, overwrite: bool, write: Callable[[Path], list[str]]) 
 
 def register(app: typer.Typer, data_app: typer.Typer) -> None:
     """Add every registered benchmark's command (and data command) to the app."""
-    from visioneval.core import registry
-    from visioneval.core.capabilities import MakesSyntheticData
-
     definitions = [registry.definition(name) for name in registry.names()]
     app.command(name="run")(any_benchmark_command(
         [d.name for d in definitions if d.command_options is not None]))

@@ -149,6 +149,7 @@ RayAddressOpt = Annotated[str | None, typer.Option(
 
 def run_command(flags: RunFlags, target: RunTarget | Callable[[], Ready]) -> None:
     """Every run command's end: its body (`commands.perform.run_flags`) and its exit code."""
+    # a run's module: `visioneval --help` loads none
     from visioneval.commands.perform import run_flags
 
     raise typer.Exit(run_flags(flags, target))

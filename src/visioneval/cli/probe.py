@@ -2,6 +2,9 @@
 
 Each command imports its body from commands/ on first use: `visioneval --help` loads none."""
 
+# Imports inside functions: each command loads its body on first use, so
+# `visioneval --help` loads none.
+
 from __future__ import annotations
 
 from typing import Annotated

@@ -4,6 +4,9 @@ runs, one table) and `visioneval show` (a run's tables in the terminal).
 
 Each command imports its body from commands/ on first use: `visioneval --help` loads none."""
 
+# Imports inside functions: each command loads its body on first use, so
+# `visioneval --help` loads none.
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -13,6 +13,7 @@ from visioneval.backends.served import describe
 from visioneval.commands.common import consoles, guarded
 from visioneval.core.printed import table
 from visioneval.engine import cache
+from visioneval.invocation import command
 from visioneval.terminal import line
 
 
@@ -28,8 +29,6 @@ def show(run: Path | None, model: str | None, cache_dir: Path | None) -> int:
 
     def action() -> int:
         if run is None and model is None:
-            from visioneval.invocation import command
-
             raise ValueError("give --run RUN_DIR or --model NAME (or use "
                              f"`{command('cache', 'list')}` for everything)")
         return show_groups(console, cache_dir, run, model)

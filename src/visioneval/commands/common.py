@@ -9,6 +9,7 @@ from rich.console import Console
 
 from visioneval import terminal
 from visioneval.backends.base import PreflightError
+from visioneval.core import registry
 from visioneval.core.store import RunDirError
 from visioneval.engine.cache import CacheError
 from visioneval.io.parquet import DataError
@@ -49,8 +50,6 @@ def named_definition(definition: str | None) -> BenchmarkDefinition | None:
     user gave it), or None. visioneval never imports code a run directory names: a run of
     the user's own benchmark is read with its definition only when the command line names
     it (docs/adding-a-benchmark.md)."""
-    from visioneval.core import registry
-
     return registry.definition(definition) if definition is not None else None
 
 

@@ -9,6 +9,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from visioneval.commands.common import consoles, guarded, named_definition, warn_untrusted
+from visioneval.core.rundir import load_all
+from visioneval.report import compare as comparison
+from visioneval.report import paired
+from visioneval.report.compare_console import show as show_comparison
+from visioneval.report.reference import REFERENCES, beside_paper
+from visioneval.report.reference_console import show_beside
 from visioneval.terminal import line
 
 if TYPE_CHECKING:
@@ -20,10 +26,6 @@ def compare(run_dirs: Sequence[Path], *, out: Path | None, common_only: bool,
             reference: str | None, reference_model: str | None,
             definition: str | None) -> int:
     """Print the comparison (and write it under `out`); exit 0, or 2 with one line."""
-    from visioneval.core.rundir import load_all
-    from visioneval.report import compare as comparison
-    from visioneval.report.compare_console import show as show_comparison
-
     console, err = consoles()
 
     def action() -> int:
@@ -35,10 +37,7 @@ def compare(run_dirs: Sequence[Path], *, out: Path | None, common_only: bool,
             line(err, f"warning: {flag}", style="yellow")
         show_comparison(result, console)
         if published is not None:
-            from visioneval.report.reference_console import show_beside
-
             show_beside(published, console)
-        from visioneval.report import paired
 
         tests = paired.paired_comparisons(views)
         paired.show(tests, console)
@@ -58,8 +57,6 @@ def compare(run_dirs: Sequence[Path], *, out: Path | None, common_only: bool,
 def _beside_published(run_dirs: Sequence[Path | OpenedRun], reference: str | None,
                       reference_model: str | None, common_only: bool) -> ReferenceReport | None:
     """compare's --reference part (None when not asked)."""
-    from visioneval.report.reference import REFERENCES, beside_paper
-
     if reference is None:
         if reference_model is not None:
             raise ValueError("--reference-model needs --reference paper")

@@ -8,7 +8,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from visioneval.canvas.synth import write_random
 from visioneval.commands.common import consoles, guarded
+from visioneval.io import chunks, parquet, repage
+from visioneval.io.synthout import write_into
 from visioneval.terminal import error_line, line
 
 if TYPE_CHECKING:
@@ -23,8 +26,6 @@ def synth_layout(out: Path, *, n: int, boxes: int, seed: int, model: str, varian
                  overwrite: bool) -> int:
     """Write the designs into `out` (`synthout.write_into`: a folder that holds something
     else is refused in one line, exit 2, unless `overwrite`)."""
-    from visioneval.canvas.synth import write_random
-
     def write(into: Path) -> list[str]:
         ids = write_random(into, n, boxes=boxes, seed=seed, model=model, variant=variant)
         return [f"{out}: {len(ids)} pairs ({ids[0]} ... {ids[-1]}), model {model}, "
@@ -36,8 +37,6 @@ def synth_layout(out: Path, *, n: int, boxes: int, seed: int, model: str, varian
 def write_synth(out: Path, overwrite: bool, write: Callable[[Path], list[str]]) -> int:
     """A `data synth-*` command's writing (`synthout.write_into`): its lines, or the one
     line of a refusal (exit code 2)."""
-    from visioneval.io.synthout import write_into
-
     console, err = consoles()
 
     def action() -> int:
@@ -51,8 +50,6 @@ def write_synth(out: Path, overwrite: bool, write: Callable[[Path], list[str]]) 
 def inspect_data(path: Path) -> int:
     """Each parquet file's table of column chunks, then how many visioneval streams; exit 2
     when a file could not be read (said in one line, the others are shown)."""
-    from visioneval.io import chunks, parquet, repage
-
     console, err = consoles()
 
     def action() -> int:
@@ -126,8 +123,6 @@ def _size(n: int, binary: bool = False) -> str:
 def repage_data(source: Path, target: Path, page_rows: int) -> int:
     """Rewrite each file with small pages into `target`, which must not exist yet (an empty
     folder may); one line per file with its largest page before and after."""
-    from visioneval.io import chunks, parquet, repage
-
     console, err = consoles()
 
     def action() -> int:

@@ -9,6 +9,9 @@ from pathlib import Path
 from visioneval.commands.common import consoles
 from visioneval.commands.flags import RunFlags, RunTarget, generation
 from visioneval.commands.perform import run_flags
+from visioneval.core import registry
+from visioneval.core.capabilities import HasDemo
+from visioneval.engine.cache import default_cache_path
 from visioneval.terminal import line, print_command
 
 
@@ -16,10 +19,6 @@ def demo(*, n: int, seed: int, out: Path | None, no_progress: bool, no_report: b
          verbose: bool) -> int:
     """The synthetic set written (said before the run), the run, then what to try next
     (said even when the run ended early); the run's exit code."""
-    from visioneval.core import registry
-    from visioneval.core.capabilities import HasDemo
-    from visioneval.engine.cache import default_cache_path
-
     definition = registry.definition(registry.DEMO)
     assert isinstance(definition, HasDemo), f"{registry.DEMO} has no demo"
     said = []

@@ -8,12 +8,16 @@ from __future__ import annotations
 from collections.abc import Container, Iterable, Iterator
 from typing import Any
 
+from visioneval.backends.batch.base import BATCH_DISCOUNT
+from visioneval.backends.batch.clients import PROVIDERS
 from visioneval.backends.registry import BackendSpec
 from visioneval.core.benchmark import Benchmark
+from visioneval.core.idset import IdSet
 from visioneval.core.records import GenerationSettings, Sample, SkippedRow
 from visioneval.core.store import RunStore
 from visioneval.cost import estimate
 from visioneval.cost.images import image_rule
+from visioneval.cost.money import usd
 from visioneval.cost.prices import (
     JUDGE_GIVEN,
     ModelRef,
@@ -24,8 +28,9 @@ from visioneval.cost.prices import (
     recorded_judge_price,
     recorded_price,
 )
-from visioneval.cost.total import PANEL_REMEDY
+from visioneval.cost.total import PANEL_REMEDY, role_prices
 from visioneval.io.parquet import DataError
+from visioneval.runs.detectable import dry_run_line, paired_difference
 from visioneval.runs.output import Output
 from visioneval.runs.request import ResumeRequest
 from visioneval.runs.restated import check_restated
@@ -35,6 +40,7 @@ from visioneval.runs.spec import RunSpec
 from visioneval.runs.target import resume_command
 from visioneval.shards import Shard
 from visioneval.terminal import line
+from visioneval.variants.family import rebuilt
 
 
 def dry_run(spec: RunSpec, output: Output) -> int:
@@ -54,9 +60,6 @@ def dry_run_resume(request: ResumeRequest, output: Output) -> int:
     """What `--resume` would still send: the samples without a successful record. The
     benchmark is rebuilt by the trust rule (`registry.build_for_run`): a run of a user's own
     benchmark needs its definition named again; only to be read (nothing is solved)."""
-    from visioneval.core.idset import IdSet
-    from visioneval.variants.family import rebuilt
-
     directory, expected = request.directory, request.expected
     engine = request.given.flags.new_run()
     store = RunStore.open(directory)
@@ -116,8 +119,6 @@ def _print_power(benchmark: Benchmark, found: estimate.Estimate, models: int,
                  output: Output) -> None:
     """The paired difference the planned samples detect (`visioneval power`), beside the
     cost: for one model answering one request per sample on a 0/1 headline."""
-    from visioneval.runs.detectable import dry_run_line, paired_difference
-
     difference = paired_difference(benchmark, found.requests + found.done, models)
     if difference is not None:
         line(output.console, dry_run_line(difference))
@@ -127,10 +128,6 @@ def _batch_lines(found: estimate.Estimate, spec: BackendSpec, price: Price | NoP
                  position: int) -> list[str]:
     """The same requests' cost through the provider's batch API (`--batch`), beside the
     normal price: only for the run's model on a backend that has one."""
-    from visioneval.backends.batch.base import BATCH_DISCOUNT
-    from visioneval.backends.batch.clients import PROVIDERS
-    from visioneval.cost.money import usd
-
     if position or spec.kind not in PROVIDERS or isinstance(price, NoPrice):
         return []
     low, high = found.cost_range(price.in_batches(BATCH_DISCOUNT))
@@ -162,7 +159,6 @@ def _judge_lines(benchmark: Benchmark, spec: BackendSpec, found: estimate.Estima
     judge = benchmark.judge
     if judge is None:
         return []
-    from visioneval.cost.total import role_prices
 
     ref = ModelRef.from_spec(judge)
     price = role_prices(ModelRef.from_spec(spec), ref, given, (), judge_given)["judge"]

@@ -4,6 +4,9 @@ itself knows (`RunTarget`: its benchmark, settings and the flags a resume refuse
 or a `ResumeRequest`. Every run command goes through it; typer stays in
 `visioneval.cli`."""
 
+# Imports inside functions: `visioneval --help` loads this module (the generated commands'
+# flags); a run's modules load when a run is asked for.
+
 from __future__ import annotations
 
 import dataclasses
@@ -12,13 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from visioneval.core.backend_spec import BackendSpec, split_urls
+from visioneval.core.records import GenerationSettings
 from visioneval.shards import Shard
 from visioneval.validation import first_error
 
 if TYPE_CHECKING:
     from visioneval.core.benchmark import Benchmark
-    from visioneval.core.records import GenerationSettings
     from visioneval.engine.options import EngineFlags
     from visioneval.engine.stopping import StoppingFlags
     from visioneval.runs.output import Output
@@ -72,8 +77,6 @@ class RunFlags:
 
     def engine(self) -> EngineFlags:
         """The engine flags; a bad combination is a ValueError naming the flags."""
-        from pydantic import ValidationError
-
         from visioneval.engine.options import EngineFlags
 
         try:
@@ -268,10 +271,6 @@ def generation(temperature: float | None, max_tokens: int | None,
     """The generation settings from the flags (None: not given, the default applies); a
     value a run cannot record (a temperature of nan, a count beyond 64 bits) is one line
     naming its flag."""
-    from pydantic import ValidationError
-
-    from visioneval.core.records import GenerationSettings
-
     try:
         return GenerationSettings(temperature=0.0 if temperature is None else temperature,
                                   max_tokens=default_max_tokens if max_tokens is None

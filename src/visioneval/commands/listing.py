@@ -11,8 +11,12 @@ from dataclasses import dataclass, field
 
 from rich.console import Console
 
+from visioneval.backends.builtin import MODELS
+from visioneval.backends.registry import CHOICES, BackendSpec, key_env, resolved_base_url
+from visioneval.commands.common import consoles, guarded
 from visioneval.core import registry
 from visioneval.core.benchmark import BenchmarkDefinition
+from visioneval.variants.kinds import BUILTIN
 
 WIDTH = 100
 
@@ -31,8 +35,6 @@ class Part:
 
 def list_() -> int:
     """`visioneval list`: every part printed; exit 0, or 2 with one line."""
-    from visioneval.commands.common import consoles, guarded
-
     console, err = consoles()
 
     def action() -> int:
@@ -54,8 +56,6 @@ def _benchmarks(definitions: list[BenchmarkDefinition]) -> Part:
 
 
 def _builtin_models(definitions: list[BenchmarkDefinition]) -> Part:
-    from visioneval.backends.builtin import MODELS
-
     fitting = {d.name: (d.builtin_models(), d.builtin_note) for d in definitions}
     part = Part("Builtin models (--backend builtin --model NAME: offline, no server)")
     for model, what in MODELS.items():
@@ -66,8 +66,6 @@ def _builtin_models(definitions: list[BenchmarkDefinition]) -> Part:
 
 
 def _variants(definitions: list[BenchmarkDefinition]) -> Part:
-    from visioneval.variants.kinds import BUILTIN
-
     part = Part("Request variants (--variant NAME, sent beside every sample; a list: "
                 "jpeg:90,50,20)", [Entry(kind.usage(), kind.help) for kind in BUILTIN])
     for definition in definitions:
@@ -78,8 +76,6 @@ def _variants(definitions: list[BenchmarkDefinition]) -> Part:
 
 
 def _backends() -> Part:
-    from visioneval.backends.registry import CHOICES, BackendSpec, key_env, resolved_base_url
-
     part = Part("Backends (--backend NAME; keys are read from the environment only)")
     for kind, what in CHOICES.items():
         spec = BackendSpec(kind=kind, model="-")

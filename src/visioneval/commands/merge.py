@@ -1,4 +1,5 @@
-"""A merge as a command says it: what was merged, what is missing, the run's tables."""
+"""A merge said as a run's end is: what was merged, what is missing, the run's tables
+(`visioneval merge`, and a run command whose shards ran on Ray)."""
 
 from __future__ import annotations
 

@@ -8,14 +8,20 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
+from visioneval.commands import dryrun
 from visioneval.commands.common import consoles, guarded
+from visioneval.commands.flags import Ready, request_from
+from visioneval.commands.merge import merge_and_report
+from visioneval.commands.resume import resume
+from visioneval.commands.run import run
+from visioneval.distributed import ray_runner
 from visioneval.runs.output import Output
 from visioneval.runs.request import ResumeRequest
 from visioneval.runs.spec import RunSpec
 from visioneval.terminal import setup_logging
 
 if TYPE_CHECKING:
-    from visioneval.commands.flags import Ready, RunFlags, RunTarget
+    from visioneval.commands.flags import RunFlags, RunTarget
 
 
 def perform(request: RunSpec | ResumeRequest, output: Output, dry_run: bool = False) -> int:
@@ -23,23 +29,14 @@ def perform(request: RunSpec | ResumeRequest, output: Output, dry_run: bool = Fa
     what it would send and cost (--executor ray changes where a run goes, not what it
     sends)."""
     if dry_run:
-        from visioneval.commands import dryrun
-
         if isinstance(request, ResumeRequest):
             return dryrun.dry_run_resume(request, output)
         return dryrun.dry_run(request, output)
     if isinstance(request, ResumeRequest) and request.ray is None:
-        from visioneval.commands.resume import resume
-
         return resume(request, output)
     if isinstance(request, RunSpec) and not request.on_ray:
-        from visioneval.commands.run import run
-
         return run(request, output)
     # On Ray: the shards run there, and end merged as `visioneval merge` says it.
-    from visioneval.commands.merge import merge_and_report
-    from visioneval.distributed import ray_runner
-
     merged = partial(merge_and_report, allow_partial=False, output=output, replace=True)
     if isinstance(request, ResumeRequest):
         return ray_runner.resume(request, output, merged)
@@ -51,8 +48,6 @@ def run_flags(flags: RunFlags, target: RunTarget | Callable[[], Ready]) -> int:
     flag is one line with exit 2), then the run, the resume or (--dry-run) the estimate;
     its exit code. `target` may be made here (`Ready`), after `flags` set the logging and
     the output."""
-    from visioneval.commands.flags import Ready, request_from
-
     console, err = consoles()
     setup_logging(err, flags.verbose)
     output = Output(console, err, progress=not flags.no_progress, report=not flags.no_report,

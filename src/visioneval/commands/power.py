@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
 from rich.console import Console
 from rich.table import Table
 
@@ -147,8 +148,6 @@ def discordance(first: PairedCollector, second: PairedCollector
                 ) -> dict[str, tuple[int, float, float]]:
     """Per metric both runs have: (samples in common, the first run's accuracy on them, the
     share of them where exactly one run is right), paired by sample id."""
-    import numpy as np
-
     out = {}
     narrowed, _ = first.common(second)
     other, _ = second.common(first)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
@@ -89,8 +90,6 @@ async def _send(spec: BackendSpec, settings: ProbeSettings, err: Console,
 
 def _design(long_side: int, levels: int, trials: int, seed: int) -> CanaryDesign:
     """The design, or one line saying which flag does not fit (pydantic's own is long)."""
-    from pydantic import ValidationError
-
     try:
         return CanaryDesign(long_side=long_side, levels=levels, trials=trials, seed=seed)
     except ValidationError as exc:

@@ -4,15 +4,14 @@ leaderboard) with their source, version and what each number means."""
 from __future__ import annotations
 
 from visioneval.commands.common import consoles, guarded
+from visioneval.core import registry
+from visioneval.report.reference import published_table, unknown_model
+from visioneval.report.reference_console import show_published
 
 
 def reference(benchmark: str, model: str | None) -> int:
     """The published table, or one model's rows (any spelling); exit 0, or 2 with one line
     (a benchmark without published numbers, a model the table does not have)."""
-    from visioneval.core import registry
-    from visioneval.report.reference import published_table, unknown_model
-    from visioneval.report.reference_console import show_published
-
     console, err = consoles()
 
     def action() -> int:

@@ -6,14 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from visioneval.commands.common import consoles, guarded, named_definition, warn_untrusted
+from visioneval.core.rundir import load
+from visioneval.report.page import write_page
 from visioneval.terminal import line
 
 
 def report(run_dir: Path, thumbnails: int, rows: int, definition: str | None) -> int:
     """Write the page and say where it is and how big; exit 0, or 2 with one line."""
-    from visioneval.core.rundir import load
-    from visioneval.report.page import write_page
-
     console, err = consoles()
 
     def action() -> int:

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from visioneval.commands.common import consoles, guarded
+from visioneval.core.foreign import RescoreRequest
+from visioneval.rescore.command import run_command
 from visioneval.terminal import setup_logging
 
 
@@ -14,9 +16,6 @@ def rescore(tool: str, paths: Sequence[Path], *, benchmark: str | None,
             data_dir: Path | None, model: str | None, out: Path | None, verbose: bool,
             report: bool) -> int:
     """The logs of `tool` re-scored; exit 0 when something was, else 2 with one line."""
-    from visioneval.core.foreign import RescoreRequest
-    from visioneval.rescore.command import run_command
-
     console, err = consoles()
     setup_logging(err, verbose)
 

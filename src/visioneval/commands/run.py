@@ -19,6 +19,7 @@ from visioneval.core.store import RunLock, RunStore, WriteError
 from visioneval.engine.runner import CostLimitReached, RunStopped
 from visioneval.invocation import command
 from visioneval.report.cost import cost_line
+from visioneval.report.page import try_write_report
 from visioneval.runs.execute import execute, run_directory
 from visioneval.runs.exit_codes import (
     EXIT_COST_LIMIT,
@@ -27,10 +28,11 @@ from visioneval.runs.exit_codes import (
     EXIT_USAGE,
 )
 from visioneval.runs.output import Output
-from visioneval.runs.session import SessionResult
+from visioneval.runs.session import SessionResult, price_remedies
 from visioneval.runs.spec import RunSpec
 from visioneval.runs.target import resume_command
 from visioneval.terminal import error_line, line, print_command
+from visioneval.variants import shown
 
 
 def run(spec: RunSpec, output: Output) -> int:
@@ -125,7 +127,6 @@ def report(result: SessionResult, output: Output, definition: registry.Named = N
     info = view.info
     view.shown.print_main_table(view, console)
     if result.variants is not None:  # what a run with --variant was asked for
-        from visioneval.variants import shown
 
         shown.show(result.variants, console, details=False)
     stats = result.stats
@@ -137,16 +138,12 @@ def report(result: SessionResult, output: Output, definition: registry.Named = N
     cost = info.counts.cost if info.counts else None
     line(console, cost_line(cost, stats.cache_hits))
     if cost is not None and cost.usd is None:
-        from visioneval.runs.session import price_remedies
-
         for remedy in price_remedies(info, benchmark):  # once, not in every line
             line(console, f"  to price it: {remedy}")
     if stats.cache_sources:
         line(console, cache_line(stats.cache_sources, info))
     page = None
     if output.report:
-        from visioneval.report.page import try_write_report  # only when a page is written
-
         page = try_write_report(result.directory, definition, thumbnails=result.thumbnails,
                                 rows=result.page_rows)
     if page is not None:

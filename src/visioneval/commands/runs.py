@@ -3,13 +3,16 @@ as DIR/runs.html."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 from rich.console import Console
 from rich.text import Text
 
+from visioneval.commands.common import consoles, guarded, named_definition
 from visioneval.core.benchmark import BenchmarkDefinition
 from visioneval.report.runlist import RunEntry, entries
+from visioneval.report.runlist_page import write
 
 WIDTH = 100
 STYLES = {"finished": "green", "errors": "yellow", "stopped": "yellow",
@@ -60,8 +63,6 @@ def _entry(entry: RunEntry, width: int) -> list[Text]:
 
 
 def _wrapped(text: str, width: int, indent: str) -> list[str]:
-    import textwrap
-
     return textwrap.wrap(text, width=width, subsequent_indent=indent,
                          break_on_hyphens=False) or [text]
 
@@ -84,8 +85,6 @@ def list_runs(folder: Path, console: Console, named: BenchmarkDefinition | None 
         console.print(f"no run under {folder} (a run is a folder with run.json)",
                       highlight=False, soft_wrap=True)
     if page:
-        from visioneval.report.runlist_page import write
-
         path = write(found, folder)
         console.print(f"{len(found)} run{'s' if len(found) != 1 else ''}; page: {path}",
                       highlight=False, soft_wrap=True)
@@ -95,8 +94,6 @@ def list_runs(folder: Path, console: Console, named: BenchmarkDefinition | None 
 def runs(folder: Path, no_page: bool, definition: str | None) -> int:
     """`visioneval runs`: the list printed and the page written; exit 0, or 2 with one
     line."""
-    from visioneval.commands.common import consoles, guarded, named_definition
-
     console, err = consoles()
     return guarded(err, lambda: list_runs(folder, console, named_definition(definition),
                                           page=not no_page))

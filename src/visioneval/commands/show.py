@@ -6,13 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from visioneval.commands.common import consoles, guarded, named_definition, warn_untrusted
+from visioneval.core.rundir import load
+from visioneval.report.shown import show as show_run
 
 
 def show(run_dir: Path, definition: str | None) -> int:
     """Print the run's tables; exit 0, or 2 with one line."""
-    from visioneval.core.rundir import load
-    from visioneval.report.shown import show as show_run
-
     console, err = consoles()
 
     def action() -> int:

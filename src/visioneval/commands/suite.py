@@ -10,12 +10,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union, get_args, get_origin
 
+from visioneval.commands.common import consoles, guarded
+from visioneval.core import registry
+from visioneval.core.backend_spec import split_urls
 from visioneval.invocation import command
 from visioneval.runs.exit_codes import EXIT_INTERRUPTED
 from visioneval.runs.output import Output
-from visioneval.suite import spec
+from visioneval.suite import report, spec
+from visioneval.suite.dryrun import show
+from visioneval.suite.execute import SuiteRecord, execute
 from visioneval.suite.plan import SuitePlan, plan
-from visioneval.terminal import print_command
+from visioneval.terminal import print_command, setup_logging
 
 
 @dataclass(frozen=True)
@@ -36,8 +41,6 @@ class Shortcut:
     vary: dict[str, list[Any]] = field(default_factory=dict)
 
     def suite(self) -> spec.SuiteFile:
-        from visioneval.core import registry
-
         if self.backend is None or self.model is None:
             raise ValueError("--benchmarks needs --backend and --model (or give a suite file)")
         per: dict[str, dict[str, Any]] = {name: {} for name in self.benchmarks}
@@ -65,8 +68,6 @@ def _value(benchmark: str, option: str, text: str) -> Any:
     """A command-line option value as the benchmark's options model takes it: a list
     option's value split at commas; anything else as text (the model converts numbers and
     booleans, and names a bad value)."""
-    from visioneval.core import registry
-
     model = registry.definition(benchmark).command_options
     field = model.model_fields.get(option) if model is not None else None
     if field is not None and _is_list(field.annotation):
@@ -88,9 +89,6 @@ def suite(file: Path | None, *, benchmarks: str | None, backend: str | None,
     """`visioneval suite`'s flags: a suite file, or `--benchmarks` with one model; the
     suite planned and run (or, with `dry_run`, its estimate); its exit code, or 2 with one
     line."""
-    from visioneval.commands.common import consoles, guarded
-    from visioneval.terminal import setup_logging
-
     console, err = consoles()
     setup_logging(err, verbose)
 
@@ -120,8 +118,6 @@ def run(file: Path | None, shortcut: Shortcut | None, out: Path | None, output: 
     planned = plan(suite, out, file.stem if file is not None else "benchmarks",
                    str(file) if file is not None else "the command line")
     if dry_run:
-        from visioneval.suite.dryrun import show
-
         return show(planned, output.console)
     again = command("suite", file, *(("--out", out) if out is not None else ())) \
         if file is not None else "the same command"
@@ -130,9 +126,6 @@ def run(file: Path | None, shortcut: Shortcut | None, out: Path | None, output: 
 
 
 def _execute(planned: SuitePlan, source: str, output: Output, again: str) -> int:
-    from visioneval.suite import report
-    from visioneval.suite.execute import SuiteRecord, execute
-
     record = SuiteRecord(planned, source)
     record.save()
     output.err.print(f"suite {planned.name}: {len(planned.runs)} runs, {len(planned.lanes)} at a "
@@ -176,7 +169,6 @@ def shortcut_from(benchmarks: str | None, backend: str | None, model: str | None
             raise ValueError(f"{', '.join(given)} go with --benchmarks (a suite file names "
                              "its models and options itself)")
         return None
-    from visioneval.core.backend_spec import split_urls
 
     return Shortcut(names, backend, model, split_urls(base_url), api_key_env,
                     tuple(options or ()), price_in, price_out, concurrency)

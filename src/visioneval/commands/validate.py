@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import importlib
 
+from visioneval.validators import BUILTIN
+from visioneval.validators.protocol import main
+from visioneval.validators.result import EvalResult
+
 
 def validate(name: str, payload: str | None) -> int:
     """The validator `name` on `payload` (None: stdin); an unknown name is an error result
     naming the built-in ones, exit 2."""
-    from visioneval.validators import BUILTIN
-    from visioneval.validators.protocol import main
-    from visioneval.validators.result import EvalResult
-
     if name not in BUILTIN:
         result = EvalResult.error(f"unknown validator {name!r}; built-in: {', '.join(BUILTIN)}")
         print(result.model_dump_json())

@@ -19,6 +19,7 @@ from visioneval import fmt
 from visioneval.core.blocks import ComparisonTable, Note, Section, Table
 from visioneval.core.headline import Headline, from_block
 from visioneval.core.marks import Interval, percent
+from visioneval.core.printed import print_table
 from visioneval.core.records import Record
 from visioneval.io import csvcells
 from visioneval.stats.bootstrap import Outcomes, attach, mean_statistic, summaries
@@ -187,8 +188,6 @@ def write_csv(metrics: dict[str, Any], directory: Path) -> Path:
 
 def show(metrics: dict[str, Any], title: str, console: Console) -> None:
     """The table in the terminal: accuracy and its 95% interval per group (percent)."""
-    from visioneval.core.printed import print_table
-
     print_table(console, f"{title} (percent)", HEADER, rows(metrics))
 
 

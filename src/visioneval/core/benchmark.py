@@ -12,6 +12,7 @@ benchmark's folder names it; report, compare, resume and the CLI ask its definit
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import types
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -34,7 +35,10 @@ import orjson
 from pydantic import AfterValidator, BaseModel, PlainSerializer
 from rich.console import Console
 
+from visioneval.core import accuracy
+from visioneval.core.accuracy import score
 from visioneval.core.bounds import first_unrecordable
+from visioneval.core.printed import print_sections
 from visioneval.core.records import Record, Sample, SkippedRow
 from visioneval.core.runfiles import BenchmarkPlan, Metrics, MetricsModel
 
@@ -234,8 +238,6 @@ class Benchmark(Generic[OptionsT]):
     def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
         """metrics.json, recomputed from records alone, streamed once (one record per
         sample; a big run's records are never all in memory)."""
-        from visioneval.core import accuracy
-
         return accuracy.summarize(records, self.metric)
 
     def model_use(self) -> str | None:
@@ -249,8 +251,6 @@ class Benchmark(Generic[OptionsT]):
         which `--target-ci`'s stopping rule is fed; None: the record does not count toward
         it (a failed request). By default the `metric` score the default `summarize`
         averages, read as `core/accuracy.py` reads it."""
-        from visioneval.core.accuracy import score
-
         return score(record, self.metric) if record.ok else None
 
     def headline_proportion(self) -> str | None:
@@ -264,8 +264,6 @@ class Benchmark(Generic[OptionsT]):
     def write_tables(self, metrics: dict[str, Any], info: RunInfo,
                      directory: Path) -> list[Path]:
         """Paper-style tables beside metrics.json (`info` is run.json)."""
-        from visioneval.core import accuracy
-
         return [accuracy.write_csv(metrics, directory)] if accuracy.is_accuracy(metrics) \
             else []
 
@@ -352,8 +350,6 @@ class BenchmarkDefinition:
         naming the nearest option: an options model takes no unknown key silently, so a
         misspelt `num_sample` would otherwise run every sample. None when all are known (or
         the benchmark has no options model to check against)."""
-        import difflib
-
         model = self.options_model
         if model is None:
             return None
@@ -425,8 +421,6 @@ class BenchmarkDefinition:
         metrics.json alone: the default metrics' accuracy with its interval; None when the
         benchmark names none. A number that cannot be read is a Headline whose
         `unavailable` says why (never 0)."""
-        from visioneval.core import accuracy
-
         return accuracy.headline(metrics)
 
     def sections(self, view: ReadableRun) -> list[Section]:
@@ -434,8 +428,6 @@ class BenchmarkDefinition:
         table (`core/accuracy.py`); for metrics of another shape, the accuracy recomputed
         from the records' `metric` score (when they carry it) and every number of
         metrics.json."""
-        from visioneval.core import accuracy
-
         if accuracy.is_accuracy(view.metrics):
             return [accuracy.section(view.metrics)]
         made = self.benchmark or Benchmark
@@ -454,8 +446,6 @@ class BenchmarkDefinition:
     def comparison(self, views: Sequence[ReadableRun]) -> ComparisonTable | None:
         """Several runs in one table: accuracy per run for the default metrics; None for
         metrics of another shape (`compare` then shows the share answered)."""
-        from visioneval.core import accuracy
-
         return accuracy.comparison(self.name or (views[0].benchmark if views else ""), views)
 
     def unparsed(self, metrics: dict[str, Any]) -> int | None:
@@ -467,8 +457,6 @@ class BenchmarkDefinition:
         """The table a run ends with, within 100 columns: the headline numbers with their
         95% intervals (the run's other tables are in its report and `visioneval show`). By
         default the default metrics' table; nothing for metrics of another shape."""
-        from visioneval.core import accuracy
-
         if accuracy.is_accuracy(view.metrics):
             accuracy.show(view.metrics, f"{view.benchmark}: {view.model}", console)
 
@@ -476,8 +464,6 @@ class BenchmarkDefinition:
         """Every table of a run in the terminal, within 100 columns (`visioneval show`,
         which reads the run directory only): by default the main table, then the report's
         sections as text when the definition draws its own."""
-        from visioneval.core.printed import print_sections
-
         self.print_main_table(view, console)
         if type(self).sections is not BenchmarkDefinition.sections:
             print_sections(self.sections(view), console)

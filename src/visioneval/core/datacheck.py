@@ -15,6 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from visioneval.core.runfiles import BenchmarkPlan
+
 if TYPE_CHECKING:
     from visioneval.core.benchmark import BenchmarkDefinition
     from visioneval.core.runfiles import DatasetStat, RunInfo
@@ -39,8 +41,6 @@ def data_change(info: RunInfo, definition: BenchmarkDefinition) -> str | None:
     None. `definition`: the run's trusted one, which reads the data. A re-scored run is not
     checked (its fingerprint covers the other tool's logs too, and its records carry no
     images), nor one whose data cannot be read now (the thumbnails' note says so)."""
-    from visioneval.core.runfiles import BenchmarkPlan
-
     dataset = info.dataset
     if info.rescored_from is not None:
         return None

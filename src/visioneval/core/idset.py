@@ -10,6 +10,7 @@ in one numpy array, 2 MB. Two distinct ids share a digest with probability ~n^2 
 from __future__ import annotations
 
 import hashlib
+from array import array
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
@@ -114,8 +115,6 @@ class IdValues:
     __slots__ = ("_digests", "_values", "_index")
 
     def __init__(self, typecode: str = "d"):
-        from array import array
-
         self._digests = bytearray()
         self._values: array[Any] = array(typecode)
         self._index: tuple[np.ndarray, np.ndarray] | None = None

@@ -10,6 +10,7 @@ from typing import Any
 
 from visioneval.core import registry
 from visioneval.core.benchmark import BenchmarkDefinition
+from visioneval.core.datacheck import data_change
 from visioneval.core.records import Record
 from visioneval.core.runfiles import RunInfo
 from visioneval.core.store import RunStore
@@ -87,7 +88,6 @@ class OpenedRun:
         run shown without its definition has no thumbnails and is not checked."""
         if not self.check_data or self.untrusted is not None:
             return None
-        from visioneval.core.datacheck import data_change
 
         return data_change(self.info, self.shown)
 

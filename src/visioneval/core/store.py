@@ -324,6 +324,7 @@ class RunStore:
         (`idset`), so its cost is a few bytes a line, not a dict of ids."""
         import numpy as np  # only when a journal is read: the CLI starts without numpy
 
+        # with numpy, when a journal is read
         from visioneval.core.idset import DIGEST_BYTES, digest, last_occurrences
 
         numbers: list[int] = []

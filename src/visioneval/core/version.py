@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import functools
+from importlib.metadata import PackageNotFoundError, version
 
 
 @functools.cache
 def installed_version() -> str:
     """Read on first use: importlib.metadata costs ~80 ms, too much for `--help`."""
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
         return version("visioneval")
     except PackageNotFoundError:  # a source tree that was never installed

@@ -16,6 +16,7 @@ import functools
 import ipaddress
 from dataclasses import dataclass
 from decimal import Decimal
+from importlib.metadata import version
 from typing import TYPE_CHECKING
 
 from visioneval.backends.keys import host_of, redact_url
@@ -154,8 +155,6 @@ def self_hosted(base_url: str) -> bool:
 
 def table_version() -> str | None:
     try:
-        from importlib.metadata import version
-
         return version("genai-prices")
     except Exception:  # not installed: the table is simply not there
         return None
@@ -168,6 +167,7 @@ def table_price(model: str, base_url: str, remedy: str = MODEL_REMEDY) -> Price 
     version = table_version()
     if version is None:
         return NoPrice(f"no price for {model}: genai-prices is not installed", remedy)
+    # its table loads in about a second: only when a price is asked
     from genai_prices import Usage, calc_price
 
     try:

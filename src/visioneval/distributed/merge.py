@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from visioneval.core import registry
 from visioneval.core.runfiles import MergedShard, MissingShard, RunInfo
 from visioneval.core.store import (
     LOCK_FILE,
@@ -32,7 +33,10 @@ from visioneval.core.store import (
     record_id,
 )
 from visioneval.core.variant_ids import original_id
+from visioneval.engine.runner import RunStats
+from visioneval.runs.session import finish
 from visioneval.shards import Shard
+from visioneval.variants.family import rebuilt
 
 MERGING = "merging"
 """run.json's status while a merge writes the directory (the final one is written last)."""
@@ -237,10 +241,6 @@ def merge(directories: Sequence[Path], out: Path, allow_partial: bool = False,
     stopped halfway in `out` is always completed. `definition`: the definition the user
     named for shards of their own benchmark (`--definition`), which merging needs to
     recompute the metrics (`registry.build_for_run`: a run names no code to import)."""
-    from visioneval.core import registry
-    from visioneval.runs.session import finish
-    from visioneval.variants.family import rebuilt
-
     plan = plan_merge(open_shards(directories), allow_partial)
     resolved = out.resolve()
     if any(run.directory.resolve() == resolved for run in plan.runs):
@@ -291,8 +291,6 @@ def unfinished_merge(out: Path) -> bool:
 
 def _stats(plan: MergePlan):
     """This merge's counters for the closing line: the shards' last sessions added up."""
-    from visioneval.engine.runner import RunStats
-
     stats = RunStats()
     for run in plan.runs:
         sessions = run.info.sessions

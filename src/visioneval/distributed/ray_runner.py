@@ -22,15 +22,20 @@ from typing import Any, Protocol
 from visioneval import terminal
 from visioneval.backends.registry import recorded
 from visioneval.core import registry
-from visioneval.core.store import RunLock, WriteError
+from visioneval.core.runfiles import BackendInfo, RunInfo
+from visioneval.core.store import RunLock, RunStore, WriteError
+from visioneval.core.version import installed_version
+from visioneval.engine.progress import RunProgress
 from visioneval.engine.runner import RunStopped
 from visioneval.io.parquet import DataError
 from visioneval.runs.execute import Continuing, execute
 from visioneval.runs.exit_codes import EXIT_INTERRUPTED, EXIT_STOPPED
 from visioneval.runs.output import Output
 from visioneval.runs.request import OnRay, ResumeRequest
-from visioneval.runs.session import nothing_to_evaluate, run_dir_for
+from visioneval.runs.resume import check_resumable_kind, rebuild
+from visioneval.runs.session import nothing_to_evaluate, planned, run_dir_for
 from visioneval.runs.spec import RunSpec
+from visioneval.runs.target import resume_command
 from visioneval.shards import Shard
 from visioneval.terminal import error_line, line, print_command
 
@@ -48,11 +53,11 @@ def import_ray() -> Any:
     os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
     already = "ray" in sys.modules  # imported before us: the variable was read already
     try:
-        import ray
+        import ray  # an extra: `ray`, imported after its environment variable is set
     except ImportError:
         raise ValueError(EXTRA_HINT) from None
     if already and os.environ["RAY_ENABLE_UV_RUN_RUNTIME_ENV"] == "0":
-        from ray._private import ray_constants
+        from ray._private import ray_constants  # an extra: `ray`
 
         ray_constants.RAY_ENABLE_UV_RUN_RUNTIME_ENV = False
     return ray
@@ -144,9 +149,6 @@ def _jobs(spec: RunSpec, out: Path, count: int) -> list[ShardJob]:
 def resume(request: ResumeRequest, output: Output, merge_and_report: MergeAndReport) -> int:
     """Continue a distributed run from its shard folders (each continues its journal; a
     shard that never started starts), trusting of run.json what a plain resume trusts."""
-    from visioneval.core.store import RunStore
-    from visioneval.runs.resume import check_resumable_kind, rebuild
-
     how, given, expected = request.ray or OnRay(), request.given, request.expected
     ray = import_ray()
     directory = request.directory.absolute()
@@ -185,9 +187,6 @@ def _shard_dirs(out: Path) -> list[Path]:
 def _check_existing(out: Path, spec: RunSpec, count: int) -> None:
     """Shards already in `out` must be this run's (the same command run again resumes
     them); anything else is refused rather than mixed in."""
-    from visioneval.core.store import RunStore
-    from visioneval.runs.session import planned
-
     plan = planned(spec.build())
     for directory in _shard_dirs(out):
         info = RunStore.open(directory).info
@@ -218,12 +217,8 @@ def connect(ray: Any, address: str | None) -> bool:
 def probe(ray: Any) -> None:
     """Check that a worker starts and has this visioneval: a missing install on a node, or
     another version, is one line instead of a hang or a half-merged run."""
-    from visioneval.core.version import installed_version
-
     @ray.remote(num_cpus=0)
     def version() -> str:
-        from visioneval.core.version import installed_version
-
         return installed_version()
 
     try:
@@ -279,9 +274,6 @@ def _run_jobs(ray: Any, jobs: list[ShardJob], out: Path, output: Output, how: Ru
 
 def _resume_line(jobs: list[ShardJob], out: Path, how: RunSpec, label: str) -> str:
     """The command that resumes the shards on Ray, as this process was started."""
-    from visioneval.core.runfiles import BackendInfo, RunInfo
-    from visioneval.runs.target import resume_command
-
     info = RunInfo(benchmark=label, definition=how.definition,
                    backend=BackendInfo.model_validate(recorded(how.backend)))
     again = resume_command(info, out)
@@ -300,8 +292,6 @@ def _wait(ray: Any, refs: dict[Any, ShardJob], output: Output, total: int,
           label: str) -> tuple[list[dict[str, Any]], list[str]]:
     """Wait for every task, with a progress bar fed by the shards' journals (lines written
     so far, read as they grow); a task that failed for good is one line."""
-    from visioneval.engine.progress import RunProgress
-
     journals = _JournalCounter([Path(j.directory) / "samples.jsonl" for j in refs.values()])
     results: list[dict[str, Any]] = []
     failures: list[str] = []

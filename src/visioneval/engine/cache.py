@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -226,8 +227,6 @@ def _advice(exc: BaseException, path: Path) -> str:
 
 def default_cache_path() -> Path:
     """$XDG_CACHE_HOME/visioneval (else ~/.cache/visioneval), the platform's cache place."""
-    import os
-
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "visioneval" / "responses.sqlite3"
 

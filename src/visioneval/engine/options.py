@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
+from visioneval.backends.http import HttpLimits
 from visioneval.backends.registry import Dispatch
 from visioneval.core import defaults
 from visioneval.core.engine_options import (
@@ -23,12 +24,10 @@ from visioneval.core.engine_options import (
     both_prices,
     shard_cache_path,
 )
+from visioneval.engine.cache import default_cache_path
 from visioneval.engine.retry import RetryPolicy
 from visioneval.shards import Shard
 from visioneval.validation import error_message
-
-if TYPE_CHECKING:
-    from visioneval.backends.http import HttpLimits
 
 CACHE_FILE = "responses.sqlite3"
 
@@ -46,8 +45,6 @@ def dispatch(options: EngineOptions) -> Dispatch:
 def http_limits(options: EngineOptions) -> HttpLimits:
     """What a server's reply may cost: --max-reply-mb, and --timeout for the checks before
     the run (the preflight's GETs) as for each attempt."""
-    from visioneval.backends.http import HttpLimits  # aiohttp: only for a server backend
-
     return HttpLimits(max_reply_bytes=options.max_reply_bytes,
                       preflight_timeout_s=options.timeout_s)
 
@@ -125,8 +122,6 @@ class EngineFlags(BaseModel, frozen=True, allow_inf_nan=False):
         return self
 
     def _cache_path(self) -> Path | None:
-        from visioneval.engine.cache import default_cache_path
-
         if self.no_cache:
             return None
         return (self.cache_dir / CACHE_FILE).absolute() if self.cache_dir else \

@@ -14,6 +14,9 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from visioneval.core.benchmark import Benchmark
+from visioneval.core.capabilities import LearnsFromAnswers
+from visioneval.core.idset import IdValues
 from visioneval.core.records import Record
 from visioneval.core.runfiles import StoppingInfo
 from visioneval.stats.sequential import BettingConfidenceSequence
@@ -63,9 +66,6 @@ class StoppingFlags:
 
 def refusal(benchmark: object) -> str | None:
     """Why `benchmark` cannot be stopped by --target-ci, in one line; None: it can."""
-    from visioneval.core.benchmark import Benchmark
-    from visioneval.core.capabilities import LearnsFromAnswers
-
     name = getattr(benchmark, "name", "") or "this benchmark"
     if not isinstance(benchmark, Benchmark) or benchmark.headline_proportion() is None:
         return (f"--target-ci: {name}'s main number is not a proportion of samples, so no "
@@ -91,7 +91,6 @@ class SequentialStop:
         self.segments = segments or [(0, rule.width)]
         self.stopped_at = stopped_at
         self.sequence = BettingConfidenceSequence(rule.level, width=self.segments[0][1] / 100)
-        from visioneval.core.idset import IdValues  # numpy, once a run has the rule
 
         self.recorded = IdValues("d")  # outcomes of samples answered before (NaN: none)
         self.failed: set[str] = set()  # samples whose last request failed: sent again

@@ -33,6 +33,7 @@ from visioneval.evaluators.metrics import (
 )
 from visioneval.evaluators.options import EvaluateOptions
 from visioneval.evaluators.rubric import Rubric
+from visioneval.stats.agreement import against_reference, agreement
 from visioneval.stats.binomial import wilson
 from visioneval.stats.bootstrap import mean_statistic, summaries
 
@@ -387,8 +388,6 @@ class JudgeChecks:
     def _people(self, judge: int, evaluator: str) -> list[HumanCheck]:
         """The judge against people: on the weighted score (people's own weighted by the
         rubric, where they scored every dimension of a case), and per dimension."""
-        from visioneval.stats.agreement import against_reference
-
         humans = self.humans
         rubric = self._rubric(evaluator)
         if humans is None or rubric is None:
@@ -422,8 +421,6 @@ def _human(evaluator: str, dimension: str, points: list[tuple[float, float]],
 
 
 def _agreement(ratings: np.ndarray) -> Agreement:
-    from visioneval.stats.agreement import agreement
-
     found = agreement(ratings, "interval")
     return Agreement(alpha=found.alpha, ci95=found.ci95, units=found.units,
                      raters=found.raters, unavailable=found.unavailable,

@@ -3,6 +3,9 @@ the judge (`--judge-backend`, `--judge-model` ..., repeated for several judges),
 generation settings are its own options (`--judge-temperature`, `--judge-max-tokens`), a
 run of validators alone needs no model, and the case file is its argument."""
 
+# Imports inside functions: `visioneval --help` reads every benchmark's definition; the benchmark's
+# implementation behind it loads on first use.
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from visioneval.core.benchmark import JUDGE_OPTIONS
 from visioneval.core.commandline import CommandLine, ModelsGiven, ModelsTaken, Refused, Spelled
+from visioneval.evaluators.options import EvaluateOptions
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -18,8 +22,6 @@ if TYPE_CHECKING:
 
 
 def _judge_settings(options: BaseModel) -> GenerationSettings:
-    from visioneval.evaluators.options import EvaluateOptions
-
     assert isinstance(options, EvaluateOptions)
     return options.judge_settings()
 

@@ -1,6 +1,9 @@
 """How `visioneval evaluate` runs are shown: pass rate and mean score per evaluator, a chart,
 each case's results, and a compare table of pass rates."""
 
+# Imports inside functions: `visioneval --help` reads every benchmark's definition; the benchmark's
+# implementation behind it loads on first use.
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -16,12 +19,13 @@ from visioneval.core.blocks import Charts, ComparisonTable, Note, Section, Table
 from visioneval.core.figures import RateBars, percent_interval
 from visioneval.core.headline import Headline, from_block
 from visioneval.core.marks import percent
+from visioneval.core.printed import print_table
 from visioneval.core.records import Record
 from visioneval.core.view import ReadableRun
 from visioneval.evaluators import card
 from visioneval.evaluators.commandline import COMMAND_LINE
 from visioneval.evaluators.metrics import EvaluateMetrics
-from visioneval.evaluators.options import EvaluateOptions
+from visioneval.evaluators.options import EvaluateOptions, PanelJudge
 from visioneval.terminal import line
 from visioneval.validators.result import EvalResult
 
@@ -48,7 +52,6 @@ class EvaluateDefinition(BenchmarkDefinition):
                         ) -> dict[str, Any]:
         """Judges 2, 3 ... on servers of their own are named again (`panel.resumed_panel`),
         as the run's model is."""
-        from visioneval.evaluators.options import PanelJudge
         from visioneval.evaluators.panel import resumed_panel
 
         kept = [PanelJudge.model_validate(p) for p in options.get("panel") or ()]
@@ -118,8 +121,6 @@ class EvaluateDefinition(BenchmarkDefinition):
         """Per evaluator: pass rate with its 95% interval, mean score, errors; a judge card
         that raised flags is named in one line (the cards: `visioneval show`), and so are
         human labels the run had no use for."""
-        from visioneval.core.printed import print_table
-
         rows = []
         for label, block in view.metrics["evaluators"].items():
             rate, mean = block.get("pass_rate"), block.get("mean_score")

@@ -9,7 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from visioneval.backends.keys import redact_url
 from visioneval.core.commandline import ModelsGiven, ModelsTaken
+from visioneval.core.store import RunDirError, RunStore
 from visioneval.evaluators.options import PanelJudge
 
 
@@ -67,8 +69,6 @@ def split_judges(models: Sequence[str], backends: Sequence[str], base_urls: Sequ
 
 def recorded(panel: Sequence[PanelJudge]) -> list[dict[str, object]]:
     """The panel as run.json keeps it: URLs without credentials (`redact_url`)."""
-    from visioneval.backends.keys import redact_url
-
     return [judge.model_dump() | {"base_url": redact_url(judge.base_url)
                                   if judge.base_url else None} for judge in panel]
 
@@ -79,8 +79,6 @@ def resumed_panel(kept: Sequence[PanelJudge], urls: Sequence[str | None],
     its own is named again on the command line (its URL, and its key variable if it had
     one): a run directory alone never points a request, or a key, anywhere. `urls`/`keys`:
     what the command line gave for judges 2, 3 ... (empty: nothing)."""
-    from visioneval.backends.keys import redact_url
-
     out = []
     for i, judge in enumerate(kept):
         url = urls[i] if i < len(urls) else None
@@ -114,8 +112,6 @@ def resumed_judges(directory: Path, base_urls: Sequence[str], api_key_envs: Sequ
     2, 3 ... (`panel_urls`, `panel_keys`, read by the definition's `resumed_options`). How
     many judges the run has is read from its run.json; an unreadable one is left to the
     resume to report."""
-    from visioneval.core.store import RunDirError, RunStore
-
     try:
         judges = 1 + len(RunStore.open(directory).info.options.get("panel") or ())
     except (RunDirError, OSError, ValueError):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -367,10 +368,6 @@ def write_hf_parquet(path: Path, rows: Sequence[dict[str, Any]], image_columns: 
     `datasets` read the images back as Image features. Used for fixtures and synthetic sets.
     A data page holds at most `page_rows` rows (pyarrow's default is 1024, a whole row group
     of images in one page, which a reader must hold at once)."""
-    import json
-
-    import pyarrow as pa
-
     columns = list(rows[0]) if rows else list(image_columns)
     image_type = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
     fields = [pa.field(c, image_type if c in image_columns else pa.string()) for c in columns]

@@ -25,10 +25,12 @@ import orjson
 import pybase64
 from aiohttp import web
 
+from visioneval.baselines import popout
 from visioneval.baselines.prompt_reading import choices, in_asked_format, vocabulary
 from visioneval.io.images import ImageError, TooManyPixels
 from visioneval.loopback import judges, resize
 from visioneval.loopback.batches import BatchApis, BatchScript
+from visioneval.probe import reader
 
 FAULTS = ("429", "500", "drop", "stall")
 
@@ -81,8 +83,6 @@ def answer_hash(prompt: Prompt) -> str:
 
 
 def answer_popout(prompt: Prompt) -> str:
-    from visioneval.baselines import popout
-
     image = prompt.last_image()
     return popout.answer(prompt.text, image) if image else vocabulary(prompt.text)[0]
 
@@ -103,8 +103,6 @@ def answer_judge(prompt: Prompt) -> str:
 def answer_canary(prompt: Prompt) -> str:
     """The resolution probe's question answered by the canary reader (`probe.reader`),
     which looks at the pixels it receives only; any other prompt as `answer_popout`."""
-    from visioneval.probe import reader
-
     image = prompt.last_image()
     if image is None or not reader.is_canary_question(prompt.text):
         return answer_popout(prompt)

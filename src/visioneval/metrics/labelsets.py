@@ -3,6 +3,9 @@
 and set F1, per-class precision/recall/F1 from pooled counts with the reference's 1e-8
 guards, and their macro mean. SalBench and VQA's multi-label questions share them."""
 
+# Imports inside functions: numpy and scipy load on first use: `visioneval --help` loads this
+# module.
+
 from __future__ import annotations
 
 from collections import Counter

@@ -20,6 +20,8 @@ import math
 import random
 from typing import Literal
 
+import numpy as np
+from PIL import Image
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from visioneval.io.pngtext import read_model, text_info
@@ -115,9 +117,6 @@ def series(design: CanaryDesign) -> list[CanaryParams]:
 
 def render(params: CanaryParams) -> bytes:
     """The canary as an 8-bit greyscale PNG with its `visioneval` text chunk."""
-    import numpy as np
-    from PIL import Image
-
     side, patch = params.long_side, params.patch_side
     start = (side - patch) // 2
     centre = np.arange(patch) + 0.5 - patch / 2

@@ -21,6 +21,8 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 
+import numpy as np
+
 from visioneval.io.images import ImageError, TooManyPixels, open_to_decode
 from visioneval.probe.canary import ORIENTATIONS, Orientation
 
@@ -52,8 +54,6 @@ def is_canary_question(text: str) -> bool:
 def profiles(png: bytes) -> Profiles:
     """The two profiles' contrast; ImageError when the bytes cannot be decoded (and
     TooManyPixels, before decoding, for an image beyond the decode limit)."""
-    import numpy as np
-
     with open_to_decode(png, "the image") as image:
         width, height = image.size
         box = (width // 4, height // 4, width - width // 4, height - height // 4)

@@ -46,6 +46,8 @@ from visioneval.probe.canary import (
     render,
     series,
 )
+from visioneval.stats.psychometric import criterion_level
+from visioneval.stats.psychometric_fit import CHANCE_P, fit
 
 if TYPE_CHECKING:
     from visioneval.stats.psychometric_fit import Fit
@@ -191,8 +193,6 @@ async def ask(backend: Backend, settings: ProbeSettings | None = None,
 
 def estimate(trials: list[Trial], settings: ProbeSettings | None = None) -> ResolutionEstimate:
     """The estimate from the trials (CPU: the fit and its bootstrap, about a second)."""
-    from visioneval.stats.psychometric_fit import fit
-
     settings = settings or ProbeSettings()
     design = settings.design
     answered = [t for t in trials if t.error is None]
@@ -239,9 +239,6 @@ def _bands(trials: list[Trial], design: CanaryDesign) -> list[Band]:
 
 def _above_at_finest(found: Fit, finest: float) -> bool:
     """The fit beats guessing and reaches 75% correct below the finest period tried."""
-    from visioneval.stats.psychometric import criterion_level
-    from visioneval.stats.psychometric_fit import CHANCE_P
-
     level = criterion_level(found.criterion, found.alpha, found.beta, found.guess,
                             found.lapse, found.form)
     return found.chance_p < CHANCE_P and level is not None and level < finest

@@ -13,9 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from visioneval.core import registry
 from visioneval.core.benchmark import BenchmarkDefinition
 from visioneval.core.records import Record
-from visioneval.core.rundir import image_hashes, prompt_text
+from visioneval.core.rundir import image_hashes, prompt_text, shown_definition
 from visioneval.core.runfiles import RunInfo
 from visioneval.excerpts import capped
 from visioneval.report.selection import Selection, priority
@@ -64,9 +65,6 @@ class LiveRows:
 
     def add(self, record: Record) -> None:
         if self._rows is None:
-            from visioneval.core import registry
-            from visioneval.core.rundir import shown_definition
-
             definition, untrusted = shown_definition(
                 self.info, registry.imported_here(self.info), self.directory)
             if untrusted is not None:

@@ -30,7 +30,9 @@ from visioneval.core.blocks import (
 from visioneval.core.rundir import OpenedRun, load_all
 from visioneval.core.store import RunDirError, write_atomic
 from visioneval.io import csvcells
+from visioneval.report import reference as published
 from visioneval.report import templating, variants
+from visioneval.report.cost import cost_column
 from visioneval.report.markdown import md_escape
 from visioneval.variants.family import rebuilt
 
@@ -74,8 +76,6 @@ def _name_alike_runs(result: ComparisonTable) -> None:
 
 def _add_cost(result: ComparisonTable, common_only: bool) -> None:
     """The results table's Cost column: each row's run's."""
-    from visioneval.report.cost import cost_column
-
     cells, notes = cost_column([run.info for run in result.runs],
                                [row[0] for row in result.rows], whole_runs_only=common_only)
     result.header.append("Cost")
@@ -216,7 +216,6 @@ def to_markdown(result: ComparisonTable, reference: ReferenceReport | None = Non
         lines += ["", *section_markdown(section)]
     text = "\n".join(lines) + "\n"
     if reference is not None:  # --reference: the published rows beside each run
-        from visioneval.report import reference as published
 
         text += "\n" + published.to_markdown(reference)
     return text
@@ -329,8 +328,6 @@ def table_context(result: ComparisonTable) -> dict[str, Any]:
 
 
 def _reference_context(reference: ReferenceReport) -> dict[str, object]:
-    from visioneval.report import reference as published
-
     return published.html_context(reference)
 
 
@@ -344,8 +341,6 @@ def write(result: ComparisonTable, out: Path, reference: ReferenceReport | None 
     files = {"comparison.csv": to_csv(result), "comparison.md": to_markdown(result, reference),
              "comparison.html": to_html(result, reference)}
     if reference is not None:
-        from visioneval.report import reference as published
-
         files["reference.csv"] = published.to_csv(reference)
     for name, text in files.items():
         write_atomic(out / name, text.encode("utf-8"))

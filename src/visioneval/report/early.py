@@ -31,14 +31,17 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
+from visioneval.core import registry
 from visioneval.core.benchmark import BenchmarkDefinition
 from visioneval.core.records import Record, Sample
-from visioneval.core.rundir import image_hashes
+from visioneval.core.rundir import image_hashes, shown_definition
 from visioneval.core.runfiles import RunInfo
 from visioneval.engine.quiet import QuietMoments
+from visioneval.report import svgtemplate, templating
 from visioneval.report.browser_rows import BrowserRows, LiveRows
 from visioneval.report.selection import KINDS, priority
 from visioneval.report.thumbs import RUN_END_THUMBS, thumbnail
+from visioneval.stats.bootstrap import blas_libraries
 
 log = logging.getLogger(__name__)
 
@@ -114,9 +117,6 @@ class EarlyPage:
     def _resolve(self) -> BenchmarkDefinition | None:
         """The definition the end-of-run page is drawn with (`page.try_write_report`); a
         run it shows without one has no thumbnails, so none are made."""
-        from visioneval.core import registry
-        from visioneval.core.rundir import shown_definition
-
         definition, untrusted = shown_definition(self.info, registry.imported_here(self.info),
                                                  self.directory)
         if untrusted is not None:
@@ -221,19 +221,14 @@ def warm_up_steps() -> list[Callable[[], object]]:
 
     def compile_template(name: str) -> Callable[[], object]:
         def step() -> object:
-            from visioneval.report import templating
-
             return templating.environment().get_template(name)
         return step
 
     def find_blas() -> object:  # the intervals hold numpy's BLAS to one thread
-        from visioneval.stats.bootstrap import blas_libraries
 
         return blas_libraries()
 
     def compile_chart_template() -> object:
-        from visioneval.report import svgtemplate
-
         return svgtemplate.chart_template()
 
     return [*(lambda m=m: importlib.import_module(m) for m in modules), find_blas,

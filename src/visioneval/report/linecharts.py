@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from visioneval.core import figures
 from visioneval.report.charts import MISS, PALETTE, SMALL, TITLE, Chart, Frame, axes, text_width
+from visioneval.stats.psychometric import psi
 
 CURVE, POINT, BAND_FILL, THRESHOLD = "#4c72b0", "#111", "#f6dcc8", "#dd8452"
 REFERENCE_BAND = "#e8eef7"
@@ -43,8 +44,6 @@ def psychometric(figure: figures.Psychometric) -> str:
     with its interval, and the guess rate dashed. One series (a run's page): black points,
     the interval as a band. Several (the compare page): a colour each, points set a little
     apart, each threshold a bar at the criterion's height, and a legend."""
-    from visioneval.stats.psychometric import psi
-
     series = figure.series
     one = len(series) == 1
     first = series[0]

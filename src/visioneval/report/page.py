@@ -17,6 +17,7 @@ from visioneval.core.blocks import Note, Section, Table
 from visioneval.core.rundir import OpenedRun, just_made, load
 from visioneval.core.runfiles import Counts, RunInfo, SessionInfo
 from visioneval.core.store import write_atomic
+from visioneval.invocation import command
 from visioneval.report import templating, thumbs, variants
 from visioneval.report.browser_rows import ROW_LIMIT, BrowserRows
 from visioneval.report.cost import cost_blocks, cost_card
@@ -332,7 +333,6 @@ def try_write_report(directory: Path, definition: registry.Named = None,
         return write_page(just_made(directory, definition), RUN_END_THUMBS, ready=thumbnails,
                           rows=rows)
     except Exception as exc:  # the run's results are safe; only the page is missing
-        from visioneval.invocation import command
 
         log.warning("report.html not written: %s: %s (run `%s`)",
                     type(exc).__name__, exc, command("report", directory))

@@ -12,10 +12,12 @@ from rich.console import Console
 
 from visioneval.core import blocks, registry
 from visioneval.core.capabilities import PairsRecords
+from visioneval.core.printed import print_table
 from visioneval.core.rundir import OpenedRun, load_all
 from visioneval.core.store import write_atomic
 from visioneval.io import csvcells
 from visioneval.stats.paired import CLUSTERED_MCNEMAR, PairedCollector, PairedResult, paired
+from visioneval.terminal import line
 
 
 @dataclass
@@ -55,9 +57,6 @@ def paired_comparisons(directories: Sequence[Path | OpenedRun],
 def show(comparisons: list[PairedComparison], console: Console) -> None:
     """Each comparison's tests: the values, the difference and the test's figure; the detail
     lines (discordant pairs, images) go to the pages and paired.csv (`--out`)."""
-    from visioneval.core.printed import print_table
-    from visioneval.terminal import line
-
     for item in comparisons:
         if not item.results and not item.unpaired:
             continue

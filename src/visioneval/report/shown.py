@@ -10,6 +10,8 @@ from rich.console import Console
 from visioneval.core.rundir import OpenedRun
 from visioneval.report.cost import cost_line
 from visioneval.terminal import line
+from visioneval.variants import shown
+from visioneval.variants.summary import read
 
 
 def show(view: OpenedRun, console: Console) -> None:
@@ -36,9 +38,6 @@ def show(view: OpenedRun, console: Console) -> None:
 
 def _variants(view: OpenedRun, console: Console) -> None:
     """The variants' paired table and the lines on answering without the image."""
-    from visioneval.variants import shown
-    from visioneval.variants.summary import read
-
     try:
         summary = read(view.directory)
     except ValueError as exc:

@@ -11,6 +11,7 @@ from typing import Any
 import jinja2
 
 from visioneval import pages
+from visioneval.report import drawing
 
 TEMPLATES = Path(__file__).parent / "templates"
 ASSETS = Path(__file__).parent / "assets"  # the report's own scripts and styles
@@ -22,8 +23,6 @@ SORTABLE = pages.ASSETS / "sortable.js"  # tables that sort by a click on a colu
 def environment() -> jinja2.Environment:
     """One environment per process (templates are compiled once); `draw(chart)` draws a
     section's chart (`report.drawing`)."""
-    from visioneval.report import drawing
-
     env = pages.environment(TEMPLATES)
     env.globals["draw"] = drawing.draw
     return env

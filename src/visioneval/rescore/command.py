@@ -11,6 +11,7 @@ from rich.console import Console
 from visioneval.core.foreign import RescoreRequest
 from visioneval.core.rundir import just_made
 from visioneval.invocation import command
+from visioneval.report.page import try_write_report
 from visioneval.rescore.run import rescore
 from visioneval.terminal import error_line, line, print_command
 
@@ -38,8 +39,6 @@ def run_command(tool: str, paths: Sequence[Path], out: Path | None, request: Res
             err.print(f"  {count:>6} x {reason}", highlight=False,
                       markup=False)
     if report:
-        from visioneval.report.page import try_write_report  # only when a page is written
-
         page = try_write_report(result.directory)
         if page is not None:
             line(console, f"report: {page}")

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from visioneval.backends.batch.clients import batch_client
 from visioneval.backends.batch.clients import refusal as backend_refusal
 from visioneval.core.capabilities import LearnsFromAnswers
+from visioneval.engine.batch_runner import BatchSetup
 
 if TYPE_CHECKING:
     from visioneval.backends.base import Backend
     from visioneval.backends.registry import BackendSpec
     from visioneval.core.benchmark import Benchmark
-    from visioneval.engine.batch_runner import BatchSetup
     from visioneval.runs.output import Output
 
 
@@ -35,9 +36,6 @@ def refusal(benchmark: Benchmark, spec: BackendSpec) -> str | None:
 
 def batch_setup(backend: Backend, output: Output) -> BatchSetup:
     """The batch client on the run's own backend; its lines go where the run talks."""
-    from visioneval.backends.batch.clients import batch_client
-    from visioneval.engine.batch_runner import BatchSetup
-
     def say(line: str) -> None:
         output.err.print(line, highlight=False, markup=False)
 

@@ -4,6 +4,7 @@ difference its samples can detect, before any pilot run says how often two model
 
 from __future__ import annotations
 
+from visioneval.core import registry
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.capabilities import PairsRecords
 from visioneval.stats import power as formulas
@@ -17,8 +18,6 @@ def proportion_headline(benchmark: Benchmark) -> bool:
     vqa's accuracy), or 0/1 rows its registered definition pairs for `visioneval compare`
     (IllusionBench's recall per protocol, subset and task: proportions, though no single
     one is the headline)."""
-    from visioneval.core import registry
-
     if benchmark.headline_proportion() is not None:
         return True
     return benchmark.name in registry.names() and \

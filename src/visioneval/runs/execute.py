@@ -17,9 +17,11 @@ from visioneval.backends.builtin import check_fits
 from visioneval.backends.registry import BackendSpec, make_backend
 from visioneval.backends.served import describe
 from visioneval.baselines.hints import majority_answers
+from visioneval.core import registry
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.runfiles import BenchmarkPlan, Identity, Pricing, ProbedResolution, RunInfo
 from visioneval.core.store import RunDirError, RunLock, RunStore
+from visioneval.cost.budget import Budget
 from visioneval.cost.prices import (
     JUDGE_GIVEN,
     ModelRef,
@@ -30,6 +32,10 @@ from visioneval.cost.prices import (
 from visioneval.engine.options import Change, EngineOptions, dispatch, http_limits
 from visioneval.engine.stopping import SequentialStop, StoppingFlags, refusal
 from visioneval.io.parquet import DataError
+from visioneval.probe.canary import CanaryDesign
+from visioneval.probe.resolution import ProbeSettings, probe
+from visioneval.report.early import EarlyPage
+from visioneval.runs.batching import MAX_COST_REFUSED, batch_setup
 from visioneval.runs.output import Output
 from visioneval.runs.session import (
     Models,
@@ -46,9 +52,7 @@ from visioneval.runs.spec import RunSpec
 from visioneval.runs.target import judge_flags, target_flags
 
 if TYPE_CHECKING:
-    from visioneval.cost.budget import Budget
     from visioneval.engine.batch_runner import BatchSetup
-    from visioneval.report.early import EarlyPage
 
 
 def run_directory(spec: RunSpec) -> Path:
@@ -212,7 +216,6 @@ def _early_page(store: RunStore, output: Output) -> EarlyPage | None:
     that page with them (`Output.early_thumbnails`)."""
     if not (output.report and output.early_thumbnails):
         return None
-    from visioneval.report.early import EarlyPage
 
     return EarlyPage(store.info, store.directory)
 
@@ -222,7 +225,8 @@ def _batches(benchmark: Benchmark, spec: BackendSpec, backend: Backend,
     """The session's batch setup (`visioneval.runs.batching`); a ValueError of one line
     when the run cannot be sent in batches (a resumed run rebuilt from its record), or
     when a --max-cost was given (a batch is sent at once: no request-by-request limit)."""
-    from visioneval.runs.batching import MAX_COST_REFUSED, batch_setup, refusal
+    # here, not at the top: its name is engine.stopping's `refusal` too
+    from visioneval.runs.batching import refusal
 
     if engine.max_cost is not None:
         raise ValueError(MAX_COST_REFUSED)
@@ -251,9 +255,6 @@ def resumed_rule(info: RunInfo, benchmark: Benchmark, directory: Path,
 async def _probe(backend: Backend, engine: EngineOptions, output: Output) -> ProbedResolution:
     """The endpoint's effective resolution, measured through the run's own backend before
     its first sample (`--probe-resolution`); said in one line."""
-    from visioneval.probe.canary import CanaryDesign
-    from visioneval.probe.resolution import ProbeSettings, probe
-
     settings = ProbeSettings(concurrency=engine.concurrency, max_attempts=engine.max_attempts,
                              timeout_s=engine.timeout_s)
     output.err.print(f"probing the endpoint's resolution first: "
@@ -267,8 +268,6 @@ async def _probe(backend: Backend, engine: EngineOptions, output: Output) -> Pro
 
 def _builtin_note(name: str) -> str:
     """The benchmark's `builtin_note` (registered benchmarks; "" for others)."""
-    from visioneval.core import registry
-
     return registry.definition(name).builtin_note if name in registry.names() else ""
 
 
@@ -315,7 +314,6 @@ def _budget(benchmark: Benchmark, spec: BackendSpec, engine: EngineOptions,
     without prices uses the ones the run recorded); a ValueError when a price is unknown."""
     if engine.max_cost is None:
         return None
-    from visioneval.cost.budget import Budget
 
     given = given_price(engine.price_in, engine.price_out)
     judge_given = given_price(engine.judge_price_in, engine.judge_price_out, JUDGE_GIVEN)

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 from visioneval.core.benchmark import Benchmark
+from visioneval.core.idset import all_distinct, digest
 from visioneval.core.records import Record, Sample
 from visioneval.core.store import record_id
 from visioneval.engine.quiet import QuietMoments
@@ -168,8 +169,6 @@ class LiveSummary:
         """The summary of every record, once the thread has read the rest of the journal;
         None if its numbers may not be the ones the journal streamed now would give
         (`data_ids`: the ids of the samples in the run's data, read to its end)."""
-        from visioneval.core.idset import all_distinct
-
         self._quiet.stop()
         if self._thread is None:  # never quiet: nothing read yet, the journal is read now
             return None
@@ -220,8 +219,6 @@ class LiveSummary:
 
     def _records(self) -> Iterator[Record]:
         """The journal's records as `RunStore.iter_latest` parses them, each id noted."""
-        from visioneval.core.idset import digest
-
         for line in self._lines():
             if not line.strip():
                 continue

@@ -15,7 +15,10 @@ from pydantic import BaseModel, ValidationError
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition, option_values
 from visioneval.core.runfiles import RunInfo
 from visioneval.runs.request import GivenOption, Restated
+from visioneval.shards import Shard
 from visioneval.validation import error_message
+from visioneval.variants.family import Varied
+from visioneval.variants.kinds import parse
 
 
 def check_restated(info: RunInfo, definition: BenchmarkDefinition, benchmark: Benchmark,
@@ -61,9 +64,6 @@ def _shared(info: RunInfo, benchmark: Benchmark, restated: Restated,
         yield (f"--out: the run is in {directory}, given {restated.out}; --resume continues "
                "the run where it is")
     if restated.variants:
-        from visioneval.variants.family import Varied
-        from visioneval.variants.kinds import parse
-
         inner = benchmark.inner if isinstance(benchmark, Varied) else benchmark
         given_names = [v.name for v in parse(restated.variants, inner.own_variants())]
         recorded_names = [v.name for v in info.variants or () if not v.read_by_benchmark]
@@ -75,8 +75,6 @@ def _shared(info: RunInfo, benchmark: Benchmark, restated: Restated,
         yield ("--batch: the run was sent request by request, and --resume continues it "
                "that way")
     if restated.shard is not None:
-        from visioneval.shards import Shard
-
         recorded = info.shard.label if info.shard is not None else "all the samples"
         if info.shard is None or Shard.parse(restated.shard) != info.shard:
             yield _differs("--shard", recorded, restated.shard)

@@ -21,8 +21,10 @@ from typing import TYPE_CHECKING, Any
 from visioneval.backends.base import Backend
 from visioneval.backends.registry import BackendSpec, recorded
 from visioneval.backends.replicas import Replicas
+from visioneval.core import registry
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.capabilities import LearnsFromAnswers
+from visioneval.core.idset import IdCollector, IdSet
 from visioneval.core.records import GenerationSettings, Record, Sample, SkippedRow
 from visioneval.core.runfiles import (
     RUN_FORMAT,
@@ -31,6 +33,7 @@ from visioneval.core.runfiles import (
     CostInfo,
     Counts,
     GenerationInfo,
+    Metrics,
     MetricsModel,
     Pricing,
     RunInfo,
@@ -39,10 +42,11 @@ from visioneval.core.runfiles import (
 from visioneval.core.store import SAMPLES_FILE, RunDirError, RunStore, WriteError
 from visioneval.core.variant_ids import VARIANT_OF
 from visioneval.core.version import installed_version
-from visioneval.cost.prices import ModelRef, recorded_judge_price, recorded_price
-from visioneval.cost.total import run_cost
+from visioneval.cost.prices import ModelRef, NoPrice, recorded_judge_price, recorded_price
+from visioneval.cost.total import role_prices, run_cost
 from visioneval.engine.cache import open_or_none
 from visioneval.engine.options import EngineOptions, retry_policy
+from visioneval.engine.order import seeded_order
 from visioneval.engine.progress import RunProgress
 from visioneval.engine.runner import CostLimitReached, Engine, RecordWatch, RunStats
 from visioneval.runs.live_summary import LiveSummary, RecordReader, Summary, summary_of
@@ -52,7 +56,6 @@ from visioneval.variants.family import Varied
 from visioneval.variants.summary import FILE as VARIANTS_FILE
 
 if TYPE_CHECKING:
-    from visioneval.core.idset import IdSet
     from visioneval.cost.budget import Budget
     from visioneval.engine.batch_runner import BatchSetup
     from visioneval.engine.stopping import SequentialStop
@@ -200,7 +203,6 @@ async def run_session(benchmark: Benchmark, models: Models, store: RunStore,
     console, show_progress, board, label = output.err, output.progress, output.board, \
         output.label
     # numpy: loaded when a session starts
-    from visioneval.core.idset import IdCollector, IdSet
 
     journal = store.directory / SAMPLES_FILE
     live = LiveSummary(benchmark, journal, readers) if batch is None and (
@@ -252,7 +254,6 @@ async def run_session(benchmark: Benchmark, models: Models, store: RunStore,
             if replicas:
                 progress.watch_dispatch(replicas)
             if stopping is not None:  # never with a shard (refused)
-                from visioneval.engine.order import seeded_order
 
                 samples = seeded_order(benchmark.samples, stopping.rule.seed)
             else:
@@ -397,9 +398,6 @@ def metrics_model_for(info: RunInfo) -> MetricsModel:
     (`BenchmarkDefinition.metrics_model`): its registered or visioneval's own definition, or
     the user's own that this process has already imported (it has just run it); else the
     open envelope. Nothing is imported that the run names."""
-    from visioneval.core import registry
-    from visioneval.core.runfiles import Metrics
-
     try:
         return registry.for_run(info).metrics_model
     except registry.UntrustedRun:
@@ -423,9 +421,6 @@ def price_remedies(info: RunInfo, benchmark: Benchmark | None = None) -> list[st
     """How to price what the run could not (said once, after its cost line): the model's
     --price-in/--price-out, the judge's --judge-price-in/--judge-price-out (the judges are
     the benchmark's, when it is given)."""
-    from visioneval.cost.prices import NoPrice
-    from visioneval.cost.total import role_prices
-
     judge = ModelRef.from_spec(benchmark.judge) \
         if benchmark is not None and benchmark.judge is not None else None
     panel = [ModelRef.from_spec(spec) for spec in benchmark.panel] if benchmark else []

@@ -37,6 +37,7 @@ from visioneval.engine.stopping import DEFAULT_MIN_SAMPLES, StoppingRule
 from visioneval.runs.batching import MAX_COST_REFUSED
 from visioneval.shards import DEFAULT_RAY_SHARDS, MAX_RAY_SHARDS, Shard
 from visioneval.validation import error_message, first_error
+from visioneval.variants.family import with_variants
 
 Executor = Literal["local", "ray"]
 
@@ -209,8 +210,6 @@ class RunSpec(BaseModel):
                 raise SpecError(_one_line(exc)) from None
             benchmark = chosen.from_command(options)
         if self.variants:
-            from visioneval.variants.family import with_variants
-
             benchmark = with_variants(benchmark, self.variants, chosen)
         self._check(benchmark)
         self._built = benchmark

@@ -17,6 +17,7 @@ from typing import Any
 from visioneval.backends.keys import MASK, MODEL_FLAGS, TargetFlags, redact_url
 from visioneval.backends.registry import BackendSpec
 from visioneval.backends.served import hosted_host
+from visioneval.core import registry
 from visioneval.core.runfiles import BackendInfo, RunInfo
 from visioneval.invocation import command
 
@@ -100,8 +101,6 @@ def resume_command(info: RunInfo | str, directory: Any) -> str:
 def target_flags(benchmark: Any) -> TargetFlags:
     """The flags naming the run's model server on its benchmark's command (evaluate's model
     is its judge: --judge-base-url); looked up among registered benchmarks only."""
-    from visioneval.core import registry
-
     if isinstance(benchmark, str) and benchmark in registry.names():
         url, key = registry.definition(benchmark).target_flags
         return TargetFlags(url, key)
@@ -112,8 +111,6 @@ def judge_flags(benchmark: Any) -> TargetFlags:
     """The flags naming the judge's server on the benchmark's command (vqa's
     --judge-base-url, --judge-api-key-env): its definition's `judge_target` options;
     looked up among registered benchmarks only."""
-    from visioneval.core import registry
-
     if isinstance(benchmark, str) and benchmark in registry.names():
         return judge_flags_of(registry.definition(benchmark).judge_target)
     return judge_flags_of(None)

@@ -12,12 +12,10 @@ bootstrap (psychometric_fit.fit) give the threshold and its interval at the end.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+
+import numpy as np
 
 from visioneval.stats.psychometric import Sigmoid
-
-if TYPE_CHECKING:
-    import numpy as np
 
 BETAS_WEIBULL = (0.8, 10.0)
 LAPSES = (0.0, 0.02, 0.05)
@@ -28,8 +26,6 @@ class PsiTrack:
 
     def __init__(self, candidates: Sequence[float], guess: float, form: Sigmoid = "weibull",
                  alphas: int = 40, betas: int = 12, lapses: Sequence[float] = LAPSES):
-        import numpy as np
-
         self.candidates = np.asarray(sorted(set(candidates)), dtype=np.float64)
         if len(self.candidates) < 2:
             raise ValueError("an adaptive track needs at least 2 candidate levels")
@@ -54,8 +50,6 @@ class PsiTrack:
         self.trials = np.zeros(len(self.candidates))
 
     def _psi(self, x: np.ndarray, grid: np.ndarray) -> np.ndarray:
-        import numpy as np
-
         alpha, beta, lapse = grid[:, 0], grid[:, 1], grid[:, 2]
         if self.form == "weibull":
             f = -np.expm1(-((x / alpha) ** beta))
@@ -65,8 +59,6 @@ class PsiTrack:
 
     def record(self, level: float, correct: bool) -> None:
         """One answer at one of the candidate levels."""
-        import numpy as np
-
         index = int(np.argmin(np.abs(self.candidates - level)))
         if not np.isclose(self.candidates[index], level):
             raise ValueError(f"level {level} is not one of the track's candidate levels")
@@ -77,15 +69,11 @@ class PsiTrack:
         self.trials[index] += 1
 
     def posterior(self) -> np.ndarray:
-        import numpy as np
-
         weights = np.exp(self.log_posterior)
         return weights / weights.sum()
 
     def expected_entropy(self) -> np.ndarray:
         """Per candidate: the posterior's entropy expected after one more answer there."""
-        import numpy as np
-
         prior = self.posterior()
         joint_right = self.table * prior
         joint_wrong = (1.0 - self.table) * prior
@@ -101,8 +89,6 @@ class PsiTrack:
         """The next k levels: the candidates of least expected entropy, best first;
         `allowed` (one flag per candidate, in `candidates` order) leaves some out (a level
         with no stimulus left). Fewer than k when fewer are allowed."""
-        import numpy as np
-
         order = np.argsort(self.expected_entropy(), kind="stable")
         if allowed is not None:
             mask = np.asarray(allowed, dtype=bool)

@@ -24,12 +24,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
+
+import numpy as np
+from scipy.stats import spearmanr
 
 from visioneval.stats.bootstrap import CHUNK, LEVEL
-
-if TYPE_CHECKING:
-    import numpy as np
 
 Level = Literal["interval", "ordinal"]
 BATCH_CELLS = 2_000_000  # resamples x pairable values held at once (16 MB a float array)
@@ -63,8 +63,6 @@ class Pairable:
     for alpha on any per-unit count vector: the point estimate is all counts 1."""
 
     def __init__(self, ratings: np.ndarray, level: Level):
-        import numpy as np
-
         data = np.asarray(ratings, dtype=np.float64)
         if data.ndim != 2:
             raise ValueError(f"ratings must be raters x units, got shape {data.shape}")
@@ -95,8 +93,6 @@ class Pairable:
     def alphas(self, weights: np.ndarray) -> np.ndarray:
         """Alpha for each row of per-unit counts (k x units); NaN where the resample's
         pairable values do not vary (alpha is 0/0)."""
-        import numpy as np
-
         per_value = weights[:, self.unit_of]  # k x values: each value's weight
         n_v = np.add.reduceat(per_value[:, self.by_value], self.value_starts, axis=1)
         n = n_v.sum(axis=1)
@@ -135,8 +131,6 @@ def _why_not(units: Pairable) -> str | None:
 def krippendorff_alpha(ratings: np.ndarray, level: Level = "interval") -> float | None:
     """Krippendorff's alpha of a raters x units matrix (NaN = missing); None when fewer than
     2 units have two ratings or no rating differs from another."""
-    import numpy as np
-
     units = Pairable(ratings, level)
     if _why_not(units) is not None:
         return None
@@ -146,8 +140,6 @@ def krippendorff_alpha(ratings: np.ndarray, level: Level = "interval") -> float 
 
 def resample_counts(rng: np.random.Generator, n: int, size: int) -> np.ndarray:
     """`size` bootstrap resamples of n units as per-unit counts (size x n)."""
-    import numpy as np
-
     picks = rng.integers(0, n, size=(size, n)) + (np.arange(size) * n)[:, None]
     return np.bincount(picks.ravel(), minlength=size * n).reshape(size, n).astype(np.float64)
 
@@ -157,8 +149,6 @@ def agreement(ratings: np.ndarray, level: Level = "interval", resamples: int = 1
     """Alpha and its percentile 95% interval from `resamples` bootstrap resamples of the
     units (columns). Resamples whose values do not vary have no alpha and are dropped;
     when more than half are, there is no interval."""
-    import numpy as np
-
     if resamples < 1:
         raise ValueError("resamples must be at least 1")
     units = Pairable(ratings, level)
@@ -188,9 +178,6 @@ def against_reference(judge: Sequence[float], human: Sequence[float], resamples:
     """A judge's scores against human scores of the same cases (same scale, NaN = not
     scored; such pairs are left out): alpha with the two as two raters (interval), Spearman's
     rank correlation, and the mean (absolute) difference judge minus human."""
-    import numpy as np
-    from scipy.stats import spearmanr
-
     a = np.asarray(judge, dtype=np.float64)
     b = np.asarray(human, dtype=np.float64)
     if a.shape != b.shape or a.ndim != 1:

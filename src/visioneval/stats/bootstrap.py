@@ -16,6 +16,9 @@ every row of the drawn clusters (Davison & Hinkley 1997, section 3.8; Field & We
 When every cluster holds one row, the clustered path is the plain one, number for number.
 """
 
+# Imports inside functions: numpy and scipy load on first use: `visioneval --help` loads this
+# module.
+
 from __future__ import annotations
 
 import functools

@@ -11,6 +11,9 @@ comparison of correlated proportions for clustered data", Statistics in Medicine
 any other a paired bootstrap that draws whole clusters. The result's `test` names which.
 """
 
+# Imports inside functions: numpy and scipy load on first use: `visioneval --help` loads this
+# module.
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -19,6 +19,9 @@ function, found with scipy's brentq). Power is the probability of the tail the t
 difference lies on (the other tail adds under 0.1% at the powers used here).
 """
 
+# Imports inside functions: scipy loads when a power is computed, so `visioneval power`
+# refuses a wrong option at once.
+
 from __future__ import annotations
 
 import math

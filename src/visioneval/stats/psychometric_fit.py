@@ -24,13 +24,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from dataclasses import dataclass, replace
+from typing import Literal
+
+import numpy as np
 
 from visioneval.stats.psychometric import Sigmoid, criterion_level, psi_slope, sigmoid_inverse
-
-if TYPE_CHECKING:
-    import numpy as np
 
 Status = Literal["reached", "not reached"]
 CRITERION = 0.75
@@ -88,8 +87,6 @@ class _Data:
 
 def _g(u: np.ndarray, form: Sigmoid) -> tuple[np.ndarray, np.ndarray]:
     """F and dF/du at u."""
-    import numpy as np
-
     if form == "weibull":
         eu = np.exp(np.minimum(u, 50.0))
         f = -np.expm1(-eu)
@@ -100,8 +97,6 @@ def _g(u: np.ndarray, form: Sigmoid) -> tuple[np.ndarray, np.ndarray]:
 
 def _probabilities(theta: np.ndarray, data: _Data) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """ψ per parameter row and level, F, and dF/du (theta rows: a, log β, λ)."""
-    import numpy as np
-
     a, beta, lapse = theta[..., 0:1], np.exp(theta[..., 1:2]), theta[..., 2:3]
     u = beta * (data.t - a)
     f, df = _g(u, data.form)
@@ -110,16 +105,12 @@ def _probabilities(theta: np.ndarray, data: _Data) -> tuple[np.ndarray, np.ndarr
 
 
 def _log_likelihood(theta: np.ndarray, data: _Data, k: np.ndarray) -> np.ndarray:
-    import numpy as np
-
     p, _, _ = _probabilities(theta, data)
     return (k * np.log(p) + (data.n - k) * np.log1p(-p)).sum(axis=-1)
 
 
 def _objective(theta: np.ndarray, data: _Data, k: np.ndarray) -> tuple[float, np.ndarray]:
     """−log L and its gradient, for the optimiser."""
-    import numpy as np
-
     p, f, df = _probabilities(theta, data)
     a, beta, lapse = theta[0], math.exp(theta[1]), theta[2]
     dl_dp = k / p - (data.n - k) / (1.0 - p)
@@ -137,8 +128,6 @@ def _starts(data: _Data, k: np.ndarray, count: int = STARTS) -> np.ndarray:
     different steepness. From one start, a sparse design (levels far apart, so nothing
     bounds the slope between the last level below criterion and the first above it) often
     ends at a too-steep local maximum."""
-    import numpy as np
-
     grid = _grid(data)
     ll = _log_likelihood(grid, data, k)
     best: dict[float, int] = {}
@@ -154,7 +143,7 @@ def _best_fit(data: _Data, k: np.ndarray) -> np.ndarray:
 
 
 def _maximise(data: _Data, k: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, bool]:
-    from scipy.optimize import minimize
+    from scipy.optimize import minimize  # keeps `visioneval list` (which loads this) light
 
     found = minimize(_objective, start, args=(data, k), jac=True, method="L-BFGS-B",
                      bounds=data.bounds, options={"maxiter": 200})
@@ -162,7 +151,7 @@ def _maximise(data: _Data, k: np.ndarray, start: np.ndarray) -> tuple[np.ndarray
 
 
 def _saturated(data: _Data, k: np.ndarray) -> np.ndarray:
-    from scipy.special import xlogy
+    from scipy.special import xlogy  # keeps `visioneval list` (which loads this) light
 
     return (xlogy(k, k / data.n) + xlogy(data.n - k, 1.0 - k / data.n)).sum(axis=-1)
 
@@ -189,7 +178,7 @@ def fit(levels: Sequence[float], n_correct: Sequence[int], n_trials: Sequence[in
     # the libraries loaded when it is set.
     import scipy.optimize  # noqa: F401
     import scipy.stats  # noqa: F401
-    from threadpoolctl import threadpool_limits
+    from threadpoolctl import threadpool_limits  # keeps `visioneval list` (which loads this) light
 
     with threadpool_limits(limits=1, user_api="blas"):
         return _fit(levels, n_correct, n_trials, guess, form, criterion, lapse_bounds,
@@ -199,8 +188,7 @@ def fit(levels: Sequence[float], n_correct: Sequence[int], n_trials: Sequence[in
 def _fit(levels: Sequence[float], n_correct: Sequence[int], n_trials: Sequence[int],
          guess: float, form: Sigmoid, criterion: float, lapse_bounds: tuple[float, float],
          resamples: int, seed: int) -> Fit:
-    import numpy as np
-    from scipy.stats import chi2
+    from scipy.stats import chi2  # keeps `visioneval list` (which loads this) light
 
     data = _prepare(levels, n_correct, n_trials, guess, form, criterion, lapse_bounds)
     x, k, n = np.asarray(levels, dtype=np.float64), data.k, data.n
@@ -227,8 +215,6 @@ def _prepare(levels: Sequence[float], n_correct: Sequence[int], n_trials: Sequen
              guess: float, form: Sigmoid, criterion: float,
              lapse_bounds: tuple[float, float]) -> _Data:
     """The counts as arrays on the transformed level t, with the parameters' bounds."""
-    import numpy as np
-
     x = np.asarray(levels, dtype=np.float64)
     k = np.asarray(n_correct, dtype=np.float64)
     n = np.asarray(n_trials, dtype=np.float64)
@@ -287,16 +273,12 @@ def _judge(alpha: float, beta: float, lapse: float, guess: float, form: Sigmoid,
 
 
 def _replace(found: Fit, **changes: object) -> Fit:
-    from dataclasses import replace
-
     return replace(found, **changes)  # type: ignore[arg-type]
 
 
 def _bootstrap(found: Fit, data: _Data, theta: np.ndarray, deviance: float, resamples: int,
                seed: int) -> Fit:
     """Refit `resamples` binomial data sets simulated from the fit at the tested levels."""
-    import numpy as np
-
     rng = np.random.default_rng(seed)
     p, _, _ = _probabilities(theta, data)
     counts = rng.binomial(data.n.astype(np.int64), p, size=(resamples, len(data.t)))
@@ -331,8 +313,6 @@ def _bootstrap(found: Fit, data: _Data, theta: np.ndarray, deviance: float, resa
 def _percentiles(values: np.ndarray) -> tuple[float, float]:
     """The 2.5th and 97.5th percentiles, without interpolating across an infinite value
     (a resample that never reaches the criterion counts as a threshold beyond any level)."""
-    import numpy as np
-
     low, high = np.quantile(values, [0.025, 0.975], method="inverted_cdf")
     return float(low), float(high)
 
@@ -352,8 +332,6 @@ class ThresholdDraws:
     @property
     def not_reached(self) -> int:
         """Refits whose ψ never reaches the criterion (their draw is math.inf)."""
-        import numpy as np
-
         return int(np.isinf(self.thresholds).sum())
 
 
@@ -367,8 +345,6 @@ def threshold_draws(levels: Sequence[float], n_correct: Sequence[int],
     them. The refits are made all at once (`_refit_all`: array arithmetic, no optimiser
     call and no BLAS call per resample), several times faster than `fit`'s bootstrap and
     unaffected by BLAS threads; their maxima are at least as high as its."""
-    import numpy as np
-
     found = fit(levels, n_correct, n_trials, guess, form, criterion, lapse_bounds,
                 resamples=0)
     if found.threshold is None or resamples <= 0:
@@ -396,8 +372,6 @@ def _refit_all(data: _Data, k: np.ndarray, start: np.ndarray
     `_starts`' grid, the grid's best point for that row (the likelihood can have separate
     maxima with and without lapses); the best converged refit is kept. Returns the
     parameters and, per row, whether any refit converged."""
-    import numpy as np
-
     rows = len(k)
     grid = _grid(data)
     p = np.clip(_probabilities(grid, data)[0], _EPS, 1.0 - _EPS)
@@ -424,8 +398,6 @@ def _ascend(data: _Data, k: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, 
     in their bounds (one at a bound that the gradient pushes beyond is held for that step).
     A row has converged when its projected gradient, or the gain that Newton's step
     promises relative to the log-likelihood, is below scipy's L-BFGS-B defaults."""
-    import numpy as np
-
     low = np.array([b[0] for b in data.bounds])
     high = np.array([b[1] for b in data.bounds])
     theta = np.clip(theta, low, high)
@@ -465,8 +437,6 @@ def _ascend(data: _Data, k: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, 
 
 def _grid(data: _Data) -> np.ndarray:
     """`_starts`' coarse grid over (a, log β, λ), one point a row."""
-    import numpy as np
-
     (_, _), (b_lo, b_hi), (l_lo, l_hi) = data.bounds
     span_lo, span_hi = float(data.t.min()), float(data.t.max())
     a = np.linspace(span_lo - 0.25 * (span_hi - span_lo), span_hi + 0.5 * (span_hi - span_lo),
@@ -480,8 +450,6 @@ def _score(theta: np.ndarray, data: _Data, k: np.ndarray
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per row: the gradient of the log-likelihood in (a, log β, λ), its Hessian, and the
     expected (Fisher) information Σ n/(ψ(1 − ψ))·∂ψ∂ψᵀ."""
-    import numpy as np
-
     p, f, df = _probabilities(theta, data)
     a, beta, lapse = theta[:, 0:1], np.exp(theta[:, 1:2]), theta[:, 2:3]
     u = beta * (data.t - a)
@@ -519,8 +487,6 @@ def _positive_definite(m: np.ndarray) -> np.ndarray:
 
 def _solve3(m: np.ndarray, b: np.ndarray) -> np.ndarray:
     """x with m·x = b for a stack of 3 x 3 systems, by the adjugate (no LAPACK call)."""
-    import numpy as np
-
     c00 = m[:, 1, 1] * m[:, 2, 2] - m[:, 1, 2] * m[:, 2, 1]
     c01 = m[:, 1, 2] * m[:, 2, 0] - m[:, 1, 0] * m[:, 2, 2]
     c02 = m[:, 1, 0] * m[:, 2, 1] - m[:, 1, 1] * m[:, 2, 0]
@@ -539,8 +505,6 @@ def _solve3(m: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _criterion_levels(theta: np.ndarray, criterion: float, data: _Data) -> np.ndarray:
     """`criterion_level` of each row of parameters; math.inf where ψ never gets there."""
-    import numpy as np
-
     a, beta, lapse = theta[:, 0], np.exp(theta[:, 1]), theta[:, 2]
     f = (criterion - data.guess) / (1.0 - data.guess - lapse)
     inside = (f > 0.0) & (f < 1.0)

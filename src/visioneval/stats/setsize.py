@@ -13,13 +13,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+
+import numpy as np
 
 from visioneval.stats.binomial import wilson
 from visioneval.stats.detection import Z95
-
-if TYPE_CHECKING:
-    import numpy as np
 
 SEED = 20261122
 RESAMPLES = 1000
@@ -47,8 +45,6 @@ class ConditionDifference:
 
 def _arrays(set_sizes: Sequence[int], n_correct: Sequence[int], n_trials: Sequence[int]
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    import numpy as np
-
     x = np.log2(np.asarray(set_sizes, dtype=np.float64))
     k = np.asarray(n_correct, dtype=np.float64)
     n = np.asarray(n_trials, dtype=np.float64)
@@ -63,8 +59,6 @@ def _arrays(set_sizes: Sequence[int], n_correct: Sequence[int], n_trials: Sequen
 def _logit_glm(x: np.ndarray, k: np.ndarray, n: np.ndarray) -> tuple[float, float]:
     """The slope of logit(p) = b0 + b1·x by IRLS and its standard error. Counts of 0 or all
     get half a trial either way so the fit stays finite."""
-    import numpy as np
-
     k = np.clip(k, 0.5, n - 0.5) if ((k == 0) | (k == n)).all() else k
     design = np.column_stack([np.ones_like(x), x])
     beta = np.zeros(2)
@@ -92,8 +86,6 @@ def set_size_effect(set_sizes: Sequence[int], n_correct: Sequence[int],
                     n_trials: Sequence[int], resamples: int = RESAMPLES,
                     seed: int = SEED) -> SetSizeEffect:
     """How accuracy changes per doubling of the set size, with 95% intervals."""
-    import numpy as np
-
     x, k, n = _arrays(set_sizes, n_correct, n_trials)
     slope, se = _logit_glm(x, k, n)
     points = float(_points_slopes(x, k, n))
@@ -111,7 +103,7 @@ def conjunction_vs_feature(set_sizes: Sequence[int], feature_correct: Sequence[i
     """Feature minus conjunction accuracy at each matched set size. The two conditions are
     different displays, so the test is unpaired (Fisher's exact); when the same items were
     answered in both, pair them with `visioneval.stats.paired.mcnemar` instead."""
-    from scipy.stats import fisher_exact
+    from scipy.stats import fisher_exact  # keeps `visioneval list` (which loads this) light
 
     rows = zip(set_sizes, feature_correct, feature_trials, conjunction_correct,
                conjunction_trials, strict=True)

@@ -10,6 +10,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from visioneval.backends.batch.base import BATCH_DISCOUNT
+from visioneval.core.idset import IdSet
 from visioneval.core.rowcounts import PublishedRows
 from visioneval.core.store import RUN_FILE, RunStore
 from visioneval.cost import estimate
@@ -37,8 +39,6 @@ def estimate_run(run: PlannedRun) -> RunEstimate:
     """What `run` would still send (the samples its directory does not hold yet), priced
     as it will be paid (a model with `batch = true` at the batch API's price), and the
     paired difference its samples can detect when its headline is a proportion."""
-    from visioneval.core.idset import IdSet
-
     benchmark = run.build()
     done: IdSet | frozenset[str] = frozenset()
     if (run.directory / RUN_FILE).is_file():
@@ -54,8 +54,6 @@ def estimate_run(run: PlannedRun) -> RunEstimate:
         return RunEstimate(run, found.requests, prompt, found.max_output_tokens, None,
                            price.reason, found.done, detectable, found.published)
     if run.model.batch:
-        from visioneval.backends.batch.base import BATCH_DISCOUNT
-
         price = price.in_batches(BATCH_DISCOUNT)
     return RunEstimate(run, found.requests, prompt, found.max_output_tokens,
                        found.cost_range(price), resumed=found.done, detectable=detectable,

@@ -23,6 +23,7 @@ from visioneval.engine.cache import CacheError
 from visioneval.engine.progress import ProgressBoard
 from visioneval.engine.runner import RunStopped
 from visioneval.io.parquet import DataError
+from visioneval.report.page import try_write_report
 from visioneval.runs import execute as runs_execute
 from visioneval.runs.execute import Continuing
 from visioneval.runs.output import Output
@@ -122,8 +123,6 @@ async def _one(run: PlannedRun, board: ProgressBoard, err: Console, progress: bo
     except FAILURES as exc:
         return RunOutcome(run, "failed", message=str(exc) or type(exc).__name__)
     if report:
-        from visioneval.report.page import try_write_report
-
         await asyncio.to_thread(try_write_report, directory, run.definition())
     status = "finished with errors" if result.n_errors else "finished"
     return RunOutcome(run, status, result.n_records, result.n_errors,

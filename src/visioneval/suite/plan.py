@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from visioneval.backends.batch.clients import refusal
 from visioneval.backends.registry import BackendSpec, resolved_base_urls
 from visioneval.core import registry
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
@@ -167,8 +168,6 @@ def _engine(suite: SuiteFile, model: ModelEntry) -> EngineOptions:
 
 def _check_batches(suite: SuiteFile) -> None:
     """A model with `batch = true` on a backend without a batch API is one line."""
-    from visioneval.backends.batch.clients import refusal
-
     for model in suite.models:
         if model.batch:
             spec = BackendSpec(kind=model.backend, model=model.model,

@@ -13,11 +13,16 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
+from visioneval.core import rundir
 from visioneval.core.blocks import ComparisonTable
 from visioneval.core.capabilities import HasPublished
 from visioneval.core.store import write_atomic
 from visioneval.io import csvcells
-from visioneval.report import templating
+from visioneval.report import compare, templating
+from visioneval.report import reference as published
+from visioneval.report.compare import table_context
+from visioneval.report.compare_console import show as show_comparison
+from visioneval.report.reference_console import show_beside
 from visioneval.suite.execute import RunOutcome
 from visioneval.suite.plan import PlannedRun, SuitePlan
 from visioneval.terminal import line
@@ -43,18 +48,12 @@ class Part:
     @property
     def drawn(self) -> dict[str, Any]:
         """The table as the compare page draws it (heads, cells over intervals, marks)."""
-        from visioneval.report.compare import table_context
-
         assert self.table is not None
         return table_context(self.table)
 
 
 def parts(plan: SuitePlan, outcomes: list[RunOutcome]) -> list[Part]:
     """A comparison per benchmark of the runs that have results."""
-    from visioneval.core import rundir
-    from visioneval.report import compare
-    from visioneval.report import reference as published
-
     out = []
     for name, runs in plan.by_benchmark().items():
         title = runs[0].benchmark_label
@@ -90,8 +89,6 @@ def _beside_published(done: list[PlannedRun], views: list[OpenedRun],
                       named: BenchmarkDefinition | None) -> ReferenceReport:
     """Each run beside its published row: a model's `published_as` names the published
     model, else its own model name is matched."""
-    from visioneval.report import reference as published
-
     groups: dict[str | None, list[OpenedRun]] = {}
     for run, view in zip(done, views, strict=True):
         groups.setdefault(run.model.published_as, []).append(view)
@@ -142,9 +139,6 @@ def show(console: Console, outcomes: list[RunOutcome], found: list[Part]) -> Non
     """The tables and each run's status, in the terminal: each benchmark's comparison as
     `visioneval compare` draws it, what differs between its runs said once, the published
     rows beside it."""
-    from visioneval.report.compare_console import show as show_comparison
-    from visioneval.report.reference_console import show_beside
-
     for part in found:
         console.print()
         if part.table is None:

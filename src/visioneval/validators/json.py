@@ -62,7 +62,7 @@ def shape_checks(answer: Any, expected: Any) -> tuple[int, list[str], list[dict[
 def schema_checks(answer: Any, schema: dict) -> tuple[int, list[str], list[dict[str, str]]]:
     """(checks made, missing keys, other violations) from jsonschema's error list."""
     try:
-        import jsonschema
+        import jsonschema  # for a schema check only: a validator's process starts light
     except ImportError:  # pragma: no cover - a core dependency
         raise ValueError("JSON Schema checks need the jsonschema package") from None
     validator_cls = jsonschema.validators.validator_for(schema)

@@ -18,6 +18,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
+from visioneval.core.capabilities import LearnsFromAnswers
 from visioneval.core.records import Record, Sample, SkippedRow
 from visioneval.core.runfiles import BenchmarkPlan
 from visioneval.core.variant_ids import (
@@ -29,7 +30,8 @@ from visioneval.core.variant_ids import (
     variant_id,
 )
 from visioneval.io.images import ImageError
-from visioneval.variants.kinds import ImageMemo, Variant
+from visioneval.variants.kinds import ImageMemo, Variant, parse
+from visioneval.variants.summary import VariantCollector
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -173,8 +175,6 @@ class Varied(Benchmark[Any]):
                                 ) -> tuple[dict[str, Any], VariantsSummary]:
         """The benchmark's metrics of the original family and the variants' summary, in one
         pass over the records."""
-        from visioneval.variants.summary import VariantCollector
-
         collector = VariantCollector(self.variants, self.definition, self.inner.metric)
 
         def originals() -> Iterator[Record]:
@@ -198,9 +198,6 @@ def with_variants(benchmark: Benchmark[Any], given: Sequence[str],
                   definition: BenchmarkDefinition | None) -> Benchmark[Any]:
     """`benchmark` with the variants `--variant` names (itself when none); a name that is
     not a variant, or a benchmark that cannot take them, is a ValueError of one line."""
-    from visioneval.core.capabilities import LearnsFromAnswers
-    from visioneval.variants.kinds import parse
-
     inner, already = (benchmark.inner, list(benchmark.variants)) \
         if isinstance(benchmark, Varied) else (benchmark, [])
     named = {v.name: v for v in already}

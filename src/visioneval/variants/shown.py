@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from rich.console import Console
 
 from visioneval import fmt
+from visioneval.core.printed import print_table
 from visioneval.stats.paired import CLUSTERED_MCNEMAR
+from visioneval.terminal import line
 from visioneval.variants.summary import Difference, Estimate, VariantResult, VariantsSummary
 
 HEADER = ["variant", "metric", "n", "stored", "changed [95%]", "diff.", "p or diff. 95%",
@@ -134,9 +136,6 @@ def show(summary: VariantsSummary, console: Console, details: bool = True) -> No
     """The variants table and (with `details`) the without-the-image lines, in the terminal
     (narrower than the report's: a variant named once per block, n and the stored interval
     left out)."""
-    from visioneval.core.printed import print_table
-    from visioneval.terminal import line
-
     found, last = [], None
     for row in rows(summary):
         name = row.variant if row.variant != last else ""

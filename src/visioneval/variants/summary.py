@@ -15,7 +15,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict
+import orjson
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from visioneval.core.accuracy import Tally
 from visioneval.core.capabilities import KnowsChance, PairsRecords
@@ -30,6 +31,7 @@ from visioneval.stats.paired import (
     paired_test,
     value_of,
 )
+from visioneval.validation import first_error
 from visioneval.variants.kinds import Variant
 
 if TYPE_CHECKING:
@@ -253,11 +255,6 @@ MAX_FILE_BYTES = 16_000_000  # variants.json holds a few numbers per variant and
 def read(directory: Path) -> VariantsSummary | None:
     """variants.json of a run directory (None: the run has no variants); a file that is not
     one is a ValueError of one line naming it."""
-    import orjson
-    from pydantic import ValidationError
-
-    from visioneval.validation import first_error
-
     path = directory / FILE
     if not path.is_file():
         return None

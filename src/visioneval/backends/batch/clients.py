@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from visioneval.backends.anthropic import AnthropicBackend
 from visioneval.backends.base import Backend
+from visioneval.backends.batch.anthropic import AnthropicBatch
 from visioneval.backends.batch.base import BatchClient
+from visioneval.backends.batch.openai import OpenAIBatch
+from visioneval.backends.openai import OpenAIBackend
 from visioneval.backends.registry import BackendSpec
+from visioneval.backends.replicas import Replicas
 
 PROVIDERS = {"openai": "OpenAI's Batch API", "anthropic": "Anthropic's Message Batches"}
 
@@ -21,18 +26,10 @@ def refusal(spec: BackendSpec) -> str | None:
 
 def batch_client(backend: Backend) -> BatchClient:
     """The batch client on `backend`'s server, key and limits (one endpoint)."""
-    from visioneval.backends.anthropic import AnthropicBackend
-    from visioneval.backends.openai import OpenAIBackend
-    from visioneval.backends.replicas import Replicas
-
     if isinstance(backend, Replicas):
         backend = backend.endpoints[0].backend
     if isinstance(backend, OpenAIBackend):
-        from visioneval.backends.batch.openai import OpenAIBatch
-
         return OpenAIBatch(backend)
     if isinstance(backend, AnthropicBackend):
-        from visioneval.backends.batch.anthropic import AnthropicBatch
-
         return AnthropicBatch(backend)
     raise ValueError(f"--batch: the {backend.name} backend has no batch API")

@@ -170,8 +170,6 @@ def answer_lines(answers: BatchAnswers, answer: Callable[[dict[str, Any]], Respo
 def id_in(reply: Any, where: str, what: str) -> str | BatchFailure:
     """The `id` of a provider's reply (a created file or batch), or a transient failure
     saying the reply had none."""
-    from visioneval.backends import replies
-
     found = reply.get("id") if isinstance(reply, dict) else None
     if isinstance(found, str):
         return checked_id(found, what)

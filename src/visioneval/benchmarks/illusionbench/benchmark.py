@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from visioneval import excerpts as stored
 from visioneval.benchmarks.illusionbench import metrics, names, protocols, tables
+from visioneval.benchmarks.illusionbench.data import locate
 from visioneval.benchmarks.illusionbench.options import IllusionBenchOptions, choose
 from visioneval.benchmarks.illusionbench.prompts import prompt
 from visioneval.benchmarks.illusionbench.sampling import stratified
@@ -24,6 +25,7 @@ from visioneval.benchmarks.illusionbench.spec import (
 )
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import Record, Sample, SkippedRow, user
+from visioneval.core.rowcounts import read_counts
 from visioneval.core.rows import DataRow, ParquetRows, Skip
 from visioneval.core.runfiles import RunInfo
 from visioneval.io import parquet
@@ -48,8 +50,6 @@ class IllusionBench(Benchmark[IllusionBenchOptions]):
 
     @cached_property
     def _located(self) -> tuple[Path, dict[str, list[Path]]]:
-        from visioneval.benchmarks.illusionbench.data import locate
-
         return locate(None, self.options.subsets)
 
     @cached_property
@@ -65,7 +65,6 @@ class IllusionBench(Benchmark[IllusionBenchOptions]):
         text of every request is the benchmark's own prompt, so it is counted exactly."""
         if self.options.data_dir is not None:
             return None
-        from visioneval.core.rowcounts import read_counts
 
         subsets = list(self.options.subsets)
         counts = read_counts(Path(__file__).with_name("rows.json"), subsets,
@@ -166,8 +165,6 @@ def _stratum(subset: str, image_name: object) -> tuple[str, str]:
 
 def build(options: Mapping[str, Any] | BaseModel) -> IllusionBench:
     """The benchmark from its options (as run.json records them); finds the data."""
-    from visioneval.benchmarks.illusionbench.data import locate
-
     options = IllusionBenchOptions.model_validate(options)
     if options.data_dir is None:
         return IllusionBench(options)

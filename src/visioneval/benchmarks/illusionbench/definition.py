@@ -1,6 +1,9 @@
 """How IllusionBench runs are shown: recall per protocol with deltas against the paper's own,
 the shape-or-scene buckets, labels a prompt does not offer, and the compare table."""
 
+# Imports inside functions: `visioneval --help` reads every benchmark's definition; the benchmark's
+# implementation behind it loads on first use.
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -12,8 +15,9 @@ from rich.console import Console
 
 from visioneval import fmt
 from visioneval.benchmarks.illusionbench import tables
-from visioneval.benchmarks.illusionbench.metrics import IllusionBenchMetrics
+from visioneval.benchmarks.illusionbench.metrics import IllusionBenchMetrics, image_key
 from visioneval.benchmarks.illusionbench.options import IllusionBenchOptions
+from visioneval.benchmarks.illusionbench.prompts import offered
 from visioneval.benchmarks.illusionbench.spec import SUBSETS
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import Charts, ComparisonTable, Items, Note, Section, Table
@@ -24,6 +28,7 @@ from visioneval.core.marks import Interval, percent
 from visioneval.core.published import PublishedTable, RunBeside
 from visioneval.core.records import Record
 from visioneval.core.view import ReadableRun
+from visioneval.stats.paired import PairedRow
 
 
 def _pct(value: float | None) -> str:
@@ -136,9 +141,6 @@ class IllusionBenchDefinition(BenchmarkDefinition):
     def paired_rows(self, record: Record) -> dict[str, Any]:
         """Each rule's recall per subset and task (McNemar on correct answers), and both
         tasks together (clustered by image; shown where an image has both)."""
-        from visioneval.benchmarks.illusionbench.metrics import image_key
-        from visioneval.stats.paired import PairedRow
-
         task, image = record.metadata.get("task"), image_key(record)
         rows = {}
         for rule, score in record.scores.items():
@@ -156,9 +158,6 @@ class IllusionBenchDefinition(BenchmarkDefinition):
 
     def chance_rows(self, record: Record) -> dict[str, Any]:
         """A uniform guess among the prompt's options, for each rule `paired_rows` names."""
-        from visioneval.benchmarks.illusionbench.prompts import offered
-        from visioneval.stats.paired import PairedRow
-
         meta = record.metadata
         task, family, subset = meta.get("task"), meta.get("family"), meta.get("subset")
         if not (isinstance(task, str) and isinstance(family, str) and isinstance(subset, str)):

@@ -17,20 +17,26 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from visioneval.backends.registry import BackendSpec
 from visioneval.benchmarks.layout import captions, tables
 from visioneval.benchmarks.layout.options import LayoutOptions
 from visioneval.benchmarks.layout.pool import MetricPool
 from visioneval.benchmarks.layout.tables import KEY, VIZ_DIR
+from visioneval.canvas import pairs as found
 from visioneval.canvas.pairs import Pair, Skipped
+from visioneval.canvas.pipeline import (
+    SampleOptions,
+    add_completeness,
+    default_workers,
+    evaluate_pair,
+)
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import Message, Record, Response, Sample, SkippedRow, user
 from visioneval.core.runfiles import BenchmarkPlan, RunInfo
 from visioneval.core.solver import Ask, Solved, Solver
-
-if TYPE_CHECKING:
-    from visioneval.backends.registry import BackendSpec
+from visioneval.io.images import Image, read_file
 
 log = logging.getLogger("visioneval.canvas")
 
@@ -64,8 +70,6 @@ class LayoutRun(Benchmark[LayoutOptions]):
     def collection(self) -> Collection:
         """The CANVAS folder read (once): FileNotFoundError or ValueError, one line, when
         there is nothing to run."""
-        from visioneval.canvas import pairs as found
-
         base = Path(self.options.base_dir)
         if not base.exists():
             raise FileNotFoundError(f"base directory not found: {base}")
@@ -135,7 +139,6 @@ class LayoutRun(Benchmark[LayoutOptions]):
         o = self.options
         if not o.served_captioner or captions.embedder_missing(o):
             return None
-        from visioneval.backends.registry import BackendSpec
 
         return BackendSpec.model_validate({
             "kind": o.caption_backend, "model": o.caption_model,
@@ -146,8 +149,6 @@ class LayoutRun(Benchmark[LayoutOptions]):
         return self._solve
 
     async def _solve(self, sample: Sample, ask: Ask) -> Solved:
-        from visioneval.canvas.pipeline import SampleOptions, add_completeness, evaluate_pair
-
         started = time.perf_counter()
         pair = self._pairs[sample.id]
         viz = str(ask.run_dir / VIZ_DIR) if self.options.viz else None
@@ -185,8 +186,6 @@ def _messages(pair: Pair) -> tuple[Message, ...]:
     """The generated render, for the report's thumbnail (never sent; the ground truth's is
     not read: one image a sample keeps the event loop's share small). A render that is not
     an image is left out (its pixel metrics say why)."""
-    from visioneval.io.images import Image, read_file
-
     try:
         image = Image.from_bytes(read_file(pair.gen_image, str(pair.gen_image)))
     except ValueError:
@@ -227,8 +226,6 @@ def _digest(path: Path) -> str:
 
 
 def _cores() -> int:
-    from visioneval.canvas.pipeline import default_workers
-
     return default_workers()
 
 

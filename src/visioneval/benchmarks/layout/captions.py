@@ -10,14 +10,19 @@ in a thread (MiniLM is CPU-bound)."""
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import logging
 from pathlib import Path
 from typing import Any
 
 from visioneval.benchmarks.layout.options import CAPTION_TOKENS, LayoutOptions
+from visioneval.benchmarks.layout.tables import RESULTS_JSON
 from visioneval.canvas import semantic
 from visioneval.canvas.pairs import Pair
+from visioneval.canvas.pipeline import load_previous
+from visioneval.core.records import GenerationSettings, Request, user
 from visioneval.core.solver import Ask
+from visioneval.io.images import Image
 
 log = logging.getLogger("visioneval.canvas")
 
@@ -85,9 +90,6 @@ class Captioned(SemanticStep):
         return found
 
     async def _ask(self, path: Path, ask: Ask) -> Caption:
-        from visioneval.core.records import GenerationSettings, Request, user
-        from visioneval.io.images import Image
-
         try:
             data = await asyncio.to_thread(path.read_bytes)
         except OSError as exc:
@@ -127,14 +129,11 @@ def _absent(reason: str) -> Absent:
 
 
 def _reuse(options: LayoutOptions) -> SemanticStep:
-    from visioneval.canvas.pipeline import load_previous
-
     if options.semantic_from is None:
         return Absent("skipped (--skip-semantic), and no earlier result named "
                       "(--semantic-from)")
     source = Path(options.semantic_from)
     if source.is_dir():  # an earlier run directory: its results file
-        from visioneval.benchmarks.layout.tables import RESULTS_JSON
 
         source = source / RESULTS_JSON
     previous = load_previous(source)
@@ -148,6 +147,5 @@ def embedder_missing(options: LayoutOptions) -> bool:
     is then neither checked nor asked, as the metric cannot be computed anyway."""
     if options.embedder != "minilm":
         return False
-    import importlib.util
 
     return importlib.util.find_spec("sentence_transformers") is None

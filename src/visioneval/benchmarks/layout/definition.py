@@ -2,6 +2,9 @@
 sections, sample-browser rows. Its command `visioneval layout` is generated from its options
 with CANVAS's flag spellings (commandline.py); the run is the engine's like any other."""
 
+# Imports inside functions: `visioneval --help` reads every benchmark's definition; the benchmark's
+# implementation behind it loads on first use.
+
 from __future__ import annotations
 
 import logging
@@ -12,10 +15,11 @@ from rich.console import Console
 
 from visioneval.benchmarks.layout.commandline import COMMAND_LINE
 from visioneval.benchmarks.layout.options import LayoutOptions
-from visioneval.benchmarks.layout.tables import LayoutMetrics
+from visioneval.benchmarks.layout.tables import KEY, LayoutMetrics, show
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import Section
 from visioneval.core.headline import Headline
+from visioneval.core.printed import print_sections
 from visioneval.core.records import Record
 from visioneval.core.view import ReadableRun
 
@@ -80,22 +84,16 @@ class LayoutDefinition(BenchmarkDefinition):
 
     def print_main_table(self, view: ReadableRun, console: Console) -> None:
         """Per variant, each headline metric's mean with its 95% interval."""
-        from visioneval.benchmarks.layout.tables import show
-
         show(view.metrics, str(view.info.options.get("model") or view.model), console)
 
     def print_tables(self, view: ReadableRun, console: Console) -> None:
         from visioneval.benchmarks.layout.sections import terminal_sections
-        from visioneval.core.printed import print_sections
-
         self.print_main_table(view, console)
         print_sections(terminal_sections(view), console)
 
     def browser_row(self, record: Record) -> dict[str, Any]:
         """The pair, its headline metrics as the answer, its errors and absent metrics as
         the raw response; the label is the variant."""
-        from visioneval.benchmarks.layout.tables import KEY
-
         values = record.parsed.get(KEY) or {}
         shown = " · ".join(f"{k} {_fmt(values[k])}" for k in BROWSED if k in values)
         problems = [f"{k}: {v}" for k, v in values.items() if k.endswith("_error")]

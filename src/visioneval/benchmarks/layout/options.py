@@ -2,6 +2,9 @@
 of `visioneval layout`, generated from it (with the definition's `command_line`,
 commandline.py)."""
 
+# Imports inside functions: `visioneval --help` reads every benchmark's definition; the benchmark's
+# implementation behind it loads on first use.
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from visioneval.canvas.pipeline import worker_init
+
 T = TypeVar("T")
 IDLE_SECONDS = 30.0
 
@@ -52,8 +54,6 @@ class MetricPool:
         if self.workers <= 1:
             self._executor = ThreadPoolExecutor(1, thread_name_prefix="layout-metrics")
         else:
-            from visioneval.canvas.pipeline import worker_init
-
             self._executor = ProcessPoolExecutor(self.workers, initializer=worker_init,
                                                  initargs=(os.getpid(),))
         self._loop = loop

@@ -6,6 +6,9 @@ Everything is recomputed from the journal and run.json, so a resumed or merged r
 the files of the run done in one piece: samples in (variant, id) order, whatever order they
 finished in."""
 
+# Imports inside functions: `visioneval --help` reads every benchmark's definition; the benchmark's
+# implementation behind it loads on first use.
+
 from __future__ import annotations
 
 import os
@@ -15,8 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
+from visioneval.core.printed import print_table
 from visioneval.core.runfiles import MetricsBlock
 from visioneval.core.store import RunStore
+from visioneval.stats.bootstrap import Outcomes, mean_statistic, summaries
 from visioneval.terminal import line
 
 if TYPE_CHECKING:
@@ -63,8 +68,6 @@ def summarize(samples: Iterable[dict[str, Any]], variants: Sequence[str]) -> dic
     in). `mean_ci95`: the mean's 95% bootstrap interval (1000 seeded resamples of the
     samples), absent with fewer than 2."""
     from visioneval.canvas.pipeline import summarise
-    from visioneval.stats.bootstrap import Outcomes
-
     counts = {"samples": 0, "samples_with_metric_error": 0}
     values: dict[tuple[str, str], Outcomes] = {}
 
@@ -90,8 +93,6 @@ def summarize(samples: Iterable[dict[str, Any]], variants: Sequence[str]) -> dic
 
 
 def _mean_interval(found: Any) -> list[float]:
-    from visioneval.stats.bootstrap import mean_statistic, summaries
-
     low, high = summaries(found.matrix(), mean_statistic, ("mean",))["mean"]["ci95"]
     return [round(low, 4), round(high, 4)]
 
@@ -192,8 +193,6 @@ def write(metrics: dict[str, Any], info: RunInfo, directory: Path,
 def show(metrics: dict[str, Any], model: str, console: Console) -> None:
     """The table a run ends with, one per variant: each headline metric's mean with its 95%
     interval, median and count."""
-    from visioneval.core.printed import print_table
-
     for variant, table in (metrics.get("summary") or {}).items():
         rows = []
         for key in SHOWN:

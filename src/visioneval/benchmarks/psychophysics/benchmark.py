@@ -19,6 +19,7 @@ from visioneval.benchmarks.psychophysics.params import (
     StimulusParams,
 )
 from visioneval.benchmarks.psychophysics.placement import AdaptiveDetection
+from visioneval.benchmarks.psychophysics.summary import Settings, summarize
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import Record, Request, Sample, SkippedRow, user
 from visioneval.core.rows import DataRow, ParquetRows, Skip
@@ -165,8 +166,6 @@ class Psychophysics(Benchmark[PsychophysicsOptions]):
                             "unparsed": float(answer is None)}})
 
     def summarize(self, records: Any) -> dict[str, Any]:
-        from visioneval.benchmarks.psychophysics.summary import Settings, summarize
-
         o = self.options
         return summarize(records, Settings(o.criterion, o.form, o.bootstrap, o.seed))
 

@@ -28,6 +28,7 @@ from visioneval.benchmarks.psychophysics.params import (
     StimulusParams,
 )
 from visioneval.benchmarks.psychophysics.stimuli import Stimulus, Trial, make_stimulus
+from visioneval.workers import pool
 
 EXPERIMENTS: tuple[Experiment, ...] = ("detection", "presence", "conjunction", "setsize",
                                        "heterogeneity")
@@ -187,7 +188,6 @@ def _drawn(planned: list[Trial]) -> Iterator[Stimulus]:
     workers = min(os.cpu_count() or 1, 8)
     if len(planned) < PARALLEL_FROM or workers < 2:
         return map(make_stimulus, planned)
-    from visioneval.workers import pool
 
     with pool(workers, "stimuli") as drawing:
         return iter(list(drawing.map(make_stimulus, planned, chunksize=32)))

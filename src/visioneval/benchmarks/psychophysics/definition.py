@@ -1,6 +1,9 @@
 """How psychophysics runs are built and shown: its options, its synthetic data, report
 sections (sections.py), sample-browser rows and the `compare` table of thresholds."""
 
+# Imports inside functions: `visioneval --help` reads every benchmark's definition; the benchmark's
+# implementation behind it loads on first use.
+
 from __future__ import annotations
 
 from collections.abc import Sequence

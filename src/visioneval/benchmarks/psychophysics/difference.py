@@ -22,8 +22,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from visioneval.stats import psychometric_fit
+from visioneval.stats.psychometric_fit import threshold_draws
 
 if TYPE_CHECKING:
     from visioneval.stats.psychometric_fit import ThresholdDraws
@@ -92,10 +97,6 @@ def compare_draws(first: ThresholdDraws, other: ThresholdDraws, where: Differenc
                   ) -> Difference:
     """The difference of two independent fits' thresholds from their bootstrap draws
     (`where` names the condition and the runs; its numbers are filled in)."""
-    from dataclasses import replace
-
-    import numpy as np
-
     a, b = first.fit.threshold, other.fit.threshold
     if a is None or b is None:
         raise ValueError("both fits need a threshold to be compared")
@@ -123,8 +124,6 @@ def compare_draws(first: ThresholdDraws, other: ThresholdDraws, where: Differenc
 
 def _percentiles(values: Any) -> tuple[float, float] | None:
     """2.5th and 97.5th percentiles without interpolating across an infinite value."""
-    import numpy as np
-
     if not len(values):
         return None
     low, high = np.quantile(values, [0.025, 0.975], method="inverted_cdf")
@@ -135,8 +134,6 @@ def differences(runs: Sequence[tuple[str, dict[str, Any]]], resamples: int | Non
                 seed: int | None = None) -> list[Difference]:
     """Each run after the first against the first (`runs`: label and metrics.json), at
     every condition both fitted; each run's counts are refitted and resampled once."""
-    from visioneval.stats import psychometric_fit
-
     resamples = psychometric_fit.RESAMPLES if resamples is None else resamples
     seed = psychometric_fit.SEED if seed is None else seed
     found = [conditions(metrics) for _, metrics in runs]
@@ -171,8 +168,6 @@ def differences(runs: Sequence[tuple[str, dict[str, Any]]], resamples: int | Non
 
 def _draws(condition: Condition, resamples: int, seed: int) -> ThresholdDraws | str:
     """The refit and its draws, or why there is none (one line)."""
-    from visioneval.stats.psychometric_fit import threshold_draws
-
     if len(condition.levels) < 2:
         return f"{len(condition.levels)} level(s) with answered trials; a fit needs at least 2"
     try:
@@ -196,8 +191,6 @@ def _no_threshold(where: Difference, a: ThresholdDraws | str, b: ThresholdDraws 
 
 def _without(where: Difference, reason: str, first: float | None = None,
              other: float | None = None) -> Difference:
-    from dataclasses import replace
-
     return replace(where, reason=reason, first_threshold=first, other_threshold=other)
 
 

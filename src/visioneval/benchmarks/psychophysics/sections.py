@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from visioneval.benchmarks.psychophysics import tables
+from visioneval.benchmarks.psychophysics.difference import differences, interval_text
 from visioneval.core.blocks import Charts, ComparisonTable, Items, Note, Section, Table
 from visioneval.core.figures import (
     Axis,
@@ -26,6 +27,7 @@ from visioneval.core.figures import (
 )
 from visioneval.core.marks import Interval
 from visioneval.core.view import ReadableRun
+from visioneval.stats.psychometric_fit import RESAMPLES
 
 
 def sections(metrics: dict[str, Any]) -> list[Section]:
@@ -298,9 +300,6 @@ def comparison_sections(views: Sequence[ReadableRun]) -> list[Section]:
 
 def difference_section(views: Sequence[ReadableRun]) -> Section | None:
     """Each run after the first against the first, per fit both have (difference.py)."""
-    from visioneval.benchmarks.psychophysics.difference import differences, interval_text
-    from visioneval.stats.psychometric_fit import RESAMPLES
-
     found = differences([(run_label(v), v.metrics) for v in views], RESAMPLES)
     if not found:
         return None

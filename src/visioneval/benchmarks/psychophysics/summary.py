@@ -18,6 +18,9 @@ from typing import Any
 from visioneval.benchmarks.psychophysics.params import UNITS
 from visioneval.core.records import Record
 from visioneval.stats.binomial import wilson
+from visioneval.stats.detection import dprime
+from visioneval.stats.psychometric_fit import fit
+from visioneval.stats.setsize import conjunction_vs_feature, set_size_effect
 
 GUESS = 1 / 3  # one of orientation, color, size
 
@@ -128,8 +131,6 @@ def _points(cells: dict[Key, Cell]) -> tuple[list[dict[str, Any]], list[dict[str
 
 def _thresholds(points: list[dict[str, Any]], missing: list[dict[str, Any]],
                 settings: Settings) -> list[dict[str, Any]]:
-    from visioneval.stats.psychometric_fit import fit
-
     conditions: dict[tuple[str, str, int, float], list[dict[str, Any]]] = defaultdict(list)
     for point in points:
         if point["experiment"] in FITTED:
@@ -178,8 +179,6 @@ def _condition(point: dict[str, Any]) -> tuple[str, str, int, float]:
 
 
 def _detection_theory(cells: dict[Key, Cell]) -> list[dict[str, Any]]:
-    from visioneval.stats.detection import dprime
-
     pairs: dict[tuple[str, str, int, float, float], dict[bool, Cell]] = defaultdict(dict)
     for (experiment, feature, level, size, present, spread), cell in cells.items():
         if experiment in YES_NO:
@@ -219,8 +218,6 @@ def _by_size(cells: dict[Key, Cell], experiment: str, feature: str | None = None
 
 def _set_size(cells: dict[Key, Cell], settings: Settings
               ) -> tuple[list[dict[str, Any]], str | None]:
-    from visioneval.stats.setsize import set_size_effect
-
     conditions = sorted({(key[0], key[1]) for key in cells})
     out = []
     for experiment, feature in conditions:
@@ -245,8 +242,6 @@ def _conjunction(cells: dict[Key, Cell]) -> tuple[list[dict[str, Any]], str | No
     """The conjunction arrays against the presence arrays of the colour feature at the
     level nearest (on a log scale) to the conjunction's colour difference, at each set size
     both were run at."""
-    from visioneval.stats.setsize import conjunction_vs_feature
-
     conjunction = [(lv, s) for (e, _, lv, s, *_) in cells if e == "conjunction"]
     if not conjunction:
         return [], "no conjunction trials in this run"

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from visioneval.core.printed import print_table
+from visioneval.terminal import line
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -103,8 +104,6 @@ def show_main(metrics: dict[str, Any], title: str, console: Console) -> None:
     """The tables a run ends with (within 100 columns): the thresholds with their 95%
     intervals, then d′ with its interval at the highest level of each yes/no condition
     where it was measured."""
-    from visioneval.terminal import line
-
     _thresholds(metrics, title, console, trials=False)
     strongest = highest_levels(metrics.get("detection_theory", []))
     if strongest:
@@ -132,8 +131,6 @@ def _thresholds(metrics: dict[str, Any], title: str, console: Console, trials: b
     """The thresholds table: per feature (and set size, spread when they vary) the threshold
     with its 95% interval, unit, slope, β, lapse, (`trials`: the trials behind it) and
     status; or why there are none."""
-    from visioneval.terminal import line
-
     thresholds = metrics.get("thresholds", [])
     if not thresholds:
         line(console, f"{title}: thresholds: {metrics.get('thresholds_unavailable')}")
@@ -191,8 +188,6 @@ def show(metrics: dict[str, Any], title: str, console: Console) -> None:
     """Every table (`visioneval show`): the thresholds, a d′ table per yes/no experiment
     with every level, the set-size effects and feature against conjunction search, then
     what was not reached and why."""
-    from visioneval.terminal import line
-
     _thresholds(metrics, title, console, trials=True)
     found = metrics.get("detection_theory", [])
     several = len({d["set_size"] for d in found}) > 1

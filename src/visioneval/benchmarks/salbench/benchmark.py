@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from visioneval import excerpts as stored
 from visioneval.benchmarks.salbench import tables
+from visioneval.benchmarks.salbench.data import locate
 from visioneval.benchmarks.salbench.metrics import ConfigTally, TaskPool, pool_tasks
 from visioneval.benchmarks.salbench.options import SalBenchOptions
 from visioneval.benchmarks.salbench.parse import (
@@ -33,6 +34,7 @@ from visioneval.benchmarks.salbench.prompts import (
 from visioneval.benchmarks.salbench.spec import CONFIGS, HF_REPO, SPLIT, ConfigSpec
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import Record, Sample, SkippedRow
+from visioneval.core.rowcounts import read_counts
 from visioneval.core.rows import DataRow, ParquetRows, Skip, cell_image
 from visioneval.core.runfiles import RunInfo
 from visioneval.io import parquet
@@ -62,8 +64,6 @@ class SalBench(Benchmark[SalBenchOptions]):
 
     @cached_property
     def root(self) -> Path:
-        from visioneval.benchmarks.salbench.data import locate
-
         return locate(None, self.options.configs)
 
     @cached_property
@@ -74,7 +74,6 @@ class SalBench(Benchmark[SalBenchOptions]):
         """The Hub's row counts of the configs asked (`rows.json`), without --data-dir."""
         if self.options.data_dir is not None:
             return None
-        from visioneval.core.rowcounts import read_counts
 
         return read_counts(Path(__file__).with_name("rows.json"), list(self.options.configs),
                            self.options.num_samples, images_per_request=1 + self.options.shots)
@@ -241,8 +240,6 @@ def _row_problem(spec: ConfigSpec, values: dict[str, Any]) -> str | None:
 
 def build(options: Mapping[str, Any] | BaseModel) -> SalBench:
     """The benchmark from its options (as run.json records them); finds the data."""
-    from visioneval.benchmarks.salbench.data import locate
-
     options = SalBenchOptions.model_validate(options)
     local = options.data_dir
     return SalBench(options, locate(local, options.configs) if local is not None else None)

@@ -1,9 +1,13 @@
 """How SalBench runs are shown: report sections (the results table, per-class charts and a
 confusion view), sample-browser rows and the paper's Table 1 layout for `compare`."""
 
+# Imports inside functions: `visioneval --help` reads every benchmark's definition; the benchmark's
+# implementation behind it loads on first use.
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +15,12 @@ from pydantic import BaseModel
 from rich.console import Console
 
 from visioneval import fmt
-from visioneval.benchmarks.salbench.metrics import SalBenchMetrics
+from visioneval.benchmarks.salbench.metrics import (
+    NO_DIFFICULTY,
+    SalBenchMetrics,
+    image_key,
+    paired_values,
+)
 from visioneval.benchmarks.salbench.options import SalBenchOptions, SalBenchSynthOptions
 from visioneval.benchmarks.salbench.parse import target_absent, target_labels
 from visioneval.benchmarks.salbench.spec import CONFIGS, TASKS
@@ -25,6 +34,7 @@ from visioneval.core.marks import Interval, percent
 from visioneval.core.published import PublishedTable, RunBeside
 from visioneval.core.records import Record
 from visioneval.core.view import ReadableRun
+from visioneval.stats.paired import PairedRow
 
 # The paper's Table 1 columns (its results CSV's names) and the config behind each.
 TABLE1_COLUMNS = {
@@ -176,10 +186,6 @@ class SalBenchDefinition(BenchmarkDefinition):
         exact match"), as its group says; and an image set's tasks together ("P3 tasks
         pooled exact match", clustered by scene; shown where a scene has two tasks).
         Target-absent rows are in none."""
-        from dataclasses import replace
-
-        from visioneval.benchmarks.salbench.metrics import image_key, paired_values
-
         config = (record.metadata or {}).get("config", record.group)
         if "strict" not in record.scores or config not in CONFIGS or \
                 target_absent(str(record.target)):
@@ -202,8 +208,6 @@ class SalBenchDefinition(BenchmarkDefinition):
     def chance_rows(self, record: Record) -> dict[str, Any]:
         """A uniform one-class guess, in `paired_rows`' metrics: expected exact match and
         expected TP, FP and FN per class."""
-        from visioneval.stats.paired import PairedRow
-
         config = (record.metadata or {}).get("config", record.group)
         if config not in CONFIGS:
             return {}
@@ -327,7 +331,6 @@ DEFINITION = SalBenchDefinition()
 def _protocol_section(metrics: dict[str, Any]) -> Section:
     """The same answers scored as the paper, leniently, as sample F1 and as lmms-eval's
     O3; then results per difficulty, or why there are none."""
-    from visioneval.benchmarks.salbench.metrics import NO_DIFFICULTY
     from visioneval.benchmarks.salbench.tables import (
         PROMPT_EFFECT_NOTE,
         PROTOCOL_COLUMNS,

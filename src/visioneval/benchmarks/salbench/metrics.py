@@ -263,7 +263,7 @@ def _task_order(config: str) -> int:
 def _pooled_statistic(sums: Any, n: int) -> Any:
     """Exact match, macro F1 (pooled per-class counts, the reference's formula) and
     sample F1 from a resample's column sums (exact, sample F1, tp..., fp..., fn...)."""
-    import numpy as np
+    import numpy as np  # keeps `visioneval --help` (which loads this) light
 
     return np.column_stack([sums[:, 0] / n, macro_f1(sums[:, 2:]), sums[:, 1] / n])
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 import colorsys
 import io
 import json
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -438,8 +439,6 @@ def _append(columns: dict[str, list], image: bytes, question: str, answer: str,
 def cached_synthetic(cache_root: Path, n: int, seed: int) -> Path:
     """The demo's synthetic P3 set, generated once per (n, seed) and kept in the cache (a
     half-written set is never used: it is renamed into place when complete)."""
-    import shutil
-
     target = cache_root / "demo" / f"salbench-synth-v{GENERATOR_VERSION}-n{n}-seed{seed}"
     if (target / "DONE").exists():
         return target

@@ -18,6 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 from visioneval.io import parquet
 from visioneval.io.images import Image, ImageError, outside, read_file
 from visioneval.io.parquet import DataError
@@ -290,9 +293,6 @@ def _paths_in(path: Path, image_col: str) -> bool:
     row groups' statistics, so a file of stored images is not read a second time)."""
     if FORMATS[path.suffix.lower()] != "parquet":
         return True
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     handle = pq.ParquetFile(path)
     schema = handle.schema_arrow
     if image_col not in schema.names:

@@ -1,6 +1,9 @@
 """How runs of the generic image-question benchmark are shown: the results table (overall and
 per group), a chart of accuracy per group, sample-browser rows and a compare table."""
 
+# Imports inside functions: `visioneval --help` reads every benchmark's definition; the benchmark's
+# implementation behind it loads on first use.
+
 from __future__ import annotations
 
 from collections.abc import Sequence

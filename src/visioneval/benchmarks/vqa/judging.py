@@ -17,11 +17,12 @@ from visioneval.backends.registry import BackendSpec
 from visioneval.benchmarks.vqa import scorers
 from visioneval.benchmarks.vqa.options import VqaOptions
 from visioneval.core.records import GenerationSettings, Request, Sample
+from visioneval.core.solver import Solved
 from visioneval.evaluators.judge import Case, judge_once, judge_request
 from visioneval.evaluators.rubric import Rubric, load_rubric
 
 if TYPE_CHECKING:
-    from visioneval.core.solver import Ask, Solved
+    from visioneval.core.solver import Ask
 
 RUBRIC = Path(__file__).with_name("judge_rubric.md")
 JUDGE_SETTINGS = GenerationSettings(temperature=0.0, max_tokens=1024)
@@ -45,8 +46,6 @@ class Grader:
         return cls(spec, rubric, threshold)
 
     async def solve(self, sample: Sample, ask: Ask) -> Solved:
-        from visioneval.core.solver import Solved
-
         answer = await ask(Request(sample.messages, ask.settings))
         if not answer.ok:
             return Solved(answer)

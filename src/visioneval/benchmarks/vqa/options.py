@@ -2,6 +2,9 @@
 (generated from the fields), what run.json records to rebuild a run and the Python API's
 `options`."""
 
+# Imports inside functions: `visioneval --help` reads every benchmark's definition; the benchmark's
+# implementation behind it loads on first use.
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
+from skimage.color import deltaE_ciede2000, rgb2lab
 
 from visioneval.canvas.metrics import Absent
 from visioneval.canvas.metrics.geometry import iou_matrix
@@ -116,7 +117,6 @@ def _colour(hits: Hits, gt_fill: np.ndarray | None, gen_fill: np.ndarray | None
     both = ~(np.isnan(fa).any(axis=1) | np.isnan(fb).any(axis=1))
     if not both.any():
         return Absent("no matched pair has a solid fill on both sides")
-    from skimage.color import deltaE_ciede2000, rgb2lab
 
     lab_a = rgb2lab(np.clip(fa[both], 0, 1)[None])[0]
     lab_b = rgb2lab(np.clip(fb[both], 0, 1)[None])[0]
