@@ -47,6 +47,16 @@ def test_a_spec_is_the_same_after_json():
                                                                      min_samples=30)
 
 
+def test_a_built_spec_equals_the_same_spec_read_back(synth_data):
+    spec = RunSpec.make(benchmark="salbench", backend=BackendSpec(kind="builtin",
+                                                                  model="majority"),
+                        options={"data_dir": str(synth_data), "configs": ["P3"]})
+    again = RunSpec.from_json(spec.to_json())
+    assert spec.build().name == "salbench"  # one is built, the other not yet
+    assert again == spec and hash(again) == hash(spec) and len({spec, again}) == 1
+    assert again.given(out=Path("elsewhere")) != spec
+
+
 def test_the_key_itself_is_never_in_a_spec(monkeypatch):
     monkeypatch.setenv("MY_KEY", "sk-secret-value")
     spec = RunSpec.make(**EVERY_FIELD)

@@ -106,6 +106,14 @@ class RunSpec(BaseModel):
             raise ValueError(why)
         return self
 
+    def __eq__(self, other: object) -> bool:
+        """Equal when they say the same run; whether either has built its benchmark yet
+        does not count."""
+        return isinstance(other, RunSpec) and self.model_dump() == other.model_dump()
+
+    def __hash__(self) -> int:
+        return hash(self.to_json())
+
     # -- making one ------------------------------------------------------------------
 
     @classmethod
