@@ -34,7 +34,6 @@ from visioneval.engine.stopping import SequentialStop, StoppingFlags, refusal
 from visioneval.io.parquet import DataError
 from visioneval.probe.canary import CanaryDesign
 from visioneval.probe.resolution import ProbeSettings, probe
-from visioneval.report.early import EarlyPage
 from visioneval.runs.batching import MAX_COST_REFUSED, batch_setup
 from visioneval.runs.output import Output
 from visioneval.runs.session import (
@@ -53,6 +52,7 @@ from visioneval.runs.target import judge_flags, target_flags
 
 if TYPE_CHECKING:
     from visioneval.engine.batch_runner import BatchSetup
+    from visioneval.report.early import EarlyPage
 
 
 def run_directory(spec: RunSpec) -> Path:
@@ -216,6 +216,8 @@ def _early_page(store: RunStore, output: Output) -> EarlyPage | None:
     that page with them (`Output.early_thumbnails`)."""
     if not (output.report and output.early_thumbnails):
         return None
+    # the page's code loads only for a run that draws one (`--no-report` loads none of it)
+    from visioneval.report.early import EarlyPage
 
     return EarlyPage(store.info, store.directory)
 
