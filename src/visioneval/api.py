@@ -48,20 +48,12 @@ class RunResult:
 BenchmarkLike = str | BenchmarkDefinition | type[BenchmarkDefinition] | Benchmark
 
 
-def benchmark_from(benchmark: BenchmarkLike,
-                   options: dict[str, Any] | BaseModel | None = None
-                   ) -> tuple[Benchmark, str | None]:
-    """(the benchmark, the definition's module:attribute when it is not registered). A name
-    or a definition takes `options` (its command's options, as a dict or the model); a
-    Benchmark object is used as it is."""
-    bench, ref, _ = _resolve(benchmark, options)
-    return bench, ref
-
-
 def _resolve(benchmark: BenchmarkLike, options: dict[str, Any] | BaseModel | None
              ) -> tuple[Benchmark, str | None, BenchmarkDefinition | None]:
-    """`benchmark_from`, and the definition object the caller gave or named (None for a
-    Benchmark object): the run's end-of-run report is drawn with it."""
+    """(the benchmark, the definition's module:attribute when it is not registered, the
+    definition object the caller gave or named: None for a Benchmark object). A name or a
+    definition takes `options` (its command's options, as a dict or the model); a Benchmark
+    object is used as it is. The run's end-of-run report is drawn with that definition."""
     if isinstance(benchmark, str):
         ref = None if benchmark in registry.names() else registry.portable(benchmark)
         definition = registry.definition(benchmark)

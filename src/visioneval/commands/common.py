@@ -37,14 +37,6 @@ def guarded(err: Console, action: Callable[[], int]) -> int:
         return EXIT_USAGE
 
 
-def split_list(value: str | None) -> list[str] | None:
-    if value is None:
-        return None
-    items = [v.strip() for v in value.split(",") if v.strip()]
-    return items or None
-
-
-
 def named_definition(definition: str | None) -> BenchmarkDefinition | None:
     """The definition the user named with --definition, imported once (it is trusted: the
     user gave it), or None. visioneval never imports code a run directory names: a run of
