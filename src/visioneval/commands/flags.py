@@ -184,12 +184,7 @@ def request_from(flags: RunFlags, target: RunTarget) -> RunSpec | ResumeRequest:
     benchmark = target.benchmark()
     backend = _backend_spec(flags, target.backend_required, benchmark)
     spec = RunSpec.of(benchmark, backend=backend, generation=target.settings(), **common)
-    built = spec.build()
-    if flags.batch:
-        from visioneval.runs.batching import refusal
-
-        if (why := refusal(built, backend)) is not None:
-            raise ValueError(why)
+    spec.build()  # what only the built benchmark can refuse, before anything is made
     return spec
 
 

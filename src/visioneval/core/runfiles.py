@@ -627,6 +627,11 @@ def parse_run_info(raw: bytes) -> tuple[RunInfo, int]:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         raise RunFileError(f"not valid JSON ({exc})") from None
+    return run_info_from(data)
+
+
+def run_info_from(data: Any) -> tuple[RunInfo, int]:
+    """`parse_run_info` of JSON already read."""
     if not isinstance(data, dict):
         raise RunFileError("not a run description (a JSON object)")
     written = run_format(data)

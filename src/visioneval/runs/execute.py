@@ -19,6 +19,7 @@ from visioneval.backends.served import describe
 from visioneval.baselines.hints import majority_answers
 from visioneval.core import registry
 from visioneval.core.benchmark import Benchmark
+from visioneval.core.records import GenerationSettings
 from visioneval.core.runfiles import BenchmarkPlan, Identity, Pricing, ProbedResolution, RunInfo
 from visioneval.core.store import RunDirError, RunLock, RunStore
 from visioneval.cost.budget import Budget
@@ -35,6 +36,7 @@ from visioneval.io.parquet import DataError
 from visioneval.probe.canary import CanaryDesign
 from visioneval.probe.resolution import ProbeSettings, probe
 from visioneval.runs.batching import MAX_COST_REFUSED, batch_setup
+from visioneval.runs.batching import refusal as batch_refusal
 from visioneval.runs.output import Output
 from visioneval.runs.session import (
     Models,
@@ -105,8 +107,7 @@ async def execute(spec: RunSpec, directory: Path, output: Output, lock: RunLock,
     engine = spec.engine.for_shard(spec.shard) \
         if spec.shard is not None and not resumed else spec.engine
     new_rule = spec.stopping.rule(spec.seed()) if spec.stopping and not resumed else None
-    if new_rule is not None and (refused := refusal(benchmark)):
-        raise ValueError(refused)
+    settings = spec.settings()
     budget = _budget(benchmark, spec.backend, engine,
                      directory if continuing is not None else None)
     models = _models(spec.backend, benchmark, engine)
@@ -130,7 +131,7 @@ async def execute(spec: RunSpec, directory: Path, output: Output, lock: RunLock,
             rule = SequentialStop(new_rule, benchmark.headline_outcome,
                                   proportion=benchmark.headline_proportion() or "accuracy") \
                 if new_rule else None
-            store = _created(spec, directory, plan, models.backend, engine, probed)
+            store = _created(spec, settings, directory, plan, models.backend, engine, probed)
             changes = None
         _say_identity(models.backend, output)
         batches = _batches(benchmark, spec.backend, models.backend, output, engine) \
@@ -138,7 +139,7 @@ async def execute(spec: RunSpec, directory: Path, output: Output, lock: RunLock,
         early = _early_page(store, output) if batches is None else None
         try:
             result = await run_session(benchmark, models, store, SessionPlan(
-                spec.settings(), engine, budget, changes, batches, rule,
+                settings, engine, budget, changes, batches, rule,
                 early.recorded if early else None, early.readers() if early else ()), output)
         except BaseException:
             if early is not None:
@@ -173,11 +174,11 @@ def _models(spec: BackendSpec, benchmark: Benchmark, engine: EngineOptions) -> M
     return Models(backend, judge, panel)
 
 
-def _created(spec: RunSpec, directory: Path, plan: BenchmarkPlan, backend: Backend,
-             engine: EngineOptions, probed: ProbedResolution | None) -> RunStore:
+def _created(spec: RunSpec, settings: GenerationSettings, directory: Path,
+             plan: BenchmarkPlan, backend: Backend, engine: EngineOptions,
+             probed: ProbedResolution | None) -> RunStore:
     """A new run's directory and its run.json."""
-    info = new_run_info(plan, spec.backend, spec.settings(), engine, spec.definition,
-                        spec.shard)
+    info = new_run_info(plan, spec.backend, settings, engine, spec.definition, spec.shard)
     info.backend.identity = Identity.model_validate(backend.identity())
     if probed is not None:
         info.resolution_probe = probed
@@ -227,12 +228,9 @@ def _batches(benchmark: Benchmark, spec: BackendSpec, backend: Backend,
     """The session's batch setup (`visioneval.runs.batching`); a ValueError of one line
     when the run cannot be sent in batches (a resumed run rebuilt from its record), or
     when a --max-cost was given (a batch is sent at once: no request-by-request limit)."""
-    # here, not at the top: its name is engine.stopping's `refusal` too
-    from visioneval.runs.batching import refusal
-
     if engine.max_cost is not None:
         raise ValueError(MAX_COST_REFUSED)
-    why = refusal(benchmark, spec)
+    why = batch_refusal(benchmark, spec)
     if why is not None:
         raise ValueError(why)
     return batch_setup(backend, output)

@@ -34,12 +34,15 @@ from visioneval.core.engine_options import EngineOptions
 from visioneval.core.records import GenerationSettings
 from visioneval.core.runfiles import RunInfo
 from visioneval.engine.stopping import DEFAULT_MIN_SAMPLES, StoppingRule
+from visioneval.engine.stopping import refusal as stopping_refusal
 from visioneval.runs.batching import MAX_COST_REFUSED
+from visioneval.runs.batching import refusal as batch_refusal
 from visioneval.shards import DEFAULT_RAY_SHARDS, MAX_RAY_SHARDS, Shard
 from visioneval.validation import error_message, first_error
 from visioneval.variants.family import with_variants
 
 Executor = Literal["local", "ray"]
+
 
 class SpecError(ValueError):
     """A run specification that cannot be run: one line naming the flags or the field."""
@@ -101,9 +104,9 @@ class RunSpec(BaseModel):
 
     @model_validator(mode="after")
     def _coherent(self) -> RunSpec:
-        """The combinations no run can have, each said once."""
-        for why in _refusals(self):
-            raise ValueError(why)
+        """The combinations no run can have, each said once (the first found)."""
+        if found := _refusals(self):
+            raise ValueError(found[0])
         return self
 
     def __eq__(self, other: object) -> bool:
@@ -141,6 +144,11 @@ class RunSpec(BaseModel):
             data = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
             raise SpecError(f"{source}: not valid JSON ({exc})") from None
+        return cls.from_data(data, source)
+
+    @classmethod
+    def from_data(cls, data: Any, source: str = "the run specification") -> RunSpec:
+        """A spec from JSON already read; a SpecError naming `source` and the field."""
         if not isinstance(data, dict):
             raise SpecError(f"{source}: not a run specification (a JSON object)")
         try:
@@ -223,13 +231,12 @@ class RunSpec(BaseModel):
         self._built = benchmark
         return benchmark
 
-    def settings(self, definition: BenchmarkDefinition | None = None) -> GenerationSettings:
+    def settings(self) -> GenerationSettings:
         """The generation settings: as given, else temperature 0 and the benchmark's own
         max_tokens."""
         if self.generation is not None:
             return self.generation
-        return GenerationSettings(
-            max_tokens=(definition or self.definition_object()).max_tokens)
+        return GenerationSettings(max_tokens=self.definition_object().max_tokens)
 
     def seed(self) -> int:
         """The seed value of the samples' random order under --target-ci: the benchmark's own."""
@@ -244,12 +251,12 @@ class RunSpec(BaseModel):
         return self.shards or DEFAULT_RAY_SHARDS
 
     def _check(self, benchmark: Benchmark) -> None:
-        """What only the built benchmark can say: --target-ci watches the samples as asked,
-        not the --variant controls."""
-        if self.stopping is not None and self.variants:
-            raise SpecError("--target-ci watches the main number of the samples as asked, "
-                            "not the --variant controls: send the variants in a run of "
-                            "their own")
+        """What only the built benchmark can say: whether --target-ci can stop on its main
+        number, and whether --batch can send its requests."""
+        if self.stopping is not None and (why := stopping_refusal(benchmark)):
+            raise SpecError(why)
+        if self.batch and (why := batch_refusal(benchmark, self.backend)):
+            raise SpecError(why)
 
 
 _WHAT_IS_MEASURED = {"benchmark", "definition", "options", "variants"}
@@ -289,6 +296,9 @@ def _refusals(spec: RunSpec) -> list[str]:
     if spec.stopping is not None and ray:
         found.append("--target-ci stops one process's run; --executor ray runs shards that "
                      "cannot stop together: run it with --executor local")
+    if spec.stopping is not None and spec.variants:
+        found.append("--target-ci watches the main number of the samples as asked, not the "
+                     "--variant controls: send the variants in a run of their own")
     if spec.probe_resolution and spec.backend.kind in ("builtin", "none"):
         found.append(f"--probe-resolution: the {spec.backend.kind} backend has no image "
                      "transport to measure; the probe needs a model server")

@@ -17,7 +17,7 @@ import orjson
 
 from visioneval.backends.registry import recorded
 from visioneval.core import registry
-from visioneval.core.runfiles import BackendInfo, RunFileError, parse_run_info
+from visioneval.core.runfiles import BackendInfo, RunFileError, run_info_from
 from visioneval.invocation import command
 from visioneval.runs.spec import RunSpec, SpecError
 from visioneval.runs.target import resumed_spec, target_flags
@@ -55,23 +55,18 @@ def _parse(raw: bytes, path: Path) -> tuple[RunSpec, BackendInfo]:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         raise ValueError(f"--spec {path}: not valid JSON ({exc})") from None
-    if isinstance(data, dict) and "run_format" in data:
-        try:
-            info, _ = parse_run_info(raw)
-        except RunFileError as exc:
-            raise ValueError(f"--spec {path}: {exc}") from None
-        if info.backend.kind == "rescored":
-            raise ValueError(f"--spec {path}: a run re-scored from another tool's log asked "
-                             "no model, so there is nothing to run again")
-        return _checked(lambda: RunSpec.from_run(info), path), info.backend
-    spec = _checked(lambda: RunSpec.from_json(raw, str(path)), path)
-    return spec, BackendInfo.model_validate(recorded(spec.backend))
-
-
-def _checked(read: Any, path: Path) -> RunSpec:
     try:
-        return read()
+        if isinstance(data, dict) and "run_format" in data:
+            info, _ = run_info_from(data)
+            if info.backend.kind == "rescored":
+                raise ValueError(f"--spec {path}: a run re-scored from another tool's log "
+                                 "asked no model, so there is nothing to run again")
+            return RunSpec.from_run(info), info.backend
+        spec = RunSpec.from_data(data, f"--spec {path}")
+    except RunFileError as exc:
+        raise ValueError(f"--spec {path}: {exc}") from None
     except SpecError as exc:
         text = str(exc)
-        raise ValueError(text if text.startswith(str(path)) else f"--spec {path}: {text}"
+        raise ValueError(text if text.startswith("--spec") else f"--spec {path}: {text}"
                          ) from None
+    return spec, BackendInfo.model_validate(recorded(spec.backend))
