@@ -10,6 +10,7 @@ be on a filesystem every node sees.
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 import os
 import shlex
@@ -73,7 +74,7 @@ class ShardJob:
     spec: str
     cwd: str
 
-    @property
+    @functools.cached_property
     def run_spec(self) -> RunSpec:
         return RunSpec.from_json(self.spec, "the shard's spec")
 

@@ -31,11 +31,16 @@ class PlannedRun:
     RunSpec's `out`), and what the suite says of it (its `vary` values, its model's entry,
     its lane)."""
 
-    benchmark: str  # a registered name, or the user's definition as module:attribute
     setting: tuple[tuple[str, Any], ...]  # the `vary` values of this run, in file order
     model: ModelEntry
     spec: RunSpec
     lane: int = 0
+
+    @property
+    def benchmark(self) -> str:
+        """As the suite file names it: a registered name, or your definition as
+        module:attribute."""
+        return self.spec.benchmark
 
     @property
     def directory(self) -> Path:
@@ -104,7 +109,7 @@ def plan(suite: SuiteFile, out: Path | None, default_name: str, source: str) -> 
             folder = "-".join([_safe(entry.name.rpartition(":")[2]),
                                *(f"{_safe(k)}{_safe(_text(v))}" for k, v in setting)])
             for model in suite.models:
-                runs.append(PlannedRun(entry.name, setting, model, _spec(
+                runs.append(PlannedRun(setting, model, _spec(
                     entry, options, model, generation, _engine(suite, model),
                     root / folder / _safe(model.label))))
     _check_unique(runs)
