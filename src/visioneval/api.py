@@ -114,33 +114,29 @@ async def arun(benchmark: BenchmarkLike, *, model: str,
         near = difflib.get_close_matches(unknown[0], RunArguments.__annotations__, n=1)
         raise TypeError(f"run() got an unexpected keyword argument {unknown[0]!r}"
                         + (f" (did you mean {near[0]!r}?)" if near else ""))
-    target_ci, out = given.get("target_ci"), given.get("out")
-    spec, definition = spec_of(
-        benchmark, given.get("options"),
+    bench, ref, definition = _resolve(benchmark, given.get("options"))
+    target_ci, out, max_tokens = given.get("target_ci"), given.get("out"), \
+        given.get("max_tokens")
+    if max_tokens is None:  # the benchmark's own
+        max_tokens = (definition or _registered_or_generic(bench.name)).max_tokens
+    spec = RunSpec.of(
+        bench, definition=ref,
         backend=BackendSpec(kind=given.get("backend", "openai"), model=model,
                             base_url=given.get("base_url"),
                             api_key_env=given.get("api_key_env")),
+        generation=GenerationSettings(temperature=given.get("temperature", 0.0),
+                                      max_tokens=max_tokens),
         out=Path(out) if out else None, engine=given.get("engine") or EngineOptions(),
         variants=tuple(given.get("variants", ())), batch=given.get("batch", False),
         stopping=Stopping(target_ci=target_ci) if target_ci is not None else None)
-    max_tokens = given.get("max_tokens")
-    if max_tokens is None:
-        max_tokens = (definition or spec.definition_object()).max_tokens
-    spec = spec.given(generation=GenerationSettings(
-        temperature=given.get("temperature", 0.0), max_tokens=max_tokens))
+    spec.build(definition)  # the variants, checked with the caller's own definition
     return await _arun(spec, given.get("progress", False), given.get("report", True),
                        definition)
 
 
-def spec_of(benchmark: BenchmarkLike, options: dict[str, Any] | BaseModel | None,
-            **fields: Any) -> tuple[RunSpec, BenchmarkDefinition | None]:
-    """The RunSpec of a run of `benchmark` with `fields` (`RunSpec`'s), and the definition
-    object the caller gave or named (None for a Benchmark object): the run's end-of-run
-    report is drawn with it."""
-    bench, ref, given = _resolve(benchmark, options)
-    spec = RunSpec.of(bench, definition=ref, **fields)
-    spec.build(given)  # the variants, checked with the caller's own definition
-    return spec, given
+def _registered_or_generic(name: str) -> BenchmarkDefinition:
+    """A Benchmark object's defaults: the registered definition of its name, or the base's."""
+    return registry.definition(name) if name in registry.names() else BenchmarkDefinition()
 
 
 async def _arun(spec: RunSpec, progress: bool, report: bool,
