@@ -380,15 +380,29 @@ def write_hf_parquet(path: Path, rows: Sequence[dict[str, Any]], image_columns: 
     pq.write_table(table, path, row_group_size=row_group, write_batch_size=page_rows)
 
 
-def hub_snapshot(repo: str, patterns: list[str]) -> Path:
+def hub_snapshot(repo: str, patterns: list[str], revision: str | None = None) -> Path:
     """Download (or find in the HF cache) the files of a Hub dataset repository matching
-    `patterns`; any failure is one DataError telling the user about --data-dir."""
+    `patterns`, at `revision` (a commit sha pins the copy every number was scored on; None:
+    the newest); any failure is one DataError telling the user about --data-dir. The folder
+    returned is the snapshot's, named by the commit it holds (`hub_revision`)."""
     from huggingface_hub import snapshot_download  # lazy: only when no --data-dir
 
     try:
-        return Path(snapshot_download(repo, repo_type="dataset", allow_patterns=patterns))
+        return Path(snapshot_download(repo, repo_type="dataset", allow_patterns=patterns,
+                                      revision=revision))
     except Exception as exc:  # offline, gated, renamed ...
         first_line = str(exc).splitlines()[0] if str(exc) else ""
-        raise DataError(f"cannot download {repo} from the Hugging Face Hub "
+        at = f" at revision {revision}" if revision else ""
+        raise DataError(f"cannot download {repo}{at} from the Hugging Face Hub "
                         f"({exc.__class__.__name__}: {first_line}); "
                         "pass --data-dir with a local copy") from None
+
+
+def hub_revision(snapshot: Path) -> str | None:
+    """The commit a Hub snapshot folder holds (huggingface_hub names it
+    `.../snapshots/<sha>`), for run.json; None for a folder of another shape."""
+    name = snapshot.name
+    if snapshot.parent.name == "snapshots" and len(name) == 40 and \
+            all(c in "0123456789abcdef" for c in name):
+        return name
+    return None
