@@ -38,6 +38,10 @@ _BRACKETED = re.compile(r"Options:\s*\[([^\]]*)\]")
 _LISTED = re.compile(r"Options:[ \t]*([^\[\n][^\n]*?)\.?[ \t]*$", re.MULTILINE)
 _LETTERED = re.compile(r"^\(?([A-Z])[.)]\s+\S", re.MULTILINE)  # "A. red" or "(B) blue" lines
 _FOLLOWING = re.compile(r"following options:\s*(.*?)\.?\s+Provide", re.DOTALL)
+# A question answered yes or no: a line that opens with an auxiliary verb and ends with "?"
+# ("Is there a dog in the image?", POPE's and most yes/no benchmarks' form).
+_YES_NO = re.compile(r"^(?:is|are|does|do|did|can|could|was|were|has|have|will|would|should)"
+                     r"\b[^\n]*\?\s*$", re.IGNORECASE | re.MULTILINE)
 
 
 def choices(prompt: str) -> tuple[str, ...]:
@@ -54,6 +58,8 @@ def choices(prompt: str) -> tuple[str, ...]:
             found = tuple(c.strip() for c in match.group(1).split(",") if c.strip())
             if found:
                 return found
+    if _YES_NO.search(prompt):
+        return ("yes", "no")
     return vocabulary(prompt)
 
 
