@@ -136,8 +136,12 @@ class Pope(Benchmark[PopeOptions]):
 
     # -- scoring -------------------------------------------------------------------------------
     def score(self, sample: Sample, text: str) -> tuple[dict[str, Any], dict[str, dict]]:
-        """Every protocol that reads this prompt, on the same answer (the Hub's label)."""
-        return scoring.score(sample.metadata["family"], text, sample.target["answer"])
+        """Every protocol of the run that reads this prompt, on the same answer (the Hub's
+        label)."""
+        parsed, scores = scoring.score(sample.metadata["family"], text, sample.target["answer"])
+        wanted = self.options.protocols
+        return ({p: v for p, v in parsed.items() if p in wanted},
+                {p: v for p, v in scores.items() if p in wanted})
 
     def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
         o = self.options

@@ -101,48 +101,49 @@ class PopeDefinition(BenchmarkDefinition):
 
     # -- paired tests (compare) and the blind control ----------------------------------------
     def paired_rows(self, record: Record) -> dict[str, Any]:
-        """Per setting, each protocol's accuracy (0/1) and F1 of "yes" (TP, FP, FN); the
-        paper's yes ratio; clustered by image."""
-        meta = record.metadata
-        setting, image = meta.get("setting"), meta.get("image")
-        label = (record.target or {}).get("answer") if isinstance(record.target, dict) else None
-        if setting not in SETTINGS or label is None:
-            return {}
-        from visioneval.benchmarks.pope.protocols import said
-
-        rows: dict[str, PairedRow] = {}
-        for protocol, score in record.scores.items():
-            if "correct" not in score:
-                continue
-            rows[f"{setting} accuracy ({protocol})"] = \
-                PairedRow("correct", (float(score["correct"]),), image)
-            yes = said(protocol, str(record.parsed.get(protocol, "")))
-            rows[f"{setting} F1 ({protocol})"] = PairedRow("macro_f1", (
-                float(yes == YES and label == YES), float(yes == YES and label != YES),
-                float(yes != YES and label == YES and yes is not None)), image)
-            if protocol == PAPER:
-                rows[f"{setting} yes ratio (paper)"] = \
-                    PairedRow("correct", (float(yes == YES),), image)
-        return rows
+        """What each protocol headlines, clustered by image: the paper's accuracy, F1 of
+        "yes" (TP, FP, FN) and yes ratio per setting; lmms-eval's and VLMEvalKit's accuracy
+        and F1 over the settings pooled (their `pope` task, their Overall)."""
+        return self._rows(record, chance=False)
 
     chance_rule = ("chance: \"yes\" or \"no\" picked at random, each half the time: accuracy "
                    "50%, yes ratio 50%; F1 from the expected counts")
 
     def chance_rows(self, record: Record) -> dict[str, Any]:
         """A fair coin's expected outcome, for each row `paired_rows` names."""
-        setting = record.metadata.get("setting")
-        label = (record.target or {}).get("answer") if isinstance(record.target, dict) else None
-        if setting not in SETTINGS or label is None:
+        return self._rows(record, chance=True)
+
+    def _rows(self, record: Record, chance: bool) -> dict[str, PairedRow]:
+        from visioneval.benchmarks.pope.protocols import said
+
+        meta = record.metadata
+        setting, image = meta.get("setting"), meta.get("image")
+        label = record.target.get("answer") if isinstance(record.target, dict) else None
+        if setting not in SETTINGS or label not in (YES, "no"):
             return {}
+        positive = label == YES
         rows: dict[str, PairedRow] = {}
         for protocol, score in record.scores.items():
             if "correct" not in score:
                 continue
-            rows[f"{setting} accuracy ({protocol})"] = PairedRow("correct", (0.5,))
-            rows[f"{setting} F1 ({protocol})"] = PairedRow("macro_f1", (
-                0.5 * (label == YES), 0.5 * (label != YES), 0.5 * (label == YES)))
+            scope = setting if protocol == PAPER else "pooled"
+            name = f"{scope} {{}} ({protocol})"
+            yes = said(protocol, str(record.parsed.get(protocol, "")))
+            if chance:  # the expected outcome of a fair coin, no cluster needed
+                rows[name.format("accuracy")] = PairedRow("correct", (0.5,))
+                rows[name.format("F1")] = PairedRow("macro_f1", (
+                    0.5 * positive, 0.5 * (not positive), 0.5 * positive))
+                yes_value = 0.5
+            else:
+                rows[name.format("accuracy")] = \
+                    PairedRow("correct", (float(score["correct"]),), image)
+                rows[name.format("F1")] = PairedRow("macro_f1", (
+                    float(yes == YES and positive), float(yes == YES and not positive),
+                    float(yes == "no" and positive)), image)
+                yes_value = float(yes == YES)
             if protocol == PAPER:
-                rows[f"{setting} yes ratio (paper)"] = PairedRow("correct", (0.5,))
+                rows[name.format("yes ratio")] = PairedRow(
+                    "correct", (yes_value,), None if chance else image)
         return rows
 
     def browser_row(self, record: Record) -> dict[str, Any]:
