@@ -191,7 +191,7 @@ class PopeLmmsEval(lmms_eval.Reader):
         logged_score = lmms_eval.score_field(field)
         if logged_score is not None:
             extra["pope_accuracy"] = logged_score
-            if logged.filtered is not None:
+            if logged.filtered is not None and logged.response().ok:
                 checks.compared += 1
                 checks.differ += float(protocols.correct(
                     LMMS, protocols.lmms_reading(logged.filtered), label)) != logged_score

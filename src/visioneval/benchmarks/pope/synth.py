@@ -83,10 +83,10 @@ def plan(images: int, seed: int) -> dict[str, list[dict[str, Any]]]:
         names.append(found[0] if found else f"synthetic_{k:06d}")
         objects: list[str] = []
         for q in qids[::2]:  # the "yes" questions, the same in every setting
-            given = next((object_of(known[(s, q)][1]) for s in SETTINGS if (s, q) in known),
+            named = next((object_of(known[(s, q)][1]) for s in SETTINGS if (s, q) in known),
                          None)
             pool = [o for o in COCO_OBJECTS if o not in objects]
-            objects.append(given if given and given not in objects else rng.choice(pool))
+            objects.append(named if named and named not in objects else rng.choice(pool))
         present.append(objects)
     frequency = Counter(o for objects in present for o in objects)
     cooccur: dict[str, Counter[str]] = {}
@@ -154,7 +154,7 @@ def write_synthetic(out_dir: Path, images: int, seed: int = 0) -> dict[str, Path
     files: dict[str, Path] = {}
     test: list[dict[str, Any]] = []
     for setting in ("adversarial", "popular", "random"):  # the `test` config's order
-        made = []
+        made: list[dict[str, Any]] = []
         for row in rows[setting]:
             name = row["image_source"]
             if name not in drawn:

@@ -128,8 +128,8 @@ def show_labels(metrics: dict[str, Any], console: Console) -> None:
     info = metrics.get("labels") or {}
     console.print()
     print_table(console, f"RePOPE's corrected labels ({NAMES[protocol]}'s protocol): "
-                f"{info.get('relabelled', 0)} questions relabelled, {info.get('left_out', 0)} "
-                "left out as ambiguous",
+                f"{questions(info.get('relabelled', 0))} relabelled, "
+                f"{questions(info.get('left_out', 0))} left out as ambiguous",
                 ["scope", "n", "F1", "F1 corrected [95%]", "Δ", "accuracy", "corrected", "Δ"],
                 rows, numeric_from=1)
     line(console, "Δ: corrected minus original labels, same answers (points). RePOPE: "
@@ -137,6 +137,10 @@ def show_labels(metrics: dict[str, Any], console: Console) -> None:
     if info.get("n_problems"):
         line(console, f"  {info['n_problems']} corrections did not fit the data and were not "
                       f"applied, e.g. {info['problems'][0]}")
+
+
+def questions(n: int) -> str:
+    return f"{n:,} question" + ("" if n == 1 else "s")
 
 
 def _delta(a: dict[str, Any], b: dict[str, Any], metric: str) -> str:
