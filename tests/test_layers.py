@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("backends",),
     ("cost",),
     ("engine",),
-    ("variants", "probe", "canvas", "foreign"),
+    ("variants", "probe", "canvas", "foreign", "harness"),
     ("loopback",),
     ("evaluators",),
     ("benchmarks",),

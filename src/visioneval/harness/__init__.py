@@ -1,0 +1,1 @@
+"""The rules other harnesses and papers score by, shared by the benchmarks that compare them."""
