@@ -8,7 +8,8 @@
 - `lmms_reading` ([L] utils.py `pope_process_results`, lines 17-21): the answer lowercased
   and stripped; right only when it *is* the label ("yes." and "yes, there is" are wrong).
   Precision and recall count only answers that are exactly "yes" or "no" (lines 39-65).
-- `vlmevalkit_reading` ([V] yorn.py `YOrN_Extraction`): "Yes" when the lowercased words
+- `vlmevalkit_reading` ([V] yorn.py `YOrN_Extraction`, visioneval.harness.vlmevalkit's
+  `yes_no`): "Yes" when the lowercased words
   (punctuation stripped) hold "yes" and not "no", "No" the other way round, else "Unknown";
   right when it equals the label ([V] image_yorn.py line 91); in precision, recall and F1
   "Unknown" counts as "No" ([V] yorn.py `POPE_rating`, line 164).
@@ -17,7 +18,7 @@
 from __future__ import annotations
 
 from visioneval.benchmarks.pope.spec import NO, YES
-from visioneval.benchmarks.pope.vlmevalkit_rules import yes_no
+from visioneval.harness.vlmevalkit import yes_no
 
 
 def paper_reading(text: str) -> str:
