@@ -376,13 +376,18 @@ def _ready(definition: BenchmarkDefinition, cmdline: CommandLine, values: dict[s
                  then=said_after(cmdline, directory, flags.dry_run))
 
 
+LISTED_WIDTH = 70  # the help's column for an argument's text, at 100 columns
+
+
 def any_benchmark_command(registered: Sequence[str] = ()) -> Callable[..., None]:
     """`visioneval run SPEC`: any registered benchmark or a user's own definition given as
     module:attribute, its options as repeated `--option key=value` (no generated flags:
     the benchmark is only known once SPEC is read). `registered`: the benchmarks it runs,
     named in its --help."""
-    shown = (f"{', '.join(registered)}, or yours (module:attribute)." if registered else
-             "A registered benchmark, or your own definition (module:attribute).")
+    # The names only while they fit the help's one line; the list grows with the registry.
+    named = f"{', '.join(registered)}, or yours (module:attribute)."
+    shown = named if registered and len(named) <= LISTED_WIDTH else \
+        "A benchmark `visioneval list` names, or yours (module:attribute)."
     spec_arg = inspect.Parameter("benchmark", inspect.Parameter.KEYWORD_ONLY, default=None,
                                  annotation=Annotated[str | None, typer.Argument(
                                      help=shown, show_default=False)])

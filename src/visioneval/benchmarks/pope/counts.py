@@ -17,6 +17,8 @@ FN, said yes) and its image; the interval is a cluster bootstrap over images (10
 resamples, `stats.bootstrap`), so the six questions of an image, or its 18 over the three
 settings, are drawn together."""
 
+# Imports inside functions: numpy loads when an interval is computed, as in stats/bootstrap.
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any

@@ -1,9 +1,9 @@
 """How POPE runs are shown: the paper's table first, the harnesses' reading of the same
 questions, why they differ, RePOPE's corrected labels; the report, compare and published
-numbers; the blind control against chance.
+numbers; the blind control against chance."""
 
-Imports inside functions: `visioneval --help` reads every benchmark's definition; the
-benchmark's implementation behind it loads on first use."""
+# Imports inside functions: `visioneval --help` reads every benchmark's definition; the
+# benchmark's implementation behind it loads on first use.
 
 from __future__ import annotations
 

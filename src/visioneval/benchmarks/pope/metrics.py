@@ -15,6 +15,8 @@ on the run's first label set; `labels`: the corrections applied and those that d
 Failed requests are counted in `n_errors` and scored nowhere.
 """
 
+# Imports inside functions: numpy loads when an interval is computed, as in stats/bootstrap.
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -175,7 +177,7 @@ def _summary(differences: Differences, tally: LabelTally, protocols_: Sequence[s
                          "the answers: it is 50.0 on every POPE setting, whatever the model")
     if VLMEVALKIT in protocols_:
         unknown = sum(c.unparsed for c in tally.by[VLMEVALKIT].values())
-        summary.add_note(VLMEVALKIT, "aggregation", "its headline (Overall) is the F1 of the "
+        summary.add_note(VLMEVALKIT, "aggregation", "its main number (Overall) is the F1 of the "
                          "settings' questions together; the paper reports each setting apart")
         summary.add_note(VLMEVALKIT, "Unknown answers", f"{unknown} answers read Unknown "
                          "count as \"no\" in precision, recall and F1 and as wrong in "

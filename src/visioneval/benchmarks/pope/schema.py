@@ -101,7 +101,8 @@ class PopeMetrics(MetricsBlock):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     paper: dict[str, Labelled] | None = None
-    lmms_eval: dict[str, Labelled] | None = Field(None, alias="lmms-eval")
+    lmms_eval: dict[str, Labelled] | None = Field(
+        None, alias="lmms-eval", description="Written `lmms-eval` in the file.")
     vlmevalkit: dict[str, Labelled] | None = None
     differences: dict[str, Any] | None = None  # harness.differences.DifferenceSummary
     labels: Labels
