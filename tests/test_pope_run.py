@@ -190,3 +190,43 @@ def test_a_folder_without_pope_files_is_one_line(tmp_path):
     assert result.exit_code == 2
     assert "has no random-*.parquet" in flat(result.stderr) and "Traceback" not in \
         result.output
+
+
+def test_vlmevalkits_judge_reads_the_answers_its_rules_cannot(serve, pope_data, tmp_path):
+    """The model says "Perhaps" (VLMEvalKit's rules: Unknown; the paper's: yes); the judge,
+    given VLMEvalKit's matching prompt without the image, says No on its first try."""
+    prompts = []
+
+    def answer(prompt) -> str:
+        if "match an answer with two options" in prompt.text:
+            prompts.append(prompt)
+            return "No"
+        return "Perhaps"
+
+    server = serve(answer=answer, models=("m", "j"))
+    out = tmp_path / "run"
+    result = invoke("pope", "--backend", "openai", "--base-url", server.base_url + "/v1",
+                    "--model", "m", "--data-dir", pope_data, "--out", out, "--no-progress",
+                    "--settings", "random", "--labels", "original", "--judge-backend",
+                    "openai", "--judge-model", "j", "--judge-base-url",
+                    server.base_url + "/v1")
+    assert result.exit_code == 0, result.output
+    n = 6 * IMAGES
+    assert len(prompts) == n and not prompts[0].images
+    first = prompts[0].text
+    assert first.endswith("in the image??\nAnswer: Perhaps\nYour output: ")
+    metrics = load(out)
+    vlm = metrics["vlmevalkit"]["original"]["settings"]["random"]
+    assert vlm["unparsed"] == 0 and vlm["yes_ratio"] == 0.0  # every answer judged "No"
+    paper = metrics["paper"]["original"]["settings"]["random"]
+    assert paper["yes_ratio"] == 1.0  # the paper's rule reads "Perhaps" as yes
+    notes = {n["cause"]: n["what"] for n in metrics["differences"]["notes"]}
+    assert notes["judge"].startswith(f"the judge read {n} Unknown answers: 0 yes, {n} no")
+    record = next(r for r in journal(out) if r["metadata"]["family"] == "paper")
+    assert record["parsed"]["vlmevalkit_rule"] == "Unknown"
+    assert record["parsed"]["vlmevalkit_judge"] == "No"
+    refused = invoke("pope", "--backend", "builtin", "--model", "random", "--data-dir",
+                     pope_data, "--protocol", "paper", "--judge-backend", "openai",
+                     "--judge-model", "j", "--out", tmp_path / "refused")
+    assert refused.exit_code == 2 and "give --protocol vlmevalkit or all" in \
+        flat(refused.stderr)

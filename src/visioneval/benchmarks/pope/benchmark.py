@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from visioneval.benchmarks.pope import metrics, scoring, tables
 from visioneval.benchmarks.pope.data import Located, locate
+from visioneval.benchmarks.pope.judging import Judge
 from visioneval.benchmarks.pope.labels import corrected
 from visioneval.benchmarks.pope.options import PopeOptions
 from visioneval.benchmarks.pope.spec import (
@@ -32,7 +33,9 @@ from visioneval.core.rows import DataRow, ParquetRows, Skip
 from visioneval.core.runfiles import RunInfo
 
 if TYPE_CHECKING:
+    from visioneval.backends.registry import BackendSpec
     from visioneval.core.rowcounts import PublishedRows
+    from visioneval.core.solver import Solver
 
 __all__ = ["Pope", "PopeOptions", "build", "prompt", "scoring_only"]
 
@@ -54,6 +57,22 @@ class Pope(Benchmark[PopeOptions]):
         super().__init__(options)
         if located is not None:
             self.located = located
+        self.judging = Judge.for_options(options)
+
+    @property
+    def judge(self) -> BackendSpec | None:
+        """VLMEvalKit's judge (`--judge-model`), which reads the answers its rules cannot."""
+        return self.judging.spec if self.judging else None
+
+    @property
+    def solve(self) -> Solver | None:
+        """With a judge: the answer, then the judge on an Unknown one; else one request."""
+        return self.judging.solver(self) if self.judging else None
+
+    @property
+    def one_request_each(self) -> bool:
+        """A judge is asked for some answers only: a dry run still prices the questions."""
+        return True
 
     @cached_property
     def located(self) -> Located:

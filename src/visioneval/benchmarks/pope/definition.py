@@ -46,7 +46,8 @@ class PopeDefinition(BenchmarkDefinition):
     synth_help = ("Write a small POPE-shaped set (Full/<setting> and data/test files, the "
                   "Hub's columns): --n images per setting, 6 questions each.")
     synth_rows = 10
-    settings_that_matter = ("protocol", "labels", "num_samples", "settings")
+    settings_that_matter = ("protocol", "labels", "num_samples", "settings", "judge_model")
+    judge_target = ("judge_base_url", "judge_api_key_env")
 
     def make(self, options: BaseModel) -> Benchmark:
         from visioneval.benchmarks.pope.benchmark import build

@@ -19,6 +19,7 @@ Failed requests are counted in `n_errors` and scored nowhere.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -26,7 +27,16 @@ from visioneval.benchmarks.pope import protocols
 from visioneval.benchmarks.pope.counts import Counts, intervals
 from visioneval.benchmarks.pope.labels import manifest
 from visioneval.benchmarks.pope.scoring import relabelled
-from visioneval.benchmarks.pope.spec import AMBIGUOUS, FAMILY, LMMS, PAPER, SETTINGS, VLMEVALKIT
+from visioneval.benchmarks.pope.spec import (
+    AMBIGUOUS,
+    FAMILY,
+    JUDGE_ERROR,
+    JUDGED,
+    LMMS,
+    PAPER,
+    SETTINGS,
+    VLMEVALKIT,
+)
 from visioneval.core.records import Record
 from visioneval.harness.differences import Differences, DifferenceSummary
 from visioneval.stats.bootstrap import Outcomes
@@ -56,7 +66,7 @@ class LabelTally:
         counts = self.by[protocol].get(setting)
         if counts is None:
             return
-        if not record.ok:
+        if not record.ok or protocol not in record.scores:  # failed, or its judge failed
             counts.error()
             return
         image = record.metadata.get("image")
@@ -125,6 +135,7 @@ def summarize(records: Iterable[Record], protocols_: Sequence[str], settings: Se
     differences = Differences(PAPER, protocols_) if PAPER in protocols_ else None
     first = label_sets[0]
     relabelled_n = left_out = 0
+    judge = Counter[str]()
     problems: list[str] = []
     n_problems = 0
     for record in records:
@@ -137,6 +148,9 @@ def summarize(records: Iterable[Record], protocols_: Sequence[str], settings: Se
         if family == PAPER or PAPER not in protocols_:
             relabelled_n += fixed not in (original, AMBIGUOUS)
             left_out += fixed == AMBIGUOUS
+            if isinstance(record.parsed.get(JUDGED), str):
+                judge[record.parsed[JUDGED]] += 1
+            judge["failed"] += JUDGE_ERROR in record.parsed
             if isinstance(problem, str):
                 n_problems += 1
                 if len(problems) < PROBLEMS_KEPT:
@@ -152,7 +166,8 @@ def summarize(records: Iterable[Record], protocols_: Sequence[str], settings: Se
                 differences.add(scored)
     out: dict[str, Any] = {p: {ls: t.result(p) for ls, t in tallies.items()}
                            for p in protocols_}
-    summary = _summary(differences, tallies[first], protocols_) if differences else None
+    summary = _summary(differences, tallies[first], protocols_, judge) if differences \
+        else None
     out["differences"] = summary.model_dump() if summary else None
     made = manifest()
     out["labels"] = {"sets": list(label_sets), "manifest": made.version,
@@ -161,8 +176,8 @@ def summarize(records: Iterable[Record], protocols_: Sequence[str], settings: Se
     return out
 
 
-def _summary(differences: Differences, tally: LabelTally, protocols_: Sequence[str]
-             ) -> DifferenceSummary:
+def _summary(differences: Differences, tally: LabelTally, protocols_: Sequence[str],
+             judge: Counter[str]) -> DifferenceSummary:
     differences.finish()
     summary = differences.summary()
     if LMMS in protocols_:
@@ -182,6 +197,13 @@ def _summary(differences: Differences, tally: LabelTally, protocols_: Sequence[s
         summary.add_note(VLMEVALKIT, "Unknown answers", f"{unknown} answers read Unknown "
                          "count as \"no\" in precision, recall and F1 and as wrong in "
                          "accuracy; the paper's rule reads each as yes or no")
-        summary.add_note(VLMEVALKIT, "judge", "with a working OpenAI key VLMEvalKit asks "
-                         "gpt-4o-mini to read the Unknown answers; not asked here")
+        if sum(judge.values()):
+            summary.add_note(VLMEVALKIT, "judge", f"the judge read {sum(judge.values())} "
+                             f"Unknown answers: {judge['Yes']} yes, {judge['No']} no, "
+                             f"{judge['Unknown']} still Unknown, {judge['failed']} failed "
+                             "(left out of VLMEvalKit's metrics); counted in extraction")
+        else:
+            summary.add_note(VLMEVALKIT, "judge", "with a working OpenAI key VLMEvalKit asks "
+                             "gpt-4o-mini to read the Unknown answers; not asked here "
+                             "(--judge-backend, --judge-model)")
     return summary

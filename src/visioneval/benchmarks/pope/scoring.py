@@ -13,7 +13,7 @@ from typing import Any
 
 from visioneval import excerpts
 from visioneval.benchmarks.pope import protocols
-from visioneval.benchmarks.pope.spec import LMMS, PAPER, VLMEVALKIT
+from visioneval.benchmarks.pope.spec import JUDGED, LMMS, PAPER, VLMEVALKIT
 from visioneval.core.records import Record
 from visioneval.harness.differences import Counterfactual, reference_block
 
@@ -37,9 +37,18 @@ def score(family: str, text: str, label: str) -> Scored:
 
 
 def relabelled(record: Record, label: str) -> Record:
-    """The record scored again against another label (a corrected one), from its answer."""
+    """The record scored again against another label (a corrected one), from its answer;
+    VLMEvalKit's judge's reading, where a judge read it, is kept."""
     if not record.ok:
         return record
     parsed, scores = score(record.metadata.get("family", PAPER), record.response.text or "",
                            label)
+    kept = record.parsed
+    parsed = {p: v for p, v in parsed.items() if p in kept} | {
+        k: v for k, v in kept.items() if k.startswith(f"{VLMEVALKIT}_")}
+    scores = {p: v for p, v in scores.items() if p in record.scores}
+    if isinstance(kept.get(JUDGED), str):
+        parsed[VLMEVALKIT] = kept[JUDGED]
+        scores[VLMEVALKIT] = {"correct": float(protocols.correct(VLMEVALKIT, kept[JUDGED],
+                                                                 label))}
     return record.model_copy(update={"parsed": parsed, "scores": scores})

@@ -50,3 +50,8 @@ LMMS_MAX_TOKENS = 128
 YES, NO = "yes", "no"
 # RePOPE's corrected label of a question it leaves out as ambiguous (corrections.json).
 AMBIGUOUS = "ambiguous"
+# What a record's `parsed` keeps of VLMEvalKit's opt-in judge step (judging.py): the judge's
+# reading of an answer the rules read Unknown, why no reading came back, the rules' reading.
+JUDGED = "vlmevalkit_judge"
+JUDGE_ERROR = "vlmevalkit_judge_error"
+RULE = "vlmevalkit_rule"
