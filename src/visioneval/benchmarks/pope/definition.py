@@ -77,6 +77,18 @@ class PopeDefinition(BenchmarkDefinition):
         return from_block(f"F1, {setting} (paper's reading)",
                           (block.get("settings") or {}).get(setting), "f1")
 
+    def unparsed(self, metrics: dict[str, Any]) -> int | None:
+        """Answers the headline's protocol could not read: none under the paper's rule (it
+        reads every answer yes or no); else lmms-eval's or VLMEvalKit's pooled count."""
+        labels = _first_labels(metrics)
+        for protocol, scope in ((PAPER, None), (LMMS, "pooled"), (VLMEVALKIT, "overall")):
+            block = (metrics.get(protocol) or {}).get(labels)
+            if isinstance(block, dict):
+                blocks = block.get("settings", {}).values() if scope is None else \
+                    [block.get(scope) or {}]
+                return sum(int(b.get("unparsed", 0)) for b in blocks)
+        return None
+
     def synth(self, out: Path, rows: int, seed: int) -> list[str]:
         from visioneval.benchmarks.pope.synth import write_synthetic
 
