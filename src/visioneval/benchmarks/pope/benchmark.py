@@ -67,7 +67,7 @@ class Pope(Benchmark[PopeOptions]):
     @property
     def solve(self) -> Solver | None:
         """With a judge: the answer, then the judge on an Unknown one; else one request."""
-        return self.judging.solver(self) if self.judging else None
+        return self.judging.solver(self.score) if self.judging else None
 
     @property
     def one_request_each(self) -> bool:

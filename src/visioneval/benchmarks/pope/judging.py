@@ -14,6 +14,7 @@ metrics (counted in its errors) and the paper's reading of the answer is kept.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -25,8 +26,10 @@ from visioneval.core.records import GenerationSettings, Request, Sample, user
 from visioneval.core.solver import Solved
 
 if TYPE_CHECKING:
-    from visioneval.benchmarks.pope.benchmark import Pope
-    from visioneval.core.solver import Ask
+    from visioneval.core.solver import Ask, Solver
+
+Score = Callable[[Sample, str], tuple[dict[str, Any], dict[str, dict[str, float]]]]
+"""The benchmark's `score`: every protocol of the run on one answer."""
 
 TRIES = 5  # yorn.py line 266
 # VLMEvalKit leaves the judge's reply length to the judge's default; a word is asked for.
@@ -63,12 +66,13 @@ class Judge:
                                base_url=options.judge_base_url,
                                api_key_env=options.judge_api_key_env))
 
-    def solver(self, benchmark: Pope) -> Any:
+    def solver(self, score: Score) -> Solver:
+        """The model's answer, scored by `score`, then the judge on an Unknown reading."""
         async def solve(sample: Sample, ask: Ask) -> Solved:
             answer = await ask(Request(sample.messages, ask.settings))
             if not answer.ok or sample.metadata.get("family") != PAPER:
                 return Solved(answer)
-            parsed, scores = benchmark.score(sample, answer.text or "")
+            parsed, scores = score(sample, answer.text or "")
             if parsed.get(VLMEVALKIT) != "Unknown":
                 return Solved(answer, parsed, scores)
             read, error = await self.read(str(sample.metadata.get("question", "")),
