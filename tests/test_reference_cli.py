@@ -90,3 +90,25 @@ def test_benchmark_without_published_numbers_says_which_have_them():
             "salbench, illusionbench") in flat(result.stderr)
     result = invoke("reference", "nosuch")
     assert result.exit_code == 2 and "unknown benchmark 'nosuch'" in result.stderr
+
+
+def test_departures_are_listed_harness_by_harness():
+    from rich.console import Console
+
+    from visioneval.core.published import Departure, PublishedTable
+    from visioneval.report.reference_console import departures
+
+    made = PublishedTable(
+        benchmark="b", title="t", citation="c", sources=(), tolerance=0.05, protocol=(),
+        settings=(), columns=(), models=(), rows=(),
+        departures=(Departure("lmms-eval", "counts the ground truth's yes", "utils.py:74",
+                              "always 0.5"),
+                    Departure("VLMEvalKit", "pools the settings", "yorn.py:120"),
+                    Departure("lmms-eval", "exact match only", "utils.py:40")))
+    console = Console(width=100, record=True)
+    departures(made, console)
+    lines = console.export_text().splitlines()
+    assert lines == ["Where the harnesses depart from the paper:", "  lmms-eval:",
+                     "    - counts the ground truth's yes (utils.py:74); always 0.5",
+                     "    - exact match only (utils.py:40)", "  VLMEvalKit:",
+                     "    - pools the settings (yorn.py:120)"]

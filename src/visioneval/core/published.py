@@ -32,6 +32,18 @@ class Source:
 
 
 @dataclass(frozen=True)
+class Departure:
+    """Where a harness scores the benchmark otherwise than the paper: the harness, what it
+    does, where in its code (file and line at a named commit), and what that does to the
+    numbers."""
+
+    harness: str
+    what: str
+    where: str
+    effect: str = ""
+
+
+@dataclass(frozen=True)
 class Column:
     """One published quantity (e.g. P3 Detection exact match). `table` and `row` place it
     when printed: the sub-table it belongs to and, within it, an extra row label ("" none);
@@ -90,6 +102,7 @@ class PublishedTable:
     rows: tuple[Row, ...]
     notes: tuple[str, ...] = ()
     units: str = "percent"
+    departures: tuple[Departure, ...] = ()
 
     def __post_init__(self) -> None:
         keys = {c.key for c in self.columns}
@@ -137,6 +150,7 @@ class PublishedFile(BaseModel, frozen=True):
     notes: list[str]
     full_rows: dict[str, int]
     full_rows_source: str
+    departures: list[Departure] = []
 
     @classmethod
     def read(cls, path: Path) -> Self:
@@ -151,7 +165,8 @@ class PublishedFile(BaseModel, frozen=True):
             benchmark=self.benchmark, title=self.title, citation=self.citation,
             sources=tuple(self.sources), tolerance=self.tolerance,
             protocol=tuple(self.protocol), settings=settings, columns=tuple(columns),
-            models=tuple(models), rows=tuple(rows), notes=tuple(self.notes))
+            models=tuple(models), rows=tuple(rows), notes=tuple(self.notes),
+            departures=tuple(self.departures))
 
 
 # Trailing parts of a served model's name that do not change which model it is: a release

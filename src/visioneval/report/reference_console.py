@@ -120,6 +120,21 @@ def _provenance(table: PublishedTable, console: Console) -> None:
     console.print("Notes:", highlight=False)
     for note in table.notes:
         line(console, f"  - {note}")
+    departures(table, console)
+
+
+def departures(table: PublishedTable, console: Console) -> None:
+    """Where each harness scores the benchmark otherwise than the paper, with the file and
+    line of its code, harness by harness."""
+    if not table.departures:
+        return
+    console.print("Where the harnesses depart from the paper:", highlight=False)
+    for harness in dict.fromkeys(d.harness for d in table.departures):
+        line(console, f"  {harness}:")
+        for d in table.departures:
+            if d.harness == harness:
+                effect = f"; {d.effect}" if d.effect else ""
+                line(console, f"    - {d.what} ({d.where}){effect}")
 
 
 def show_beside(report: ReferenceReport, console: Console) -> None:
