@@ -266,15 +266,20 @@ def _notes(summary: DifferenceSummary, results: dict[str, Any],
         mine = results.get(protocol, {})
         if isinstance(paper.get("g_acc"), float) and isinstance(mine.get("g_acc"), float):
             points = 100 * (mine["g_acc"] - paper["g_acc"])
-            summary.add_note(protocol, "prompt", "the space between question and suffix "
-                             f"moves G-Acc by {points:+.1f} points ({mine['n_groups']} and "
-                             f"{paper['n_groups']} whole groups)", points)
+            summary.add_note(protocol, "prompt, on G-Acc", "the space between question and suffix "
+                             f"moves G-Acc by {points:+.1f} points ({_groups(mine, paper)})", points)
         if protocol == "lmms-eval":
             summary.add_note(protocol, "aggregation", ACC_NOT_REPORTED)
         groups = mine.get("n_groups", 0)
         if groups != 1900 or mine.get("incomplete_groups"):
             summary.add_note(protocol, "item set", f"{_asserts(protocol)}; this run has "
                              f"{groups} whole groups, which it would not score")
+
+
+def _groups(mine: dict[str, Any], paper: dict[str, Any]) -> str:
+    if mine["n_groups"] == paper["n_groups"]:
+        return f"{mine['n_groups']} whole groups"
+    return f"{mine['n_groups']} and {paper['n_groups']} whole groups"
 
 
 def _asserts(protocol: str) -> str:

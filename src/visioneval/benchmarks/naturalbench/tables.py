@@ -40,13 +40,30 @@ def with_interval(value: float | None, span: list[float] | None) -> str:
 
 
 def figure_row(name: str, block: dict[str, Any]) -> list[str]:
-    return [name, *(with_interval(block.get(m), block.get(f"{m}_ci95")) for m in METRICS),
+    """A protocol's four figures, G-Acc (the headline) with its 95% interval."""
+    return [name, *(pct(block.get(m), missing="-") for m in METRICS[:3]),
+            with_interval(block.get("g_acc"), block.get("g_acc_ci95")),
             str(block.get("n_groups", 0)), str(block.get("n_errors", 0)),
             str(block.get("unparsed", 0))]
 
 
-HEADER = ["protocol", *(f"{METRIC_NAMES[m]} [95%]" for m in METRICS), "groups", "errors",
-          "unread"]
+HEADER = ["protocol", *(METRIC_NAMES[m] for m in METRICS[:3]), "G-Acc [95%]", "groups",
+          "errors", "unread"]
+
+
+def interval_rows(per: dict[str, Any]) -> list[list[str]]:
+    """Every figure of every protocol with its 95% interval and what it counts."""
+    rows = []
+    for protocol, block in per.items():
+        for metric in METRICS:
+            value = block.get(metric)
+            rows.append([protocol if metric == METRICS[0] else "", METRIC_NAMES[metric],
+                         pct(value, missing="-"),
+                         interval(block.get(f"{metric}_ci95"), joiner=", ")
+                         if value is not None else "-",
+                         str(block.get(COUNTS[metric], 0)),
+                         block.get(f"{metric}_unavailable", "") if value is None else ""])
+    return rows
 
 
 def show_main(metrics: dict[str, Any], model: str, console: Console) -> None:
@@ -58,8 +75,8 @@ def show_main(metrics: dict[str, Any], model: str, console: Console) -> None:
         rows = [figure_row(p, b) for p, b in results.get(label_set, {}).items()]
         print_table(console, f"NaturalBench: {model}, {LABEL_SET_NAMES[label_set]} "
                     "(percent; G-Acc is the paper's headline)", HEADER, rows,
-                    INTERVALS + " '-': not computed (lmms-eval reports no Acc).",
-                    numeric_from=1)
+                    INTERVALS + " '-': lmms-eval reports no Acc. unread: answers with "
+                    "neither answer word.", numeric_from=1)
     show_layout(metrics, console)
     if metrics.get("differences"):
         console.print()
@@ -70,9 +87,8 @@ def show_layout(metrics: dict[str, Any], console: Console) -> None:
     layout = metrics.get("layout") or {}
     if not layout.get("groups"):
         return
-    text = (f"Fixed layout (Yes/No/No/Yes, A/B/B/A) against the answer columns: "
-            f"{layout['fixed']} of {layout['groups']} groups agree, {layout['breaks']} "
-            f"break it, {layout['unreadable']} unreadable")
+    text = (f"Answer columns vs the fixed layout: {layout['fixed']} of {layout['groups']} "
+            f"groups agree, {layout['breaks']} break it, {layout['unreadable']} unreadable")
     line(console, text)
     if layout.get("breaking_groups"):
         line(console, "  breaking: " + ", ".join(layout["breaking_groups"]))
@@ -99,6 +115,11 @@ def show(metrics: dict[str, Any], model: str, console: Console) -> None:
     """Every table (`visioneval show`)."""
     show_main(metrics, model, console)
     console.print()
+    for label_set, per in (metrics.get("results") or {}).items():
+        print_table(console, f"Every figure with its 95% interval, "
+                    f"{LABEL_SET_NAMES[label_set]} (percent)",
+                    ["protocol", "figure", "value", "95% interval", "n", "unavailable"],
+                    interval_rows(per), INTERVALS, numeric_from=2)
     show_controls(metrics, console)
     show_types(metrics, console)
     line(console, LEGEND)
