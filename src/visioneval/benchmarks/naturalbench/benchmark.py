@@ -127,7 +127,7 @@ class NaturalBench(Benchmark[NaturalBenchOptions]):
         """A group's four items, once per prompt family; Skip says why not."""
         qtype = question_type(row)
         questions = {c: row.text(c) for c in ("Question_0", "Question_1")}
-        images = {c: row.image(c) for c in ("Image_0", "Image_1")}
+        images = {c: _image(row, c) for c in ("Image_0", "Image_1")}
         group = f"{row.index:04d}"
         published = {item: protocols.read_label(row[answer], qtype)
                      for item, _, _, answer in ITEMS}
@@ -220,9 +220,19 @@ def _layout(published: Mapping[str, int | None]) -> str:
         else "breaks"
 
 
+def _image(row: DataRow, column: str) -> Any:
+    """The column's image as its stored bytes; Skip naming the column when it is none."""
+    try:
+        return row.image(column)
+    except Skip as exc:
+        if repr(column) in str(exc):
+            raise
+        raise Skip(f"column {column!r}: {exc}") from None
+
+
 def _where(row: DataRow) -> str:
     index = row["Index"]
-    return f"row {row.index}" + (f" (Index {index})" if index is not None else "")
+    return f"{row.index}" + (f" (Index {index})" if index is not None else "")
 
 
 def build(options: Mapping[str, Any] | BaseModel) -> NaturalBench:
