@@ -91,7 +91,7 @@ class NaturalBenchDefinition(BenchmarkDefinition):
             rows = [_row(p, b) for p, b in per.items()]
             out.append(Section(f"NaturalBench, {LABEL_SET_NAMES[label_set]} (percent)", [
                 Table(tables.HEADER, rows, 1),
-                Note(tables.INTERVALS + " G-Acc is the paper's headline. lmms-eval reports no "
+                Note(tables.INTERVALS + " G-Acc is the paper's main figure. lmms-eval reports no "
                      "Acc ('-').")]))
         layout = metrics.get("layout") or {}
         if layout.get("groups"):

@@ -5,7 +5,7 @@ or blank), the four figures of `get_scores` ([R] naturalbench_vqa.py:50-149):
 - Acc: answers right, over the answers scored;
 - Q-Acc: questions right on both images (q0 on i0 and i1; q1 on i0 and i1);
 - I-Acc: images with both questions right;
-- G-Acc (the headline): groups with all four answers right.
+- G-Acc (the paper's main figure): groups with all four answers right.
 A right answer is the extracted answer equal to the label: the fixed layout's (Yes/A for
 q0_i0 and q1_i1, No/B for the other two; label set "original", what all three
 implementations score) or the answer column's (label set "corrected").
@@ -266,8 +266,9 @@ def _notes(summary: DifferenceSummary, results: dict[str, Any],
         mine = results.get(protocol, {})
         if isinstance(paper.get("g_acc"), float) and isinstance(mine.get("g_acc"), float):
             points = 100 * (mine["g_acc"] - paper["g_acc"])
-            summary.add_note(protocol, "prompt, on G-Acc", "the space between question and suffix "
-                             f"moves G-Acc by {points:+.1f} points ({_groups(mine, paper)})", points)
+            summary.add_note(protocol, "prompt, on G-Acc",
+                             f"the space between question and suffix moves G-Acc by "
+                             f"{points:+.1f} points ({_groups(mine, paper)})", points)
         if protocol == "lmms-eval":
             summary.add_note(protocol, "aggregation", ACC_NOT_REPORTED)
         groups = mine.get("n_groups", 0)
@@ -351,19 +352,30 @@ class LayoutBlock(MetricsBlock):
 
 
 class CorrectionsBlock(MetricsBlock):
+    """The label corrections manifest the run read (corrections.json)."""
+
     version: str
-    listed: int
+    listed: int = Field(description="How many corrections it lists.")
 
 
 class NaturalBenchMetrics(MetricsBlock):
-    protocols: list[str]
-    label_sets: list[str]
-    results: dict[str, dict[str, ProtocolBlock]]
-    controls: dict[str, dict[str, dict[str, ProtocolBlock]]] | None = None
-    label_set_difference: dict[str, dict[str, float]] | None = None
+    """metrics.json of NaturalBench: the four figures per label set and protocol."""
+
+    protocols: list[str] = Field(description="The protocols scored, the paper's first.")
+    label_sets: list[str] = Field(description="original (the fixed layout), corrected (the "
+                                  "answer columns), or both.")
+    results: dict[str, dict[str, ProtocolBlock]] = Field(
+        description="label set -> protocol -> its figures, with the stored images.")
+    controls: dict[str, dict[str, dict[str, ProtocolBlock]]] | None = Field(
+        None, description="blind or blank -> label set -> protocol: the figures without "
+        "the image.")
+    label_set_difference: dict[str, dict[str, float]] | None = Field(
+        None, description="protocol -> figure: answer columns minus fixed layout.")
     layout: LayoutBlock
     corrections: CorrectionsBlock
-    differences: DifferenceSummary | None = None
+    differences: DifferenceSummary | None = Field(
+        None, description="Why the protocols differ, answer by answer "
+        "(visioneval.harness.differences).")
 
 
 __all__ = ["METRIC_NAMES", "NaturalBenchMetrics", "summarize"]

@@ -15,9 +15,11 @@ from visioneval.benchmarks.naturalbench.spec import (
     PROTOCOLS,
 )
 from visioneval.core.benchmark import OWN_OPTIONS, LocalPath
-from visioneval.harness.corrections import LabelSet, label_sets
 
 Protocol = Literal["paper", "lmms-eval", "vlmevalkit", "harnesses", "all"]
+# visioneval.harness.corrections's LabelSet, spelled here: that module reads parquet files
+# and loads pyarrow, which `visioneval --help` (reading this model) must not.
+LabelSet = Literal["original", "corrected", "both"]
 
 
 class NaturalBenchOptions(BaseModel, frozen=True):
@@ -48,7 +50,7 @@ class NaturalBenchOptions(BaseModel, frozen=True):
 
     @property
     def label_sets(self) -> list[str]:
-        return label_sets(self.labels)
+        return ["original", "corrected"] if self.labels == "both" else [self.labels]
 
 
 class NaturalBenchSynthOptions(BaseModel, frozen=True):

@@ -40,7 +40,7 @@ def with_interval(value: float | None, span: list[float] | None) -> str:
 
 
 def figure_row(name: str, block: dict[str, Any]) -> list[str]:
-    """A protocol's four figures, G-Acc (the headline) with its 95% interval."""
+    """A protocol's four figures, G-Acc (the paper's main figure) with its 95% interval."""
     return [name, *(pct(block.get(m), missing="-") for m in METRICS[:3]),
             with_interval(block.get("g_acc"), block.get("g_acc_ci95")),
             str(block.get("n_groups", 0)), str(block.get("n_errors", 0)),
@@ -74,7 +74,7 @@ def show_main(metrics: dict[str, Any], model: str, console: Console) -> None:
     for label_set in label_sets:
         rows = [figure_row(p, b) for p, b in results.get(label_set, {}).items()]
         print_table(console, f"NaturalBench: {model}, {LABEL_SET_NAMES[label_set]} "
-                    "(percent; G-Acc is the paper's headline)", HEADER, rows,
+                    "(percent; G-Acc is the paper's main figure)", HEADER, rows,
                     INTERVALS + " '-': lmms-eval reports no Acc. unread: answers with "
                     "neither answer word.", numeric_from=1)
     show_layout(metrics, console)
