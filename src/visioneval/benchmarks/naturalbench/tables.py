@@ -62,7 +62,8 @@ def interval_rows(per: dict[str, Any]) -> list[list[str]]:
                          interval(block.get(f"{metric}_ci95"), joiner=", ")
                          if value is not None else "-",
                          str(block.get(COUNTS[metric], 0)),
-                         block.get(f"{metric}_unavailable", "") if value is None else ""])
+                         str(block.get(f"{metric}_unavailable", "")).split(":")[0]
+                         if value is None else ""])
     return rows
 
 
@@ -119,7 +120,8 @@ def show(metrics: dict[str, Any], model: str, console: Console) -> None:
         print_table(console, f"Every figure with its 95% interval, "
                     f"{LABEL_SET_NAMES[label_set]} (percent)",
                     ["protocol", "figure", "value", "95% interval", "n", "unavailable"],
-                    interval_rows(per), INTERVALS, numeric_from=2)
+                    interval_rows(per), INTERVALS + " Why a figure is unavailable: "
+                    "metrics.json (<figure>_unavailable).", numeric_from=2)
     show_controls(metrics, console)
     show_types(metrics, console)
     line(console, LEGEND)
