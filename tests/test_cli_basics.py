@@ -80,6 +80,8 @@ def test_benchmark_help_is_a_table_of_contents(name):
     lines = text.splitlines()
     assert len(lines) <= (81 if name == "vqa" else 64), text
     for i, line in enumerate(lines):  # a second line only under a name too long for the column
+        if lines[i - 1].startswith("  BENCHMARK ") and name == "run":
+            continue  # run's argument names every registered benchmark: a list that grows
         if re.match(r"^ {4,}\S", line):
             assert re.match(r"^  -\S.{25,}$", lines[i - 1]) and "  " not in \
                 lines[i - 1].strip(), (lines[i - 1], line)

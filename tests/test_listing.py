@@ -34,7 +34,8 @@ def test_the_list_names_everything_from_the_definitions():
     assert list(models) == list(MODELS)
     assert models["popout"].endswith("fits salbench, psychophysics")
     assert models["majority"].endswith("fits salbench")
-    assert re.search(r"fits salbench, illusionbench, vqa \(random answers with --scorer "
+    assert re.search(r"fits salbench, illusionbench, naturalbench, vqa \(random answers "
+                     r"with --scorer "
                      r"choice", models["random"])
     variants = _part(parts, "Request variants")
     assert list(variants)[:len(BUILTIN)] == ["blind", "blank", "grayscale", "jpeg:Q",

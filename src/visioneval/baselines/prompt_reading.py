@@ -38,16 +38,23 @@ _BRACKETED = re.compile(r"Options:\s*\[([^\]]*)\]")
 _LISTED = re.compile(r"Options:[ \t]*([^\[\n][^\n]*?)\.?[ \t]*$", re.MULTILINE)
 _LETTERED = re.compile(r"^\(?([A-Z])[.)]\s+\S", re.MULTILINE)  # "A. red" or "(B) blue" lines
 _FOLLOWING = re.compile(r"following options:\s*(.*?)\.?\s+Provide", re.DOTALL)
+_YES_OR_NO = re.compile(r"\banswer\s+yes\s+or\s+no\b", re.IGNORECASE)
+# "Option: A:red; B:blue;" (NaturalBench's multiple-choice questions), answered by letter.
+_OPTION_LETTERS = re.compile(r"(?:Option:\s*|;\s*)([A-Z]):")
 
 
 def choices(prompt: str) -> tuple[str, ...]:
     """The answers a prompt offers: the letters of two or more lettered option lines ("A.
-    red" / "(B) blue": multiple choice answered by letter), an "Options: [a, b]" list, a
-    "following options: a, b ... Provide" list (IllusionBench's two styles), an "Options:
-    a, b" line, else SalBench's feature classes."""
-    letters = tuple(dict.fromkeys(_LETTERED.findall(prompt)))
-    if len(letters) >= 2:
-        return letters
+    red" / "(B) blue": multiple choice answered by letter) or of an "Option: A:red;
+    B:blue;" line, Yes and No when it asks to "answer Yes or No", an "Options: [a, b]"
+    list, a "following options: a, b ... Provide" list (IllusionBench's two styles), an
+    "Options: a, b" line, else SalBench's feature classes."""
+    for lettered in (_LETTERED, _OPTION_LETTERS):
+        letters = tuple(dict.fromkeys(lettered.findall(prompt)))
+        if len(letters) >= 2:
+            return letters
+    if _YES_OR_NO.search(prompt):
+        return ("Yes", "No")
     for pattern in (_BRACKETED, _FOLLOWING, _LISTED):
         match = pattern.search(prompt)
         if match:
