@@ -15,11 +15,9 @@ from visioneval.benchmarks.naturalbench.spec import (
     PROTOCOLS,
 )
 from visioneval.core.benchmark import OWN_OPTIONS, LocalPath
+from visioneval.harness.corrections import LabelSet
 
 Protocol = Literal["paper", "lmms-eval", "vlmevalkit", "harnesses", "all"]
-# visioneval.harness.corrections's LabelSet, spelled here: that module reads parquet files
-# and loads pyarrow, which `visioneval --help` (reading this model) must not.
-LabelSet = Literal["original", "corrected", "both"]
 
 
 class NaturalBenchOptions(BaseModel, frozen=True):
