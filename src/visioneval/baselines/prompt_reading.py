@@ -37,17 +37,22 @@ def mentions_red_box(prompt: str) -> bool:
 _BRACKETED = re.compile(r"Options:\s*\[([^\]]*)\]")
 _LISTED = re.compile(r"Options:[ \t]*([^\[\n][^\n]*?)\.?[ \t]*$", re.MULTILINE)
 _LETTERED = re.compile(r"^\(?([A-Z])[.)]\s+\S", re.MULTILINE)  # "A. red" or "(B) blue" lines
+_INLINE = re.compile(r"\(([a-z])\)\s*[^\s(]")  # "... (a) Open (b) Closed" in one line
 _FOLLOWING = re.compile(r"following options:\s*(.*?)\.?\s+Provide", re.DOTALL)
 
 
 def choices(prompt: str) -> tuple[str, ...]:
     """The answers a prompt offers: the letters of two or more lettered option lines ("A.
-    red" / "(B) blue": multiple choice answered by letter), an "Options: [a, b]" list, a
+    red" / "(B) blue": multiple choice answered by letter), two or more options in brackets
+    within a line ("(a) Open (b) Closed": answered as "(a)"), an "Options: [a, b]" list, a
     "following options: a, b ... Provide" list (IllusionBench's two styles), an "Options:
     a, b" line, else SalBench's feature classes."""
     letters = tuple(dict.fromkeys(_LETTERED.findall(prompt)))
     if len(letters) >= 2:
         return letters
+    inline = tuple(dict.fromkeys(_INLINE.findall(prompt)))
+    if len(inline) >= 2:
+        return tuple(f"({letter})" for letter in inline)
     for pattern in (_BRACKETED, _FOLLOWING, _LISTED):
         match = pattern.search(prompt)
         if match:
