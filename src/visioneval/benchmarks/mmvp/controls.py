@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from visioneval.benchmarks.mmvp.metrics import Tally
+from visioneval.core.store import RunStore
 from visioneval.core.variant_ids import as_original, family_of
 from visioneval.core.view import ReadableRun
 from visioneval.fmt import interval, pct
@@ -37,7 +38,8 @@ def image_free(view: ReadableRun) -> list[str]:
 
 def tallies(view: ReadableRun, variants: list[str]) -> dict[tuple[str, str], Tally]:
     found: dict[tuple[str, str], Tally] = {}
-    for record in view.iter_records():
+    # The journal itself: a run's records as its tables read them leave the variants out.
+    for record in RunStore(view.directory, view.info).iter_latest():
         family = family_of(record)
         if family not in variants:
             continue

@@ -23,7 +23,7 @@ class MmvpOptions(BaseModel, frozen=True):
                                        json_schema_extra={"shown_default": f"download {HF_REPO}"})
     num_pairs: int | None = Field(None, ge=1, le=PAIRS, description="First N pairs (2N "
                                   "questions).",
-                                  json_schema_extra={"flags": ["--pairs"],
+                                  json_schema_extra={"flag": "--pairs",
                                                      "shown_default": "all 150"})
     protocol: Protocol = Field("all", description="Scoring protocol; all: the three side by "
                                "side.", json_schema_extra={"panel": OWN_OPTIONS})

@@ -8,12 +8,12 @@
   or an option:
   1. a stated letter: "answer is (b)", "answer: a", "option B" (the letter followed by the
      end, punctuation or a bracket, so "the answer is a dog" states nothing);
-  2. a leading letter: the reply starts with "a", "(b)", "A.", "b)" or "B:";
-  3. a letter in brackets anywhere: "(a)";
-  4. an option's text as a whole word or phrase, case ignored ("Yes", "Gravel path"); a
+  2. a letter: the reply starts with "a", "(b)", "A.", "b)" or "B:", or holds "(a)"
+     anywhere;
+  3. an option's text as a whole word or phrase, case ignored ("Yes", "Gravel path"); a
      match inside a longer option's match does not count ("OK" inside "OK/SELECT").
   A step that finds both options decides nothing more: the reply is ambiguous (wrong), except
-  in step 4 when the reply begins with one option's text ("No, ... yes ..." chooses No).
+  in step 3 when the reply begins with one option's text ("No, ... yes ..." chooses No).
   A reply that names no option is unparsed (wrong). It does not read meaning: "not open"
   names "open". The paper's GPT-4 grader reads meaning, and `--judge` asks it (docs).
 - `lmms_eval`: lmms-eval's `_extract_answer_letter` ([L] utils.py lines 32-67): five
@@ -50,9 +50,9 @@ class Reading:
 
 def paper(text: str, q: Question) -> Reading:
     """visioneval's reading of an answer to the paper's prompt (see the module's text)."""
-    for how, pattern in (("stated letter", _STATED), ("leading letter", _LEADING),
-                         ("letter in brackets", _BRACKETED)):
-        found = {m.group(1).lower() for m in pattern.finditer(text)}
+    for how, patterns in (("stated letter", (_STATED,)),
+                          ("letter", (_LEADING, _BRACKETED))):
+        found = {m.group(1).lower() for p in patterns for m in p.finditer(text)}
         if len(found) == 1:
             return Reading(found.pop(), how)
         if found:
