@@ -166,8 +166,8 @@ class MmvpDefinition(BenchmarkDefinition):
     def browser_row(self, record: Record) -> dict[str, Any]:
         meta = record.metadata
         target = record.target if isinstance(record.target, dict) else {}
-        views = {p: {"a": str(record.parsed.get(p, "")), "ok": s.get("correct") == 1.0}
-                 for p, s in record.scores.items()}
+        views = {p: {"a": str(record.parsed.get(p.split("/")[0], "")),
+                     "ok": s.get("correct") == 1.0} for p, s in record.scores.items()}
         label = target.get("published", "")
         return {"t": f"Index {meta.get('index')}: {meta.get('question', '')} "
                      f"{meta.get('options', '')}",

@@ -113,8 +113,9 @@ class MmvpLmmsEval(lmms_eval.Reader):
         asked = q or Question(index, logged.prompt or "", "", f"({letter})")
         found, notes = labels(asked, "lmms-lab-eval/MMVP")
         extra = checks.where(logged)
+        response = logged.response()
         logged_correct = result.get("is_correct")
-        if isinstance(logged_correct, bool) and logged.filtered is not None:
+        if isinstance(logged_correct, bool) and logged.filtered is not None and response.ok:
             extra["is_correct"] = logged_correct
             checks.compared += 1
             checks.differ += (lmms_letter(logged.filtered) == letter.upper()) != logged_correct
@@ -129,4 +130,4 @@ class MmvpLmmsEval(lmms_eval.Reader):
                         messages=(user(logged.prompt),) if logged.prompt is not None else (),
                         target={"published": found.published, "lmms_eval": found.lmms_eval,
                                 "corrected": found.corrected}, metadata=meta)
-        return Answered(sample, logged.response())
+        return Answered(sample, response)
