@@ -151,7 +151,7 @@ def test_every_protocol_and_label_set_against_the_loopback_server(serve, tmp_pat
     causes = {c["cause"]: c["lost"] for c in diff["lmms-eval"]["causes"]}
     assert causes == {"label set": 4}  # same verdicts otherwise: only its labels differ
     assert (out / "protocols.csv").read_text().count("label set") == 4
-    rows = list(csv.DictReader(open(out / "results.csv")))
+    rows = list(csv.DictReader((out / "results.csv").read_text().splitlines()))
     assert [(r["protocol"], r["labels"]) for r in rows][:2] == [("paper", "original"),
                                                                 ("paper", "corrected")]
     assert rows[0]["pair_accuracy_pct"] == "75.0"
@@ -180,7 +180,7 @@ def test_random_baseline_offline_reads_every_prompt(tmp_path):
         assert blocks["original"]["n"] == 8 and blocks["original"]["n_pairs"] == 4, protocol
     # random answers "(a)" or "(b)" to the paper's inline options: every answer read.
     assert metrics["protocols"]["paper"]["unparsed"] == {}
-    assert load(out, "run.json")["options"]["num_pairs"] == 4
+    assert load(out, "run.json")["options"]["pairs"] == 4
 
 
 @pytest.mark.slow

@@ -67,7 +67,7 @@ class Mmvp(Benchmark[MmvpOptions]):
 
     @property
     def limit(self) -> int | None:
-        n = self.options.num_pairs
+        n = self.options.pairs
         return None if n is None else 2 * n
 
     def published_rows(self) -> PublishedRows | None:

@@ -94,9 +94,8 @@ class MmvpData:
 
     def _parquet_rows(self, limit: int | None) -> Iterator[Row]:
         for row in parquet.iter_rows(self.files, PARQUET_COLUMNS, limit=limit):
-            cell = row.values.get("image")
             yield Row(row.index, f"{row.file.name} row {row.index}", row.values,
-                      lambda cell=cell: cell_image(cell))
+                      _image_cell(row.values.get("image")))
 
 
 def _csv_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -114,6 +113,10 @@ def _csv_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 yield reader.line_num, {c: values.get(c) for c in CSV_COLUMNS}
         except csv.Error as exc:
             raise DataError(f"{path} line {reader.line_num}: {exc}") from None
+
+
+def _image_cell(cell: Any) -> Callable[[], Image]:
+    return lambda: cell_image(cell)
 
 
 def _image_file(folder: Path, index: Any) -> Callable[[], Image]:

@@ -46,7 +46,7 @@ class MmvpDefinition(BenchmarkDefinition):
                   "lmms-eval's parquet with --layout) with pairs made as the real ones.")
     synth_rows = 300
     synth_options = SynthOptions
-    settings_that_matter = ("protocol", "labels", "num_pairs")
+    settings_that_matter = ("protocol", "labels", "pairs")
 
     def make(self, options: BaseModel) -> Benchmark:
         from visioneval.benchmarks.mmvp.benchmark import build

@@ -21,10 +21,9 @@ class MmvpOptions(BaseModel, frozen=True):
     data_dir: LocalPath | None = Field(None, description="Dataset folder (MMVP/MMVP's layout "
                                        "or lmms-lab-eval/MMVP's parquet).",
                                        json_schema_extra={"shown_default": f"download {HF_REPO}"})
-    num_pairs: int | None = Field(None, ge=1, le=PAIRS, description="First N pairs (2N "
+    pairs: int | None = Field(None, ge=1, le=PAIRS, description="First N pairs (2N "
                                   "questions).",
-                                  json_schema_extra={"flag": "--pairs",
-                                                     "shown_default": "all 150"})
+                                  json_schema_extra={"shown_default": "all 150"})
     protocol: Protocol = Field("all", description="Scoring protocol; all: the three side by "
                                "side.", json_schema_extra={"panel": OWN_OPTIONS})
     labels: LabelSet = Field("both", description="Labels: original (each protocol's own), "

@@ -63,8 +63,8 @@ def differences(info: RunInfo, metrics: dict[str, Any]) -> list[str]:
                    "paper protocol's")
     out.append("grading: visioneval's rule-based reading of the answer; the paper asked "
                "GPT-4-0314 (docs/mmvp.md says how they differ)")
-    if options.get("num_pairs"):
-        out.append(f"pairs: the first {options['num_pairs']}; the paper's: all {PAIRS}")
+    if options.get("pairs"):
+        out.append(f"pairs: the first {options['pairs']}; the paper's: all {PAIRS}")
     block = (blocks or {}).get("original") or {}
     if block.get("n_errors"):
         out.append(f"{block['n_errors']} failed requests are left out (their pairs too); "

@@ -20,6 +20,7 @@ import io
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -89,7 +90,7 @@ def write_synthetic(out: Path, n: int, seed: int = 0,
     Returns the file holding the questions."""
     if n < 2 or n % 2:
         raise ValueError("n must be an even number of questions, 2 or more (whole pairs)")
-    rows = []
+    rows: list[dict[str, Any]] = []
     for index in range(1, n + 1):
         text, options, label = question(index)
         if layout == "lmms-lab-eval/MMVP" and index in LMMS_EVAL_CHANGES:
@@ -110,7 +111,7 @@ def write_synthetic(out: Path, n: int, seed: int = 0,
     return path
 
 
-def write_parquet(path: Path, rows: list[dict], seed: int) -> Path:
+def write_parquet(path: Path, rows: list[dict[str, Any]], seed: int) -> Path:
     """lmms-lab-eval/MMVP's schema (its dataset card): Index int32, three strings and an HF
     Image struct, with the `huggingface` features metadata `datasets` reads."""
     image = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
