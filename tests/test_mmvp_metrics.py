@@ -100,7 +100,7 @@ def test_unread_answers_are_counted_per_protocol():
         "paper": {"names both options": 1},
         "lmms-eval": {"no letter found (scored wrong)": 1},
         "vlmevalkit": {"left to VLMEvalKit's judge model: scored Z (wrong) without one": 1,
-                       "a refusal VLMEvalKit knows (Z)": 1}}
+                       "Z: a refusal, or the judge matched no option": 1}}
 
 
 def test_differences_charge_each_cause_and_say_the_pair_gap():

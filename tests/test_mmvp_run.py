@@ -215,3 +215,72 @@ def test_bad_options_are_one_line(option, value, tmp_path):
                     "--data-dir", tmp_path)
     assert result.exit_code == 2
     assert option in flat(result.output + result.stderr)
+
+
+def grader(prompt: Prompt) -> str:
+    """A scripted judge: the paper's grader question answered by comparing the answer's
+    letter with the correct one (Index 63's grading answered "Yes." on purpose: neither yes
+    nor no for the paper's regular expression); VLMEvalKit's matching question answered
+    with the letter of the answer's option."""
+    text = prompt.text
+    if "Does the following answer correctly answers the question" in text:
+        correct = text.split("the correct answer is ", 1)[1][:3]
+        answer = text.rsplit("answer:", 1)[1]
+        if "taller daisy" in text:
+            return "Yes."
+        return "yes" if answer.startswith(correct) else "no"
+    if "match an answer with several options" in text:
+        answer = text.rsplit("Answer: ", 1)[1]
+        return "B" if "(b)" in answer else "A"
+    raise AssertionError(f"not a judge's question: {text[:80]}")
+
+
+def test_the_judges_grade_the_papers_answers_and_read_what_vlmevalkits_rules_leave(
+        serve, tmp_path):
+    data = official(tmp_path / "d")
+    images = {hashlib.sha256((data / "MMVP Images" / f"{i}.jpg").read_bytes()).hexdigest(): i
+              for i, *_ in ROWS}
+    model = scripted(set(), images)
+
+    def answer(prompt: Prompt) -> str:
+        found = model(prompt)  # right everywhere; VLMEvalKit's prompt answered "(a)"/"(b)",
+        return f"({found[-2].lower()})" if found.startswith("The answer") else found
+
+    server, judge = serve(answer=answer), serve(answer=grader)
+    out = tmp_path / "run"
+    result = invoke(*args(server, data, out, "--judge-backend", "openai", "--judge-model",
+                          "m", "--judge-base-url", judge.base_url + "/v1"))
+    assert result.exit_code == 0, result.output
+    # The grader is asked once per distinct label the run needs (published, lmms-eval's,
+    # corrected: two for 99, 100, 279 and 280, one for the others), VLMEvalKit's matching
+    # prompt once for each of its answers, "(a)" or "(b)", that its rules cannot read.
+    assert judge.stats.requests == 12 + 8
+    metrics = load(out)
+    paper = metrics["protocols"]["paper"]
+    assert paper["original"]["accuracy"] == 6 / 8  # the daisy pair's "Yes." is not "yes"
+    assert paper["unparsed"] == {"the grader's reply was neither yes nor no (not correct, as "
+                                 "the paper counts it)": 2}
+    assert paper["corrected"]["accuracy"] == 3 / 8  # the grader told 100, 279, 280's new label
+    diff = {p["protocol"]: p for p in metrics["differences"]["protocols"]}
+    assert {c["cause"]: c["lost"] for c in diff["lmms-eval"]["causes"]}["label set"] == 4
+    vlmevalkit = metrics["protocols"]["vlmevalkit"]
+    assert vlmevalkit["original"]["accuracy"] == 1.0 and vlmevalkit["unparsed"] == {}
+    assert metrics["readings"]["paper"] == "the paper's grader prompt, asked of m"
+    records = {r["id"]: r for r in journal(out)}
+    assert records["100/paper"]["parsed"]["paper_grader"] == {"(a)": "no", "(b)": "yes"}
+    assert records["100/paper"]["parsed"]["paper_rule"] == "(b)"
+    assert records["63/vlmevalkit"]["parsed"]["vlmevalkit_judge"] == \
+        {"replies": ["A"], "how": "judge"}
+
+
+def test_a_failed_judge_request_is_an_error_never_a_verdict(serve, tmp_path):
+    data = official(tmp_path / "d", rows=ROWS[:2])
+    server, judge = serve(answer=lambda p: "(a)"), serve(answer=grader, fail_first=100)
+    out = tmp_path / "run"
+    result = invoke(*args(server, data, out, "--protocol", "paper", "--max-attempts", "1",
+                          "--judge-backend", "openai", "--judge-model", "m",
+                          "--judge-base-url", judge.base_url + "/v1"))
+    assert result.exit_code == 1, result.output  # failed samples: retry them with --resume
+    block = load(out)["protocols"]["paper"]["original"]
+    assert (block["n"], block["n_errors"]) == (0, 2) and "accuracy" not in block
+    assert all(r["response"]["error"].startswith("judge: ") for r in journal(out))

@@ -15,12 +15,14 @@ from pydantic import BaseModel
 
 from visioneval.benchmarks.mmvp import prompts, scoring, tables
 from visioneval.benchmarks.mmvp.data import MmvpData, Row, locate
+from visioneval.benchmarks.mmvp.judging import Judged
 from visioneval.benchmarks.mmvp.labels import Labels, labels
 from visioneval.benchmarks.mmvp.metrics import summarize, write_protocols_csv
 from visioneval.benchmarks.mmvp.options import MmvpOptions
 from visioneval.benchmarks.mmvp.patterns import pattern
 from visioneval.benchmarks.mmvp.questions import Question, checked
 from visioneval.benchmarks.mmvp.spec import GROUP, REFERENCE
+from visioneval.core.backend_spec import BackendSpec
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import Record, Sample, SkippedRow, user
 from visioneval.core.rowcounts import read_counts
@@ -31,6 +33,7 @@ from visioneval.core.variant_ids import family_of
 
 if TYPE_CHECKING:
     from visioneval.core.rowcounts import PublishedRows
+    from visioneval.core.solver import Solver
 
 __all__ = ["Mmvp", "MmvpOptions", "build", "scoring_only"]
 
@@ -55,6 +58,24 @@ class Mmvp(Benchmark[MmvpOptions]):
         super().__init__(options)
         if data is not None:
             self.data_source = data
+
+    @property
+    def judge(self) -> BackendSpec | None:
+        """The model `--judge-model` names (None: every answer read by rule)."""
+        o = self.options
+        if o.judge_backend is None or o.judge_model is None:
+            return None
+        return BackendSpec(kind=o.judge_backend, model=o.judge_model,
+                           base_url=o.judge_base_url, api_key_env=o.judge_api_key_env)
+
+    @property
+    def solve(self) -> Solver | None:
+        """With a judge: the answer, then the paper's grader or VLMEvalKit's fallback."""
+        if self.judge is None:
+            return None
+        return Judged(self.score, question_of, lambda s: labels_of(s.target),
+                      tuple(self.options.protocols),
+                      "corrected" in self.options.label_sets).solve
 
     @cached_property
     def data_source(self) -> MmvpData:
@@ -124,7 +145,7 @@ class Mmvp(Benchmark[MmvpOptions]):
 
     def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
         o = self.options
-        return summarize(records, o.protocols, o.label_sets)
+        return summarize(records, o.protocols, o.label_sets, o.judge_model)
 
     def headline_outcome(self, record: Record) -> float | None:
         """The paper protocol's verdict on an answer to the paper's prompt (published

@@ -46,7 +46,8 @@ class MmvpDefinition(BenchmarkDefinition):
                   "lmms-eval's parquet with --layout) with pairs made as the real ones.")
     synth_rows = 300
     synth_options = SynthOptions
-    settings_that_matter = ("protocol", "labels", "pairs")
+    settings_that_matter = ("protocol", "labels", "pairs", "judge_model")
+    judge_target = ("judge_base_url", "judge_api_key_env")
 
     def make(self, options: BaseModel) -> Benchmark:
         from visioneval.benchmarks.mmvp.benchmark import build
@@ -77,7 +78,8 @@ class MmvpDefinition(BenchmarkDefinition):
 
         metrics = view.metrics
         out = [Section("Accuracy by protocol (percent)", [
-            Table(tables.HEADER, tables.main_rows(metrics), 2), Note(tables.NOTE)])]
+            Table(tables.HEADER, tables.main_rows(metrics), 2), Note(tables.NOTE),
+            Items([f"{p}: {how}" for p, how in (metrics.get("readings") or {}).items()])])]
         if metrics.get("differences"):
             out.append(section(DifferenceSummary.model_validate(metrics["differences"])))
         effect = (metrics.get("corrections") or {}).get("effect")

@@ -21,7 +21,7 @@ from pydantic import Field
 from visioneval.benchmarks.mmvp.labels import manifest
 from visioneval.benchmarks.mmvp.patterns import tags
 from visioneval.benchmarks.mmvp.scoring import score_key
-from visioneval.benchmarks.mmvp.spec import REFERENCE, UNPARSED
+from visioneval.benchmarks.mmvp.spec import REFERENCE, UNDETERMINED, UNPARSED
 from visioneval.core.records import Record
 from visioneval.core.runfiles import Interval, MetricsBlock
 from visioneval.harness.differences import Differences, DifferenceSummary, write_run_csv
@@ -114,16 +114,36 @@ def unreadable(protocol: str, record: Record) -> str | None:
     """Why `protocol` could not read this answer (None: it read a letter)."""
     found = record.parsed.get(protocol)
     if protocol == REFERENCE:
+        grader = record.parsed.get("paper_grader")
+        if isinstance(grader, dict):
+            return GRADER_UNSURE if UNDETERMINED in grader.values() else None
         return None if found else str(record.parsed.get("paper_reading") or UNPARSED)
     if protocol == "lmms-eval":
         return None if found else "no letter found (scored wrong)"
+    judged = record.parsed.get("vlmevalkit_judge")
+    if isinstance(judged, dict) and judged.get("how") != "judge":
+        return f"{judged.get('how')}: {found}"
     if found == "Z":
-        return "a refusal VLMEvalKit knows (Z)"
+        return "Z: a refusal, or the judge matched no option"
     return None if found else "left to VLMEvalKit's judge model: scored Z (wrong) without one"
 
 
+GRADER_UNSURE = "the grader's reply was neither yes nor no (not correct, as the paper counts it)"
+
+
+def readings(judge: str | None) -> dict[str, str]:
+    """How each protocol read its answers in this run."""
+    if judge is None:
+        return {"paper": "visioneval's rule (the paper graded with GPT-4-0314)",
+                "lmms-eval": "its regular expressions",
+                "vlmevalkit": "its rules; no judge model (what they leave scores Z)"}
+    return {"paper": f"the paper's grader prompt, asked of {judge}",
+            "lmms-eval": "its regular expressions",
+            "vlmevalkit": f"its rules, then its matching prompt asked of {judge}"}
+
+
 def summarize(records: Iterable[Record], protocols: Sequence[str],
-              label_sets: Sequence[str]) -> dict[str, Any]:
+              label_sets: Sequence[str], judge: str | None = None) -> dict[str, Any]:
     tallies = {(p, s): Tally() for p in protocols for s in label_sets}
     unparsed: dict[str, Counter[str]] = {p: Counter() for p in protocols}
     changed: Counter[str] = Counter()
@@ -149,7 +169,8 @@ def summarize(records: Iterable[Record], protocols: Sequence[str],
             before = record.scores.get(protocol, {}).get("correct")
             after = record.scores.get(score_key(protocol, "corrected"), {}).get("correct")
             changed[protocol] += before is not None and after is not None and before != after
-    out: dict[str, Any] = {"protocols": {}}
+    out: dict[str, Any] = {"protocols": {}, "readings": {
+        p: r for p, r in readings(judge).items() if p in protocols}}
     for protocol in protocols:
         block: dict[str, Any] = {s: tallies[(protocol, s)].block() for s in label_sets}
         block["unparsed"] = dict(unparsed[protocol])
@@ -285,6 +306,8 @@ class MmvpMetrics(MetricsBlock):
     """metrics.json of MMVP."""
 
     protocols: dict[str, ProtocolBlock]
+    readings: dict[str, str] = Field(description="How each protocol read its answers: by "
+                                     "rule, or with the judge model named.")
     corrections: CorrectionsBlock
     differences: dict[str, Any] | None = Field(None, description="Why the protocols differ "
                                                "(harness.differences' summary).")

@@ -4,11 +4,12 @@ model (docs/mmvp.md explains them)."""
 from __future__ import annotations
 
 from typing import Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from visioneval.benchmarks.mmvp.spec import HF_REPO, PAIRS, PROTOCOLS
-from visioneval.core.benchmark import OWN_OPTIONS, LocalPath
+from visioneval.core.benchmark import JUDGE_OPTIONS, OWN_OPTIONS, LocalPath
 from visioneval.harness.corrections import LabelSet, label_sets
 
 Protocol = Literal["paper", "lmms-eval", "vlmevalkit", "all"]
@@ -30,6 +31,38 @@ class MmvpOptions(BaseModel, frozen=True):
                              "corrected (corrections.json), or both side by side.",
                              json_schema_extra={"panel": OWN_OPTIONS})
 
+    judge_backend: Literal["openai", "openrouter", "ollama", "anthropic"] | None = Field(
+        None, description="openai, openrouter, ollama or anthropic.",
+        json_schema_extra={"panel": JUDGE_OPTIONS, "metavar": "KIND"})
+    judge_model: str | None = Field(None, description="Grades the paper's answers as its "
+                                    "GPT-4-0314 grader did; reads those VLMEvalKit's rules "
+                                    "leave, as its gpt-4o-mini did.",
+                                    json_schema_extra={"panel": JUDGE_OPTIONS,
+                                                       "metavar": "NAME",
+                                                       "shown_default": "none: rules only"})
+    judge_base_url: str | None = Field(None, description="The judge's URL(s), "
+                                       "comma-separated.",
+                                       json_schema_extra={"panel": JUDGE_OPTIONS,
+                                                          "metavar": "URL",
+                                                          "shown_default": "the backend's"})
+    judge_api_key_env: str | None = Field(None, description="Variable holding the judge's "
+                                          "key.", json_schema_extra={
+                                              "panel": JUDGE_OPTIONS, "metavar": "NAME",
+                                              "shown_default": "as for --api-key-env"})
+
+    @model_validator(mode="after")
+    def _judge_named_whole(self) -> MmvpOptions:
+        given = [n for n in JUDGE_FIELDS if getattr(self, n) is not None]
+        if given and (self.judge_backend is None or self.judge_model is None):
+            raise ValueError("a judge needs --judge-backend and --judge-model")
+        for url in (self.judge_base_url or "").split(","):
+            parts = urlsplit(url.strip())
+            if parts.username or parts.password:
+                # Options are recorded in run.json: a password there would be written down.
+                raise ValueError("--judge-base-url holds credentials; give the key with "
+                                 "--judge-api-key-env instead")
+        return self
+
     @property
     def protocols(self) -> list[str]:
         return list(PROTOCOLS) if self.protocol == "all" else [self.protocol]
@@ -37,6 +70,9 @@ class MmvpOptions(BaseModel, frozen=True):
     @property
     def label_sets(self) -> list[str]:
         return label_sets(self.labels)
+
+
+JUDGE_FIELDS = ("judge_backend", "judge_model", "judge_base_url", "judge_api_key_env")
 
 
 class SynthOptions(BaseModel, frozen=True):

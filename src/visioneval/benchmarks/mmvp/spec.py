@@ -33,6 +33,7 @@ LMMS_EVAL_CHANGES = {99: ("(a)", "(b)"), 100: ("(b)", "(a)"), 279: ("(a)", "(b)"
 # The paper reading's outcomes besides a letter (readings.paper).
 AMBIGUOUS = "names both options"
 UNPARSED = "names no option"
+UNDETERMINED = "Could not determine yes or no."  # the paper's grader, gpt_grader.py line 46
 
 # How each reference implementation generates (the run's own settings are recorded beside).
 PAPER_GENERATION = ("sampled at temperature 0.2 (top_p None, 1 beam), at most 1024 new tokens "

@@ -94,6 +94,8 @@ NOTE = ("pairs: both questions of a pair right (the paper's metric); [95%]: boot
 def show_main(metrics: dict[str, Any], model: str, console: Console) -> None:
     print_table(console, f"MMVP: {model}, accuracy (percent)", HEADER, main_rows(metrics),
                 NOTE, numeric_from=2)
+    for protocol, how in (metrics.get("readings") or {}).items():
+        line(console, f"  {protocol} read by {how}")
     summary = metrics.get("differences")
     if summary:
         console.print()
