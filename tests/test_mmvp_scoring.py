@@ -11,10 +11,9 @@ import pytest
 from visioneval.backends.reasoning import split
 from visioneval.benchmarks.mmvp import prompts, readings
 from visioneval.benchmarks.mmvp.labels import Labels
-from visioneval.benchmarks.mmvp.questions import Question, checked, parse_options
+from visioneval.benchmarks.mmvp.questions import Question, Skip, checked, parse_options
 from visioneval.benchmarks.mmvp.scoring import score
 from visioneval.benchmarks.mmvp.spec import AMBIGUOUS, UNPARSED
-from visioneval.core.rows import Skip
 from visioneval.harness.differences import verdicts
 
 FEET = Question(107, "Are the butterfly's feet visible?", "(a) Yes (b) No", "(a)")

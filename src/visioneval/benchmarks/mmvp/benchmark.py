@@ -21,6 +21,7 @@ from visioneval.benchmarks.mmvp.metrics import summarize, write_protocols_csv
 from visioneval.benchmarks.mmvp.options import MmvpOptions
 from visioneval.benchmarks.mmvp.patterns import pattern
 from visioneval.benchmarks.mmvp.questions import Question, checked
+from visioneval.benchmarks.mmvp.questions import Skip as BadQuestion
 from visioneval.benchmarks.mmvp.spec import GROUP, REFERENCE
 from visioneval.core.backend_spec import BackendSpec
 from visioneval.core.benchmark import Benchmark
@@ -115,14 +116,14 @@ class Mmvp(Benchmark[MmvpOptions]):
         for row in self.data_source.rows(self.limit):
             try:
                 yield from self._row_samples(row, seen)
-            except Skip as exc:
+            except (Skip, BadQuestion) as exc:
                 yield SkippedRow(GROUP, row.where, str(exc), self.per_row)
 
     def _row_samples(self, row: Row, seen: set[int]) -> list[Sample]:
         v = row.values
         q = checked(v.get("Index"), v.get("Question"), v.get("Options"), v.get("Correct Answer"))
         if q.index in seen:
-            raise Skip(f"Index {q.index} appears twice")
+            raise BadQuestion(f"Index {q.index} appears twice")
         seen.add(q.index)
         image = row.image()
         found, notes = labels(q, self.data_source.layout)

@@ -16,10 +16,9 @@ from rich.console import Console
 
 from visioneval import fmt
 from visioneval.benchmarks.mmvp import tables
-from visioneval.benchmarks.mmvp.metrics import MmvpMetrics
+from visioneval.benchmarks.mmvp.metrics_model import MmvpMetrics
 from visioneval.benchmarks.mmvp.options import MmvpOptions, SynthOptions
-from visioneval.benchmarks.mmvp.scoring import score_key
-from visioneval.benchmarks.mmvp.spec import PROTOCOLS
+from visioneval.benchmarks.mmvp.spec import PROTOCOLS, score_key
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import ComparisonTable, Items, Note, Section, Table
 from visioneval.core.foreign import ForeignReader

@@ -10,10 +10,12 @@ from pydantic import BaseModel, Field, model_validator
 
 from visioneval.benchmarks.mmvp.spec import HF_REPO, PAIRS, PROTOCOLS
 from visioneval.core.benchmark import JUDGE_OPTIONS, OWN_OPTIONS, LocalPath
-from visioneval.harness.corrections import LabelSet, label_sets
 
 Protocol = Literal["paper", "lmms-eval", "vlmevalkit", "all"]
 Layout = Literal["MMVP/MMVP", "lmms-lab-eval/MMVP"]
+# harness.corrections.LabelSet, spelled here: that module loads the parquet reader, and this
+# one is read when the command line starts (tests/test_mmvp_metrics.py checks they agree).
+LabelSet = Literal["original", "corrected", "both"]
 
 
 class MmvpOptions(BaseModel, frozen=True):
@@ -69,7 +71,7 @@ class MmvpOptions(BaseModel, frozen=True):
 
     @property
     def label_sets(self) -> list[str]:
-        return label_sets(self.labels)
+        return ["original", "corrected"] if self.labels == "both" else [self.labels]
 
 
 JUDGE_FIELDS = ("judge_backend", "judge_model", "judge_base_url", "judge_api_key_env")

@@ -11,13 +11,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from visioneval.core.rows import Skip
-
 # lmms-eval's option parser (utils.py `_parse_options`, lines 86-90): each "(x)" marker and
 # the text up to the next marker, stripped. visioneval reads the options the same way for
 # every protocol that needs them one by one.
 _OPTION = re.compile(r"\([a-z]\)\s*([^(]+?)(?=\s*\([a-z]\)|$)", re.IGNORECASE)
 LETTERS = ("a", "b")
+
+
+class Skip(ValueError):
+    """Why a row is not a question, in one line (the caller names the row). Its own class:
+    core.rows' loads the parquet reader, and this module is read when `visioneval --help`
+    reads the definition."""
 
 
 def parse_options(options: str) -> list[str]:

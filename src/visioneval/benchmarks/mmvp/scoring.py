@@ -14,18 +14,12 @@ from typing import Any
 from visioneval.benchmarks.mmvp import readings
 from visioneval.benchmarks.mmvp.labels import Labels
 from visioneval.benchmarks.mmvp.questions import Question
+from visioneval.benchmarks.mmvp.spec import CORRECTED, score_key
 from visioneval.harness.differences import Counterfactual, reference_block
-
-CORRECTED = "corrected"
 
 
 def corrected_key(protocol: str) -> str:
-    return f"{protocol}/{CORRECTED}"
-
-
-def score_key(protocol: str, label_set: str) -> str:
-    """The score block of `protocol` under `label_set` ("original" or "corrected")."""
-    return corrected_key(protocol) if label_set == CORRECTED else protocol
+    return score_key(protocol, CORRECTED)
 
 
 def paper_answer(letter: str | None) -> str:

@@ -35,6 +35,15 @@ AMBIGUOUS = "names both options"
 UNPARSED = "names no option"
 UNDETERMINED = "Could not determine yes or no."  # the paper's grader, gpt_grader.py line 46
 
+# A record's score blocks: `P` against P's own labels, `P/corrected` against the corrected ones.
+CORRECTED = "corrected"
+
+
+def score_key(protocol: str, label_set: str) -> str:
+    """The score block of `protocol` under `label_set` ("original" or "corrected")."""
+    return f"{protocol}/{CORRECTED}" if label_set == CORRECTED else protocol
+
+
 # How each reference implementation generates (the run's own settings are recorded beside).
 PAPER_GENERATION = ("sampled at temperature 0.2 (top_p None, 1 beam), at most 1024 new tokens "
                     "(scripts/evaluate_mllm.py lines 85-95, 130-132)")
