@@ -10,7 +10,7 @@ Pairs are made as the real ones: two consecutive questions with the same text an
 the first labelled (a) and the second (b) (as every pair of the published file is), and two
 images that differ in what the question asks (an arrow up or down, a red or a blue square,
 one dot or two ...). Each image is a 96x96 JPEG with its Index in small marks along the top
-(so no two are alike); the seed only jitters positions. No model
+(so no two are alike); `--seed` only jitters positions. No model
 is expected to read anything from them; they are valid images in the real format."""
 
 from __future__ import annotations
