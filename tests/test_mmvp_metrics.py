@@ -11,6 +11,7 @@ from typing import get_args
 import pytest
 
 from visioneval.benchmarks.mmvp import options
+from visioneval.benchmarks.mmvp.definition import DEFINITION
 from visioneval.benchmarks.mmvp.labels import FIELD, labels, manifest
 from visioneval.benchmarks.mmvp.metrics import summarize
 from visioneval.benchmarks.mmvp.metrics_model import MmvpMetrics
@@ -105,6 +106,7 @@ def test_unread_answers_are_counted_per_protocol():
         "lmms-eval": {"no letter found (scored wrong)": 1},
         "vlmevalkit": {"left to VLMEvalKit's judge model: scored Z (wrong) without one": 1,
                        "Z: a refusal, or the judge matched no option": 1}}
+    assert DEFINITION.unparsed(metrics) == 4  # the report's "unparsed" card
 
 
 def test_differences_charge_each_cause_and_say_the_pair_gap():

@@ -126,6 +126,14 @@ class MmvpDefinition(BenchmarkDefinition):
                                   for _, cells in blocks
                                   for k in ("pair_accuracy", "accuracy")] for n in names]
 
+    def unparsed(self, metrics: dict[str, Any]) -> int | None:
+        """Answers a protocol could not read, over every protocol (the report's card)."""
+        blocks = metrics.get("protocols")
+        if not isinstance(blocks, dict):
+            return None
+        return sum(sum(b.get("unparsed", {}).values()) for b in blocks.values()
+                   if isinstance(b, dict))
+
     def print_main_table(self, view: ReadableRun, console: Console) -> None:
         tables.show_main(view.metrics, view.model, console)
         tables.show_generation(view.info.generation.model_dump(), console)
