@@ -87,5 +87,8 @@ def test_run_help_names_the_benchmarks_it_runs():
     result = invoke("run", "--help")
     text = " ".join(result.stdout.split())
     runnable = [n for n in registry.names() if registry.definition(n).command_options]
-    assert runnable and f"BENCHMARK {', '.join(runnable)}, or yours (module:attribute)." in text
+    assert runnable and f"a registered one ({', '.join(runnable)}), or your own definition" \
+        in text
+    assert "BENCHMARK A registered benchmark, or your own definition (module:attribute)." \
+        in text
     assert set(registry.names()) - set(runnable) == {"evaluate", "layout"}  # own commands

@@ -380,9 +380,10 @@ def any_benchmark_command(registered: Sequence[str] = ()) -> Callable[..., None]
     """`visioneval run SPEC`: any registered benchmark or a user's own definition given as
     module:attribute, its options as repeated `--option key=value` (no generated flags:
     the benchmark is only known once SPEC is read). `registered`: the benchmarks it runs,
-    named in its --help."""
-    shown = (f"{', '.join(registered)}, or yours (module:attribute)." if registered else
-             "A registered benchmark, or your own definition (module:attribute).")
+    named in its --help's paragraph."""
+    # The registered names go in the command's paragraph, which wraps as prose: in the
+    # argument's column they would outgrow one line as benchmarks are added.
+    shown = "A registered benchmark, or your own definition (module:attribute)."
     spec_arg = inspect.Parameter("benchmark", inspect.Parameter.KEYWORD_ONLY, default=None,
                                  annotation=Annotated[str | None, typer.Argument(
                                      help=shown, show_default=False)])
@@ -448,7 +449,8 @@ def any_benchmark_command(registered: Sequence[str] = ()) -> Callable[..., None]
 
     command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
-    command.__doc__ = ("Run any benchmark: a registered one, or your own definition "
+    named = f" ({', '.join(registered)})" if registered else ""
+    command.__doc__ = (f"Run any benchmark: a registered one{named}, or your own definition "
                        "(module:attribute), with its options as --option key=value.")
     return command
 

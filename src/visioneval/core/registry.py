@@ -30,6 +30,7 @@ DEFINITIONS = {
     "vqa": "visioneval.benchmarks.vqa.definition:DEFINITION",
     "layout": "visioneval.benchmarks.layout.definition:DEFINITION",
     "psychophysics": "visioneval.benchmarks.psychophysics.definition:DEFINITION",
+    "mmvp": "visioneval.benchmarks.mmvp.definition:DEFINITION",
 }
 DEMO = "salbench"  # `visioneval demo` runs this benchmark's offline demo
 
