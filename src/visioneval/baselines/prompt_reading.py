@@ -38,13 +38,15 @@ _BRACKETED = re.compile(r"Options:\s*\[([^\]]*)\]")
 _LISTED = re.compile(r"Options:[ \t]*([^\[\n][^\n]*?)\.?[ \t]*$", re.MULTILINE)
 _LETTERED = re.compile(r"^\(?([A-Z])[.)]\s+\S", re.MULTILINE)  # "A. red" or "(B) blue" lines
 _FOLLOWING = re.compile(r"following options:\s*(.*?)\.?\s+Provide", re.DOTALL)
+_YES_NO = re.compile(r"\byes or no\b|\?", re.IGNORECASE)  # a question and no options: yes/no
 
 
 def choices(prompt: str) -> tuple[str, ...]:
     """The answers a prompt offers: the letters of two or more lettered option lines ("A.
     red" / "(B) blue": multiple choice answered by letter), an "Options: [a, b]" list, a
     "following options: a, b ... Provide" list (IllusionBench's two styles), an "Options:
-    a, b" line, else SalBench's feature classes."""
+    a, b" line, Yes and No for a question that lists none (a yes/no question: it asks "yes
+    or no" or ends in "?"), else SalBench's feature classes."""
     letters = tuple(dict.fromkeys(_LETTERED.findall(prompt)))
     if len(letters) >= 2:
         return letters
@@ -54,6 +56,8 @@ def choices(prompt: str) -> tuple[str, ...]:
             found = tuple(c.strip() for c in match.group(1).split(",") if c.strip())
             if found:
                 return found
+    if _LIST.search(prompt) is None and _YES_NO.search(prompt):
+        return ("Yes", "No")
     return vocabulary(prompt)
 
 
