@@ -2,6 +2,8 @@
 when it has one), scored under every protocol asked and each label set; metrics per protocol
 side by side, and why the protocols differ item by item."""
 
+# Imports inside functions: the judge steps load only when a judge model is asked.
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
@@ -76,7 +78,7 @@ class HallusionBench(Benchmark[HallusionBenchOptions]):
             return None
         counts = read_counts(Path(__file__).with_name("rows.json"), self.splits,
                              self.options.num_samples)
-        return replace(counts, notes=("the non_image split's questions send no image",))
+        return replace(counts, text_only=("non_image",))
 
     def data(self) -> ParquetRows:
         source = str(self.options.data_dir) if self.options.data_dir else \
@@ -185,10 +187,13 @@ class HallusionBench(Benchmark[HallusionBenchOptions]):
 
 
 def _where(row: DataRow) -> str:
-    try:
-        return parse_row(row.values).key
-    except ValueError:
-        return f"#{row.index}"
+    """A row's name as the paper's code names a question (category_subcategory_set_figure_
+    question, as the row spells them), and its place in the split."""
+    fields = [row[c] for c in ("category", "subcategory", "set_id", "figure_id",
+                               "question_id")]
+    name = "_".join(str(f).strip() if isinstance(f, str) and f.strip() else "?"
+                    for f in fields)
+    return f"{name} (#{row.index})"
 
 
 def build(options: Mapping[str, Any] | BaseModel) -> HallusionBench:
