@@ -94,7 +94,8 @@ class Judges:
         if self.grader is not None and any(p in GRADED and scoring.takes(p, item)
                                            for p in protocols):
             reply = await ask(Request((user(rules.judge_prompt(
-                item.question, item.gt_answer_details, text)),), GRADER_SETTINGS), judge=True)
+                item.question, item.gt_answer_details, text)),), GRADER_SETTINGS), _said,
+                judge=True)
             words = _text(reply, "the grader")
             said.setdefault("grader_reply", stored.excerpt(words))
             grader = rules.judge_code(words)
@@ -105,13 +106,18 @@ class Judges:
                 settings = GenerationSettings(temperature=0.5 * attempt,
                                               max_tokens=MATCHER_TOKENS)
                 reply = await ask(Request((user(rules.match_prompt(item.question, text)),),
-                                          settings), panel=1)
+                                          settings), _said, panel=1)
                 matcher = rules.yes_no(_text(reply, "VLMEvalKit's judge"))
                 said.setdefault("matcher_replies", []).append(
                     stored.excerpt(reply.text or ""))
                 if matcher != "Unknown":
                     break
         return scoring.Verdicts(grader, matcher)
+
+
+def _said(reply: Response) -> bool:
+    """Whether a judge's reply may be cached: one with no text is a failure to retry."""
+    return bool((reply.text or "").strip())
 
 
 def _text(reply: Response, who: str) -> str:
