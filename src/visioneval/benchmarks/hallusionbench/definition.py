@@ -105,6 +105,11 @@ class HallusionBenchDefinition(BenchmarkDefinition):
             + _label_lines(metrics))]))
         return out
 
+    def unparsed(self, metrics: dict[str, Any]) -> int | None:
+        """Answers the first protocol could not call yes or no (its grader's "unclear")."""
+        first = next(iter((metrics.get("protocols") or {}).values()), None)
+        return first.get("unclear") if isinstance(first, dict) else None
+
     def print_main_table(self, view: ReadableRun, console: Console) -> None:
         """The paper's leaderboard columns per protocol, then why the protocols differ."""
         tables.show_main(view.metrics, view.model, console)
