@@ -83,7 +83,6 @@ def args(server, data: Path, out: Path, *extra) -> list:
             "--backoff-base", "0.01", "--backoff-cap", "0.05", *extra]
 
 
-@pytest.mark.slow
 def test_one_request_per_question_three_protocols_side_by_side(serve, data, tmp_path):
     server = serve(answer=scripted)
     out = tmp_path / "run"

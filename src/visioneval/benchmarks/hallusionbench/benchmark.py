@@ -134,7 +134,7 @@ class HallusionBench(Benchmark[HallusionBenchOptions]):
     def _judging(self) -> Any:
         from visioneval.benchmarks.hallusionbench.judging import Judges
 
-        return Judges.for_options(self.options, self)
+        return Judges.for_options(self.options, self.items)
 
     @property
     def judge(self) -> BackendSpec | None:

@@ -16,6 +16,7 @@ paper's code retries forever, lmms-eval counts it wrong (docs/hallusionbench.md)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +28,6 @@ from visioneval.core.records import GenerationSettings, Request, Response, Sampl
 from visioneval.core.solver import Solved
 
 if TYPE_CHECKING:
-    from visioneval.benchmarks.hallusionbench.benchmark import HallusionBench
     from visioneval.benchmarks.hallusionbench.items import Item
     from visioneval.core.solver import Ask
 
@@ -42,12 +42,17 @@ class JudgeFailed(Exception):
 
 @dataclass(frozen=True)
 class Judges:
+    """The judge models asked, the protocols scored, and how a sample becomes its item under
+    each label set (the benchmark's `items`)."""
+
     grader: BackendSpec | None
     matcher: BackendSpec | None
-    benchmark: HallusionBench
+    protocols: list[str]
+    items: Callable[[Sample], dict[str, Item]]
 
     @classmethod
-    def for_options(cls, options: HallusionBenchOptions, benchmark: HallusionBench) -> Judges:
+    def for_options(cls, options: HallusionBenchOptions,
+                    items: Callable[[Sample], dict[str, Item]]) -> Judges:
         def spec(model: str | None) -> BackendSpec | None:
             if model is None or options.judge_backend is None:
                 return None
@@ -55,7 +60,8 @@ class Judges:
                                base_url=options.judge_base_url,
                                api_key_env=options.judge_api_key_env)
 
-        return cls(spec(options.judge_model), spec(options.vlmevalkit_judge_model), benchmark)
+        return cls(spec(options.judge_model), spec(options.vlmevalkit_judge_model),
+                   options.protocols, items)
 
     @property
     def grader_spec(self) -> BackendSpec | None:
@@ -70,8 +76,8 @@ class Judges:
         if not answer.ok:
             return Solved(answer)
         text = answer.text or ""
-        items = self.benchmark.items(sample)
-        protocols = self.benchmark.options.protocols
+        items = self.items(sample)
+        protocols = self.protocols
         verdicts: dict[str, scoring.Verdicts] = {}
         said: dict[str, Any] = {}
         try:
