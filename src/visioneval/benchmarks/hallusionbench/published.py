@@ -36,10 +36,8 @@ class SourceModel(BaseModel, frozen=True):
 
 
 class SourceRow(BaseModel, frozen=True):
-    """A model's numbers, keyed `<table>/<metric>`; `grader` is the README's (GPT-4 or
-    human)."""
+    """A model's numbers, keyed `<table>/<metric>`."""
     model: str
-    grader: str
     cells: dict[str, float]
 
 
@@ -59,9 +57,9 @@ def table() -> published.PublishedTable:
     columns = [published.Column(f"{t}/{m}", TITLES[t], "", m, f"{m} ({t})",
                                 f"{MEANINGS[m]}, {TITLES[t]}")
                for t, (_, metrics) in TABLES.items() for m in metrics]
-    rows = [published.Row(r.model, {"grader": r.grader}, r.cells) for r in data.rows]
+    rows = [published.Row(r.model, {}, r.cells) for r in data.rows]
     models = [published.Model(m.name, tuple(m.printed), (), m.note) for m in data.models]
-    return data.table(columns, models, rows, settings=("grader",))
+    return data.table(columns, models, rows, settings=())
 
 
 def _value(block: dict[str, Any], metric: str) -> published.RunValue:
@@ -103,7 +101,7 @@ def beside(info: RunInfo, metrics: dict[str, Any]) -> published.RunBeside:
         if block is not None:
             for metric in columns:
                 values[f"{name}/{metric}"] = _value(block, metric)
-    return published.RunBeside({"grader": "GPT-4"},
+    return published.RunBeside({},
                                "the paper's protocol beside the README; VLMEvalKit's beside "
                                "VLMEvalKit's results and the 2025 leaderboard", values,
                                tuple(differences(info, metrics)))
