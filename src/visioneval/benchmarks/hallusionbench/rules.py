@@ -18,46 +18,15 @@ model when one works (`match_prompt`), else stays wrong.
 
 from __future__ import annotations
 
-import re
-from typing import Literal
+from visioneval.harness import vlmevalkit
 
-YesNo = Literal["Yes", "No", "Unknown"]
+YesNo = vlmevalkit.YesNo
 INCORRECT, CORRECT, UNCLEAR = 0, 1, 2
 
-# -- VLMEvalKit's Yes/No reading ---------------------------------------------------------------
-# `process_punctuation` ([V] vlmeval/smp/misc.py:18-33) then `YOrN_Extraction`. To be replaced
-# by `visioneval.harness.vlmevalkit.yes_no`, the shared copy of the same rule.
-_PUNCTUATION = (";", "/", "[", "]", '"', "{", "}", "(", ")", "=", "+", "\\", "_", "-", ">",
-                "<", "@", "`", ",", "?", "!")
-_NUMBER_COMMA = re.compile(r"(\d)(,)(\d)")
-_PERIOD = re.compile(r"(?<!\d)\.(?!\d)")
-# misc.py:32 passes re.UNICODE as `sub`'s third argument, the count: at most 32 periods go.
-_PERIODS_REMOVED = int(re.UNICODE)
-
-
-def punctuation(text: str) -> str:
-    """VLMEvalKit's `process_punctuation`: a mark written next to a space (anywhere in the
-    text), or any mark when the text holds a number like 1,000, is deleted; otherwise each
-    is replaced by a space; then up to 32 periods that are not a decimal point go. Quotes,
-    colons, asterisks and apostrophes stay ("'yes'" and "**yes**" are not the word yes)."""
-    out = text
-    comma_number = _NUMBER_COMMA.search(text) is not None
-    for mark in _PUNCTUATION:
-        spaced = f"{mark} " in text or f" {mark}" in text
-        out = out.replace(mark, "" if spaced or comma_number else " ")
-    return _PERIOD.sub("", out, count=_PERIODS_REMOVED)
-
-
-def yes_no(text: str) -> YesNo:
-    """Yes when the word "yes" is among the answer's words and "no" is not, No the other way
-    round, else Unknown (both, or neither)."""
-    words = punctuation(text.lower()).split()
-    has_yes, has_no = "yes" in words, "no" in words
-    if has_yes and not has_no:
-        return "Yes"
-    if has_no and not has_yes:
-        return "No"
-    return "Unknown"
+# -- VLMEvalKit's Yes/No reading: `YOrN_Extraction` after `process_punctuation`, shared with
+# every benchmark VLMEvalKit scores by Yes/No (`visioneval.harness.vlmevalkit`).
+yes_no = vlmevalkit.yes_no
+punctuation = vlmevalkit.process_punctuation
 
 
 def label_word(gt_answer: str) -> YesNo:
