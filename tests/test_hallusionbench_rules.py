@@ -161,3 +161,16 @@ def test_a_bad_row_names_its_column(column, value, said):
            "gt_answer_details": "Yes."} | {column: value}
     with pytest.raises(ValueError, match=said.replace("(", r"\(")):
         parse_row(row)
+
+
+def test_the_label_sets_are_the_harness_kits():
+    """options.py spells `LabelSet` itself (it loads when the command line starts)."""
+    from typing import get_args
+
+    from visioneval.benchmarks.hallusionbench.options import HallusionBenchOptions, LabelSet
+    from visioneval.harness.corrections import LabelSet as KitLabelSet
+    from visioneval.harness.corrections import label_sets
+
+    assert get_args(LabelSet) == get_args(KitLabelSet)
+    for chosen in get_args(LabelSet):
+        assert HallusionBenchOptions(labels=chosen).label_sets == label_sets(chosen)

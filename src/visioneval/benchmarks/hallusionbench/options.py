@@ -10,9 +10,11 @@ from pydantic import BaseModel, Field, model_validator
 
 from visioneval.benchmarks.hallusionbench.spec import HF_REPO, PROTOCOLS
 from visioneval.core.benchmark import JUDGE_OPTIONS, OWN_OPTIONS, LocalPath
-from visioneval.harness.corrections import LabelSet, label_sets
 
 Protocol = Literal["paper", "lmms-eval", "vlmevalkit", "all"]
+# `harness.corrections.LabelSet`, spelled here: that module reads parquet errors' type, and
+# this one is read when the command line starts (pyarrow, numpy) for every benchmark.
+LabelSet = Literal["original", "corrected", "both"]
 JUDGE_FIELDS = ("judge_backend", "judge_model", "vlmevalkit_judge_model", "judge_base_url",
                 "judge_api_key_env")
 
@@ -72,7 +74,8 @@ class HallusionBenchOptions(BaseModel, frozen=True):
 
     @property
     def label_sets(self) -> list[str]:
-        return label_sets(self.labels)
+        """The label sets scored: one, or both (the published labels first)."""
+        return ["original", "corrected"] if self.labels == "both" else [self.labels]
 
     @property
     def asks_text_only(self) -> bool:
