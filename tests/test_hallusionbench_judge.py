@@ -125,3 +125,14 @@ def test_a_grader_without_a_verdict_makes_an_error_not_a_wrong_answer(serve, dat
     paper = load(out)["protocols"]["paper"]
     assert paper["n_errors"] == len(records) and paper["n"] == 0 and "aAcc" not in \
         paper["overall"]
+
+
+def test_the_dry_run_prices_the_grader_and_says_the_matcher_is_not_estimated(data):
+    result = invoke("hallusionbench", "--backend", "openai", "--model", "gpt-4o",
+                    "--judge-backend", "openai", "--judge-model", "gpt-4",
+                    "--vlmevalkit-judge-model", "gpt-4o-mini", "--data-dir", data, "--dry-run")
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.stdout.split())
+    assert "judge requests at least 24 (one per answer) to openai gpt-4" in out
+    assert "panel model 1, openai gpt-4o-mini at api.openai.com, answers no sample of its " \
+        "own" in out
