@@ -21,8 +21,9 @@ MODELS = {
     "majority": "the most common answer of the dataset, always",
 }
 # Bump when a builtin model answers differently (2: `random` writes "Answer: X" when asked;
-# 3: it reads lettered option lines and "Options: a, b" lines; 4: popout answers yes/no).
-RULES_VERSION = 4
+# 3: it reads lettered option lines and "Options: a, b" lines; 4: popout answers yes/no;
+# 5: `random` answers Yes or No to a question that lists no options).
+RULES_VERSION = 5
 
 
 SERVERS = "--backend openai, openrouter, ollama or anthropic"

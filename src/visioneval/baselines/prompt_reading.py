@@ -42,6 +42,7 @@ _FOLLOWING = re.compile(r"following options:\s*(.*?)\.?\s+Provide", re.DOTALL)
 _YES_OR_NO = re.compile(r"\banswer\s+yes\s+or\s+no\b", re.IGNORECASE)
 # "Option: A:red; B:blue;" (NaturalBench's multiple-choice questions), answered by letter.
 _OPTION_LETTERS = re.compile(r"(?:Option:\s*|;\s*)([A-Z]):")
+_YES_NO = re.compile(r"\byes or no\b|\?", re.IGNORECASE)  # a question and no options: yes/no
 
 
 def choices(prompt: str) -> tuple[str, ...]:
@@ -50,7 +51,8 @@ def choices(prompt: str) -> tuple[str, ...]:
     B:blue;" line, two or more options in brackets within a line ("(a) Open (b) Closed":
     answered as "(a)"), Yes and No when it asks to "answer Yes or No", an "Options: [a, b]"
     list, a "following options: a, b ... Provide" list (IllusionBench's two styles), an
-    "Options: a, b" line, else SalBench's feature classes."""
+    "Options: a, b" line, Yes and No for a question that lists none (a yes/no question: it
+    asks "yes or no" or ends in "?"), else SalBench's feature classes."""
     for lettered in (_LETTERED, _OPTION_LETTERS):
         letters = tuple(dict.fromkeys(lettered.findall(prompt)))
         if len(letters) >= 2:
@@ -66,6 +68,8 @@ def choices(prompt: str) -> tuple[str, ...]:
             found = tuple(c.strip() for c in match.group(1).split(",") if c.strip())
             if found:
                 return found
+    if _LIST.search(prompt) is None and _YES_NO.search(prompt):
+        return ("Yes", "No")
     return vocabulary(prompt)
 
 

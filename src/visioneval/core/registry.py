@@ -25,12 +25,13 @@ from visioneval.core.runfiles import RunInfo
 DEFINITIONS = {
     "salbench": "visioneval.benchmarks.salbench.definition:DEFINITION",
     "illusionbench": "visioneval.benchmarks.illusionbench.definition:DEFINITION",
+    "mmvp": "visioneval.benchmarks.mmvp.definition:DEFINITION",
     "naturalbench": "visioneval.benchmarks.naturalbench.definition:DEFINITION",
+    "hallusionbench": "visioneval.benchmarks.hallusionbench.definition:DEFINITION",
     "evaluate": "visioneval.evaluators.definition:DEFINITION",
     "vqa": "visioneval.benchmarks.vqa.definition:DEFINITION",
     "layout": "visioneval.benchmarks.layout.definition:DEFINITION",
     "psychophysics": "visioneval.benchmarks.psychophysics.definition:DEFINITION",
-    "mmvp": "visioneval.benchmarks.mmvp.definition:DEFINITION",
 }
 DEMO = "salbench"  # `visioneval demo` runs this benchmark's offline demo
 
