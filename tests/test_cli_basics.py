@@ -79,10 +79,14 @@ def test_benchmark_help_is_a_table_of_contents(name):
                                            "Model and endpoints"]) + SHARED_PANELS
     lines = text.splitlines()
     assert len(lines) <= (81 if name == "vqa" else 64), text
-    for i, line in enumerate(lines):  # a second line only under a name too long for the column
-        if re.match(r"^ {4,}\S", line):
-            assert re.match(r"^  -\S.{25,}$", lines[i - 1]) and "  " not in \
-                lines[i - 1].strip(), (lines[i - 1], line)
+    # A second line only under a name too long for the column, or under `run`'s BENCHMARK
+    # argument, whose help lists every registered benchmark.
+    wrapped = [i for i, line in enumerate(lines) if re.match(r"^ {4,}\S", line)]
+    for i in wrapped:
+        if name == "run" and lines[i - 1].startswith("  BENCHMARK "):
+            continue
+        assert re.match(r"^  -\S.{25,}$", lines[i - 1]) and "  " not in \
+            lines[i - 1].strip(), (lines[i - 1], lines[i])
 
 
 def _options(command, path=()):

@@ -22,7 +22,7 @@ MODELS = {
 }
 # Bump when a builtin model answers differently (2: `random` writes "Answer: X" when asked;
 # 3: it reads lettered option lines and "Options: a, b" lines; 4: popout answers yes/no;
-# 5: `random` answers a yes/no question yes or no).
+# 5: `random` answers Yes or No to a question that lists no options).
 RULES_VERSION = 5
 
 

@@ -37,29 +37,39 @@ def mentions_red_box(prompt: str) -> bool:
 _BRACKETED = re.compile(r"Options:\s*\[([^\]]*)\]")
 _LISTED = re.compile(r"Options:[ \t]*([^\[\n][^\n]*?)\.?[ \t]*$", re.MULTILINE)
 _LETTERED = re.compile(r"^\(?([A-Z])[.)]\s+\S", re.MULTILINE)  # "A. red" or "(B) blue" lines
+_INLINE = re.compile(r"\(([a-z])\)\s*[^\s(]")  # "... (a) Open (b) Closed" in one line
 _FOLLOWING = re.compile(r"following options:\s*(.*?)\.?\s+Provide", re.DOTALL)
-# A question answered yes or no: a line that opens with an auxiliary verb and ends with "?"
-# ("Is there a dog in the image?", POPE's and most yes/no benchmarks' form).
-_YES_NO = re.compile(r"^(?:is|are|does|do|did|can|could|was|were|has|have|will|would|should)"
-                     r"\b[^\n]*\?\s*$", re.IGNORECASE | re.MULTILINE)
+_YES_OR_NO = re.compile(r"\banswer\s+yes\s+or\s+no\b", re.IGNORECASE)
+# "Option: A:red; B:blue;" (NaturalBench's multiple-choice questions), answered by letter.
+_OPTION_LETTERS = re.compile(r"(?:Option:\s*|;\s*)([A-Z]):")
+_YES_NO = re.compile(r"\byes or no\b|\?", re.IGNORECASE)  # a question and no options: yes/no
 
 
 def choices(prompt: str) -> tuple[str, ...]:
     """The answers a prompt offers: the letters of two or more lettered option lines ("A.
-    red" / "(B) blue": multiple choice answered by letter), an "Options: [a, b]" list, a
-    "following options: a, b ... Provide" list (IllusionBench's two styles), an "Options:
-    a, b" line, else SalBench's feature classes."""
-    letters = tuple(dict.fromkeys(_LETTERED.findall(prompt)))
-    if len(letters) >= 2:
-        return letters
+    red" / "(B) blue": multiple choice answered by letter) or of an "Option: A:red;
+    B:blue;" line, two or more options in brackets within a line ("(a) Open (b) Closed":
+    answered as "(a)"), Yes and No when it asks to "answer Yes or No", an "Options: [a, b]"
+    list, a "following options: a, b ... Provide" list (IllusionBench's two styles), an
+    "Options: a, b" line, Yes and No for a question that lists none (a yes/no question: it
+    asks "yes or no" or ends in "?"), else SalBench's feature classes."""
+    for lettered in (_LETTERED, _OPTION_LETTERS):
+        letters = tuple(dict.fromkeys(lettered.findall(prompt)))
+        if len(letters) >= 2:
+            return letters
+    inline = tuple(dict.fromkeys(_INLINE.findall(prompt)))
+    if len(inline) >= 2:
+        return tuple(f"({letter})" for letter in inline)
+    if _YES_OR_NO.search(prompt):
+        return ("Yes", "No")
     for pattern in (_BRACKETED, _FOLLOWING, _LISTED):
         match = pattern.search(prompt)
         if match:
             found = tuple(c.strip() for c in match.group(1).split(",") if c.strip())
             if found:
                 return found
-    if _YES_NO.search(prompt):
-        return ("yes", "no")
+    if _LIST.search(prompt) is None and _YES_NO.search(prompt):
+        return ("Yes", "No")
     return vocabulary(prompt)
 
 

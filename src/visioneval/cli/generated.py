@@ -376,18 +376,14 @@ def _ready(definition: BenchmarkDefinition, cmdline: CommandLine, values: dict[s
                  then=said_after(cmdline, directory, flags.dry_run))
 
 
-LISTED_WIDTH = 70  # the help's column for an argument's text, at 100 columns
-
-
 def any_benchmark_command(registered: Sequence[str] = ()) -> Callable[..., None]:
     """`visioneval run SPEC`: any registered benchmark or a user's own definition given as
     module:attribute, its options as repeated `--option key=value` (no generated flags:
     the benchmark is only known once SPEC is read). `registered`: the benchmarks it runs,
-    named in its --help."""
-    # The names only while they fit the help's one line; the list grows with the registry.
-    named = f"{', '.join(registered)}, or yours (module:attribute)."
-    shown = named if registered and len(named) <= LISTED_WIDTH else \
-        "A benchmark `visioneval list` names, or yours (module:attribute)."
+    named in its --help's paragraph."""
+    # The registered names go in the command's paragraph, which wraps as prose: in the
+    # argument's column they would outgrow one line as benchmarks are added.
+    shown = "A registered benchmark, or your own definition (module:attribute)."
     spec_arg = inspect.Parameter("benchmark", inspect.Parameter.KEYWORD_ONLY, default=None,
                                  annotation=Annotated[str | None, typer.Argument(
                                      help=shown, show_default=False)])
@@ -453,7 +449,8 @@ def any_benchmark_command(registered: Sequence[str] = ()) -> Callable[..., None]
 
     command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
-    command.__doc__ = ("Run any benchmark: a registered one, or your own definition "
+    named = f" ({', '.join(registered)})" if registered else ""
+    command.__doc__ = (f"Run any benchmark: a registered one{named}, or your own definition "
                        "(module:attribute), with its options as --option key=value.")
     return command
 

@@ -100,6 +100,11 @@ def _print(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings
             if len(models) > 1:
                 items = _answered_by(benchmark, items, position)
             found = estimate.estimate(items, settings, rule, done)
+        if position and not found.samples:  # a model the solver asks, as a judge step
+            line(output.console, f"panel model {position}, {member.kind} {ref.label()}, "
+                 "answers no sample of its own: the requests the benchmark's solver sends it "
+                 "are not estimated")
+            continue
         who = f"{benchmark.name} on {member.kind} {ref.label()}" + \
             (f", shard {shard.label}" if shard else "") + \
             (f" (panel model {position})" if position else "")

@@ -25,6 +25,9 @@ from visioneval.core.runfiles import RunInfo
 DEFINITIONS = {
     "salbench": "visioneval.benchmarks.salbench.definition:DEFINITION",
     "illusionbench": "visioneval.benchmarks.illusionbench.definition:DEFINITION",
+    "mmvp": "visioneval.benchmarks.mmvp.definition:DEFINITION",
+    "naturalbench": "visioneval.benchmarks.naturalbench.definition:DEFINITION",
+    "hallusionbench": "visioneval.benchmarks.hallusionbench.definition:DEFINITION",
     "evaluate": "visioneval.evaluators.definition:DEFINITION",
     "vqa": "visioneval.benchmarks.vqa.definition:DEFINITION",
     "layout": "visioneval.benchmarks.layout.definition:DEFINITION",

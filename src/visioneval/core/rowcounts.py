@@ -17,7 +17,8 @@ class PublishedRows:
     configs or subsets the run reads, with their published rows (None: unknown); `limit`:
     --num-samples (the first N rows of each part); `requests_per_row`: requests each row
     makes; `prompt_chars`: a typical request's text (an estimate, `chars_source` says
-    where it comes from); `images_per_request`: images each request sends."""
+    where it comes from); `images_per_request`: images each request sends, but those of
+    the `text_only` parts, which send none."""
 
     dataset: str
     revision: str
@@ -28,6 +29,7 @@ class PublishedRows:
     prompt_chars: int = 0
     chars_source: str = ""
     notes: tuple[str, ...] = field(default=())
+    text_only: tuple[str, ...] = ()
 
     def rows(self, part: str) -> int | None:
         """The rows the run reads of `part`: its published count capped by --num-samples;
@@ -47,6 +49,11 @@ class PublishedRows:
 
     def requests(self) -> int:
         return sum((self.rows(p) or 0) for p in self.parts) * self.requests_per_row
+
+    def images(self) -> int:
+        """Images the requests send (none for a text-only part)."""
+        return sum((self.rows(p) or 0) for p in self.parts if p not in self.text_only) \
+            * self.requests_per_row * self.images_per_request
 
     def times(self, factor: int) -> PublishedRows:
         """The same with `factor` requests per row (request variants)."""

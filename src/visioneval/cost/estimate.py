@@ -117,7 +117,7 @@ def from_published(published: PublishedRows, settings: GenerationSettings,
     are not counted)."""
     total = published.requests()
     requests = max(0, total - done)
-    images = requests * published.images_per_request
+    images = published.images() * requests // total if total else 0
     prompt = PromptTokens(chars=requests * published.prompt_chars, images=images,
                           unknown_images=images)
     return Estimate(requests=requests, samples=total, done=min(done, total), prompt=prompt,

@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from visioneval.io.parquet import DataError
+from visioneval.io.dataerror import DataError
 
 LabelSet = Literal["original", "corrected", "both"]
 LABEL_SETS: tuple[str, ...] = ("original", "corrected")

@@ -334,7 +334,7 @@ def table_rows(summary: DifferenceSummary) -> list[list[str]]:
     for p in summary.protocols:
         if not p.compared and not p.excluded:
             continue
-        total = 100 * ((p.accuracy or 0) - (p.reference_accuracy or 0)) if p.compared else None
+        total = (p.accuracy or 0) - (p.reference_accuracy or 0) if p.compared else None
         rows.append([p.protocol, f"all causes ({p.compared} items)", str(p.differ), "", "",
                      f"{total:+.1f}" if total is not None else "-"])
         for c in p.causes:

@@ -19,13 +19,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from visioneval.io import pagestream
+from visioneval.io.dataerror import DataError
 
 READ_ROWS = 8  # rows decoded at a time: 8 images of 1.3 MB are 10 MB
 READ_BUFFER = 1 << 20  # bytes read from the file at a time
-
-
-class DataError(Exception):
-    """A dataset file or folder cannot be used; the message names it."""
 
 
 @dataclass(frozen=True)

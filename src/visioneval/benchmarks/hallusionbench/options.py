@@ -1,0 +1,83 @@
+"""HallusionBench's options: `visioneval hallusionbench`'s flags, run.json's `options` and the
+Python API's, one model (docs/hallusionbench.md explains them)."""
+
+from __future__ import annotations
+
+from typing import Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, Field, model_validator
+
+from visioneval.benchmarks.hallusionbench.spec import HF_REPO, PROTOCOLS
+from visioneval.core.benchmark import JUDGE_OPTIONS, OWN_OPTIONS, LocalPath
+
+Protocol = Literal["paper", "lmms-eval", "vlmevalkit", "all"]
+# `harness.corrections.LabelSet`, spelled here: that module reads parquet errors' type, and
+# this one is read when the command line starts (pyarrow, numpy) for every benchmark.
+LabelSet = Literal["original", "corrected", "both"]
+JUDGE_FIELDS = ("judge_backend", "judge_model", "vlmevalkit_judge_model", "judge_base_url",
+                "judge_api_key_env")
+
+
+class HallusionBenchOptions(BaseModel, frozen=True):
+    """One line of help each."""
+    data_dir: LocalPath | None = Field(None, description="Dataset folder.",
+                                       json_schema_extra={"shown_default": f"download {HF_REPO}"})
+    num_samples: int | None = Field(None, ge=1, description="First N rows of each split.",
+                                    json_schema_extra={"flags": ["--samples"],
+                                                       "shown_default": "all"})
+    protocol: Protocol = Field("all", description="Scoring protocol; all: the three side by "
+                               "side.", json_schema_extra={"panel": OWN_OPTIONS})
+    labels: LabelSet = Field("both", description="Published labels, corrected ones, or both.",
+                             json_schema_extra={"panel": OWN_OPTIONS})
+    judge_backend: Literal["openai", "openrouter", "ollama", "anthropic"] | None = Field(
+        None, description="openai, openrouter, ollama or anthropic.",
+        json_schema_extra={"panel": JUDGE_OPTIONS, "metavar": "KIND"})
+    judge_model: str | None = Field(None, description="The paper's grader (GPT-4 there).",
+                                    json_schema_extra={"panel": JUDGE_OPTIONS,
+                                                       "metavar": "NAME"})
+    vlmevalkit_judge_model: str | None = Field(
+        None, description="VLMEvalKit's Yes/No matcher (gpt-4o-mini there).",
+        json_schema_extra={"panel": JUDGE_OPTIONS, "metavar": "NAME"})
+    judge_base_url: str | None = Field(None, description="The judges' URL(s), "
+                                       "comma-separated.",
+                                       json_schema_extra={"panel": JUDGE_OPTIONS,
+                                                          "metavar": "URL",
+                                                          "shown_default": "the backend's"})
+    judge_api_key_env: str | None = Field(None, description="Variable holding the judges' "
+                                          "key.", json_schema_extra={
+                                              "panel": JUDGE_OPTIONS, "metavar": "NAME",
+                                              "shown_default": "as for --api-key-env"})
+
+    @model_validator(mode="after")
+    def _judges_need_a_backend(self) -> HallusionBenchOptions:
+        models = self.judge_model is not None or self.vlmevalkit_judge_model is not None
+        if not models:
+            given = [n for n in JUDGE_FIELDS if getattr(self, n) is not None]
+            if given:
+                raise ValueError(f"--{given[0].replace('_', '-')} is for a judge model: give "
+                                 "--judge-model or --vlmevalkit-judge-model")
+            return self
+        if self.judge_backend is None:
+            raise ValueError("a judge model needs --judge-backend")
+        for url in (self.judge_base_url or "").split(","):
+            parts = urlsplit(url.strip())
+            if parts.username or parts.password:
+                # Options are recorded in run.json: a password there would be written down.
+                raise ValueError("--judge-base-url holds credentials; give the key with "
+                                 "--judge-api-key-env instead")
+        return self
+
+    @property
+    def protocols(self) -> list[str]:
+        return list(PROTOCOLS) if self.protocol == "all" else [self.protocol]
+
+    @property
+    def label_sets(self) -> list[str]:
+        """The label sets scored: one, or both (the published labels first)."""
+        return ["original", "corrected"] if self.labels == "both" else [self.labels]
+
+    @property
+    def asks_text_only(self) -> bool:
+        """Only the paper asks the questions that come without a figure."""
+        return "paper" in self.protocols

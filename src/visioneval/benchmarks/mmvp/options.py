@@ -1,0 +1,84 @@
+"""MMVP's options: `visioneval mmvp`'s flags, run.json's `options` and the Python API's, one
+model (docs/mmvp.md explains them)."""
+
+from __future__ import annotations
+
+from typing import Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, Field, model_validator
+
+from visioneval.benchmarks.mmvp.spec import HF_REPO, PAIRS, PROTOCOLS
+from visioneval.core.benchmark import JUDGE_OPTIONS, OWN_OPTIONS, LocalPath
+
+Protocol = Literal["paper", "lmms-eval", "vlmevalkit", "all"]
+Layout = Literal["MMVP/MMVP", "lmms-lab-eval/MMVP"]
+# harness.corrections.LabelSet, spelled here: that module loads the parquet reader, and this
+# one is read when the command line starts (tests/test_mmvp_metrics.py checks they agree).
+LabelSet = Literal["original", "corrected", "both"]
+
+
+class MmvpOptions(BaseModel, frozen=True):
+    """One line of help each."""
+
+    data_dir: LocalPath | None = Field(None, description="Dataset folder (MMVP/MMVP's layout "
+                                       "or lmms-lab-eval/MMVP's parquet).",
+                                       json_schema_extra={"shown_default": f"download {HF_REPO}"})
+    pairs: int | None = Field(None, ge=1, le=PAIRS, description="First N pairs (2N "
+                                  "questions).",
+                                  json_schema_extra={"shown_default": "all 150"})
+    protocol: Protocol = Field("all", description="Scoring protocol; all: the three side by "
+                               "side.", json_schema_extra={"panel": OWN_OPTIONS})
+    labels: LabelSet = Field("both", description="Labels: original (each protocol's own), "
+                             "corrected (corrections.json), or both side by side.",
+                             json_schema_extra={"panel": OWN_OPTIONS})
+
+    judge_backend: Literal["openai", "openrouter", "ollama", "anthropic"] | None = Field(
+        None, description="openai, openrouter, ollama or anthropic.",
+        json_schema_extra={"panel": JUDGE_OPTIONS, "metavar": "KIND"})
+    judge_model: str | None = Field(None, description="Grades the paper's answers as its "
+                                    "GPT-4-0314 grader did; reads those VLMEvalKit's rules "
+                                    "leave, as its gpt-4o-mini did.",
+                                    json_schema_extra={"panel": JUDGE_OPTIONS,
+                                                       "metavar": "NAME",
+                                                       "shown_default": "none: rules only"})
+    judge_base_url: str | None = Field(None, description="The judge's URL(s), "
+                                       "comma-separated.",
+                                       json_schema_extra={"panel": JUDGE_OPTIONS,
+                                                          "metavar": "URL",
+                                                          "shown_default": "the backend's"})
+    judge_api_key_env: str | None = Field(None, description="Variable holding the judge's "
+                                          "key.", json_schema_extra={
+                                              "panel": JUDGE_OPTIONS, "metavar": "NAME",
+                                              "shown_default": "as for --api-key-env"})
+
+    @model_validator(mode="after")
+    def _judge_named_whole(self) -> MmvpOptions:
+        given = [n for n in JUDGE_FIELDS if getattr(self, n) is not None]
+        if given and (self.judge_backend is None or self.judge_model is None):
+            raise ValueError("a judge needs --judge-backend and --judge-model")
+        for url in (self.judge_base_url or "").split(","):
+            parts = urlsplit(url.strip())
+            if parts.username or parts.password:
+                # Options are recorded in run.json: a password there would be written down.
+                raise ValueError("--judge-base-url holds credentials; give the key with "
+                                 "--judge-api-key-env instead")
+        return self
+
+    @property
+    def protocols(self) -> list[str]:
+        return list(PROTOCOLS) if self.protocol == "all" else [self.protocol]
+
+    @property
+    def label_sets(self) -> list[str]:
+        return ["original", "corrected"] if self.labels == "both" else [self.labels]
+
+
+JUDGE_FIELDS = ("judge_backend", "judge_model", "judge_base_url", "judge_api_key_env")
+
+
+class SynthOptions(BaseModel, frozen=True):
+    """`visioneval data synth-mmvp`'s own flag."""
+
+    layout: Layout = Field("MMVP/MMVP", description="MMVP/MMVP (Questions.csv and images) "
+                           "or lmms-lab-eval/MMVP (parquet, lmms-eval's labels).")
