@@ -28,6 +28,7 @@ DEFINITIONS = {
     "mmvp": "visioneval.benchmarks.mmvp.definition:DEFINITION",
     "naturalbench": "visioneval.benchmarks.naturalbench.definition:DEFINITION",
     "hallusionbench": "visioneval.benchmarks.hallusionbench.definition:DEFINITION",
+    "pope": "visioneval.benchmarks.pope.definition:DEFINITION",
     "evaluate": "visioneval.evaluators.definition:DEFINITION",
     "vqa": "visioneval.benchmarks.vqa.definition:DEFINITION",
     "layout": "visioneval.benchmarks.layout.definition:DEFINITION",

@@ -36,11 +36,11 @@ from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from visioneval import fmt
 from visioneval.core.blocks import Items, Note, Section, Table
 from visioneval.core.records import Record
 from visioneval.core.store import write_atomic
 from visioneval.io import csvcells
+from visioneval.terminal import line
 
 STEPS = ("label set", "extraction", "prompt")
 PROMPT_AND_EXTRACTION = "prompt and extraction"  # when the benchmark cannot tell them apart
@@ -336,7 +336,7 @@ def table_rows(summary: DifferenceSummary) -> list[list[str]]:
             continue
         total = (p.accuracy or 0) - (p.reference_accuracy or 0) if p.compared else None
         rows.append([p.protocol, f"all causes ({p.compared} items)", str(p.differ), "", "",
-                     fmt.pct(total, signed=True, missing="-") if total is not None else "-"])
+                     f"{total:+.1f}" if total is not None else "-"])
         for c in p.causes:
             rows.append(["", c.cause, str(c.items), str(c.gained), str(c.lost),
                          f"{c.points:+.1f}"])
@@ -378,6 +378,6 @@ def show(summary: DifferenceSummary, console: Console,
         table.add_row(*row)
     console.print(table)
     for n in summary.notes:
-        console.print(f"  {n.protocol}, {n.cause}: {n.what}", soft_wrap=False, overflow="fold")
-    console.print("  points: per-item accuracy, paper -> protocol; every moved item is in "
-                  "protocols.csv")
+        line(console, f"  - {n.protocol}, {n.cause}: {n.what}")
+    line(console, "  points: per-item accuracy, paper -> protocol; every moved item is in "
+                  "protocols.csv", style="dim")
