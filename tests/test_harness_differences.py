@@ -112,10 +112,12 @@ def test_protocols_csv_the_report_section_and_the_terminal(tmp_path):
     summary.add_note("lmms-eval", "aggregation", "reports per-question accuracy too", None)
     made = section(summary)
     table = made.blocks[0]
-    assert table.rows[0][:3] == ["lmms-eval", "all causes (2 items)", "1"]
+    assert table.rows[0] == ["lmms-eval", "all causes (2 items)", "1", "", "", "-50.0"]
+    assert table.rows[-1] == ["", "aggregation [1]", "", "", "", ""]
     assert table.rows[1] == ["", "extraction", "1", "0", "1", "-50.0"]
     console = Console(width=100, record=True)
     show(summary, console)
     text = console.export_text()
-    assert "extraction" in text and "-50.0" in text and "reports per-question" in text
+    assert "extraction" in text and "-50.0" in text
+    assert "[1] lmms-eval, aggregation: reports per-question accuracy too" in text
     assert max(len(line) for line in text.splitlines()) <= 100

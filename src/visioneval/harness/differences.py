@@ -334,7 +334,8 @@ def table_rows(summary: DifferenceSummary) -> list[list[str]]:
     for p in summary.protocols:
         if not p.compared and not p.excluded:
             continue
-        total = (p.accuracy or 0) - (p.reference_accuracy or 0) if p.compared else None
+        total = 100 * ((p.accuracy or 0) - (p.reference_accuracy or 0)) if p.compared \
+            else None
         rows.append([p.protocol, f"all causes ({p.compared} items)", str(p.differ), "", "",
                      f"{total:+.1f}" if total is not None else "-"])
         for c in p.causes:
@@ -344,11 +345,17 @@ def table_rows(summary: DifferenceSummary) -> list[list[str]]:
             rows.append(["", f"{ITEM_SET} ({p.excluded} items left out)", str(p.excluded), "",
                          "", f"{p.item_set_points:+.1f}" if p.item_set_points is not None
                          else "-"])
-        for n in summary.notes:
-            if n.protocol == p.protocol:
-                rows.append(["", n.cause, "", "", "",
-                             f"{n.points:+.1f}" if n.points is not None else "-"])
+        for i, n in enumerate(summary.notes, 1):
+            if n.protocol == p.protocol:  # said in full below the table, as [i]
+                rows.append(["", f"{n.cause} [{i}]", "", "", "",
+                             f"{n.points:+.1f}" if n.points is not None else ""])
     return rows
+
+
+def note_lines(summary: DifferenceSummary) -> list[str]:
+    """What each note of the table says, numbered as the table marks it."""
+    return [f"[{i}] {n.protocol}, {n.cause}: {n.what}"
+            for i, n in enumerate(summary.notes, 1)]
 
 
 HEADER = ["protocol", "cause", "items", "gained", "lost", "points"]
@@ -357,7 +364,7 @@ HEADER = ["protocol", "cause", "items", "gained", "lost", "points"]
 def section(summary: DifferenceSummary, title: str = "Why the protocols differ") -> Section:
     """The report's section: the table, what each note says, and how it is computed."""
     blocks: list = [Table(HEADER, table_rows(summary), 2)]
-    said = [f"{n.protocol}, {n.cause}: {n.what}" for n in summary.notes]
+    said = note_lines(summary)
     if said:
         blocks.append(Items(said))
     blocks.append(Note(METHOD))
@@ -365,7 +372,7 @@ def section(summary: DifferenceSummary, title: str = "Why the protocols differ")
 
 
 def show(summary: DifferenceSummary, console: Console,
-         title: str = "Why the protocols differ (same answers, each protocol's rules)") -> None:
+         title: str = "Why the protocols differ from the paper's, item by item") -> None:
     """The terminal table (within 100 columns), then the notes one per line."""
     rows = table_rows(summary)
     if not rows:
@@ -377,7 +384,7 @@ def show(summary: DifferenceSummary, console: Console,
     for row in rows:
         table.add_row(*row)
     console.print(table)
-    for n in summary.notes:
-        line(console, f"  - {n.protocol}, {n.cause}: {n.what}")
+    for said in note_lines(summary):
+        line(console, f"  {said}")
     line(console, "  points: per-item accuracy, paper -> protocol; every moved item is in "
                   "protocols.csv", style="dim")
