@@ -6,20 +6,17 @@ the corrections manifest, per pattern, and why the protocols differ."""
 from __future__ import annotations
 
 import json
-from typing import get_args
 
 import pytest
 
-from visioneval.benchmarks.mmvp import options
 from visioneval.benchmarks.mmvp.definition import DEFINITION
 from visioneval.benchmarks.mmvp.labels import FIELD, labels, manifest
 from visioneval.benchmarks.mmvp.metrics import summarize
 from visioneval.benchmarks.mmvp.metrics_model import MmvpMetrics
-from visioneval.benchmarks.mmvp.options import MmvpOptions
 from visioneval.benchmarks.mmvp.patterns import pattern, tags
 from visioneval.benchmarks.mmvp.questions import Question
 from visioneval.core.records import Record, Response
-from visioneval.harness.corrections import Corrections, LabelSet, label_sets
+from visioneval.harness.corrections import Corrections
 from visioneval.harness.differences import DifferenceSummary, reference_block
 
 
@@ -165,8 +162,3 @@ def test_the_manifest_is_sourced_and_only_two_sources_make_a_correction(tmp_path
     with pytest.raises(Exception, match="corrections.0.source: Field required"):
         Corrections.load(bad)
 
-
-def test_the_label_choice_is_the_harness_kits():
-    assert get_args(LabelSet) == get_args(options.LabelSet)
-    assert MmvpOptions(labels="both").label_sets == label_sets("both")
-    assert MmvpOptions(labels="corrected").label_sets == label_sets("corrected")

@@ -4,17 +4,15 @@ Python API's, one model (docs/hallusionbench.md explains them)."""
 from __future__ import annotations
 
 from typing import Literal
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, model_validator
 
 from visioneval.benchmarks.hallusionbench.spec import HF_REPO, PROTOCOLS
 from visioneval.core.benchmark import JUDGE_OPTIONS, OWN_OPTIONS, LocalPath
+from visioneval.core.option_checks import refuse_credentials
+from visioneval.harness.corrections import LabelSet, label_sets
 
 Protocol = Literal["paper", "lmms-eval", "vlmevalkit", "all"]
-# `harness.corrections.LabelSet`, spelled here: that module reads parquet errors' type, and
-# this one is read when the command line starts (pyarrow, numpy) for every benchmark.
-LabelSet = Literal["original", "corrected", "both"]
 JUDGE_FIELDS = ("judge_backend", "judge_model", "vlmevalkit_judge_model", "judge_base_url",
                 "judge_api_key_env")
 
@@ -60,12 +58,7 @@ class HallusionBenchOptions(BaseModel, frozen=True):
             return self
         if self.judge_backend is None:
             raise ValueError("a judge model needs --judge-backend")
-        for url in (self.judge_base_url or "").split(","):
-            parts = urlsplit(url.strip())
-            if parts.username or parts.password:
-                # Options are recorded in run.json: a password there would be written down.
-                raise ValueError("--judge-base-url holds credentials; give the key with "
-                                 "--judge-api-key-env instead")
+        refuse_credentials(self.judge_base_url)
         return self
 
     @property
@@ -75,7 +68,7 @@ class HallusionBenchOptions(BaseModel, frozen=True):
     @property
     def label_sets(self) -> list[str]:
         """The label sets scored: one, or both (the published labels first)."""
-        return ["original", "corrected"] if self.labels == "both" else [self.labels]
+        return label_sets(self.labels)
 
     @property
     def asks_text_only(self) -> bool:

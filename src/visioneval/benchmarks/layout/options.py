@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from visioneval.core.benchmark import OUTPUT_OPTIONS, OWN_OPTIONS
+from visioneval.core.option_checks import refuse_credentials
 
 CaptionBackend = Literal["openai", "ollama", "anthropic", "blip"]
 SERVED = ("openai", "ollama", "anthropic")  # captioners asked through the engine (its judge)
@@ -87,11 +87,7 @@ class LayoutOptions(BaseModel, frozen=True):
         if self.caption_backend in SERVED and not self.caption_model:
             raise ValueError("--caption-model is required with --caption-backend "
                              f"{self.caption_backend}")
-        parts = urlsplit(self.caption_base_url or "")
-        if parts.username or parts.password:
-            # Options are recorded in run.json: a password there would be written down.
-            raise ValueError("--caption-base-url holds credentials; give the key with "
-                             "--caption-api-key-env instead")
+        refuse_credentials(self.caption_base_url, "caption")
         if len(set(self.variants)) != len(self.variants):
             raise ValueError("--variant names a variant twice")
         return self

@@ -4,18 +4,16 @@ model (docs/mmvp.md explains them)."""
 from __future__ import annotations
 
 from typing import Literal
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, model_validator
 
 from visioneval.benchmarks.mmvp.spec import HF_REPO, PAIRS, PROTOCOLS
 from visioneval.core.benchmark import JUDGE_OPTIONS, OWN_OPTIONS, LocalPath
+from visioneval.core.option_checks import refuse_credentials
+from visioneval.harness.corrections import LabelSet, label_sets
 
 Protocol = Literal["paper", "lmms-eval", "vlmevalkit", "all"]
 Layout = Literal["MMVP/MMVP", "lmms-lab-eval/MMVP"]
-# harness.corrections.LabelSet, spelled here: that module loads the parquet reader, and this
-# one is read when the command line starts (tests/test_mmvp_metrics.py checks they agree).
-LabelSet = Literal["original", "corrected", "both"]
 
 
 class MmvpOptions(BaseModel, frozen=True):
@@ -57,12 +55,7 @@ class MmvpOptions(BaseModel, frozen=True):
         given = [n for n in JUDGE_FIELDS if getattr(self, n) is not None]
         if given and (self.judge_backend is None or self.judge_model is None):
             raise ValueError("a judge needs --judge-backend and --judge-model")
-        for url in (self.judge_base_url or "").split(","):
-            parts = urlsplit(url.strip())
-            if parts.username or parts.password:
-                # Options are recorded in run.json: a password there would be written down.
-                raise ValueError("--judge-base-url holds credentials; give the key with "
-                                 "--judge-api-key-env instead")
+        refuse_credentials(self.judge_base_url)
         return self
 
     @property
@@ -71,7 +64,7 @@ class MmvpOptions(BaseModel, frozen=True):
 
     @property
     def label_sets(self) -> list[str]:
-        return ["original", "corrected"] if self.labels == "both" else [self.labels]
+        return label_sets(self.labels)
 
 
 JUDGE_FIELDS = ("judge_backend", "judge_model", "judge_base_url", "judge_api_key_env")

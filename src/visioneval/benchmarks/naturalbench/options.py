@@ -15,7 +15,7 @@ from visioneval.benchmarks.naturalbench.spec import (
     PROTOCOLS,
 )
 from visioneval.core.benchmark import OWN_OPTIONS, LocalPath
-from visioneval.harness.corrections import LabelSet
+from visioneval.harness.corrections import LabelSet, label_sets
 
 Protocol = Literal["paper", "lmms-eval", "vlmevalkit", "harnesses", "all"]
 
@@ -48,7 +48,7 @@ class NaturalBenchOptions(BaseModel, frozen=True):
 
     @property
     def label_sets(self) -> list[str]:
-        return ["original", "corrected"] if self.labels == "both" else [self.labels]
+        return label_sets(self.labels)
 
 
 class NaturalBenchSynthOptions(BaseModel, frozen=True):

@@ -4,17 +4,15 @@
 from __future__ import annotations
 
 from typing import Literal
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
 
 from visioneval.benchmarks.pope.spec import FAMILIES, FAMILY, HF_REPO, PROTOCOLS, SETTINGS
 from visioneval.core.benchmark import JUDGE_OPTIONS, OWN_OPTIONS, LocalPath
+from visioneval.core.option_checks import refuse_credentials
+from visioneval.harness.corrections import LabelSet, label_sets
 
 Protocol = Literal["paper", "lmms-eval", "vlmevalkit", "all"]
-# visioneval.harness.corrections.LabelSet, spelled here: the command line reads this module
-# when it starts, and the manifest reader loads pyarrow.
-LabelSet = Literal["original", "corrected", "both"]
 
 
 def choose_settings(values: list[str] | None) -> list[str]:
@@ -78,12 +76,7 @@ class PopeOptions(BaseModel, frozen=True):
         if "vlmevalkit" not in self.protocols:
             raise ValueError(f"--{given[0].replace('_', '-')} is VLMEvalKit's judge step: "
                              "give --protocol vlmevalkit or all")
-        for url in (self.judge_base_url or "").split(","):
-            parts = urlsplit(url.strip())
-            if parts.username or parts.password:
-                # Options are recorded in run.json: a password there would be written down.
-                raise ValueError("--judge-base-url holds credentials; give the key with "
-                                 "--judge-api-key-env instead")
+        refuse_credentials(self.judge_base_url)
         return self
 
     @property
@@ -98,7 +91,7 @@ class PopeOptions(BaseModel, frozen=True):
 
     @property
     def label_sets(self) -> list[str]:
-        return ["original", "corrected"] if self.labels == "both" else [self.labels]
+        return label_sets(self.labels)
 
 
 JUDGE_FIELDS = ("judge_backend", "judge_model", "judge_base_url", "judge_api_key_env")

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Literal
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from visioneval.core.benchmark import JUDGE_OPTIONS, OWN_OPTIONS
+from visioneval.core.option_checks import refuse_credentials
 
 Scorer = Literal["exact", "choice", "set", "number", "judge"]
 JUDGE = JUDGE_OPTIONS  # the --help panel of the judge's options
@@ -94,12 +94,7 @@ class VqaOptions(BaseModel, frozen=True):
             return self
         if self.judge_backend is None or self.judge_model is None:
             raise ValueError("--scorer judge needs --judge-backend and --judge-model")
-        for url in (self.judge_base_url or "").split(","):
-            parts = urlsplit(url.strip())
-            if parts.username or parts.password:
-                # Options are recorded in run.json: a password there would be written down.
-                raise ValueError("--judge-base-url holds credentials; give the key with "
-                                 "--judge-api-key-env instead")
+        refuse_credentials(self.judge_base_url)
         return self
 
 
