@@ -134,6 +134,18 @@ class PublishedTable:
         return match_model(self.models, name)
 
 
+class ModelEntry(BaseModel, frozen=True):
+    """A published model as a benchmark's published.json lists it (`Model`'s fields)."""
+
+    name: str
+    printed: list[str] = []
+    aliases: list[str] = []
+    note: str = ""
+
+    def model(self) -> Model:
+        return Model(self.name, tuple(self.printed), tuple(self.aliases), self.note)
+
+
 class PublishedFile(BaseModel, frozen=True):
     """What every benchmark's `published.json` says besides its rows: the table's provenance
     (`PublishedTable`'s fields of the same names) and the size of the published set

@@ -29,12 +29,6 @@ MEANINGS = {"qAcc": "question-pair accuracy", "fAcc": "figure accuracy",
             "overall": "mean of aAcc, fAcc and qAcc (VLMEvalKit's single number)"}
 
 
-class SourceModel(BaseModel, frozen=True):
-    name: str
-    printed: list[str]
-    note: str = ""
-
-
 class SourceRow(BaseModel, frozen=True):
     """A model's numbers, keyed `<table>/<metric>`."""
     model: str
@@ -42,7 +36,7 @@ class SourceRow(BaseModel, frozen=True):
 
 
 class SourceFile(published.PublishedFile, frozen=True):
-    models: list[SourceModel]
+    models: list[published.ModelEntry]
     rows: list[SourceRow]
 
 
@@ -58,7 +52,7 @@ def table() -> published.PublishedTable:
                                 f"{MEANINGS[m]}, {TITLES[t]}")
                for t, (_, metrics) in TABLES.items() for m in metrics]
     rows = [published.Row(r.model, {}, r.cells) for r in data.rows]
-    models = [published.Model(m.name, tuple(m.printed), (), m.note) for m in data.models]
+    models = [m.model() for m in data.models]
     return data.table(columns, models, rows, settings=())
 
 

@@ -30,17 +30,10 @@ class SourceRow(BaseModel, frozen=True):
     ICON: Recalls
 
 
-class SourceModel(BaseModel, frozen=True):
-    name: str
-    printed: list[str]
-    aliases: list[str] = []
-    note: str = ""
-
-
 class SourceFile(published.PublishedFile, frozen=True):
     """published.json as written: one row per model of the figure, subsets in its order."""
     subsets: list[str]
-    models: list[SourceModel]
+    models: list[published.ModelEntry]
     rows: list[SourceRow]
 
 
@@ -61,8 +54,7 @@ def table() -> published.PublishedTable:
                           {f"{s}/{t}": getattr(getattr(r, s), t)
                            for s in data.subsets for t in TASKS})
             for r in data.rows]
-    models = [published.Model(m.name, tuple(m.printed), tuple(m.aliases), m.note)
-              for m in data.models]
+    models = [m.model() for m in data.models]
     return data.table(columns, models, rows)
 
 

@@ -18,20 +18,13 @@ DATA = Path(__file__).with_name("published.json")
 COLUMN = "pair_accuracy"
 
 
-class SourceModel(BaseModel, frozen=True):
-    name: str
-    printed: list[str]
-    aliases: list[str] = []
-    note: str = ""
-
-
 class SourceRow(BaseModel, frozen=True):
     model: str
     pair_accuracy: float
 
 
 class SourceFile(published.PublishedFile, frozen=True):
-    models: list[SourceModel]
+    models: list[published.ModelEntry]
     rows: list[SourceRow]
 
 
@@ -49,8 +42,7 @@ def table() -> published.PublishedTable:
                                 "graded correct")]
     rows = [published.Row(r.model, {"protocol": REFERENCE}, {COLUMN: r.pair_accuracy})
             for r in data.rows]
-    models = [published.Model(m.name, tuple(m.printed), tuple(m.aliases), m.note)
-              for m in data.models]
+    models = [m.model() for m in data.models]
     return data.table(columns, models, rows, settings=("protocol",))
 
 

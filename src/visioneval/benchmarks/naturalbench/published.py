@@ -25,15 +25,8 @@ class SourceRow(BaseModel, frozen=True):
     g_acc: float
 
 
-class SourceModel(BaseModel, frozen=True):
-    name: str
-    printed: list[str]
-    aliases: list[str] = []
-    note: str = ""
-
-
 class SourceFile(published.PublishedFile, frozen=True):
-    models: list[SourceModel]
+    models: list[published.ModelEntry]
     rows: list[SourceRow]
 
 
@@ -49,8 +42,7 @@ def table() -> published.PublishedTable:
                                 METRIC_NAMES[m], _MEANING[m]) for m in METRICS]
     rows = [published.Row(r.model, {"shots": 0}, {m: getattr(r, m) for m in METRICS})
             for r in data.rows]
-    models = [published.Model(m.name, tuple(m.printed), tuple(m.aliases), m.note)
-              for m in data.models]
+    models = [m.model() for m in data.models]
     return data.table(columns, models, rows)
 
 

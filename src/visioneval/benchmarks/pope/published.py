@@ -21,13 +21,6 @@ MEAN_F1 = "mean_f1"
 REPORTED_BY = "reported by"
 
 
-class SourceModel(BaseModel, frozen=True):
-    name: str
-    printed: list[str] = []
-    aliases: list[str] = []
-    note: str = ""
-
-
 class SourceRow(BaseModel, frozen=True):
     model: str
     reported_by: str
@@ -38,7 +31,7 @@ class SourceRow(BaseModel, frozen=True):
 class SourceFile(published.PublishedFile, frozen=True):
     """published.json as written: a row per model and source, cells `<setting>/<metric>`
     and `mean_f1`."""
-    models: list[SourceModel]
+    models: list[published.ModelEntry]
     rows: list[SourceRow]
 
 
@@ -61,8 +54,7 @@ def table() -> published.PublishedTable:
     data = source()
     rows = [published.Row(r.model, {REPORTED_BY: r.reported_by}, r.cells, r.cell_notes)
             for r in data.rows]
-    models = [published.Model(m.name, tuple(m.printed), tuple(m.aliases), m.note)
-              for m in data.models]
+    models = [m.model() for m in data.models]
     return data.table(columns(), models, rows, settings=(REPORTED_BY,))
 
 
