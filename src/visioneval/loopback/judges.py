@@ -38,6 +38,7 @@ from typing import Literal, Protocol
 import pybase64
 
 from visioneval.loopback.scenes import Scene, read_scene
+from visioneval.metrics.coco import COCO_OBJECTS
 
 
 class Prompt(Protocol):
@@ -55,19 +56,6 @@ BLIND_SCORE = 3  # every dimension, when there is nothing to look at
 OTHER_SCORE = 8  # dimensions that are neither accuracy nor completeness
 PENALTY = 3  # accuracy points lost per hallucination
 
-# Lin et al. 2014, Microsoft COCO: the 80 object categories of the detection task.
-COCO_NAMES = (
-    "person", "bicycle", "car", "motorcycle", "airplane", "bus", "train", "truck", "boat",
-    "traffic light", "fire hydrant", "stop sign", "parking meter", "bench", "bird", "cat",
-    "dog", "horse", "sheep", "cow", "elephant", "bear", "zebra", "giraffe", "backpack",
-    "umbrella", "handbag", "tie", "suitcase", "frisbee", "skis", "snowboard", "sports ball",
-    "kite", "baseball bat", "baseball glove", "skateboard", "surfboard", "tennis racket",
-    "bottle", "wine glass", "cup", "fork", "knife", "spoon", "bowl", "banana", "apple",
-    "sandwich", "orange", "broccoli", "carrot", "hot dog", "pizza", "donut", "cake", "chair",
-    "couch", "potted plant", "bed", "dining table", "toilet", "tv", "laptop", "mouse",
-    "remote", "keyboard", "cell phone", "microwave", "oven", "toaster", "sink",
-    "refrigerator", "book", "clock", "vase", "scissors", "teddy bear", "hair drier",
-    "toothbrush")
 IRREGULAR = {"person": "people", "mouse": "mice", "knife": "knives", "sheep": "sheep",
              "skis": "skis", "scissors": "scissors", "shelf": "shelves", "leaf": "leaves",
              "man": "men", "woman": "women", "child": "children", "foot": "feet"}
@@ -137,7 +125,7 @@ def phrases(names: Iterable[str]) -> dict[tuple[str, ...], str]:
 SYNONYMS = {"persons": "person", "television": "tv", "sofa": "couch", "fridge": "refrigerator",
             "bike": "bicycle", "motorbike": "motorcycle", "mug": "cup", "doughnut": "donut",
             "plane": "airplane"}
-COCO_PHRASES = phrases(COCO_NAMES) | {
+COCO_PHRASES = phrases(COCO_OBJECTS) | {
     tuple(form.split()): name for word, name in SYNONYMS.items()
     for form in (word, plural(word))}
 

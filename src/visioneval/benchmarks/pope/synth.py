@@ -30,20 +30,8 @@ from PIL import Image, ImageDraw
 from visioneval.benchmarks.pope.labels import manifest
 from visioneval.benchmarks.pope.spec import NO, SETTINGS, YES
 from visioneval.io.parquet import write_hf_parquet
+from visioneval.metrics.coco import COCO_OBJECTS
 
-# The 80 COCO object categories POPE's COCO questions name (COCO 2014 annotations).
-COCO_OBJECTS = (
-    "person", "bicycle", "car", "motorcycle", "airplane", "bus", "train", "truck", "boat",
-    "traffic light", "fire hydrant", "stop sign", "parking meter", "bench", "bird", "cat",
-    "dog", "horse", "sheep", "cow", "elephant", "bear", "zebra", "giraffe", "backpack",
-    "umbrella", "handbag", "tie", "suitcase", "frisbee", "skis", "snowboard", "sports ball",
-    "kite", "baseball bat", "baseball glove", "skateboard", "surfboard", "tennis racket",
-    "bottle", "wine glass", "cup", "fork", "knife", "spoon", "bowl", "banana", "apple",
-    "sandwich", "orange", "broccoli", "carrot", "hot dog", "pizza", "donut", "cake", "chair",
-    "couch", "potted plant", "bed", "dining table", "toilet", "tv", "laptop", "mouse",
-    "remote", "keyboard", "cell phone", "microwave", "oven", "toaster", "sink",
-    "refrigerator", "book", "clock", "vase", "scissors", "teddy bear", "hair drier",
-    "toothbrush")
 COLUMNS = ("id", "question_id", "question", "answer", "image_source", "category", "image")
 _QUESTION = re.compile(r"Is there an? (?P<object>.+) in the imag?n?e\?")
 _EVIDENCE = re.compile(r'(?P<image>[^,]+), "(?P<question>[^"]+)"')
