@@ -71,6 +71,7 @@ def page(run: Path, ready=None, limit: int = RUN_END_THUMBS) -> bytes:
     return write_page(load(run, check_data=False), limit, ready=ready).read_bytes()
 
 
+@pytest.mark.slow
 def test_the_page_with_thumbnails_made_during_the_run_is_the_same(serve, tmp_path):
     data = tmp_path / "data"
     write_synthetic(data, 20, seed=6)
@@ -94,6 +95,7 @@ def test_the_page_with_thumbnails_made_during_the_run_is_the_same(serve, tmp_pat
     assert page(run, made) == after
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("limit", [1, 4, 10])
 def test_only_images_the_page_may_show_are_kept(serve, tmp_path, limit):
     data = tmp_path / "data"

@@ -16,6 +16,7 @@ from visioneval.core.store import RunStore
 from visioneval.cost.money import usd
 
 
+@pytest.mark.slow
 def test_max_cost_line_counts_the_answers_in_flight(serve, synth_data, tmp_path):
     # Four requests in flight, 0.2 s each: when the limit is reached, three more are out.
     server = serve(latency_s=0.2)

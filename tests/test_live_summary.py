@@ -408,6 +408,7 @@ def new_run(server, data: Path, out: Path, variants: tuple[str, ...] = (),
         lock.release()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variants", [(), ("blind", "jpeg:50")], ids=["plain", "variants"])
 def test_rows_read_live_draw_the_same_page(serve, scenes, tmp_path, variants):
     server = serve(answer=answer_popout, latency_s=LATENCY, fail_rate=0.3, faults=("500",))

@@ -273,6 +273,7 @@ def one_big_page(tmp_path_factory):
     return images, files
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("codec", "dictionary"), BIG[:2])
 def test_a_40_mb_page_streams_through_a_few_mb(one_big_page, codec, dictionary):
     images, files = one_big_page

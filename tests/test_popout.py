@@ -52,6 +52,7 @@ def accuracy(data) -> dict[str, dict[str, float]]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("config", CONFIGS)
 def test_accuracy_per_config_and_difficulty(accuracy, config):
     acc = accuracy[config]

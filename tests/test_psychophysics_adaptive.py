@@ -151,6 +151,7 @@ def test_too_few_pool_stimuli_is_one_line(serve, pool_data, tmp_path):
     assert server.stats.requests == 0
 
 
+@pytest.mark.slow
 def test_a_dry_run_prices_each_adaptive_slot_as_one_request(pool_data):
     result = invoke("psychophysics", "--data", pool_data, "--dry-run", "--backend", "openai",
                     "--model", "gpt-4o", "--price-in", "2.5", "--price-out", "10",

@@ -125,6 +125,7 @@ def test_layout_metrics_on_ray_write_the_same_results(ray_address, tmp_path):
     assert (on_ray / "metrics.json").read_bytes() == (local / "metrics.json").read_bytes()
 
 
+@pytest.mark.slow
 def test_without_the_extra_the_error_names_it(tmp_path, synth_data):
     code = ("import sys; sys.modules['ray'] = None\n"
             "from visioneval.cli import main\n"

@@ -47,6 +47,7 @@ def test_permanent_error_is_not_retried(serve):
     assert server.stats.requests == 1
 
 
+@pytest.mark.slow
 def test_retry_after_is_honoured(serve):
     server = serve(fail_first=1, faults=("429",), retry_after_s=0.4)
     start = time.perf_counter()
@@ -55,6 +56,7 @@ def test_retry_after_is_honoured(serve):
     assert time.perf_counter() - start >= 0.4
 
 
+@pytest.mark.slow
 def test_stalled_server_times_out_and_is_retried(serve):
     server = serve(fail_first=1, faults=("stall",))
     [response] = _generate(server, RetryPolicy(timeout_s=0.3, backoff_base_s=0.01))

@@ -23,6 +23,7 @@ def test_a_port_out_of_range_is_one_line(port):
         f"error: --port {port}: a port is a number from 0 to 65535 (0: any free port)"]
 
 
+@pytest.mark.slow
 def test_a_port_in_use_is_one_line():
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

@@ -245,6 +245,7 @@ def test_vqa_stops_on_its_scorer_accuracy(tmp_path):
     assert rule["estimate"] == pytest.approx(metrics["overall"]["accuracy"])
 
 
+@pytest.mark.slow
 def test_a_stopped_run_sends_its_failed_requests_again_on_resume(serve, many_rows, tmp_path):
     # The first requests fail (500, one attempt each): errors are records, not answers.
     server = serve(fail_first=6, faults=("500",))
