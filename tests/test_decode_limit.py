@@ -111,6 +111,7 @@ def test_pillow_s_own_warning_is_not_printed_beside_the_line_that_says_it():
     assert not [w for w in caught if issubclass(w.category, PILImage.DecompressionBombWarning)]
 
 
+@pytest.mark.slow
 def test_popout_refuses_without_decoding(big):
     def refused() -> None:
         with pytest.raises(TooManyPixels, match=re.escape(f"popout's image: {BIG_LINE}")):

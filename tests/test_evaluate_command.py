@@ -39,6 +39,7 @@ def test_validate_command_prints_the_result_and_exits_by_it():
     assert unknown.exit_code == 2 and json.loads(unknown.stdout)["status"] == "error"
 
 
+@pytest.mark.slow
 def test_validate_reads_stdin_in_a_real_process():
     proc = spawn("validate", "ocr")
     out, _ = proc.communicate('{"output": "Project Proposal Q1 2026", '
@@ -125,6 +126,7 @@ def test_shipped_example_runs_with_the_scripted_judge(serve, tmp_path):
     assert all(b["errors"] == 0 for b in metrics["evaluators"].values())
 
 
+@pytest.mark.slow
 def test_the_judges_are_priced_by_judge_price_flags(serve, tmp_path):
     """evaluate's run model is judge 1: --judge-price-in/--judge-price-out price it (and
     any further judge), recorded, so the run's cost is known."""

@@ -439,6 +439,7 @@ def _stall(path: str) -> Stream:
     return hang
 
 
+@pytest.mark.slow
 def test_the_preflight_honours_timeout(raw_server, synth_data, tmp_path):
     server = raw_server(models=_stall)
     started = time.monotonic()

@@ -177,6 +177,7 @@ def test_bad_rows_are_named_skipped_and_counted(serve, tmp_path):
     assert server.stats.requests == 2 * 2 * 2
 
 
+@pytest.mark.slow
 def test_resume_retries_only_failed_samples(serve, illusion_data, tmp_path):
     server = serve(answer=fixed_answers("Dog", "City"), fail_rate=0.25, faults=("500",),
                    seed=3)

@@ -212,6 +212,7 @@ def test_viz_pictures_and_a_self_contained_sortable_index(canvas_dir, tmp_path):
     assert "image_only/ex1/boxes.png" in page and 'data-v="0.4375"' in page
 
 
+@pytest.mark.slow
 def test_the_typer_module_imports_only_typer(tmp_path):
     import subprocess
     import sys

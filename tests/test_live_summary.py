@@ -91,6 +91,7 @@ def salbench(serve, data: Path, out: Path, *extra: str):
                                  "4", "--max-attempts", "1", "--no-cache", "-v", *extra))
 
 
+@pytest.mark.slow
 def test_salbench_metrics_read_live_are_the_streamed_ones(serve, scenes, tmp_path):
     out = tmp_path / "run"
     ran_live(salbench(serve, scenes, out, "--configs", "P3"), code=1)
@@ -422,6 +423,7 @@ def test_rows_read_live_draw_the_same_page(serve, scenes, tmp_path, variants):
                       ready=made).read_bytes() == drawn  # the journal streamed for them
 
 
+@pytest.mark.slow
 def test_a_continued_session_reads_the_rows_from_the_journal(serve, scenes, tmp_path):
     """A session on a journal that holds records (a resume, a suite's run found half done)
     reads neither its metrics nor its page's rows while it runs."""

@@ -61,6 +61,7 @@ def test_snappy_checks_lengths_and_its_window():
         list(snappystream.decompress([b"\x08\x00a\x02\x05\x00"]))
 
 
+@pytest.mark.slow
 def test_corrupt_snappy_is_a_snappy_error_never_a_crash():
     rnd = random.Random(1)
     data = _samples()["text"][:20_000] + _samples()["noise"][:5000]

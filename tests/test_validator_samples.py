@@ -52,6 +52,7 @@ def test_in_process_call_gives_the_commands_result(name, payload):
     assert inline.model_dump() == command.model_dump()
 
 
+@pytest.mark.slow
 def test_small_payloads_run_in_process_and_unbounded_ones_keep_the_timeout():
     small = {"output": "5 bottles", "expected_output": "5 bottles"}
     # No process starts and finishes in a microsecond: this result was computed in-process.

@@ -199,6 +199,7 @@ def test_resume_keeps_the_variants_and_a_new_one_is_refused(serve, synth_data, t
     assert "--variant" in again.output and "recorded" in again.output
 
 
+@pytest.mark.slow
 def test_shards_keep_a_row_s_families_together_and_merge_to_the_whole(serve, synth_data,
                                                                       tmp_path):
     server = serve(answer=answer_popout)
