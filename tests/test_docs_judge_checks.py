@@ -7,6 +7,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
 from cli_helpers import invoke
 from docs_examples import fenced_blocks, shell_commands
 
@@ -16,6 +17,7 @@ ROOT = Path(__file__).parent.parent
 PAGE = ROOT / "docs" / "judge-checks.md"
 
 
+@pytest.mark.slow
 def test_the_offline_example_prints_the_card_the_page_shows(serve, tmp_path, monkeypatch):
     blocks = list(fenced_blocks(PAGE))
     bash = next(code for lang, code, _ in blocks if lang == "bash")

@@ -105,6 +105,7 @@ def test_judges_require_a_judge_model_and_jsonl_cases_work(serve, tmp_path):
     assert resumed.exit_code == 0 and server.stats.requests == 1  # nothing left to do
 
 
+@pytest.mark.slow
 def test_shipped_example_runs_with_the_scripted_judge(serve, tmp_path):
     from pathlib import Path
 

@@ -407,6 +407,7 @@ def test_preflight_on_a_broken_model_list_is_one_line_and_exit_2(raw_server, syn
     assert elsewhere.seen == [] and server.posts == 0 and not out.exists()
 
 
+@pytest.mark.slow
 def test_preflight_timeout_is_the_given_one(raw_server):
     async def silent(writer: asyncio.StreamWriter) -> None:
         await asyncio.sleep(30)

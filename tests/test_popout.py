@@ -157,6 +157,7 @@ def test_orientation_of_shapes_without_an_axis():
     assert popout.answer(QUESTION_D, png(image)) == "orientation"
 
 
+@pytest.mark.slow
 def test_popout_says_yes_when_one_feature_stands_out_and_no_to_a_conjunction(tmp_path):
     """The psychophysics yes/no question: a clear colour or size target is "yes", an array
     of identical objects "no", and a colour x orientation conjunction target "no" (a pure

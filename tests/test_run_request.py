@@ -50,6 +50,7 @@ def test_a_ray_request_is_for_the_command_line(serve, synth_data, tmp_path):
     assert not (tmp_path / "x").exists()
 
 
+@pytest.mark.slow
 def test_the_python_api_stops_once_the_answer_is_known(serve, tmp_path):
     from visioneval.benchmarks.salbench.synth import write_synthetic
 

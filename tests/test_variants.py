@@ -240,6 +240,7 @@ def test_a_dry_run_counts_every_family(synth_data):
     assert tokens < varied_tokens < 3 * tokens
 
 
+@pytest.mark.slow
 def test_the_report_and_compare_show_the_controls(serve, synth_data, tmp_path):
     popout, fixed = serve(answer=answer_popout), serve(answer=answer_fixed("Color"))
     runs = []
