@@ -1,8 +1,44 @@
-"""Checks that options of several benchmarks share."""
+"""Options several benchmarks share: a judge model's flags, and the check that no base URL
+holds credentials."""
 
 from __future__ import annotations
 
+from typing import Any, Literal
 from urllib.parse import urlsplit
+
+from pydantic import Field
+
+from visioneval.core.benchmark import JUDGE_OPTIONS
+
+JudgeBackend = Literal["openai", "openrouter", "ollama", "anthropic"]
+
+
+def judge_backend_field(description: str = "openai, openrouter, ollama or anthropic.") -> Any:
+    """`--judge-backend KIND` in the judge's panel of --help."""
+    return Field(None, description=description,
+                 json_schema_extra={"panel": JUDGE_OPTIONS, "metavar": "KIND"})
+
+
+def judge_model_field(description: str, shown_default: str | None = None) -> Any:
+    """A judge model's name (`--judge-model NAME`, or a benchmark's second judge)."""
+    extra: dict[str, Any] = {"panel": JUDGE_OPTIONS, "metavar": "NAME"}
+    if shown_default is not None:
+        extra["shown_default"] = shown_default
+    return Field(None, description=description, json_schema_extra=extra)
+
+
+def judge_base_url_field(whose: str = "judge's") -> Any:
+    """`--judge-base-url URL[,URL...]`."""
+    return Field(None, description=f"The {whose} URL(s), comma-separated.",
+                 json_schema_extra={"panel": JUDGE_OPTIONS, "metavar": "URL",
+                                    "shown_default": "the backend's"})
+
+
+def judge_api_key_env_field(whose: str = "judge's") -> Any:
+    """`--judge-api-key-env NAME`: the variable holding the key, never the key."""
+    return Field(None, description=f"Variable holding the {whose} key.",
+                 json_schema_extra={"panel": JUDGE_OPTIONS, "metavar": "NAME",
+                                    "shown_default": "as for --api-key-env"})
 
 
 def refuse_credentials(urls: str | None, what: str = "judge") -> None:

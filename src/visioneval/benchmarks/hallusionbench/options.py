@@ -9,7 +9,13 @@ from pydantic import BaseModel, Field, model_validator
 
 from visioneval.benchmarks.hallusionbench.spec import HF_REPO, PROTOCOLS
 from visioneval.core.benchmark import JUDGE_OPTIONS, OWN_OPTIONS, LocalPath
-from visioneval.core.option_checks import refuse_credentials
+from visioneval.core.option_checks import (
+    JudgeBackend,
+    judge_api_key_env_field,
+    judge_backend_field,
+    judge_base_url_field,
+    refuse_credentials,
+)
 from visioneval.harness.corrections import LabelSet, label_sets
 
 Protocol = Literal["paper", "lmms-eval", "vlmevalkit", "all"]
@@ -28,24 +34,15 @@ class HallusionBenchOptions(BaseModel, frozen=True):
                                "side.", json_schema_extra={"panel": OWN_OPTIONS})
     labels: LabelSet = Field("both", description="Published labels, corrected ones, or both.",
                              json_schema_extra={"panel": OWN_OPTIONS})
-    judge_backend: Literal["openai", "openrouter", "ollama", "anthropic"] | None = Field(
-        None, description="openai, openrouter, ollama or anthropic.",
-        json_schema_extra={"panel": JUDGE_OPTIONS, "metavar": "KIND"})
+    judge_backend: JudgeBackend | None = judge_backend_field()
     judge_model: str | None = Field(None, description="The paper's grader (GPT-4 there).",
                                     json_schema_extra={"panel": JUDGE_OPTIONS,
                                                        "metavar": "NAME"})
     vlmevalkit_judge_model: str | None = Field(
         None, description="VLMEvalKit's Yes/No matcher (gpt-4o-mini there).",
         json_schema_extra={"panel": JUDGE_OPTIONS, "metavar": "NAME"})
-    judge_base_url: str | None = Field(None, description="The judges' URL(s), "
-                                       "comma-separated.",
-                                       json_schema_extra={"panel": JUDGE_OPTIONS,
-                                                          "metavar": "URL",
-                                                          "shown_default": "the backend's"})
-    judge_api_key_env: str | None = Field(None, description="Variable holding the judges' "
-                                          "key.", json_schema_extra={
-                                              "panel": JUDGE_OPTIONS, "metavar": "NAME",
-                                              "shown_default": "as for --api-key-env"})
+    judge_base_url: str | None = judge_base_url_field("judges'")
+    judge_api_key_env: str | None = judge_api_key_env_field("judges'")
 
     @model_validator(mode="after")
     def _judges_need_a_backend(self) -> HallusionBenchOptions:

@@ -9,7 +9,13 @@ from pydantic import BaseModel, Field, model_validator
 
 from visioneval.benchmarks.mmvp.spec import HF_REPO, PAIRS, PROTOCOLS
 from visioneval.core.benchmark import JUDGE_OPTIONS, OWN_OPTIONS, LocalPath
-from visioneval.core.option_checks import refuse_credentials
+from visioneval.core.option_checks import (
+    JudgeBackend,
+    judge_api_key_env_field,
+    judge_backend_field,
+    judge_base_url_field,
+    refuse_credentials,
+)
 from visioneval.harness.corrections import LabelSet, label_sets
 
 Protocol = Literal["paper", "lmms-eval", "vlmevalkit", "all"]
@@ -31,24 +37,15 @@ class MmvpOptions(BaseModel, frozen=True):
                              "corrected (corrections.json), or both side by side.",
                              json_schema_extra={"panel": OWN_OPTIONS})
 
-    judge_backend: Literal["openai", "openrouter", "ollama", "anthropic"] | None = Field(
-        None, description="openai, openrouter, ollama or anthropic.",
-        json_schema_extra={"panel": JUDGE_OPTIONS, "metavar": "KIND"})
+    judge_backend: JudgeBackend | None = judge_backend_field()
     judge_model: str | None = Field(None, description="Grades the paper's answers as its "
                                     "GPT-4-0314 grader did; reads those VLMEvalKit's rules "
                                     "leave, as its gpt-4o-mini did.",
                                     json_schema_extra={"panel": JUDGE_OPTIONS,
                                                        "metavar": "NAME",
                                                        "shown_default": "none: rules only"})
-    judge_base_url: str | None = Field(None, description="The judge's URL(s), "
-                                       "comma-separated.",
-                                       json_schema_extra={"panel": JUDGE_OPTIONS,
-                                                          "metavar": "URL",
-                                                          "shown_default": "the backend's"})
-    judge_api_key_env: str | None = Field(None, description="Variable holding the judge's "
-                                          "key.", json_schema_extra={
-                                              "panel": JUDGE_OPTIONS, "metavar": "NAME",
-                                              "shown_default": "as for --api-key-env"})
+    judge_base_url: str | None = judge_base_url_field()
+    judge_api_key_env: str | None = judge_api_key_env_field()
 
     @model_validator(mode="after")
     def _judge_named_whole(self) -> MmvpOptions:

@@ -9,7 +9,13 @@ from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_va
 
 from visioneval.benchmarks.pope.spec import FAMILIES, FAMILY, HF_REPO, PROTOCOLS, SETTINGS
 from visioneval.core.benchmark import JUDGE_OPTIONS, OWN_OPTIONS, LocalPath
-from visioneval.core.option_checks import refuse_credentials
+from visioneval.core.option_checks import (
+    JudgeBackend,
+    judge_api_key_env_field,
+    judge_backend_field,
+    judge_base_url_field,
+    refuse_credentials,
+)
 from visioneval.harness.corrections import LabelSet, label_sets
 
 Protocol = Literal["paper", "lmms-eval", "vlmevalkit", "all"]
@@ -44,22 +50,14 @@ class PopeOptions(BaseModel, frozen=True):
     labels: LabelSet = Field("both", description="original, corrected (RePOPE) or both.",
                              json_schema_extra={"panel": OWN_OPTIONS})
 
-    judge_backend: Literal["openai", "openrouter", "ollama", "anthropic"] | None = Field(
-        None, description="VLMEvalKit's judge: openai, openrouter, ollama or anthropic.",
-        json_schema_extra={"panel": JUDGE_OPTIONS, "metavar": "KIND"})
+    judge_backend: JudgeBackend | None = judge_backend_field(
+        "VLMEvalKit's judge: openai, openrouter, ollama or anthropic.")
     judge_model: str | None = Field(None, description="Reads what VLMEvalKit's rules cannot "
                                     "(VLMEvalKit: gpt-4o-mini).",
                                     json_schema_extra={"panel": JUDGE_OPTIONS,
                                                        "metavar": "NAME"})
-    judge_base_url: str | None = Field(None, description="The judge's URL(s), "
-                                       "comma-separated.",
-                                       json_schema_extra={"panel": JUDGE_OPTIONS,
-                                                          "metavar": "URL",
-                                                          "shown_default": "the backend's"})
-    judge_api_key_env: str | None = Field(None, description="Variable holding the judge's "
-                                          "key.", json_schema_extra={
-                                              "panel": JUDGE_OPTIONS, "metavar": "NAME",
-                                              "shown_default": "as for --api-key-env"})
+    judge_base_url: str | None = judge_base_url_field()
+    judge_api_key_env: str | None = judge_api_key_env_field()
 
     @field_validator("settings", mode="before")
     @classmethod

@@ -13,7 +13,13 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from visioneval.core.benchmark import JUDGE_OPTIONS, OWN_OPTIONS
-from visioneval.core.option_checks import refuse_credentials
+from visioneval.core.option_checks import (
+    JudgeBackend,
+    judge_api_key_env_field,
+    judge_backend_field,
+    judge_base_url_field,
+    refuse_credentials,
+)
 
 Scorer = Literal["exact", "choice", "set", "number", "judge"]
 JUDGE = JUDGE_OPTIONS  # the --help panel of the judge's options
@@ -52,20 +58,12 @@ class VqaOptions(BaseModel, frozen=True):
         json_schema_extra={"panel": OWN_OPTIONS, "shown_default": "for choice, a letter request"})
     tolerance: float = Field(0.01, ge=0, description="number: the relative tolerance.",
                              json_schema_extra={"panel": OWN_OPTIONS})
-    judge_backend: Literal["openai", "openrouter", "ollama", "anthropic"] | None = Field(
-        None, description="openai, openrouter, ollama or anthropic.",
-        json_schema_extra={"panel": JUDGE, "metavar": "KIND"})
+    judge_backend: JudgeBackend | None = judge_backend_field()
     judge_model: str | None = Field(None, description="A vision-capable model: it sees the "
                                     "image.", json_schema_extra={"panel": JUDGE,
                                                                  "metavar": "NAME"})
-    judge_base_url: str | None = Field(None, description="The judge's URL(s), "
-                                       "comma-separated.",
-                                       json_schema_extra={"panel": JUDGE, "metavar": "URL",
-                                                          "shown_default": "the backend's"})
-    judge_api_key_env: str | None = Field(None, description="Variable holding the judge's "
-                                          "key.", json_schema_extra={
-                                              "panel": JUDGE, "metavar": "NAME",
-                                              "shown_default": "as for --api-key-env"})
+    judge_base_url: str | None = judge_base_url_field()
+    judge_api_key_env: str | None = judge_api_key_env_field()
     judge_rubric: str | None = Field(None, description="A built-in rubric name or a rubric "
                                      "file.", json_schema_extra={
                                          "panel": JUDGE, "metavar": "RUBRIC",
