@@ -20,6 +20,7 @@ from visioneval.cli.panels import OUTPUT
 
 class Tool(StrEnum):
     lmms_eval = "lmms-eval"
+    vlmevalkit = "vlmevalkit"
 
 
 @app.command()
