@@ -257,6 +257,7 @@ def _json_items(fh: IO[str], path: Path, bad: BadLines) -> Iterator[tuple[int, A
 
 def _xlsx(path: Path, bad: BadLines) -> Iterator[tuple[int, dict[str, str]]]:
     try:
+        # here, not at the top: openpyxl is optional (the extra `vlmevalkit`)
         import openpyxl  # type: ignore[import-untyped,import-not-found,unused-ignore]
     except ImportError:
         raise ValueError(f"{path}: an xlsx file needs openpyxl: {NO_OPENPYXL}") from None
