@@ -206,3 +206,21 @@ def test_xlsx_is_read_with_openpyxl(tmp_path):
     result = rescore(tmp_path / "M_POPE.xlsx", "--out", out)
     assert result.exit_code == 0, result.output
     assert len(journal(out)) == 6
+
+
+def test_json_rows_without_prediction_and_a_torn_end_are_lines(tmp_path):
+    rows = [dict(zip(NB_HEADER, r, strict=True)) for r in (
+        ["0", "Is the cat black?", "yes_no", "Yes", "Yes"],
+        ["1", "Is the cat black?", "yes_no", "No", "No"])]
+    del rows[1]["prediction"]
+    text = json.dumps(rows, indent=4)
+    path = tmp_path / "M_NaturalBenchDataset.json"
+    path.write_text(text[:-1] + ',\n    {"index": "2", "question": "Is the')  # cut short
+    out = tmp_path / "run"
+    result = rescore(path, "--out", out)
+    assert result.exit_code == 0, result.output
+    assert [r["id"] for r in journal(out)] == ["0000/q0_i0/spaced"]
+    notes = flat(result.stderr)
+    assert "M_NaturalBenchDataset.json line 2: no prediction column" in notes
+    assert "line 3: not JSON" in notes and "the rest of the file is not read" in notes
+    assert load(out, "run.json")["rescored_from"]["bad_lines"] == 2
