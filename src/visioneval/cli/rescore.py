@@ -20,13 +20,15 @@ from visioneval.cli.panels import OUTPUT
 
 class Tool(StrEnum):
     lmms_eval = "lmms-eval"
+    vlmevalkit = "vlmevalkit"
 
 
 @app.command()
 def rescore(
     paths: Annotated[list[Path], typer.Argument(
         help="The tool's per-sample files, or folders of them.", show_default=False)],
-    tool: Annotated[Tool, typer.Option("--from", help="The tool that wrote them.")],
+    tool: Annotated[Tool, typer.Option(
+        "--from", metavar="TOOL", help="The tool that wrote them: lmms-eval or vlmevalkit.")],
     benchmark: Annotated[str | None, typer.Option(
         metavar="NAME", help="The benchmark to re-score when the logs hold several.")] = None,
     data_dir: Annotated[Path | None, typer.Option(

@@ -13,7 +13,7 @@ import os
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,21 +33,25 @@ from visioneval.core.runfiles import (
 from visioneval.core.store import SAMPLES_FILE, RunDirError, RunLock, RunStore
 from visioneval.core.version import installed_version
 from visioneval.engine.runner import RunStats
-from visioneval.foreign import lmms_eval
+from visioneval.foreign import lmms_eval, vlmevalkit
 from visioneval.io.lines import BadLines
 from visioneval.runs.session import SessionResult, default_run_dir, finish
 
 log = logging.getLogger(__name__)
 
-FINDERS: dict[str, Callable[[Iterable[Path]], list[LogFile]]] = {
-    lmms_eval.TOOL: lmms_eval.find_logs,
+FINDERS: dict[str, Callable[[Iterable[Path], Collection[str]], list[LogFile]]] = {
+    lmms_eval.TOOL: lambda paths, tasks: lmms_eval.find_logs(paths),
+    vlmevalkit.TOOL: vlmevalkit.find_logs,
 }
-"""Each tool visioneval reads, and how its per-sample files are found and named by task."""
+"""Each tool visioneval reads, and how its per-sample files are found and named by task
+(given the tasks visioneval's readers know: VLMEvalKit's file names need them)."""
 
 
 ANSWERS = {lmms_eval.TOOL: "resps (the model's raw response) where the line keeps it, else "
                            "filtered_resps (lmms-eval drops resps when the two are equal); "
-                           "a differing filtered_resps is kept in the record's metadata"}
+                           "a differing filtered_resps is kept in the record's metadata",
+           vlmevalkit.TOOL: "prediction (the model's answer as VLMEvalKit saved it; its "
+                            "failure answer \"Failed to obtain answer...\" is an error)"}
 """Which of a tool's logged responses is scored, in words (run.json's provenance)."""
 
 
@@ -136,7 +140,8 @@ def rescore(tool: str, paths: Sequence[Path], out: Path | None, request: Rescore
     <benchmark>-rescored-<model>-<time>) and finish it."""
     if tool not in FINDERS:
         raise ValueError(f"--from {tool}: visioneval reads {', '.join(FINDERS)}")
-    logs = FINDERS[tool](paths)
+    known = [task for reader in readers(tool).values() for task in reader.tasks()]
+    logs = FINDERS[tool](paths, known)
     name, reader, mine, left_out = assign(tool, logs, only)
     for log_file in left_out:
         on_left_out(f"left out {log_file.path} ({log_file.task}: not {name})")

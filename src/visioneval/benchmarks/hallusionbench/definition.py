@@ -186,10 +186,13 @@ class HallusionBenchDefinition(BenchmarkDefinition):
         return beside(view.info, view.metrics)
 
     def foreign_logs(self) -> dict[str, ForeignReader]:
-        """lmms-eval's hallusion_bench_image samples logs (`visioneval rescore`)."""
+        """lmms-eval's hallusion_bench_image samples logs and VLMEvalKit's prediction files
+        (`visioneval rescore`)."""
         from visioneval.benchmarks.hallusionbench.lmms_eval import HallusionBenchLmmsEval
+        from visioneval.benchmarks.hallusionbench.vlmevalkit import HallusionBenchVlmEvalKit
 
-        return {"lmms-eval": HallusionBenchLmmsEval()}
+        return {"lmms-eval": HallusionBenchLmmsEval(),
+                "vlmevalkit": HallusionBenchVlmEvalKit()}
 
 
 def _scaled(value: float | None) -> float | None:

@@ -221,10 +221,12 @@ class MmvpDefinition(BenchmarkDefinition):
                                       "answers; its cost is on each of its rows, spent once."])
 
     def foreign_logs(self) -> dict[str, ForeignReader]:
-        """lmms-eval's mmvp samples logs (`visioneval rescore --from lmms-eval`)."""
+        """lmms-eval's mmvp samples logs and VLMEvalKit's prediction files
+        (`visioneval rescore`)."""
         from visioneval.benchmarks.mmvp.lmms_eval import MmvpLmmsEval
+        from visioneval.benchmarks.mmvp.vlmevalkit import MmvpVlmEvalKit
 
-        return {"lmms-eval": MmvpLmmsEval()}
+        return {"lmms-eval": MmvpLmmsEval(), "vlmevalkit": MmvpVlmEvalKit()}
 
 
 DEFINITION = MmvpDefinition()

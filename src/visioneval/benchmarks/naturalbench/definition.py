@@ -191,10 +191,13 @@ class NaturalBenchDefinition(BenchmarkDefinition):
                                       "space); its cost is on each row, spent once."])
 
     def foreign_logs(self) -> dict[str, ForeignReader]:
-        """lmms-eval's naturalbench samples logs (`visioneval rescore --from lmms-eval`)."""
+        """lmms-eval's naturalbench samples logs and VLMEvalKit's prediction files
+        (`visioneval rescore`)."""
         from visioneval.benchmarks.naturalbench.lmms_eval import NaturalBenchLmmsEval
+        from visioneval.benchmarks.naturalbench.vlmevalkit import NaturalBenchVlmEvalKit
 
-        return {"lmms-eval": NaturalBenchLmmsEval()}
+        return {"lmms-eval": NaturalBenchLmmsEval(),
+                "vlmevalkit": NaturalBenchVlmEvalKit()}
 
 
 DEFINITION = NaturalBenchDefinition()

@@ -213,10 +213,12 @@ class PopeDefinition(BenchmarkDefinition):
                                       "its cost is on each of its rows, spent once."])
 
     def foreign_logs(self) -> dict[str, ForeignReader]:
-        """lmms-eval's POPE samples logs (`visioneval rescore --from lmms-eval`)."""
+        """lmms-eval's POPE samples logs and VLMEvalKit's prediction files
+        (`visioneval rescore`)."""
         from visioneval.benchmarks.pope.lmms_eval import PopeLmmsEval
+        from visioneval.benchmarks.pope.vlmevalkit import PopeVlmEvalKit
 
-        return {"lmms-eval": PopeLmmsEval()}
+        return {"lmms-eval": PopeLmmsEval(), "vlmevalkit": PopeVlmEvalKit()}
 
 
 DEFINITION = PopeDefinition()
