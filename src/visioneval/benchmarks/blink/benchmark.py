@@ -26,6 +26,7 @@ from visioneval.core.rows import Skip
 from visioneval.core.runfiles import RunInfo
 from visioneval.core.store import RunStore
 from visioneval.core.variant_ids import family_of
+from visioneval.io.images import Image
 
 if TYPE_CHECKING:
     from visioneval.core.rowcounts import PublishedRows
@@ -97,7 +98,8 @@ class Blink(Benchmark[BlinkOptions]):
         out = []
         for p in self.options.protocols:
             text = prompts.prompt(p, q)
-            parts = (text, *images) if p in prompts.TEXT_FIRST else (*images, text)
+            parts: list[str | Image] = [text, *images] if p in prompts.TEXT_FIRST \
+                else [*images, text]
             out.append(Sample(id=f"{q.idx}/{p}", group=q.task, messages=(user(*parts),),
                               target=q.answer, metadata=meta | {"prompt": p}))
         return out

@@ -3,16 +3,15 @@
 Per protocol and label set: accuracy per task, the unweighted mean of the task accuracies
 (`macro`, the paper's "Total", [P] eval/evaluate.py lines 58-63, and lmms-eval's group mean,
 `weight_by_size` False) and the mean over every question (`micro`, VLMEvalKit's "Overall",
-[V] multiple_choice.py `report_acc`), each with a 95% bootstrap interval: a resample draws clusters (questions whose first image
-is the same file; a question alone when no other shares it) over the whole run and
-recomputes both means from the drawn questions. A failed
-request is counted in n_errors, never scored. A number that cannot be computed is absent
-with the reason."""
+[V] multiple_choice.py `report_acc`), each with a 95% bootstrap interval: a resample draws
+clusters (questions whose first image is the same file; a question alone when no other shares it) over the whole run and
+recomputes both means from the drawn questions. A failed request is counted in n_errors,
+never scored. A number that cannot be computed is absent with the reason."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +27,7 @@ if TYPE_CHECKING:
 CLUSTER = "image"
 
 
-def macro_micro(tasks: int):  # type: ignore[no-untyped-def]
+def macro_micro(tasks: int) -> Callable[[np.ndarray, int], np.ndarray]:
     """The statistic over rows (correct in task t, 1 in task t) for t in tasks: [macro,
     micro]; a task a resample does not draw is left out of that resample's macro mean."""
     def statistic(sums: np.ndarray, n: int) -> np.ndarray:
@@ -48,7 +47,7 @@ class Tally:
 
     def __init__(self) -> None:
         self.n_errors = 0
-        self.right: Counter[str] = Counter()
+        self.right: dict[str, float] = {}
         self.seen: Counter[str] = Counter()
         self.rows: list[tuple[str, str, float, str]] = []  # (id, task, correct, cluster)
 
@@ -58,7 +57,7 @@ class Tally:
             return
         task = str(record.metadata["task"])
         self.seen[task] += 1
-        self.right[task] += correct
+        self.right[task] = self.right.get(task, 0.0) + correct
         self.rows.append((record.id, task, correct,
                           f"{CLUSTER} {record.metadata.get('image', record.id)}"))
 

@@ -1,9 +1,9 @@
 """A small BLINK-shaped dataset for tests and offline runs, in the Hub's layout.
 
 `write_synthetic(out, total, seed)` writes `<Task>/val-00000-of-00001.parquet` for each of the
-14 tasks, `total` questions in the val split's proportions, with BLINK's columns and types (idx, question, sub_task, image_1 ...
-image_4 as HF Image structs, null when unused, choices as a list of strings, answer "(A)"
-..., prompt listing the choices, explanation). Tasks differ as the real ones do in how many
+14 tasks, `total` questions in the val split's proportions, with BLINK's columns and types
+(idx, question, sub_task, image_1 ... image_4 as HF Image structs, null when unused,
+choices as a list of strings, answer "(A)" ..., prompt listing the choices, explanation). Tasks differ as the real ones do in how many
 images (1 to 4) and options (2 to 4) a question has; two consecutive questions of a task share
 their first image (as questions asked of one picture would), so the clustered intervals are
 exercised. Images are 64x64 JPEGs with the question's number in marks (no two alike but the
@@ -79,7 +79,7 @@ def schema() -> pa.Schema:
     fields += [pa.field(c, image) for c in IMAGE_COLUMNS]
     fields += [pa.field("choices", pa.list_(pa.string())), pa.field("answer", pa.string()),
                pa.field("prompt", pa.string()), pa.field("explanation", pa.string())]
-    features = {c: {"dtype": "string", "_type": "Value"} for c in text}
+    features: dict[str, Any] = {c: {"dtype": "string", "_type": "Value"} for c in text}
     features |= {c: {"_type": "Image"} for c in IMAGE_COLUMNS}
     features["choices"] = {"feature": {"dtype": "string", "_type": "Value"},
                            "_type": "Sequence"}
