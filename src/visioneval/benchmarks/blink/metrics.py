@@ -2,11 +2,11 @@
 
 Per protocol and label set: accuracy per task, the unweighted mean of the task accuracies
 (`macro`, the paper's "Total", [P] eval/evaluate.py lines 58-63, and lmms-eval's group mean,
-`weight_by_size` False) and the mean over every question (`micro`, VLMEvalKit's "Overall",
-[V] multiple_choice.py `report_acc`), each with a 95% bootstrap interval: a resample draws
-clusters (questions whose first image is the same file; a question alone when no other
-shares it) over the whole run and recomputes both means from the drawn questions. A failed
-request is counted in n_errors, never scored. A number that cannot be computed is absent with the reason."""
+`weight_by_size` False) and the mean over every question (`micro`, VLMEvalKit's "Overall", [V]
+multiple_choice.py `report_acc`), each with a 95% bootstrap interval: a resample draws clusters
+(questions whose first image is the same file; a question alone when no other shares it) over
+the whole run and recomputes both means from the drawn questions. A failed request is counted
+in n_errors, never scored. A number that cannot be computed is absent with the reason."""
 
 from __future__ import annotations
 

@@ -2,12 +2,12 @@
 
 `write_synthetic(out, total, seed)` writes `<Task>/val-00000-of-00001.parquet` for each of the
 14 tasks, `total` questions in the val split's proportions, with BLINK's columns and types
-(idx, question, sub_task, image_1 ... image_4 as HF Image structs, null when unused,
-choices as a list of strings, answer "(A)" ..., prompt listing the choices, explanation).
-Tasks differ as the real ones do in how many images (1 to 4) and options (2 to 4) a question has; two consecutive questions of a task share
-their first image (as questions asked of one picture would), so the clustered intervals are
-exercised. Images are 64x64 JPEGs with the question's number in marks (no two alike but the
-shared ones); `seed` jitters them and the answers."""
+(idx, question, sub_task, image_1 ... image_4 as HF Image structs, null when unused, choices as
+a list of strings, answer "(A)" ..., prompt listing the choices, explanation). Tasks differ as
+the real ones do in how many images (1 to 4) and options (2 to 4) a question has; two
+consecutive questions of a task share their first image (as questions asked of one picture
+would), so the clustered intervals are exercised. Images are 64x64 JPEGs with the question's
+number in marks (no two alike but the shared ones); `seed` jitters them and the answers."""
 
 from __future__ import annotations
 
