@@ -36,7 +36,7 @@ class Reading:
 
 def paper(text: str, q: Question) -> Reading:
     tokens = [f"({letter})" for letter in q.letters]
-    if text in LETTERS:
+    if text in tuple(LETTERS):
         return Reading(f"({text})", "bare letter")
     if text in [f"({letter})" for letter in LETTERS]:
         return Reading(text, "bare option")
