@@ -40,7 +40,7 @@ class BlinkDefinition(BenchmarkDefinition):
     max_tokens = 1024
     max_tokens_help = "The paper's max_tokens (eval/query_model.py line 37); lmms-eval's too."
     synth_help = ("Write a small BLINK-shaped set (<Task>/val-*.parquet for the 14 tasks, "
-                  "--rows questions in the val split's proportions).")
+                  "--n questions in the val split's proportions).")
     synth_rows = 28
     settings_that_matter = ("protocol", "labels", "tasks", "limit")
 
