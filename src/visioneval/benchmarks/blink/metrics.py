@@ -31,7 +31,7 @@ def macro_micro(tasks: int) -> Callable[[np.ndarray, int], np.ndarray]:
     """The statistic over rows (correct in task t, 1 in task t) for t in tasks: [macro,
     micro]; a task a resample does not draw is left out of that resample's macro mean."""
     def statistic(sums: np.ndarray, n: int) -> np.ndarray:
-        import numpy as np
+        import numpy as np  # numpy loads when intervals are computed, not at start
 
         correct, counts = sums[..., :tasks], sums[..., tasks:]
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -187,7 +187,7 @@ def difference_summary(summary: DifferenceSummary, protocols: dict[str, Any]
             f": {points:+.2f} points on this run's answers" if points is not None else ""),
             points)
         if key in mine and "macro" in paper:
-            summary.add_note(protocol, "headline (all causes)",
+            summary.add_note(protocol, "reported number (all causes)",
                              f"{100 * mine[key]:.1f}% ({key}) against the paper protocol's "
                              f"{100 * paper['macro']:.1f}% (macro)",
                              100 * (mine[key] - paper["macro"]))
