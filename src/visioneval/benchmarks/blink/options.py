@@ -1,0 +1,69 @@
+"""BLINK's options: `visioneval blink`'s flags, run.json's `options` and the Python API's
+(docs/blink.md explains them)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+from visioneval.benchmarks.blink.spec import HF_REPO, PROTOCOLS, TASKS
+from visioneval.core.benchmark import OWN_OPTIONS, LocalPath
+from visioneval.harness.corrections import LabelSet, label_sets
+
+Protocol = Literal["paper", "lmms-eval", "vlmevalkit", "all"]
+
+
+class BlinkOptions(BaseModel, frozen=True):
+    """One line of help each."""
+
+    data_dir: LocalPath | None = Field(None, description="Dataset folder (BLINK's Hub layout: "
+                                       "<Task>/val-*.parquet).",
+                                       json_schema_extra={"shown_default": f"download {HF_REPO}"})
+    tasks: str | None = Field(None, description="Comma-separated tasks (configs), e.g. "
+                              "Counting,IQ_Test.",
+                              json_schema_extra={"shown_default": "all 14"})
+    split: Literal["val", "test"] = Field("val", description="val (answers public); test's "
+                                          "answers are hidden.")
+    limit: int | None = Field(None, ge=1, description="First N questions of each task.",
+                              json_schema_extra={"shown_default": "all"})
+    protocol: Protocol = Field("all", description="Scoring protocol; all: the three side by "
+                               "side.", json_schema_extra={"panel": OWN_OPTIONS})
+    labels: LabelSet = Field("both", description="Labels: original, corrected "
+                             "(corrections.json), or both side by side.",
+                             json_schema_extra={"panel": OWN_OPTIONS})
+
+    @field_validator("split")
+    @classmethod
+    def _val_only(cls, split: str) -> str:
+        if split == "test":
+            raise ValueError("BLINK's test answers are hidden (the authors score them on "
+                             "EvalAI, challenge 2287): use --split val")
+        return split
+
+    @field_validator("tasks")
+    @classmethod
+    def _known_tasks(cls, tasks: str | None) -> str | None:
+        if tasks is None:
+            return None
+        names = [t.strip() for t in tasks.split(",") if t.strip()]
+        unknown = [t for t in names if t not in TASKS]
+        if unknown or not names:
+            raise ValueError(f"unknown task {', '.join(unknown) or repr(tasks)}; BLINK's: "
+                             f"{', '.join(TASKS)}")
+        return ",".join(names)
+
+    @property
+    def task_list(self) -> list[str]:
+        if self.tasks is None:
+            return list(TASKS)
+        chosen = set(self.tasks.split(","))
+        return [t for t in TASKS if t in chosen]
+
+    @property
+    def protocols(self) -> list[str]:
+        return list(PROTOCOLS) if self.protocol == "all" else [self.protocol]
+
+    @property
+    def label_sets(self) -> list[str]:
+        return label_sets(self.labels)
