@@ -16,6 +16,7 @@ from rich.console import Console
 from visioneval.benchmarks.blindtest.options import BlindTestOptions
 from visioneval.benchmarks.blindtest.spec import CHANCE, LMMS, LMMS_MAX_TOKENS, PAPER
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
+from visioneval.core.blocks import Section
 from visioneval.core.headline import Headline, from_block
 from visioneval.core.published import PublishedTable, RunBeside
 from visioneval.core.records import Record
@@ -80,9 +81,14 @@ class BlindTestDefinition(BenchmarkDefinition):
         show_main(view.metrics, view.model, console)
 
     def print_tables(self, view: ReadableRun, console: Console) -> None:
-        from visioneval.benchmarks.blindtest.tables import show
+        from visioneval.benchmarks.blindtest.tables import show_main
 
-        show(view.metrics, view.model, console)
+        show_main(view.metrics, view.model, console)
+
+    def sections(self, view: ReadableRun) -> list[Section]:
+        from visioneval.benchmarks.blindtest.tables import sections
+
+        return sections(view.metrics)
 
     # -- paired tests (compare) and the blind control ----------------------------------------
     def paired_rows(self, record: Record) -> dict[str, Any]:

@@ -31,7 +31,6 @@ from visioneval.benchmarks.blindtest.spec import (
     NESTED,
     OLYMPIC_CIRCLES,
     OLYMPIC_PENTAGONS,
-    SUBWAY,
     TASKS,
     TOUCHING,
 )

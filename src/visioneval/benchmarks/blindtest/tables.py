@@ -20,6 +20,7 @@ from visioneval.benchmarks.blindtest.spec import (
     TASKS,
     VLMEVALKIT,
 )
+from visioneval.core.blocks import Note, Section, Table
 from visioneval.core.printed import print_table
 from visioneval.core.store import RunStore
 from visioneval.fmt import interval, pct
@@ -93,13 +94,38 @@ def show_main(metrics: dict[str, Any], model: str, console: Console) -> None:
     said = ", ".join(f"{NAMES[p]} {n}" for p, n in unread.items() if n is not None)
     if said:
         console.print(f"unread answers: {said}", style="dim")
-
-
-def show(metrics: dict[str, Any], model: str, console: Console) -> None:
-    show_main(metrics, model, console)
     summary = metrics.get("differences")
     if isinstance(summary, dict):
         differences.show(DifferenceSummary.model_validate(summary), console)
+
+
+def main_rows(metrics: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """The report's table: accuracy per task and protocol (percent, with intervals)."""
+    labels = first_labels(metrics)
+    present = [p for p in PROTOCOLS if isinstance((metrics.get(p) or {}).get(labels), dict)]
+    header = ["Task", *(NAMES[p] for p in present)]
+    rows = []
+    grids = [t for t in TASKS if t not in PAPER_TASKS]
+    for task in (*PAPER_TASKS, *grids):
+        cells = []
+        for p in present:
+            block = metrics[p][labels]
+            scope = "tasks" if task in PAPER_TASKS and p != VLMEVALKIT else "subtasks"
+            cells.append(with_interval((block.get(scope) or {}).get(task) or {}))
+        if any(c != "-" for c in cells):
+            rows.append([SHORT.get(task, task), *cells])
+    rows.append(["Task mean", *(with_interval(metrics[p][labels].get("task_mean") or {})
+                                for p in present)])
+    return header, rows
+
+
+def sections(metrics: dict[str, Any]) -> list[Section]:
+    header, rows = main_rows(metrics)
+    out = [Section("Accuracy per task", [Table(header, rows), Note(INTERVALS)])]
+    summary = metrics.get("differences")
+    if isinstance(summary, dict):
+        out.append(differences.section(DifferenceSummary.model_validate(summary)))
+    return out
 
 
 def csv_rows(metrics: dict[str, Any]) -> list[list[Any]]:
