@@ -38,7 +38,8 @@ class BlindTestDefinition(BenchmarkDefinition):
     max_tokens = LMMS_MAX_TOKENS
     max_tokens_help = "lmms-eval's max_new_tokens for vlmsareblind."
     synth_help = ("Write a small BlindTest-shaped set (data/valid-00000-of-00001.parquet, the "
-                  "Hub's columns): --n images per task, drawn with the paper's parameters.")
+                  "Hub's columns): --n images per task (at most the Hub's count of it: --n 3600 "
+                  "is the full 8,016), drawn with the paper's parameters.")
     synth_rows = 4
     settings_that_matter = ("protocol", "labels", "num_samples")
 
@@ -72,8 +73,8 @@ class BlindTestDefinition(BenchmarkDefinition):
     def synth(self, out: Path, rows: int, seed: int) -> list[str]:
         from visioneval.benchmarks.blindtest.synth import write_synthetic
 
-        path, n = write_synthetic(out, rows, seed)
-        return [f"{path}: {n} rows, {rows} per task label (9 labels)"]
+        path, n = write_synthetic(out, rows, seed, capped=True)
+        return [f"{path}: {n} rows, up to {rows} per task label"]
 
     def print_main_table(self, view: ReadableRun, console: Console) -> None:
         from visioneval.benchmarks.blindtest.tables import show_main

@@ -226,12 +226,14 @@ def make_row(task: str, rng: random.Random, k: int) -> dict[str, Any]:
 
 
 def write_synthetic(out: Path, per_task: int, seed: int,
-                    counts: dict[str, int] | None = None) -> tuple[Path, int]:
+                    capped: bool = False) -> tuple[Path, int]:
     """`data/valid-00000-of-00001.parquet` under `out`: `per_task` rows of each task label
-    (or `counts[task]`), in the Hub's order (by task). Returns the file and its rows."""
+    (`capped`: at most the Hub's count of it, rows.json), in the Hub's order (by task).
+    Returns the file and its rows."""
     rng = random.Random(seed)
+    published = json.loads(Path(__file__).with_name("rows.json").read_text())["rows"]
     rows = [make_row(task, rng, k) for task in TASKS
-            for k in range((counts or {}).get(task, per_task))]
+            for k in range(min(per_task, published[task]) if capped else per_task)]
     path = out / "data" / "valid-00000-of-00001.parquet"
     write_hf_parquet(path, rows, ["image"])
     return path, len(rows)
