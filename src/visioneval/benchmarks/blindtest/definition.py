@@ -17,6 +17,7 @@ from visioneval.benchmarks.blindtest.options import BlindTestOptions
 from visioneval.benchmarks.blindtest.spec import CHANCE, LMMS, LMMS_MAX_TOKENS, PAPER
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import Section
+from visioneval.core.foreign import ForeignReader
 from visioneval.core.headline import Headline, from_block
 from visioneval.core.published import PublishedTable, RunBeside
 from visioneval.core.records import Record
@@ -128,7 +129,7 @@ class BlindTestDefinition(BenchmarkDefinition):
                 "labels": [str(meta.get("task", ""))], "v": views,
                 "meta": f"{meta.get('task', '')}; {said}; {meta.get('family', '')} prompt"}
 
-    # -- published numbers -------------------------------------------------
+    # -- published numbers, other tools' logs -------------------------------------------------
     def published(self) -> PublishedTable:
         from visioneval.benchmarks.blindtest.published import table
 
@@ -138,6 +139,13 @@ class BlindTestDefinition(BenchmarkDefinition):
         from visioneval.benchmarks.blindtest.published import beside
 
         return beside(view.info, view.metrics)
+
+
+    def foreign_logs(self) -> dict[str, ForeignReader]:
+        """lmms-eval's vlmsareblind samples logs (`visioneval rescore --from lmms-eval`)."""
+        from visioneval.benchmarks.blindtest.lmms_eval import BlindTestLmmsEval
+
+        return {"lmms-eval": BlindTestLmmsEval()}
 
 
 DEFINITION = BlindTestDefinition()
