@@ -49,6 +49,7 @@ def test_the_synthetic_set_is_the_hubs_schema_with_labels_from_the_drawing(blind
             assert label == meta["word"][meta["index"]]
 
 
+@pytest.mark.slow
 def test_offline_random_baseline_runs_every_task_under_three_protocols(blind_data, tmp_path):
     out = tmp_path / "run"
     result = invoke("blindtest", "--backend", "builtin", "--model", "random", "--data-dir",
@@ -66,6 +67,11 @@ def test_offline_random_baseline_runs_every_task_under_three_protocols(blind_dat
     assert paper["task_mean"]["tasks"] == 8
     assert list(metrics["vlmevalkit"]["original"]) == ["subtasks", "parameters"]
     assert set(paper["parameters"][TOUCHING]) >= {"distance", "thickness", "gap_px"}
+    by_gap = paper["parameters"][TOUCHING]["distance"]
+    assert list(by_gap) == ["-0.15", "-0.1", "-0.05"]  # the first three gaps, in order
+    assert all(c["accuracy_ci95"][0] <= c["accuracy"] <= c["accuracy_ci95"][1]
+               for c in by_gap.values())
+    assert "Two circles: accuracy by gap" in (out / "report.html").read_text()
     assert metrics["labels"]["relabelled"] == 0  # no known label error
     rows = list(csv.DictReader((out / "results.csv").open()))
     assert {"all rows", "task mean", "Counting Grid", TOUCHING} <= {r["scope"] for r in rows}

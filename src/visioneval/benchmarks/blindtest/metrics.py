@@ -14,7 +14,8 @@ intervals (a bootstrap over items, each item's image drawn whole):
 - vlmevalkit: `subtasks` only, one accuracy per Hub task label, no overall ([V]
   image_mcq.py lines 2610-2611);
 - every protocol: `parameters`, accuracy per task, per metadata key and value (line
-  thickness, distance, count, ...), so accuracy can be read against each task's own knob.
+  thickness, distance, count, ...) with a Wilson 95% interval, so accuracy can be read
+  against each task's own knob (the circles' gap: accuracy per gap value).
 `differences`: why the protocols score the same items differently, on the first label set.
 Failed requests are counted in `n_errors` and scored nowhere."""
 
@@ -35,6 +36,7 @@ from visioneval.benchmarks.blindtest.spec import (
 )
 from visioneval.core.records import Record
 from visioneval.harness.differences import Differences, DifferenceSummary
+from visioneval.stats.binomial import wilson
 from visioneval.stats.bootstrap import Outcomes, attach, mean_statistic, summaries
 
 MAX_VALUES = 40  # a metadata key with more distinct values is an id, not a parameter
@@ -66,7 +68,8 @@ class Tally:
 
 
 class ParameterTally:
-    """Per task, per metadata key and value: n and right (no interval: many small cells)."""
+    """Per task, per metadata key and value: n, right, accuracy and its Wilson interval
+    (each row is its own image, so rows are independent within a cell)."""
 
     def __init__(self) -> None:
         self.cells: dict[str, dict[str, dict[str, list[int]]]] = {}
@@ -85,7 +88,8 @@ class ParameterTally:
             for key, values in keys.items():
                 if len(values) > MAX_VALUES:
                     continue
-                kept[key] = {v: {"n": n, "correct": c, "accuracy": c / n}
+                kept[key] = {v: {"n": n, "correct": c, "accuracy": c / n,
+                                 "accuracy_ci95": list(wilson(c, n))}
                              for v, (n, c) in sorted(values.items(), key=_value_order)}
             out[task] = kept
         return out

@@ -122,10 +122,30 @@ def main_rows(metrics: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
 def sections(metrics: dict[str, Any]) -> list[Section]:
     header, rows = main_rows(metrics)
     out = [Section("Accuracy per task", [Table(header, rows), Note(INTERVALS)])]
+    gaps = gap_rows(metrics)
+    if gaps:
+        out.append(Section("Two circles: accuracy by gap (paper's reading)", [
+            Table(["distance (diameters)", "n", "accuracy [95%]"], gaps),
+            Note(GAP_NOTE)]))
     summary = metrics.get("differences")
     if isinstance(summary, dict):
         out.append(differences.section(DifferenceSummary.model_validate(summary)))
     return out
+
+
+GAP_NOTE = ("The gap between the circles over their diameter (negative: overlapping, 0: "
+            "touching). Accuracy should rise from chance (50%) as the gap leaves 0; the gap "
+            "where it reaches 75% is the model's threshold. [95%]: Wilson interval.")
+
+
+def gap_rows(metrics: dict[str, Any]) -> list[list[str]]:
+    """Accuracy per gap value of the circles, from the paper protocol's parameters."""
+    labels = first_labels(metrics)
+    block = (metrics.get(PAPER) or {}).get(labels) or {}
+    values = ((block.get("parameters") or {}).get("Touching Circles") or {}).get("distance")
+    if not isinstance(values, dict):
+        return []
+    return [[value, str(cell["n"]), with_interval(cell)] for value, cell in values.items()]
 
 
 def csv_rows(metrics: dict[str, Any]) -> list[list[Any]]:
