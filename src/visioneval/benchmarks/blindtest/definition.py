@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from rich.console import Console
 
 from visioneval.benchmarks.blindtest.options import BlindTestOptions
+from visioneval.benchmarks.blindtest.schema import BlindTestMetrics
 from visioneval.benchmarks.blindtest.spec import CHANCE, LMMS, LMMS_MAX_TOKENS, PAPER
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import Section
@@ -35,6 +36,7 @@ class BlindTestDefinition(BenchmarkDefinition):
                "are blind\"), seven low-level geometry tasks, under the paper's, lmms-eval's "
                "and VLMEvalKit's protocols, side by side.")
     options_model = BlindTestOptions
+    metrics_model = BlindTestMetrics
     model_help = "Model name; builtin: random."
     max_tokens = LMMS_MAX_TOKENS
     max_tokens_help = "lmms-eval's max_new_tokens for vlmsareblind."

@@ -19,6 +19,8 @@ intervals (a bootstrap over items, each item's image drawn whole):
 `differences`: why the protocols score the same items differently, on the first label set.
 Failed requests are counted in `n_errors` and scored nowhere."""
 
+# Imports inside functions: numpy loads when an interval is computed, as in stats/bootstrap.
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -240,7 +242,7 @@ def _summary(differences: Differences, out: dict[str, Any], protocols_: Sequence
     summary = differences.summary()
     if LMMS in protocols_:
         lmms = out[LMMS][first]
-        summary.add_note(LMMS, "aggregation", "its headline `accuracy` is the mean over rows "
+        summary.add_note(LMMS, "aggregation", "its main number `accuracy` is the mean over rows "
                          "(micro: line plots are the most rows); the paper's is the mean of "
                          "the eight tasks")
         dropped = lmms.get("dropped") or []
