@@ -30,6 +30,7 @@ DEFINITIONS = {
     "hallusionbench": "visioneval.benchmarks.hallusionbench.definition:DEFINITION",
     "pope": "visioneval.benchmarks.pope.definition:DEFINITION",
     "blink": "visioneval.benchmarks.blink.definition:DEFINITION",
+    "blindtest": "visioneval.benchmarks.blindtest.definition:DEFINITION",
     "evaluate": "visioneval.evaluators.definition:DEFINITION",
     "vqa": "visioneval.benchmarks.vqa.definition:DEFINITION",
     "layout": "visioneval.benchmarks.layout.definition:DEFINITION",

@@ -1,0 +1,40 @@
+"""BlindTest's options: `visioneval blindtest`'s flags, run.json's `options` and the Python
+API's (docs/blindtest.md explains them)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from visioneval.benchmarks.blindtest.spec import HF_REPO, PROTOCOLS
+from visioneval.core.benchmark import OWN_OPTIONS, LocalPath
+from visioneval.harness.corrections import LabelSet, label_sets
+
+Protocol = Literal["paper", "lmms-eval", "vlmevalkit", "all"]
+
+
+class BlindTestOptions(BaseModel, frozen=True):
+    """One line of help each."""
+    data_dir: LocalPath | None = Field(None, description="Dataset folder (the Hub's layout).",
+                                       json_schema_extra={"shown_default": f"download {HF_REPO}"})
+    num_samples: int | None = Field(None, ge=1, description="First N rows of each task.",
+                                    json_schema_extra={"flags": ["--samples"],
+                                                       "shown_default": "all"})
+    protocol: Protocol = Field("all", description="Scoring protocol; all: the three side by "
+                               "side.", json_schema_extra={"panel": OWN_OPTIONS})
+    labels: LabelSet = Field("both", description="original or corrected labels, or both.",
+                             json_schema_extra={"panel": OWN_OPTIONS})
+
+    @property
+    def protocols(self) -> list[str]:
+        return list(PROTOCOLS) if self.protocol == "all" else [self.protocol]
+
+    @property
+    def families(self) -> list[str]:
+        """Prompts to send: each protocol sends its own text, one request each."""
+        return self.protocols
+
+    @property
+    def label_sets(self) -> list[str]:
+        return label_sets(self.labels)
