@@ -29,6 +29,7 @@ DEFINITIONS = {
     "naturalbench": "visioneval.benchmarks.naturalbench.definition:DEFINITION",
     "hallusionbench": "visioneval.benchmarks.hallusionbench.definition:DEFINITION",
     "pope": "visioneval.benchmarks.pope.definition:DEFINITION",
+    "cvbench": "visioneval.benchmarks.cvbench.definition:DEFINITION",
     "evaluate": "visioneval.evaluators.definition:DEFINITION",
     "vqa": "visioneval.benchmarks.vqa.definition:DEFINITION",
     "layout": "visioneval.benchmarks.layout.definition:DEFINITION",
