@@ -1,4 +1,4 @@
-"""Each protocol's prompt and answer reading, as pure functions (reference file and line on
+r"""Each protocol's prompt and answer reading, as pure functions (reference file and line on
 each).
 
 - paper: the dataset's `prompt`, a newline, then "Answer with the option's letter from the
