@@ -215,22 +215,27 @@ def _notes(summary: DifferenceSummary, results: dict[str, Any],
     for protocol in protocols:
         mine = results.get(protocol, {})
         if protocol == "lmms-eval" and _both(mine, "accuracy", "cv_bench"):
-            points = 100 * (mine["accuracy"] - mine["cv_bench"])
+            points = _points(100 * (mine["accuracy"] - mine["cv_bench"]))
             summary.add_note(protocol, "aggregation",
                              f"{LMMS_MICRO}: on lmms-eval's own verdicts the micro mean is "
                              f"{points:+.1f} points from the paper's formula", points)
         if protocol == "vlmevalkit" and _both(mine, "accuracy_2d", "overall_2d"):
-            points = 100 * (mine["overall_2d"] - mine["accuracy_2d"])
+            points = _points(100 * (mine["overall_2d"] - mine["accuracy_2d"]))
             summary.add_note(protocol, "aggregation",
                              f"{VLMEVALKIT_SPLIT}; its 2D Overall is the paper's 2D half "
                              f"({points:+.1f} points from the 2D micro mean); the paper's "
                              "combined score is the mean of the two numbers")
         if protocol != PAPER and _both(mine, "cv_bench", "cv_bench") and \
                 _both(paper, "cv_bench", "cv_bench"):
-            points = 100 * (mine["cv_bench"] - paper["cv_bench"])
+            points = _points(100 * (mine["cv_bench"] - paper["cv_bench"]))
             summary.add_note(protocol, "prompt and extraction, on the combined score",
                              f"the paper's formula on {protocol}'s verdicts is "
                              f"{points:+.1f} points from the paper's", points)
+
+
+def _points(value: float) -> float:
+    """Percentage points to one decimal, with no "-0.0"."""
+    return round(value, 1) + 0.0
 
 
 def _both(block: dict[str, Any], first: str, second: str) -> bool:
