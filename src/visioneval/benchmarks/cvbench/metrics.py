@@ -50,6 +50,7 @@ VLMEVALKIT_SPLIT = ("VLMEvalKit has two datasets and no combined score: CV-Bench
 
 def _statistic(sums: np.ndarray, n: int) -> np.ndarray:
     """accuracy, overall_2d, overall_3d and cv_bench from the summed rows (see `_row`)."""
+    # numpy loads when intervals are computed: `visioneval --help` imports this module
     import numpy as np
 
     with np.errstate(invalid="ignore", divide="ignore"):
