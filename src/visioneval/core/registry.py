@@ -31,6 +31,7 @@ DEFINITIONS = {
     "pope": "visioneval.benchmarks.pope.definition:DEFINITION",
     "blink": "visioneval.benchmarks.blink.definition:DEFINITION",
     "blindtest": "visioneval.benchmarks.blindtest.definition:DEFINITION",
+    "cvbench": "visioneval.benchmarks.cvbench.definition:DEFINITION",
     "evaluate": "visioneval.evaluators.definition:DEFINITION",
     "vqa": "visioneval.benchmarks.vqa.definition:DEFINITION",
     "layout": "visioneval.benchmarks.layout.definition:DEFINITION",
