@@ -10,8 +10,9 @@ or both side by side, so the difference they make is a number in the run.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -90,3 +91,25 @@ class Corrections(BaseModel):
             if c.item == item and c.field == field and value not in (c.original, c.corrected):
                 return c
         return None
+
+
+def effect_block(manifest: Corrections, protocols: Mapping[str, Mapping[str, Any]],
+                 changed: Mapping[str, int], label_sets: Sequence[str],
+                 keys: Sequence[str]) -> dict[str, Any]:
+    """metrics.json's `corrections`: the manifest's version and items and, when both label
+    sets were scored, per protocol the answers whose verdict a correction changed and what
+    it moves each of `keys` by (corrected minus original; a key either set lacks is left
+    out). `protocols`: protocol -> label set -> its metrics."""
+    block: dict[str, Any] = {"version": manifest.version,
+                             "items": [c.item for c in manifest.corrections]}
+    if "original" in label_sets and "corrected" in label_sets:
+        effect = {}
+        for protocol, blocks in protocols.items():
+            before, after = blocks["original"], blocks["corrected"]
+            cell: dict[str, Any] = {"changed": changed.get(protocol, 0)}
+            for key in keys:
+                if key in before and key in after:
+                    cell[key] = after[key] - before[key]
+            effect[protocol] = cell
+        block["effect"] = effect
+    return block

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from visioneval.benchmarks.blink.labels import manifest
 from visioneval.benchmarks.blink.spec import REFERENCE, TASKS, UNREAD, score_key
 from visioneval.core.records import Record
+from visioneval.harness.corrections import effect_block
 from visioneval.harness.differences import Differences, DifferenceSummary, write_run_csv
 from visioneval.stats.bootstrap import Outcomes, attach, summaries
 
@@ -136,30 +137,14 @@ def summarize(records: Iterable[Record], protocols: Sequence[str],
         block: dict[str, Any] = {s: tallies[(protocol, s)].block() for s in label_sets}
         block["unparsed"] = dict(unparsed[protocol])
         out["protocols"][protocol] = block
-    out["corrections"] = corrections_block(out["protocols"], changed, label_sets)
+    out["corrections"] = effect_block(manifest(), out["protocols"], changed, label_sets,
+                                     ("macro", "micro"))
     if differences is not None:
         differences.finish()
         out["differences"] = difference_summary(differences.summary(),
                                                 out["protocols"]).model_dump()
     return out
 
-
-def corrections_block(protocols: dict[str, Any], changed: Counter[str],
-                      label_sets: Sequence[str]) -> dict[str, Any]:
-    found = manifest()
-    block: dict[str, Any] = {"version": found.version,
-                             "items": [c.item for c in found.corrections]}
-    if "original" in label_sets and "corrected" in label_sets:
-        effect = {}
-        for protocol, blocks in protocols.items():
-            before, after = blocks["original"], blocks["corrected"]
-            cell: dict[str, Any] = {"changed": changed[protocol]}
-            for key in ("macro", "micro"):
-                if key in before and key in after:
-                    cell[key] = after[key] - before[key]
-            effect[protocol] = cell
-        block["effect"] = effect
-    return block
 
 
 AGGREGATION = {

@@ -20,6 +20,7 @@ from visioneval.benchmarks.mmvp.labels import manifest
 from visioneval.benchmarks.mmvp.patterns import tags
 from visioneval.benchmarks.mmvp.spec import REFERENCE, UNDETERMINED, UNPARSED, score_key
 from visioneval.core.records import Record
+from visioneval.harness.corrections import effect_block
 from visioneval.harness.differences import Differences, DifferenceSummary, write_run_csv
 from visioneval.stats.bootstrap import Outcomes, attach, mean_statistic, summaries
 
@@ -171,7 +172,8 @@ def summarize(records: Iterable[Record], protocols: Sequence[str],
         block: dict[str, Any] = {s: tallies[(protocol, s)].block() for s in label_sets}
         block["unparsed"] = dict(unparsed[protocol])
         out["protocols"][protocol] = block
-    out["corrections"] = corrections_block(out["protocols"], changed, label_sets)
+    out["corrections"] = effect_block(manifest(), out["protocols"], changed, label_sets,
+                                     ("accuracy", "pair_accuracy"))
     if differences is not None:
         differences.finish()
         out["differences"] = difference_summary(differences.summary(),
@@ -181,24 +183,6 @@ def summarize(records: Iterable[Record], protocols: Sequence[str],
     out["patterns_source"] = tags().source
     return out
 
-
-def corrections_block(protocols: dict[str, Any], changed: Counter[str],
-                      label_sets: Sequence[str]) -> dict[str, Any]:
-    """The manifest's version and items, and, with both label sets, what they change."""
-    found = manifest()
-    block: dict[str, Any] = {"version": found.version,
-                             "items": [c.item for c in found.corrections]}
-    if "original" in label_sets and "corrected" in label_sets:
-        effect = {}
-        for protocol, blocks in protocols.items():
-            before, after = blocks["original"], blocks["corrected"]
-            cell: dict[str, Any] = {"changed": changed[protocol]}
-            for key in ("accuracy", "pair_accuracy"):
-                if key in before and key in after:
-                    cell[key] = after[key] - before[key]
-            effect[protocol] = cell
-        block["effect"] = effect
-    return block
 
 
 AGGREGATION = {
