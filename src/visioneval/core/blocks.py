@@ -5,12 +5,13 @@ into it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from visioneval.core.figures import Chart
-from visioneval.core.marks import PERCENT, Interval, Verdict, notes, verdict
+from visioneval.core.marks import PERCENT, Interval, Verdict, notes, percent, verdict
+from visioneval.fmt import pct
 
 if TYPE_CHECKING:
     from visioneval.core.view import ReadableRun
@@ -128,3 +129,27 @@ def _number(cell: str) -> float | None:
         return float(cell)
     except (TypeError, ValueError):
         return None
+
+
+@dataclass
+class PercentRows:
+    """The rows of a comparison whose cells are metrics.json fractions shown in percent,
+    each with its `<key>_ci95` interval: one `add` per run and setting, then `table`."""
+    missing: str = ""  # what a cell the run does not have shows
+    rows: list[list[str]] = field(default_factory=list)
+    runs: list[ReadableRun] = field(default_factory=list)
+    intervals: list[list[Interval | None]] = field(default_factory=list)
+
+    def add(self, view: ReadableRun, setting: str,
+            cells: Sequence[tuple[Mapping[str, Any], str]]) -> None:
+        """A row for `view` under `setting`: each cell `block[key]` in percent."""
+        self.rows.append([view.model, setting,
+                          *(pct(block.get(key), missing=self.missing) for block, key in cells)])
+        self.intervals.append([None, None, *(percent(block.get(f"{key}_ci95"))
+                                             for block, key in cells)])
+        self.runs.append(view)
+
+    def table(self, benchmark: str, header: list[str], notes: list[str]) -> ComparisonTable:
+        """Higher is better in every numeric column."""
+        return ComparisonTable(benchmark, header, self.rows, [True] * (len(header) - 2),
+                               runs=self.runs, intervals=self.intervals, notes=notes)

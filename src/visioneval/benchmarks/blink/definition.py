@@ -19,9 +19,8 @@ from visioneval.benchmarks.blink.metrics_model import BlinkMetrics
 from visioneval.benchmarks.blink.options import BlinkOptions
 from visioneval.benchmarks.blink.spec import PROTOCOLS, score_key
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
-from visioneval.core.blocks import ComparisonTable, Items, Note, Section, Table
+from visioneval.core.blocks import ComparisonTable, Items, Note, PercentRows, Section, Table
 from visioneval.core.headline import Headline
-from visioneval.core.marks import Interval, percent
 from visioneval.core.published import PublishedTable, RunBeside
 from visioneval.core.records import Record
 from visioneval.core.view import ReadableRun
@@ -157,27 +156,18 @@ class BlinkDefinition(BenchmarkDefinition):
 
     def comparison(self, views: Sequence[ReadableRun]) -> ComparisonTable:
         """The mean over tasks and over questions per protocol, one row per model."""
-        header = ["Model", "Protocol", "tasks", "questions", "tasks (corrected)",
-                  "questions (corrected)"]
-        rows, runs, intervals = [], [], []
+        found = PercentRows()
         for view in views:
             for protocol in PROTOCOLS:
                 blocks = (view.metrics.get("protocols") or {}).get(protocol)
-                if not isinstance(blocks, dict):
-                    continue
-                row = [view.model, protocol]
-                spans: list[Interval | None] = [None, None]
-                for label_set in ("original", "corrected"):
-                    b = blocks.get(label_set) or {}
-                    row += [pct(b.get("macro")), pct(b.get("micro"))]
-                    spans += [percent(b.get("macro_ci95")), percent(b.get("micro_ci95"))]
-                rows.append(row)
-                runs.append(view)
-                intervals.append(spans)
-        return ComparisonTable(self.name, header, rows, [True] * 4, runs=runs,
-                               intervals=intervals,
-                               notes=["A run's protocols each read their own prompt's "
-                                      "answers; its cost is on each of its rows, spent once."])
+                if isinstance(blocks, dict):
+                    found.add(view, protocol, [(blocks.get(label_set) or {}, key)
+                                               for label_set in ("original", "corrected")
+                                               for key in ("macro", "micro")])
+        return found.table(self.name, ["Model", "Protocol", "tasks", "questions",
+                                       "tasks (corrected)", "questions (corrected)"],
+                           ["A run's protocols each read their own prompt's answers; its cost "
+                            "is on each of its rows, spent once."])
 
 
 DEFINITION = BlinkDefinition()

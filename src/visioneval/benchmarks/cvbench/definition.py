@@ -19,10 +19,9 @@ from visioneval.benchmarks.cvbench import tables
 from visioneval.benchmarks.cvbench.metrics import CvBenchMetrics
 from visioneval.benchmarks.cvbench.options import CvBenchOptions
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
-from visioneval.core.blocks import ComparisonTable, Items, Note, Section, Table
+from visioneval.core.blocks import ComparisonTable, Items, Note, PercentRows, Section, Table
 from visioneval.core.foreign import ForeignReader
 from visioneval.core.headline import Headline
-from visioneval.core.marks import Interval, percent
 from visioneval.core.published import PublishedTable, RunBeside
 from visioneval.core.records import Record
 from visioneval.core.view import ReadableRun
@@ -155,8 +154,7 @@ class CvBenchDefinition(BenchmarkDefinition):
     def comparison(self, views: Sequence[ReadableRun]) -> ComparisonTable:
         """CV-Bench, 2D, 3D and the mean over items per run and protocol, first label
         set."""
-        header = ["Model", "Protocol", "CV-Bench", "2D", "3D", "all items"]
-        rows, runs, intervals = [], [], []
+        found = PercentRows(missing="-")
         for view in views:
             label_sets = view.metrics.get("label_sets") or []
             if not label_sets:
@@ -164,16 +162,10 @@ class CvBenchDefinition(BenchmarkDefinition):
             per = (view.metrics.get("results") or {}).get(label_sets[0], {})
             suffix = "" if label_sets[0] == "original" else " (corrected)"
             for protocol, block in per.items():
-                rows.append([view.model, protocol + suffix,
-                             *(fmt.pct(block.get(f), missing="-") for f in FIGURES)])
-                runs.append(view)
-                spans: list[Interval | None] = [None, None]
-                spans += [percent(block.get(f"{f}_ci95")) for f in FIGURES]
-                intervals.append(spans)
-        return ComparisonTable(self.name, header, rows, [True] * len(FIGURES), runs=runs,
-                               intervals=intervals,
-                               notes=["A run's protocols each read the answers to their "
-                                      "own prompt; its cost is on each row, spent once."])
+                found.add(view, protocol + suffix, [(block, f) for f in FIGURES])
+        return found.table(self.name, ["Model", "Protocol", "CV-Bench", "2D", "3D", "all items"],
+                           ["A run's protocols each read the answers to their own prompt; its "
+                            "cost is on each row, spent once."])
 
     def foreign_logs(self) -> dict[str, ForeignReader]:
         """lmms-eval's cv_bench samples logs (`visioneval rescore --from lmms-eval`)."""

@@ -20,10 +20,9 @@ from visioneval.benchmarks.mmvp.metrics_model import MmvpMetrics
 from visioneval.benchmarks.mmvp.options import MmvpOptions, SynthOptions
 from visioneval.benchmarks.mmvp.spec import PROTOCOLS, score_key
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
-from visioneval.core.blocks import ComparisonTable, Items, Note, Section, Table
+from visioneval.core.blocks import ComparisonTable, Items, Note, PercentRows, Section, Table
 from visioneval.core.foreign import ForeignReader
 from visioneval.core.headline import Headline
-from visioneval.core.marks import Interval, percent
 from visioneval.core.published import PublishedTable, RunBeside
 from visioneval.core.records import Record
 from visioneval.core.view import ReadableRun
@@ -197,28 +196,18 @@ class MmvpDefinition(BenchmarkDefinition):
 
     def comparison(self, views: Sequence[ReadableRun]) -> ComparisonTable:
         """Pair and per-question accuracy per protocol and label set, one row per model."""
-        header = ["Model", "Protocol", "pairs", "questions", "pairs (corrected)",
-                  "questions (corrected)"]
-        rows, runs, intervals = [], [], []
+        found = PercentRows()
         for view in views:
             for protocol in PROTOCOLS:
                 blocks = (view.metrics.get("protocols") or {}).get(protocol)
-                if not isinstance(blocks, dict):
-                    continue
-                row = [view.model, protocol]
-                spans: list[Interval | None] = [None, None]
-                for label_set in ("original", "corrected"):
-                    b = blocks.get(label_set) or {}
-                    row += [fmt.pct(b.get("pair_accuracy")), fmt.pct(b.get("accuracy"))]
-                    spans += [percent(b.get("pair_accuracy_ci95")),
-                              percent(b.get("accuracy_ci95"))]
-                rows.append(row)
-                runs.append(view)
-                intervals.append(spans)
-        return ComparisonTable(self.name, header, rows, [True] * 4, runs=runs,
-                               intervals=intervals,
-                               notes=["A run's protocols each read their own prompt's "
-                                      "answers; its cost is on each of its rows, spent once."])
+                if isinstance(blocks, dict):
+                    found.add(view, protocol, [(blocks.get(label_set) or {}, key)
+                                               for label_set in ("original", "corrected")
+                                               for key in ("pair_accuracy", "accuracy")])
+        return found.table(self.name, ["Model", "Protocol", "pairs", "questions",
+                                       "pairs (corrected)", "questions (corrected)"],
+                           ["A run's protocols each read their own prompt's answers; its cost "
+                            "is on each of its rows, spent once."])
 
     def foreign_logs(self) -> dict[str, ForeignReader]:
         """lmms-eval's mmvp samples logs and VLMEvalKit's prediction files

@@ -28,10 +28,9 @@ from visioneval.benchmarks.naturalbench.spec import (
     METRICS,
 )
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
-from visioneval.core.blocks import ComparisonTable, Items, Note, Section, Table
+from visioneval.core.blocks import ComparisonTable, Items, Note, PercentRows, Section, Table
 from visioneval.core.foreign import ForeignReader
 from visioneval.core.headline import Headline
-from visioneval.core.marks import Interval, percent
 from visioneval.core.published import PublishedTable, RunBeside
 from visioneval.core.records import Record
 from visioneval.core.view import ReadableRun
@@ -169,8 +168,7 @@ class NaturalBenchDefinition(BenchmarkDefinition):
 
     def comparison(self, views: Sequence[ReadableRun]) -> ComparisonTable:
         """The four figures per run and protocol, under each run's first label set."""
-        header = ["Model", "Protocol", *(METRIC_NAMES[m] for m in METRICS)]
-        rows, runs, intervals = [], [], []
+        found = PercentRows(missing="-")
         for view in views:
             label_sets = view.metrics.get("label_sets") or []
             if not label_sets:
@@ -178,17 +176,11 @@ class NaturalBenchDefinition(BenchmarkDefinition):
             per = (view.metrics.get("results") or {}).get(label_sets[0], {})
             suffix = "" if label_sets[0] == "original" else " (answer columns)"
             for protocol, block in per.items():
-                rows.append([view.model, protocol + suffix,
-                             *(fmt.pct(block.get(m), missing="-") for m in METRICS)])
-                runs.append(view)
-                spans: list[Interval | None] = [None, None]
-                spans += [percent(block.get(f"{m}_ci95")) for m in METRICS]
-                intervals.append(spans)
-        return ComparisonTable(self.name, header, rows, [True] * len(METRICS), runs=runs,
-                               intervals=intervals,
-                               notes=["A run's protocols read the answers to two prompts "
-                                      "(the paper's, and the harnesses' with one more "
-                                      "space); its cost is on each row, spent once."])
+                found.add(view, protocol + suffix, [(block, m) for m in METRICS])
+        return found.table(self.name, ["Model", "Protocol", *(METRIC_NAMES[m] for m in METRICS)],
+                           ["A run's protocols read the answers to two prompts (the paper's, "
+                            "and the harnesses' with one more space); its cost is on each row, "
+                            "spent once."])
 
     def foreign_logs(self) -> dict[str, ForeignReader]:
         """lmms-eval's naturalbench samples logs and VLMEvalKit's prediction files
