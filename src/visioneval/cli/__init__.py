@@ -8,6 +8,7 @@ from visioneval.cli import (  # noqa: F401 - each module registers its commands
     cache,
     data,
     distributed,
+    explain,
     listing,
     power,
     probe,

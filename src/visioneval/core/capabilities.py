@@ -10,6 +10,8 @@ and leave the feature out for a definition without it.
 - `HasDemo`: the offline `visioneval demo`.
 - `PairsRecords`: the metrics `visioneval compare` tests run against run, sample by sample.
 - `KnowsChance`: what a uniform guess scores (the blind control against chance).
+- `ExplainsGap`: its headline under each protocol and label set, in the terms of a
+  published column (`visioneval explain`: from the paper's number to a run's).
 - `LearnsFromAnswers` (on a benchmark, not its definition): a benchmark whose next requests
   depend on the answers so far (adaptive placement) is told a resumed run's earlier answers.
 
@@ -19,12 +21,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from visioneval.core.benchmark import Benchmark
 
 if TYPE_CHECKING:
     from visioneval.core.foreign import ForeignReader
+    from visioneval.core.gap import GapHeadlines
     from visioneval.core.published import PublishedTable, RunBeside
     from visioneval.core.records import Record
     from visioneval.core.view import ReadableRun
@@ -40,6 +43,13 @@ class HasPublished(Protocol):
         """A run laid out as `published()`'s columns: the published setting it corresponds
         to, its value per column, and every run setting that differs from the published
         protocol."""
+
+
+@runtime_checkable
+class ExplainsGap(Protocol):
+    def gap_headlines(self, metrics: dict[str, Any]) -> GapHeadlines | None:
+        """The run's headline under each protocol and label set its metrics hold (None: the
+        metrics have none, e.g. every request failed)."""
 
 
 @runtime_checkable

@@ -225,7 +225,27 @@ class Histograms:
     bins: int = 20
 
 
+@dataclass(frozen=True)
+class WaterfallStep:
+    """One bar of a waterfall: a total (drawn from the axis) or a step (drawn from the
+    running value before it to the one after); `interval` in the same units: a total's own
+    interval, a step's interval of its points."""
+    label: str
+    before: float
+    after: float
+    total: bool = False
+    interval: Interval | None = None
+
+
+@dataclass(frozen=True)
+class Waterfall:
+    """From one number to another, one step at a time (percent)."""
+    title: str
+    steps: list[WaterfallStep]
+    xlabel: str = "percent"
+
+
 Chart = (GroupedBars | StackedShares | CountMatrix | RateBars | Psychometric | Lines
-         | Scatter | AgainstReference | Histograms)
+         | Scatter | AgainstReference | Histograms | Waterfall)
 CHART_KINDS = (GroupedBars, StackedShares, CountMatrix, RateBars, Psychometric, Lines,
-               Scatter, AgainstReference, Histograms)
+               Scatter, AgainstReference, Histograms, Waterfall)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from markupsafe import Markup
 
 from visioneval.core import figures
-from visioneval.report import charts, linecharts
+from visioneval.report import charts, linecharts, waterfall
 
 
 def svg(chart: figures.Chart) -> str:
@@ -34,6 +34,8 @@ def svg(chart: figures.Chart) -> str:
         return linecharts.scatter(chart)
     if isinstance(chart, figures.AgainstReference):
         return linecharts.against_reference(chart)
+    if isinstance(chart, figures.Waterfall):
+        return waterfall.waterfall(chart)
     from visioneval.report import mplsvg  # matplotlib: only a page with histograms pays it
 
     return mplsvg.histograms(chart)

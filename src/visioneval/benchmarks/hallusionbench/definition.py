@@ -23,6 +23,7 @@ from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import Charts, ComparisonTable, Items, Note, Section, Table
 from visioneval.core.figures import BarSeries, GroupedBars, percent_interval
 from visioneval.core.foreign import ForeignReader
+from visioneval.core.gap import GapHeadlines, Reported, dig, gathered
 from visioneval.core.headline import Headline
 from visioneval.core.marks import Interval, percent
 from visioneval.core.published import PublishedTable, RunBeside
@@ -175,6 +176,17 @@ class HallusionBenchDefinition(BenchmarkDefinition):
                                       "on each of its rows, spent once."])
 
     # -- published numbers, other tools' logs --------------------------------------------------
+    def gap_headlines(self, metrics: dict[str, Any]) -> GapHeadlines | None:
+        """aAcc (every question) under each protocol: the paper's, lmms-eval's aAcc and
+        VLMEvalKit's 'Overall' aAcc (`visioneval explain`)."""
+        from visioneval.benchmarks.hallusionbench.spec import PROTOCOLS
+
+        def find(protocol: str, labels: str) -> Reported:
+            where = ("protocols", protocol) if labels == "original" else ("corrected", protocol)
+            return dig(metrics, *where, "overall"), "aAcc", "aAcc"
+
+        return gathered("paper/aAcc", "paper", PROTOCOLS, find)
+
     def published(self) -> PublishedTable:
         from visioneval.benchmarks.hallusionbench.published import table
 

@@ -22,6 +22,7 @@ from visioneval.benchmarks.mmvp.spec import PROTOCOLS, score_key
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import ComparisonTable, Items, Note, PercentRows, Section, Table
 from visioneval.core.foreign import ForeignReader
+from visioneval.core.gap import GapHeadlines, dig, gathered
 from visioneval.core.headline import Headline
 from visioneval.core.published import PublishedTable, RunBeside
 from visioneval.core.records import Record
@@ -193,6 +194,14 @@ class MmvpDefinition(BenchmarkDefinition):
         from visioneval.benchmarks.mmvp.published import beside
 
         return beside(view.info, view.metrics)
+
+    def gap_headlines(self, metrics: dict[str, Any]) -> GapHeadlines | None:
+        """Pair accuracy under each protocol: the paper's metric, lmms-eval's
+        mmvp_pair_accuracy and VLMEvalKit's 'Overall' (`visioneval explain`)."""
+        from visioneval.benchmarks.mmvp.published import COLUMN
+
+        return gathered(COLUMN, "paper", PROTOCOLS, lambda protocol, labels: (
+            dig(metrics, "protocols", protocol, labels), "pair_accuracy", "pair accuracy"))
 
     def comparison(self, views: Sequence[ReadableRun]) -> ComparisonTable:
         """Pair and per-question accuracy per protocol and label set, one row per model."""

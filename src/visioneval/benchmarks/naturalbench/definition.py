@@ -30,6 +30,7 @@ from visioneval.benchmarks.naturalbench.spec import (
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import ComparisonTable, Items, Note, PercentRows, Section, Table
 from visioneval.core.foreign import ForeignReader
+from visioneval.core.gap import GapHeadlines, dig, gathered
 from visioneval.core.headline import Headline
 from visioneval.core.published import PublishedTable, RunBeside
 from visioneval.core.records import Record
@@ -155,6 +156,14 @@ class NaturalBenchDefinition(BenchmarkDefinition):
                 "labels": labels, "v": views,
                 "meta": f"group {meta.get('group_id', '')} {meta.get('position', '')}, "
                         f"{meta.get('type', '')}, {meta.get('family', '')} prompt"}
+
+    def gap_headlines(self, metrics: dict[str, Any]) -> GapHeadlines | None:
+        """G-Acc (all four answers of a group right) under each protocol: the paper's
+        headline; lmms-eval and VLMEvalKit report it too (`visioneval explain`)."""
+        from visioneval.benchmarks.naturalbench.spec import PROTOCOLS
+
+        return gathered("g_acc", "paper", PROTOCOLS, lambda protocol, labels: (
+            dig(metrics, "results", labels, protocol), "g_acc", "G-Acc"))
 
     def published(self) -> PublishedTable:
         from visioneval.benchmarks.naturalbench.published import table

@@ -21,6 +21,7 @@ from visioneval.benchmarks.pope.spec import LMMS, PAPER, SETTINGS, VLMEVALKIT, Y
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import ComparisonTable, Section
 from visioneval.core.foreign import ForeignReader
+from visioneval.core.gap import GapHeadlines, Reported, dig, gathered
 from visioneval.core.headline import Headline, from_block
 from visioneval.core.marks import Interval, percent
 from visioneval.core.published import PublishedTable, RunBeside
@@ -172,6 +173,18 @@ class PopeDefinition(BenchmarkDefinition):
                         f"{meta.get('family', '')} prompt"}
 
     # -- published numbers, compare, other tools' logs ---------------------------------------
+    def gap_headlines(self, metrics: dict[str, Any]) -> GapHeadlines | None:
+        """The mean of the three settings' F1 (LLaVA-1.5's summary; lmms-eval reports each
+        setting's F1) and VLMEvalKit's pooled F1 'Overall' (`visioneval explain`)."""
+        from visioneval.benchmarks.pope.spec import PROTOCOLS, VLMEVALKIT
+
+        def find(protocol: str, labels: str) -> Reported:
+            if protocol == VLMEVALKIT:
+                return dig(metrics, protocol, labels, "overall"), "f1", "pooled F1"
+            return dig(metrics, protocol, labels, "mean_f1"), "f1", "mean F1 of 3 settings"
+
+        return gathered("mean_f1", "paper", PROTOCOLS, find)
+
     def published(self) -> PublishedTable:
         from visioneval.benchmarks.pope.published import table
 
