@@ -7,7 +7,7 @@ A row of VLMEvalKit's BLINK.tsv ([V] image_mcq.py:107 and 188, an `ImageMCQDatas
 `index`, `question`, the options in columns `A`..`D` (empty when the question has fewer,
 multiple_choice.py:346-351 `build_choices`), `answer` (the letter), `category` (the task:
 `report_acc` gives one column per category, multiple_choice.py:88-99) and an optional
-`hint` (image_mcq.py:230-233 puts it before the question). The prompt is rebuilt from the
+`hint` (image_mcq.py:231-234 puts it before the question). The prompt is rebuilt from the
 row as `build_prompt` makes it (image_mcq.py:212-247). VLMEvalKit's `index` is not the Hub's
 `idx`, so the labels are the file's own (corrections.json names Hub idx values)."""
 
@@ -48,7 +48,7 @@ def task_of(category: str) -> str | None:
 
 def prompt_of(row: vlmevalkit.Row, q: Question) -> str:
     """`build_prompt`'s text: "Hint: ...\\n" when the row has one, then the question and
-    its options (image_mcq.py:228-241)."""
+    its options (image_mcq.py:231-238)."""
     hint = row.get("hint").strip()
     return (f"Hint: {hint}\n" if hint else "") + vlmevalkit_prompt(q)
 
