@@ -20,6 +20,7 @@ from visioneval.benchmarks.blink.options import BlinkOptions
 from visioneval.benchmarks.blink.spec import PROTOCOLS, score_key
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import ComparisonTable, Items, Note, PercentRows, Section, Table
+from visioneval.core.foreign import ForeignReader
 from visioneval.core.headline import Headline
 from visioneval.core.published import PublishedTable, RunBeside
 from visioneval.core.records import Record
@@ -140,8 +141,17 @@ class BlinkDefinition(BenchmarkDefinition):
                      "ok": s.get("correct") == 1.0} for p, s in record.scores.items()}
         return {"t": f"{meta.get('item')}: {meta.get('question', '')}",
                 "labels": [str(meta.get("answer", ""))], "v": views,
-                "meta": f"{meta.get('task')}, {meta.get('images')} images, "
-                        f"{meta.get('prompt', '')} prompt"}
+                "meta": f"{meta.get('task')}, "
+                        + (f"{meta['images']} images, " if meta.get("images") else "")
+                        + f"{meta.get('prompt', '')} prompt"}
+
+    def foreign_logs(self) -> dict[str, ForeignReader]:
+        """lmms-eval's blink_* samples logs and VLMEvalKit's BLINK prediction files
+        (`visioneval rescore`)."""
+        from visioneval.benchmarks.blink.lmms_eval import BlinkLmmsEval
+        from visioneval.benchmarks.blink.vlmevalkit import BlinkVlmEvalKit
+
+        return {"lmms-eval": BlinkLmmsEval(), "vlmevalkit": BlinkVlmEvalKit()}
 
     # -- published numbers, compare ------------------------------------------------------------
     def published(self) -> PublishedTable:
@@ -171,3 +181,16 @@ class BlinkDefinition(BenchmarkDefinition):
 
 
 DEFINITION = BlinkDefinition()
+
+
+class RescoredBlink(BlinkDefinition):
+    """BLINK runs re-scored from another tool's log: shown like any BLINK run, rebuilt
+    (report, compare) without data."""
+
+    def make(self, options: BaseModel) -> Benchmark:
+        from visioneval.benchmarks.blink.benchmark import scoring_only
+
+        return scoring_only(options)
+
+
+RESCORED = RescoredBlink()

@@ -168,10 +168,12 @@ class CvBenchDefinition(BenchmarkDefinition):
                             "cost is on each row, spent once."])
 
     def foreign_logs(self) -> dict[str, ForeignReader]:
-        """lmms-eval's cv_bench samples logs (`visioneval rescore --from lmms-eval`)."""
+        """lmms-eval's cv_bench samples logs and VLMEvalKit's CV-Bench-2D and CV-Bench-3D
+        prediction files (`visioneval rescore`)."""
         from visioneval.benchmarks.cvbench.lmms_eval import CvBenchLmmsEval
+        from visioneval.benchmarks.cvbench.vlmevalkit import CvBenchVlmEvalKit
 
-        return {"lmms-eval": CvBenchLmmsEval()}
+        return {"lmms-eval": CvBenchLmmsEval(), "vlmevalkit": CvBenchVlmEvalKit()}
 
 
 DEFINITION = CvBenchDefinition()
