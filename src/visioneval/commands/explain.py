@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from visioneval.commands.common import consoles, guarded, named_definition, warn_untrusted
+from visioneval.core import registry
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.capabilities import ExplainsGap, HasPublished
 from visioneval.core.gap import GapHeadlines, Labels
@@ -51,7 +52,7 @@ def explain(request: ExplainRequest) -> int:
             if i:
                 console.print()
             waterfall.show(one, console)
-        line(console, "  how each step is measured: docs/why-numbers-differ.md", style="dim")
+        line(console, "  how each step is measured: docs/explain.md", style="dim")
         written = waterfall.write(found, view.directory)
         page = write_page(load(request.run_dir, named_definition(request.definition)))
         line(console, f"written: {written.name}; report: {page}")
@@ -66,22 +67,29 @@ def explanations(view: OpenedRun, request: ExplainRequest) -> list[waterfall.Exp
     protocol or variant the run does not have)."""
     definition = view.shown
     if not isinstance(definition, ExplainsGap) or not isinstance(definition, HasPublished):
-        raise ValueError(f"{view.directory}: visioneval explains runs of the perception "
-                         f"benchmarks with published numbers; {view.benchmark} is not one")
+        known = [name for name in registry.names()
+                 if _explains(registry.definition(name))]
+        raise ValueError(f"{view.directory}: visioneval explain reads runs of "
+                         f"{', '.join(known)} (each scored under several harnesses' rules); "
+                         f"{view.benchmark} is not one")
     sent = definition.gap_headlines(view.metrics)
     if sent is None:
         raise ValueError(f"{view.directory}: metrics.json holds no headline to explain")
-    paper = _paper_number(definition.published(), view, sent, request)
     protocols = [request.protocol] if request.protocol else sent.protocols
     for protocol in protocols:
         if protocol not in sent.protocols:
             raise ValueError(f"--as {protocol}: the run scored {', '.join(sent.protocols)}")
+    paper = _paper_number(definition.published(), view, sent, request)
     transport, seen = _transport(view, definition, request.transport)
     raw = view.metrics.get("differences")
     differences = DifferenceSummary.model_validate(raw) if isinstance(raw, dict) else None
     return [waterfall.explain(view.benchmark, view.model, paper, sent, protocol,
                               request.labels, differences, transport, seen)
             for protocol in protocols]
+
+
+def _explains(definition: object) -> bool:
+    return isinstance(definition, ExplainsGap) and isinstance(definition, HasPublished)
 
 
 def _paper_number(table: PublishedTable, view: OpenedRun, sent: GapHeadlines,

@@ -21,6 +21,7 @@ from visioneval.benchmarks.blink.spec import PROTOCOLS, score_key
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import ComparisonTable, Items, Note, PercentRows, Section, Table
 from visioneval.core.foreign import ForeignReader
+from visioneval.core.gap import GapHeadlines, Reported, dig, gathered
 from visioneval.core.headline import Headline
 from visioneval.core.published import PublishedTable, RunBeside
 from visioneval.core.records import Record
@@ -154,6 +155,18 @@ class BlinkDefinition(BenchmarkDefinition):
         return {"lmms-eval": BlinkLmmsEval(), "vlmevalkit": BlinkVlmEvalKit()}
 
     # -- published numbers, compare ------------------------------------------------------------
+    def gap_headlines(self, metrics: dict[str, Any]) -> GapHeadlines | None:
+        """The mean of the 14 task accuracies (the paper's, and lmms-eval's blink group) and
+        VLMEvalKit's 'Overall', the mean over questions (`visioneval explain`)."""
+
+        def find(protocol: str, labels: str) -> Reported:
+            block = dig(metrics, "protocols", protocol, labels)
+            if protocol == "vlmevalkit":
+                return block, "micro", "mean over questions"
+            return block, "macro", "mean of task accuracies"
+
+        return gathered("val", "paper", PROTOCOLS, find)
+
     def published(self) -> PublishedTable:
         from visioneval.benchmarks.blink.published import table
 

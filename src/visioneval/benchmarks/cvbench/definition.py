@@ -21,6 +21,7 @@ from visioneval.benchmarks.cvbench.options import CvBenchOptions
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import ComparisonTable, Items, Note, PercentRows, Section, Table
 from visioneval.core.foreign import ForeignReader
+from visioneval.core.gap import GapHeadlines, Reported, dig, gathered
 from visioneval.core.headline import Headline
 from visioneval.core.published import PublishedTable, RunBeside
 from visioneval.core.records import Record
@@ -140,6 +141,22 @@ class CvBenchDefinition(BenchmarkDefinition):
                 "labels": labels, "v": views,
                 "meta": f"{meta.get('source', '')} {meta.get('task', '')}, "
                         f"{meta.get('protocol', '')} prompt"}
+
+    def gap_headlines(self, metrics: dict[str, Any]) -> GapHeadlines | None:
+        """The paper's combined score (the mean of 2D and 3D) and lmms-eval's cv_bench, the
+        mean over questions; VLMEvalKit reports 2D and 3D apart, so its readings are
+        combined by the paper's formula (`visioneval explain`)."""
+        from visioneval.benchmarks.cvbench.spec import PROTOCOLS
+
+        def find(protocol: str, labels: str) -> Reported:
+            block = dig(metrics, "results", labels, protocol)
+            if protocol == "lmms-eval":
+                return block, "accuracy", "mean over questions"
+            if protocol == "vlmevalkit":
+                return block, "cv_bench", "2D and 3D mean (VLMEvalKit reports them apart)"
+            return block, "cv_bench", "2D and 3D mean"
+
+        return gathered("cv_bench", "paper", PROTOCOLS, find)
 
     def published(self) -> PublishedTable:
         from visioneval.benchmarks.cvbench.published import table
