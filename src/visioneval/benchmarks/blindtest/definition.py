@@ -149,10 +149,12 @@ class BlindTestDefinition(BenchmarkDefinition):
 
 
     def foreign_logs(self) -> dict[str, ForeignReader]:
-        """lmms-eval's vlmsareblind samples logs (`visioneval rescore --from lmms-eval`)."""
+        """lmms-eval's vlmsareblind samples logs and VLMEvalKit's VLMBlind prediction files
+        (`visioneval rescore --from lmms-eval|vlmevalkit`)."""
         from visioneval.benchmarks.blindtest.lmms_eval import BlindTestLmmsEval
+        from visioneval.benchmarks.blindtest.vlmevalkit import BlindTestVlmEvalKit
 
-        return {"lmms-eval": BlindTestLmmsEval()}
+        return {"lmms-eval": BlindTestLmmsEval(), "vlmevalkit": BlindTestVlmEvalKit()}
 
 
 DEFINITION = BlindTestDefinition()

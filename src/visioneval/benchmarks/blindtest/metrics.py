@@ -32,7 +32,6 @@ from typing import Any
 from visioneval.benchmarks.blindtest import protocols
 from visioneval.benchmarks.blindtest.labels import manifest
 from visioneval.benchmarks.blindtest.magnitude import BY_TASK, MAGNITUDES
-from visioneval.benchmarks.blindtest.thresholds import FitKey, LevelTally, threshold
 from visioneval.benchmarks.blindtest.spec import (
     LMMS,
     PAPER,
@@ -41,6 +40,7 @@ from visioneval.benchmarks.blindtest.spec import (
     VLMEVALKIT,
     paper_task,
 )
+from visioneval.benchmarks.blindtest.thresholds import FitKey, LevelTally, threshold
 from visioneval.core.records import Record
 from visioneval.harness.differences import Differences, DifferenceSummary
 from visioneval.stats.binomial import wilson

@@ -4,7 +4,8 @@ bytes), prompt, groundtruth and metadata (a JSON object) columns.
 
 Each image is drawn as the paper's generators draw theirs ([P] src/*/README.md and the
 notebooks), at 384 pixels: two 3-point line plots over a 12-cell grid with a known number
-of crossings, their vertical distances in cells, and line thickness 2-4; two circles whose gap is a fraction of the diameter (-0.15 to 0.3; negative
+of crossings, their vertical distances in cells, and line thickness 2-4; two circles whose
+gap is a fraction of the diameter (-0.15 to 0.3 by default, `--gaps`; negative
 overlaps, 0 touches) at line width 1-3; a red oval around one letter of the paper's three
 words; 5 to 9 Olympic-like rings or pentagons; 2 to 5 nested squares; blank and word grids
 of 3 to 9 rows and columns; subway maps with 0 to 3 single-coloured paths between two of
