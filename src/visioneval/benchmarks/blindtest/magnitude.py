@@ -37,15 +37,12 @@ class Magnitude:
 
     def level(self, metadata: Mapping[str, Any]) -> float | None:
         """The row's level, or None when the row has none (or is not on the fitted side)."""
-        value = metadata.get(self.key)
+        value: Any = metadata.get(self.key)
         if self.key == "distances":
-            if not isinstance(value, list) or not value:
+            if not isinstance(value, list) or not value or not all(map(_number, value)):
                 return None
-            numbers = [v for v in value if _number(v)]
-            value = min(numbers) if len(numbers) == len(value) else None
-        if not _number(value) or value <= 0:
-            return None
-        return float(value)
+            value = min(value)
+        return float(value) if _number(value) and value > 0 else None
 
 
 def _number(value: Any) -> bool:

@@ -15,9 +15,10 @@ from typing import Any
 
 from visioneval.benchmarks.blindtest.magnitude import Magnitude
 from visioneval.stats.binomial import wilson
+from visioneval.stats.psychometric import Sigmoid
 from visioneval.stats.psychometric_fit import CRITERION, RESAMPLES, SEED, threshold_draws
 
-FORM = "weibull"
+FORM: Sigmoid = "weibull"
 
 
 class LevelTally:
