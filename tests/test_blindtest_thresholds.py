@@ -54,7 +54,7 @@ def test_one_seed_recovers_both_thresholds(dense):
 def test_a_known_observers_thresholds_are_recovered(dense):
     """Over 200 seeds the 95% interval covers the truth in 89-96% of runs
     (measure/blindtest_threshold_recovery.py): here every fit is within 40% of it and at
-    most one of the four seeds' intervals misses per magnitude."""
+    most one of four runs' intervals misses per magnitude."""
     truth = {"gap": CURVES["gap"].threshold(GAP),
              "line distance": CURVES["line distance"].threshold(LINE_DISTANCE)}
     covered = {name: 0 for name in truth}

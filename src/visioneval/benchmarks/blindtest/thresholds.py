@@ -13,6 +13,8 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
 from visioneval.benchmarks.blindtest.magnitude import Magnitude
 from visioneval.stats.binomial import wilson
 from visioneval.stats.psychometric import Sigmoid
@@ -88,7 +90,5 @@ def _fit(levels: tuple[float, ...], correct: tuple[int, ...], n: tuple[int, ...]
 def _percentiles(values: Iterable[float]) -> tuple[float, float]:
     """2.5th and 97.5th percentiles without interpolating across an infinite draw (a
     refit that never reaches the criterion)."""
-    import numpy as np
-
     low, high = np.quantile(np.asarray(list(values)), [0.025, 0.975], method="inverted_cdf")
     return float(low), float(high)
