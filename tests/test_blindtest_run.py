@@ -65,7 +65,13 @@ def test_offline_random_baseline_runs_every_task_under_three_protocols(blind_dat
     assert list(paper["tasks"]) == list(PAPER_TASKS)
     assert paper["tasks"]["Counting Grid"]["n"] == 2 * PER_TASK
     assert paper["task_mean"]["tasks"] == 8
-    assert list(metrics["vlmevalkit"]["original"]) == ["subtasks", "parameters"]
+    assert list(metrics["vlmevalkit"]["original"]) == ["subtasks", "parameters", "thresholds"]
+    # The first three circles overlap (no gap level); the random answers never beat
+    # guessing: "not reached" with its reason, never 0.
+    for fitted in paper["thresholds"].values():
+        assert fitted["status"] == "not reached" and fitted["reason"]
+        assert "threshold" not in fitted
+    assert "Thresholds at 0.75 correct" in result.stdout
     assert set(paper["parameters"][TOUCHING]) >= {"distance", "thickness", "gap_px"}
     by_gap = paper["parameters"][TOUCHING]["distance"]
     assert list(by_gap) == ["-0.15", "-0.1", "-0.05"]  # the first three gaps, in order

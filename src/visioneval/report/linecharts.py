@@ -133,7 +133,7 @@ def psychometric(figure: figures.Psychometric) -> str:
     if one:
         chart.line(left, key_y, left + 14, key_y, CURVE, "fit")
         chart.text(left + 18, key_y, "fitted ψ", anchor="start", baseline="central")
-        _guess_key(chart, left + 80, key_y)
+        _guess_key(chart, left + 80, key_y, guess)
         chart.rect(left + 160, key_y - 4, 10, 8, BAND_FILL)
         chart.text(left + 174, key_y, "threshold 95%", anchor="start", baseline="central")
         chart.height = key_y + 12
@@ -145,7 +145,7 @@ def psychometric(figure: figures.Psychometric) -> str:
         chart.text(left + 14, y, text, anchor="start", baseline="central", size=8)
         chart.width = max(chart.width, left + 14 + text_width(text, 8) + 8)
     y = key_y + 14 * len(series) + 2
-    _guess_key(chart, left, y)
+    _guess_key(chart, left, y, guess)
     text = f"bars: threshold and 95% interval at {first.criterion:g} correct"
     chart.text(left + 80, y, text, anchor="start", baseline="central", size=8)
     chart.width = max(chart.width, left + 80 + text_width(text, 8) + 8)
@@ -153,10 +153,12 @@ def psychometric(figure: figures.Psychometric) -> str:
     return chart.render()
 
 
-def _guess_key(chart: Chart, x: float, y: float) -> None:
+def _guess_key(chart: Chart, x: float, y: float, guess: float) -> None:
+    """The dashed guess line's key, with the chart's own guess rate (1/3, 0.5, ...)."""
     chart.line(x, y, x + 4, y, MISS, "guess")
     chart.line(x + 8, y, x + 12, y, MISS, "guess")
-    chart.text(x + 16, y, "guess 1/3", anchor="start", baseline="central")
+    said = "1/3" if abs(guess - 1 / 3) < 1e-9 else f"{guess:g}"
+    chart.text(x + 16, y, f"guess {said}", anchor="start", baseline="central")
 
 
 def lines(figure: figures.Lines) -> str:

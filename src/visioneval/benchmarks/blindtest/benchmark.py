@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from visioneval.benchmarks.blindtest import metrics, scoring, tables
+from visioneval.benchmarks.blindtest import magnitude, metrics, scoring, tables
 from visioneval.benchmarks.blindtest.data import Located, first_rows_per_task, locate
 from visioneval.benchmarks.blindtest.labels import corrected
 from visioneval.benchmarks.blindtest.options import BlindTestOptions
@@ -48,18 +48,21 @@ def prompt(family: str, text: str) -> str:
     return text
 
 
-def parameters(raw: Any) -> dict[str, Any]:
-    """The row's metadata (a JSON object in the Hub's text column): its scalar values, the
-    task's own parameters (line thickness, distance, count, ...); {} when absent."""
+def metadata_object(raw: Any) -> dict[str, Any]:
+    """The row's metadata (a JSON object in the Hub's text column); {} when absent."""
     if not isinstance(raw, str) or not raw.strip():
         return {}
     try:
         found = json.loads(raw)
     except ValueError:
         raise Skip(f"column 'metadata' is not JSON: {raw[:60]!r}") from None
-    if not isinstance(found, dict):
-        return {}
-    return {str(k): v for k, v in found.items()
+    return {str(k): v for k, v in found.items()} if isinstance(found, dict) else {}
+
+
+def parameters(found: dict[str, Any]) -> dict[str, Any]:
+    """The metadata's scalar values: the task's own parameters (line thickness, distance,
+    count, ...)."""
+    return {k: v for k, v in found.items()
             if isinstance(v, (str, int, float, bool)) or v is None}
 
 
@@ -119,12 +122,16 @@ class BlindTest(Benchmark[BlindTestOptions]):
         label = row.text("groundtruth").strip()
         if not label:
             raise Skip("column 'groundtruth' is empty")
-        params = parameters(row["metadata"])
+        found = metadata_object(row["metadata"])
+        params = parameters(found)
         image = row.image()
         item = f"{SPLIT}/{row.index}"
         target = {"groundtruth": label, "corrected": corrected(item, label)}
         meta: dict[str, Any] = {"item": item, "task": task, "row": row.index,
                                 "prompt": text, "parameters": params}
+        level = magnitude.level(task, found)
+        if level is not None:
+            meta["level"] = level  # the task's magnitude (magnitude.py), for its threshold
         return [Sample(id=f"{item}/{family}", group=task,
                        messages=(user(image, prompt(family, text)),), target=target,
                        metadata=meta | {"family": family})

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 from rich.console import Console
 
-from visioneval.benchmarks.blindtest.options import BlindTestOptions
+from visioneval.benchmarks.blindtest.options import BlindTestOptions, BlindTestSynthOptions
 from visioneval.benchmarks.blindtest.schema import BlindTestMetrics
 from visioneval.benchmarks.blindtest.spec import CHANCE, LMMS, LMMS_MAX_TOKENS, PAPER
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
@@ -42,8 +42,10 @@ class BlindTestDefinition(BenchmarkDefinition):
     max_tokens_help = "lmms-eval's max_new_tokens for vlmsareblind."
     synth_help = ("Write a small BlindTest-shaped set (data/valid-00000-of-00001.parquet, the "
                   "Hub's columns): --n images per task (at most the Hub's count of it: --n 3600 "
-                  "is the full 8,016), drawn with the paper's parameters.")
+                  "is the full 8,016), drawn with the paper's parameters; --gaps for denser "
+                  "circle gaps.")
     synth_rows = 4
+    synth_options = BlindTestSynthOptions
     settings_that_matter = ("protocol", "labels", "num_samples")
 
     def make(self, options: BaseModel) -> Benchmark:
@@ -73,11 +75,14 @@ class BlindTestDefinition(BenchmarkDefinition):
             return None
         return int((block.get("accuracy") or {}).get("unparsed", 0))
 
-    def synth(self, out: Path, rows: int, seed: int) -> list[str]:
-        from visioneval.benchmarks.blindtest.synth import write_synthetic
+    def synth(self, out: Path, rows: int, seed: int,
+              options: BlindTestSynthOptions | None = None) -> list[str]:
+        from visioneval.benchmarks.blindtest.synth import GAPS, write_synthetic
 
-        path, n = write_synthetic(out, rows, seed, capped=True)
-        return [f"{path}: {n} rows, up to {rows} per task label"]
+        gaps = (options or BlindTestSynthOptions()).gap_values
+        path, n = write_synthetic(out, rows, seed, capped=True, gaps=gaps or GAPS)
+        said = f", {len(gaps)} circle gaps ({min(gaps):g} to {max(gaps):g})" if gaps else ""
+        return [f"{path}: {n} rows, up to {rows} per task label{said}"]
 
     def print_main_table(self, view: ReadableRun, console: Console) -> None:
         from visioneval.benchmarks.blindtest.tables import show_main
@@ -144,10 +149,12 @@ class BlindTestDefinition(BenchmarkDefinition):
 
 
     def foreign_logs(self) -> dict[str, ForeignReader]:
-        """lmms-eval's vlmsareblind samples logs (`visioneval rescore --from lmms-eval`)."""
+        """lmms-eval's vlmsareblind samples logs and VLMEvalKit's VLMBlind prediction files
+        (`visioneval rescore --from lmms-eval|vlmevalkit`)."""
         from visioneval.benchmarks.blindtest.lmms_eval import BlindTestLmmsEval
+        from visioneval.benchmarks.blindtest.vlmevalkit import BlindTestVlmEvalKit
 
-        return {"lmms-eval": BlindTestLmmsEval()}
+        return {"lmms-eval": BlindTestLmmsEval(), "vlmevalkit": BlindTestVlmEvalKit()}
 
 
 DEFINITION = BlindTestDefinition()

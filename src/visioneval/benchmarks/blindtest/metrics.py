@@ -15,7 +15,10 @@ intervals (a bootstrap over items, each item's image drawn whole):
   image_mcq.py lines 2610-2611);
 - every protocol: `parameters`, accuracy per task, per metadata key and value (line
   thickness, distance, count, ...) with a Wilson 95% interval, so accuracy can be read
-  against each task's own knob (the circles' gap: accuracy per gap value).
+  against each task's own knob (the circles' gap: accuracy per gap value);
+- every protocol: `thresholds`, per magnitude (magnitude.py: the circles' gap, the line
+  plots' closest approach) the points per level and the fitted threshold with its interval
+  or "not reached" and its reason (thresholds.py).
 `differences`: why the protocols score the same items differently, on the first label set.
 Failed requests are counted in `n_errors` and scored nowhere."""
 
@@ -28,6 +31,7 @@ from typing import Any
 
 from visioneval.benchmarks.blindtest import protocols
 from visioneval.benchmarks.blindtest.labels import manifest
+from visioneval.benchmarks.blindtest.magnitude import BY_TASK, MAGNITUDES
 from visioneval.benchmarks.blindtest.spec import (
     LMMS,
     PAPER,
@@ -36,6 +40,7 @@ from visioneval.benchmarks.blindtest.spec import (
     VLMEVALKIT,
     paper_task,
 )
+from visioneval.benchmarks.blindtest.thresholds import FitKey, LevelTally, threshold
 from visioneval.core.records import Record
 from visioneval.harness.differences import Differences, DifferenceSummary
 from visioneval.stats.binomial import wilson
@@ -107,8 +112,11 @@ def _value_order(entry: tuple[str, list[int]]) -> tuple[int, float, str]:
 class ProtocolTally:
     """Every figure of one protocol under one label set."""
 
-    def __init__(self, protocol: str):
+    def __init__(self, protocol: str, fits: dict[FitKey, dict[str, Any]]):
         self.protocol = protocol
+        self.fits = fits
+        self.levels: dict[str, LevelTally] = {}
+        self.seen: set[str] = set()
         self.all = Tally()
         self.subtasks = {t: Tally() for t in TASKS}
         self.tasks = {t: Tally() for t in PAPER_TASKS}
@@ -133,11 +141,18 @@ class ProtocolTally:
         self.mean_rows.add(item, row, item)
         params = record.metadata.get("parameters")
         self.parameters.add(task, params if isinstance(params, dict) else {}, right)
+        self.seen.add(task)
+        level = record.metadata.get("level")
+        if task in BY_TASK and isinstance(level, (int, float)) and level > 0:
+            self.levels.setdefault(task, LevelTally()).add(float(level), right)
 
     def result(self) -> dict[str, Any]:
         subtasks = {t: b.block() for t, b in self.subtasks.items() if _seen(b)}
         out: dict[str, Any] = {"subtasks": subtasks,
-                               "parameters": self.parameters.result()}
+                               "parameters": self.parameters.result(),
+                               "thresholds": {m.name: threshold(m, self.levels.get(m.task),
+                                                                self.fits)
+                                              for m in MAGNITUDES if m.task in self.seen}}
         if self.protocol == VLMEVALKIT:
             return out  # one accuracy per task label, no overall
         tasks = {t: b.block() for t, b in self.tasks.items() if _seen(b)}
@@ -204,7 +219,8 @@ def lmms_printed(tasks: dict[str, dict[str, Any]]) -> dict[str, Any]:
 def summarize(records: Iterable[Record], protocols_: Sequence[str],
               label_sets: Sequence[str]) -> dict[str, Any]:
     """metrics.json from the records (the newest per sample), in one pass."""
-    tallies = {ls: {p: ProtocolTally(p) for p in protocols_} for ls in label_sets}
+    fits: dict[FitKey, dict[str, Any]] = {}
+    tallies = {ls: {p: ProtocolTally(p, fits) for p in protocols_} for ls in label_sets}
     differences = Differences(PAPER, protocols_) if PAPER in protocols_ and \
         len(protocols_) > 1 else None
     first = label_sets[0]

@@ -52,12 +52,51 @@ class Cell(MetricsBlock):
     accuracy_ci95: Interval
 
 
+class LevelPoint(MetricsBlock):
+    """Proportion correct at one level of a magnitude, with its Wilson interval."""
+
+    level: float
+    n: int
+    correct: int
+    p: float
+    ci95: Interval
+
+
+class Threshold(MetricsBlock):
+    """One magnitude's psychometric fit under one protocol (thresholds.py): the level where
+    ψ reaches `criterion` correct, its 95% parametric-bootstrap interval (upper end None:
+    refits beyond every tested level), or status "not reached" and `reason`, no number."""
+
+    task: str
+    unit: str
+    criterion: float
+    guess: float
+    form: str
+    n_trials: int
+    n_levels: int
+    points: list[LevelPoint]
+    status: str
+    reason: str | None = None
+    threshold: float | None = None
+    threshold_ci95: tuple[float, float | None] | None = None
+    slope: float | None = None
+    alpha: float | None = None
+    beta: float | None = None
+    lapse: float | None = None
+    deviance: float | None = None
+    chance_p: float | None = None
+    resamples: int | None = None
+    lowest_level: float | None = None
+    highest_level: float | None = None
+
+
 class Protocol(MetricsBlock):
     """One protocol under one label set. VLMEvalKit has `subtasks` and `parameters` only;
     lmms-eval adds what it prints itself (`lmms_by_task`, `lmms_task_mean`, `dropped`)."""
 
     subtasks: dict[str, Scored]
     parameters: dict[str, dict[str, dict[str, Cell]]]
+    thresholds: dict[str, Threshold] | None = None
     tasks: dict[str, Scored] | None = None
     accuracy: Scored | None = None
     task_mean: TaskMean | None = None

@@ -3,8 +3,9 @@ schema: `data/valid-00000-of-00001.parquet` with task, image (an HF Image struct
 bytes), prompt, groundtruth and metadata (a JSON object) columns.
 
 Each image is drawn as the paper's generators draw theirs ([P] src/*/README.md and the
-notebooks), at 384 pixels: two 3-point line plots with a known number of crossings and line
-thickness 2-4; two circles whose gap is a fraction of the diameter (-0.15 to 0.3; negative
+notebooks), at 384 pixels: two 3-point line plots over a 12-cell grid with a known number
+of crossings, their vertical distances in cells, and line thickness 2-4; two circles whose
+gap is a fraction of the diameter (-0.15 to 0.3 by default, `--gaps`; negative
 overlaps, 0 touches) at line width 1-3; a red oval around one letter of the paper's three
 words; 5 to 9 Olympic-like rings or pentagons; 2 to 5 nested squares; blank and word grids
 of 3 to 9 rows and columns; subway maps with 0 to 3 single-coloured paths between two of
@@ -18,6 +19,7 @@ import io
 import json
 import math
 import random
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -91,26 +93,35 @@ def _crossings(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> in
     return found + (diffs[-1] == 0)
 
 
+GRID_CELLS = 12  # [P] src/LineIntersection/2dline.ipynb: a 12-cell grid of y positions
+
+
 def line_plot(rng: random.Random, k: int) -> tuple[bytes, str, dict[str, Any]]:
-    xs = [48.0, SIZE / 2, SIZE - 48.0]
-    while True:
-        blue = [(x, float(rng.randrange(40, SIZE - 40, 8))) for x in xs]
-        red = [(x, float(rng.randrange(44, SIZE - 44, 8))) for x in xs]
-        if all(abs(p[1] - q[1]) >= 16 for p, q in zip(blue, red, strict=True)):
-            break
+    """Two 3-point lines over a 12-cell grid of y positions, each pair of points at one x
+    apart ([P] 2dline.ipynb `random.sample(ticks, 2)`); `distances`: |Δy| at each x in
+    cells, floored, at least 1, as the paper's metadata records them."""
+    cell = (SIZE - 48.0) / GRID_CELLS
+    ticks = [24.0 + i * cell for i in range(GRID_CELLS + 1)]
+    xs = [24.0, SIZE / 2, SIZE - 24.0]
+    pairs = [rng.sample(range(len(ticks)), 2) for _ in xs]
+    blue = [(x, ticks[a]) for x, (a, _) in zip(xs, pairs, strict=True)]
+    red = [(x, ticks[b]) for x, (_, b) in zip(xs, pairs, strict=True)]
     thickness = 2 + k % 3
     image, draw = _canvas()
     draw.line(blue, fill="blue", width=thickness)
     draw.line(red, fill="red", width=thickness)
     count = _crossings(blue, red)
+    distances = [max(1, abs(a - b)) for a, b in pairs]
     return _png(image), str(count), {"thickness": thickness, "resolution": SIZE,
-                                     "intersections": count}
+                                     "intersections": count, "distances": distances,
+                                     "grid_size": GRID_CELLS}
 
 
-def two_circles(rng: random.Random, k: int) -> tuple[bytes, bool, dict[str, Any]]:
+def two_circles(rng: random.Random, k: int, gaps: Sequence[float] = GAPS
+                ) -> tuple[bytes, bool, dict[str, Any]]:
     """Two circles of one diameter whose gap is `distance` diameters (negative: overlap)."""
     diameter = SIZE * rng.choice((0.2, 0.25, 0.3))
-    distance = GAPS[k % len(GAPS)]
+    distance = gaps[k % len(gaps)]
     width = 1 + k % 3
     centre = (diameter + distance * diameter)
     angle = rng.choice((0.0, math.pi / 4, math.pi / 2))
@@ -199,13 +210,14 @@ def subway(rng: random.Random, k: int) -> tuple[bytes, str, str, dict[str, Any]]
                                            "thickness": 4}
 
 
-def make_row(task: str, rng: random.Random, k: int) -> dict[str, Any]:
-    """One row of `task` (its k-th): the Hub's columns."""
+def make_row(task: str, rng: random.Random, k: int,
+             gaps: Sequence[float] = GAPS) -> dict[str, Any]:
+    """One row of `task` (its k-th): the Hub's columns; `gaps`: the circles' distances."""
     text = PROMPTS.get(task, ("", ""))[k % 2]
     if task == LINES:
         image, label, meta = line_plot(rng, k)
     elif task == TOUCHING:
-        image, touching, meta = two_circles(rng, k)
+        image, touching, meta = two_circles(rng, k, gaps)
         overlapping = meta["distance"] < 0
         label = "Yes" if (touching if k % 2 == 0 else overlapping) else "No"
     elif task == CIRCLED:
@@ -225,14 +237,14 @@ def make_row(task: str, rng: random.Random, k: int) -> dict[str, Any]:
             "groundtruth": label, "metadata": json.dumps(meta)}
 
 
-def write_synthetic(out: Path, per_task: int, seed: int,
-                    capped: bool = False) -> tuple[Path, int]:
+def write_synthetic(out: Path, per_task: int, seed: int, capped: bool = False,
+                    gaps: Sequence[float] = GAPS) -> tuple[Path, int]:
     """`data/valid-00000-of-00001.parquet` under `out`: `per_task` rows of each task label
-    (`capped`: at most the Hub's count of it, rows.json), in the Hub's order (by task).
-    Returns the file and its rows."""
+    (`capped`: at most the Hub's count of it, rows.json), in the Hub's order (by task),
+    the circles' rows cycling through `gaps`. Returns the file and its rows."""
     rng = random.Random(seed)
     published = json.loads(Path(__file__).with_name("rows.json").read_text())["rows"]
-    rows = [make_row(task, rng, k) for task in TASKS
+    rows = [make_row(task, rng, k, gaps) for task in TASKS
             for k in range(min(per_task, published[task]) if capped else per_task)]
     path = out / "data" / "valid-00000-of-00001.parquet"
     write_hf_parquet(path, rows, ["image"])

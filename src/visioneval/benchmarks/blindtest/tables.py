@@ -11,6 +11,7 @@ from typing import Any
 
 from rich.console import Console
 
+from visioneval.benchmarks.blindtest import threshold_tables
 from visioneval.benchmarks.blindtest.options import BlindTestOptions
 from visioneval.benchmarks.blindtest.spec import (
     LMMS,
@@ -94,6 +95,7 @@ def show_main(metrics: dict[str, Any], model: str, console: Console) -> None:
     said = ", ".join(f"{NAMES[p]} {n}" for p, n in unread.items() if n is not None)
     if said:
         console.print(f"unread answers: {said}", style="dim")
+    threshold_tables.show(metrics, labels, console)
     summary = metrics.get("differences")
     if isinstance(summary, dict):
         differences.show(DifferenceSummary.model_validate(summary), console)
@@ -127,6 +129,9 @@ def sections(metrics: dict[str, Any]) -> list[Section]:
         out.append(Section("Two circles: accuracy by gap (paper's reading)", [
             Table(["distance (diameters)", "n", "accuracy [95%]"], gaps),
             Note(GAP_NOTE)]))
+    fitted = threshold_tables.section(metrics, first_labels(metrics))
+    if fitted is not None:
+        out.append(fitted)
     summary = metrics.get("differences")
     if isinstance(summary, dict):
         out.append(differences.section(DifferenceSummary.model_validate(summary)))
@@ -135,7 +140,8 @@ def sections(metrics: dict[str, Any]) -> list[Section]:
 
 GAP_NOTE = ("The gap between the circles over their diameter (negative: overlapping, 0: "
             "touching). Accuracy should rise from chance (50%) as the gap leaves 0; the gap "
-            "where it reaches 75% is the model's threshold. [95%]: Wilson interval.")
+            "where it reaches 75% is the model's threshold (Thresholds, below). [95%]: "
+            "Wilson interval.")
 
 
 def gap_rows(metrics: dict[str, Any]) -> list[list[str]]:
