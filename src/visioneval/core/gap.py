@@ -26,6 +26,7 @@ class ProtocolHeadline(BaseModel, frozen=True):
     interval: tuple[float, float] | None = None
     metric: str  # what this protocol reports, e.g. "pair accuracy", "micro accuracy"
     n: int | None = None
+    no_interval: str | None = None  # why `interval` is None, when the metrics say
 
 
 @dataclass(frozen=True)
@@ -84,9 +85,11 @@ def gathered(column: str, reference: str, protocols: Sequence[str],
             if value is None:
                 continue
             n = block.get("n")
+            why = block.get(f"{key}_ci95_unavailable")
             out.headlines.append(ProtocolHeadline(
                 protocol=protocol, labels=labels, value=value, interval=interval,
-                metric=name, n=n if isinstance(n, int) else None))
+                metric=name, n=n if isinstance(n, int) else None,
+                no_interval=why if isinstance(why, str) else None))
     return out if out.headlines else None
 
 

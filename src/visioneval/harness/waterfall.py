@@ -122,7 +122,7 @@ def explain(benchmark: str, model: str, paper: PaperNumber, sent: GapHeadlines,
     steps.append(Step(
         kind="step", name=UNEXPLAINED, points=start.value - paper.value,
         interval=_shifted(start.interval, -paper.value), running=start.value,
-        note=_noise(start.interval, paper.value)))
+        note=_noise(start, paper.value)))
     if transport is not None and seen is not None:
         steps.append(_difference(
             f"{TRANSPORT} (as sent vs {transport.variant})", start, base,
@@ -140,7 +140,9 @@ def explain(benchmark: str, model: str, paper: PaperNumber, sent: GapHeadlines,
         steps.append(_difference(CORRECTIONS, running, target,
                                  "the benchmark's corrections manifest"))
     steps.append(Step(kind="noise", name="sampling noise (your interval)",
-                      interval=_shifted(target.interval, -target.value)))
+                      interval=_shifted(target.interval, -target.value),
+                      note="" if target.interval is not None
+                      else f"no interval: {target.no_interval or 'not computed'}"))
     steps.append(Step(kind="yours", name=f"yours: {protocol}, {labels} labels",
                       points=target.value, interval=target.interval, running=target.value,
                       note=target.metric))
@@ -175,9 +177,11 @@ def _shifted(interval: tuple[float, float] | None, by: float) -> tuple[float, fl
     return None if interval is None else (interval[0] + by, interval[1] + by)
 
 
-def _noise(interval: tuple[float, float] | None, paper: float) -> str:
+def _noise(headline: ProtocolHeadline, paper: float) -> str:
+    interval = headline.interval
     if interval is None:
-        return "no interval"
+        return f"no interval: {headline.no_interval}" if headline.no_interval \
+            else "no interval"
     inside = interval[0] <= paper <= interval[1]
     return "within sampling noise" if inside else "beyond sampling noise"
 

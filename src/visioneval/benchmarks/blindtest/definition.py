@@ -19,6 +19,7 @@ from visioneval.benchmarks.blindtest.spec import CHANCE, LMMS, LMMS_MAX_TOKENS, 
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import Section
 from visioneval.core.foreign import ForeignReader
+from visioneval.core.gap import GapHeadlines, Reported, dig, gathered
 from visioneval.core.headline import Headline, from_block
 from visioneval.core.published import PublishedTable, RunBeside
 from visioneval.core.records import Record
@@ -137,6 +138,18 @@ class BlindTestDefinition(BenchmarkDefinition):
                 "meta": f"{meta.get('task', '')}; {said}; {meta.get('family', '')} prompt"}
 
     # -- published numbers, other tools' logs -------------------------------------------------
+    def gap_headlines(self, metrics: dict[str, Any]) -> GapHeadlines | None:
+        """The paper's mean of its eight task accuracies and lmms-eval's micro accuracy
+        (`visioneval explain`); VLMEvalKit reports per task only, and is left out."""
+        from visioneval.benchmarks.blindtest.published import MEAN
+
+        def find(protocol: str, labels: str) -> Reported:
+            if protocol == "lmms-eval":
+                return dig(metrics, protocol, labels, "accuracy"), "accuracy", "accuracy"
+            return dig(metrics, protocol, labels, "task_mean"), "accuracy", "task mean"
+
+        return gathered(MEAN, "paper", ("paper", "lmms-eval"), find)
+
     def published(self) -> PublishedTable:
         from visioneval.benchmarks.blindtest.published import table
 
