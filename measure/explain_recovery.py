@@ -223,7 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--questions", type=int, default=N, help="MMVP's 300 by default")
     args = parser.parse_args(argv)
-    rows: dict[str, list[tuple[float, float, bool]]] = {s: [] for s in STEPS}
+    rows: dict[str, list[tuple[float, float, bool, float | None]]] = {s: [] for s in STEPS}
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
         labels = write_data(data, args.questions)
@@ -237,20 +237,27 @@ def main(argv: Sequence[str] | None = None) -> int:
                 expect = design.get(name)
                 covered = step.interval is not None and expect is not None and \
                     step.interval[0] <= expect <= step.interval[1]
-                rows[name].append((truth[name], step.points, covered))
+                half = (step.interval[1] - step.interval[0]) / 2 if step.interval else None
+                rows[name].append((truth[name], step.points, covered, half))
         seconds = time.perf_counter() - started
     print(f"{args.runs} runs of MMVP ({args.questions} questions) through a server that halves "
           f"images ({seconds:.0f} s)")
     print(f"{'step':<16}{'realised':>10}{'found':>8}{'max |diff|':>12}{'design':>8}"
-          f"{'covered':>9}")
+          f"{'covered':>9}{'SD':>7}{'half/1.96':>11}")
     for name in STEPS:
         got = rows[name]
-        worst = max(abs(t - f) for t, f, _ in got)
+        found = [f for _, f, _, _ in got]
+        worst = max(abs(t - f) for t, f, _, _ in got)
         design_text = f"{design[name]:+.1f}" if name in design else "-"
-        covered = f"{sum(c for *_, c in got) / len(got):.0%}" if name in design else "-"
-        print(f"{name:<16}{statistics.fmean(t for t, _, _ in got):>+10.2f}"
-              f"{statistics.fmean(f for _, f, _ in got):>+8.2f}{worst:>12.2g}"
-              f"{design_text:>8}{covered:>9}")
+        covered = f"{sum(c for _, _, c, _ in got) / len(got):.0%}" if name in design else "-"
+        spread = f"{statistics.stdev(found):.2f}" if len(found) > 1 else "-"
+        halves = [h for *_, h in got if h is not None]
+        width = f"{statistics.fmean(halves) / 1.96:.2f}" if halves else "-"
+        print(f"{name:<16}{statistics.fmean(t for t, _, _, _ in got):>+10.2f}"
+              f"{statistics.fmean(found):>+8.2f}{worst:>12.2g}"
+              f"{design_text:>8}{covered:>9}{spread:>7}{width:>11}")
+    print("SD: of the step's value across runs; half/1.96: the mean interval's half-width "
+          "over 1.96 (the standard error it implies)")
     return 0
 
 

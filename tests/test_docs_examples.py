@@ -152,7 +152,8 @@ def run_steps(page: Path, port: int) -> int:
 SLOW_PAGES = ("layout.md", "PERFORMANCE.md", "psychophysics.md",  # pictures; 1000 rows; fits
               "controls.md", "power.md",  # 800 requests; a pilot run
               "pope.md",  # 720 requests through two models
-              "suites.md", "cost.md", "naturalbench.md")  # several runs each
+              "suites.md", "cost.md", "naturalbench.md",  # several runs each
+              "explain.md", "blindtest.md")  # a run with a variant; six threshold fits
 
 
 def reads_another_pages_data(page: Path) -> bool:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from visioneval import terminal
 from visioneval.commands.common import consoles, guarded, named_definition, warn_untrusted
 from visioneval.core import registry
 from visioneval.core.benchmark import Benchmark
@@ -45,7 +46,8 @@ def explain(request: ExplainRequest) -> int:
     console, err = consoles()
 
     def action() -> int:
-        view = load(request.run_dir, named_definition(request.definition))
+        named = named_definition(request.definition)
+        view = load(request.run_dir, named)
         warn_untrusted(err, [view.untrusted, view.data_change])
         found = explanations(view, request)
         for i, one in enumerate(found):
@@ -53,8 +55,13 @@ def explain(request: ExplainRequest) -> int:
                 console.print()
             waterfall.show(one, console)
         line(console, "  how each step is measured: docs/explain.md", style="dim")
-        written = waterfall.write(found, view.directory)
-        page = write_page(load(request.run_dir, named_definition(request.definition)))
+        try:
+            written = waterfall.write(found, view.directory)
+            page = write_page(load(request.run_dir, named))
+        except OSError as exc:  # a run directory you may read but not write
+            terminal.warning_line(err, f"{view.directory}: explanation.json and the report "
+                                       f"were not written ({exc.strerror or exc})")
+            return 0
         line(console, f"written: {written.name}; report: {page}")
         return 0
 
@@ -135,7 +142,7 @@ def _transport(view: OpenedRun, definition: ExplainsGap, name: str | None
         if not changing:
             return None, None
         chosen = changing[0]
-    benchmark = definition_benchmark(view)
+    benchmark = _reading_benchmark(view)
     metrics = benchmark.summarize(_family(view, chosen))
     seen = definition.gap_headlines(metrics)
     probe = view.info.resolution_probe
@@ -143,7 +150,7 @@ def _transport(view: OpenedRun, definition: ExplainsGap, name: str | None
                                probe=probe.summary if probe is not None else None), seen
 
 
-def definition_benchmark(view: OpenedRun) -> Benchmark[Any]:
+def _reading_benchmark(view: OpenedRun) -> Benchmark[Any]:
     """The run's benchmark rebuilt to read its records (nothing is sent or solved)."""
     return view.shown.build_to_read(dict(view.info.options or {}))
 
