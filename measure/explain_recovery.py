@@ -68,7 +68,7 @@ STEPS = ("label set", "extraction", "prompt", "protocol", "image transport")
 
 @dataclass(frozen=True)
 class Draws:
-    """One seed's script: per item (1-based), the uniform draw u of being right and v of
+    """One run's script: per item (1-based), the uniform draw u of being right and v of
     which answer form it gets; the paper's labels as the data holds them."""
 
     seed: int

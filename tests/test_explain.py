@@ -67,7 +67,7 @@ def test_steps_add_up_from_the_papers_number_to_yours():
 def test_a_missing_headline_is_one_line_naming_what_the_run_has():
     sent = GapHeadlines("pair_accuracy", "paper", [headline("paper", "original", 40.0)])
     paper = waterfall.PaperNumber(model="x", value=1.0, column="c", citation="c")
-    with pytest.raises(ValueError, match=r"no headline under lmms-eval's rules on the "
+    with pytest.raises(ValueError, match=r"no score under lmms-eval's rules on the "
                                          r"original labels \(it has: paper \(original\)\)"):
         waterfall.explain("mmvp", "m", paper, sent, "lmms-eval", "original")
     found = waterfall.explain("mmvp", "m", paper, sent, "paper", "original")

@@ -24,7 +24,7 @@ def explain(
         "run's model name).")] = None,
     paper_value: Annotated[float | None, typer.Option(
         metavar="PERCENT", help="Start from this number instead (e.g. another paper's), in "
-        "the terms of the paper's headline.")] = None,
+        "the paper's metric (percent).")] = None,
     as_protocol: Annotated[str | None, typer.Option(
         "--as", metavar="PROTOCOL", help="Whose number is yours: paper, lmms-eval or "
         "vlmevalkit (default: each protocol the run scored).")] = None,

@@ -81,7 +81,7 @@ def explanations(view: OpenedRun, request: ExplainRequest) -> list[waterfall.Exp
                          f"{view.benchmark} is not one")
     sent = definition.gap_headlines(view.metrics)
     if sent is None:
-        raise ValueError(f"{view.directory}: metrics.json holds no headline to explain")
+        raise ValueError(f"{view.directory}: metrics.json holds no score to explain")
     protocols = [request.protocol] if request.protocol else sent.protocols
     for protocol in protocols:
         if protocol not in sent.protocols:

@@ -163,7 +163,7 @@ def _need(headlines: GapHeadlines, protocol: str, labels: Labels, what: str
     found = headlines.of(protocol, labels)
     if found is None:
         have = ", ".join(sorted({f"{h.protocol} ({h.labels})" for h in headlines.headlines}))
-        raise ValueError(f"the run has no headline under {what} (it has: {have or 'none'})")
+        raise ValueError(f"the run has no score under {what} (it has: {have or 'none'})")
     return found
 
 
@@ -217,7 +217,7 @@ def _parts(summary: DifferenceSummary | None, protocol: str, total: float) -> li
                           note=f"{found.excluded} items left out"))
     counted = sum(p.points or 0.0 for p in parts)
     parts.append(Step(kind="part", name=AGGREGATION_REST, points=total - counted,
-                      note="the headline's arithmetic"))
+                      note="the metric's own arithmetic"))
     return parts
 
 
