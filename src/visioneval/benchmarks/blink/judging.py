@@ -138,7 +138,9 @@ async def ask_vlmevalkit(q: Question, text: str, ask: Ask) -> Verdict:
     request = Request((user(vlmevalkit_prompt(q, text)),), VLMEVALKIT_SETTINGS)
     replies: list[str] = []
     for _ in range(VLMEVALKIT_TRIES):
-        reply = await ask(request, judge=True)
+        # an unreadable reply is not cached, so the next try asks the judge again
+        reply = await ask(request, lambda r: option(r.text or "", choices) is not None,
+                          judge=True)
         if not reply.ok:
             return Verdict("", "judge request failed", tuple(replies),
                            f"judge: {reply.error}"[:500])

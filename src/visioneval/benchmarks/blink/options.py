@@ -55,6 +55,9 @@ class BlinkOptions(BaseModel, frozen=True):
         given = [n for n in JUDGE_FIELDS if getattr(self, n) is not None]
         if given and (self.judge_backend is None or self.judge_model is None):
             raise ValueError("a judge needs --judge-backend and --judge-model")
+        if given and self.protocol == "lmms-eval":
+            raise ValueError("the judge reads the paper's and VLMEvalKit's answers: "
+                             "--protocol paper, vlmevalkit or all")
         refuse_credentials(self.judge_base_url)
         return self
 
