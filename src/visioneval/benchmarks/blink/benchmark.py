@@ -14,11 +14,13 @@ from pydantic import BaseModel
 
 from visioneval.benchmarks.blink import prompts, scoring, tables
 from visioneval.benchmarks.blink.data import BlinkData, Row, locate
+from visioneval.benchmarks.blink.judging import Judged
 from visioneval.benchmarks.blink.labels import corrected
 from visioneval.benchmarks.blink.metrics import summarize, write_protocols_csv
 from visioneval.benchmarks.blink.options import BlinkOptions
 from visioneval.benchmarks.blink.questions import Question, checked
 from visioneval.benchmarks.blink.spec import REFERENCE
+from visioneval.core.backend_spec import BackendSpec
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import Record, Sample, SkippedRow, user
 from visioneval.core.rowcounts import read_counts
@@ -30,6 +32,7 @@ from visioneval.io.images import Image
 
 if TYPE_CHECKING:
     from visioneval.core.rowcounts import PublishedRows
+    from visioneval.core.solver import Solver
 
 __all__ = ["Blink", "BlinkOptions", "build", "scoring_only"]
 
@@ -50,6 +53,26 @@ class Blink(Benchmark[BlinkOptions]):
         super().__init__(options)
         if data is not None:
             self.data_source = data
+
+    @property
+    def judge(self) -> BackendSpec | None:
+        """The model `--judge-model` names (None: every answer read by rule)."""
+        o = self.options
+        if o.judge_backend is None or o.judge_model is None:
+            return None
+        return BackendSpec(kind=o.judge_backend, model=o.judge_model,
+                           base_url=o.judge_base_url, api_key_env=o.judge_api_key_env)
+
+    @property
+    def solve(self) -> Solver | None:
+        """With a judge: the answer, then the judge on what the paper's or VLMEvalKit's
+        rules leave unread."""
+        return None if self.judge is None else Judged(self.score, question_of).solve
+
+    @property
+    def one_request_each(self) -> bool:
+        """The judge is asked for some answers only: a dry run still prices the questions."""
+        return True
 
     @cached_property
     def data_source(self) -> BlinkData:
@@ -109,7 +132,8 @@ class Blink(Benchmark[BlinkOptions]):
                              str(sample.metadata["corrected"]), self.options.protocols)
 
     def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
-        return summarize(records, self.options.protocols, self.options.label_sets)
+        o = self.options
+        return summarize(records, o.protocols, o.label_sets, o.judge_model)
 
     def headline_outcome(self, record: Record) -> float | None:
         """The first protocol's verdict on an answer to its own prompt (published labels)."""

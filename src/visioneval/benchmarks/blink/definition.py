@@ -43,7 +43,8 @@ class BlinkDefinition(BenchmarkDefinition):
     synth_help = ("Write a small BLINK-shaped set (<Task>/val-*.parquet for the 14 tasks, "
                   "--n questions in the val split's proportions).")
     synth_rows = 28
-    settings_that_matter = ("protocol", "labels", "tasks", "limit")
+    settings_that_matter = ("protocol", "labels", "tasks", "limit", "judge_model")
+    judge_target = ("judge_base_url", "judge_api_key_env")
 
     def make(self, options: BaseModel) -> Benchmark:
         from visioneval.benchmarks.blink.benchmark import build
@@ -72,7 +73,8 @@ class BlinkDefinition(BenchmarkDefinition):
         metrics = view.metrics
         out = [Section("Accuracy by protocol (percent)", [
             Table(tables.HEADER, tables.main_rows(metrics), 2), Note(tables.NOTE),
-            Items([f"{p}: {how}" for p, how in (metrics.get("readings") or {}).items()])])]
+            Items([f"{p}: {how}" for p, how in (metrics.get("readings") or {}).items()]
+                  + tables.judge_lines(metrics))])]
         if metrics.get("differences"):
             out.append(section(DifferenceSummary.model_validate(metrics["differences"])))
         header, found = tables.task_rows(metrics)

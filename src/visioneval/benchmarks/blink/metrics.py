@@ -15,8 +15,17 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from visioneval.benchmarks.blink.judging import RANDOM
 from visioneval.benchmarks.blink.labels import manifest
-from visioneval.benchmarks.blink.spec import REFERENCE, TASKS, UNREAD, score_key
+from visioneval.benchmarks.blink.spec import (
+    JUDGED_PROTOCOLS,
+    JUDGED_SUFFIX,
+    REFERENCE,
+    TASKS,
+    UNREAD,
+    judged,
+    score_key,
+)
 from visioneval.core.records import Record
 from visioneval.harness.corrections import effect_block
 from visioneval.harness.differences import Differences, DifferenceSummary, write_run_csv
@@ -89,6 +98,8 @@ class Tally:
 def unreadable(protocol: str, record: Record) -> str | None:
     """Why `protocol` could not read this answer (None: it read an option)."""
     found = record.parsed.get(protocol)
+    if protocol.endswith(JUDGED_SUFFIX):
+        return judged_unreadable(protocol, record)
     if protocol == REFERENCE:
         return None if found else UNREAD + " (scored wrong)"
     if protocol == "lmms-eval":
@@ -101,42 +112,81 @@ def unreadable(protocol: str, record: Record) -> str | None:
     return None if found else "left to VLMEvalKit's judge model: scored wrong without one"
 
 
+def judged_unreadable(key: str, record: Record) -> str | None:
+    """Why the judged reading `key` names no option (None: it names one; a failed judge
+    request is an error, counted in n_errors, not here)."""
+    reading = record.parsed.get(f"{key} reading")
+    found = record.parsed.get(key)
+    if not isinstance(reading, dict):  # the rules read it; the judge was not asked
+        return "Z: a refusal VLMEvalKit knows" if found == "Z" else None
+    if "error" in reading:
+        return None
+    if reading.get("how") == RANDOM:
+        return f"{RANDOM} (VLMEvalKit's pick: {found})"
+    if key.startswith(REFERENCE):
+        return None if found else "the judge's reply is no option token (scored wrong)"
+    return "Z: the judge matched no option (scored wrong)" if found == "Z" else None
+
+
 READINGS = {"paper": "analyze_answer's rules; what they leave (the paper's GPT-3.5 matcher's "
                      "turn) is unread, scored wrong",
             "lmms-eval": "its first-letter regular expression",
             "vlmevalkit": "its rules (can_infer); no judge model (what they leave scores Z)"}
 
 
+def readings(protocols: Sequence[str], judge: str | None) -> dict[str, str]:
+    """How each protocol (and each judged reading) read its answers in this run."""
+    out = {p: READINGS[p] for p in protocols}
+    if judge is not None:
+        if REFERENCE in protocols:
+            out[judged(REFERENCE)] = (f"analyze_answer's rules, then the paper's matching "
+                                      f"prompt asked of {judge} for what they leave")
+        if "vlmevalkit" in protocols:
+            out[judged("vlmevalkit")] = (f"its rules, then build_prompt_blink asked of "
+                                         f"{judge} for what they leave")
+    return out
+
+
 def summarize(records: Iterable[Record], protocols: Sequence[str],
-              label_sets: Sequence[str]) -> dict[str, Any]:
-    tallies = {(p, s): Tally() for p in protocols for s in label_sets}
-    unparsed: dict[str, Counter[str]] = {p: Counter() for p in protocols}
+              label_sets: Sequence[str], judge: str | None = None) -> dict[str, Any]:
+    judged_keys = [judged(p) for p in JUDGED_PROTOCOLS if p in protocols] \
+        if judge is not None else []
+    keys = [k for p in protocols for k in (p, judged(p)) if k in protocols or k in judged_keys]
+    tallies = {(p, s): Tally() for p in keys for s in label_sets}
+    unparsed: dict[str, Counter[str]] = {p: Counter() for p in keys}
+    asked: dict[str, Counter[str]] = {p: Counter() for p in judged_keys}
     changed: Counter[str] = Counter()
     differences = Differences(REFERENCE, protocols) \
         if REFERENCE in protocols and len(protocols) > 1 else None
     for record in records:
-        protocol = record.metadata.get("prompt")
-        if protocol not in unparsed:
+        protocol = str(record.metadata.get("prompt"))
+        if protocol not in protocols:
             continue
         if differences is not None:
             differences.add(record)
-        for label_set in label_sets:
-            verdict = record.scores.get(score_key(protocol, label_set), {}).get("correct") \
-                if record.ok else None
-            tallies[(protocol, label_set)].add(record, verdict)
-        if record.ok:
-            why = unreadable(protocol, record)
+        mine = [protocol] + ([judged(protocol)] if judged(protocol) in judged_keys else [])
+        for key in mine:
+            for label_set in label_sets:
+                verdict = record.scores.get(score_key(key, label_set), {}).get("correct") \
+                    if record.ok else None
+                tallies[(key, label_set)].add(record, verdict)
+            if not record.ok:
+                continue
+            if key in asked:
+                asked[key].update(judge_outcome(key, record))
+            why = unreadable(key, record)
             if why:
-                unparsed[protocol][why] += 1
-            before = record.scores.get(protocol, {}).get("correct")
-            after = record.scores.get(score_key(protocol, "corrected"), {}).get("correct")
-            changed[protocol] += before is not None and after is not None and before != after
-    out: dict[str, Any] = {"protocols": {},
-                           "readings": {p: READINGS[p] for p in protocols}}
-    for protocol in protocols:
-        block: dict[str, Any] = {s: tallies[(protocol, s)].block() for s in label_sets}
-        block["unparsed"] = dict(unparsed[protocol])
-        out["protocols"][protocol] = block
+                unparsed[key][why] += 1
+            before = record.scores.get(key, {}).get("correct")
+            after = record.scores.get(score_key(key, "corrected"), {}).get("correct")
+            changed[key] += before is not None and after is not None and before != after
+    out: dict[str, Any] = {"protocols": {}, "readings": readings(protocols, judge)}
+    for key in keys:
+        block: dict[str, Any] = {s: tallies[(key, s)].block() for s in label_sets}
+        block["unparsed"] = dict(unparsed[key])
+        if key in asked:
+            block["judge"] = {k: asked[key][k] for k in JUDGE_OUTCOMES}
+        out["protocols"][key] = block
     out["corrections"] = effect_block(manifest(), out["protocols"], changed, label_sets,
                                      ("macro", "micro"))
     if differences is not None:
@@ -145,6 +195,22 @@ def summarize(records: Iterable[Record], protocols: Sequence[str],
                                                 out["protocols"]).model_dump()
     return out
 
+
+JUDGE_OUTCOMES = ("asked", "read", "no_option", "random", "failed")
+
+
+def judge_outcome(key: str, record: Record) -> list[str]:
+    """What the judge did for one answer: nothing (the rules read it), or asked and then
+    read an option, named none, left VLMEvalKit's random pick, or failed."""
+    reading = record.parsed.get(f"{key} reading")
+    if not isinstance(reading, dict):
+        return []
+    if "error" in reading:
+        return ["asked", "failed"]
+    if reading.get("how") == RANDOM:
+        return ["asked", "random"]
+    found = record.parsed.get(key)
+    return ["asked", "read" if found and found != "Z" else "no_option"]
 
 
 AGGREGATION = {
@@ -161,7 +227,7 @@ def difference_summary(summary: DifferenceSummary, protocols: dict[str, Any]
     headline against the paper's macro mean, in points."""
     paper = protocols.get(REFERENCE, {}).get("original", {})
     for protocol in protocols:
-        if protocol == REFERENCE:
+        if protocol not in AGGREGATION:  # the paper, and the judged readings
             continue
         mine = protocols[protocol].get("original", {})
         key = "micro" if protocol == "vlmevalkit" else "macro"

@@ -44,6 +44,10 @@ class ProtocolBlock(MetricsBlock):
     corrected: LabelSetBlock | None = None
     unparsed: dict[str, int] = Field(description="Answers it could not read, by reason "
                                      "(scored wrong).")
+    judge: dict[str, int] | None = Field(None, description="A judged reading (`paper+judge`, "
+                                         "`vlmevalkit+judge`): answers the judge was asked "
+                                         "about, read, named no option, left to VLMEvalKit's "
+                                         "random pick, failed (errors).")
 
 
 class CorrectionsBlock(MetricsBlock):
@@ -56,6 +60,7 @@ class BlinkMetrics(MetricsBlock):
     """metrics.json of BLINK."""
 
     protocols: dict[str, ProtocolBlock]
-    readings: dict[str, str]
+    readings: dict[str, str] = Field(description="How each protocol read its answers: by "
+                                     "rule, or with the judge model named.")
     corrections: CorrectionsBlock
     differences: dict[str, Any] | None = None

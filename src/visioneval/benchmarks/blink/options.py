@@ -5,10 +5,17 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from visioneval.benchmarks.blink.spec import HF_REPO, PROTOCOLS, TASKS
-from visioneval.core.benchmark import OWN_OPTIONS, LocalPath
+from visioneval.core.benchmark import JUDGE_OPTIONS, OWN_OPTIONS, LocalPath
+from visioneval.core.option_checks import (
+    JudgeBackend,
+    judge_api_key_env_field,
+    judge_backend_field,
+    judge_base_url_field,
+    refuse_credentials,
+)
 from visioneval.harness.corrections import LabelSet, label_sets
 
 Protocol = Literal["paper", "lmms-eval", "vlmevalkit", "all"]
@@ -32,6 +39,27 @@ class BlinkOptions(BaseModel, frozen=True):
     labels: LabelSet = Field("both", description="Labels: original, corrected "
                              "(corrections.json), or both side by side.",
                              json_schema_extra={"panel": OWN_OPTIONS})
+
+    judge_backend: JudgeBackend | None = judge_backend_field()
+    judge_model: str | None = Field(None, description="Reads what the paper's and "
+                                    "VLMEvalKit's rules leave, as their GPT-3.5 and "
+                                    "gpt-4o-mini did.",
+                                    json_schema_extra={"panel": JUDGE_OPTIONS,
+                                                       "metavar": "NAME",
+                                                       "shown_default": "none: rules only"})
+    judge_base_url: str | None = judge_base_url_field()
+    judge_api_key_env: str | None = judge_api_key_env_field()
+
+    @model_validator(mode="after")
+    def _judge_named_whole(self) -> BlinkOptions:
+        given = [n for n in JUDGE_FIELDS if getattr(self, n) is not None]
+        if given and (self.judge_backend is None or self.judge_model is None):
+            raise ValueError("a judge needs --judge-backend and --judge-model")
+        if given and self.protocol == "lmms-eval":
+            raise ValueError("the judge reads the paper's and VLMEvalKit's answers: "
+                             "--protocol paper, vlmevalkit or all")
+        refuse_credentials(self.judge_base_url)
+        return self
 
     @field_validator("split")
     @classmethod
@@ -67,3 +95,6 @@ class BlinkOptions(BaseModel, frozen=True):
     @property
     def label_sets(self) -> list[str]:
         return label_sets(self.labels)
+
+
+JUDGE_FIELDS = ("judge_backend", "judge_model", "judge_base_url", "judge_api_key_env")

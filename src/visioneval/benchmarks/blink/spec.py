@@ -50,3 +50,14 @@ PAPER_GENERATION = ("temperature 0, at most 1024 tokens, text first then the ima
 LMMS_EVAL_GENERATION = ("at most 1024 new tokens, temperature left to the model wrapper "
                         "(lmms_eval/tasks/blink/_default_template_yaml, generation_kwargs)")
 VLMEVALKIT_GENERATION = "each model wrapper's own settings (VLMEvalKit sets none for BLINK)"
+
+# The protocols whose reference asks a judge model for what its rules leave (judging.py),
+# and the score key of their judged reading.
+JUDGED_PROTOCOLS = ("paper", "vlmevalkit")
+JUDGED_SUFFIX = "+judge"
+
+
+def judged(protocol: str) -> str:
+    """`paper+judge`: the protocol read by its rules, then its judge where they read
+    nothing."""
+    return protocol + JUDGED_SUFFIX

@@ -25,7 +25,8 @@ from visioneval.terminal import line
 
 # Which of the two means each harness reports as its headline ([P] evaluate.py "Total";
 # [L] the blink group's blink_acc; [V] report_acc's "Overall").
-HEADLINE = {"paper": "macro", "lmms-eval": "macro", "vlmevalkit": "micro"}
+HEADLINE = {"paper": "macro", "lmms-eval": "macro", "vlmevalkit": "micro",
+            "paper+judge": "macro", "vlmevalkit+judge": "micro"}
 LABEL_NAMES = {"original": "published", "corrected": "corrected"}
 CSV_HEADER = ["protocol", "labels", "task", "accuracy_pct", "ci95_low_pct", "ci95_high_pct",
               "questions", "errors"]
@@ -90,6 +91,19 @@ NOTE = ("tasks: unweighted mean of the task accuracies (the paper's Total, lmms-
         "one each harness prints. [95%]: bootstrap, 1000 seeded resamples.")
 
 
+def judge_lines(metrics: dict[str, Any]) -> list[str]:
+    """What each judged reading's judge did; a failed request is an error there."""
+    out = []
+    for key, block in (metrics.get("protocols") or {}).items():
+        done = block.get("judge")
+        if isinstance(done, dict):
+            out.append(f"{key}: judge asked about {done.get('asked', 0)} answers the rules "
+                       f"left; read {done.get('read', 0)}, no option "
+                       f"{done.get('no_option', 0)}, random pick {done.get('random', 0)}, "
+                       f"failed {done.get('failed', 0)} (errors)")
+    return out
+
+
 def task_rows(metrics: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     blocks = [(p, b.get("per_task") or {}) for p, s, b in rows(metrics) if s == "original"]
     header = ["task", "n"] + [p for p, _ in blocks]
@@ -108,6 +122,8 @@ def show_main(metrics: dict[str, Any], model: str, console: Console) -> None:
                 main_rows(metrics), NOTE, numeric_from=2)
     for protocol, how in (metrics.get("readings") or {}).items():
         line(console, f"  {protocol} read by {how}")
+    for text in judge_lines(metrics):
+        line(console, f"  {text}")
     summary = metrics.get("differences")
     if summary:
         console.print()

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from visioneval.benchmarks.cvbench import metrics, protocols, tables
 from visioneval.benchmarks.cvbench.data import locate
+from visioneval.benchmarks.cvbench.judging import Judged
 from visioneval.benchmarks.cvbench.options import CvBenchOptions
 from visioneval.benchmarks.cvbench.spec import (
     COLUMNS,
@@ -26,8 +27,10 @@ from visioneval.benchmarks.cvbench.spec import (
     SPLIT,
     TASKS,
     TYPES,
+    VLMEVALKIT,
     score_key,
 )
+from visioneval.core.backend_spec import BackendSpec
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import Record, Sample, user
 from visioneval.core.rowcounts import read_counts
@@ -41,6 +44,7 @@ from visioneval.harness.differences import Counterfactual, reference_block, writ
 if TYPE_CHECKING:
     from visioneval.core.records import SkippedRow
     from visioneval.core.rowcounts import PublishedRows
+    from visioneval.core.solver import Solver
 
 __all__ = ["CvBench", "CvBenchOptions", "build", "scoring_only"]
 
@@ -79,6 +83,27 @@ class CvBench(Benchmark[CvBenchOptions]):
         super().__init__(options)
         if root is not None and files is not None:
             self.root, self.files = root, files
+
+    @property
+    def judge(self) -> BackendSpec | None:
+        """VLMEvalKit's judge (`--judge-model`; None: every answer read by rule)."""
+        o = self.options
+        if o.judge_backend is None or o.judge_model is None or VLMEVALKIT not in o.protocols:
+            return None
+        return BackendSpec(kind=o.judge_backend, model=o.judge_model,
+                           base_url=o.judge_base_url, api_key_env=o.judge_api_key_env)
+
+    @property
+    def solve(self) -> Solver | None:
+        """With a judge: the answer, then the judge on what VLMEvalKit's rules leave."""
+        if self.judge is None:
+            return None
+        return Judged(self.score, tuple(self.options.label_sets)).solve
+
+    @property
+    def one_request_each(self) -> bool:
+        """The judge is asked for some answers only: a dry run still prices the items."""
+        return True
 
     @cached_property
     def _located(self) -> tuple[Path, list[Path]]:

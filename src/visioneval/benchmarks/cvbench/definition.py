@@ -45,7 +45,8 @@ class CvBenchDefinition(BenchmarkDefinition):
     synth_help = ("Write a small CV-Bench-shaped set (test.parquet: two questions per "
                   "image, ADE20K, COCO and Omni3D) in the Hub's schema.")
     synth_rows = 60
-    settings_that_matter = ("protocol", "labels", "num_samples")
+    settings_that_matter = ("protocol", "labels", "num_samples", "judge_model")
+    judge_target = ("judge_base_url", "judge_api_key_env")
 
     def make(self, options: BaseModel) -> Benchmark:
         from visioneval.benchmarks.cvbench.benchmark import build
@@ -76,7 +77,8 @@ class CvBenchDefinition(BenchmarkDefinition):
         for label_set, per in (metrics.get("results") or {}).items():
             rows = [tables.row(p, b) for p, b in per.items()]
             out.append(Section(f"CV-Bench, {tables.LABEL_NAMES[label_set]} (percent)", [
-                Table(tables.HEADER, rows, 1), Note(tables.NOTE), Note(tables.REPORTS)]))
+                Table(tables.HEADER, rows, 1), Note(tables.NOTE), Note(tables.REPORTS),
+                *([Note(judged)] if (judged := tables.judge_line(metrics)) else [])]))
         moves = [f"{p}, corrected minus published labels: " + ", ".join(
             f"{k} {fmt.pct(v, signed=True)}" for k, v in m.items())
             for p, m in (metrics.get("label_set_difference") or {}).items()]

@@ -19,12 +19,22 @@ together. `chance` is the mean over the items of 1/(number of options).
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from visioneval.benchmarks.cvbench.spec import PAPER, SOURCES, TASKS, TYPES, score_key
+from visioneval.benchmarks.cvbench.judging import RANDOM
+from visioneval.benchmarks.cvbench.spec import (
+    JUDGED,
+    PAPER,
+    SOURCES,
+    TASKS,
+    TYPES,
+    VLMEVALKIT,
+    score_key,
+)
 from visioneval.core.records import Record
 from visioneval.core.runfiles import Interval, MetricsBlock
 from visioneval.core.variant_ids import family_of
@@ -149,6 +159,9 @@ def summarize(records: Iterable[Record], options: CvBenchOptions,
               corrections: Corrections) -> dict[str, Any]:
     """metrics.json from the records alone (the newest record per sample), in one pass."""
     protocols, label_sets = options.protocols, options.label_sets
+    judging = options.judge_model is not None and VLMEVALKIT in protocols
+    keys = [*protocols, JUDGED] if judging else list(protocols)
+    asked: Counter[str] = Counter()
     tallies: dict[tuple[str, str], Tally] = {}
     differences = _differences(protocols, label_sets)
     for record in records:
@@ -167,11 +180,19 @@ def summarize(records: Iterable[Record], options: CvBenchOptions,
             elif key in record.scores:
                 tally.add(record, float(record.scores[key]["correct"]),
                           str(record.parsed.get(key, "")))
+            if judging and protocol == VLMEVALKIT:
+                _add_judged(tallies.setdefault((family, score_key(JUDGED, label_set)),
+                                               Tally()), record, label_set)
+        if judging and protocol == VLMEVALKIT and record.ok and family == STORED:
+            asked.update(_judge_outcome(record))
     out: dict[str, Any] = {"protocols": list(protocols), "label_sets": list(label_sets)}
-    out["results"] = _blocks(tallies, STORED, protocols, label_sets)
+    out["results"] = _blocks(tallies, STORED, keys, label_sets)
     controls = sorted({family for family, _ in tallies} - {STORED})
     if controls:
-        out["controls"] = {c: _blocks(tallies, c, protocols, label_sets) for c in controls}
+        out["controls"] = {c: _blocks(tallies, c, keys, label_sets) for c in controls}
+    if judging:
+        out["judge"] = {"model": options.judge_model, "reading": JUDGED,
+                        **{k: asked[k] for k in JUDGE_OUTCOMES}}
     if len(label_sets) == 2:
         out["label_set_difference"] = _label_set_difference(out["results"])
     out["corrections"] = {"version": corrections.version,
@@ -182,6 +203,32 @@ def summarize(records: Iterable[Record], options: CvBenchOptions,
         _notes(summary, out["results"][label_sets[0]], protocols)
         out["differences"] = summary.model_dump()
     return out
+
+
+JUDGE_OUTCOMES = ("asked", "read", "no_option", "random", "failed")
+
+
+def _add_judged(tally: Tally, record: Record, label_set: str) -> None:
+    """The judged reading's verdict; a failed judge request (no verdict) is an error."""
+    key = score_key(JUDGED, label_set)
+    if not record.ok or key not in record.scores:
+        tally.errors += 1
+    else:
+        tally.add(record, float(record.scores[key]["correct"]),
+                  str(record.parsed.get(key, "")))
+
+
+def _judge_outcome(record: Record) -> list[str]:
+    """What the judge did for one answer: nothing (the rules read it), or asked and then
+    read an option, named none (Z), left VLMEvalKit's random pick, or failed."""
+    reading = record.parsed.get(f"{JUDGED} reading")
+    if not isinstance(reading, dict):
+        return []
+    if "error" in reading:
+        return ["asked", "failed"]
+    if reading.get("how") == RANDOM:
+        return ["asked", "random"]
+    return ["asked", "read" if record.parsed.get(JUDGED) else "no_option"]
 
 
 def _blocks(tallies: dict[tuple[str, str], Tally], family: str, protocols: Sequence[str],
@@ -299,6 +346,18 @@ class CorrectionsBlock(MetricsBlock):
     listed: int = Field(description="How many corrections it lists.")
 
 
+class JudgeBlock(MetricsBlock):
+    """VLMEvalKit's judge step over the answers to its prompt (stored images)."""
+
+    model: str
+    reading: str = Field(description="The results key of the judged reading.")
+    asked: int = Field(description="Answers its rules left, sent to the judge.")
+    read: int = Field(description="The judge named an option.")
+    no_option: int = Field(description="The judge said Z: no option (wrong).")
+    random: int = Field(description="Three unreadable replies: VLMEvalKit's random pick.")
+    failed: int = Field(description="A judge request failed: an error, not scored.")
+
+
 class CvBenchMetrics(MetricsBlock):
     """metrics.json of CV-Bench: every figure per label set and protocol."""
 
@@ -314,6 +373,9 @@ class CvBenchMetrics(MetricsBlock):
     differences: DifferenceSummary | None = Field(
         None, description="Why the protocols differ, item by item "
         "(visioneval.harness.differences).")
+    judge: JudgeBlock | None = Field(
+        None, description="With --judge-model: what VLMEvalKit's judge did; its reading is "
+        "results' `vlmevalkit+judge`.")
 
 
 __all__ = ["CvBenchMetrics", "summarize"]

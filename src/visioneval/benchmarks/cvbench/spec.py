@@ -33,6 +33,9 @@ TYPES = {"ADE20K": "2D", "COCO": "2D", "Omni3D": "3D"}
 
 PROTOCOLS = ("paper", "lmms-eval", "vlmevalkit")
 PAPER = "paper"
+VLMEVALKIT = "vlmevalkit"
+# VLMEvalKit's reading with its judge model asked for what its rules leave (judging.py).
+JUDGED = "vlmevalkit+judge"
 
 # The paper's instruction after the dataset prompt ([P] ade_eval.py:36, default at :133).
 PAPER_EXTENSION = "Answer with the option's letter from the given choices directly."

@@ -47,6 +47,17 @@ def row(protocol: str, block: dict[str, Any]) -> list[str]:
             str(block.get("n_errors", 0)), str(block.get("unparsed", 0))]
 
 
+def judge_line(metrics: dict[str, Any]) -> str | None:
+    """What VLMEvalKit's judge did (its reading is the `vlmevalkit+judge` row)."""
+    done = metrics.get("judge")
+    if not isinstance(done, dict):
+        return None
+    return (f"{done.get('reading')}: VLMEvalKit's rules, then its matching prompt asked of "
+            f"{done.get('model')} about the {done.get('asked', 0)} answers they left; read "
+            f"{done.get('read', 0)}, Z {done.get('no_option', 0)}, random pick "
+            f"{done.get('random', 0)}, failed {done.get('failed', 0)} (errors).")
+
+
 def show_main(metrics: dict[str, Any], model: str, console: Console) -> None:
     """Per protocol, every figure under each label set; then why the protocols differ."""
     results = metrics.get("results") or {}
@@ -55,6 +66,9 @@ def show_main(metrics: dict[str, Any], model: str, console: Console) -> None:
         print_table(console, f"CV-Bench: {model}, {LABEL_NAMES[label_set]} (percent)",
                     HEADER, rows, NOTE, numeric_from=1)
     line(console, REPORTS)
+    judged = judge_line(metrics)
+    if judged:
+        line(console, judged)
     for protocol, moves in (metrics.get("label_set_difference") or {}).items():
         if any(abs(v) > 0 for v in moves.values()):
             line(console, f"{protocol}, corrected minus published labels: " + ", ".join(
