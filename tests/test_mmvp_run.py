@@ -230,6 +230,8 @@ def grader(prompt: Prompt) -> str:
             return "Yes."
         return "yes" if answer.startswith(correct) else "no"
     if "match an answer with several options" in text:
+        # the options as build_option_str writes them (vlmeval/smp/vlm.py lines 174-179)
+        assert "\nOptions: There are several options: \nA. " in text, text[-300:]
         answer = text.rsplit("Answer: ", 1)[1]
         return "B" if "(b)" in answer else "A"
     raise AssertionError(f"not a judge's question: {text[:80]}")
@@ -284,3 +286,33 @@ def test_a_failed_judge_request_is_an_error_never_a_verdict(serve, tmp_path):
     block = load(out)["protocols"]["paper"]["original"]
     assert (block["n"], block["n_errors"]) == (0, 2) and "accuracy" not in block
     assert all(r["response"]["error"].startswith("judge: ") for r in journal(out))
+
+
+def test_an_unreadable_judge_reply_is_asked_again_then_vlmevalkits_random_pick(
+        serve, tmp_path):
+    data = official(tmp_path / "d")
+    images = {hashlib.sha256((data / "MMVP Images" / f"{i}.jpg").read_bytes()).hexdigest(): i
+              for i, *_ in ROWS}
+    model = scripted(set(), images)
+
+    def answer(prompt: Prompt) -> str:
+        found = model(prompt)
+        return f"({found[-2].lower()})" if found.startswith("The answer") else found
+
+    def unsure(prompt: Prompt) -> str:
+        return "I cannot tell." if "match an answer" in prompt.text else grader(prompt)
+
+    server, judge = serve(answer=answer), serve(answer=unsure)
+    out = tmp_path / "run"
+    result = invoke(*args(server, data, out, "--protocol", "vlmevalkit", "--judge-backend",
+                          "openai", "--judge-model", "m", "--judge-base-url",
+                          judge.base_url + "/v1"))
+    assert result.exit_code == 0, result.output
+    # three tries per unread answer, each sent (an unreadable reply is not cached) ...
+    assert judge.stats.requests == 8 * 3
+    records = {r["id"]: r for r in journal(out)}
+    said = records["63/vlmevalkit"]["parsed"]["vlmevalkit_judge"]
+    # ... then VLMEvalKit's random pick among A, B and Z (multiple_choice.py lines 403-405)
+    assert said == {"replies": ["I cannot tell."] * 3,
+                    "how": "random after three unreadable judge replies"}
+    assert records["63/vlmevalkit"]["parsed"]["vlmevalkit"] in ("A", "B", "Z")

@@ -75,10 +75,11 @@ def grader_verdict(reply: str) -> str:
 
 
 def vlmevalkit_request(q: Question, answer: str) -> Request:
-    """VLMEvalKit's matching prompt: its option string is "A. x\\nB. y\\n" (build_option_str,
-    multiple_choice.py)."""
+    """VLMEvalKit's matching prompt, its options as `build_option_str` writes them
+    (vlmeval/smp/vlm.py lines 174-179, called by multiple_choice.py line 362): "There are
+    several options: \\n" then "A. x\\nB. y\\n"."""
     first, second = q.choices
-    options = f"A. {first}\nB. {second}\n"
+    options = f"There are several options: \nA. {first}\nB. {second}\n"
     return Request((Message("user", (VLMEVALKIT_MATCHING.format(q.question, options,
                                                                  answer),)),),
                    VLMEVALKIT_SETTINGS)
@@ -145,7 +146,11 @@ class Judged:
         found: str | None = None
         replies = []
         for _ in range(VLMEVALKIT_TRIES):
-            reply: Response = await ask(vlmevalkit_request(q, text), judge=True)
+            # an unreadable reply is not cached, so the next try asks the judge again
+            reply: Response = await ask(
+                vlmevalkit_request(q, text),
+                lambda r: option(r.text or "", {"A": first, "B": second}) is not None,
+                judge=True)
             if not reply.ok:
                 return reply.error or "no reply"
             replies.append(stored.excerpt(reply.text or ""))
