@@ -158,19 +158,15 @@ def pair_accuracy(verdicts: dict[int, float]) -> float:
 
 def realised(draws: Draws) -> dict[str, float]:
     """What each step must be in this run, from the script alone."""
-    lmms = lmms_labels(draws.labels)
+    moves = per_item_moves(draws)
     s0 = {i: float(draws.right(i, True)) for i in draws.u}
-    s1 = {i: (1 - s0[i]) if lmms[i] != draws.labels[i] else s0[i] for i in s0}
+    s1 = {i: s0[i] + moves["label set"][k] for k, i in enumerate(s0)}
     s3 = {i: 0.0 if draws.unlettered(i) else (1 - s1[i]) if draws.flips_on_lmms(i) else s1[i]
           for i in s0}
     low = {i: float(draws.right(i, False)) for i in s0}
-    n = len(s0)
-    return {
-        "label set": 100 * sum(s1[i] - s0[i] for i in s0) / n,
-        "extraction": -100 * sum(s1[i] for i in s0 if draws.unlettered(i)) / n,
-        "prompt": 100 * sum(1 - 2 * s1[i] for i in s0 if draws.flips_on_lmms(i)) / n,
-        "protocol": pair_accuracy(s3) - pair_accuracy(s0),
-        "image transport": pair_accuracy(s0) - pair_accuracy(low)}
+    out = {name: 100 * sum(m) / len(m) for name, m in moves.items()}
+    return out | {"protocol": pair_accuracy(s3) - pair_accuracy(s0),
+                  "image transport": pair_accuracy(s0) - pair_accuracy(low)}
 
 
 def designed(labels: dict[int, str]) -> dict[str, float]:
@@ -182,6 +178,31 @@ def designed(labels: dict[int, str]) -> dict[str, float]:
             "extraction": -100 * F_EXTRACT * right_s1 / n,
             "prompt": 100 * F_PROMPT * (n - 2 * right_s1) / n,
             "image transport": 100 * (P_HI ** 2 - P_LO ** 2)}
+
+
+def per_item_moves(draws: Draws) -> dict[str, list[float]]:
+    """Each item's move under each per-item cause (what explain's parts sum), by the script."""
+    lmms = lmms_labels(draws.labels)
+    s0 = {i: float(draws.right(i, True)) for i in draws.u}
+    s1 = {i: (1 - s0[i]) if lmms[i] != draws.labels[i] else s0[i] for i in s0}
+    return {"label set": [s1[i] - s0[i] for i in s0],
+            "extraction": [-s1[i] if draws.unlettered(i) else 0.0 for i in s0],
+            "prompt": [(1 - 2 * s1[i]) if draws.flips_on_lmms(i) else 0.0 for i in s0]}
+
+
+def draws_coverage(labels: dict[int, str], seeds: range) -> dict[str, float]:
+    """The per-item parts' interval (harness.waterfall: the normal interval of a mean of
+    moves, their variance bounded by the share of items moved) applied to the draws of many
+    more runs without the server: explain finds each part's realised value exactly (above),
+    so its interval is this one."""
+    design = designed(labels)
+    covered = dict.fromkeys(("label set", "extraction", "prompt"), 0)
+    for seed in seeds:
+        for name, moves in per_item_moves(Draws.make(seed, labels)).items():
+            n, mean = len(moves), sum(moves) / len(moves)
+            half = 1.959963984540054 * ((sum(1 for m in moves if m) / n - mean ** 2) / n) ** 0.5
+            covered[name] += mean - half <= design[name] / 100 <= mean + half
+    return {name: count / len(seeds) for name, count in covered.items()}
 
 
 def run_once(data: Path, labels: dict[int, str], seed: int, out: Path,
@@ -222,6 +243,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--questions", type=int, default=N, help="MMVP's 300 by default")
+    parser.add_argument("--coverage-draws", type=int, default=0, metavar="N",
+                        help="also: the per-item parts' coverage over N more runs' draws, "
+                             "without the server")
     args = parser.parse_args(argv)
     rows: dict[str, list[tuple[float, float, bool, float | None]]] = {s: [] for s in STEPS}
     with tempfile.TemporaryDirectory() as tmp:
@@ -258,6 +282,11 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{design_text:>8}{covered:>9}{spread:>7}{width:>11}")
     print("SD: of the step's value across runs; half/1.96: the mean interval's half-width "
           "over 1.96 (the standard error it implies)")
+    if args.coverage_draws:
+        first = args.first_seed + args.runs
+        shares = draws_coverage(labels, range(first, first + args.coverage_draws))
+        print(f"per-item parts over {args.coverage_draws} more runs' draws: " + ", ".join(
+            f"{name} {share:.1%}" for name, share in shares.items()))
     return 0
 
 
