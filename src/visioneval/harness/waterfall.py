@@ -217,7 +217,7 @@ def _parts(summary: DifferenceSummary | None, protocol: str, total: float) -> li
                           note=f"{found.excluded} items left out"))
     counted = sum(p.points or 0.0 for p in parts)
     parts.append(Step(kind="part", name=AGGREGATION_REST, points=total - counted,
-                      note="the metric's own arithmetic"))
+                      note="pairs, groups, means"))
     return parts
 
 
