@@ -146,3 +146,17 @@ def test_each_known_cause_is_recovered_through_the_loopback_server(script, tmp_p
             low, high = found[name].interval
             assert low <= design[name] <= high, (name, design[name], found[name])
     assert explanation.notes[0].startswith("image transport: max-side:448: an image whose")
+
+
+def test_which_variant_shows_the_model_what_the_papers_model_saw():
+    advice = waterfall.transport_advice
+    # through an endpoint that halves images, 336 px need max-side:672
+    assert advice(336, 2.0, None).endswith("--variant max-side:672 shows your model the same "
+                                           "through your endpoint, which reduces images "
+                                           "2.00x (the probe)")
+    assert advice(336, 2.0, "max-side:672").startswith(
+        "the paper's model saw 336 px on the long side: max-side:672 shows")
+    assert advice(336, 2.0, "max-side:336").endswith("(max-side:336 does not)")
+    assert "if your endpoint keeps their size (--probe-resolution" in advice(336, None, None)
+    assert advice(224, 1.0, "max-side:224").endswith("which keeps their size (the probe)")
+    assert advice(224, 1.0, "jpeg:50").endswith("(jpeg:50 does not)")

@@ -33,6 +33,10 @@ def explain(
     transport: Annotated[str | None, typer.Option(
         metavar="VARIANT", help="The run's variant that shows the model what the paper's "
         "model saw (default: its one image-changing variant).")] = None,
+    paper_side: Annotated[int | None, typer.Option(
+        metavar="PX", min=1, help="The long side the paper's model saw (336 for LLaVA-1.5): "
+        "says which --variant max-side:N shows your model the same through your endpoint "
+        "(as the resolution probe measured it).")] = None,
     definition: Annotated[str | None, typer.Option(
         metavar="MODULE:NAME", help="Read a run of your own benchmark with this "
         "definition.")] = None,
@@ -46,4 +50,4 @@ def explain(
 
     raise typer.Exit(command(ExplainRequest(
         run_dir, paper_model=paper_model, paper_value=paper_value, protocol=as_protocol,
-        labels=labels, transport=transport, definition=definition)))
+        labels=labels, transport=transport, paper_side=paper_side, definition=definition)))

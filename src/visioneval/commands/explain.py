@@ -37,6 +37,7 @@ class ExplainRequest:
     protocol: str | None = None  # None: every protocol the run scored
     labels: Labels = "original"
     transport: str | None = None  # a variant's name; None: the run's one image-changing one
+    paper_side: int | None = None  # the long side, in pixels, the paper's model saw
     definition: str | None = None
 
 
@@ -90,9 +91,18 @@ def explanations(view: OpenedRun, request: ExplainRequest) -> list[waterfall.Exp
     transport, seen = _transport(view, definition, request.transport)
     raw = view.metrics.get("differences")
     differences = DifferenceSummary.model_validate(raw) if isinstance(raw, dict) else None
-    return [waterfall.explain(view.benchmark, view.model, paper, sent, protocol,
-                              request.labels, differences, transport, seen)
-            for protocol in protocols]
+    found = [waterfall.explain(view.benchmark, view.model, paper, sent, protocol,
+                               request.labels, differences, transport, seen)
+             for protocol in protocols]
+    if request.paper_side is not None:
+        probe = view.info.resolution_probe
+        factor = None if probe is None else probe.factor if probe.factor is not None \
+            else 1.0 if probe.status == "no loss" else None
+        advice = waterfall.transport_advice(request.paper_side, factor,
+                                            transport.variant if transport else None)
+        for one in found:
+            one.notes.append(advice)
+    return found
 
 
 def _explains(definition: object) -> bool:

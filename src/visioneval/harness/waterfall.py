@@ -158,6 +158,33 @@ def explain(benchmark: str, model: str, paper: PaperNumber, sent: GapHeadlines,
                        paper=paper, steps=steps, notes=notes)
 
 
+def transport_advice(paper_side: int, factor: float | None, chosen: str | None) -> str:
+    """Which `max-side` variant shows the model what the paper's model saw (`paper_side`
+    px on the long side) through an endpoint that reduces images by `factor` (the resolution
+    probe's; None: not measured), and whether the run's transport variant `chosen` is it."""
+    wanted = f"max-side:{round(paper_side * (factor or 1.0))}"
+    if factor is None:
+        through = "if your endpoint keeps their size (--probe-resolution measures it)"
+    elif factor > 1.05:
+        through = f"through your endpoint, which reduces images {factor:.2f}x (the probe)"
+    else:
+        through = "through your endpoint, which keeps their size (the probe)"
+    head = f"the paper's model saw {paper_side} px on the long side"
+    if chosen is not None and _close(chosen, wanted):
+        return f"{head}: {chosen} shows your model the same {through}"
+    told = f" ({chosen} does not)" if chosen else ""
+    return f"{head}: --variant {wanted} shows your model the same {through}{told}"
+
+
+def _close(chosen: str, wanted: str) -> bool:
+    """Two max-side variants within 2% of each other."""
+    kind, _, value = chosen.partition(":")
+    if kind != "max-side" or not value.isdigit():
+        return False
+    target = int(wanted.partition(":")[2])
+    return abs(int(value) - target) <= 0.02 * target
+
+
 def _need(headlines: GapHeadlines, protocol: str, labels: Labels, what: str
           ) -> ProtocolHeadline:
     found = headlines.of(protocol, labels)
