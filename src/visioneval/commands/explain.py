@@ -14,7 +14,7 @@ from visioneval import terminal
 from visioneval.commands.common import consoles, guarded, named_definition, warn_untrusted
 from visioneval.core import registry
 from visioneval.core.benchmark import Benchmark
-from visioneval.core.capabilities import ExplainsGap, HasPublished
+from visioneval.core.capabilities import ExplainsGap, HasPublished, SharesGap
 from visioneval.core.gap import GapHeadlines, Labels
 from visioneval.core.published import PublishedTable
 from visioneval.core.records import Record
@@ -23,6 +23,7 @@ from visioneval.core.runfiles import VariantInfo
 from visioneval.core.variant_ids import as_original, family_of
 from visioneval.harness import waterfall
 from visioneval.harness.differences import DifferenceSummary
+from visioneval.harness.gapboot import UnitTable
 from visioneval.report.page import write_page
 from visioneval.terminal import line
 
@@ -91,8 +92,9 @@ def explanations(view: OpenedRun, request: ExplainRequest) -> list[waterfall.Exp
     transport, seen = _transport(view, definition, request.transport)
     raw = view.metrics.get("differences")
     differences = DifferenceSummary.model_validate(raw) if isinstance(raw, dict) else None
+    pairing = _pairing(view, sent, transport)
     found = [waterfall.explain(view.benchmark, view.model, paper, sent, protocol,
-                               request.labels, differences, transport, seen)
+                               request.labels, differences, transport, seen, pairing)
              for protocol in protocols]
     if request.paper_side is not None:
         probe = view.info.resolution_probe
@@ -103,6 +105,23 @@ def explanations(view: OpenedRun, request: ExplainRequest) -> list[waterfall.Exp
         for one in found:
             one.notes.append(advice)
     return found
+
+
+def _pairing(view: OpenedRun, sent: GapHeadlines, transport: waterfall.Transport | None
+             ) -> UnitTable | None:
+    """Every unit's part of the headlines, from the records (the stored images' and the
+    transport variant's), when the benchmark says them (`SharesGap`); else None and the
+    steps' intervals are combined as if independent."""
+    benchmark = _reading_benchmark(view)
+    if not isinstance(benchmark, SharesGap):
+        return None
+    table = UnitTable(sent.weights)
+    table.add("", benchmark.gap_units(view.iter_records()))
+    if transport is not None:
+        table.add(transport.variant, benchmark.gap_units(
+            as_original(r) for r in view.iter_records(variants=True)
+            if family_of(r) == transport.variant))
+    return table
 
 
 def _explains(definition: object) -> bool:

@@ -11,7 +11,8 @@ and leave the feature out for a definition without it.
 - `PairsRecords`: the metrics `visioneval compare` tests run against run, sample by sample.
 - `KnowsChance`: what a uniform guess scores (the blind control against chance).
 - `ExplainsGap`: its headline under each protocol and label set, in the terms of a
-  published column (`visioneval explain`: from the paper's number to a run's).
+  published column (`visioneval explain`: from the paper's number to a run's); `SharesGap`
+  (on a benchmark): each unit's part of those headlines, for paired intervals.
 - `LearnsFromAnswers` (on a benchmark, not its definition): a benchmark whose next requests
   depend on the answers so far (adaptive placement) is told a resumed run's earlier answers.
 
@@ -26,8 +27,10 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from visioneval.core.benchmark import Benchmark
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
     from visioneval.core.foreign import ForeignReader
-    from visioneval.core.gap import GapHeadlines
+    from visioneval.core.gap import GapHeadlines, GapUnit
     from visioneval.core.published import PublishedTable, RunBeside
     from visioneval.core.records import Record
     from visioneval.core.view import ReadableRun
@@ -50,6 +53,16 @@ class ExplainsGap(Protocol):
     def gap_headlines(self, metrics: dict[str, Any]) -> GapHeadlines | None:
         """The run's headline under each protocol and label set its metrics hold (None: the
         metrics have none, e.g. every request failed)."""
+
+
+@runtime_checkable
+class SharesGap(Protocol):
+    """On a benchmark (not its definition): each resampling unit's part of every headline
+    `ExplainsGap` reads, so `visioneval explain` draws paired intervals for its steps."""
+
+    def gap_units(self, records: Iterable[Record]) -> Iterator[GapUnit]:
+        """The units of these records (one family: the stored images' or one variant's,
+        seen as the original's)."""
 
 
 @runtime_checkable

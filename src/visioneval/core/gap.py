@@ -38,6 +38,8 @@ class GapHeadlines:
     column: str
     reference: str
     headlines: list[ProtocolHeadline] = field(default_factory=list)
+    # per (protocol, labels), the weights of the strata of `GapShare` (missing: equal)
+    weights: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)
 
     def of(self, protocol: str, labels: Labels = "original") -> ProtocolHeadline | None:
         return next((h for h in self.headlines
@@ -100,3 +102,40 @@ def dig(tree: object, *keys: str) -> object:
             return None
         tree = tree.get(key)
     return tree
+
+
+Key = tuple[str, Labels]
+"""A headline's protocol and label set."""
+Side = tuple[str, Key]
+"""A headline of one family of records: "" the stored images, else a variant's name."""
+
+
+@dataclass(frozen=True)
+class GapShare:
+    """One unit's part of a headline: what it adds to its stratum's numerator and
+    denominator. A headline is Σ_s w_s · (Σ num_s / Σ den_s) over its strata s (one stratum:
+    a plain ratio; a mean of tasks: one stratum per task, equal weights), which is every
+    perception benchmark's headline: an accuracy, a pair or group accuracy, a mean of task or
+    source accuracies, an F1 (num 2·TP, den 2·TP + FP + FN)."""
+
+    stratum: str
+    num: float
+    den: float
+
+
+@dataclass(frozen=True)
+class GapUnit:
+    """What one resampling unit (a question, a pair, a group, an image's questions) adds to
+    each headline, and the cluster it is drawn with (units of one cluster are resampled
+    together, as the benchmark's own intervals draw them)."""
+
+    cluster: str
+    shares: dict[Key, GapShare]
+
+
+def stratum_weights(weights: dict[str, float] | None, strata: Sequence[str]
+                    ) -> dict[str, float]:
+    """The weights of `strata`: as given, else equal (a mean of the strata)."""
+    if weights:
+        return {s: weights.get(s, 0.0) for s in strata}
+    return {s: 1 / len(strata) for s in strata} if strata else {}

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ValidationError
 from rich.console import Console
@@ -36,13 +36,14 @@ from rich.table import Table as RichTable
 
 from visioneval.core.blocks import Charts, Items, Note, Section, Table
 from visioneval.core.figures import Waterfall, WaterfallStep
-from visioneval.core.gap import GapHeadlines, Labels, ProtocolHeadline
+from visioneval.core.gap import GapHeadlines, Labels, ProtocolHeadline, Side
 from visioneval.core.store import write_atomic
 from visioneval.harness.differences import DifferenceSummary
 from visioneval.terminal import line
 from visioneval.validation import first_error
 
 FILE = "explanation.json"
+REPRODUCED = 1e-6  # points: a pairing whose headline differs more is not used
 Z95 = 1.959963984540054
 Kind = Literal["paper", "step", "part", "noise", "yours"]
 
@@ -76,6 +77,7 @@ class Step(BaseModel, frozen=True):
     interval: tuple[float, float] | None = None  # of the points (a total: of its value)
     running: float | None = None  # the value after this step
     note: str = ""
+    paired: bool = False  # its interval from paired resamples of the same clusters
 
 
 class Explanation(BaseModel):
@@ -104,13 +106,23 @@ class Transport(BaseModel, frozen=True):
     probe: str | None = None  # what the resolution probe found, in one sentence
 
 
+class Pairing(Protocol):
+    """Paired intervals of a step's two headlines (harness.gapboot.UnitTable)."""
+
+    def value(self, side: Side) -> float | None: ...
+
+    def difference(self, before: Side, after: Side) -> tuple[float, float] | None: ...
+
+
 def explain(benchmark: str, model: str, paper: PaperNumber, sent: GapHeadlines,
             protocol: str, labels: Labels, differences: DifferenceSummary | None = None,
-            transport: Transport | None = None, seen: GapHeadlines | None = None
-            ) -> Explanation:
+            transport: Transport | None = None, seen: GapHeadlines | None = None,
+            pairing: Pairing | None = None) -> Explanation:
     """The steps from `paper` to the run's `protocol` headline on `labels` (`sent`: the
-    run's headlines as the endpoint received the images; `seen`: the transport variant's).
+    run's headlines as the endpoint received the images; `seen`: the transport variant's;
+    `pairing`: paired intervals, used for a step whose two headlines it reproduces).
     ValueError when the run lacks a number the steps need."""
+    pair = _Paired(pairing)
     base = _need(sent, sent.reference, "original", "the paper's protocol")
     target = _need(sent, protocol, labels, f"{protocol}'s rules on the {labels} labels")
     steps = [Step(kind="paper", name=f"the paper: {paper.model}", points=paper.value,
@@ -126,19 +138,25 @@ def explain(benchmark: str, model: str, paper: PaperNumber, sent: GapHeadlines,
     if transport is not None and seen is not None:
         steps.append(_difference(
             f"{TRANSPORT} (as sent vs {transport.variant})", start, base,
-            "endpoint probed" if transport.probe else ""))
+            "endpoint probed" if transport.probe else "",
+            pair.interval((transport.variant, (sent.reference, "original")), start,
+                          ("", (sent.reference, "original")), base)))
     running = base
     if protocol != sent.reference:
         own = _need(sent, protocol, "original", f"{protocol}'s rules on the original labels")
         total = _difference(f"protocol: {protocol}", running, own,
                             f"{base.metric} -> {own.metric}"
-                            if own.metric != base.metric else "")
+                            if own.metric != base.metric else "",
+                            pair.interval(("", (sent.reference, "original")), running,
+                                          ("", (protocol, "original")), own))
         steps.append(total)
         steps += _parts(differences, protocol, total.points or 0.0)
         running = own
     if labels == "corrected":
         steps.append(_difference(CORRECTIONS, running, target,
-                                 "the benchmark's corrections manifest"))
+                                 "the benchmark's corrections manifest",
+                                 pair.interval(("", (protocol, "original")), running,
+                                               ("", (protocol, labels)), target)))
     steps.append(Step(kind="noise", name="sampling noise (your interval)",
                       interval=_shifted(target.interval, -target.value),
                       note="" if target.interval is not None
@@ -213,9 +231,31 @@ def _noise(headline: ProtocolHeadline, paper: float) -> str:
     return "within sampling noise" if inside else "beyond sampling noise"
 
 
+class _Paired:
+    """A step's paired interval, when the pairing reproduces both of its headlines."""
+
+    def __init__(self, pairing: Pairing | None):
+        self.pairing = pairing
+
+    def interval(self, before: Side, first: ProtocolHeadline, after: Side,
+                 second: ProtocolHeadline) -> tuple[float, float] | None:
+        if self.pairing is None:
+            return None
+        for side, headline in ((before, first), (after, second)):
+            found = self.pairing.value(side)
+            if found is None or abs(found - headline.value) > REPRODUCED:
+                return None
+        return self.pairing.difference(before, after)
+
+
 def _difference(name: str, before: ProtocolHeadline, after: ProtocolHeadline,
-                note: str) -> Step:
+                note: str, paired: tuple[float, float] | None = None) -> Step:
+    """A step between two headlines: its paired interval when there is one, else their
+    intervals combined as if independent (wider: both come from the same items)."""
     points = after.value - before.value
+    if paired is not None:
+        return Step(kind="step", name=name, points=points, interval=paired,
+                    running=after.value, note=note, paired=True)
     a, b = _half(before.interval, before.value), _half(after.interval, after.value)
     interval = None
     if a is not None and b is not None:

@@ -17,7 +17,7 @@ from visioneval.benchmarks.mmvp import prompts, scoring, tables
 from visioneval.benchmarks.mmvp.data import MmvpData, Row, locate
 from visioneval.benchmarks.mmvp.judging import Judged
 from visioneval.benchmarks.mmvp.labels import Labels, labels
-from visioneval.benchmarks.mmvp.metrics import summarize, write_protocols_csv
+from visioneval.benchmarks.mmvp.metrics import pair_units, summarize, write_protocols_csv
 from visioneval.benchmarks.mmvp.options import MmvpOptions
 from visioneval.benchmarks.mmvp.patterns import pattern
 from visioneval.benchmarks.mmvp.questions import Question, checked
@@ -25,6 +25,7 @@ from visioneval.benchmarks.mmvp.questions import Skip as BadQuestion
 from visioneval.benchmarks.mmvp.spec import GROUP, REFERENCE
 from visioneval.core.backend_spec import BackendSpec
 from visioneval.core.benchmark import Benchmark
+from visioneval.core.gap import GapUnit
 from visioneval.core.records import Record, Sample, SkippedRow, user
 from visioneval.core.rowcounts import read_counts
 from visioneval.core.rows import Skip
@@ -147,6 +148,11 @@ class Mmvp(Benchmark[MmvpOptions]):
     def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
         o = self.options
         return summarize(records, o.protocols, o.label_sets, o.judge_model)
+
+    def gap_units(self, records: Iterable[Record]) -> Iterator[GapUnit]:
+        """Each pair's part of pair accuracy (`visioneval explain`'s paired intervals)."""
+        o = self.options
+        return pair_units(records, o.protocols, o.label_sets)
 
     def headline_outcome(self, record: Record) -> float | None:
         """The paper protocol's verdict on an answer to the paper's prompt (published

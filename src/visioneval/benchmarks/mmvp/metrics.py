@@ -12,13 +12,15 @@ outside the run). A number that cannot be computed is absent with the reason."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from visioneval.benchmarks.mmvp.labels import manifest
 from visioneval.benchmarks.mmvp.patterns import tags
 from visioneval.benchmarks.mmvp.spec import REFERENCE, UNDETERMINED, UNPARSED, score_key
+from visioneval.core.gap import LABELS as LABEL_SETS
+from visioneval.core.gap import GapShare, GapUnit, Key
 from visioneval.core.records import Record
 from visioneval.harness.corrections import effect_block
 from visioneval.harness.differences import Differences, DifferenceSummary, write_run_csv
@@ -183,6 +185,29 @@ def summarize(records: Iterable[Record], protocols: Sequence[str],
     out["patterns_source"] = tags().source
     return out
 
+
+
+def pair_units(records: Iterable[Record], protocols: Sequence[str],
+               label_sets: Sequence[str]) -> Iterator[GapUnit]:
+    """Each complete pair's part of pair accuracy under every protocol and label set, the
+    pair its own cluster, as the pair-accuracy interval draws them (`visioneval explain`)."""
+    tallies: dict[Key, Tally] = {(p, s): Tally() for p in protocols for s in LABEL_SETS
+                                 if s in label_sets}
+    for record in records:
+        protocol = str(record.metadata.get("prompt"))
+        if protocol not in protocols:
+            continue
+        for p, label_set in tallies:
+            if p != protocol:
+                continue
+            verdict = record.scores.get(score_key(protocol, label_set), {}).get("correct") \
+                if record.ok else None
+            tallies[(protocol, label_set)].add(record, verdict)
+    complete = {key: tally.complete() for key, tally in tallies.items()}
+    for pair in sorted(set().union(*complete.values())):
+        yield GapUnit(f"{CLUSTER} {pair}", {
+            key: GapShare("all", found[pair][0], 1.0) for key, found in complete.items()
+            if pair in found})
 
 
 AGGREGATION = {
