@@ -57,6 +57,7 @@ def test_steps_add_up_from_the_papers_number_to_yours():
     half = 100 * waterfall.Z95 * (0.09 / 300) ** 0.5
     assert parts[0].interval == pytest.approx((-10 - half, -10 + half))
     assert steps["label corrections"].points == pytest.approx(1.0)
+    assert "\u2020" in waterfall.rows(found)[2][2]  # no units: as if independent, marked
     total = paper.value + sum(s.points or 0 for s in found.steps if s.kind == "step")
     assert total == pytest.approx(found.yours) == pytest.approx(32.0)
     chart = waterfall.chart(found)
@@ -146,6 +147,10 @@ def test_each_known_cause_is_recovered_through_the_loopback_server(script, tmp_p
             low, high = found[name].interval
             assert low <= design[name] <= high, (name, design[name], found[name])
     assert explanation.notes[0].startswith("image transport: max-side:448: an image whose")
+    # MMVP gives each pair's part of pair accuracy: the steps between two numbers are paired
+    assert {s.name.split(" (")[0].split(":")[0]: s.paired for s in explanation.steps
+            if s.kind == "step"} == {"unexplained": False, "image transport": True,
+                                     "protocol": True}
 
 
 def test_which_variant_shows_the_model_what_the_papers_model_saw():

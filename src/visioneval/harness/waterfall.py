@@ -53,12 +53,18 @@ CORRECTIONS = "label corrections"
 AGGREGATION_REST = "aggregation (what remains)"
 METHOD = (
     "Each step is the difference of two numbers this run measured, so the steps add up from "
-    "the paper's number to yours. A step's 95% interval combines its two numbers' intervals "
-    "as if independent (conservative: both come from the same items). Indented parts split "
-    "the protocol step: label set, extraction and prompt in per-item accuracy points over the "
-    "items both protocols score (normal intervals, items taken as independent), then what the "
-    "aggregation does to them. 'unexplained' is what no measured cause accounts for; its "
-    "interval is your number's, so when it holds 0 sampling noise alone can explain it.")
+    "the paper's number to yours. A step between two of them has the 95% interval of a "
+    "paired cluster bootstrap: each resample draws the images (pairs, groups) once and "
+    "computes both numbers from it; one marked " + "\u2020" + " combines the two numbers' "
+    "intervals as if independent instead (wider), where the benchmark cannot give each "
+    "item's part. Indented parts split the protocol step: label set, extraction and prompt in "
+    "per-item accuracy points over the items both protocols score (normal intervals, items "
+    "taken as independent), then what the aggregation does to them. 'unexplained' is what no "
+    "measured cause accounts for; its interval is your number's, so when it holds 0 sampling "
+    "noise alone can explain it.")
+INDEPENDENT = "\u2020"  # marks an interval combined as if independent
+INDEPENDENT_NOTE = (INDEPENDENT + " the two numbers' intervals combined as if independent "
+                    "(wider than a paired interval: both come from the same items)")
 
 
 class PaperNumber(BaseModel, frozen=True):
@@ -306,6 +312,8 @@ def rows(explanation: Explanation) -> list[list[str]]:
             out.append([name, "", interval, value, s.note])
             continue
         interval = f"[{s.interval[0]:+.1f}, {s.interval[1]:+.1f}]" if s.interval else ""
+        if interval and s.kind == "step" and s.name != UNEXPLAINED and not s.paired:
+            interval += INDEPENDENT
         running = f"{s.running:.1f}" if s.running is not None else ""
         out.append([name, _signed(s.points), interval, running, s.note])
     return out
@@ -326,6 +334,8 @@ def show(explanation: Explanation, console: Console) -> None:
     for row in rows(explanation):
         table.add_row(*row)
     console.print(table)
+    if any(INDEPENDENT in row[2] for row in rows(explanation)):
+        line(console, f"  {INDEPENDENT_NOTE}")
     for said in explanation.notes:
         line(console, f"  {said}")
     line(console, f"  the paper: {explanation.paper.citation}", style="dim")
