@@ -6,9 +6,10 @@ numbers.
 
 Every headline is Σ_s w_s · (Σ num_s / Σ den_s) over its strata (core.gap.GapShare). The
 units are held as one sparse cluster x stratum matrix per headline (a few numbers per unit);
-resamples are drawn as multinomial counts of the clusters, CHUNK at a time (memory: CHUNK x
-clusters counts), and the percentile interval of the difference is read from them (Efron and
-Tibshirani 1993, ch. 13; clusters resampled whole, Field and Welsh 2007)."""
+resamples are drawn as counts of the clusters (n draws with replacement), CHUNK at a time
+(memory: CHUNK x clusters counts), and the percentile interval of the difference is read
+from them (Efron and Tibshirani 1993, ch. 13; clusters resampled whole, Field and Welsh
+2007). 130,000 units in 65,000 clusters: 1.5 s a step (docs/PERFORMANCE.md)."""
 
 from __future__ import annotations
 
@@ -51,6 +52,7 @@ class UnitTable:
         self._weights = dict(weights or {})
         self.resamples = resamples
         self.seed = seed
+        self._found: dict[tuple[Side, Side], tuple[float, float] | None] = {}
 
     def add(self, family: str, units: Iterable[GapUnit]) -> None:
         for unit in units:
@@ -74,6 +76,11 @@ class UnitTable:
         """The 95% percentile interval of after − before (points) over paired resamples of
         the clusters; None when either headline has no units or too many resamples lack a
         stratum."""
+        if (before, after) not in self._found:  # each waterfall asks for the transport step
+            self._found[(before, after)] = self._difference(before, after)
+        return self._found[(before, after)]
+
+    def _difference(self, before: Side, after: Side) -> tuple[float, float] | None:
         a, b = self._matrices(before), self._matrices(after)
         if a is None or b is None or not self._clusters:
             return None
@@ -83,8 +90,8 @@ class UnitTable:
         done = 0
         while done < self.resamples:
             size = min(CHUNK, self.resamples - done)
-            counts = sparse.csr_matrix(rng.multinomial(n, np.full(n, 1 / n), size=size)
-                                       .astype(np.float64))
+            counts = np.stack([np.bincount(rng.integers(0, n, n), minlength=n)
+                               for _ in range(size)]).astype(np.float64)
             found.append(_headlines(counts, *b) - _headlines(counts, *a))
             done += size
         draws = np.concatenate(found)
@@ -107,11 +114,11 @@ class UnitTable:
         return num, den, np.array([weights[s] for s in parts.strata])
 
 
-def _headlines(counts: sparse.csr_matrix, num: sparse.csc_matrix, den: sparse.csc_matrix,
+def _headlines(counts: np.ndarray, num: sparse.csc_matrix, den: sparse.csc_matrix,
                weights: np.ndarray) -> np.ndarray:
     """Each resample's headline (a fraction; NaN where a stratum drew no unit)."""
-    top = np.asarray((counts @ num).todense())
-    bottom = np.asarray((counts @ den).todense())
+    top = np.asarray(num.T @ counts.T).T
+    bottom = np.asarray(den.T @ counts.T).T
     with np.errstate(divide="ignore", invalid="ignore"):
         ratios = np.where(bottom > 0, top / bottom, np.nan)
     return ratios @ weights
