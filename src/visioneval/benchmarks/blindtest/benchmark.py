@@ -29,6 +29,7 @@ from visioneval.benchmarks.blindtest.spec import (
     VLMEVALKIT_PREFIX,
 )
 from visioneval.core.benchmark import Benchmark
+from visioneval.core.gap import GapUnit
 from visioneval.core.records import Record, Sample, SkippedRow, user
 from visioneval.core.rowcounts import PublishedRows, read_counts
 from visioneval.core.rows import DataRow, ParquetRows, Skip
@@ -144,6 +145,11 @@ class BlindTest(Benchmark[BlindTestOptions]):
     def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
         o = self.options
         return metrics.summarize(records, o.protocols, o.label_sets)
+
+    def gap_units(self, records: Iterable[Record]) -> Iterator[GapUnit]:
+        """Each answer's part of the paper's task mean and lmms-eval's accuracy
+        (`visioneval explain`'s paired intervals)."""
+        return metrics.item_units(records, self.options.protocols, self.options.label_sets)
 
     def headline_outcome(self, record: Record) -> float | None:
         """The paper's reading right or wrong: `--target-ci` watches its per-row accuracy."""

@@ -26,7 +26,7 @@ Failed requests are counted in `n_errors` and scored nowhere."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from visioneval.benchmarks.blindtest import protocols
@@ -41,6 +41,7 @@ from visioneval.benchmarks.blindtest.spec import (
     paper_task,
 )
 from visioneval.benchmarks.blindtest.thresholds import FitKey, LevelTally, threshold
+from visioneval.core.gap import LABELS, GapShare, GapUnit
 from visioneval.core.records import Record
 from visioneval.harness.differences import Differences, DifferenceSummary
 from visioneval.stats.binomial import wilson
@@ -128,11 +129,8 @@ class ProtocolTally:
             tally.errors += 1
 
     def add(self, record: Record, task: str, label: str) -> None:
-        reading = protocols.read(self.protocol, task, record.response.text or "") \
-            if self.protocol == VLMEVALKIT else str(record.parsed.get(self.protocol, ""))
-        right = protocols.correct(self.protocol, task, reading, label)
-        unread = protocols.unparsed(self.protocol, task, reading)
-        item = str(record.metadata.get("item", record.id))
+        right, unread = verdict(self.protocol, record, task, label)
+        item = item_of(record)
         for tally in (self.all, self.subtasks[task], self.tasks[paper_task(task)]):
             tally.add(item, right, unread)
         row = [0.0] * (2 * len(PAPER_TASKS))
@@ -184,6 +182,38 @@ class ProtocolTally:
         return block
 
 
+def verdict(protocol: str, record: Record, task: str, label: str) -> tuple[bool, bool]:
+    """Whether the protocol's reading of the answer matches `label`, and whether it read
+    none (unparsed: scored wrong)."""
+    reading = protocols.read(protocol, task, record.response.text or "") \
+        if protocol == VLMEVALKIT else str(record.parsed.get(protocol, ""))
+    return protocols.correct(protocol, task, reading, label), \
+        protocols.unparsed(protocol, task, reading)
+
+
+def item_of(record: Record) -> str:
+    """The row, and the cluster it is drawn with: each row is its own image."""
+    return str(record.metadata.get("item", record.id))
+
+
+def labels_of(record: Record) -> dict[str, str]:
+    """The row's label per label set: the Hub's groundtruth, and corrected (the
+    groundtruth where corrections.json lists nothing)."""
+    target = record.target if isinstance(record.target, dict) else {}
+    original = str(target.get("groundtruth", ""))
+    return {"original": original, "corrected": str(target.get("corrected", original))}
+
+
+def counted(record: Record, protocols_: Sequence[str]) -> tuple[str, str] | None:
+    """(protocol, Hub task) of a record the metrics count; None when its protocol is not
+    asked or its task is not BlindTest's."""
+    family = record.metadata.get("family", PAPER)
+    task = record.metadata.get("task")
+    if family not in protocols_ or task not in TASKS:
+        return None
+    return str(family), str(task)
+
+
 def _seen(tally: Tally) -> bool:
     return len(tally.rows) + tally.errors > 0
 
@@ -226,22 +256,20 @@ def summarize(records: Iterable[Record], protocols_: Sequence[str],
     first = label_sets[0]
     relabelled = 0
     for record in records:
-        family = record.metadata.get("family", PAPER)
-        task = record.metadata.get("task")
-        if family not in protocols_ or task not in TASKS:
+        found = counted(record, protocols_)
+        if found is None:
             continue
-        target = record.target if isinstance(record.target, dict) else {}
-        original = str(target.get("groundtruth", ""))
-        fixed = str(target.get("corrected", original))
-        relabelled += family == protocols_[0] and fixed != original
+        family, task = found
+        labels = labels_of(record)
+        same = labels["corrected"] == labels["original"]
+        relabelled += family == protocols_[0] and not same
         for label_set, by in tallies.items():
             tally = by[family]
             if not record.ok or family not in record.scores:
                 tally.error(task)
                 continue
-            label = original if label_set == "original" else fixed
-            tally.add(record, task, label)
-        if differences is not None and (first == "original" or fixed == original):
+            tally.add(record, task, labels[label_set])
+        if differences is not None and (first == "original" or same):
             differences.add(record)
     out: dict[str, Any] = {p: {ls: by[p].result() for ls, by in tallies.items()}
                            for p in protocols_}
@@ -250,6 +278,26 @@ def summarize(records: Iterable[Record], protocols_: Sequence[str],
     out["labels"] = {"sets": list(label_sets), "manifest": manifest().version,
                      "relabelled": relabelled}
     return out
+
+
+def item_units(records: Iterable[Record], protocols_: Sequence[str],
+               label_sets: Sequence[str]) -> Iterator[GapUnit]:
+    """Each answer's part of the headlines `visioneval explain` reads, drawn with its row
+    as the intervals draw them: the paper's mean of its eight tasks (one stratum per Table 1
+    task, equal weights, the tasks `task_mean` counts) and lmms-eval's micro accuracy (one
+    stratum). A failed request is in no headline; VLMEvalKit reports none."""
+    strata = {PAPER: paper_task, LMMS: lambda task: "all"}
+    for record in records:
+        found = counted(record, protocols_)
+        if found is None or found[0] not in strata \
+                or not record.ok or found[0] not in record.scores:
+            continue
+        protocol, task = found
+        labels = labels_of(record)
+        yield GapUnit(item_of(record), {
+            (protocol, s): GapShare(strata[protocol](task),
+                                    float(verdict(protocol, record, task, labels[s])[0]), 1.0)
+            for s in LABELS if s in label_sets})
 
 
 def _summary(differences: Differences, out: dict[str, Any], protocols_: Sequence[str],

@@ -32,6 +32,7 @@ from visioneval.benchmarks.cvbench.spec import (
 )
 from visioneval.core.backend_spec import BackendSpec
 from visioneval.core.benchmark import Benchmark
+from visioneval.core.gap import GapUnit
 from visioneval.core.records import Record, Sample, user
 from visioneval.core.rowcounts import read_counts
 from visioneval.core.rows import DataRow, ParquetRows, Skip
@@ -204,6 +205,11 @@ class CvBench(Benchmark[CvBenchOptions]):
 
     def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
         return metrics.summarize(records, self.options, self.corrections)
+
+    def gap_units(self, records: Iterable[Record]) -> Iterator[GapUnit]:
+        """Each answer's part of its protocol's headline (`visioneval explain`'s paired
+        intervals)."""
+        return metrics.item_units(records, self.options.protocols, self.options.label_sets)
 
     def headline_outcome(self, record: Record) -> float | None:
         """An answer's verdict under the first protocol asked (the paper's in `all`), on

@@ -147,18 +147,23 @@ class CvBenchDefinition(BenchmarkDefinition):
     def gap_headlines(self, metrics: dict[str, Any]) -> GapHeadlines | None:
         """The paper's combined score (the mean of 2D and 3D) and lmms-eval's cv_bench, the
         mean over questions; VLMEvalKit reports 2D and 3D apart, so its readings are
-        combined by the paper's formula (`visioneval explain`)."""
-        from visioneval.benchmarks.cvbench.spec import PROTOCOLS
+        combined by the paper's formula (`visioneval explain`), whose weights per source
+        the units' strata take."""
+        from visioneval.benchmarks.cvbench.spec import MICRO, PROTOCOLS, SOURCE_WEIGHTS
 
         def find(protocol: str, labels: str) -> Reported:
             block = dig(metrics, "results", labels, protocol)
-            if protocol == "lmms-eval":
+            if protocol == MICRO:
                 return block, "accuracy", "mean over questions"
             if protocol == "vlmevalkit":
                 return block, "cv_bench", "2D and 3D mean (VLMEvalKit reports them apart)"
             return block, "cv_bench", "2D and 3D mean"
 
-        return gathered("cv_bench", "paper", PROTOCOLS, find)
+        found = gathered("cv_bench", "paper", PROTOCOLS, find)
+        if found is not None:
+            found.weights.update({(h.protocol, h.labels): dict(SOURCE_WEIGHTS)
+                                  for h in found.headlines if h.protocol != MICRO})
+        return found
 
     def published(self) -> PublishedTable:
         from visioneval.benchmarks.cvbench.published import table

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
@@ -28,6 +28,7 @@ from pydantic import Field
 from visioneval.benchmarks.cvbench.judging import RANDOM
 from visioneval.benchmarks.cvbench.spec import (
     JUDGED,
+    MICRO,
     PAPER,
     SOURCES,
     TASKS,
@@ -35,6 +36,7 @@ from visioneval.benchmarks.cvbench.spec import (
     VLMEVALKIT,
     score_key,
 )
+from visioneval.core.gap import LABELS, GapShare, GapUnit
 from visioneval.core.records import Record
 from visioneval.core.runfiles import Interval, MetricsBlock
 from visioneval.core.variant_ids import family_of
@@ -98,8 +100,7 @@ class Tally:
     def add(self, record: Record, correct: float, shown: str) -> None:
         meta = record.metadata
         source, task = str(meta["source"]), str(meta["task"])
-        self.outcomes.add(str(meta["item"]), _row(correct, source),
-                          str(meta.get("image_key") or meta["item"]))
+        self.outcomes.add(str(meta["item"]), _row(correct, source), image_of(record))
         self.unparsed += not shown
         self.chance += 1 / max(1, len(meta.get("choices") or ()))
         for key, table in ((source, self.by_source), (task, self.by_task)):
@@ -143,6 +144,30 @@ class Tally:
         return out
 
 
+def image_of(record: Record) -> str:
+    """The cluster an item is drawn with: its image (items asked about one image move
+    together)."""
+    meta = record.metadata
+    return str(meta.get("image_key") or meta["item"])
+
+
+def protocol_of(record: Record, protocols: Sequence[str]) -> str | None:
+    """The protocol whose prompt this record answered, when it is asked and the item's
+    source is one of CV-Bench's; None otherwise (left out of every figure)."""
+    protocol = record.metadata.get("protocol")
+    if protocol not in protocols or record.metadata.get("source") not in SOURCES:
+        return None
+    return str(protocol)
+
+
+def verdict(record: Record, key: str) -> float | None:
+    """The verdict under a score key; None when the request failed (an error, never a
+    wrong answer) or the key did not score it."""
+    if not record.ok or key not in record.scores:
+        return None
+    return float(record.scores[key]["correct"])
+
+
 def _cell(cell: list[float]) -> dict[str, Any]:
     return {"accuracy": cell[0] / cell[1], "n": int(cell[1])}
 
@@ -165,21 +190,20 @@ def summarize(records: Iterable[Record], options: CvBenchOptions,
     tallies: dict[tuple[str, str], Tally] = {}
     differences = _differences(protocols, label_sets)
     for record in records:
-        meta = record.metadata
-        protocol = meta.get("protocol")
-        if protocol not in protocols or meta.get("source") not in SOURCES:
+        protocol = protocol_of(record, protocols)
+        if protocol is None:
             continue
         family = family_of(record) or STORED
         if family == STORED and differences is not None:
             differences.add(record)
         for label_set in label_sets:
-            key = score_key(str(protocol), label_set)
+            key = score_key(protocol, label_set)
             tally = tallies.setdefault((family, key), Tally())
+            correct = verdict(record, key)
             if not record.ok:
                 tally.errors += 1
-            elif key in record.scores:
-                tally.add(record, float(record.scores[key]["correct"]),
-                          str(record.parsed.get(key, "")))
+            elif correct is not None:
+                tally.add(record, correct, str(record.parsed.get(key, "")))
             if judging and protocol == VLMEVALKIT:
                 _add_judged(tallies.setdefault((family, score_key(JUDGED, label_set)),
                                                Tally()), record, label_set)
@@ -205,17 +229,36 @@ def summarize(records: Iterable[Record], options: CvBenchOptions,
     return out
 
 
+def item_units(records: Iterable[Record], protocols: Sequence[str],
+               label_sets: Sequence[str]) -> Iterator[GapUnit]:
+    """Each answer's part of its protocol's headline under every label set, drawn with its
+    image as the intervals draw items (`visioneval explain`): lmms-eval's mean over items is
+    one stratum; the paper's combined score, which VLMEvalKit's readings are compared on,
+    one stratum per source (weighed by `SOURCE_WEIGHTS`). A failed request is in no
+    headline; VLMEvalKit's judged reading is none."""
+    for record in records:
+        protocol = protocol_of(record, protocols)
+        if protocol is None:
+            continue
+        stratum = "all" if protocol == MICRO else str(record.metadata["source"])
+        shares = {(protocol, labels): GapShare(stratum, correct, 1.0) for labels in LABELS
+                  if labels in label_sets
+                  and (correct := verdict(record, score_key(protocol, labels))) is not None}
+        if shares:
+            yield GapUnit(image_of(record), shares)
+
+
 JUDGE_OUTCOMES = ("asked", "read", "no_option", "random", "failed")
 
 
 def _add_judged(tally: Tally, record: Record, label_set: str) -> None:
     """The judged reading's verdict; a failed judge request (no verdict) is an error."""
     key = score_key(JUDGED, label_set)
-    if not record.ok or key not in record.scores:
+    correct = verdict(record, key)
+    if correct is None:
         tally.errors += 1
     else:
-        tally.add(record, float(record.scores[key]["correct"]),
-                  str(record.parsed.get(key, "")))
+        tally.add(record, correct, str(record.parsed.get(key, "")))
 
 
 def _judge_outcome(record: Record) -> list[str]:
@@ -378,4 +421,4 @@ class CvBenchMetrics(MetricsBlock):
         "results' `vlmevalkit+judge`.")
 
 
-__all__ = ["CvBenchMetrics", "summarize"]
+__all__ = ["CvBenchMetrics", "item_units", "summarize"]

@@ -43,6 +43,13 @@ PAPER_EXTENSION = "Answer with the option's letter from the given choices direct
 LMMS_PRE_PROMPT = ("Note: You only need to respond with {} without providing any "
                    "additional information.\n")
 
+# The paper's combined score 1/2 * [(acc_ADE20K + acc_COCO)/2 + acc_Omni3D] ([L] utils.py:67-79,
+# [V] image_mcq.py:1279-1298) as a weighted mean of the sources' accuracies.
+SOURCE_WEIGHTS = {"ADE20K": 0.25, "COCO": 0.25, "Omni3D": 0.5}
+# The protocol whose headline is the mean over items (lmms-eval's cv_bench_acc); every other
+# is compared on the paper's combined score.
+MICRO = "lmms-eval"
+
 # What each protocol reports first (its own headline).
 HEADLINE = {"paper": "cv_bench", "lmms-eval": "accuracy", "vlmevalkit": "overall_2d"}
 
