@@ -157,3 +157,51 @@ def test_random_baseline_offline(tmp_path):
     assert metrics["protocols"]["paper"]["original"]["n"] == 2
     assert set(metrics["protocols"]["paper"]["original"]["per_task"]) == {"Counting",
                                                                           "IQ_Test"}
+
+
+def test_explains_units_give_each_protocols_headline():
+    """`visioneval explain`'s units: strata are tasks for the mean of task accuracies, one
+    for VLMEvalKit's mean over questions; a failed request and the judged readings add
+    nothing; answers on one image are drawn together."""
+    from visioneval.benchmarks.blink import metrics, scoring
+    from visioneval.core.gap import GapHeadlines
+    from visioneval.core.records import Record, Response
+    from visioneval.harness.gapboot import UnitTable
+
+    protocols = ["paper", "lmms-eval", "vlmevalkit"]
+    asked = [("c1", "Counting", "img1", "(A)", "(B)", "B"), ("c2", "Counting", "img1", "(B)",
+                                                              "(B)", "B"),
+             ("c3", "Counting", "img2", "(A)", "(A)", None), ("j1", "Jigsaw", "img3", "(A)",
+                                                               "(A)", "A")]
+    records = []
+    for idx, task, image, answer, corrected, said in asked:
+        q = Question(idx, task, "Which?", ("one", "two"), answer, "Which?")
+        for p in protocols:
+            meta = {"prompt": p, "task": task, "image": image, "corrected": corrected}
+            if said is None and p == "vlmevalkit":
+                records.append(Record(id=f"{idx}/{p}", group=task, target=answer,
+                                      metadata=meta, response=Response(error="HTTP 500")))
+                continue
+            text = said or "A"
+            parsed, scores = scoring.score(p, text, q, corrected, protocols)
+            scores["paper+judge"] = {"correct": 1.0}
+            records.append(Record(id=f"{idx}/{p}", group=task, target=answer, metadata=meta,
+                                  response=Response(text=text), parsed=parsed, scores=scores))
+    label_sets = ["original", "corrected"]
+    units = list(metrics.question_units(records, protocols, label_sets))
+    assert len(units) == 11  # 12 answers, one failed
+    assert all(key[0] in protocols for u in units for key in u.shares)
+    assert {u.cluster for u in units} == {"image img1", "image img2", "image img3"}
+    summary = metrics.summarize(records, protocols, label_sets)["protocols"]
+    table = UnitTable(GapHeadlines("val", "paper").weights)
+    table.add("", units)
+    for p in protocols:
+        for labels in label_sets:
+            reported = summary[p][labels]["micro" if p == "vlmevalkit" else "macro"]
+            assert table.value(("", (p, labels))) == pytest.approx(100 * reported)
+    # Counting 2/3 and Jigsaw 1/1: the paper's macro 5/6, not micro 3/4; c1's corrected
+    # label (B) makes Counting 3/3
+    assert summary["paper"]["original"]["macro"] == pytest.approx(5 / 6)
+    assert summary["paper"]["original"]["micro"] == pytest.approx(3 / 4)
+    assert summary["paper"]["corrected"]["macro"] == pytest.approx(1.0)
+    assert summary["vlmevalkit"]["original"]["micro"] == pytest.approx(2 / 3)  # c3 failed

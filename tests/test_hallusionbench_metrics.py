@@ -92,3 +92,33 @@ def test_intervals_resample_sets():
     # Each set is all right or all wrong: its figures move together, so aAcc and fAcc have
     # the same interval.
     assert overall["fAcc_ci95"] == pytest.approx(overall["aAcc_ci95"])
+
+
+def test_explains_units_are_the_questions_aacc_counts():
+    """`visioneval explain`'s units: a failed request and a question a protocol does not ask
+    add nothing; a corrected label moves only the corrected share; each unit is drawn with
+    its set."""
+    records = [record("0", "0", "1", "Yes"), record("0", "1", "0", "Yes"),
+               record("1", "0", "0", None), record("1", "1", "1", "Yes")]
+    found = parse_row({"category": "VS", "subcategory": "map", "set_id": "3",
+                       "visual_input": "0", "figure_id": "0", "question_id": "0",
+                       "question": "Is it?", "gt_answer": "1", "gt_answer_details": "Yes."})
+    fixed = parse_row({**found.metadata(), "question": "Is it?", "gt_answer": "0",
+                       "gt_answer_details": "No."})
+    parsed, scores = scoring.score({"original": found, "corrected": fixed}, "Yes", PROTOCOLS,
+                                   {})
+    records.append(Record(id=found.key, group=found.l2, target={}, metadata=found.metadata(),
+                          response=Response(text="Yes"), parsed=parsed, scores=scores))
+    label_sets = ["original", "corrected"]
+    units = list(metrics.question_units(records, PROTOCOLS, label_sets))
+    assert [u.cluster for u in units] == ["set VD_figure_0"] * 3 + ["set VS_map_3"]
+    assert set(units[-1].shares) == {("paper", "original"), ("paper", "corrected")}
+    summary = metrics.summarize(records, PROTOCOLS, label_sets, NOTE)
+    for labels, block in (("original", "protocols"), ("corrected", "corrected")):
+        for protocol in PROTOCOLS:
+            shares = [u.shares[(protocol, labels)] for u in units
+                      if (protocol, labels) in u.shares]
+            aacc = sum(s.num for s in shares) / sum(s.den for s in shares)
+            assert aacc == pytest.approx(summary[block][protocol]["overall"]["aAcc"])
+    assert summary["corrected"]["paper"]["overall"]["aAcc"] == 0.5  # the VS answer now wrong
+    assert summary["protocols"]["paper"]["overall"]["aAcc"] == 0.75

@@ -16,12 +16,17 @@ from visioneval.benchmarks.blink import prompts, scoring, tables
 from visioneval.benchmarks.blink.data import BlinkData, Row, locate
 from visioneval.benchmarks.blink.judging import Judged
 from visioneval.benchmarks.blink.labels import corrected
-from visioneval.benchmarks.blink.metrics import summarize, write_protocols_csv
+from visioneval.benchmarks.blink.metrics import (
+    question_units,
+    summarize,
+    write_protocols_csv,
+)
 from visioneval.benchmarks.blink.options import BlinkOptions
 from visioneval.benchmarks.blink.questions import Question, checked
 from visioneval.benchmarks.blink.spec import REFERENCE
 from visioneval.core.backend_spec import BackendSpec
 from visioneval.core.benchmark import Benchmark
+from visioneval.core.gap import GapUnit
 from visioneval.core.records import Record, Sample, SkippedRow, user
 from visioneval.core.rowcounts import read_counts
 from visioneval.core.rows import Skip
@@ -134,6 +139,11 @@ class Blink(Benchmark[BlinkOptions]):
     def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
         o = self.options
         return summarize(records, o.protocols, o.label_sets, o.judge_model)
+
+    def gap_units(self, records: Iterable[Record]) -> Iterator[GapUnit]:
+        """Each answer's part of the mean over tasks or over questions, drawn by image
+        (`visioneval explain`'s paired intervals)."""
+        return question_units(records, self.options.protocols, self.options.label_sets)
 
     def headline_outcome(self, record: Record) -> float | None:
         """The first protocol's verdict on an answer to its own prompt (published labels)."""

@@ -17,7 +17,7 @@ from rich.console import Console
 from visioneval.benchmarks.blink import tables
 from visioneval.benchmarks.blink.metrics_model import BlinkMetrics
 from visioneval.benchmarks.blink.options import BlinkOptions
-from visioneval.benchmarks.blink.spec import PROTOCOLS, score_key
+from visioneval.benchmarks.blink.spec import MEAN_OVER_QUESTIONS, PROTOCOLS, score_key
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.blocks import ComparisonTable, Items, Note, PercentRows, Section, Table
 from visioneval.core.foreign import ForeignReader
@@ -163,7 +163,7 @@ class BlinkDefinition(BenchmarkDefinition):
 
         def find(protocol: str, labels: str) -> Reported:
             block = dig(metrics, "protocols", protocol, labels)
-            if protocol == "vlmevalkit":
+            if protocol in MEAN_OVER_QUESTIONS:
                 return block, "micro", "mean over questions"
             return block, "macro", "mean of task accuracies"
 

@@ -11,7 +11,7 @@ in n_errors, never scored. A number that cannot be computed is absent with the r
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,12 +20,14 @@ from visioneval.benchmarks.blink.labels import manifest
 from visioneval.benchmarks.blink.spec import (
     JUDGED_PROTOCOLS,
     JUDGED_SUFFIX,
+    MEAN_OVER_QUESTIONS,
     REFERENCE,
     TASKS,
     UNREAD,
     judged,
     score_key,
 )
+from visioneval.core.gap import LABELS, GapShare, GapUnit
 from visioneval.core.records import Record
 from visioneval.harness.corrections import effect_block
 from visioneval.harness.differences import Differences, DifferenceSummary, write_run_csv
@@ -52,6 +54,18 @@ def macro_micro(tasks: int) -> Callable[[np.ndarray, int], np.ndarray]:
     return statistic
 
 
+def cluster_of(record: Record) -> str:
+    """The cluster the intervals draw a question with: its first image's file."""
+    return f"{CLUSTER} {record.metadata.get('image', record.id)}"
+
+
+def verdict(record: Record, key: str, label_set: str) -> float | None:
+    """The reading `key`'s verdict under `label_set` (None: the request failed, or the
+    answer was not scored that way: counted in n_errors, never as wrong)."""
+    return record.scores.get(score_key(key, label_set), {}).get("correct") \
+        if record.ok else None
+
+
 class Tally:
     """One protocol under one label set, fed record by record."""
 
@@ -68,8 +82,7 @@ class Tally:
         task = str(record.metadata["task"])
         self.seen[task] += 1
         self.right[task] = self.right.get(task, 0.0) + correct
-        self.rows.append((record.id, task, correct,
-                          f"{CLUSTER} {record.metadata.get('image', record.id)}"))
+        self.rows.append((record.id, task, correct, cluster_of(record)))
 
     def block(self) -> dict[str, Any]:
         n = sum(self.seen.values())
@@ -167,9 +180,7 @@ def summarize(records: Iterable[Record], protocols: Sequence[str],
         mine = [protocol] + ([judged(protocol)] if judged(protocol) in judged_keys else [])
         for key in mine:
             for label_set in label_sets:
-                verdict = record.scores.get(score_key(key, label_set), {}).get("correct") \
-                    if record.ok else None
-                tallies[(key, label_set)].add(record, verdict)
+                tallies[(key, label_set)].add(record, verdict(record, key, label_set))
             if not record.ok:
                 continue
             if key in asked:
@@ -194,6 +205,24 @@ def summarize(records: Iterable[Record], protocols: Sequence[str],
         out["differences"] = difference_summary(differences.summary(),
                                                 out["protocols"]).model_dump()
     return out
+
+
+def question_units(records: Iterable[Record], protocols: Sequence[str],
+                   label_sets: Sequence[str]) -> Iterator[GapUnit]:
+    """Each answer's part of its protocol's headline under each label set, drawn with its
+    first image as the intervals draw it (`visioneval explain`): one stratum per task for a
+    mean of task accuracies, one for a mean over questions. The judged readings are no
+    protocol's headline and are left out."""
+    for record in records:
+        protocol = str(record.metadata.get("prompt"))
+        if protocol not in protocols:
+            continue
+        stratum = "all" if protocol in MEAN_OVER_QUESTIONS else str(record.metadata["task"])
+        shares = {(protocol, label_set): GapShare(stratum, correct, 1.0)
+                  for label_set in LABELS if label_set in label_sets
+                  if (correct := verdict(record, protocol, label_set)) is not None}
+        if shares:
+            yield GapUnit(cluster_of(record), shares)
 
 
 JUDGE_OUTCOMES = ("asked", "read", "no_option", "random", "failed")

@@ -25,6 +25,9 @@ COLUMNS = ("idx", "question", "sub_task", "choices", "answer", "prompt", *IMAGE_
 
 PROTOCOLS = ("paper", "lmms-eval", "vlmevalkit")
 REFERENCE = "paper"
+# The protocols whose reported number is the mean over every question ([V] report_acc's
+# 'Overall'); the others report the unweighted mean of the task accuracies.
+MEAN_OVER_QUESTIONS = ("vlmevalkit",)
 
 # [P] eval/test_benchmark.py line 10 (the text) and line 175 (the tasks it goes before).
 DISCLAIMER = ("Disclaimer: This is not to make unfair assumptions about the people in the "

@@ -21,6 +21,7 @@ from visioneval.benchmarks.hallusionbench.options import HallusionBenchOptions
 from visioneval.benchmarks.hallusionbench.spec import HF_REPO, REFERENCE, SPLITS
 from visioneval.benchmarks.hallusionbench.spec import TEXT_COLUMNS as _TEXT
 from visioneval.core.benchmark import Benchmark
+from visioneval.core.gap import GapUnit
 from visioneval.core.records import Record, Sample, SkippedRow, user
 from visioneval.core.rowcounts import read_counts
 from visioneval.core.rows import DataRow, ParquetRows, Skip
@@ -163,6 +164,11 @@ class HallusionBench(Benchmark[HallusionBenchOptions]):
                 "corrections": len(self.corrections.corrections),
                 "searched": self.corrections.searched}
         return metrics.summarize(records, o.protocols, o.label_sets, note)
+
+    def gap_units(self, records: Iterable[Record]) -> Iterator[GapUnit]:
+        """Each question's part of aAcc, drawn by set (`visioneval explain`'s paired
+        intervals)."""
+        return metrics.question_units(records, self.options.protocols, self.options.label_sets)
 
     def headline_outcome(self, record: Record) -> float | None:
         """The first protocol's verdict: its aAcc is the headline."""

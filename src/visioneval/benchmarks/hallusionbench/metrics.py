@@ -14,13 +14,14 @@ a bootstrap that resamples sets, each with all its figures and question groups
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from visioneval.benchmarks.hallusionbench import scoring
 from visioneval.benchmarks.hallusionbench.items import Item
 from visioneval.benchmarks.hallusionbench.spec import CATEGORIES, IMAGE_ONLY, REFERENCE
 from visioneval.benchmarks.hallusionbench.tally import METRICS, SetTally, YesNoTally
+from visioneval.core.gap import GapShare, GapUnit, Key
 from visioneval.core.records import Record
 from visioneval.harness.differences import Differences
 from visioneval.stats.bootstrap import Outcomes, Statistic, attach, summaries
@@ -89,19 +90,21 @@ class ProtocolTally:
         self.yes_no = YesNoTally()
         self.judged = False
 
-    def add(self, record: Record, item: Item) -> None:
+    def add(self, record: Record, item: Item) -> float | None:
+        """Count one question; its verdict when aAcc counts it (None: left out, or its
+        request failed)."""
         if not scoring.takes(self.protocol, item):
             self.excluded += 1
-            return
+            return None
         tally = self.sets.setdefault(item.set_key, SetTally())
         if not record.ok:
             self.n_errors += 1
             tally.add(item, None)
-            return
+            return None
         score = record.scores.get(self.key) or record.scores.get(self.protocol)
         if score is None:  # an older record, or one scored without this protocol
             self.excluded += 1
-            return
+            return None
         said = record.parsed.get(self.key, record.parsed.get(self.protocol))
         self.n += 1
         self.unclear += said in UNCLEAR_WORDS
@@ -109,6 +112,7 @@ class ProtocolTally:
         correct = float(score["correct"])
         tally.add(item, correct)
         self.yes_no.add(item, correct, str(record.parsed.get("yes_no", "Unknown")))
+        return correct
 
     def block(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -169,12 +173,39 @@ class ProtocolTally:
         return block
 
 
-def summarize(records: Iterable[Record], protocols: Sequence[str], label_sets: Sequence[str],
-              labels_note: dict[str, Any]) -> dict[str, Any]:
-    """metrics.json from the records (the newest per sample), in one pass."""
+def tallies(protocols: Sequence[str], label_sets: Sequence[str]
+            ) -> tuple[list[ProtocolTally], list[ProtocolTally]]:
+    """The tallies behind metrics.json's `protocols` blocks (each protocol's own verdicts)
+    and, with both label sets, its `corrected` blocks."""
     first = [ProtocolTally(p, p, label_sets[0]) for p in protocols]
     second = [ProtocolTally(p, p + scoring.CORRECTED, label_sets[1])
               for p in protocols] if len(label_sets) > 1 else []
+    return first, second
+
+
+def question_units(records: Iterable[Record], protocols: Sequence[str],
+                   label_sets: Sequence[str]) -> Iterator[GapUnit]:
+    """Each question's part of aAcc under every protocol and label set, drawn with its set
+    as the aAcc intervals draw them (`visioneval explain`). The verdicts are the tallies'
+    own: a question a protocol leaves out, or whose request failed, adds nothing to it."""
+    first, second = tallies(protocols, label_sets)
+    keyed: list[tuple[Key, ProtocolTally]] = [((t.protocol, "original"), t) for t in first]
+    keyed += [((t.protocol, "corrected"), t) for t in second]
+    for record in records:
+        item = Item.from_metadata(record.metadata)
+        shares = {}
+        for key, tally in keyed:
+            correct = tally.add(record, item)
+            if correct is not None:
+                shares[key] = GapShare("all", correct, 1.0)
+        if shares:
+            yield GapUnit(f"set {item.set_key}", shares)
+
+
+def summarize(records: Iterable[Record], protocols: Sequence[str], label_sets: Sequence[str],
+              labels_note: dict[str, Any]) -> dict[str, Any]:
+    """metrics.json from the records (the newest per sample), in one pass."""
+    first, second = tallies(protocols, label_sets)
     differences = Differences(REFERENCE, protocols) \
         if REFERENCE in protocols and len(protocols) > 1 else None
     corrected_seen = 0
