@@ -181,8 +181,13 @@ class HallusionBenchDefinition(BenchmarkDefinition):
         VLMEvalKit's 'Overall' aAcc (`visioneval explain`)."""
         from visioneval.benchmarks.hallusionbench.spec import PROTOCOLS
 
+        sets = dig(metrics, "labels", "sets")
+        first = sets[0] if isinstance(sets, list) and sets else "original"
+
         def find(protocol: str, labels: str) -> Reported:
-            where = ("protocols", protocol) if labels == "original" else ("corrected", protocol)
+            # `protocols` holds the first label set scored (the corrected one alone with
+            # --labels corrected), `corrected` the second
+            where = ("protocols", protocol) if labels == first else ("corrected", protocol)
             return dig(metrics, *where, "overall"), "aAcc", "aAcc"
 
         return gathered("paper/aAcc", "paper", PROTOCOLS, find)

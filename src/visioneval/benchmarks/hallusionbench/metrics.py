@@ -21,7 +21,7 @@ from visioneval.benchmarks.hallusionbench import scoring
 from visioneval.benchmarks.hallusionbench.items import Item
 from visioneval.benchmarks.hallusionbench.spec import CATEGORIES, IMAGE_ONLY, REFERENCE
 from visioneval.benchmarks.hallusionbench.tally import METRICS, SetTally, YesNoTally
-from visioneval.core.gap import GapShare, GapUnit, Key
+from visioneval.core.gap import GapShare, GapUnit, Key, Labels
 from visioneval.core.records import Record
 from visioneval.harness.differences import Differences
 from visioneval.stats.bootstrap import Outcomes, Statistic, attach, summaries
@@ -189,7 +189,8 @@ def question_units(records: Iterable[Record], protocols: Sequence[str],
     as the aAcc intervals draw them (`visioneval explain`). The verdicts are the tallies'
     own: a question a protocol leaves out, or whose request failed, adds nothing to it."""
     first, second = tallies(protocols, label_sets)
-    keyed: list[tuple[Key, ProtocolTally]] = [((t.protocol, "original"), t) for t in first]
+    named: Labels = "corrected" if label_sets[0] == "corrected" else "original"
+    keyed: list[tuple[Key, ProtocolTally]] = [((t.protocol, named), t) for t in first]
     keyed += [((t.protocol, "corrected"), t) for t in second]
     for record in records:
         item = Item.from_metadata(record.metadata)
