@@ -11,6 +11,7 @@ from cli_helpers import invoke
 from visioneval.core import registry
 from visioneval.core.capabilities import ExplainsGap, SharesGap
 from visioneval.core.gap import GapShare, GapUnit
+from visioneval.core.records import Record
 from visioneval.core.rundir import load
 from visioneval.harness.gapboot import UnitTable
 
@@ -47,6 +48,22 @@ def test_units_add_up_to_the_reported_headlines(name, tmp_path):
     for h in headlines.headlines:
         found = table.value(("", (h.protocol, h.labels)))
         assert found == pytest.approx(h.value, abs=1e-6), (h.protocol, h.labels)
+    # A failed request is left out of a headline, never scored wrong: the units leave it
+    # out of the same headlines as the metrics do.
+    records = [failed(r) if i % 5 == 2 else r for i, r in enumerate(view.iter_records())]
+    headlines = definition.gap_headlines(benchmark.summarize(records))
+    assert headlines is not None
+    table = UnitTable(headlines.weights)
+    table.add("", benchmark.gap_units(records))
+    for h in headlines.headlines:
+        found = table.value(("", (h.protocol, h.labels)))
+        assert found == pytest.approx(h.value, abs=1e-6), (h.protocol, h.labels, "failed")
+
+
+def failed(record: Record) -> Record:
+    """The record as a request that failed (the server's error, no answer)."""
+    response = record.response.model_copy(update={"error": "HTTP 500", "text": None})
+    return record.model_copy(update={"response": response})
 
 
 def units(verdicts_a, verdicts_b, cluster=lambda i: f"c{i}"):

@@ -31,6 +31,7 @@ from visioneval.benchmarks.naturalbench.spec import (
 )
 from visioneval.benchmarks.naturalbench.variants import controls
 from visioneval.core.benchmark import Benchmark
+from visioneval.core.gap import GapUnit
 from visioneval.core.records import Record, Sample, user
 from visioneval.core.rowcounts import read_counts
 from visioneval.core.rows import DataRow, ParquetRows, Skip
@@ -184,6 +185,11 @@ class NaturalBench(Benchmark[NaturalBenchOptions]):
 
     def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
         return metrics.summarize(records, self.options, self.corrections)
+
+    def gap_units(self, records: Iterable[Record]) -> Iterator[GapUnit]:
+        """Each group's part of G-Acc (`visioneval explain`'s paired intervals)."""
+        o = self.options
+        return metrics.group_units(records, o.protocols, o.label_sets)
 
     def headline_outcome(self, record: Record) -> float | None:
         """An answer's verdict under the first protocol asked (the paper's in `all`), on its

@@ -24,7 +24,7 @@ no `acc` and says why.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
@@ -40,6 +40,7 @@ from visioneval.benchmarks.naturalbench.spec import (
     QUESTION_TYPES,
     score_key,
 )
+from visioneval.core.gap import LABELS, GapShare, GapUnit, Key
 from visioneval.core.records import Record
 from visioneval.core.runfiles import Interval, MetricsBlock
 from visioneval.core.variant_ids import family_of
@@ -75,8 +76,7 @@ class Slots:
         self.first = 0  # parsed answers that are yes / A
         self.parsed = 0
 
-    def add(self, group: str, position: str, correct: float, answer: str,
-            qtype: str) -> None:
+    def add(self, group: str, position: str, correct: float, answer: str) -> None:
         self.groups.setdefault(group, [None] * 4)[ITEM_NAMES.index(position)] = correct
         if answer:
             self.parsed += 1
@@ -118,10 +118,9 @@ def _figures(groups: dict[str, list[float | None]], intervals: bool) -> dict[str
                     kept["acc"].add(f"{group}/{ITEM_NAMES[i]}", (value,), group)
         for metric, units in UNITS.items():
             for unit, name in zip(units, UNIT_NAMES[metric], strict=True):
-                values = [slots[i] for i in unit]
-                if any(v is None for v in values):
+                right = whole(slots, unit)
+                if right is None:
                     continue
-                right = float(all(v == 1.0 for v in values))
                 sums[metric] += right
                 counts[metric] += 1
                 if intervals:
@@ -139,6 +138,65 @@ def _figures(groups: dict[str, list[float | None]], intervals: bool) -> dict[str
                                   found.clusters("group")))
     out["incomplete_groups"] = incomplete
     return out
+
+
+def whole(slots: Sequence[float | None], unit: Sequence[int]) -> float | None:
+    """1.0 when every answer of the unit (positions in ITEM_NAMES) is right, 0.0 when one is
+    wrong; None when one is not scored (the unit is left out, never counted wrong)."""
+    values = [slots[i] for i in unit]
+    if any(v is None for v in values):
+        return None
+    return float(all(v == 1.0 for v in values))
+
+
+def add_verdicts(record: Record, group: str, position: str, protocols: Sequence[str],
+                 label_sets: Sequence[str], slots: dict[tuple[str, str], Slots]) -> None:
+    """The record's verdict under each protocol that sends its prompt and each label set,
+    in `slots[protocol, label_set]`: a failed request counted as an error, an answer column
+    that reads as neither answer (no score) left empty."""
+    sending = [p for p in protocols if FAMILY[p] == record.metadata.get("family")]
+    for label_set in label_sets:
+        for protocol in sending:
+            key = score_key(protocol, label_set)
+            tally = slots.setdefault((protocol, label_set), Slots())
+            if not record.ok:
+                tally.errors += 1
+            elif key in record.scores:
+                tally.add(group, position, float(record.scores[key]["correct"]),
+                          str(record.parsed.get(key, "")))
+
+
+def _located(record: Record) -> tuple[str, str] | None:
+    """The record's group and position in it; None for a record of neither."""
+    group, position = record.metadata.get("group_id"), record.metadata.get("position")
+    if not isinstance(group, str) or position not in ITEM_NAMES:
+        return None
+    return group, str(position)
+
+
+def group_units(records: Iterable[Record], protocols: Sequence[str],
+                label_sets: Sequence[str]) -> Iterator[GapUnit]:
+    """Each group's part of G-Acc under every protocol and label set, the group its own
+    cluster, as the G-Acc interval draws them (`visioneval explain`). A group is in a
+    protocol's G-Acc only when its four answers were scored there (`_figures`): a group with
+    a failed request is left out of that headline, never counted wrong. The blind and blank
+    controls' records are not the stored images' headline (`controls`): left out."""
+    slots: dict[tuple[str, str], Slots] = {}
+    for record in records:
+        located = _located(record)
+        if located is not None and family_of(record) is None:
+            add_verdicts(record, *located, protocols, label_sets, slots)
+    keys: list[Key] = [(p, s) for p in protocols for s in LABELS if (p, s) in slots]
+    (unit,) = UNITS["g_acc"]
+    for group in sorted(set().union(*(tally.groups for tally in slots.values()))):
+        shares: dict[Key, GapShare] = {}
+        for key in keys:
+            found = slots[key].groups.get(group)
+            right = None if found is None else whole(found, unit)
+            if right is not None:
+                shares[key] = GapShare("all", right, 1.0)
+        if shares:
+            yield GapUnit(f"group {group}", shares)
 
 
 class Layout:
@@ -168,34 +226,24 @@ def summarize(records: Iterable[Record], options: NaturalBenchOptions,
               corrections: Corrections) -> dict[str, Any]:
     """metrics.json from the records alone (the newest record per sample), in one pass."""
     protocols, label_sets = options.protocols, options.label_sets
-    slots: dict[tuple[str, str], Slots] = {}
+    slots: dict[str, dict[tuple[str, str], Slots]] = {}  # by family
     types: dict[str, str] = {}
     layout = Layout()
     differences = _differences(protocols, label_sets)
     for record in records:
-        meta = record.metadata
         family = family_of(record) or STORED
-        group, position = meta.get("group_id"), meta.get("position")
-        if not isinstance(group, str) or position not in ITEM_NAMES:
+        located = _located(record)
+        if located is None:
             continue
-        types[group] = str(meta.get("type"))
+        types[located[0]] = str(record.metadata.get("type"))
         if family == STORED:
             layout.add(record)
             if differences is not None:
                 differences.add(record)
-        sending = [p for p in protocols if FAMILY[p] == meta.get("family")]
-        for label_set in label_sets:
-            for protocol in sending:
-                key = score_key(protocol, label_set)
-                tally = slots.setdefault((family, key), Slots())
-                if not record.ok:
-                    tally.errors += 1
-                elif key in record.scores:
-                    tally.add(group, position, float(record.scores[key]["correct"]),
-                              str(record.parsed.get(key, "")), types[group])
+        add_verdicts(record, *located, protocols, label_sets, slots.setdefault(family, {}))
     out: dict[str, Any] = {"protocols": list(protocols), "label_sets": list(label_sets)}
     out["results"] = _blocks(slots, STORED, protocols, label_sets, types)
-    controls = sorted({family for family, _ in slots} - {STORED})
+    controls = sorted(f for f, by in slots.items() if by and f != STORED)
     if controls:
         out["controls"] = {c: _blocks(slots, c, protocols, label_sets, types)
                            for c in controls}
@@ -212,13 +260,14 @@ def summarize(records: Iterable[Record], options: NaturalBenchOptions,
     return out
 
 
-def _blocks(slots: dict[tuple[str, str], Slots], family: str, protocols: Sequence[str],
-            label_sets: Sequence[str], types: dict[str, str]) -> dict[str, Any]:
+def _blocks(slots: dict[str, dict[tuple[str, str], Slots]], family: str,
+            protocols: Sequence[str], label_sets: Sequence[str], types: dict[str, str]
+            ) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for label_set in label_sets:
         per: dict[str, Any] = {}
         for protocol in protocols:
-            tally = slots.get((family, score_key(protocol, label_set))) or Slots()
+            tally = slots.get(family, {}).get((protocol, label_set)) or Slots()
             block = tally.block(types)
             if protocol == "lmms-eval":
                 _drop_acc(block)

@@ -27,6 +27,7 @@ from visioneval.benchmarks.pope.spec import (
     YES,
 )
 from visioneval.core.benchmark import Benchmark
+from visioneval.core.gap import GapUnit
 from visioneval.core.records import Record, Sample, SkippedRow, user
 from visioneval.core.rowcounts import read_counts
 from visioneval.core.rows import DataRow, ParquetRows, Skip
@@ -165,6 +166,12 @@ class Pope(Benchmark[PopeOptions]):
     def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
         o = self.options
         return metrics.summarize(records, o.protocols, o.settings, o.label_sets)
+
+    def gap_units(self, records: Iterable[Record]) -> Iterator[GapUnit]:
+        """Each answer's part of F1, its image the cluster (`visioneval explain`'s paired
+        intervals)."""
+        o = self.options
+        return metrics.image_units(records, o.protocols, o.settings, o.label_sets)
 
     def headline_outcome(self, record: Record) -> float | None:
         """The paper's reading right or wrong (Hub labels), over every setting's questions:

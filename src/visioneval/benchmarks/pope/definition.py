@@ -174,13 +174,16 @@ class PopeDefinition(BenchmarkDefinition):
 
     # -- published numbers, compare, other tools' logs ---------------------------------------
     def gap_headlines(self, metrics: dict[str, Any]) -> GapHeadlines | None:
-        """The mean of the three settings' F1 (LLaVA-1.5's summary; lmms-eval reports each
-        setting's F1) and VLMEvalKit's pooled F1 'Overall' (`visioneval explain`)."""
-        from visioneval.benchmarks.pope.spec import PROTOCOLS, VLMEVALKIT
+        """The mean of the three settings' F1 (LLaVA-1.5's summary of the paper's protocol),
+        lmms-eval's pooled F1 (its `pope` task) and VLMEvalKit's pooled F1 'Overall'
+        (`visioneval explain`)."""
+        from visioneval.benchmarks.pope.spec import LMMS, PROTOCOLS, VLMEVALKIT
 
         def find(protocol: str, labels: str) -> Reported:
             if protocol == VLMEVALKIT:
                 return dig(metrics, protocol, labels, "overall"), "f1", "pooled F1"
+            if protocol == LMMS:
+                return dig(metrics, protocol, labels, "pooled"), "f1", "pooled F1 (pope)"
             return dig(metrics, protocol, labels, "mean_f1"), "f1", "mean F1 of 3 settings"
 
         return gathered("mean_f1", "paper", PROTOCOLS, find)

@@ -20,8 +20,8 @@ Failed requests are counted in `n_errors` and scored nowhere.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, TypeVar
 
 from visioneval.benchmarks.pope import protocols
 from visioneval.benchmarks.pope.counts import Counts, intervals
@@ -33,15 +33,19 @@ from visioneval.benchmarks.pope.spec import (
     JUDGE_ERROR,
     JUDGED,
     LMMS,
+    NO,
     PAPER,
     SETTINGS,
     VLMEVALKIT,
+    YES,
 )
+from visioneval.core.gap import LABELS, GapShare, GapUnit, Key
 from visioneval.core.records import Record
 from visioneval.harness.differences import Differences, DifferenceSummary
 from visioneval.stats.bootstrap import Outcomes
 
 PROBLEMS_KEPT = 5
+S = TypeVar("S", bound=str)  # a label set's name, as the caller types it
 
 
 def source_of(image: str) -> str:
@@ -50,6 +54,65 @@ def source_of(image: str) -> str:
         return "COCO val2014"
     head = image.split("_", 1)[0]
     return head if head and head != image else "other"
+
+
+def answer(record: Record, label: str, protocol: str) -> tuple[bool, str | None, bool] | None:
+    """How a protocol scores the record against the label: (right, the yes/no its counts
+    take, unread); None when the request failed or its judge did (an error, scored
+    nowhere)."""
+    if not record.ok or protocol not in record.scores:
+        return None
+    reading = str(record.parsed.get(protocol, ""))
+    said = protocols.said(protocol, reading)
+    unparsed = said is None if protocol == LMMS else (
+        protocol == VLMEVALKIT and reading == "Unknown")
+    return protocols.correct(protocol, reading, label), said, unparsed
+
+
+def scorings(record: Record, label_sets: Sequence[S]) -> Iterator[tuple[S, str, Record]]:
+    """(label set, its label, the record scored against it) for each label set that keeps
+    the question (RePOPE's ambiguous ones are left out of `corrected`)."""
+    target = record.target if isinstance(record.target, dict) else {}
+    original = str(target.get("answer", ""))
+    fixed = str(target.get("corrected", original))
+    for label_set in label_sets:
+        label = original if label_set == "original" else fixed
+        if label != AMBIGUOUS:
+            yield label_set, label, record if label == original else relabelled(record, label)
+
+
+def f1_share(stratum: str, said: str | None, label: str) -> GapShare:
+    """An answer's part of F1 = 2TP / (2TP + FP + FN): a true positive adds 2 and 2, a false
+    positive or false negative 0 and 1, a true negative or an answer the counts do not take
+    nothing."""
+    if said == YES:
+        return GapShare(stratum, 2.0, 2.0) if label == YES else GapShare(stratum, 0.0, 1.0)
+    return GapShare(stratum, 0.0, float(said == NO and label == YES))
+
+
+def image_units(records: Iterable[Record], protocols_: Sequence[str],
+                settings: Sequence[str], label_sets: Sequence[str]) -> Iterator[GapUnit]:
+    """Each answer's part of F1 under every protocol and label set, its image the cluster,
+    as the intervals draw them (`counts.intervals`), for `visioneval explain`: per setting
+    (the paper's mean F1 of the three settings) or pooled (lmms-eval's `pope` task,
+    VLMEvalKit's Overall). A failed request is left out of its protocol's F1, as the counts
+    leave it out, never scored wrong."""
+    wanted = [s for s in LABELS if s in label_sets]
+    for record in records:
+        setting = record.metadata.get("setting")
+        if setting not in settings:
+            continue
+        readers = [p for p in protocols_ if FAMILY[p] == record.metadata.get("family", PAPER)]
+        shares: dict[Key, GapShare] = {}
+        for label_set, label, scored in scorings(record, wanted):
+            for protocol in readers:
+                read = answer(scored, label, protocol)
+                if read is not None:
+                    stratum = str(setting) if protocol == PAPER else "all"
+                    shares[(protocol, label_set)] = f1_share(stratum, read[1], label)
+        image = record.metadata.get("image")
+        if shares:
+            yield GapUnit(f"image {image}" if image is not None else record.id, shares)
 
 
 class LabelTally:
@@ -66,15 +129,12 @@ class LabelTally:
         counts = self.by[protocol].get(setting)
         if counts is None:
             return
-        if not record.ok or protocol not in record.scores:  # failed, or its judge failed
+        read = answer(record, label, protocol)
+        if read is None:
             counts.error()
             return
         image = record.metadata.get("image")
-        reading = str(record.parsed.get(protocol, ""))
-        said = protocols.said(protocol, reading)
-        unparsed = said is None if protocol == LMMS else (
-            protocol == VLMEVALKIT and reading == "Unknown")
-        right = protocols.correct(protocol, reading, label)
+        right, said, unparsed = read
         counts.add(record.id, image, right, said, label, unparsed)
         if protocol != PAPER:
             return
@@ -155,11 +215,8 @@ def summarize(records: Iterable[Record], protocols_: Sequence[str], settings: Se
                 n_problems += 1
                 if len(problems) < PROBLEMS_KEPT:
                     problems.append(problem)
-        for label_set, tally in tallies.items():
-            label = original if label_set == "original" else fixed
-            if label == AMBIGUOUS:
-                continue
-            scored = record if label == original else relabelled(record, label)
+        for label_set, label, scored in scorings(record, label_sets):
+            tally = tallies[label_set]
             for protocol in readers:
                 tally.add(scored, label, protocol)
             if differences is not None and label_set == first:
