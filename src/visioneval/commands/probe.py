@@ -108,8 +108,9 @@ def show(console: Console, found: ResolutionEstimate) -> None:
                       str(band.errors))
     console.print(table)
     if found.threshold_period is not None and found.interval is not None:
+        low = "open" if found.interval[0] is None else f"{found.interval[0]:.3g}"
         high = "open" if found.interval[1] is None else f"{found.interval[1]:.3g}"
         console.print(f"75% correct at a period of {found.threshold_period:.3g} px (95% "
-                      f"interval {found.interval[0]:.3g}\u2013{high}); a reader receiving "
+                      f"interval {low}\u2013{high}); a reader receiving "
                       f"every pixel needs {found.baseline_period:g} px.", highlight=False)
     console.print(found.summary, highlight=False)

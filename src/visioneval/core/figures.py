@@ -117,13 +117,14 @@ class LevelPoint:
 @dataclass(frozen=True)
 class PsychometricSeries:
     """One observer's curve: its points, its fit (None: none), its threshold (None: not
-    reached) with its 95% interval (high None: unbounded) at proportion `criterion`.
-    `interval_text` and `reading` say the interval and the threshold in words."""
+    reached) with its 95% interval (an end None: open, below or beyond the tested levels) at
+    proportion `criterion`. `interval_text` and `reading` say the interval and the threshold
+    in words."""
     points: list[LevelPoint]
     fit: SigmoidFit | None
     criterion: float
     threshold: float | None = None
-    threshold_interval: tuple[float, float | None] | None = None
+    threshold_interval: tuple[float | None, float | None] | None = None
     interval_text: str = ""
     reading: str = ""
     name: str = ""

@@ -16,12 +16,12 @@ from typing import Any, TypeGuard
 class Headline:
     """One number of a run. `percent`: the value and interval are fractions shown in
     percent; else they are in `unit`. A value that could not be computed is None and
-    `unavailable` says why (never 0); an interval's upper end may be None (unbounded: a
-    psychometric threshold whose refits went beyond every tested level)."""
+    `unavailable` says why (never 0); an interval's end may be None (open: a psychometric
+    threshold whose refits went below or beyond the tested levels)."""
 
     label: str
     value: float | None = None
-    interval: tuple[float, float | None] | None = None
+    interval: tuple[float | None, float | None] | None = None
     n: int | None = None
     percent: bool = True
     unit: str = ""
@@ -40,11 +40,13 @@ class Headline:
 
     @property
     def interval_text(self) -> str:
-        """"55.1 to 69.0" in the value's units ("1.78 or more" when unbounded above); "-"
-        without one."""
+        """"55.1 to 69.0" in the value's units ("1.78 or more" when open above, "up to 9.5"
+        when open below); "-" without one."""
         if self.interval is None:
             return "-"
         low, high = self.interval
+        if low is None:
+            return "any tested level" if high is None else f"up to {self._number(high)}"
         if high is None:
             return f"{self._number(low)} or more"
         return f"{self._number(low)} to {self._number(high)}"
@@ -63,15 +65,15 @@ def _spaced(unit: str) -> str:
     return f" {unit}" if unit else ""
 
 
-def interval_of(found: Any) -> tuple[float, float | None] | None:
-    """A metrics.json interval ([low, high], high possibly null) as a pair; None for
-    anything else."""
+def interval_of(found: Any) -> tuple[float | None, float | None] | None:
+    """A metrics.json interval ([low, high], either end possibly null: open) as a pair; None
+    for anything else."""
     if not isinstance(found, Sequence) or isinstance(found, str) or len(found) != 2:
         return None
     low, high = found
-    if not _finite(low) or not (high is None or _finite(high)):
+    if not (low is None or _finite(low)) or not (high is None or _finite(high)):
         return None
-    return float(low), None if high is None else float(high)
+    return None if low is None else float(low), None if high is None else float(high)
 
 
 def _finite(value: Any) -> TypeGuard[float]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import random
 import re
 from collections import Counter
@@ -47,7 +48,7 @@ from visioneval.probe.canary import (
     series,
 )
 from visioneval.stats.psychometric import criterion_level
-from visioneval.stats.psychometric_fit import CHANCE_P, fit
+from visioneval.stats.psychometric_fit import CHANCE_P, fit, open_ends
 
 if TYPE_CHECKING:
     from visioneval.stats.psychometric_fit import Fit
@@ -119,8 +120,10 @@ class ResolutionEstimate(BaseModel):
     `threshold_period` and its 95% parametric-bootstrap `interval`, the reduction `factor`
     = threshold / baseline and the `effective_long_side` = canvas / factor, each with its
     interval), "no loss" (75% correct already at the finest period) or "not measured"
-    (`reason` says why). An interval's None end is open: some resamples never reached 75%
-    correct. `summary` is the sentence the command prints."""
+    (`reason` says why). An interval's None end is open, never an extrapolation: the upper
+    when resamples went beyond the coarsest period tried (or never reached 75% correct),
+    the lower when they went below the finest; the effective long side's upper end is then
+    the sent size. `summary` is the sentence the command prints."""
 
     status: Status
     reason: str | None = None
@@ -130,9 +133,9 @@ class ResolutionEstimate(BaseModel):
     coarsest_period: float
     baseline_period: float
     threshold_period: float | None = None
-    interval: tuple[float, float | None] | None = None
+    interval: tuple[float | None, float | None] | None = None
     factor: float | None = None
-    factor_interval: tuple[float, float | None] | None = None
+    factor_interval: tuple[float | None, float | None] | None = None
     effective_long_side: float | None = None
     effective_interval: tuple[float | None, float] | None = None
     n_requests: int
@@ -267,14 +270,15 @@ def _loss(base: dict[str, object], found: Fit, settings: ProbeSettings) -> Resol
     if factor <= 1.0:
         return _no_loss(base, f"the threshold period ({threshold:.3g} px) is not above the "
                               f"baseline ({baseline:g} px)")
-    low, high = found.threshold_ci or (threshold, float("inf"))
-    open_high = high == float("inf")
-    interval = (low, None if open_high else high)
-    factor_interval = (low / baseline, None if open_high else high / baseline)
+    low, high = open_ends(found.threshold_ci or (threshold, math.inf))
+    interval = (low, high)
+    factor_interval = (None if low is None else low / baseline,
+                       None if high is None else high / baseline)
     effective = side / factor
     # A reduction below 1 would mean more pixels than were sent: the sent size is the cap.
-    effective_interval = (None if open_high else side / (high / baseline),
-                          min(float(side), side / (low / baseline)))
+    effective_interval = (None if high is None else side / (high / baseline),
+                          float(side) if low is None else min(float(side),
+                                                              side / (low / baseline)))
     lower = "up to" if effective_interval[0] is None else \
         f"{_sig(effective_interval[0])}\u2013"
     summary = (f"detail finer than 1/{_sig(effective)} of the long side is lost (effective "

@@ -57,8 +57,9 @@ def psychometric(figure: figures.Psychometric) -> str:
     def x_of(level: float) -> float:
         return left + (math.log10(max(level, 1e-12)) - lo) / (hi - lo) * width
 
-    def x_in(level: float | None) -> float:
-        return left + width if level is None else min(max(x_of(level), left), left + width)
+    def x_in(level: float | None, open_at: float) -> float:
+        """An interval end on the axis; an open end (None) at the axis' edge `open_at`."""
+        return open_at if level is None else min(max(x_of(level), left), left + width)
 
     def y_of(p: float) -> float:
         return bottom - p * height
@@ -69,7 +70,7 @@ def psychometric(figure: figures.Psychometric) -> str:
     chart.text(4, 16, title, anchor="start", size=TITLE)
     if one and first.threshold is not None and first.threshold_interval:
         band = first.threshold_interval
-        x0, x1 = x_in(band[0]), x_in(band[1])
+        x0, x1 = x_in(band[0], left), x_in(band[1], left + width)
         chart.rect(x0, top, x1 - x0, height, BAND_FILL,
                    f"threshold 95% interval: {first.interval_text} {unit}")
     for p in (0.0, 0.25, 0.5, 0.75, 1.0):
@@ -111,9 +112,9 @@ def psychometric(figure: figures.Psychometric) -> str:
         chart.line(x_of(threshold), y, x_of(threshold), bottom, colour(i, ""), "threshold")
         found = s.threshold_interval
         if found:
-            x0, x1 = x_in(found[0]), x_in(found[1])
+            x0, x1 = x_in(found[0], left), x_in(found[1], left + width)
             chart.line(x0, y, x1, y, colour(i, ""), "threshold-interval")
-            for end, capped in ((x0, True), (x1, found[1] is not None)):
+            for end, capped in ((x0, found[0] is not None), (x1, found[1] is not None)):
                 if capped:
                     chart.line(end, y - 3, end, y + 3, colour(i, ""), "threshold-interval-cap")
     for i, s in enumerate(series):

@@ -47,8 +47,8 @@ def row(entry: RunEntry, href: str | None) -> Row:
     scale = 100 if headline is not None and headline.percent else 1  # sorted as shown
     value = headline.value * scale if headline is not None and headline.value is not None \
         else None
-    low = headline.interval[0] * scale if headline is not None and headline.interval \
-        else None
+    ends = headline.interval if headline is not None and headline.interval else (None, None)
+    low = None if ends[0] is None else ends[0] * scale  # an open lower end sorts first
     return Row(entry.relative, href, entry.started_shown, _epoch(entry.started),
                entry.benchmark, entry.model, entry.status.text, entry.status.kind,
                headline.label if headline is not None else "-", entry.why,

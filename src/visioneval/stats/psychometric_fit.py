@@ -13,6 +13,10 @@ the share of resampled deviances at least as large as the observed one (Wichmann
 independent fits' draws can be paired (a difference between observers); it refits every
 simulated data set at once with Newton's method (see `_refit_all`).
 
+A threshold interval never extrapolates either: an end outside the tested levels is open,
+−math.inf below the lowest tested level and math.inf beyond the highest (or where refits
+never reach the criterion); `open_ends` turns them into None for metrics.json.
+
 "Not reached" (no threshold number, never an extrapolation), in this order:
 1. the fit does not beat the flat guessing model ψ(x) = γ: a likelihood-ratio test on
    3 degrees of freedom (α, β, λ) with p ≥ 0.05;
@@ -68,7 +72,7 @@ class Fit:
     threshold: float | None
     midpoint: float | None
     slope: float | None
-    threshold_ci: tuple[float, float] | None = None  # may reach math.inf: see `bootstrap`
+    threshold_ci: tuple[float, float] | None = None  # ends may be ±math.inf: `threshold_interval`
     slope_ci: tuple[float, float] | None = None
     lapse_ci: tuple[float, float] | None = None
     deviance_p: float | None = None  # the bootstrap's
@@ -305,7 +309,7 @@ def _bootstrap(found: Fit, data: _Data, theta: np.ndarray, deviance: float, resa
             levels.append(math.inf if level is None else level)
             slopes.append(0.0 if level is None else
                           psi_slope(level, alpha, beta, data.guess, lapse, data.form))
-        changes["threshold_ci"] = _percentiles(np.asarray(levels))
+        changes["threshold_ci"] = threshold_interval(np.asarray(levels), *_tested(data))
         changes["slope_ci"] = _percentiles(np.asarray(slopes))
     return _replace(found, **changes)
 
@@ -315,6 +319,29 @@ def _percentiles(values: np.ndarray) -> tuple[float, float]:
     (a resample that never reaches the criterion counts as a threshold beyond any level)."""
     low, high = np.quantile(values, [0.025, 0.975], method="inverted_cdf")
     return float(low), float(high)
+
+
+def threshold_interval(draws: np.ndarray, lowest: float, highest: float
+                       ) -> tuple[float, float]:
+    """The 95% percentile interval of bootstrap thresholds, with an end outside the tested
+    levels [lowest, highest] open: −math.inf ("below the tested levels") or math.inf
+    ("beyond the tested levels"). The levels are magnitudes, so a number below the lowest
+    tested one (even a negative one, which a logistic refit can give) is an extrapolation
+    the data cannot support."""
+    low, high = _percentiles(draws)
+    return (low if low >= lowest else -math.inf, high if high <= highest else math.inf)
+
+
+def open_ends(interval: tuple[float, float]) -> tuple[float | None, float | None]:
+    """A threshold interval as metrics.json stores it: an open (infinite) end is None."""
+    low, high = interval
+    return (None if math.isinf(low) else low, None if math.isinf(high) else high)
+
+
+def _tested(data: _Data) -> tuple[float, float]:
+    """The lowest and highest tested level, in the level's own units."""
+    low, high = float(data.t.min()), float(data.t.max())
+    return (math.exp(low), math.exp(high)) if data.form == "weibull" else (low, high)
 
 
 @dataclass(frozen=True)

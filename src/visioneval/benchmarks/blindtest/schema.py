@@ -64,8 +64,9 @@ class LevelPoint(MetricsBlock):
 
 class Threshold(MetricsBlock):
     """One magnitude's psychometric fit under one protocol (thresholds.py): the level where
-    ψ reaches `criterion` correct, its 95% parametric-bootstrap interval (upper end None:
-    refits beyond every tested level), or status "not reached" and `reason`, no number."""
+    ψ reaches `criterion` correct, its 95% parametric-bootstrap interval (an end outside the
+    tested levels is None, open: the lower below the lowest, the upper beyond the highest),
+    or status "not reached" and `reason`, no number."""
 
     task: str
     unit: str
@@ -78,7 +79,7 @@ class Threshold(MetricsBlock):
     status: str
     reason: str | None = None
     threshold: float | None = None
-    threshold_ci95: tuple[float, float | None] | None = None
+    threshold_ci95: tuple[float | None, float | None] | None = None
     slope: float | None = None
     alpha: float | None = None
     beta: float | None = None

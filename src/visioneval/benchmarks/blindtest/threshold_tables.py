@@ -26,8 +26,8 @@ NAMES = {"paper": "paper", "lmms-eval": "lmms-eval", "vlmevalkit": "VLMEvalKit"}
 HEADER = ["Magnitude", "Protocol", "Threshold [95%]", "Levels", "Rows"]
 NOTE = ("Threshold: the level where a Weibull ψ(x) = γ + (1 − γ − λ)·F(x) fitted to "
         "proportion correct reaches 0.75 (γ = 0.5 for the circles' yes/no, 1/3 for 0-2 "
-        "intersections; λ within [0, 0.1]); [95%]: parametric bootstrap, 1000 refits. "
-        "Not reached: no number, see why below.")
+        "intersections; λ within [0, 0.1]); [95%]: parametric bootstrap, 1000 refits "
+        "(below, beyond: an end outside the tested levels). Not reached: no number, see why below.")
 
 
 def _blocks(metrics: dict[str, Any], labels: str) -> list[tuple[Magnitude, str, dict]]:
@@ -45,6 +45,11 @@ def number(value: float | None) -> str:
     return "-" if value is None else f"{value:.3g}"
 
 
+def _end(value: float | None, open_side: str) -> str:
+    """An interval end, or where it lies when open: below or beyond the tested levels."""
+    return open_side if value is None else number(value)
+
+
 def reading(block: dict[str, Any]) -> str:
     """The threshold and its interval with the unit, or "not reached"."""
     if block.get("threshold") is None:
@@ -52,7 +57,7 @@ def reading(block: dict[str, Any]) -> str:
     ci = block.get("threshold_ci95")
     said = f"{number(block['threshold'])} {block['unit']}"
     if ci:
-        said += f" [{number(ci[0])}, {'beyond' if ci[1] is None else number(ci[1])}]"
+        said += f" [{_end(ci[0], 'below')}, {_end(ci[1], 'beyond')}]"
     return said
 
 
@@ -109,8 +114,7 @@ def _series(name: str, block: dict[str, Any]) -> PsychometricSeries:
                    "weibull")
     ci = block.get("threshold_ci95")
     band = (ci[0], ci[1]) if ci else None
-    interval = "" if not ci else \
-        f"{number(ci[0])} to {'beyond' if ci[1] is None else number(ci[1])}"
+    interval = "" if not ci else f"{_end(ci[0], 'below')} to {_end(ci[1], 'beyond')}"
     return PsychometricSeries(
         [LevelPoint(p["level"], p["p"], (p["ci95"][0], p["ci95"][1]), p["correct"], p["n"])
          for p in block.get("points", [])], curve, block["criterion"], block.get("threshold"),

@@ -1,7 +1,8 @@
 """Thresholds from BlindTest's magnitudes (magnitude.py): per protocol, proportion correct
 at each level, a Weibull ψ(x) = γ + (1 − γ − λ)·F(x; α, β) fitted by maximum likelihood
 (`visioneval.stats.psychometric_fit`, as `visioneval psychophysics` fits), the level where
-ψ reaches 0.75 correct, and its 95% interval from 1,000 parametric-bootstrap refits.
+ψ reaches 0.75 correct, and its 95% interval from 1,000 parametric-bootstrap refits (an end
+outside the tested levels is open: None).
 
 "Not reached" (no number, never 0), with its reason: fewer than two levels answered, the
 answers do not beat guessing, the fitted ceiling stays below the criterion, or the
@@ -9,16 +10,19 @@ criterion lies outside the tested levels (docs/psychophysics.md, "The fit")."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable
 from typing import Any
-
-import numpy as np
 
 from visioneval.benchmarks.blindtest.magnitude import Magnitude
 from visioneval.stats.binomial import wilson
 from visioneval.stats.psychometric import Sigmoid
-from visioneval.stats.psychometric_fit import CRITERION, RESAMPLES, SEED, threshold_draws
+from visioneval.stats.psychometric_fit import (
+    CRITERION,
+    RESAMPLES,
+    SEED,
+    open_ends,
+    threshold_draws,
+    threshold_interval,
+)
 
 FORM: Sigmoid = "weibull"
 
@@ -82,13 +86,6 @@ def _fit(levels: tuple[float, ...], correct: tuple[int, ...], n: tuple[int, ...]
     out |= {"threshold": done.threshold, "slope": done.slope,
             "resamples": len(draws.thresholds)}
     if len(draws.thresholds):
-        low, high = _percentiles(draws.thresholds)
-        out["threshold_ci95"] = [low, None if math.isinf(high) else high]
+        out["threshold_ci95"] = list(open_ends(threshold_interval(
+            draws.thresholds, min(levels), max(levels))))
     return out
-
-
-def _percentiles(values: Iterable[float]) -> tuple[float, float]:
-    """2.5th and 97.5th percentiles without interpolating across an infinite draw (a
-    refit that never reaches the criterion)."""
-    low, high = np.quantile(np.asarray(list(values)), [0.025, 0.975], method="inverted_cdf")
-    return float(low), float(high)

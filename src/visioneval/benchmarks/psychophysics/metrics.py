@@ -49,8 +49,9 @@ class Threshold(Block):
     """One psychometric fit (detection, one feature at one set size and distractor
     spread). `threshold` is the level where ψ equals
     `criterion`; with status "not reached" it, its interval and the slope are absent and
-    `reason` says why. The upper end of `threshold_ci95` is None when
-    bootstrap refits went beyond every tested level."""
+    `reason` says why. An end of `threshold_ci95` outside the tested levels is open: the
+    lower end None when bootstrap refits put it below the lowest tested level, the upper
+    end None when they put it beyond the highest (or never reach the criterion)."""
     feature: str
     set_size: int
     unit: str
@@ -64,7 +65,7 @@ class Threshold(Block):
     status: str
     reason: str | None = None
     threshold: float | None = None
-    threshold_ci95: tuple[float, float | None] | None = None
+    threshold_ci95: tuple[float | None, float | None] | None = None
     slope: float | None = None
     slope_ci95: Interval | None = None
     lapse: float | None = None

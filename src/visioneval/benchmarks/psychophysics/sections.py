@@ -252,7 +252,8 @@ def comparison(benchmark: str, views: Sequence[ReadableRun]) -> ComparisonTable 
             band = t.get("threshold_ci95")
             span: Interval | None = None
             if value is not None and band:
-                span = (band[0], math.inf if band[1] is None else band[1])
+                span = (-math.inf if band[0] is None else band[0],
+                        math.inf if band[1] is None else band[1])
             spans.append(span)
         rows.append(row)
         intervals.append(spans)

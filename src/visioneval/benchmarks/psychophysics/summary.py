@@ -19,7 +19,7 @@ from visioneval.benchmarks.psychophysics.params import UNITS
 from visioneval.core.records import Record
 from visioneval.stats.binomial import wilson
 from visioneval.stats.detection import dprime
-from visioneval.stats.psychometric_fit import fit
+from visioneval.stats.psychometric_fit import fit, open_ends
 from visioneval.stats.setsize import conjunction_vs_feature, set_size_effect
 
 GUESS = 1 / 3  # one of orientation, color, size
@@ -167,8 +167,7 @@ def _thresholds(points: list[dict[str, Any]], missing: list[dict[str, Any]],
             block |= {"threshold": done.threshold, "slope": done.slope,
                       "slope_ci95": done.slope_ci}
             if done.threshold_ci is not None:
-                low, high = done.threshold_ci
-                block["threshold_ci95"] = (low, None if math.isinf(high) else high)
+                block["threshold_ci95"] = open_ends(done.threshold_ci)
         out.append({k: v for k, v in block.items() if v is not None})
     return out
 

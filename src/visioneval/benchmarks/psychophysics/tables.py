@@ -33,8 +33,9 @@ def span(found: Sequence[float | None] | None, digits: int = 3) -> str:
     if not found:
         return "-"
     low, high = found
+    lower = "below the tested levels" if low is None else number(low, digits)
     upper = "beyond the tested levels" if high is None else number(high, digits)
-    return f"{number(low, digits)} to {upper}"
+    return f"{lower} to {upper}"
 
 
 def threshold_rows(metrics: dict[str, Any]) -> list[list[str]]:
