@@ -152,7 +152,8 @@ def _t_ratio(numerator: np.ndarray, variance: np.ndarray) -> np.ndarray:
     se = np.sqrt(np.clip(variance, 0, None))
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = numerator / se
-    return np.where(se > 0, ratio, np.where(numerator != 0, np.sign(numerator) * np.inf, 0.0))
+        infinite = np.where(numerator != 0, np.sign(numerator) * np.inf, 0.0)
+    return np.where(se > 0, ratio, infinite)
 
 
 def wild_interval(run: Run, rng: np.random.Generator, resamples: int = RESAMPLES) -> Interval:
@@ -282,7 +283,7 @@ def coverage_cell(count: int, runs: int, seed: int,
     out = {}
     for name, bounds in found.items():
         width = bounds[:, 1] - bounds[:, 0]
-        hits = (bounds[:, 0] <= ACCURACY) & (ACCURACY <= bounds[:, 1])
+        hits = (bounds[:, 0] <= ACCURACY) & (bounds[:, 1] >= ACCURACY)
         out[name] = Coverage(Share.of(hits), float(width.mean()),
                              float(width.std(ddof=1) / np.sqrt(runs)) if runs > 1 else 0.0)
     return out
