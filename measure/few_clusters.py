@@ -31,8 +31,8 @@ independently), so the per-question differences correlate 0.5 within an image as
 - CR1 + t(G-1) and CR2 + t(G-1) on the per-question differences.
 - wild bootstrap-t: the null imposed (Webb weights on each image's summed difference).
 
-Run by hand (4000 runs a cell take about five minutes on two cores):
-    uv run python measure/few_clusters.py [--runs 1000] [--clusters 10 20 50 200]
+Run by hand (4000 runs a cell: about four minutes on two cores):
+    uv run python measure/few_clusters.py --runs 4000 [--clusters 10 20 50 200]
 The tables go into docs/intervals.md.
 """
 
