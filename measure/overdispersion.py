@@ -260,13 +260,15 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=400)
     parser.add_argument("--resamples", type=int, default=500)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--taus", type=float, nargs="+", default=list(TAUS))
+    parser.add_argument("--sharing", choices=SHARING, nargs="+", default=list(SHARING))
     args = parser.parse_args()
     obs = observer(0.0)
     print(f"{FEATURE}: α={obs.alpha:g} β={obs.beta:g} λ={obs.lapse:g}, levels "
           f"{DEFAULT_LEVELS[FEATURE]}, {TRIALS} trials each; {args.runs} runs, "
           f"{args.resamples} refits; widths over the true threshold")
     print(header())
-    measure(args.runs, args.resamples, args.workers)
+    measure(args.runs, args.resamples, args.workers, tuple(args.taus), tuple(args.sharing))
 
 
 if __name__ == "__main__":
