@@ -50,7 +50,7 @@ from visioneval.core import registry
 from visioneval.core.engine_options import EngineOptions
 from visioneval.core.records import GenerationSettings
 from visioneval.core.rundir import load
-from visioneval.harness.waterfall import Explanation
+from visioneval.harness.waterfall import Explanation, moves_interval
 from visioneval.loopback.server import Prompt, ServerScript, ThreadedServer, answer_canary
 from visioneval.probe import reader
 from visioneval.runs.spec import RunSpec
@@ -199,9 +199,9 @@ def draws_coverage(labels: dict[int, str], seeds: range) -> dict[str, float]:
     covered = dict.fromkeys(("label set", "extraction", "prompt"), 0)
     for seed in seeds:
         for name, moves in per_item_moves(Draws.make(seed, labels)).items():
-            n, mean = len(moves), sum(moves) / len(moves)
-            half = 1.959963984540054 * ((sum(1 for m in moves if m) / n - mean ** 2) / n) ** 0.5
-            covered[name] += mean - half <= design[name] / 100 <= mean + half
+            low, high = moves_interval(100 * sum(moves) / len(moves),
+                                       sum(1 for m in moves if m), len(moves))
+            covered[name] += low <= design[name] <= high
     return {name: count / len(seeds) for name, count in covered.items()}
 
 
@@ -222,20 +222,21 @@ def run_once(data: Path, labels: dict[int, str], seed: int, out: Path,
     return found
 
 
-def found_steps(explanation: Explanation) -> dict[str, Step_]:
-    out = {}
-    for step in explanation.steps:
-        for name in STEPS:
-            if step.name == name or step.name.startswith(f"{name}:") \
-                    or step.name.startswith(f"{name} ("):
-                out[name] = Step_(step.points or 0.0, step.interval)
-    return out
-
-
 @dataclass(frozen=True)
-class Step_:
+class FoundStep:
+    """A step of explain's table, as the script compares it."""
+
     points: float
     interval: tuple[float, float] | None
+
+
+def found_steps(explanation: Explanation) -> dict[str, FoundStep]:
+    out = {}
+    for name in STEPS:
+        step = explanation.step(name)
+        if step is not None:
+            out[name] = FoundStep(step.points or 0.0, step.interval)
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:

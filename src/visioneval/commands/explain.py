@@ -89,10 +89,11 @@ def explanations(view: OpenedRun, request: ExplainRequest) -> list[waterfall.Exp
         if protocol not in sent.protocols:
             raise ValueError(f"--as {protocol}: the run scored {', '.join(sent.protocols)}")
     paper = _paper_number(definition.published(), view, sent, request)
-    transport, seen = _transport(view, definition, request.transport)
+    reader = _reading_benchmark(view)
+    transport, seen = _transport(view, definition, reader, request.transport)
     raw = view.metrics.get("differences")
     differences = DifferenceSummary.model_validate(raw) if isinstance(raw, dict) else None
-    pairing = _pairing(view, sent, transport)
+    pairing = _pairing(view, reader, sent, transport)
     found = [waterfall.explain(view.benchmark, view.model, paper, sent, protocol,
                                request.labels, differences, transport, seen, pairing)
              for protocol in protocols]
@@ -107,20 +108,18 @@ def explanations(view: OpenedRun, request: ExplainRequest) -> list[waterfall.Exp
     return found
 
 
-def _pairing(view: OpenedRun, sent: GapHeadlines, transport: waterfall.Transport | None
+def _pairing(view: OpenedRun, benchmark: Benchmark[Any], sent: GapHeadlines,
+             transport: waterfall.Transport | None
              ) -> UnitTable | None:
     """Every unit's part of the headlines, from the records (the stored images' and the
     transport variant's), when the benchmark says them (`SharesGap`); else None and the
     steps' intervals are combined as if independent."""
-    benchmark = _reading_benchmark(view)
     if not isinstance(benchmark, SharesGap):
         return None
     table = UnitTable(sent.weights)
     table.add("", benchmark.gap_units(view.iter_records()))
     if transport is not None:
-        table.add(transport.variant, benchmark.gap_units(
-            as_original(r) for r in view.iter_records(variants=True)
-            if family_of(r) == transport.variant))
+        table.add(transport.variant, benchmark.gap_units(_family(view, transport.variant)))
     return table
 
 
@@ -151,7 +150,8 @@ def _paper_number(table: PublishedTable, view: OpenedRun, sent: GapHeadlines,
                                  citation=table.citation)
 
 
-def _transport(view: OpenedRun, definition: ExplainsGap, name: str | None
+def _transport(view: OpenedRun, definition: ExplainsGap, benchmark: Benchmark[Any],
+               name: str | None
                ) -> tuple[waterfall.Transport | None, GapHeadlines | None]:
     """The variant that shows the model what the paper's model saw, and its headlines
     recomputed from its records; (None, None) when the run has none and none was named."""
@@ -171,8 +171,7 @@ def _transport(view: OpenedRun, definition: ExplainsGap, name: str | None
         if not changing:
             return None, None
         chosen = changing[0]
-    benchmark = _reading_benchmark(view)
-    metrics = benchmark.summarize(_family(view, chosen))
+    metrics = benchmark.summarize(_family(view, chosen.name))
     seen = definition.gap_headlines(metrics)
     probe = view.info.resolution_probe
     return waterfall.Transport(variant=chosen.name, what=_what(chosen),
@@ -184,9 +183,10 @@ def _reading_benchmark(view: OpenedRun) -> Benchmark[Any]:
     return view.shown.build_to_read(dict(view.info.options or {}))
 
 
-def _family(view: OpenedRun, variant: VariantInfo) -> Iterator[Record]:
+def _family(view: OpenedRun, variant: str) -> Iterator[Record]:
+    """A variant's records, each seen as its original's."""
     for record in view.iter_records(variants=True):
-        if family_of(record) == variant.name:
+        if family_of(record) == variant:
             yield as_original(record)
 
 

@@ -45,6 +45,8 @@ TOOL = "lmms-eval"
 SAMPLES_MARK = "_samples_"
 FAILED_MARK = "[LMMS_EVAL_REQUEST_FAILED"
 RESULTS_LIMIT = 64 << 20  # a results file larger than this is not read (it is metadata)
+PROMPT_NOTE = ("only the lmms-eval protocol reads lmms-eval's prompt: the paper's and "
+               "VLMEvalKit's protocols need answers to their own prompts")
 EMPTY_ERROR = "empty response (lmms-eval logs a failed request as an empty string)"
 NO_ANSWER_AFTER_THINKING = ("the response is all reasoning and no answer (its <think> part "
                             "never closed, or nothing followed it): probably cut at "

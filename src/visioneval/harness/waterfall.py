@@ -271,6 +271,15 @@ def _difference(name: str, before: ProtocolHeadline, after: ProtocolHeadline,
                 running=after.value, note=note)
 
 
+def moves_interval(points: float, moved: int, n: int) -> tuple[float, float]:
+    """The normal 95% interval of a mean of per-item moves within [-1, 1], `moved` of `n`
+    items nonzero and their mean `points` (percent): the variance bounded by the share of
+    items moved, as the moves' squares are at most 1."""
+    mean = points / 100
+    half = 100 * Z95 * math.sqrt(max(moved / n - mean * mean, 0.0) / n)
+    return points - half, points + half
+
+
 def _parts(summary: DifferenceSummary | None, protocol: str, total: float) -> list[Step]:
     """The protocol step split: per-item causes, the item set, and what aggregation does."""
     found = summary.of(protocol) if summary is not None else None
@@ -279,11 +288,8 @@ def _parts(summary: DifferenceSummary | None, protocol: str, total: float) -> li
     parts: list[Step] = []
     n = found.compared
     for cause in found.causes:
-        mean = cause.points / 100
-        var = max(cause.items / n - mean * mean, 0.0)  # moves within [-1, 1]: an upper bound
-        half = 100 * Z95 * math.sqrt(var / n)
         parts.append(Step(kind="part", name=cause.cause, points=cause.points,
-                          interval=(cause.points - half, cause.points + half),
+                          interval=moves_interval(cause.points, cause.items, n),
                           note=f"{cause.items} of {n} items: +{cause.gained} -{cause.lost}"))
     if found.excluded:
         parts.append(Step(kind="part", name="item set", points=found.item_set_points,

@@ -47,8 +47,7 @@ class Checks(lmms_eval.Checks):
                           "not be of lmms-eval's vlmsareblind task as visioneval knows it"),
             (self.other_prompts, "prompts do not end with lmms-eval's \"Answer only in the "
                                  "required format.\""))
-        out.append("only the lmms-eval protocol reads lmms-eval's prompt: the paper's and "
-                   "VLMEvalKit's protocols need answers to their own prompts")
+        out.append(lmms_eval.PROMPT_NOTE)
         return out
 
 

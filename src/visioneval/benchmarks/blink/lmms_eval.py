@@ -76,8 +76,7 @@ class Checks(lmms_eval.Checks):
 
     def notes(self) -> list[str]:
         return [self.agreement("letter (pred_parsed)", "the same extraction here"),
-                "only lmms-eval's protocol reads lmms-eval's prompt: the paper's and "
-                "VLMEvalKit's need answers to their own prompts",
+                lmms_eval.PROMPT_NOTE,
                 *self.counted((self.differ, "answers extract differently than lmms-eval "
                                             "logged: the log may have been changed"),
                               (self.other_prompts, "prompts are not the default template's "

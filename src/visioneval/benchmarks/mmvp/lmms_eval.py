@@ -60,8 +60,7 @@ class Checks(lmms_eval.Checks):
             (self.differ, "answers score differently than lmms-eval logged: the log may "
                           "not be of lmms-eval's mmvp task as visioneval knows it"),
             (self.other_prompts, "prompts are not lmms-eval's mmvp prompt verbatim"))
-        out.append("only the lmms-eval protocol reads lmms-eval's prompt: the paper's and "
-                   "VLMEvalKit's protocols need answers to their own prompts")
+        out.append(lmms_eval.PROMPT_NOTE)
         return out
 
 
