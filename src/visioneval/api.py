@@ -43,6 +43,7 @@ class RunResult:
     status: str
     report: Path | None
     variants: dict[str, Any] | None = None  # variants.json, when the run sent variants
+    epochs: dict[str, Any] | None = None  # epochs.json, when each sample was asked K times
 
 
 BenchmarkLike = str | BenchmarkDefinition | type[BenchmarkDefinition] | Benchmark
@@ -103,6 +104,7 @@ class RunArguments(TypedDict, total=False):
     progress: bool  # False unless given
     report: bool  # True unless given
     variants: Sequence[str]
+    epochs: int
     batch: bool
     target_ci: float | None
 
@@ -127,7 +129,8 @@ async def arun(benchmark: BenchmarkLike, *, model: str,
         generation=GenerationSettings(temperature=given.get("temperature", 0.0),
                                       max_tokens=max_tokens),
         out=Path(out) if out else None, engine=given.get("engine") or EngineOptions(),
-        variants=tuple(given.get("variants", ())), batch=given.get("batch", False),
+        variants=tuple(given.get("variants", ())), epochs=given.get("epochs", 1),
+        batch=given.get("batch", False),
         stopping=Stopping(target_ci=target_ci) if target_ci is not None else None)
     spec.build(definition)  # the variants, checked with the caller's own definition
     return await _arun(spec, given.get("progress", False), given.get("report", True),
@@ -149,8 +152,10 @@ async def _arun(spec: RunSpec, progress: bool, report: bool,
         spec, output, (lambda directory: _report(directory, given)) if report else None)
     found = result.variants.model_dump(mode="json", exclude_none=True) \
         if result.variants is not None else None
+    epochs = result.epochs.model_dump(mode="json", exclude_none=True) \
+        if result.epochs is not None else None
     return RunResult(result.directory, result.metrics, result.n_records, result.n_errors,
-                     result.status, page, found)
+                     result.status, page, found, epochs)
 
 
 def _report(directory: Path, given: BenchmarkDefinition | None) -> Path | None:
@@ -164,7 +169,8 @@ def run(benchmark: BenchmarkLike, *, model: str, **given: Unpack[RunArguments]) 
     Benchmark object) on `model` behind `backend` ("openai", "openrouter", "ollama",
     "anthropic" or "builtin"). `options` are the benchmark's command options (the fields
     of its definition's `command_options`); `variants` as `--variant` names them
-    ("blind", "jpeg:50", ...); `batch` sends the run through the provider's batch API
+    ("blind", "jpeg:50", ...); `epochs` asks every sample that many times (`--epochs`,
+    summarized in `epochs`); `batch` sends the run through the provider's batch API
     (`--batch`); `target_ci` stops once the headline's 95% interval is at most that many
     points wide (`--target-ci`). Returns the run's directory and metrics (and
     variants.json's summary as `variants`); errors are counted in `n_errors`, never

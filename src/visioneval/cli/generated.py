@@ -46,6 +46,7 @@ from visioneval.cli.options import (
     CacheKeyUrl,
     Concurrency,
     DryRun,
+    Epochs,
     ExecutorOpt,
     JudgePriceIn,
     JudgePriceOut,
@@ -98,7 +99,8 @@ def _shared(definition: BenchmarkDefinition) -> list[inspect.Parameter]:
         show_default=str(definition.max_tokens), rich_help_panel=MODEL)]
     return [option("backend", backend, None), option("model", model, None),
             option("base_url", BaseUrl, None), option("api_key_env", ApiKeyEnv, None),
-            option("temperature", Temperature, None), option("max_tokens", max_tokens, None)]
+            option("temperature", Temperature, None), option("max_tokens", max_tokens, None),
+            option("epochs", Epochs, None)]
 
 
 def _out(shown: str, help_text: str = "Run directory.") -> inspect.Parameter:

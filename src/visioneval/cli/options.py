@@ -48,6 +48,10 @@ BaseUrl = Annotated[list[str] | None, base_url_option()]
 ApiKeyEnv = Annotated[str | None, api_key_env_option()]
 Temperature = Annotated[float | None, typer.Option(
     metavar="NUM", help="Sampling temperature.", show_default="0", rich_help_panel=MODEL)]
+Epochs = Annotated[int | None, typer.Option(
+    "--epochs", min=1, metavar="K",
+    help="Ask every sample K times (each its own seed): item means, variance split.",
+    show_default="1", rich_help_panel=MODEL)]
 Resume = Annotated[Path | None, typer.Option(
     metavar="DIR", help="Continue the run in DIR with its recorded settings.",
     rich_help_panel=OUTPUT)]

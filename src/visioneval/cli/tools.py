@@ -27,8 +27,10 @@ def loopback(
                                         "biased to the first image, one blind to counts, one "
                                         "that guesses), observer (a simulated observer of "
                                         "psychophysics stimuli), canary (reads the resolution "
-                                        "probe's stripes from the pixels it receives) or "
-                                        "fixed:TEXT.")
+                                        "probe's stripes from the pixels it receives), "
+                                        "varying:A,B (the first option right with a chance "
+                                        "per item drawn from Beta(A, B), drawn anew per "
+                                        "request seed) or fixed:TEXT.")
                       ] = "popout",
     latency: Annotated[float, typer.Option(help="Seconds before each answer.")] = 0.0,
     fail_rate: Annotated[float, typer.Option(min=0, max=1, help="Share of requests that fail.")

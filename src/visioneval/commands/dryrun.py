@@ -29,6 +29,7 @@ from visioneval.cost.prices import (
     recorded_price,
 )
 from visioneval.cost.total import PANEL_REMEDY, role_prices
+from visioneval.epochs.family import rebuilt
 from visioneval.io.parquet import DataError
 from visioneval.runs.detectable import dry_run_line, paired_difference
 from visioneval.runs.output import Output
@@ -40,7 +41,6 @@ from visioneval.runs.spec import RunSpec
 from visioneval.runs.target import resume_command
 from visioneval.shards import Shard
 from visioneval.terminal import line
-from visioneval.variants.family import rebuilt
 
 
 def dry_run(spec: RunSpec, output: Output) -> int:

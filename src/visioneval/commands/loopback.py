@@ -19,6 +19,8 @@ from visioneval.loopback.server import (
     ServerScript,
     answer_fixed,
 )
+from visioneval.loopback.varying import answer_varying
+from visioneval.loopback.varying import parse as parse_varying
 from visioneval.stats.psychometric import Sigmoid
 
 OBSERVER_FORMS = ("weibull", "logistic")
@@ -54,13 +56,15 @@ def build_script(models: tuple[str, ...], answer: str, latency: float, fail_rate
         answerer = answer_observer((observer or ObserverFlags()).observer())
     elif answer.startswith("fixed:"):
         answerer = answer_fixed(answer.removeprefix("fixed:"))
+    elif answer.startswith("varying:"):
+        answerer = answer_varying(*parse_varying(answer.removeprefix("varying:")), seed=seed)
     elif answer in ANSWER_MODES:
         answerer = ANSWER_MODES[answer]
     elif answer in SEEDED_MODES:
         answerer = SEEDED_MODES[answer](seed)
     else:
         raise ValueError(f"--answer {answer!r}: use {', '.join([*ANSWER_MODES, *SEEDED_MODES])}"
-                         ", observer or fixed:TEXT")
+                         ", observer, varying:A,B or fixed:TEXT")
     chosen = tuple(f.strip() for f in faults.split(",") if f.strip())
     unknown = [f for f in chosen if f not in FAULTS]
     if unknown:

@@ -17,6 +17,7 @@ from visioneval.core.rundir import just_made
 from visioneval.core.runfiles import RunInfo
 from visioneval.core.store import RunLock, RunStore, WriteError
 from visioneval.engine.runner import CostLimitReached, RunStopped
+from visioneval.epochs import shown as epochs_shown
 from visioneval.invocation import command
 from visioneval.report.cost import cost_line
 from visioneval.report.page import try_write_report
@@ -129,6 +130,9 @@ def report(result: SessionResult, output: Output, definition: registry.Named = N
     if result.variants is not None:  # what a run with --variant was asked for
 
         shown.show(result.variants, console, details=False)
+    if result.epochs is not None:
+        console.print()
+        epochs_shown.show(result.epochs, console)
     stats = result.stats
     line(console, f"{result.n_records} samples recorded ({result.n_errors} errors, "
                   f"{stats.skipped} rows skipped, {stats.cache_hits} from cache, "

@@ -41,6 +41,15 @@ class GenerationSettings(BaseModel, frozen=True, allow_inf_nan=False):
     max_tokens: int = Field(128, gt=0, le=INT_RANGE[1])
     seed: int | None = Field(None, ge=INT_RANGE[0], le=INT_RANGE[1])
 
+    def for_epoch(self, epoch: int) -> GenerationSettings:
+        """The settings of an item's `epoch`-th answer (`--epochs`): the first is asked as
+        given; each later one with its own seed (the given seed, or 0, plus epoch - 1), so
+        it is a distinct request with a cache entry of its own, and a server that takes a
+        seed samples it anew."""
+        if epoch <= 1:
+            return self
+        return _epoch_settings(self, epoch)
+
 
 @dataclass(frozen=True, slots=True)
 class Request:
@@ -63,6 +72,12 @@ class Request:
 def _settings_dict(settings: GenerationSettings) -> dict[str, Any]:
     """Settings are frozen and shared by a whole run: dump them once, not per request."""
     return settings.model_dump()
+
+
+@functools.lru_cache(maxsize=256)
+def _epoch_settings(settings: GenerationSettings, epoch: int) -> GenerationSettings:
+    """A run's settings for one epoch, made once: every sample of the epoch shares them."""
+    return settings.model_copy(update={"seed": (settings.seed or 0) + epoch - 1})
 
 
 def stable_hash(obj: Any) -> str:
@@ -108,6 +123,9 @@ class Sample:
     messages: tuple[Message, ...]
     target: Any
     metadata: dict[str, Any] = field(default_factory=dict)
+    epoch: int = 1
+    """Which answer to the same prompt this is (`--epochs`): its request's settings are
+    `GenerationSettings.for_epoch(epoch)`."""
 
     def prompt_summary(self) -> list[dict[str, Any]]:
         """The prompt as a record keeps it: text verbatim, images by description."""

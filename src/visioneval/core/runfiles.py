@@ -154,6 +154,7 @@ class BenchmarkPlan(_Closed):
     options: dict[str, Any]
     dataset: PlannedDataset
     variants: list[VariantInfo] | None = None
+    epochs: int | None = None
 
     @classmethod
     def of(cls, plan: BenchmarkPlan | Mapping[str, Any], name: str = "") -> BenchmarkPlan:
@@ -479,6 +480,9 @@ class RunInfo(_Closed):
     variants: list[VariantInfo] | None = Field(
         None, description="The request variants sent beside every sample (`--variant`): "
         "each a family of its own on the same rows.")
+    epochs: int | None = Field(
+        None, ge=2, description="`--epochs K`: every sample asked K times (answer k as "
+        "`<id>@epoch<k>`, with its own seed); absent: once.")
     resolution_probe: ProbedResolution | None = Field(
         None, description="The endpoint's effective resolution, measured before the run "
         "(`--probe-resolution`).")

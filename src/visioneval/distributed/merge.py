@@ -34,9 +34,9 @@ from visioneval.core.store import (
 )
 from visioneval.core.variant_ids import original_id
 from visioneval.engine.runner import RunStats
+from visioneval.epochs.family import rebuilt
 from visioneval.runs.session import finish
 from visioneval.shards import Shard
-from visioneval.variants.family import rebuilt
 
 MERGING = "merging"
 """run.json's status while a merge writes the directory (the final one is written last)."""

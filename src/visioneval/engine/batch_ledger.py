@@ -43,7 +43,7 @@ class SentSample(Sample):
     @classmethod
     def of(cls, sample: Sample, cache_key: str | None) -> SentSample:
         return cls(sample.id, sample.group, (), sample.target, sample.metadata,
-                   sample.prompt_summary(), cache_key)
+                   epoch=sample.epoch, summary=sample.prompt_summary(), cache_key=cache_key)
 
     def prompt_summary(self) -> list[dict[str, Any]]:
         return self.summary
@@ -204,7 +204,8 @@ def _sample_line(line: bytes, path: Path, number: int) -> SampleLine:
         if isinstance(group, str) and isinstance(metadata, dict) and \
                 isinstance(prompt, list) and (key is None or isinstance(key, str)):
             return SampleLine(value["id"], SentSample(
-                value["id"], group, (), value.get("target"), metadata, prompt, key))
+                value["id"], group, (), value.get("target"), metadata, summary=prompt,
+                cache_key=key))
     raise ValueError(f"{path} line {number}: not a sample of the batch (a JSON object with "
                      "its id, group, target, metadata, prompt and cache_key, or its id)")
 

@@ -115,7 +115,8 @@ class _BatchRun:
                     if found is None:
                         continue
                     sample, key = found
-                    request = Request(sample.messages, self.engine.settings)
+                    settings = self.engine.settings.for_epoch(sample.epoch)
+                    request = Request(sample.messages, settings)
                     line = self.client.encode(custom_id(chunk.key, sample.id), request)
                     if chunk.samples.count and self._overflows(chunk, line):
                         group.create_task(self._collect(await self._submit(chunk)))
@@ -191,7 +192,8 @@ class _BatchRun:
         if engine.cache is None:
             return None
         identity, _ = engine._origin(engine.backend)
-        return cache_key(identity, Request(sample.messages, engine.settings))
+        settings = engine.settings.for_epoch(sample.epoch)
+        return cache_key(identity, Request(sample.messages, settings))
 
     def _overflows(self, chunk: _Chunk, line: bytes) -> bool:
         limits = self.client.limits

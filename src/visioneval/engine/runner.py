@@ -64,10 +64,11 @@ class _EngineAsk:
     engine: Engine
     stats: RunStats
     group: str = ""
+    epoch: int = 1  # the sample's: a repeated answer's requests carry its epoch's seed
 
     @property
     def settings(self) -> GenerationSettings:
-        return self.engine.settings
+        return self.engine.settings.for_epoch(self.epoch)
 
     @property
     def run_dir(self) -> Path:
@@ -239,9 +240,9 @@ class Engine:
         async def work() -> None:
             try:
                 while (sample := await todo.get()) is not None:
-                    ask = _EngineAsk(self, stats, sample.group)
+                    ask = _EngineAsk(self, stats, sample.group, sample.epoch)
                     if solver is None:
-                        solved = Solved(await ask(Request(sample.messages, self.settings)))
+                        solved = Solved(await ask(Request(sample.messages, ask.settings)))
                     else:
                         solved = await solver(sample, ask)
                     answered.put_nowait((sample, solved))

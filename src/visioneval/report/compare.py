@@ -29,12 +29,12 @@ from visioneval.core.blocks import (
 )
 from visioneval.core.rundir import OpenedRun, load_all
 from visioneval.core.store import RunDirError, write_atomic
+from visioneval.epochs.family import rebuilt
 from visioneval.io import csvcells
 from visioneval.report import reference as published
 from visioneval.report import templating, variants
 from visioneval.report.cost import cost_column
 from visioneval.report.markdown import md_escape
-from visioneval.variants.family import rebuilt
 
 if TYPE_CHECKING:
     from visioneval.report.reference import ReferenceReport

@@ -8,6 +8,8 @@ from __future__ import annotations
 from rich.console import Console
 
 from visioneval.core.rundir import OpenedRun
+from visioneval.epochs import shown as epochs_shown
+from visioneval.epochs.summary import read as read_epochs
 from visioneval.report.cost import cost_line
 from visioneval.terminal import line
 from visioneval.variants import shown
@@ -23,6 +25,7 @@ def show(view: OpenedRun, console: Console) -> None:
     else:
         view.shown.print_tables(view, console)
         _variants(view, console)
+        _epochs(view, console)
     console.print()
     counts = info.counts
     if counts is not None:
@@ -47,3 +50,16 @@ def _variants(view: OpenedRun, console: Console) -> None:
     if summary is not None:
         console.print()
         shown.show(summary, console)
+
+
+def _epochs(view: OpenedRun, console: Console) -> None:
+    """The repeated answers' table and sentences (a run with --epochs)."""
+    try:
+        summary = read_epochs(view.directory)
+    except ValueError as exc:
+        console.print()
+        line(console, f"epochs: {exc}")
+        return
+    if summary is not None:
+        console.print()
+        epochs_shown.show(summary, console)

@@ -41,10 +41,12 @@ from visioneval.core.records import Record, Sample
 from visioneval.core.store import record_id
 from visioneval.engine.quiet import QuietMoments
 from visioneval.engine.runner import RecordWatch
+from visioneval.epochs.family import Repeated
 from visioneval.variants.family import Varied
 
 if TYPE_CHECKING:
     from visioneval.core.idset import IdSet
+    from visioneval.epochs.summary import EpochsSummary
     from visioneval.variants.summary import VariantsSummary
 
 log = logging.getLogger(__name__)
@@ -73,17 +75,21 @@ class Tally:
 @dataclass(frozen=True)
 class Summary:
     """What one pass over the records gives: metrics.json, variants.json (a run with
-    --variant) and the counts of run.json."""
+    --variant), the counts of run.json and epochs.json (a run with --epochs)."""
 
     metrics: dict[str, Any]
     variants: VariantsSummary | None
     tally: Tally
+    epochs: EpochsSummary | None = None
 
 
 def summary_of(benchmark: Benchmark, records: Iterable[Record]) -> Summary:
     """The benchmark's summary of `records`, streamed once, counted on the way."""
     tally = Tally()
     counted = tally.count(records)
+    if isinstance(benchmark, Repeated):
+        metrics, variants, epochs = benchmark.summarize_all(counted)
+        return Summary(metrics, variants, tally, epochs)
     if isinstance(benchmark, Varied):
         metrics, variants = benchmark.summarize_with_variants(counted)
         return Summary(metrics, variants, tally)

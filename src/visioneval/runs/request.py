@@ -50,6 +50,7 @@ class Restated:
     max_tokens: int | None = None
     out: Path | None = None
     variants: tuple[str, ...] = ()
+    epochs: int | None = None
     probe_resolution: bool = False
     batch: bool = False
     shard: str | None = None

@@ -69,6 +69,8 @@ def _shared(info: RunInfo, benchmark: Benchmark, restated: Restated,
         recorded_names = [v.name for v in info.variants or () if not v.read_by_benchmark]
         if sorted(given_names) != sorted(recorded_names):
             yield _differs("--variant", recorded_names, given_names)
+    if restated.epochs is not None and restated.epochs != (info.epochs or 1):
+        yield _differs("--epochs", info.epochs or 1, restated.epochs)
     if restated.probe_resolution and info.resolution_probe is None:
         yield _differs("--probe-resolution", "no probe", "--probe-resolution")
     if restated.batch and info.batch is None:

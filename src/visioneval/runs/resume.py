@@ -21,6 +21,7 @@ from visioneval.core.backend_spec import split_urls
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.runfiles import BackendInfo, RunInfo
 from visioneval.engine.options import Change
+from visioneval.epochs.family import rebuilt
 from visioneval.invocation import command
 from visioneval.runs.request import ResumeGiven
 from visioneval.runs.restated import check_restated
@@ -31,7 +32,6 @@ from visioneval.runs.target import (
     resumed_spec,
     target_flags,
 )
-from visioneval.variants.family import rebuilt
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from visioneval.backends.replicas import Replicas
 from visioneval.core import registry
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.capabilities import LearnsFromAnswers
+from visioneval.core.epoch_ids import EPOCH_OF
 from visioneval.core.idset import IdCollector, IdSet
 from visioneval.core.records import GenerationSettings, Record, Sample, SkippedRow
 from visioneval.core.runfiles import (
@@ -49,6 +50,8 @@ from visioneval.engine.options import EngineOptions, retry_policy
 from visioneval.engine.order import seeded_order
 from visioneval.engine.progress import RunProgress
 from visioneval.engine.runner import CostLimitReached, Engine, RecordWatch, RunStats
+from visioneval.epochs.family import Repeated
+from visioneval.epochs.summary import FILE as EPOCHS_FILE
 from visioneval.runs.live_summary import LiveSummary, RecordReader, Summary, summary_of
 from visioneval.runs.output import Output
 from visioneval.shards import Shard
@@ -59,6 +62,7 @@ if TYPE_CHECKING:
     from visioneval.cost.budget import Budget
     from visioneval.engine.batch_runner import BatchSetup
     from visioneval.engine.stopping import SequentialStop
+    from visioneval.epochs.summary import EpochsSummary
     from visioneval.variants.summary import VariantsSummary
 
 log = logging.getLogger(__name__)
@@ -73,6 +77,7 @@ class SessionResult:
     n_errors: int
     status: str
     variants: VariantsSummary | None = None
+    epochs: EpochsSummary | None = None
     thumbnails: Mapping[str, str | bytes] = field(default_factory=dict)
     """For its page, prepared while it ran, by image sha256: thumbnails made (data URLs),
     and encoded images to make them from if the page shows them (`report.early`)."""
@@ -113,6 +118,8 @@ def new_run_info(plan: BenchmarkPlan, spec: BackendSpec, settings: GenerationSet
     info.record_engine(engine)
     if plan.variants:
         info.variants = plan.variants
+    if plan.epochs:
+        info.epochs = plan.epochs
     if definition:
         info.definition = definition
     if shard:
@@ -157,6 +164,10 @@ def check_resumable(info: RunInfo, plan: BenchmarkPlan) -> None:
         raise RunDirError(f"this run was started with variants {', '.join(then) or 'none'}, "
                           f"now {', '.join(asked) or 'none'}; start a new run for other "
                           "variants")
+    if (info.epochs or 1) != (plan.epochs or 1):
+        raise RunDirError(f"this run was started with --epochs {info.epochs or 1}, now "
+                          f"{plan.epochs or 1}; start a new run (its cache entries give it "
+                          "the answers already paid for)")
 
 
 @dataclass(frozen=True)
@@ -212,7 +223,7 @@ async def run_session(benchmark: Benchmark, models: Models, store: RunStore,
     answered = _answered(store, benchmark) if stopping is None else \
         _remembered(store, benchmark, stopping)
     done = IdSet(r.id for r in answered)
-    if isinstance(benchmark, Varied):
+    if isinstance(benchmark, Varied | Repeated):
         benchmark.skip_answered(done)
     cache = open_or_none(engine_options.cache_path)
     replicas = backend if isinstance(backend, Replicas) else None
@@ -341,10 +352,12 @@ def in_shard(items: Iterable[Sample | SkippedRow], shard: Shard,
 
 
 def shard_key(item: Sample | SkippedRow) -> str:
-    """What decides an item's shard: a sample's id (a variant's: its original's, so a row's
-    families land in one shard and pair there); a skipped row's part and row."""
+    """What decides an item's shard: a sample's id (a variant's or a repeated answer's: its
+    original's, so a row's families and answers land in one shard and pair there); a skipped
+    row's part and row."""
     if isinstance(item, Sample):
-        return str(item.metadata.get(VARIANT_OF, item.id))
+        meta = item.metadata
+        return str(meta.get(VARIANT_OF) or meta.get(EPOCH_OF) or item.id)
     return f"skipped\0{item.group}\0{item.row}"
 
 
@@ -372,6 +385,8 @@ def finish(benchmark: Benchmark, store: RunStore, status: str, stats: RunStats,
     store.write_metrics(metrics, metrics_model or metrics_model_for(store.info))
     if variants is not None:
         store.write_json(VARIANTS_FILE, variants.model_dump(mode="json", exclude_none=True))
+    if summary.epochs is not None:
+        store.write_json(EPOCHS_FILE, summary.epochs.model_dump(mode="json", exclude_none=True))
     benchmark.write_tables(metrics, store.info, store.directory)
     n_records, n_errors = tally.records, tally.errors
     sessions = store.info.sessions
@@ -390,7 +405,7 @@ def finish(benchmark: Benchmark, store: RunStore, status: str, stats: RunStats,
     store.info.counts = counts
     store.save_info()
     return SessionResult(store.directory, metrics, stats, n_records, n_errors, status,
-                         variants)
+                         variants, epochs=summary.epochs)
 
 
 def metrics_model_for(info: RunInfo) -> MetricsModel:

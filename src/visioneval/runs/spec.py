@@ -35,6 +35,7 @@ from visioneval.core.records import GenerationSettings
 from visioneval.core.runfiles import RunInfo
 from visioneval.engine.stopping import DEFAULT_MIN_SAMPLES, StoppingRule
 from visioneval.engine.stopping import refusal as stopping_refusal
+from visioneval.epochs.family import MAX_EPOCHS, with_epochs
 from visioneval.runs.batching import MAX_COST_REFUSED
 from visioneval.runs.batching import refusal as batch_refusal
 from visioneval.shards import DEFAULT_RAY_SHARDS, MAX_RAY_SHARDS, Shard
@@ -81,6 +82,8 @@ class RunSpec(BaseModel):
         {}, description="The benchmark's options, as its options model takes them.")
     variants: tuple[str, ...] = Field(
         (), description="Request variants sent beside every sample, as --variant names them.")
+    epochs: int = Field(1, ge=1, le=MAX_EPOCHS, description="Answers asked per sample "
+                        "(--epochs): each later answer a request of its own with its own seed.")
     backend: BackendSpec = Field(description="The model asked: API, name, servers, and the "
                                  "variable its key is read from (never the key).")
     generation: GenerationSettings | None = Field(
@@ -164,7 +167,7 @@ class RunSpec(BaseModel):
         backend = info.backend
         return cls.make(
             benchmark=info.benchmark, definition=info.definition, options=dict(info.options),
-            variants=tuple(v.name for v in info.variants or ()),
+            variants=tuple(v.name for v in info.variants or ()), epochs=info.epochs or 1,
             backend=BackendSpec(kind=backend.kind, model=backend.model,
                                 base_urls=tuple(backend.base_urls),
                                 api_key_env=backend.api_key_env),
@@ -227,6 +230,11 @@ class RunSpec(BaseModel):
             benchmark = chosen.from_command(options)
         if self.variants:
             benchmark = with_variants(benchmark, self.variants, chosen)
+        if self.epochs > 1:
+            try:
+                benchmark = with_epochs(benchmark, self.epochs, chosen)
+            except ValueError as exc:
+                raise SpecError(str(exc)) from None
         self._check(benchmark)
         self._built = benchmark
         return benchmark
@@ -259,7 +267,7 @@ class RunSpec(BaseModel):
             raise SpecError(why)
 
 
-_WHAT_IS_MEASURED = {"benchmark", "definition", "options", "variants"}
+_WHAT_IS_MEASURED = {"benchmark", "definition", "options", "variants", "epochs"}
 
 
 def _refusals(spec: RunSpec) -> list[str]:
@@ -299,6 +307,9 @@ def _refusals(spec: RunSpec) -> list[str]:
     if spec.stopping is not None and spec.variants:
         found.append("--target-ci watches the main number of the samples as asked, not the "
                      "--variant controls: send the variants in a run of their own")
+    if spec.stopping is not None and spec.epochs > 1:
+        found.append("--target-ci stops on the first answers' interval; --epochs asks every "
+                     "sample again: use one or the other")
     if spec.probe_resolution and spec.backend.kind in ("builtin", "none"):
         found.append(f"--probe-resolution: the {spec.backend.kind} backend has no image "
                      "transport to measure; the probe needs a model server")

@@ -22,6 +22,7 @@ from visioneval.core.store import RUN_FILE, RunDirError, RunLock, RunStore, writ
 from visioneval.engine.cache import CacheError
 from visioneval.engine.progress import ProgressBoard
 from visioneval.engine.runner import RunStopped
+from visioneval.epochs.family import Repeated
 from visioneval.io.parquet import DataError
 from visioneval.report.page import try_write_report
 from visioneval.runs import execute as runs_execute
@@ -165,6 +166,9 @@ def check_planned(run: PlannedRun, info: RunInfo, benchmark: Benchmark) -> None:
     if then != asked:
         differs.append(f"variants {', '.join(then) or 'none'} there, "
                        f"{', '.join(asked) or 'none'} in the suite")
+    epochs = benchmark.epochs if isinstance(benchmark, Repeated) else 1
+    if (info.epochs or 1) != epochs:
+        differs.append(f"epochs {info.epochs or 1} there, {epochs} in the suite")
     if differs:
         raise ValueError(f"{run.directory} holds a run of other settings ({'; '.join(differs)})"
                          ": the suite file changed since it ran; give the suite another `out`"

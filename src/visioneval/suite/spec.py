@@ -99,6 +99,9 @@ class BenchmarkEntry(_Entry):
     vary: dict[str, list[Any]] = Field(default_factory=dict)
     # Request variants sent beside every sample, as `--variant` names them (docs/controls.md).
     variants: list[str] = Field(default_factory=list)
+    # Answers asked per sample (`--epochs`): the item means and the variance split beside
+    # the benchmark's tables (docs/epochs.md).
+    epochs: int = Field(1, ge=1)
     temperature: float | None = None
     max_tokens: int | None = Field(None, gt=0)
     # Stop each run once its headline's 95% interval is at most this many points wide
@@ -114,6 +117,9 @@ class BenchmarkEntry(_Entry):
         if self.min_samples is not None and self.target_ci is None:
             raise ValueError("min_samples goes with target_ci (the samples before the "
                              "stopping rule may stop a run)")
+        if self.target_ci is not None and self.epochs > 1:
+            raise ValueError("target_ci stops on the first answers; epochs asks every sample "
+                             "again: use one or the other")
         if self.target_ci is not None and self.variants:
             raise ValueError("target_ci watches the main number of the samples as asked; put "
                              "the variants in a benchmark entry of their own")

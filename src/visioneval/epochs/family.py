@@ -1,0 +1,177 @@
+"""A benchmark whose every sample is answered K times (`--epochs K`).
+
+Answer k of an item is the item's sample with id `<id>@epoch<k>` (the first keeps its id),
+asked with its own seed (`GenerationSettings.for_epoch`), so each is a request of its own
+with a cache entry of its own: a cached run replays its K answers and a larger K sends only
+the new ones. The benchmark never sees a repeated answer: its metrics are those of the first
+answers, exactly a run of one epoch (the published protocol asks once), and the repeated
+answers are summarized beside them (`epochs/summary.py`: the item means, their interval and
+the variance split).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Container, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
+from visioneval.core.capabilities import LearnsFromAnswers
+from visioneval.core.epoch_ids import EPOCH, EPOCH_OF, epoch_id, epoch_of
+from visioneval.core.records import Record, Sample, SkippedRow
+from visioneval.core.runfiles import BenchmarkPlan
+from visioneval.epochs.summary import EpochCollector, EpochsSummary
+from visioneval.variants.family import Varied
+from visioneval.variants.family import rebuilt as variants_rebuilt
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from visioneval.backends.registry import BackendSpec
+    from visioneval.core.rowcounts import PublishedRows
+    from visioneval.core.runfiles import RunInfo
+    from visioneval.core.solver import Solver
+    from visioneval.variants.summary import VariantsSummary
+
+MAX_EPOCHS = 1000
+
+
+class Repeated(Benchmark[Any]):
+    """`inner` (which may carry request variants) with every sample asked `epochs` times;
+    everything else is the inner benchmark's."""
+
+    def __init__(self, inner: Benchmark[Any], epochs: int,
+                 definition: BenchmarkDefinition | None = None):
+        super().__init__(inner.options)
+        self.inner = inner
+        self.epochs = epochs
+        self.definition = definition
+        self.name = inner.name  # type: ignore[misc]
+        self.metric = inner.metric  # type: ignore[misc]
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "inner":  # not set yet (unpickling): no recursion
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    # -- what the engine runs ------------------------------------------------------------------
+    @property
+    def builtin_models(self) -> tuple[str, ...]:
+        return self.inner.builtin_models
+
+    @property
+    def solve(self) -> Solver | None:
+        return self.inner.solve
+
+    @property
+    def one_request_each(self) -> bool:
+        return self.inner.one_request_each
+
+    @property
+    def judge(self) -> BackendSpec | None:
+        return self.inner.judge
+
+    @property
+    def panel(self) -> tuple[BackendSpec, ...]:
+        return self.inner.panel
+
+    def panel_of(self, sample: Sample) -> int:
+        return self.inner.panel_of(sample)
+
+    @property
+    def per_row(self) -> int:
+        return self.inner.per_row * self.epochs
+
+    def published_rows(self) -> PublishedRows | None:
+        counts = self.inner.published_rows()
+        return counts.times(self.epochs) if counts is not None else None
+
+    def plan(self) -> BenchmarkPlan:
+        plan = BenchmarkPlan.of(self.inner.plan(), self.inner.name)
+        return plan.model_copy(update={"epochs": self.epochs})
+
+    def dataset(self) -> dict[str, Any]:
+        return self.inner.dataset()
+
+    def total(self) -> int:
+        return self.inner.total() * self.epochs
+
+    def skip_answered(self, ids: Container[str]) -> None:
+        if isinstance(self.inner, Varied):
+            self.inner.skip_answered(ids)
+
+    def samples(self) -> Iterator[Sample | SkippedRow]:
+        """Each sample as the inner benchmark makes it, then its repeated answers (the same
+        messages: no image is made or held twice)."""
+        for item in self.inner.samples():
+            if isinstance(item, SkippedRow):
+                yield dataclasses.replace(item, samples=item.samples * self.epochs)
+                continue
+            yield item
+            for epoch in range(2, self.epochs + 1):
+                yield Sample(epoch_id(item.id, epoch), item.group, item.messages, item.target,
+                             {**item.metadata, EPOCH: epoch, EPOCH_OF: item.id}, epoch)
+
+    def score(self, sample: Sample, text: str) -> tuple[dict[str, Any], dict[str, dict]]:
+        return self.inner.score(sample, text)
+
+    def headline_outcome(self, record: Record) -> float | None:
+        return self.inner.headline_outcome(record)
+
+    # -- metrics ------------------------------------------------------------------------------
+    def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
+        """The benchmark's own metrics, of the first answers."""
+        return self.inner.summarize(r for r in records if epoch_of(r) == 1)
+
+    def summarize_all(self, records: Iterable[Record]
+                      ) -> tuple[dict[str, Any], VariantsSummary | None, EpochsSummary]:
+        """The benchmark's metrics of the first answers, the variants' summary (with
+        --variant) and the repeated answers' summary, in one pass over the records."""
+        collector = EpochCollector(self.inner, self.definition, self.epochs)
+
+        def firsts() -> Iterator[Record]:
+            for record in records:
+                collector.add(record)
+                if epoch_of(record) == 1:
+                    yield record
+
+        feed = firsts()
+        variants: VariantsSummary | None = None
+        if isinstance(self.inner, Varied):
+            metrics, variants = self.inner.summarize_with_variants(feed)
+        else:
+            metrics = self.inner.summarize(feed)
+        for _ in feed:  # what the benchmark did not read still counts for the epochs
+            pass
+        return metrics, variants, collector.result()
+
+    def write_tables(self, metrics: dict[str, Any], info: RunInfo,
+                     directory: Path) -> list[Path]:
+        return self.inner.write_tables(metrics, info, directory)
+
+
+def with_epochs(benchmark: Benchmark[Any], epochs: int,
+                definition: BenchmarkDefinition | None) -> Benchmark[Any]:
+    """`benchmark` with every sample asked `epochs` times (itself for 1); a benchmark that
+    chooses its requests from the answers so far, or a K out of range, is a ValueError of one
+    line."""
+    inner = benchmark.inner if isinstance(benchmark, Repeated) else benchmark
+    if not 1 <= epochs <= MAX_EPOCHS:
+        raise ValueError(f"--epochs {epochs}: give 1 to {MAX_EPOCHS} answers per sample")
+    if epochs == 1:
+        return inner
+    if isinstance(inner, LearnsFromAnswers):
+        raise ValueError(f"--epochs: {inner.name} chooses each request from the answers so "
+                         "far (an adaptive method), so its samples are not asked again; use "
+                         "its fixed design, or --trials for more answers per level")
+    return Repeated(inner, epochs, definition)
+
+
+def rebuilt(benchmark: Benchmark[Any], info: RunInfo,
+            definition: BenchmarkDefinition | None) -> Benchmark[Any]:
+    """A run's benchmark rebuilt from run.json (resume, merge, compare, a dry run of a
+    resume) with the variants and the epochs the run recorded."""
+    with_recorded = variants_rebuilt(benchmark, info, definition)
+    if not info.epochs or info.epochs < 2:
+        return with_recorded
+    return with_epochs(with_recorded, info.epochs, definition)
