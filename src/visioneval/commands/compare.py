@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from visioneval.commands.common import consoles, guarded, named_definition, warn_untrusted
 from visioneval.core.rundir import load_all
+from visioneval.epochs.compared import lines as epoch_lines
 from visioneval.report import compare as comparison
 from visioneval.report import paired
 from visioneval.report.compare_console import show as show_comparison
@@ -41,6 +42,8 @@ def compare(run_dirs: Sequence[Path], *, out: Path | None, common_only: bool,
 
         tests = paired.paired_comparisons(views)
         paired.show(tests, console)
+        for sentence in epoch_lines([view.directory for view in views]):
+            line(console, sentence)
         if out is not None:
             tested = paired.section(tests)
             for path in comparison.write(result, out, published,

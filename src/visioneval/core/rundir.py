@@ -11,6 +11,7 @@ from typing import Any
 from visioneval.core import registry
 from visioneval.core.benchmark import BenchmarkDefinition
 from visioneval.core.datacheck import data_change
+from visioneval.core.epoch_ids import epoch_of
 from visioneval.core.records import Record
 from visioneval.core.runfiles import RunInfo
 from visioneval.core.store import RunStore
@@ -33,12 +34,16 @@ class OpenedRun:
     """Whether `data_change` compares the run's data with the data now (off for the report
     a command writes as it ends: it has just read that data)."""
 
-    def iter_records(self, variants: bool = False) -> Iterator[Record]:
+    def iter_records(self, variants: bool = False, epochs: bool = False
+                     ) -> Iterator[Record]:
         """The run's records, one per sample; those of samples that are not in the run's
         data (run.json's `not_in_data`) are left out, as the metrics leave them out, and
-        so are those of request variants (`--variant`) unless `variants`: a benchmark's
-        tables read the samples as stored (and the variants it reads itself)."""
+        so are those of request variants (`--variant`) unless `variants`, and the repeated
+        answers (`--epochs`) unless `epochs`: a benchmark's tables read the first answers
+        to the samples as stored (and the variants it reads itself)."""
         records = self._store.iter_latest()
+        if self.info.epochs and not epochs:
+            records = (r for r in records if epoch_of(r) == 1)
         if self.info.variants and not variants:
             read = {v.name for v in self.info.variants if v.read_by_benchmark}
             records = (r for r in records if family_of(r) is None or family_of(r) in read)
@@ -62,7 +67,7 @@ class OpenedRun:
         counts = self.info.counts
         if counts is not None and "records" in counts.model_fields_set:
             return counts.records > 0
-        return next(self.iter_records(variants=True), None) is not None
+        return next(self.iter_records(variants=True, epochs=True), None) is not None
 
     @property
     def benchmark(self) -> str:

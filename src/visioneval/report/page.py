@@ -18,7 +18,7 @@ from visioneval.core.rundir import OpenedRun, just_made, load
 from visioneval.core.runfiles import Counts, RunInfo, SessionInfo
 from visioneval.core.store import write_atomic
 from visioneval.invocation import command
-from visioneval.report import explanation, templating, thumbs, variants
+from visioneval.report import epochs, explanation, templating, thumbs, variants
 from visioneval.report.browser_rows import ROW_LIMIT, BrowserRows
 from visioneval.report.cost import cost_blocks, cost_card
 from visioneval.report.selection import KINDS, Selection
@@ -77,7 +77,7 @@ def render_page(view: OpenedRun, definition: BenchmarkDefinition, data: dict[str
     lead, rest = shown[:1], shown[1:]
     if view.has_records:  # the controls follow the headline they qualify
         rest = [*explanation.sections(view.directory), *variants.sections(view.directory),
-                *rest]
+                *epochs.sections(view.directory), *rest]
     if view.untrusted is not None:
         lead = [Section("Results", [Note(view.untrusted)]), *lead]
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
@@ -287,7 +287,7 @@ def browser_data(view: OpenedRun, definition: BenchmarkDefinition, thumb_limit: 
     if read is None or type(read.definition) is not type(definition) or \
             read.row_limit != row_limit:
         read = BrowserRows(definition, row_limit)
-        for record in view.iter_records(variants=True):
+        for record in view.iter_records(variants=True, epochs=True):
             read.add(record)
     chosen, groups, labels, views = read.chosen, read.groups, read.labels, read.views
     kept = chosen.rows()

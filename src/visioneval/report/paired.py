@@ -15,6 +15,7 @@ from visioneval.core.capabilities import PairsRecords
 from visioneval.core.printed import print_table
 from visioneval.core.rundir import OpenedRun, load_all
 from visioneval.core.store import write_atomic
+from visioneval.epochs.item_means import item_rows
 from visioneval.io import csvcells
 from visioneval.stats.paired import CLUSTERED_MCNEMAR, PairedCollector, PairedResult, paired
 from visioneval.terminal import line
@@ -32,6 +33,10 @@ def _collect(view: OpenedRun) -> PairedCollector:
     definition = view.shown
     collector = PairedCollector()
     if not isinstance(definition, PairsRecords):  # nothing to pair (the generic definition)
+        return collector
+    if view.info.epochs:  # each item's mean over its answers
+        for item, rows in item_rows(view.iter_records(epochs=True), definition):
+            collector.add(item, rows)
         return collector
     for record in view.iter_records():
         if record.ok:

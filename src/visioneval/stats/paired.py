@@ -262,5 +262,5 @@ def paired(first: PairedCollector, other: PairedCollector, names: tuple[str, str
             unpaired.append(key)
             continue
         results.append(paired_test(kind, a, b, key, names, first.rows[key].clusters(),
-                                   binary=kind == "correct"))
+                                   binary=None))  # item means (--epochs) are fractions
     return results, unpaired
