@@ -29,3 +29,12 @@ def as_first_answer(record: Record) -> Record:
     meta = {k: v for k, v in record.metadata.items() if k not in (EPOCH, EPOCH_OF)}
     return record.model_copy(update={"id": str(record.metadata.get(EPOCH_OF, record.id)),
                                      "metadata": meta})
+
+
+def first_answer_id(sample_id: str, epochs: int) -> str:
+    """The item's id of an answer's id (`<id>@epoch<k>`, k up to `epochs`), from the id
+    alone; any other id as it is."""
+    head, sep, tail = sample_id.rpartition("@epoch")
+    if sep and tail.isdigit() and 2 <= int(tail) <= epochs:
+        return head
+    return sample_id

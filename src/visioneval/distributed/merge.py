@@ -32,6 +32,7 @@ from visioneval.core.store import (
     RunStore,
     record_id,
 )
+from visioneval.core.epoch_ids import first_answer_id
 from visioneval.core.variant_ids import original_id
 from visioneval.engine.runner import RunStats
 from visioneval.epochs.family import rebuilt
@@ -186,14 +187,16 @@ def _latest_lines(run: ShardRun) -> Iterator[tuple[str, bytes]]:
 
 
 def check_samples(plan: MergePlan) -> None:
-    """Every sample in the shard its id (a variant's: its original's) hashes to, so none can
-    be in two shards (a shard of another partition, or a journal copied into the wrong
-    folder, is refused)."""
+    """Every sample in the shard its id (a variant's or a repeated answer's: its original's)
+    hashes to, so none can be in two shards (a shard of another partition, or a journal
+    copied into the wrong folder, is refused)."""
     for run in plan.runs:
         variants = [v.name for v in run.info.variants or []]
+        epochs = run.info.epochs or 1
         for sample_id, _ in _latest_lines(run):
             # A variant's sample is in its original's shard (`session.shard_key`).
-            if not run.shard.holds(original_id(sample_id, variants)):
+            item = first_answer_id(sample_id, epochs)
+            if not run.shard.holds(original_id(item, variants)):
                 raise MergeRefused(f"{run.directory} (shard {run.shard.label}) holds sample "
                                    f"{sample_id!r}, which belongs to another shard: a sample "
                                    "would be counted twice")
