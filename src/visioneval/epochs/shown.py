@@ -96,6 +96,11 @@ def _cost_sentence(found: VarianceSplit) -> str:
     """Miller's cost argument: with every answer priced alike, an item and an answer cost
     the same, and Var(score) falls as 1/n with items but only to between/n with answers."""
     tenth = f"{100 * TARGET_SHARE:.0f}%"
+    interval = found.between.ci95
+    if found.answers_for_tenth is None or (interval is not None and interval[0] <= 0):
+        return ("the items' differences are not told apart from answer variation (the "
+                "between-item variance's interval reaches 0): more answers per item narrow the "
+                "interval about as much as more items")
     if found.answers_for_tenth is None:
         return ("the items hardly differ (between-item variance at or below 0): more answers "
                 "per item narrow the interval; more items only as answers do")
