@@ -13,7 +13,10 @@ through real HTTP, and reads epochs.json. The true values are the Beta's:
 
 and each run's 95% intervals should cover them in about 95% of runs. Beside it, the same
 spend (items x K answers) put into K times as many items asked once: Miller's argument says
-that interval is narrower whenever the items differ at all.
+that interval is narrower whenever the items differ at all; and the same items asked once
+with `--score expected` (the server reports each answer's chances as log-probabilities):
+one request per item, no sampling within an answer, so a narrower interval than the sampled
+first answers at the same spend.
 
 Run by hand (about ten minutes on two cores):
     uv run python measure/epochs_recovery.py --runs 200 --items 100 --epochs 4
@@ -47,12 +50,13 @@ SETTINGS = ((2.0, 1.0), (0.5, 0.5))
 class Tally:
     runs: int = 0
     covered: dict[str, int] = field(default_factory=lambda: {
-        "mean": 0, "between": 0, "within": 0, "share": 0})
+        "mean": 0, "between": 0, "within": 0, "share": 0, "expected": 0, "first": 0})
     estimates: dict[str, list[float]] = field(default_factory=lambda: {
         "between": [], "within": [], "share": []})
     width_epochs: list[float] = field(default_factory=list)
     width_first: list[float] = field(default_factory=list)
     width_items: list[float] = field(default_factory=list)
+    width_expected: list[float] = field(default_factory=list)
 
     def coverage(self, key: str) -> str:
         share = self.covered[key] / self.runs
@@ -80,8 +84,12 @@ def one_run(a: float, b: float, seed: int, items: int, epochs: int, root: Path) 
                            out=root / f"k{seed}")
         once = api.run(KnownItems(Options(items=items * epochs)), model="m", base_url=url,
                        engine=engine, report=False, out=root / f"n{seed}")
-    assert repeated.epochs is not None and repeated.n_errors == 0 and once.n_errors == 0
-    return {"epochs": repeated.epochs, "once": once.metrics}
+        expected = api.run(KnownItems(Options(items=items)), model="m", base_url=url,
+                           engine=engine, report=False, score="expected",
+                           out=root / f"e{seed}")
+    assert repeated.epochs is not None and expected.epochs is not None
+    assert repeated.n_errors == once.n_errors == expected.n_errors == 0
+    return {"epochs": repeated.epochs, "once": once.metrics, "expected": expected.epochs}
 
 
 def measure(a: float, b: float, runs: int, items: int, epochs: int) -> Tally:
@@ -95,6 +103,10 @@ def measure(a: float, b: float, runs: int, items: int, epochs: int) -> Tally:
             summary, split = found["epochs"], found["epochs"]["split"]
             tally.runs += 1
             tally.covered["mean"] += _inside(summary["item_means"].get("ci95"), mean)
+            tally.covered["first"] += _inside(summary["first_answers"].get("ci95"), mean)
+            scored = found["expected"]["item_means"]
+            tally.covered["expected"] += _inside(scored.get("ci95"), mean)
+            tally.width_expected.append(_width(scored))
             tally.covered["between"] += _inside(split["between"].get("ci95"), between)
             tally.covered["within"] += _inside(split["within"].get("ci95"), within)
             tally.covered["share"] += _inside(split["within_share"].get("ci95"), share)
@@ -139,13 +151,17 @@ def main(argv: Sequence[str] | None = None) -> None:
               f"| {tally.coverage('share')} |")
         widths.append((a, b, tally))
     print()
-    print("Median width of the 95% interval of the score, in points")
-    print(f"| Beta(A, B) | first answers ({args.items} requests) | item means "
-          f"({args.items} x {args.epochs}) | {args.items * args.epochs} items once (same spend) |")
-    print("|---|---|---|---|")
+    print("Median width of the 95% interval of the score in points, and how often it holds the "
+          "true mean score")
+    print(f"| Beta(A, B) | first answers, sampled ({args.items} requests) | expected scores "
+          f"({args.items} requests) | item means ({args.items} x {args.epochs}) "
+          f"| {args.items * args.epochs} items once |")
+    print("|---|---|---|---|---|")
     for a, b, tally in widths:
         print(f"| ({a:g}, {b:g}) | {_median(tally.width_first):.1f} "
-              f"| {_median(tally.width_epochs):.1f} | {_median(tally.width_items):.1f} |")
+              f"({tally.coverage('first')}) | {_median(tally.width_expected):.1f} "
+              f"({tally.coverage('expected')}) | {_median(tally.width_epochs):.1f} "
+              f"({tally.coverage('mean')}) | {_median(tally.width_items):.1f} |")
     print(f"\n{time.perf_counter() - started:.0f} s")
 
 

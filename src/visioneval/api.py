@@ -105,6 +105,7 @@ class RunArguments(TypedDict, total=False):
     report: bool  # True unless given
     variants: Sequence[str]
     epochs: int
+    score: str
     batch: bool
     target_ci: float | None
 
@@ -130,6 +131,7 @@ async def arun(benchmark: BenchmarkLike, *, model: str,
                                       max_tokens=max_tokens),
         out=Path(out) if out else None, engine=given.get("engine") or EngineOptions(),
         variants=tuple(given.get("variants", ())), epochs=given.get("epochs", 1),
+        score=given.get("score", "sampled"),
         batch=given.get("batch", False),
         stopping=Stopping(target_ci=target_ci) if target_ci is not None else None)
     spec.build(definition)  # the variants, checked with the caller's own definition
@@ -170,9 +172,10 @@ def run(benchmark: BenchmarkLike, *, model: str, **given: Unpack[RunArguments]) 
     "anthropic" or "builtin"). `options` are the benchmark's command options (the fields
     of its definition's `command_options`); `variants` as `--variant` names them
     ("blind", "jpeg:50", ...); `epochs` asks every sample that many times (`--epochs`,
-    summarized in `epochs`); `batch` sends the run through the provider's batch API
-    (`--batch`); `target_ci` stops once the headline's 95% interval is at most that many
-    points wide (`--target-ci`). Returns the run's directory and metrics (and
+    summarized in `epochs`) and `score="expected"` adds each answer's expected outcome from
+    its log-probabilities (`--score expected`); `batch` sends the run through the
+    provider's batch API (`--batch`); `target_ci` stops once the headline's 95% interval is
+    at most that many points wide (`--target-ci`). Returns the run's directory and metrics (and
     variants.json's summary as `variants`); errors are counted in `n_errors`, never
     scored."""
     return asyncio.run(arun(benchmark, model=model, **given))

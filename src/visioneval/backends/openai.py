@@ -4,6 +4,7 @@ Ollama's /v1. Request and response shapes are exactly those of the OpenAI API.""
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -13,7 +14,7 @@ from visioneval.backends.http import RETRYABLE_STATUS, HttpBackend, HttpLimits
 from visioneval.backends.keys import MODEL_FLAGS, TargetFlags, host_of
 from visioneval.backends.replies import MetadataReader
 from visioneval.backends.served import from_model_list
-from visioneval.core.records import Message, Request, Response
+from visioneval.core.records import MAX_TOP_LOGPROBS, Message, Request, Response
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 log = logging.getLogger(__name__)
@@ -42,6 +43,9 @@ def chat_payload(model: str, request: Request,
     }
     if settings.seed is not None:
         payload["seed"] = settings.seed
+    if settings.top_logprobs is not None:
+        payload["logprobs"] = True
+        payload["top_logprobs"] = settings.top_logprobs
     return payload
 
 
@@ -106,7 +110,34 @@ def parse_chat_response(data: Any, meta: MetadataReader) -> Response:
         completion_tokens=meta.count(usage.get("completion_tokens"),
                                      "usage.completion_tokens"),
         cost_usd=reported_cost(usage, meta),
+        first_token_logprobs=first_token_logprobs(choice.get("logprobs"), meta),
     )
+
+
+MAX_TOKEN_CHARS = 64  # a first token longer than this is no option's letter or word
+
+
+def first_token_logprobs(logprobs: Any, meta: MetadataReader) -> dict[str, float] | None:
+    """`choices[0].logprobs.content[0].top_logprobs` as token -> log-probability (the
+    sampled token itself when no alternatives came); None when the server sent none. Bounded:
+    at most MAX_TOP_LOGPROBS tokens of at most MAX_TOKEN_CHARS, finite values at or below 0."""
+    if logprobs is None:
+        return None
+    found = meta.mapping(logprobs, "choices[0].logprobs")
+    content = found.get("content")
+    if not isinstance(content, list) or not content or not isinstance(content[0], dict):
+        return None
+    first = content[0]
+    options = first.get("top_logprobs") or [first]
+    out: dict[str, float] = {}
+    for entry in options[:MAX_TOP_LOGPROBS] if isinstance(options, list) else ():
+        token = entry.get("token") if isinstance(entry, dict) else None
+        value = entry.get("logprob") if isinstance(entry, dict) else None
+        if isinstance(token, str) and len(token) <= MAX_TOKEN_CHARS and \
+                isinstance(value, int | float) and not isinstance(value, bool) and \
+                math.isfinite(value) and value <= 0:
+            out[token] = max(float(value), out.get(token, -math.inf))
+    return out or None
 
 
 def separate_reasoning(message: dict[str, Any], meta: MetadataReader) -> str | None:

@@ -64,6 +64,7 @@ from visioneval.cli.options import (
     RefreshCache,
     Resume,
     Rpm,
+    ScoreOpt,
     ShardOpt,
     ShardsOpt,
     TargetCi,
@@ -100,7 +101,7 @@ def _shared(definition: BenchmarkDefinition) -> list[inspect.Parameter]:
     return [option("backend", backend, None), option("model", model, None),
             option("base_url", BaseUrl, None), option("api_key_env", ApiKeyEnv, None),
             option("temperature", Temperature, None), option("max_tokens", max_tokens, None),
-            option("epochs", Epochs, None)]
+            option("epochs", Epochs, None), option("score", ScoreOpt, None)]
 
 
 def _out(shown: str, help_text: str = "Run directory.") -> inspect.Parameter:

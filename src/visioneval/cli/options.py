@@ -52,6 +52,10 @@ Epochs = Annotated[int | None, typer.Option(
     "--epochs", min=1, metavar="K",
     help="Ask every sample K times (each its own seed): item means, variance split.",
     show_default="1", rich_help_panel=MODEL)]
+ScoreOpt = Annotated[str | None, typer.Option(
+    "--score", metavar="<sampled|expected>",
+    help="expected: also each answer's expected score from its log-probabilities.",
+    show_default="sampled", rich_help_panel=MODEL)]
 Resume = Annotated[Path | None, typer.Option(
     metavar="DIR", help="Continue the run in DIR with its recorded settings.",
     rich_help_panel=OUTPUT)]

@@ -67,6 +67,7 @@ class RunFlags:
     verbose: bool = False
     variant: list[str] | None = None
     epochs: int | None = None
+    score: str | None = None
     probe_resolution: bool = False
     shard: str | None = None
     executor: str = "local"
@@ -176,7 +177,7 @@ def request_from(flags: RunFlags, target: RunTarget) -> RunSpec | ResumeRequest:
               "shard": shard, "executor": executor, "shards": flags.shards,
               "ray_address": flags.ray_address, "probe_resolution": flags.probe_resolution,
               "batch": flags.batch, "variants": tuple(flags.variant or ()),
-              "epochs": flags.epochs or 1,
+              "epochs": flags.epochs or 1, "score": flags.score or "sampled",
               "stopping": Stopping(target_ci=rule.width, min_samples=rule.min_samples)
               if rule is not None else None}
     # The combinations no run can have are refused before the benchmark reads its data.
@@ -229,6 +230,7 @@ def _restated(flags: RunFlags, target: RunTarget) -> Restated:
     return Restated(backend=flags.backend, model=flags.model, temperature=flags.temperature,
                     max_tokens=flags.max_tokens, out=flags.out,
                     variants=tuple(flags.variant or ()), epochs=flags.epochs,
+                    score=flags.score,
                     probe_resolution=flags.probe_resolution, batch=flags.batch,
                     shard=flags.shard, options=target.restated)
 

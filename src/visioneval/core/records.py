@@ -13,6 +13,8 @@ from pydantic import BaseModel, Field
 from visioneval.core.bounds import INT_RANGE
 from visioneval.io.images import Image
 
+MAX_TOP_LOGPROBS = 20  # OpenAI's limit on `top_logprobs`
+
 Part = str | Image
 """A prompt part: text or an image, kept in the order the model should see them."""
 
@@ -40,6 +42,11 @@ class GenerationSettings(BaseModel, frozen=True, allow_inf_nan=False):
     temperature: float = 0.0
     max_tokens: int = Field(128, gt=0, le=INT_RANGE[1])
     seed: int | None = Field(None, ge=INT_RANGE[0], le=INT_RANGE[1])
+    # `--score expected`: the answer's first token's most likely alternatives, with their
+    # log-probabilities (OpenAI's `top_logprobs`, at most 20); left out of the JSON when
+    # None, so the cache keys and run.json of every other run stay as they were.
+    top_logprobs: int | None = Field(None, ge=1, le=MAX_TOP_LOGPROBS,
+                                     exclude_if=lambda v: v is None)
 
     def for_epoch(self, epoch: int) -> GenerationSettings:
         """The settings of an item's `epoch`-th answer (`--epochs`): the first is asked as
@@ -101,6 +108,9 @@ class Response(BaseModel):
     # A reasoning model's thinking, set aside before `text` (the answer) is parsed; left out
     # of the JSON when None, so records and cache entries of other models stay as they were.
     reasoning: str | None = Field(None, exclude_if=lambda v: v is None)
+    # With `--score expected`: the answer's first token's alternatives as the server gave
+    # them (token -> log-probability, at most MAX_TOP_LOGPROBS); left out when None.
+    first_token_logprobs: dict[str, float] | None = Field(None, exclude_if=lambda v: v is None)
     latency_s: float = 0.0
     attempts: int = 1
     cached: bool = False

@@ -155,6 +155,7 @@ class BenchmarkPlan(_Closed):
     dataset: PlannedDataset
     variants: list[VariantInfo] | None = None
     epochs: int | None = None
+    score: Literal["expected"] | None = None
 
     @classmethod
     def of(cls, plan: BenchmarkPlan | Mapping[str, Any], name: str = "") -> BenchmarkPlan:
@@ -219,6 +220,7 @@ class GenerationInfo(_Closed):
     temperature: float | None = None
     max_tokens: int | None = None
     seed: int | None = None
+    top_logprobs: int | None = None
 
     def settings(self) -> GenerationSettings:
         """The settings a resume continues with; ValueError when one is not recorded."""
@@ -483,6 +485,9 @@ class RunInfo(_Closed):
     epochs: int | None = Field(
         None, ge=2, description="`--epochs K`: every sample asked K times (answer k as "
         "`<id>@epoch<k>`, with its own seed); absent: once.")
+    score: Literal["expected"] | None = Field(
+        None, description="`--score expected`: each answer's expected outcome from its first "
+        "token's log-probabilities beside the sampled one (epochs.json); absent: sampled.")
     resolution_probe: ProbedResolution | None = Field(
         None, description="The endpoint's effective resolution, measured before the run "
         "(`--probe-resolution`).")

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from visioneval.core import registry
+from visioneval.core.epoch_ids import first_answer_id
 from visioneval.core.runfiles import MergedShard, MissingShard, RunInfo
 from visioneval.core.store import (
     LOCK_FILE,
@@ -32,7 +33,6 @@ from visioneval.core.store import (
     RunStore,
     record_id,
 )
-from visioneval.core.epoch_ids import first_answer_id
 from visioneval.core.variant_ids import original_id
 from visioneval.engine.runner import RunStats
 from visioneval.epochs.family import rebuilt

@@ -12,6 +12,7 @@ the variance split).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Container, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,7 @@ from visioneval.core.capabilities import LearnsFromAnswers
 from visioneval.core.epoch_ids import EPOCH, EPOCH_OF, epoch_id, epoch_of
 from visioneval.core.records import Record, Sample, SkippedRow
 from visioneval.core.runfiles import BenchmarkPlan
+from visioneval.epochs.expected import solve_expected
 from visioneval.epochs.summary import EpochCollector, EpochsSummary
 from visioneval.variants.family import Varied
 from visioneval.variants.family import rebuilt as variants_rebuilt
@@ -41,10 +43,11 @@ class Repeated(Benchmark[Any]):
     everything else is the inner benchmark's."""
 
     def __init__(self, inner: Benchmark[Any], epochs: int,
-                 definition: BenchmarkDefinition | None = None):
+                 definition: BenchmarkDefinition | None = None, expected: bool = False):
         super().__init__(inner.options)
         self.inner = inner
         self.epochs = epochs
+        self.expected = expected
         self.definition = definition
         self.name = inner.name  # type: ignore[misc]
         self.metric = inner.metric  # type: ignore[misc]
@@ -61,6 +64,8 @@ class Repeated(Benchmark[Any]):
 
     @property
     def solve(self) -> Solver | None:
+        if self.expected:  # the answer and its expected outcome (`--score expected`)
+            return functools.partial(solve_expected, self.inner)
         return self.inner.solve
 
     @property
@@ -88,7 +93,10 @@ class Repeated(Benchmark[Any]):
 
     def plan(self) -> BenchmarkPlan:
         plan = BenchmarkPlan.of(self.inner.plan(), self.inner.name)
-        return plan.model_copy(update={"epochs": self.epochs})
+        update: dict[str, Any] = {"epochs": self.epochs} if self.epochs > 1 else {}
+        if self.expected:
+            update["score"] = "expected"
+        return plan.model_copy(update=update)
 
     def dataset(self) -> dict[str, Any]:
         return self.inner.dataset()
@@ -127,7 +135,7 @@ class Repeated(Benchmark[Any]):
                       ) -> tuple[dict[str, Any], VariantsSummary | None, EpochsSummary]:
         """The benchmark's metrics of the first answers, the variants' summary (with
         --variant) and the repeated answers' summary, in one pass over the records."""
-        collector = EpochCollector(self.inner, self.definition, self.epochs)
+        collector = EpochCollector(self.inner, self.definition, self.epochs, self.expected)
 
         def firsts() -> Iterator[Record]:
             for record in records:
@@ -151,20 +159,26 @@ class Repeated(Benchmark[Any]):
 
 
 def with_epochs(benchmark: Benchmark[Any], epochs: int,
-                definition: BenchmarkDefinition | None) -> Benchmark[Any]:
-    """`benchmark` with every sample asked `epochs` times (itself for 1); a benchmark that
-    chooses its requests from the answers so far, or a K out of range, is a ValueError of one
-    line."""
+                definition: BenchmarkDefinition | None, expected: bool = False
+                ) -> Benchmark[Any]:
+    """`benchmark` with every sample asked `epochs` times and, with `expected`, each answer's
+    expected outcome from its log-probabilities (itself for 1 and sampled answers); a
+    benchmark that chooses its requests from the answers so far or asks more than one request
+    per sample, or a K out of range, is a ValueError of one line."""
     inner = benchmark.inner if isinstance(benchmark, Repeated) else benchmark
     if not 1 <= epochs <= MAX_EPOCHS:
         raise ValueError(f"--epochs {epochs}: give 1 to {MAX_EPOCHS} answers per sample")
-    if epochs == 1:
+    if epochs == 1 and not expected:
         return inner
     if isinstance(inner, LearnsFromAnswers):
         raise ValueError(f"--epochs: {inner.name} chooses each request from the answers so "
                          "far (an adaptive method), so its samples are not asked again; use "
-                         "its fixed design, or --trials for more answers per level")
-    return Repeated(inner, epochs, definition)
+                         "its fixed design for repeated answers")
+    if expected and inner.solve is not None:
+        raise ValueError(f"--score expected reads the model's one answer to a sample; "
+                         f"{inner.name} sends more than one request for some samples (a judge "
+                         "or a repair): score it as sampled")
+    return Repeated(inner, epochs, definition, expected)
 
 
 def rebuilt(benchmark: Benchmark[Any], info: RunInfo,
@@ -172,6 +186,5 @@ def rebuilt(benchmark: Benchmark[Any], info: RunInfo,
     """A run's benchmark rebuilt from run.json (resume, merge, compare, a dry run of a
     resume) with the variants and the epochs the run recorded."""
     with_recorded = variants_rebuilt(benchmark, info, definition)
-    if not info.epochs or info.epochs < 2:
-        return with_recorded
-    return with_epochs(with_recorded, info.epochs, definition)
+    return with_epochs(with_recorded, info.epochs or 1, definition,
+                       expected=info.score == "expected")

@@ -47,10 +47,14 @@ def shown(summary: EpochsSummary) -> Shown:
     what = summary.outcome
     value, interval = _percent(summary.item_means)
     n = summary.item_means.n if summary.item_means else 0
-    rows.append([f"{what}, item means of {k} answers", value, interval, f"{n:,}"])
+    expected = summary.score == "expected"
+    label = "expected from log-probabilities" if expected else "item means"
+    rows.append([f"{what}, {label}" + (f", mean of {k} answers" if k > 1 or not expected
+                                       else ""), value, interval, f"{n:,}"])
     value, interval = _percent(summary.first_answers)
     n = summary.first_answers.n if summary.first_answers else 0
-    rows.append([f"{what}, first answers alone", value, interval, f"{n:,}"])
+    rows.append([f"{what}, first answers" + (" as sampled" if expected else " alone"), value,
+                 interval, f"{n:,}"])
     found = summary.split
     if found is not None:
         for name, part in (("between items (variance)", found.between),
@@ -63,24 +67,32 @@ def shown(summary: EpochsSummary) -> Shown:
         rows.append(["answer variation's share", f"{100 * share.value:.1f}%", interval,
                      f"{found.items:,}"])
     clusters = summary.item_means.ci95_clusters if summary.item_means else None
-    title = (f"Repeated answers: {k} to each of {summary.items:,} items ({summary.answers:,} "
-             f"scored, {summary.errors:,} errors); intervals draw whole "
-             f"{clusters + 's' if clusters else 'items'}")
+    what_scored = "expected outcomes" if expected else "scored"
+    head = "Expected scores" if expected and k == 1 else "Repeated answers"
+    title = (f"{head}: {k} answer{'s' * (k > 1)} to each of {summary.items:,} items "
+             f"({summary.answers:,} {what_scored}, {summary.errors:,} errors); intervals draw "
+             f"whole {clusters + 's' if clusters else 'items'}")
     return Shown(title, ["", "value", "95% interval", "items"], rows, sentences(summary))
 
 
 def sentences(summary: EpochsSummary) -> list[str]:
     """What the numbers mean, one sentence each."""
     out = []
+    if summary.score == "expected":
+        out.append(f"expected outcomes: each answer's outcome weighed by the probabilities of "
+                   f"its first token's alternatives ({SOURCE}.2): no sampling within an answer")
+        for why, count in (summary.expected_unavailable or {}).items():
+            out.append(f"{count:,} answers have no expected outcome: {why} (left out)")
     values = [e.value for e in summary.per_epoch]
-    if any(v is not None for v in values):
+    if len(values) > 1 and any(v is not None for v in values):
         each = "  ".join("-" if v is None else f"{100 * v:.1f}" for v in values)
         spread = f" (SD {100 * summary.epoch_sd:.1f} points)" \
             if summary.epoch_sd is not None else ""
         out.append(f"each epoch's {summary.outcome}: {each}{spread}")
     found = summary.split
     if found is None:
-        out.append(f"no variance split: {summary.split_unavailable or 'not computed'}")
+        if summary.epochs > 1:
+            out.append(f"no variance split: {summary.split_unavailable or 'not computed'}")
         return out
     out.append(f"Var(score) = (between + within / K) / n ({SOURCE}): answer variation is "
                f"{100 * found.within_share.value:.0f}% of the variance of the item-mean "

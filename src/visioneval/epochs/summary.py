@@ -13,7 +13,8 @@ has. Memory: three numbers per item, plus its image's key.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from collections import Counter
+from typing import TYPE_CHECKING, Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -21,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from visioneval.core.capabilities import PairsRecords
 from visioneval.core.epoch_ids import EPOCH_OF, as_first_answer, epoch_of
 from visioneval.core.variant_ids import family_of
+from visioneval.epochs.expected import EXPECTED, WHY_NONE
 from visioneval.stats.bootstrap import Outcomes, mean_statistic, summaries
 from visioneval.stats.variance_split import TARGET_SHARE, split
 from visioneval.validation import first_error
@@ -91,6 +93,11 @@ class EpochsSummary(_Closed):
 
     epochs: int
     outcome: str
+    score: Literal["sampled", "expected"] = "sampled"
+    """expected: the item means are of each answer's expected outcome from its first token's
+    log-probabilities (`--score expected`); `first_answers` stays the sampled outcome."""
+    expected_unavailable: dict[str, int] | None = None
+    """With `--score expected`: answers that have no expected outcome, by reason."""
     items: int
     answers: int
     errors: int
@@ -106,8 +113,10 @@ class EpochCollector:
     """Fed every record of a run once (`add`); `result` is the summary."""
 
     def __init__(self, benchmark: Benchmark, definition: BenchmarkDefinition | None,
-                 epochs: int):
+                 epochs: int, expected: bool = False):
         self.benchmark = benchmark
+        self.expected = expected
+        self.unavailable: Counter[str] = Counter()
         self.pairs = definition if isinstance(definition, PairsRecords) else None
         self.epochs = epochs
         self.items: dict[str, list[float]] = {}  # id -> [sum, sum of squares, count]
@@ -126,10 +135,13 @@ class EpochCollector:
             self.epoch_errors[epoch] += 1
             return
         first = as_first_answer(record)
-        outcome = self.benchmark.headline_outcome(first)
+        sampled = self.benchmark.headline_outcome(first)
+        item = str(record.metadata.get(EPOCH_OF, record.id)) if epoch > 1 else record.id
+        if epoch == 1 and sampled is not None and math.isfinite(sampled):
+            self.firsts[item] = sampled
+        outcome = self._expected(record) if self.expected else sampled
         if outcome is None or not math.isfinite(outcome):
             return
-        item = str(record.metadata.get(EPOCH_OF, record.id)) if epoch > 1 else record.id
         found = self.items.get(item)
         if found is None:
             self.items[item] = [outcome, outcome * outcome, 1.0]
@@ -140,10 +152,17 @@ class EpochCollector:
             found[0] += outcome
             found[1] += outcome * outcome
             found[2] += 1
-        if epoch == 1:
-            self.firsts[item] = outcome
         self.epoch_sums[epoch] += outcome
         self.epoch_n[epoch] += 1
+
+    def _expected(self, record: Record) -> float | None:
+        """The answer's expected outcome (`--score expected`); None, counted by reason, when
+        it has none."""
+        found = record.parsed.get(EXPECTED)
+        if isinstance(found, int | float) and not isinstance(found, bool):
+            return float(found)
+        self.unavailable[str(record.parsed.get(WHY_NONE) or "not computed")] += 1
+        return None
 
     def _cluster(self, record: Record) -> str | None:
         """The image an item shares with others, as the benchmark's paired rows say."""
@@ -173,6 +192,8 @@ class EpochCollector:
                 repeated.add(item, (total, squares, count), cluster)
         summary = EpochsSummary(
             epochs=self.epochs, outcome=self.benchmark.headline_proportion() or "score",
+            score="expected" if self.expected else "sampled",
+            expected_unavailable=dict(self.unavailable) if self.unavailable else None,
             items=len(self.items), answers=sum(self.epoch_n), errors=sum(self.epoch_errors),
             item_means=_score(means), first_answers=_score(firsts), per_epoch=per_epoch,
             epoch_sd=epoch_sd)

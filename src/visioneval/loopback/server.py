@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import math
 import random
 import threading
 import time
@@ -464,6 +465,9 @@ class LoopbackServer:
             _think(protocol, data, thinking, thought)
         if self.script.cost_usd is not None and protocol == "openai":
             data["usage"]["cost"] = self.script.cost_usd
+        if protocol == "openai" and body.get("logprobs"):
+            data["choices"][0]["logprobs"] = _logprobs(self.script.answer, prompt, text,
+                                                       int(body.get("top_logprobs") or 0))
         return data
 
     def answer_body(self, protocol: Literal["openai", "anthropic"],
@@ -499,6 +503,26 @@ class LoopbackServer:
         if request.transport is not None:
             request.transport.abort()
         raise asyncio.CancelledError
+
+
+def _first_token(text: str) -> str:
+    """The answer's first token as a tokenizer might cut it: its first word."""
+    return (text.split() or [""])[0]
+
+
+def _logprobs(answer: Answerer, prompt: Prompt, text: str, top: int) -> dict[str, Any]:
+    """OpenAI's `logprobs` for the answer's first token: the answer function's own chances
+    of each answer when it has them (`distribution`, as the varying model does), else the
+    answer given with probability 1."""
+    distribution = getattr(answer, "distribution", None)
+    chances = distribution(prompt) if distribution is not None else {text: 1.0}
+    alternatives = sorted(((_first_token(t), math.log(p)) for t, p in chances.items() if p > 0),
+                          key=lambda pair: -pair[1])[:max(top, 1)]
+    first = _first_token(text)
+    given = next((lp for token, lp in alternatives if token == first), 0.0)
+    return {"content": [{"token": first, "logprob": given,
+                         "top_logprobs": [{"token": t, "logprob": lp}
+                                          for t, lp in alternatives] if top else []}]}
 
 
 def _resized(prompt: Prompt, downscale: float | None, max_side: int | None) -> Prompt:

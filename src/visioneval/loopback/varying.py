@@ -41,14 +41,27 @@ def between_within(a: float, b: float) -> tuple[float, float]:
 
 
 def answer_varying(a: float, b: float, seed: int = 0) -> Callable[[Prompt], str]:
-    def varying(prompt: Prompt) -> str:
+    def item_of(prompt: Prompt) -> tuple[tuple[str, ...], int, float]:
         options = choices(prompt.text)
         tail = prompt.images[-1][-256:] if prompt.images else ""
         item = zlib.crc32((prompt.text + tail).encode())
-        chance = random.Random(f"{seed}/{item}").betavariate(a, b)
+        return options, item, random.Random(f"{seed}/{item}").betavariate(a, b)
+
+    def wrong_of(options: tuple[str, ...], item: int) -> str:
+        return options[1 + item % (len(options) - 1)] if len(options) > 1 else "none"
+
+    def varying(prompt: Prompt) -> str:
+        options, item, chance = item_of(prompt)
         right = random.Random(f"{seed}/{item}/{prompt.seed}").random() < chance
-        wrong = options[1 + item % (len(options) - 1)] if len(options) > 1 else "none"
-        return in_asked_format(prompt.text, options[0] if right else wrong)
+        return in_asked_format(prompt.text, options[0] if right else wrong_of(options, item))
+
+    def distribution(prompt: Prompt) -> dict[str, float]:
+        """The chance of each answer: what `logprobs` reports (the expected score's
+        source, with no sampling in it)."""
+        options, item, chance = item_of(prompt)
+        return {in_asked_format(prompt.text, options[0]): chance,
+                in_asked_format(prompt.text, wrong_of(options, item)): 1 - chance}
 
     varying.__name__ = f"varying_{a:g}_{b:g}_seed{seed}"
+    varying.distribution = distribution  # type: ignore[attr-defined]
     return varying

@@ -51,6 +51,7 @@ class Restated:
     out: Path | None = None
     variants: tuple[str, ...] = ()
     epochs: int | None = None
+    score: str | None = None
     probe_resolution: bool = False
     batch: bool = False
     shard: str | None = None

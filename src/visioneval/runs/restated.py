@@ -71,6 +71,8 @@ def _shared(info: RunInfo, benchmark: Benchmark, restated: Restated,
             yield _differs("--variant", recorded_names, given_names)
     if restated.epochs is not None and restated.epochs != (info.epochs or 1):
         yield _differs("--epochs", info.epochs or 1, restated.epochs)
+    if restated.score is not None and restated.score != (info.score or "sampled"):
+        yield _differs("--score", info.score or "sampled", restated.score)
     if restated.probe_resolution and info.resolution_probe is None:
         yield _differs("--probe-resolution", "no probe", "--probe-resolution")
     if restated.batch and info.batch is None:

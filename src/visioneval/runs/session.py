@@ -120,6 +120,8 @@ def new_run_info(plan: BenchmarkPlan, spec: BackendSpec, settings: GenerationSet
         info.variants = plan.variants
     if plan.epochs:
         info.epochs = plan.epochs
+    if plan.score:
+        info.score = plan.score
     if definition:
         info.definition = definition
     if shard:
@@ -164,6 +166,9 @@ def check_resumable(info: RunInfo, plan: BenchmarkPlan) -> None:
         raise RunDirError(f"this run was started with variants {', '.join(then) or 'none'}, "
                           f"now {', '.join(asked) or 'none'}; start a new run for other "
                           "variants")
+    if info.score != plan.score:
+        raise RunDirError(f"this run was started with --score {info.score or 'sampled'}, now "
+                          f"{plan.score or 'sampled'}; start a new run")
     if (info.epochs or 1) != (plan.epochs or 1):
         raise RunDirError(f"this run was started with --epochs {info.epochs or 1}, now "
                           f"{plan.epochs or 1}; start a new run (its cache entries give it "

@@ -35,6 +35,7 @@ from visioneval.core.records import GenerationSettings
 from visioneval.core.runfiles import RunInfo
 from visioneval.engine.stopping import DEFAULT_MIN_SAMPLES, StoppingRule
 from visioneval.engine.stopping import refusal as stopping_refusal
+from visioneval.epochs.expected import TOP as EXPECTED_TOP
 from visioneval.epochs.family import MAX_EPOCHS, with_epochs
 from visioneval.runs.batching import MAX_COST_REFUSED
 from visioneval.runs.batching import refusal as batch_refusal
@@ -84,6 +85,9 @@ class RunSpec(BaseModel):
         (), description="Request variants sent beside every sample, as --variant names them.")
     epochs: int = Field(1, ge=1, le=MAX_EPOCHS, description="Answers asked per sample "
                         "(--epochs): each later answer a request of its own with its own seed.")
+    score: Literal["sampled", "expected"] = Field(
+        "sampled", description="expected (--score expected): each answer's expected outcome "
+        "from its first token's log-probabilities too.")
     backend: BackendSpec = Field(description="The model asked: API, name, servers, and the "
                                  "variable its key is read from (never the key).")
     generation: GenerationSettings | None = Field(
@@ -168,6 +172,7 @@ class RunSpec(BaseModel):
         return cls.make(
             benchmark=info.benchmark, definition=info.definition, options=dict(info.options),
             variants=tuple(v.name for v in info.variants or ()), epochs=info.epochs or 1,
+            score=info.score or "sampled",
             backend=BackendSpec(kind=backend.kind, model=backend.model,
                                 base_urls=tuple(backend.base_urls),
                                 api_key_env=backend.api_key_env),
@@ -230,9 +235,10 @@ class RunSpec(BaseModel):
             benchmark = chosen.from_command(options)
         if self.variants:
             benchmark = with_variants(benchmark, self.variants, chosen)
-        if self.epochs > 1:
+        if self.epochs > 1 or self.score == "expected":
             try:
-                benchmark = with_epochs(benchmark, self.epochs, chosen)
+                benchmark = with_epochs(benchmark, self.epochs, chosen,
+                                        expected=self.score == "expected")
             except ValueError as exc:
                 raise SpecError(str(exc)) from None
         self._check(benchmark)
@@ -242,9 +248,11 @@ class RunSpec(BaseModel):
     def settings(self) -> GenerationSettings:
         """The generation settings: as given, else temperature 0 and the benchmark's own
         max_tokens."""
-        if self.generation is not None:
-            return self.generation
-        return GenerationSettings(max_tokens=self.definition_object().max_tokens)
+        settings = self.generation if self.generation is not None else \
+            GenerationSettings(max_tokens=self.definition_object().max_tokens)
+        if self.score == "expected" and settings.top_logprobs is None:
+            return settings.model_copy(update={"top_logprobs": EXPECTED_TOP})
+        return settings
 
     def seed(self) -> int:
         """The seed value of the samples' random order under --target-ci: the benchmark's own."""
@@ -267,7 +275,7 @@ class RunSpec(BaseModel):
             raise SpecError(why)
 
 
-_WHAT_IS_MEASURED = {"benchmark", "definition", "options", "variants", "epochs"}
+_WHAT_IS_MEASURED = {"benchmark", "definition", "options", "variants", "epochs", "score"}
 
 
 def _refusals(spec: RunSpec) -> list[str]:
@@ -310,6 +318,13 @@ def _refusals(spec: RunSpec) -> list[str]:
     if spec.stopping is not None and spec.epochs > 1:
         found.append("--target-ci stops on the first answers' interval; --epochs asks every "
                      "sample again: use one or the other")
+    if spec.score == "expected" and spec.backend.kind not in ("openai", "openrouter"):
+        found.append(f"--score expected reads log-probabilities, which the {spec.backend.kind} "
+                     "backend does not give; an OpenAI-compatible server (--backend openai or "
+                     "openrouter) gives them where its model does")
+    if spec.score == "expected" and spec.batch:
+        found.append("--score expected scores each answer as it arrives; send it without "
+                     "--batch")
     if spec.probe_resolution and spec.backend.kind in ("builtin", "none"):
         found.append(f"--probe-resolution: the {spec.backend.kind} backend has no image "
                      "transport to measure; the probe needs a model server")

@@ -154,7 +154,8 @@ def _spec(entry: BenchmarkEntry, options: dict[str, Any], model: ModelEntry,
     stopping = Stopping(target_ci=entry.target_ci, min_samples=entry.min_samples or
                         DEFAULT_MIN_SAMPLES) if entry.target_ci is not None else None
     return RunSpec.make(benchmark=entry.name, definition=named, options=options,
-                        variants=tuple(entry.variants), epochs=entry.epochs, backend=backend,
+                        variants=tuple(entry.variants), epochs=entry.epochs, score=entry.score,
+                        backend=backend,
                         generation=generation, engine=engine, stopping=stopping,
                         batch=model.batch, out=out)
 

@@ -102,6 +102,8 @@ class BenchmarkEntry(_Entry):
     # Answers asked per sample (`--epochs`): the item means and the variance split beside
     # the benchmark's tables (docs/epochs.md).
     epochs: int = Field(1, ge=1)
+    # "expected": each answer's expected outcome from its log-probabilities too.
+    score: Literal["sampled", "expected"] = "sampled"
     temperature: float | None = None
     max_tokens: int | None = Field(None, gt=0)
     # Stop each run once its headline's 95% interval is at most this many points wide
