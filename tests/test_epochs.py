@@ -59,7 +59,7 @@ def test_the_split_recovers_a_model_of_known_answer_variation(serve, tmp_path):
     first = summary["first_answers"]["ci95"]
     assert high - low < first[1] - first[0]
     text = flat(result.stdout)
-    assert "Repeated answers: 4 to each of 300 items" in text
+    assert "Repeated answers: 4 answers to each of 300 items" in text
     assert "answer variation is" in text and "more items narrow the interval" in text
     assert all(len(line) <= 100 for line in result.stdout.splitlines())
 
@@ -204,3 +204,79 @@ def test_what_epochs_cannot_go_with_is_refused(tmp_path):
     result = invoke("run", KNOWN, "--epochs", "3", "--target-ci", "5", "--backend",
                     "builtin", "--model", "random", "--out", tmp_path / "r")
     assert result.exit_code != 0 and "--target-ci" in flat(result.stderr)
+
+
+def test_expected_scores_take_the_sampling_out_of_each_answer(serve, tmp_path):
+    server = serve(answer=answer_varying(2.0, 1.0, seed=9), seed=9)
+    server.stats.keep_bodies = True
+    run = tmp_path / "run"
+    result = _known(server, run, "--no-cache", "--score", "expected", items=200, epochs=1)
+    assert result.exit_code == 0, result.stderr
+    # The request asks for the first token's alternatives.
+    body = server.stats.bodies[0]
+    assert body["logprobs"] is True and body["top_logprobs"] == 20
+    summary = load(run, "epochs.json")
+    assert summary["score"] == "expected" and "expected_unavailable" not in summary
+    # Each record's expected outcome is the varying model's own chance for its item.
+    records = journal(run)
+    assert len(records) == 200
+    chances = [r["parsed"]["expected_outcome"] for r in records]
+    assert all(0.0 <= c <= 1.0 for c in chances) and len(set(chances)) > 100
+    expected, sampled = summary["item_means"]["ci95"], summary["first_answers"]["ci95"]
+    assert expected[1] - expected[0] < 0.7 * (sampled[1] - sampled[0])
+    assert expected[0] <= 2 / 3 <= expected[1]
+    # The benchmark's own table stays the sampled answers'.
+    assert load(run)["overall"]["accuracy"] == pytest.approx(summary["first_answers"]["value"])
+    assert "Expected scores: 1 answer to each of 200 items" in flat(result.stdout)
+
+
+def test_an_answer_without_an_expected_score_is_counted_with_its_reason(serve, tmp_path):
+    longer = serve(answer=lambda prompt: "The answer is A")
+    run = tmp_path / "longer"
+    assert _known(longer, run, "--no-cache", "--score", "expected", items=10,
+                  epochs=1).exit_code == 0
+    summary = load(run, "epochs.json")
+    assert summary["expected_unavailable"] == {"the answer is longer than its first token": 10}
+    assert "item_means" not in summary
+
+    def no_logprobs(protocol, body, prompt):
+        return {"id": "x", "object": "chat.completion", "model": body["model"],
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": "A"}}],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1}}
+
+    plain = serve(reply=no_logprobs)
+    run = tmp_path / "plain"
+    assert _known(plain, run, "--no-cache", "--score", "expected", items=10,
+                  epochs=1).exit_code == 0
+    assert load(run, "epochs.json")["expected_unavailable"] == {
+        "the server sent no log-probabilities": 10}
+
+
+def test_the_first_tokens_alternatives_are_read_bounded_and_checked():
+    from visioneval.backends.openai import first_token_logprobs
+    from visioneval.backends.replies import MetadataReader
+
+    meta = MetadataReader("test")
+    found = first_token_logprobs({"content": [{"token": "A", "logprob": -0.1, "top_logprobs": [
+        {"token": "A", "logprob": -0.1}, {"token": "B", "logprob": -2.4},
+        {"token": "C", "logprob": float("nan")}, {"token": "x" * 500, "logprob": -3.0},
+        {"token": "D", "logprob": 0.5}]}]}, meta)
+    assert found == {"A": -0.1, "B": -2.4}
+    assert first_token_logprobs(None, meta) is None
+    assert first_token_logprobs({"content": []}, meta) is None
+    assert first_token_logprobs({"content": [{"token": "A", "logprob": -0.2}]}, meta) == \
+        {"A": -0.2}
+
+
+def test_runs_that_ask_no_log_probabilities_keep_their_cache_keys():
+    from visioneval.core.records import GenerationSettings
+
+    assert GenerationSettings(seed=3).model_dump() == {"temperature": 0.0, "max_tokens": 128,
+                                                       "seed": 3}
+
+
+def test_expected_scores_need_a_server_that_gives_log_probabilities(tmp_path):
+    result = invoke("run", KNOWN, "--score", "expected", "--backend", "builtin", "--model",
+                    "random", "--out", tmp_path / "r")
+    assert result.exit_code != 0 and "log-probabilities" in flat(result.stderr)
