@@ -153,7 +153,8 @@ SLOW_PAGES = ("layout.md", "PERFORMANCE.md", "psychophysics.md",  # pictures; 10
               "controls.md", "power.md",  # 800 requests; a pilot run
               "pope.md",  # 720 requests through two models
               "suites.md", "cost.md", "naturalbench.md",  # several runs each
-              "explain.md", "blindtest.md")  # a run with a variant; six threshold fits
+              "explain.md", "blindtest.md",  # a run with a variant; six threshold fits
+              "epochs.md")  # 720 requests, images made for them
 
 
 def reads_another_pages_data(page: Path) -> bool:
