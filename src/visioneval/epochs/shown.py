@@ -4,6 +4,7 @@ would buy. The terminal and the report page say the same sentences (`lines`)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -94,9 +95,11 @@ def sentences(summary: EpochsSummary) -> list[str]:
         if summary.epochs > 1:
             out.append(f"no variance split: {summary.split_unavailable or 'not computed'}")
         return out
+    share = min(max(found.within_share.value, 0.0), 1.0)
     out.append(f"Var(score) = (between + within / K) / n ({SOURCE}): answer variation is "
-               f"{100 * found.within_share.value:.0f}% of the variance of the item-mean "
-               f"score with K = {found.answers_per_item:g}")
+               f"{100 * share:.0f}% of the variance of the item-mean score with K = "
+               f"{found.answers_per_item:g}; without it the interval would be "
+               f"{100 * (1 - math.sqrt(1 - share)):.0f}% narrower")
     out.append(f"a single pass (one answer per item) moves by about "
                f"±{1.96 * 100 * found.one_pass_sd:.1f} points from answer variation alone, "
                "with the same items and the same model")
