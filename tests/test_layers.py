@@ -28,6 +28,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("cost",),
     ("engine",),
     ("variants", "probe", "canvas", "foreign", "harness"),
+    ("epochs",),
     ("loopback",),
     ("evaluators",),
     ("benchmarks",),

@@ -50,12 +50,13 @@ Temperature = Annotated[float | None, typer.Option(
     metavar="NUM", help="Sampling temperature.", show_default="0", rich_help_panel=MODEL)]
 Epochs = Annotated[int | None, typer.Option(
     "--epochs", min=1, metavar="K",
-    help="Ask every sample K times (each its own seed): item means, variance split.",
-    show_default="1", rich_help_panel=MODEL)]
+    help="Answers per sample: item means, variance split.", show_default="1",
+    rich_help_panel=MODEL)]
+# --score is hidden to keep --help to a screen; docs/epochs.md describes it.
 ScoreOpt = Annotated[str | None, typer.Option(
     "--score", metavar="<sampled|expected>",
     help="expected: also each answer's expected score from its log-probabilities.",
-    show_default="sampled", rich_help_panel=MODEL)]
+    show_default="sampled", rich_help_panel=MODEL, hidden=True)]
 Resume = Annotated[Path | None, typer.Option(
     metavar="DIR", help="Continue the run in DIR with its recorded settings.",
     rich_help_panel=OUTPUT)]

@@ -51,6 +51,9 @@ COMMAND_LINE = CommandLine(
                 "evaluate grades answers already given, so no request variant applies; "
                 "--judge-controls checks the judges (blind: the same request without its "
                 "images)"),
+        Refused(("--epochs", "--score"),
+                "evaluate grades answers already given; --judge-samples asks each judge "
+                "several times, and the judge card splits its variation"),
         Refused(("--target-ci", "--min-samples"),
                 "evaluate's numbers are a pass rate per evaluator, not one proportion of "
                 "samples a run can stop on; run it without --target-ci")),

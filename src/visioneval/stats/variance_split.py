@@ -20,6 +20,9 @@ may come out below 0 in a resample or in the estimate when items hardly differ, 
 as estimated (a negative value says the items' differences are lost in the answers' noise).
 """
 
+# Imports inside functions: numpy loads when a split is computed, not when a command that
+# only reads (or `--help`) imports the package.
+
 from __future__ import annotations
 
 import math

@@ -70,7 +70,7 @@ COMMAND_LINE = CommandLine(
     refused=(
         Refused(("--backend", "--base-url", "--api-key-env", "--temperature", "--max-tokens",
                  "--price-in", "--price-out", "--rpm", "--tpm", "--probe-resolution",
-                 "--batch", "--dry-run"),
+                 "--batch", "--dry-run", "--epochs", "--score"),
                 NO_MODEL),
         # Layout's own --variant (CANVAS's folders) takes the spelling.
         Refused(("--variant",), "request variants change the image sent to a model, and "
