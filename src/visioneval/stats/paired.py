@@ -21,9 +21,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from visioneval.stats.bootstrap import (SEED, Clusters, Outcomes, cr1_variance,
-                                        few_clusters_note, replicates, summaries,
-                                        t_ratio)
+from visioneval.stats.bootstrap import (
+    SEED,
+    Clusters,
+    Outcomes,
+    cr1_variance,
+    few_clusters_note,
+    replicates,
+    summaries,
+    t_ratio,
+)
 
 if TYPE_CHECKING:
     import numpy as np

@@ -22,7 +22,8 @@ NOTE = ("Each variant is the same samples sent changed (run.json says exactly ho
         "95% interval of the difference by a paired bootstrap (1000 seeded resamples). sig.: "
         "significant at 5% (p below 0.05, or an interval that leaves out 0). A pooled metric "
         "(several answers about one image) resamples whole images and is tested with "
-        "the wild cluster bootstrap-t (Webb weights). Failed requests are errors, left out of both sides.")
+        "the wild cluster bootstrap-t (Webb weights). Failed requests are errors, left out of "
+        "both sides.")
 
 
 @dataclass(frozen=True)
