@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
+from visioneval.stats.bootstrap import few_clusters_note
+
 
 @dataclass(frozen=True)
 class Headline:
@@ -106,8 +108,6 @@ def from_block(label: str, block: Mapping[str, Any] | None, key: str, *,
 
 def _few_clusters(block: Mapping[str, Any], key: str) -> str | None:
     """The note an interval over few clusters carries (None: not clustered, or enough)."""
-    from visioneval.stats.bootstrap import few_clusters_note
-
     count, by = block.get(f"{key}_ci95_n_clusters"), block.get(f"{key}_ci95_clusters")
     if not isinstance(count, int) or isinstance(count, bool) or not isinstance(by, str):
         return None
