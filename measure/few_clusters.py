@@ -1,6 +1,6 @@
-"""How visioneval's clustered intervals and clustered McNemar test hold up with few images,
-against cluster-robust and wild-bootstrap alternatives, when answers about one image are
-strongly correlated and images hold unequal numbers of questions.
+"""How visioneval's clustered intervals and clustered paired test hold up with few images,
+against its former methods and cluster-robust and wild-bootstrap alternatives, when answers
+about one image are strongly correlated and images hold unequal numbers of questions.
 
 Each simulated run has G images (clusters). An image's number of questions is geometric on
 1, 2, ... with mean 4 (variance 12: many images with one question, a few with ten or more).
@@ -10,8 +10,11 @@ whose answers correlate exactly rho within an image); each question is then righ
 chance, independently of the image's size, so the pooled share right estimates 0.7.
 
 Intervals of the share right (95%, each clipped to [0, 1] for its width):
-- visioneval: `stats.bootstrap.summaries` with the images as clusters (percentile interval
-  of 1000 whole-image resamples), the function the metrics call.
+- visioneval: `stats.bootstrap.summaries` with the images as clusters, the function the
+  metrics call: the cluster bootstrap-t of 1000 whole-image resamples, each studentized by
+  its own CR1 error.
+- visioneval before: the same resamples' percentile interval (`summaries` told the share is
+  not a mean, `shares=()`), what the metrics called before.
 - CR1 + t(G-1): the cluster-robust (sandwich) variance of a mean with the small-sample factor
   G / (G - 1) (Cameron and Miller 2015, "A practitioner's guide to cluster-robust
   inference", J. Human Resources 50:317-372, section VI), t with G - 1 degrees of freedom.
@@ -26,13 +29,15 @@ Intervals of the share right (95%, each clipped to [0, 1] for its width):
 Paired tests (type-I error at 0.05 under no difference): two runs over the same images,
 each run with its own image chances (both Beta with mean 0.7, correlation 0.5, drawn
 independently), so the per-question differences correlate 0.5 within an image as well.
-- Obuchowski: `stats.paired.clustered_mcnemar` (Obuchowski 1998), the function compare calls;
-  its variance is CR1's, referred to chi-square(1).
+- visioneval: `stats.paired.wild_cluster_test`, the function compare calls: the wild cluster
+  bootstrap-t with no difference imposed, Webb weights, 999 seeded resamples.
+- visioneval before: Obuchowski's (1998) clustered McNemar, what compare called before (its
+  variance is CR1's, referred to chi-square(1)); kept here to compare.
 - CR1 + t(G-1) and CR2 + t(G-1) on the per-question differences.
 - wild bootstrap-t: the null imposed (Webb weights on each image's summed difference).
 
-Run by hand (4000 runs a cell: about four minutes on two cores):
-    uv run python measure/few_clusters.py --runs 4000 [--clusters 10 20 50 200]
+Run by hand (2000 runs a cell: about five minutes on two cores):
+    uv run python measure/few_clusters.py --runs 2000 [--clusters 10 20 30 50 200]
 The tables go into docs/intervals.md.
 """
 
@@ -44,15 +49,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import binomtest, chi2
 from scipy.stats import t as student_t
 
 from visioneval.stats.bootstrap import Clusters, mean_statistic, summaries
-from visioneval.stats.paired import clustered_mcnemar
+from visioneval.stats.paired import wild_cluster_test
 
 ACCURACY = 0.7
 CORRELATION = 0.5
 MEAN_SIZE = 4
-CLUSTER_COUNTS = (10, 20, 50, 200)
+CLUSTER_COUNTS = (10, 20, 30, 50, 200)
 LEVEL = 0.95
 ALPHA = 0.05
 RESAMPLES = 999
@@ -121,10 +127,12 @@ def cr_variance(sums: np.ndarray, sizes: np.ndarray, kind: str) -> float:
     raise ValueError(f"unknown variance {kind!r}")
 
 
-def visioneval_interval(run: Run) -> Interval:
-    """visioneval's clustered bootstrap interval of the share right, as the metrics get it."""
+def visioneval_interval(run: Run, former: bool = False) -> Interval:
+    """visioneval's clustered interval of the share right, as the metrics get it (`former`:
+    the percentile interval of the same resamples, as they got it before)."""
     clusters = Clusters("image", run.index.astype(np.intp), run.count)
-    found = summaries(run.right[:, None], mean_statistic, ("accuracy",), clusters)
+    found = summaries(run.right[:, None], mean_statistic, ("accuracy",), clusters,
+                      shares=() if former else None)
     low, high = found["accuracy"]["ci95"]
     return float(low), float(high)
 
@@ -191,7 +199,8 @@ def interval_methods(rng: np.random.Generator,
                      resamples: int = RESAMPLES) -> dict[str, Callable[[Run], Interval]]:
     """Every interval compared, by the name its table row carries."""
     return {
-        "visioneval cluster bootstrap": visioneval_interval,
+        "visioneval cluster bootstrap-t": visioneval_interval,
+        "visioneval before: percentile": lambda run: visioneval_interval(run, former=True),
         "CR1 + t(G-1)": lambda run: cr_interval(run, "CR1"),
         "CR2 + t(G-1)": lambda run: cr_interval(run, "CR2"),
         "wild cluster bootstrap-t (Webb)": lambda run: wild_interval(run, rng, resamples),
@@ -199,12 +208,27 @@ def interval_methods(rng: np.random.Generator,
     }
 
 
-def obuchowski_p(first: Run, second: Run) -> float:
-    """visioneval's clustered McNemar p-value (stats.paired), on the same answers."""
+def visioneval_p(first: Run, second: Run) -> float:
+    """visioneval's clustered paired test's p-value (stats.paired), on the same answers."""
     clusters = Clusters("image", first.index.astype(np.intp), first.count)
-    found = clustered_mcnemar(first.right, second.right, clusters, "accuracy")
+    found = wild_cluster_test(first.right, second.right, clusters, "accuracy")
     assert found.p_value is not None
     return found.p_value
+
+
+def obuchowski_p(first: Run, second: Run) -> float:
+    """Obuchowski's (1998) clustered McNemar, visioneval's test before: with X_g, Y_g the
+    right answers of each run in image g, var(p) = G / (G - 1) / N^2 sum_g (X_g - n_g p)^2,
+    the covariance likewise, (p_b - p_a)^2 / (var_a + var_b - 2 cov) against chi-square(1)."""
+    sizes, x, y = first.sizes, first.sums(), second.sums()
+    total, g = float(sizes.sum()), first.count
+    da, db = x - sizes * (x.sum() / total), y - sizes * (y.sum() / total)
+    variance = g / (g - 1) / total ** 2 * float(((db - da) ** 2).sum())
+    difference = (y.sum() - x.sum()) / total
+    if variance <= 0:  # every image shifted alike: a sign test over images, as it did
+        up, down = int((y - x > 0).sum()), int((y - x < 0).sum())
+        return float(binomtest(min(up, down), up + down, 0.5).pvalue) if up + down else 1.0
+    return float(chi2.sf(difference ** 2 / variance, 1))
 
 
 def cr_paired_p(first: Run, second: Run, kind: str) -> float:
@@ -239,7 +263,8 @@ def paired_tests(rng: np.random.Generator,
                  resamples: int = RESAMPLES) -> dict[str, Callable[[Run, Run], float]]:
     """Every paired test compared, by the name its table row carries."""
     return {
-        "visioneval clustered McNemar (Obuchowski)": obuchowski_p,
+        "visioneval wild cluster bootstrap-t": visioneval_p,
+        "visioneval before: clustered McNemar (Obuchowski)": obuchowski_p,
         "CR1 + t(G-1)": lambda a, b: cr_paired_p(a, b, "CR1"),
         "CR2 + t(G-1)": lambda a, b: cr_paired_p(a, b, "CR2"),
         "wild cluster bootstrap-t (Webb)": lambda a, b: wild_paired_p(a, b, rng, resamples),

@@ -14,6 +14,7 @@ from cli_helpers import invoke
 from visioneval.core import registry
 from visioneval.core.headline import Headline, from_block
 from visioneval.core.store import RunStore
+from visioneval.stats.bootstrap import HOLDS_FROM, few_clusters_note
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "vqa" / "questions.jsonl"
 
@@ -55,7 +56,10 @@ def test_salbench_pools_one_image_sets_tasks_and_names_the_rest(made):
     assert found.label == "macro F1, P3 3 tasks pooled"
     assert (found.value, found.n) == (pooled["macro_f1"], pooled["n"])
     assert found.value_text == _percent(pooled["macro_f1"])
-    assert found.interval == tuple(pooled["macro_f1_ci95"]) and found.why == ""
+    assert found.interval == tuple(pooled["macro_f1_ci95"])
+    # Few scenes: the interval carries the note (the pooled run has fewer than HOLDS_FROM).
+    assert pooled["macro_f1_ci95_n_clusters"] < HOLDS_FROM
+    assert found.why == few_clusters_note(pooled["macro_f1_ci95_n_clusters"], "image")
     # One config: its own strict macro F1; a second image set is left to the report.
     one = _headline("salbench", {"P3_box": metrics["P3_box"]})
     assert one.label == "macro F1, P3_box"

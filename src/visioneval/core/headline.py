@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
+from visioneval.stats.bootstrap import few_clusters_note
+
 
 @dataclass(frozen=True)
 class Headline:
@@ -27,6 +29,7 @@ class Headline:
     unit: str = ""
     unavailable: str | None = None
     interval_unavailable: str | None = None
+    interval_note: str | None = None  # e.g. too few images for the interval's measured 95%
 
     def _number(self, value: float) -> str:
         return f"{100 * value:.1f}" if self.percent else f"{value:.3g}"
@@ -58,7 +61,7 @@ class Headline:
             return self.unavailable or "not computed"
         if self.interval is None:
             return f"no interval: {self.interval_unavailable or 'not computed'}"
-        return ""
+        return self.interval_note or ""
 
 
 def _spaced(unit: str) -> str:
@@ -84,7 +87,9 @@ def _finite(value: Any) -> TypeGuard[float]:
 def from_block(label: str, block: Mapping[str, Any] | None, key: str, *,
                percent: bool = True, unit: str = "") -> Headline:
     """The figure `key` of a metrics block in the common shape: `key`, `key_ci95` (or
-    `key_ci95_unavailable`), `n`, and `unavailable` when nothing was scored."""
+    `key_ci95_unavailable`; over clusters `key_ci95_clusters` and `key_ci95_n_clusters`, a
+    note below `stats.bootstrap.HOLDS_FROM`), `n`, and `unavailable` when nothing was
+    scored."""
     if not isinstance(block, Mapping):
         return Headline(label, unavailable="not in metrics.json")
     n = block.get("n")
@@ -98,4 +103,12 @@ def from_block(label: str, block: Mapping[str, Any] | None, key: str, *,
     missing = None if interval is not None else str(
         block.get(f"{key}_ci95_unavailable") or "not computed")
     return Headline(label, float(value), interval, count, percent, unit,
-                    interval_unavailable=missing)
+                    interval_unavailable=missing, interval_note=_few_clusters(block, key))
+
+
+def _few_clusters(block: Mapping[str, Any], key: str) -> str | None:
+    """The note an interval over few clusters carries (None: not clustered, or enough)."""
+    count, by = block.get(f"{key}_ci95_n_clusters"), block.get(f"{key}_ci95_clusters")
+    if not isinstance(count, int) or isinstance(count, bool) or not isinstance(by, str):
+        return None
+    return few_clusters_note(count, by)

@@ -17,7 +17,7 @@ from visioneval.core.rundir import OpenedRun, load_all
 from visioneval.core.store import write_atomic
 from visioneval.epochs.item_means import item_rows
 from visioneval.io import csvcells
-from visioneval.stats.paired import CLUSTERED_MCNEMAR, PairedCollector, PairedResult, paired
+from visioneval.stats.paired import WILD_CLUSTER, PairedCollector, PairedResult, paired
 from visioneval.terminal import line
 
 
@@ -72,13 +72,17 @@ def show(comparisons: list[PairedComparison], console: Console) -> None:
                         [[r.key, f"{100 * r.a:.1f}", f"{100 * r.b:.1f}",
                           f"{100 * r.difference:+.1f}", _figure(r)] for r in item.results],
                         NOTE, text=(4,))
+            for r in item.results:
+                if r.note:
+                    line(console, f"{r.key}: {r.note}")
         if item.unpaired:
             line(console, f"compared without pairing ({item.other} and {item.first} were not "
                           f"scored on the same samples): {', '.join(item.unpaired)}")
 
 
-NOTE = ("* significant at 5%. test: McNemar's exact p (clustered by image, Obuchowski 1998, "
-        "on a pooled metric), else the paired bootstrap's 95% interval of the difference "
+NOTE = ("* significant at 5%. test: McNemar's exact p (on a pooled metric, the wild cluster "
+        "bootstrap-t's p over images, Webb weights), else the paired bootstrap's 95% interval "
+        "of the difference "
         "(points). With --out, the comparison page, comparison.md and paired.csv have each "
         "test's discordant pairs and images.")
 
@@ -87,7 +91,7 @@ def _figure(result: PairedResult) -> str:
     """The test's figure as the terminal shows it: "McNemar p 0.003 *"."""
     mark = " *" if result.significant else ""
     if result.p_value is not None:
-        name = "McNemar (clustered)" if result.test == CLUSTERED_MCNEMAR else "McNemar"
+        name = "wild cluster-t" if result.test == WILD_CLUSTER else "McNemar"
         return f"{name} p {_p_or_interval(result)}{mark}"
     if result.interval is not None:
         return f"bootstrap {_p_or_interval(result)}{mark}"
@@ -95,7 +99,7 @@ def _figure(result: PairedResult) -> str:
 
 
 def _p_or_interval(result: PairedResult) -> str:
-    """McNemar's p ("0.003"), else the bootstrap's interval of the difference in points
+    """The test's p ("0.003"), else the bootstrap's interval of the difference in points
     ("[-7.6, -5.1]"), else "-"."""
     if result.p_value is not None:
         return f"{result.p_value:.3g}"
@@ -108,10 +112,16 @@ def _p_or_interval(result: PairedResult) -> str:
 SECTION_NOTE = ("Each run after the first against the first, sample by sample, on the metrics "
                 "its benchmark pairs. p: McNemar's exact test on the samples right in one run "
                 "only (0/1 outcomes); on a pooled metric (several answers about one image) "
-                "Obuchowski's clustered statistic (docs/intervals.md). Otherwise the 95% "
+                "the wild cluster bootstrap-t over images with Webb's weights (999 seeded "
+                "resamples; docs/intervals.md). Otherwise the 95% "
                 "interval of the difference by a paired bootstrap (1000 seeded resamples), in "
                 "points. sig.: significant at 5%. Metrics the runs did not score on the same "
                 "samples are listed as compared without pairing.")
+
+
+def _detail(result: PairedResult) -> str:
+    """The detail line, with the few-images note when there is one."""
+    return f"{result.detail}; {result.note}" if result.note else result.detail
 
 
 def section(comparisons: list[PairedComparison]) -> blocks.Section | None:
@@ -120,7 +130,8 @@ def section(comparisons: list[PairedComparison]) -> blocks.Section | None:
     unpaired = []
     for item in comparisons:
         for r in item.results:
-            rows.append([Path(item.other).name, r.key, r.test, r.detail, f"{100 * r.a:.1f}",
+            rows.append([Path(item.other).name, r.key, r.test, _detail(r),
+                         f"{100 * r.a:.1f}",
                          f"{100 * r.b:.1f}", f"{100 * r.difference:+.1f}", _p_or_interval(r),
                          "yes" if r.significant else "no"])
         if item.unpaired:
@@ -152,7 +163,7 @@ def write_csv(comparisons: list[PairedComparison], path: Path) -> Path:
             low, high = r.interval or ("", "")
             writer.writerow([item.first, item.other, r.key, r.test, r.a, r.b, r.difference,
                              low, high, "" if r.p_value is None else r.p_value,
-                             r.significant, r.detail])
+                             r.significant, _detail(r)])
         for key in item.unpaired:
             writer.writerow([item.first, item.other, key, "not paired (different samples)",
                              "", "", "", "", "", "", "", ""])

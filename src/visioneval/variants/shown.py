@@ -10,7 +10,7 @@ from rich.console import Console
 
 from visioneval import fmt
 from visioneval.core.printed import print_table
-from visioneval.stats.paired import CLUSTERED_MCNEMAR
+from visioneval.stats.paired import WILD_CLUSTER
 from visioneval.terminal import line
 from visioneval.variants.summary import Difference, Estimate, VariantResult, VariantsSummary
 
@@ -22,7 +22,8 @@ NOTE = ("Each variant is the same samples sent changed (run.json says exactly ho
         "95% interval of the difference by a paired bootstrap (1000 seeded resamples). sig.: "
         "significant at 5% (p below 0.05, or an interval that leaves out 0). A pooled metric "
         "(several answers about one image) resamples whole images and is tested with "
-        "Obuchowski's clustered McNemar. Failed requests are errors, left out of both sides.")
+        "the wild cluster bootstrap-t (Webb weights). Failed requests are errors, left out of "
+        "both sides.")
 
 
 @dataclass(frozen=True)
@@ -64,8 +65,8 @@ def estimate(value: Estimate) -> str:
 def test_text(test: Difference) -> str:
     """McNemar's p, or the bootstrap interval of the difference (points)."""
     if test.p is not None:
-        clustered = " (clustered)" if test.test == CLUSTERED_MCNEMAR else ""
-        return f"McNemar{clustered} p {_p(test.p)}"
+        name = "wild cluster-t" if test.test == WILD_CLUSTER else "McNemar"
+        return f"{name} p {_p(test.p)}"
     return f"bootstrap [{fmt.interval(test.ci95, joiner=', ')}]"
 
 

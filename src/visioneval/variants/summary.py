@@ -77,7 +77,8 @@ class Difference(_Closed):
     def of(cls, result: PairedResult) -> Difference:
         return cls(test=result.test, difference=result.difference,
                    ci95=list(result.interval) if result.interval else None,
-                   p=result.p_value, significant=result.significant, detail=result.detail)
+                   p=result.p_value, significant=result.significant,
+                   detail=f"{result.detail}; {result.note}" if result.note else result.detail)
 
 
 class VariantMetric(_Closed):

@@ -116,8 +116,8 @@ class BlinkDefinition(BenchmarkDefinition):
 
     # -- paired tests and chance --------------------------------------------------------------
     def paired_rows(self, record: Record) -> dict[str, Any]:
-        """Each protocol's per-question verdict under each label set (McNemar, clustered by
-        the question's first image)."""
+        """Each protocol's per-question verdict under each label set (the wild cluster
+        bootstrap-t, clustered by the question's first image)."""
         protocol = record.metadata.get("prompt")
         if not isinstance(protocol, str):
             return {}

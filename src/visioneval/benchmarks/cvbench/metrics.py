@@ -139,7 +139,7 @@ class Tally:
         else:
             out["cv_bench_unavailable"] = "needs items of ADE20K, COCO and Omni3D"
         found = summaries(self.outcomes.matrix(), _statistic, FIGURES,
-                          self.outcomes.clusters("image"))
+                          self.outcomes.clusters("image"), shares=(0, None, None, None))
         attach(out, {k: _finite(v) for k, v in found.items()})
         return out
 

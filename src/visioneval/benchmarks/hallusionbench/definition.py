@@ -134,8 +134,8 @@ class HallusionBenchDefinition(BenchmarkDefinition):
 
     # -- compare, chance -------------------------------------------------------------------
     def paired_rows(self, record: Record) -> dict[str, Any]:
-        """Each protocol's verdict per question (McNemar, clustered by set: a set's figures
-        and question groups move together)."""
+        """Each protocol's verdict per question (the wild cluster bootstrap-t, clustered by
+        set: a set's figures and question groups move together)."""
         meta = record.metadata or {}
         cluster = _set_of(meta)
         rows = {}

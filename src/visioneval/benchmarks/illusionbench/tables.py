@@ -15,6 +15,7 @@ from visioneval.benchmarks.illusionbench.spec import FAMILY, ORIGINAL_FIXED
 from visioneval.core.printed import print_table
 from visioneval.fmt import interval, pct
 from visioneval.io import csvcells
+from visioneval.stats.bootstrap import few_clusters_note
 from visioneval.terminal import line
 
 CSV_HEADER = ["protocol", "rule", "subset", "shape_recall_pct", "scene_recall_pct", "shape_n",
@@ -134,7 +135,9 @@ def show(metrics: dict[str, Any], model: str, console: Console) -> None:
     if pooled:
         console.print()
         print_table(console, "Both tasks pooled, recall (percent)", POOLED_HEADER, pooled,
-                    "interval: bootstrap over images, 1000 seeded resamples", numeric_from=2)
+                    "interval: bootstrap-t over images, 1000 seeded resamples", numeric_from=2)
+        for text in pooled_notes(metrics):
+            line(console, text)
     console.print()
     line(console, "Protocols", style="bold")
     for protocol in metrics:
@@ -148,7 +151,23 @@ def show(metrics: dict[str, Any], model: str, console: Console) -> None:
 POOLED_HEADER = ["protocol", "set", "answers", "images", "recall", "95% interval"]
 POOLED_NOTE = ("Both tasks pooled: the shape and the scene answers together. The two answers "
                "about one image are not independent, so the interval is a cluster bootstrap "
-               "that draws images (1000 seeded resamples; docs/intervals.md).")
+               "that draws images, each resample studentized by its own cluster-robust error "
+               "(the bootstrap-t; 1000 seeded resamples; docs/intervals.md).")
+
+
+def pooled_notes(metrics: dict[str, Any]) -> list[str]:
+    """"ICON, original: only 12 images: the interval's 95% is measured from 20 on", per
+    pooled block over fewer images than `stats.bootstrap.HOLDS_FROM`."""
+    notes = []
+    for protocol, blocks in metrics.items():
+        for subset, block in blocks.items():
+            pooled = block.get("pooled") or {}
+            count = pooled.get("recall_ci95_n_clusters")
+            note = few_clusters_note(count, str(pooled.get("recall_ci95_clusters", "image"))) \
+                if isinstance(count, int) else None
+            if note:
+                notes.append(f"{subset}, {protocol}: {note}")
+    return notes
 
 
 def pooled_rows(metrics: dict[str, Any]) -> list[list[str]]:

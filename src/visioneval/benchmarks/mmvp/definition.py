@@ -151,8 +151,9 @@ class MmvpDefinition(BenchmarkDefinition):
 
     # -- paired tests and chance --------------------------------------------------------------
     def paired_rows(self, record: Record) -> dict[str, Any]:
-        """Each protocol's per-question verdict under each label set (McNemar, clustered by
-        pair: the paired test of pair accuracy's building blocks)."""
+        """Each protocol's per-question verdict under each label set (the wild cluster
+        bootstrap-t, clustered by pair: the paired test of pair accuracy's building
+        blocks)."""
         protocol = record.metadata.get("prompt")
         pair = record.metadata.get("pair")
         if not isinstance(protocol, str) or pair is None:

@@ -252,7 +252,8 @@ class TaskPool:
             clusters = self.outcomes.clusters("image")
             out["n_images"] = clusters.count
             attach(out, summaries(self.outcomes.matrix(), _pooled_statistic,
-                                  ("exact_match", "macro_f1", "sample_f1"), clusters))
+                                  ("exact_match", "macro_f1", "sample_f1"), clusters,
+                                  shares=(0, None, 1)))  # EM, sample F1: column means
         return out
 
 

@@ -16,6 +16,7 @@ from visioneval.benchmarks.salbench.spec import CONFIGS, ConfigSpec
 from visioneval.core.printed import print_table
 from visioneval.fmt import interval, pct
 from visioneval.io import csvcells
+from visioneval.stats.bootstrap import few_clusters_note
 from visioneval.terminal import line
 
 # Column -> config, in the order of the results CSV that github.com/MikeWise2718/salbench
@@ -207,7 +208,9 @@ def show(metrics: dict[str, Any], label: dict[str, Any], console: Console) -> No
         console.print()
         print_table(console, "Tasks pooled per image set (strict parser, percent)",
                     POOLED_HEADER, pooled, "intervals: bootstrap over scenes (each with all "
-                    "its tasks' answers), 1000 seeded resamples")
+                    "its tasks' answers; EM's studentized), 1000 seeded resamples")
+        for text in pooled_notes(metrics):
+            line(console, text)
     console.print()
     columns = protocol_columns(metrics)
     note = ("paper's F1: strict parser, every class; sample F1 is not the paper's; lmms-eval "
@@ -339,7 +342,25 @@ POOLED_NOTE = ("Tasks pooled: one image set's Detection (D), Referring (R) and V
                "Referring (VR) answers together (those in the run). The tasks ask about the "
                "same scenes, so their answers are not independent: the intervals are a "
                "cluster bootstrap that draws scenes, each with all its answers (1000 seeded "
-               "resamples; docs/intervals.md).")
+               "resamples; exact match's each studentized by its own cluster-robust error, "
+               "the bootstrap-t; docs/intervals.md).")
+
+
+def pooled_notes(metrics: dict[str, Any]) -> list[str]:
+    """"P3: only 12 images: the interval's 95% is measured from 20 on", per image set whose
+    pooled intervals draw fewer scenes than `stats.bootstrap.HOLDS_FROM`."""
+    notes, seen = [], set()
+    for config, block in metrics.items():
+        pooled = block.get("pooled_tasks") or {}
+        dataset = CONFIGS[config].dataset if config in CONFIGS else config
+        count = pooled.get("exact_match_ci95_n_clusters")
+        if dataset in seen or not isinstance(count, int):
+            continue
+        seen.add(dataset)
+        note = few_clusters_note(count, str(pooled.get("exact_match_ci95_clusters", "image")))
+        if note:
+            notes.append(f"{dataset}: {note}")
+    return notes
 
 
 def pooled_rows(metrics: dict[str, Any]) -> list[list[str]]:
