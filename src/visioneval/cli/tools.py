@@ -25,7 +25,9 @@ def loopback(
                                         "judge-noise (scripted rubric judges that read the "
                                         "scene written into an image: one that sees, one "
                                         "biased to the first image, one blind to counts, one "
-                                        "that guesses), observer (a simulated observer of "
+                                        "that guesses), judge-varies (a rubric verdict whose "
+                                        "scores vary from call to call by a known amount), "
+                                        "observer (a simulated observer of "
                                         "psychophysics stimuli), canary (reads the resolution "
                                         "probe's stripes from the pixels it receives) or "
                                         "fixed:TEXT.")

@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from visioneval.stats.bootstrap import Clusters, LEVEL, replicates
+from visioneval.stats.bootstrap import LEVEL, Clusters, replicates
 
 if TYPE_CHECKING:
     import numpy as np
