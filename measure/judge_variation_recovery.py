@@ -43,6 +43,7 @@ def loopback(rng: np.random.Generator, cases: int, k: int) -> np.ndarray:
 
 
 SCENARIOS = [  # (name, cases, K, between, within, draw)
+    ("10 cases x 4, 0.02 / 0.02", 10, 4, 0.02, 0.02, normal(0.02, 0.02)),
     ("20 cases x 2, 0.02 / 0.02", 20, 2, 0.02, 0.02, normal(0.02, 0.02)),
     ("20 cases x 4, 0.02 / 0.02", 20, 4, 0.02, 0.02, normal(0.02, 0.02)),
     ("40 cases x 4, 0.02 / 0.02", 40, 4, 0.02, 0.02, normal(0.02, 0.02)),

@@ -217,7 +217,7 @@ def variation_text(who: str, block: EvaluatorMetrics) -> list[str]:
     found = block.judge_variation
     if found is None:
         reason = block.judge_variation_unavailable or "not computed"
-        return [f"{who}: judge call-to-call variation not measured: {reason}"]
+        return [f"{who}: judge call-to-call variation not measured:", f"  {reason}"]
     left = f"; {found.left_out} left out (under two usable verdicts)" if found.left_out else ""
     return [f"{who}: judge call-to-call variation: {_share(found.within_share)} of the "
             "variance,",

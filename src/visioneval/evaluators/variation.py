@@ -24,8 +24,9 @@ def judge_variation(scores: Sequence[Sequence[float]], samples: int
     kept = [list(case) for case in scores if len(case) >= 2]
     left_out = len(scores) - len(kept)
     if len(kept) < 2:
+        fewer = f", {left_out} with fewer left out" if left_out else ""
         return None, (f"{len(kept)} case{'s' if len(kept) != 1 else ''} with two usable "
-                      f"verdicts or more (2 are needed; {left_out} left out with fewer)")
+                      f"verdicts or more (2 are needed){fewer}")
     import numpy as np
 
     sums = np.array([math.fsum(case) for case in kept])
