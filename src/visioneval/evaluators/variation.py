@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
+
 from visioneval.evaluators.metrics import JudgeVariation, VarianceComponent
 from visioneval.stats.variance_split import TARGET_SHARE, Part, split
 
@@ -27,8 +29,6 @@ def judge_variation(scores: Sequence[Sequence[float]], samples: int
         fewer = f", {left_out} with fewer left out" if left_out else ""
         return None, (f"{len(kept)} case{'s' if len(kept) != 1 else ''} with two usable "
                       f"verdicts or more (2 are needed){fewer}")
-    import numpy as np
-
     sums = np.array([math.fsum(case) for case in kept])
     squares = np.array([math.fsum(v * v for v in case) for case in kept])
     counts = np.array([len(case) for case in kept], dtype=np.float64)
