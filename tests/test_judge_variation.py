@@ -12,8 +12,12 @@ import pytest
 import yaml
 from cli_helpers import invoke, load
 
+from visioneval.core.records import GenerationSettings
+from visioneval.evaluators.judge import Case, judge_request, parse_reply
+from visioneval.evaluators.rubric import load_rubric
 from visioneval.evaluators.variation import ONE_SAMPLE, judge_variation
-from visioneval.loopback.judges import VARIES_WITHIN
+from visioneval.loopback.judges import VARIES_WITHIN, judge_varies
+from visioneval.loopback.server import ANSWER_MODES, Prompt
 from visioneval.terminal import WIDTH
 
 EVALUATOR = "judge:image-description"
@@ -40,8 +44,6 @@ def _evaluate(server, cases: Path, out: Path, samples: int):
 
 @pytest.mark.slow
 def test_the_within_estimate_recovers_the_judges_known_variation(serve, tmp_path):
-    from visioneval.loopback.server import ANSWER_MODES
-
     server = serve(answer=ANSWER_MODES["judge-varies"])
     cases = _cases(tmp_path / "cases", 40)
     result = _evaluate(server, cases, tmp_path / "four", 4)
@@ -84,7 +86,6 @@ def test_the_within_estimate_recovers_the_judges_known_variation(serve, tmp_path
 def test_two_cases_are_needed_and_a_case_with_one_verdict_is_left_out(serve, tmp_path):
     """One case of two has a single usable verdict: left out, counted, and the split is
     absent with the reason (in metrics.json and in the terminal)."""
-    from visioneval.loopback.judges import judge_varies
 
     def answer(prompt):  # the second case's second sample never parses, even repaired
         if "Answer number 1" in prompt.text and prompt.seed == 1:
@@ -116,3 +117,46 @@ def test_the_split_of_verdict_scores_directly():
         "score"))
     assert judge_variation([[0.5, 0.6], [0.1, 0.9]], samples=1) == (None, ONE_SAMPLE)
     json.dumps(found.model_dump())  # finite numbers only
+
+
+def test_the_loopback_judge_varies_by_the_requests_seed():
+    """Each seed its own offset, the same seed the same verdict; over many seeds the
+    weighted score's variance is the known 0.02."""
+
+    rubric = load_rubric("image-description")
+    request = judge_request(rubric, Case("Describe it.", "Two cups."), GenerationSettings())
+    text = "\n".join(str(p) for m in request.messages for p in m.parts if isinstance(p, str))
+
+    def score(seed: int | None) -> float:
+        return rubric.weighted(parse_reply(judge_varies(Prompt(text, [], seed)), rubric)
+                               ["scores"])
+
+    assert score(3) == score(3)
+    found = [score(seed) for seed in range(4000)]
+    assert len(set(found)) == 5
+    mean = sum(found) / len(found)
+    assert sum((s - mean) ** 2 for s in found) / len(found) == \
+        pytest.approx(VARIES_WITHIN, rel=0.1)
+
+
+def test_with_several_judges_each_card_has_its_own_split(serve, tmp_path):
+    servers = [serve(answer=ANSWER_MODES["judge-varies"]) for _ in range(2)]
+    cases = _cases(tmp_path / "cases", 4)
+    args = ["--judge-backend", "openai"]
+    for server in servers:
+        args += ["--judge-model", "m", "--judge-base-url", server.base_url + "/v1"]
+    result = invoke("evaluate", cases, *args, "--judge-samples", 2, "--out", tmp_path / "run",
+                    "--no-progress", "--no-cache")
+    assert result.exit_code == 0, result.output
+    metrics = load(tmp_path / "run")
+    block = metrics["evaluators"][EVALUATOR]
+    assert "judge_variation" not in block
+    assert block["judge_variation_unavailable"].startswith("2 judges: this score is the panel's")
+    for card in metrics["judges"]["cards"]:
+        assert card["evaluators"][EVALUATOR]["judge_variation"]["cases"] == 4
+    lines = result.output.splitlines()
+    for judge in (1, 2):
+        assert any(line.startswith(f"judge {judge}: m, {EVALUATOR}: judge call-to-call "
+                                   "variation: ") for line in lines)
+    page = (tmp_path / "run" / "report.html").read_text()
+    assert page.count("(--judge-samples N) gives each case N scores") == 2  # a table a judge
