@@ -222,11 +222,12 @@ def test_an_image_without_a_scene_is_one_it_cannot_see(serve):
 
 
 def test_the_loopback_command_serves_the_judges_by_name():
-    for mode in ("judge-sees", "judge-first", "judge-no-counts", "judge-noise"):
+    for mode in ("judge-sees", "judge-first", "judge-no-counts", "judge-varies",
+                 "judge-noise"):
         script = build_script(("m",), mode, 0.0, 0.0, "", 7)
         assert "judge" in script.served_checkpoint()
     with pytest.raises(ValueError, match="judge-sees, judge-first, judge-no-counts, "
-                                         "judge-noise, observer"):
+                                         "judge-varies, judge-noise, observer"):
         build_script(("m",), "judge-blind", 0.0, 0.0, "", 0)
 
 

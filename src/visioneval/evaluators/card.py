@@ -4,7 +4,7 @@ agreement and the calibration against people. One place, so every view says the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,9 +21,12 @@ from visioneval.evaluators.metrics import (
     Agreement,
     ControlCheck,
     Difference,
+    EvaluatorMetrics,
     JudgeCard,
     JudgesMetrics,
+    JudgeVariation,
     ProbeCheck,
+    VarianceComponent,
 )
 from visioneval.terminal import line
 
@@ -176,6 +179,96 @@ def agreement_lines(judges: JudgesMetrics) -> list[str]:
     return lines
 
 
+# -- the judge's call-to-call variation ------------------------------------------------------
+VARIATION_NOTE = (
+    "A judge asked N times per case (--judge-samples N) gives each case N scores. The "
+    "variance of its mean score over the cases is (between + within / N) / cases (Miller "
+    "2024, \"Adding error bars to evals\", section 3): between, the variance of the cases' "
+    "own scores; within, the variance of one verdict about its case's own score (both in "
+    "squared units of the 0-1 score). call-to-call share: (within / N) over their sum, the "
+    "part of the uncertainty more samples per case would shrink; samples for < 10%: the "
+    "fewest per case that would leave it under a tenth. 95% intervals: bootstrap over "
+    "cases, 1000 seeded resamples. docs/judge-checks.md.")
+
+
+def _share(part: VarianceComponent) -> str:
+    if part.ci95 is None:
+        return f"{100 * part.value:.0f}%"
+    return f"{100 * part.value:.0f}% ({100 * part.ci95[0]:.0f}-{100 * part.ci95[1]:.0f}%)"
+
+
+def _samples(value: float) -> str:
+    return f"{value:.0f}" if value == round(value) else f"{value:.1f}"
+
+
+def _needed(found: JudgeVariation) -> str:
+    """What more samples per case would do, in words."""
+    goal = f"{100 * found.target_share:.0f}%"
+    need = found.samples_for_target
+    if need is None:
+        return f"no number of samples a case brings it under {goal}: the cases hardly differ"
+    if need <= found.samples_per_case:
+        return f"{_samples(found.samples_per_case)} samples a case keep it under {goal}"
+    return f"{need} samples a case would bring it under {goal}"
+
+
+def variation_text(who: str, block: EvaluatorMetrics) -> list[str]:
+    """One evaluator's split in two lines, or why it was not made in one."""
+    found = block.judge_variation
+    if found is None:
+        reason = block.judge_variation_unavailable or "not computed"
+        return [f"{who}: judge call-to-call variation not measured:", f"  {reason}"]
+    left = f"; {found.left_out} left out (under two usable verdicts)" if found.left_out else ""
+    return [f"{who}: judge call-to-call variation: {_share(found.within_share)} of the "
+            "variance,",
+            f"  over {found.cases} cases x {_samples(found.samples_per_case)} samples; "
+            f"{_needed(found)}{left}"]
+
+
+def variation_lines(judges: JudgesMetrics, run_model: str) -> list[str]:
+    """Every judge evaluator's split, each judge's when there are several; nothing for a
+    judge asked once per case."""
+    out: list[str] = []
+    for found in judges.cards:
+        if found.samples < 2:
+            continue
+        for evaluator, block in found.evaluators.items():
+            who = f"{name(found, run_model)}, {evaluator}" if len(judges.cards) > 1 \
+                else evaluator
+            out += variation_text(who, block)
+    return out
+
+
+def _variance(part: VarianceComponent) -> str:
+    if part.ci95 is None:
+        return f"{part.value:.4f}"
+    return f"{part.value:.4f} [{part.ci95[0]:.4f}, {part.ci95[1]:.4f}]"
+
+
+def variation_blocks(blocks: Mapping[str, EvaluatorMetrics]) -> list[Block]:
+    """The report's table of each judge evaluator's split and what it means (nothing when
+    no evaluator has one)."""
+    rows = []
+    for label, block in blocks.items():
+        found = block.judge_variation
+        if found is None:
+            continue
+        se = "" if found.mean_score_se is None else f" ± {found.mean_score_se:.3f}"
+        need = found.samples_for_target
+        rows.append([label, found.cases, _samples(found.samples_per_case),
+                     f"{found.mean_score:.3f}{se}", _variance(found.between),
+                     _variance(found.within), _share(found.within_share),
+                     "-" if need is None else need, found.left_out])
+    if not rows:
+        return []
+    return [Note("The judge's call-to-call variation: how much of the uncertainty of each "
+                 "mean score is the cases and how much the judge's own."),
+            Table(["evaluator", "cases", "samples a case", "mean score ± s.e.",
+                   "between cases [95%]", "within cases [95%]", "call-to-call share",
+                   "samples for < 10%", "left out"], rows, numeric_from=1),
+            Note(VARIATION_NOTE)]
+
+
 # -- the report --------------------------------------------------------------------------------
 def sections(judges: JudgesMetrics, run_model: str) -> list[Section]:
     """"Judges": how each was asked, their pass rates and agreement, what the checks mean;
@@ -201,15 +294,18 @@ def sections(judges: JudgesMetrics, run_model: str) -> list[Section]:
     if unused:
         blocks.append(Note(unused))
     blocks.append(Note(NOTE))
-    return [Section(TITLE, blocks), *(_judge_section(c, run_model) for c in judges.cards)]
+    return [Section(TITLE, blocks), *(_judge_section(c, run_model, len(judges.cards) > 1)
+                                    for c in judges.cards)]
 
 
-def _judge_section(card: JudgeCard, run_model: str) -> Section:
+def _judge_section(card: JudgeCard, run_model: str, several: bool) -> Section:
     blocks: list[Block] = [Note(about(card, run_model))]
     found = rows(card)
     if found:
         blocks.append(Table(HEADER, [r.cells() for r in found], numeric_from=3))
     blocks += [Note(f"FLAG {flag}", "flag") for flag in card.flags]
+    if several:  # one judge: the Evaluators section has its split
+        blocks += variation_blocks(card.evaluators)
     dims = _dimension_rows(card)
     if dims:
         blocks.append(Table(["check", "evaluator", "dimension", "n", "difference [95%]"],

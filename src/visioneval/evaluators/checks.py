@@ -29,10 +29,12 @@ from visioneval.evaluators.metrics import (
     HumanLabelsInfo,
     JudgeCard,
     JudgesMetrics,
+    JudgeVariation,
     ProbeCheck,
 )
 from visioneval.evaluators.options import EvaluateOptions
 from visioneval.evaluators.rubric import Rubric
+from visioneval.evaluators.variation import judge_variation
 from visioneval.stats.agreement import against_reference, agreement
 from visioneval.stats.binomial import wilson
 from visioneval.stats.bootstrap import mean_statistic, summaries
@@ -205,7 +207,19 @@ class JudgeChecks:
             block.mean_score = statistics.fmean(v.score or 0.0 for v in done)
         else:
             block.unavailable = f"no processed results ({block.errors} errors)"
+        block.judge_variation, block.judge_variation_unavailable = \
+            self._variation(evaluator, done)
         return block
+
+    def _variation(self, evaluator: str, done: Sequence[Verdict]
+                   ) -> tuple[JudgeVariation | None, str | None]:
+        """The split of the judge's mean score, from each case's verdicts' weighted scores
+        (the cases in key order: the same split whatever the journal's order)."""
+        rubric = self._rubric(evaluator)
+        if rubric is None:
+            return None, "the evaluator's rubric is not known"
+        scores = [[rubric.weighted(s) for s in v.samples or ()] for v in done]
+        return judge_variation(scores, self.options.judge_samples)
 
     def _has(self, judge: int, evaluator: str, control: str) -> bool:
         return any(k[0] == judge and k[1] == evaluator and c == control

@@ -24,7 +24,7 @@ from visioneval.core.records import Record
 from visioneval.core.view import ReadableRun
 from visioneval.evaluators import card
 from visioneval.evaluators.commandline import COMMAND_LINE
-from visioneval.evaluators.metrics import EvaluateMetrics
+from visioneval.evaluators.metrics import EvaluateMetrics, EvaluatorMetrics
 from visioneval.evaluators.options import EvaluateOptions, PanelJudge
 from visioneval.terminal import line
 from visioneval.validators.result import EvalResult
@@ -105,7 +105,10 @@ class EvaluateDefinition(BenchmarkDefinition):
                    "mean score", "errors"], rows), *chart,
             Note("Pass rate over processed results (errors excluded). 95% interval: "
                  "bootstrap over samples (1000 seeded resamples); \"-\" with fewer than 2 "
-                 "processed results.")])]
+                 "processed results."),
+            *card.variation_blocks({label: EvaluatorMetrics.model_validate(block)
+                                    for label, block in evaluators.items()
+                                    if "judge_variation" in block})])]
         cases = view.metrics.get("cases", {})
         rows = [[case, "yes" if b["passed_all"] else "no", _score(b["mean_score"]),
                  ", ".join(_result_cell(k, v) for k, v in b["evaluators"].items())]
@@ -120,7 +123,8 @@ class EvaluateDefinition(BenchmarkDefinition):
     def print_main_table(self, view: ReadableRun, console: Console) -> None:
         """Per evaluator: pass rate with its 95% interval, mean score, errors; a judge card
         that raised flags is named in one line (the cards: `visioneval show`), and so are
-        human labels the run had no use for."""
+        human labels the run had no use for; a judge asked several times per case says how
+        much of its score's uncertainty is its own call-to-call variation."""
         rows = []
         for label, block in view.metrics["evaluators"].items():
             rate, mean = block.get("pass_rate"), block.get("mean_score")
@@ -143,6 +147,8 @@ class EvaluateDefinition(BenchmarkDefinition):
             unused = judges.human_labels.unused_line() if judges.human_labels else None
             if unused:  # rows of a labels file this run has no use for, said not dropped
                 line(console, unused, style="yellow")
+            for text in card.variation_lines(judges, view.model):
+                line(console, text)
 
     def print_tables(self, view: ReadableRun, console: Console) -> None:
         """The evaluators' table, then each judge's card."""

@@ -41,6 +41,7 @@ from visioneval.evaluators.controls import (
 )
 from visioneval.evaluators.human_labels import read_human_labels
 from visioneval.evaluators.judge import SYSTEM, Case, combine, judge_once, judge_request
+from visioneval.evaluators.metrics import JudgesMetrics
 from visioneval.evaluators.options import EvaluateOptions
 from visioneval.evaluators.panel import recorded
 from visioneval.evaluators.rubric import Rubric, load_rubric
@@ -335,8 +336,29 @@ def summarize(records: Iterable[Record], checks: JudgeChecks | None = None
                 results[(evaluator, case)] = checks.panel(evaluator, case)
     summary = _headline(results)
     if checks is not None:
-        summary["judges"] = checks.metrics().model_dump(exclude_defaults=True)
+        judges = checks.metrics()
+        _judge_variation(summary["evaluators"], judges)
+        summary["judges"] = judges.model_dump(exclude_defaults=True)
     return summary
+
+
+def _judge_variation(blocks: dict[str, dict[str, Any]], judges: JudgesMetrics) -> None:
+    """Beside each judge evaluator's headline, its judge's call-to-call variation: the one
+    judge's, from its card; with several judges the headline is the panel's score, which
+    no one judge's verdicts describe, and each card keeps its own."""
+    first = judges.cards[0].evaluators
+    for label, block in blocks.items():
+        found = first.get(label)
+        if found is None:
+            continue  # a validator: no judge
+        if len(judges.cards) > 1:
+            block["judge_variation_unavailable"] = (
+                f"{len(judges.cards)} judges: this score is the panel's; each judge's card "
+                "has its own")
+        elif found.judge_variation is not None:
+            block["judge_variation"] = found.judge_variation.model_dump(exclude_none=True)
+        else:
+            block["judge_variation_unavailable"] = found.judge_variation_unavailable
 
 
 def _headline(results: dict[tuple[str, str], dict[str, Any]]) -> dict[str, Any]:

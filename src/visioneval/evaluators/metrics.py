@@ -1,5 +1,7 @@
 """metrics.json of `visioneval evaluate` (`evaluate.summarize`): per evaluator its counts,
-pass rate (with its interval) and score statistics; per case each evaluator's result."""
+pass rate (with its interval), score statistics and, for a judge asked several times per
+case, how much of its score's uncertainty is the judge's own variation; per case each
+evaluator's result."""
 
 from __future__ import annotations
 
@@ -8,6 +10,42 @@ from typing import Literal
 from pydantic import Field
 
 from visioneval.core.runfiles import Interval, MetricsBlock
+
+
+class VarianceComponent(MetricsBlock):
+    """A part of the variance of a judge's mean score (squared units of the 0-1 score) or
+    a share of it, with its 95% bootstrap interval over cases."""
+
+    value: float
+    ci95: Interval | None = None
+    ci95_unavailable: str | None = None
+
+
+class JudgeVariation(MetricsBlock):
+    """What the uncertainty of the judge's mean score over cases is made of (Miller 2024,
+    "Adding error bars to evals", section 3): the cases (between) and the judge's
+    call-to-call variation (within), from each case's verdict scores."""
+
+    cases: int = Field(description="Cases with two usable verdicts or more, the ones split.")
+    left_out: int = Field(description="Processed cases with fewer than two usable verdicts "
+                          "(a reply that did not parse after its repair), left out.")
+    samples_per_case: float = Field(description="The mean number of usable verdicts of the "
+                                    "cases split (K).")
+    mean_score: float = Field(description="The mean over the cases split of each case's mean "
+                              "verdict score (0-1).")
+    mean_score_se: float | None = Field(None, description="Its standard error, "
+                                        "sqrt((between + within / K) / cases).")
+    between: VarianceComponent = Field(description="The variance of the cases' own scores.")
+    within: VarianceComponent = Field(description="The variance of one verdict about its "
+                                      "case's own score, the mean over cases.")
+    within_share: VarianceComponent = Field(description="The share of the mean score's "
+                                            "variance that is the judge's call-to-call "
+                                            "variation: (within / K) / (between + within / K).")
+    target_share: float = Field(description="The share the next figure aims under (0.1).")
+    samples_for_target: int | None = Field(None, description="The fewest verdicts per case "
+                                           "that would leave the call-to-call variation at "
+                                           "most `target_share` of the variance.")
+    samples_for_target_unavailable: str | None = None
 
 
 class EvaluatorMetrics(MetricsBlock):
@@ -25,6 +63,8 @@ class EvaluatorMetrics(MetricsBlock):
     pass_rate_se: float | None = None
     pass_rate_ci95: Interval | None = None
     pass_rate_ci95_unavailable: str | None = None
+    judge_variation: JudgeVariation | None = None
+    judge_variation_unavailable: str | None = None
 
 
 class CaseResult(MetricsBlock):

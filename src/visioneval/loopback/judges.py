@@ -20,6 +20,11 @@ loopback --answer`:
   "Image k:" labels say (a position bias: swapping the images reverses every change).
 - `judge-no-counts`: as `judge-sees`, but blind to counts.
 - `judge-noise`: every dimension a uniform integer 0-10, from a seeded stream per server.
+- `judge-varies`: a judge whose verdicts vary from call to call by a known amount: each
+  case its own level (3-7 on every dimension, from a checksum of the prompt) and every
+  call an offset of -2 to +2 on every dimension, drawn by the request's sampling seed; the
+  weighted score (0-1) varies about the case's level with variance 0.02 whatever the
+  rubric's weights. It looks at nothing.
 - (`judge`, in `loopback.server`, scores a checksum of the prompt: it ignores the image.)
 
 Each reads only the text chunk of each PNG, never its pixels, so answering is cheap.
@@ -31,6 +36,7 @@ import json
 import random
 import re
 import threading
+import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal, Protocol
@@ -50,6 +56,9 @@ class Prompt(Protocol):
 
     @property
     def images(self) -> list[str]: ...
+
+    @property
+    def seed(self) -> int | None: ...
 
 REFUSAL = "I can only act as a rubric judge."  # as the checksum judge (`server.answer_judge`)
 BLIND_SCORE = 3  # every dimension, when there is nothing to look at
@@ -527,3 +536,27 @@ def judge_noise(seed: int = 0) -> Callable[[Prompt], str]:
 
     noise.__name__ = f"judge_noise_seed{seed}"
     return noise
+
+
+VARIES_LEVELS = (3, 7)  # a case's own level on every dimension, from the prompt
+VARIES_OFFSET = 2  # each call moves every dimension by -2 to +2, uniformly
+VARIES_WITHIN = ((2 * VARIES_OFFSET + 1) ** 2 - 1) / 12 / 100
+"""The variance of one verdict's weighted score (0-1) about its case's level: a discrete
+uniform offset of -2 to +2 points has variance (5^2 - 1) / 12 = 2 points^2, 0.02 on 0-1."""
+
+
+def judge_varies(prompt: Prompt) -> str:
+    """A judge whose verdicts vary by a known amount: the case's level from a checksum of
+    the prompt, an offset from that checksum and the request's seed, so the N samples of a
+    case (seeds 0 .. N-1) differ and a run asked again gives the same verdicts."""
+    keys = _distinct(SCORE_KEY.findall(prompt.text))
+    if not keys:
+        return REFUSAL
+    checksum = zlib.crc32(prompt.text.encode())
+    low, high = VARIES_LEVELS
+    level = low + checksum % (high - low + 1)
+    offset = random.Random(f"{checksum}:{prompt.seed}").randint(-VARIES_OFFSET, VARIES_OFFSET)
+    return json.dumps({"reasoning": f"Scripted judge whose scores vary from call to call: "
+                       f"level {level} for this case, {offset:+d} on this call.",
+                       "scores": dict.fromkeys(keys, level + offset),
+                       "details": {k: [] for k in _distinct(DETAIL_KEY.findall(prompt.text))}})

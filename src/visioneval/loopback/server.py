@@ -114,7 +114,8 @@ ANSWER_MODES: dict[str, Answerer] = {"hash": answer_hash, "popout": answer_popou
                                      "judge": answer_judge, "canary": answer_canary,
                                      "judge-sees": judges.judge_sees,
                                      "judge-first": judges.judge_first,
-                                     "judge-no-counts": judges.judge_no_counts}
+                                     "judge-no-counts": judges.judge_no_counts,
+                                     "judge-varies": judges.judge_varies}
 SEEDED_MODES: dict[str, Callable[[int], Answerer]] = {"judge-noise": judges.judge_noise}
 """Modes that draw at random: each server makes its own answerer from its seed, so two
 servers never share (or race for) one random stream."""
