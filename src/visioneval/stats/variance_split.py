@@ -34,9 +34,6 @@ from visioneval.stats.bootstrap import LEVEL, Clusters, replicates
 if TYPE_CHECKING:
     import numpy as np
 
-# Imports inside functions: numpy loads when a split is computed, as in stats/bootstrap.py,
-# so a command that only imports this module starts without it.
-
 TARGET_SHARE = 0.10
 """The share of the score's variance left to answer variation that the "what K would" line
 aims at: below a tenth, more answers per item hardly narrow the interval."""
