@@ -115,6 +115,8 @@ def test_a_failed_answer_is_an_error_and_resume_sends_only_it(serve, tmp_path):
     assert server.stats.answered == 60
     summary = load(run, "epochs.json")
     assert summary["errors"] == 0 and summary["answers"] == 60
+    # Under 40 items the split's intervals are said to be too short.
+    assert summary["split"]["few_items"].startswith("only 20 items with two answers")
     refused = invoke("run", KNOWN, "--resume", run, "--epochs", "4", "--base-url",
                      f"{server.base_url}/v1", "--no-progress", "--no-report")
     assert refused.exit_code != 0 and "--epochs" in flat(refused.stderr)

@@ -95,6 +95,8 @@ def sentences(summary: EpochsSummary) -> list[str]:
         if summary.epochs > 1:
             out.append(f"no variance split: {summary.split_unavailable or 'not computed'}")
         return out
+    if found.few_items:
+        out.append(found.few_items)
     share = min(max(found.within_share.value, 0.0), 1.0)
     out.append(f"Var(score) = (between + within / K) / n ({SOURCE}): answer variation is "
                f"{100 * share:.0f}% of the variance of the item-mean score with K = "

@@ -34,6 +34,11 @@ if TYPE_CHECKING:
     from visioneval.core.records import Record
     from visioneval.stats.variance_split import Part, Split
 
+SPLIT_HOLDS_FROM = 40
+"""The fewest items with two answers or more from which the split's 95% intervals cover
+93-97% of the time at every setting measured (`measure/variance_split_coverage.py`: Beta(2,
+1) and Beta(0.5, 0.5) chances, 4 answers per item, 1000 runs a cell; at 20 items the
+between-item interval covered 87%). Below it the summary says so."""
 FILE = "epochs.json"
 MAX_FILE_BYTES = 10_000_000  # a summary of a few dozen numbers per epoch
 Z95 = 1.959963984540054
@@ -76,6 +81,8 @@ class VarianceSplit(_Closed):
     variance (None: the items do not differ, so no number of answers does)."""
     half_width_at_that: float | None = None
     """The 95% interval's half-width of the item-mean score with that many answers."""
+    few_items: str | None = None
+    """Below SPLIT_HOLDS_FROM items: that the intervals may be too short."""
     one_pass_sd: float
     """The standard deviation of one pass's score (one answer per item) from answer
     variation alone, sqrt(within / n): how much a rerun of the same model moves it."""
@@ -247,6 +254,9 @@ def _split(found: Split, items: int) -> VarianceSplit:
         within_share=_component(found.within_share), ci95_clusters=found.clusters,
         ci95_n_clusters=found.n_clusters, answers_for_tenth=answers,
         half_width_at_that=half,
+        few_items=(f"only {found.items} items with two answers or more: the split's intervals "
+                   f"hold their 95% from {SPLIT_HOLDS_FROM} items on (measured)")
+        if found.items < SPLIT_HOLDS_FROM else None,
         one_pass_sd=math.sqrt(max(found.within.value, 0.0) / items))
 
 
