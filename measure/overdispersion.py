@@ -34,8 +34,9 @@ open (an open end counts as infinite; a fit that is not reached covers nothing):
   fit's Pearson X² over its residual degrees of freedom (floored at 1), the draws spread
   about the threshold by t(0.975, df)/z(0.975).
 
-Per cell also the median φ and the share of runs whose X² says overdispersed (p < 0.05),
-the line `visioneval psychophysics` prints under its thresholds.
+Per cell also the median φ, the share of runs whose X² says overdispersed (p < 0.05: the
+line `visioneval psychophysics` prints under its thresholds) and, among those runs, the
+coverage of the current and the fitted interval.
 
     uv run python measure/overdispersion.py --runs 400 --resamples 500
 """
@@ -241,6 +242,7 @@ class Cell:
     median_eta: float
     median_phi: float
     flagged: float  # share of reached runs whose X² says overdispersed
+    flagged_coverage: tuple[float, float]  # current and fitted, among the flagged runs
 
 
 def summarise(sharing: str, tau: float, outcomes: list[Outcome], seed: int = 0) -> Cell:
@@ -261,7 +263,16 @@ def summarise(sharing: str, tau: float, outcomes: list[Outcome], seed: int = 0) 
                 tuple(width), tuple(width_se),
                 float(np.median([o.eta for o in done])) if done else math.nan,
                 float(np.median([o.phi for o in done])) if done else math.nan,
-                float(np.mean([o.flagged for o in done])) if done else math.nan)
+                float(np.mean([o.flagged for o in done])) if done else math.nan,
+                _flagged_coverage(done))
+
+
+def _flagged_coverage(done: list[Outcome]) -> tuple[float, float]:
+    flagged = [o for o in done if o.flagged]
+    if not flagged:
+        return math.nan, math.nan
+    return tuple(float(np.mean([o.covers[METHODS.index(m)] for o in flagged]))
+                 for m in ("current", "fitted"))  # type: ignore[return-value]
 
 
 def measure(runs: int, resamples: int, workers: int, taus: tuple[float, ...] = TAUS,
@@ -289,17 +300,21 @@ def row(cell: Cell) -> str:
         parts.append(f" {100 * cell.coverage[i]:.1f} ± {100 * cell.coverage_se[i]:.1f}%{low} |")
     for i in range(len(METHODS)):
         parts.append(f" {100 * cell.width[i]:.0f} ± {100 * cell.width_se[i]:.0f}% |")
+    flagged = round(cell.flagged * cell.reached)
     parts.append(f" {cell.median_eta:.2f} | {cell.median_phi:.2f} | "
                  f"{100 * cell.flagged:.0f}% |")
+    parts.extend(f" {100 * c:.0f}% of {flagged} |" if flagged else " - |"
+                 for c in cell.flagged_coverage)
     return "".join(parts)
 
 
 def header() -> str:
     names = " | ".join(f"coverage, {m}" for m in METHODS)
     widths = " | ".join(f"width, {m}" for m in METHODS)
-    columns = 3 + 2 * len(METHODS) + 3
+    columns = 3 + 2 * len(METHODS) + 5
     return (f"| stimuli differ at | τ | reached | {names} | {widths} | median η | median φ "
-            "| X² p < 0.05 |\n" + "|---" * columns + "|")
+            "| X² p < 0.05 | coverage there, current | coverage there, fitted |\n"
+            + "|---" * columns + "|")
 
 
 def main() -> None:

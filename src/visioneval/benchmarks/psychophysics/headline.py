@@ -2,13 +2,14 @@
 table's first row: detection, one feature at one set size) with its parametric-bootstrap
 interval, in the feature's unit; a run without detection trials shows its first d′. A
 threshold "not reached" is no number, and says why. The label says how many more fits the
-report has."""
+report has, and φ when the answers vary more than binomial between levels."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from visioneval.core.headline import Headline, interval_of
+from visioneval.stats.psychometric_fit import OVERDISPERSED_P
 
 
 def headline(metrics: dict[str, Any]) -> Headline:
@@ -27,9 +28,19 @@ def _more(n: int, what: str) -> str:
     return f"; +{n} {what}" if n else ""
 
 
+def _overdispersed(fit: dict[str, Any]) -> str:
+    """"; φ 3.4, more than binomial" when the fit's X² says the answers vary more than
+    binomial between levels (the interval may be too short: docs/psychophysics.md)."""
+    p, phi = fit.get("dispersion_p"), fit.get("dispersion")
+    if not isinstance(p, int | float) or not isinstance(phi, int | float) \
+            or p >= OVERDISPERSED_P:
+        return ""
+    return f"; φ {phi:.2g}, more than binomial"
+
+
 def _threshold(fit: dict[str, Any], more: int) -> Headline:
     label = (f"{fit.get('feature')} threshold, set size {fit.get('set_size')}"
-             f"{_more(more, 'fits')}")
+             f"{_overdispersed(fit)}{_more(more, 'fits')}")
     n = fit.get("n_trials")
     value = fit.get("threshold")
     unit = str(fit.get("unit", ""))

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from visioneval.core.printed import print_table
+from visioneval.stats.psychometric_fit import OVERDISPERSED_P
 from visioneval.terminal import line
 
 if TYPE_CHECKING:
@@ -16,7 +17,6 @@ if TYPE_CHECKING:
 
 THRESHOLD_HEADER = ["feature", "set size", "spread", "threshold", "95% interval",
                     "slope at threshold", "beta", "lapse", "dispersion", "trials", "status"]
-OVERDISPERSED_P = 0.05  # as stats.psychometric_fit's: X²'s p below it says overdispersed
 DPRIME_HEADER = ["experiment", "feature", "set size", "spread", "level", "hits", "false alarms",
                  "d′ [95%]", "c [95%]"]
 
