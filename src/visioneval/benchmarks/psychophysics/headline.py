@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from visioneval.benchmarks.psychophysics.tables import overdispersed
 from visioneval.core.headline import Headline, interval_of
-from visioneval.stats.psychometric_fit import OVERDISPERSED_P
 
 
 def headline(metrics: dict[str, Any]) -> Headline:
@@ -28,19 +28,10 @@ def _more(n: int, what: str) -> str:
     return f"; +{n} {what}" if n else ""
 
 
-def _overdispersed(fit: dict[str, Any]) -> str:
-    """"; φ 3.4, more than binomial" when the fit's X² says the answers vary more than
-    binomial between levels (the interval may be too short: docs/psychophysics.md)."""
-    p, phi = fit.get("dispersion_p"), fit.get("dispersion")
-    if not isinstance(p, int | float) or not isinstance(phi, int | float) \
-            or p >= OVERDISPERSED_P:
-        return ""
-    return f"; φ {phi:.2g}, more than binomial"
-
-
 def _threshold(fit: dict[str, Any], more: int) -> Headline:
     label = (f"{fit.get('feature')} threshold, set size {fit.get('set_size')}"
-             f"{_overdispersed(fit)}{_more(more, 'fits')}")
+             f"{'; ' + overdispersed(fit) if overdispersed(fit) else ''}"
+             f"{_more(more, 'fits')}")
     n = fit.get("n_trials")
     value = fit.get("threshold")
     unit = str(fit.get("unit", ""))

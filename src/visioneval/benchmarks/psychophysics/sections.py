@@ -172,12 +172,14 @@ def _series(s: Series) -> PsychometricSeries:
 
 
 def _reading(fit: dict[str, Any]) -> str:
-    """A fit in the legend: its threshold and interval, or "not reached"."""
+    """A fit in the legend: its threshold and interval (and φ when the answers vary more
+    than binomial), or "not reached"."""
     if fit.get("threshold") is None:
         return fit["status"]
     band = fit.get("threshold_ci95")
+    wide = tables.overdispersed(fit)
     return (f"threshold {fit['threshold']:.3g} {fit['unit']}"
-            + (f" ({tables.span(band)})" if band else ""))
+            + (f" ({tables.span(band)})" if band else "") + (f"; {wide}" if wide else ""))
 
 
 def heterogeneity_section(found: list[dict[str, Any]]) -> Section | None:

@@ -51,6 +51,16 @@ def threshold_rows(metrics: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
+def overdispersed(fit: dict[str, Any]) -> str:
+    """"φ 3.4, more than binomial" when a fit's X² says the answers vary more than binomial
+    between levels (its p below OVERDISPERSED_P), else ""."""
+    p, phi = fit.get("dispersion_p"), fit.get("dispersion")
+    if not isinstance(p, int | float) or not isinstance(phi, int | float) \
+            or p >= OVERDISPERSED_P:
+        return ""
+    return f"φ {phi:.2g}, more than binomial"
+
+
 def dispersion_notes(metrics: dict[str, Any]) -> list[str]:
     """One line per threshold whose fit's lack of fit says the answers vary more than
     binomial between levels (X²'s p below OVERDISPERSED_P): with binomial intervals the
@@ -59,7 +69,7 @@ def dispersion_notes(metrics: dict[str, Any]) -> list[str]:
     out = []
     for t in metrics.get("thresholds", []):
         p = t.get("dispersion_p")
-        if p is None or p >= OVERDISPERSED_P or t.get("threshold") is None:
+        if not overdispersed(t) or t.get("threshold") is None:
             continue
         then = ("widened for it (--dispersion fitted)" if fitted else
                 "may be too short (--dispersion fitted widens it)")
