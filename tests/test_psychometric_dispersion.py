@@ -120,3 +120,27 @@ def test_the_tables_show_the_dispersion_and_say_when_it_is_beyond_binomial() -> 
         == "0.61"
     widened = tables.dispersion_notes({**metrics, "dispersion_model": "fitted"})
     assert len(widened) == 1 and "widened for it" in widened[0]
+
+
+def test_compare_refits_each_run_as_its_own_bootstrap_simulated_it() -> None:
+    from visioneval.benchmarks.psychophysics.difference import _draws, conditions
+
+    k = next(k for k in (_counts(seed, 2.0) for seed in range(20))
+             if fit(LEVELS, k, [TRIALS] * 8, GUESS, resamples=0).overdispersed)
+    threshold = {"feature": "orientation", "set_size": 4, "unit": "deg", "guess": GUESS,
+                 "form": "weibull", "criterion": 0.75}
+    points = [{"experiment": "detection", "feature": "orientation", "set_size": 4,
+               "level": float(level), "correct": int(c), "n": TRIALS}
+              for level, c in zip(LEVELS, k, strict=True)]
+    found = {model: conditions({"dispersion_model": model, "thresholds": [threshold],
+                                "points": points})[("orientation", 4)]
+             for model in ("binomial", "fitted")}
+    assert found["fitted"].dispersion == "fitted"
+    assert conditions({"thresholds": [threshold], "points": points})[
+        ("orientation", 4)].dispersion == "binomial"  # runs from before the option
+    spans = {}
+    for model, condition in found.items():
+        draws = _draws(condition, 200, 1)
+        assert not isinstance(draws, str)
+        spans[model] = _log_width(threshold_interval(draws.thresholds, 1.0, 64.0))
+    assert spans["fitted"] > spans["binomial"]
