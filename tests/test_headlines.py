@@ -109,7 +109,7 @@ def test_psychophysics_shows_its_first_threshold_in_its_unit():
     assert found.label == "orientation threshold, set size 16; +1 fits"
     wide = [fits[0] | {"dispersion": 3.35, "dispersion_p": 0.004}, fits[1]]
     flagged = _headline("psychophysics", PSYCHOPHYSICS | {"thresholds": wide})
-    assert flagged.label == ("orientation threshold, set size 16; φ 3.4, more than binomial; "
+    assert flagged.label == ("orientation threshold, set size 16; φ 3.35, more than binomial; "
                              "+1 fits")
     calm = [fits[0] | {"dispersion": 1.2, "dispersion_p": 0.3}]
     assert _headline("psychophysics", PSYCHOPHYSICS | {"thresholds": calm}).label == \

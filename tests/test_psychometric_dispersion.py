@@ -111,11 +111,11 @@ def test_the_tables_show_the_dispersion_and_say_when_it_is_beyond_binomial() -> 
         assert all(len(x) <= 100 for x in text.splitlines())
         header = next(x.split() for x in text.splitlines() if x.startswith("feature"))
         row = next(x.split() for x in text.splitlines() if x.startswith("orientation"))
-        assert row[header.index("φ") + 1] == "3.4"  # "a to b" is one word more
+        assert row[header.index("φ") + 1] == "3.35"  # "a to b" is one word more
         said = " ".join(text.split())  # the note wraps at 100 columns
         assert said.count("more than binomial") == 1
         assert ("orientation (set size 4): answers vary more than binomial between levels "
-                "(φ 3.4, p 0.005): the interval may be too short") in said
+                "(φ 3.35, p 0.005): the interval may be too short") in said
     assert tables.threshold_rows(metrics)[1][tables.THRESHOLD_HEADER.index("dispersion")] \
         == "0.61"
     widened = tables.dispersion_notes({**metrics, "dispersion_model": "fitted"})

@@ -139,7 +139,7 @@ def test_the_threshold_interval_covers_the_observers_and_a_flat_one_is_not_reach
                 [p["n"] for p in points], 1 / 3, resamples=0)
     assert orientation["dispersion"] == pytest.approx(again.dispersion)
     assert orientation["dispersion_p"] == pytest.approx(again.dispersion_p)
-    assert row["dispersion"] == f"{orientation['dispersion']:.2g}"
+    assert row["dispersion"] == f"{orientation['dispersion']:.2f}"
     assert metrics["dispersion_model"] == "binomial"
     # compare: one row per run, thresholds per feature with their intervals
     other = tmp_path / "other"

@@ -30,6 +30,11 @@ def fixed(value: float | None) -> str:
     return "-" if value is None else f"{value + 0.0:.2f}".replace("-0.00", "0.00")
 
 
+def dispersion(value: float | None) -> str:
+    """φ with two decimals ("0.00" for a fit through every point, not 8e-09)."""
+    return "-" if value is None else f"{value:.2f}" if value < 100 else f"{value:.0f}"
+
+
 def span(found: Sequence[float | None] | None, digits: int = 3) -> str:
     if not found:
         return "-"
@@ -47,18 +52,18 @@ def threshold_rows(metrics: dict[str, Any]) -> list[list[str]]:
                      f"{number(t['threshold'])} {t['unit']}" if reached else "-",
                      span(t.get("threshold_ci95")), number(t.get("slope")),
                      number(t.get("beta")), number(t.get("lapse"), 2),
-                     number(t.get("dispersion"), 2), str(t["n_trials"]), t["status"]])
+                     dispersion(t.get("dispersion")), str(t["n_trials"]), t["status"]])
     return rows
 
 
 def overdispersed(fit: dict[str, Any]) -> str:
-    """"φ 3.4, more than binomial" when a fit's X² says the answers vary more than binomial
+    """"φ 3.35, more than binomial" when a fit's X² says the answers vary more than binomial
     between levels (its p below OVERDISPERSED_P), else ""."""
     p, phi = fit.get("dispersion_p"), fit.get("dispersion")
     if not isinstance(p, int | float) or not isinstance(phi, int | float) \
             or p >= OVERDISPERSED_P:
         return ""
-    return f"φ {phi:.2g}, more than binomial"
+    return f"φ {dispersion(phi)}, more than binomial"
 
 
 def dispersion_notes(metrics: dict[str, Any]) -> list[str]:
@@ -74,7 +79,7 @@ def dispersion_notes(metrics: dict[str, Any]) -> list[str]:
         then = ("widened for it (--dispersion fitted)" if fitted else
                 "may be too short (--dispersion fitted widens it)")
         out.append(f"{t['feature']} (set size {t['set_size']}{_spread(t)}): answers vary "
-                   f"more than binomial between levels (φ {t['dispersion']:.2g}, p "
+                   f"more than binomial between levels (φ {dispersion(t['dispersion'])}, p "
                    f"{p:.2g}): the interval {then}")
     return out
 
@@ -181,7 +186,7 @@ def _thresholds(metrics: dict[str, Any], title: str, console: Console, trials: b
                   number(t.get("threshold")), span(t.get("threshold_ci95")),
                   SHORT_UNITS.get(t["unit"], t["unit"]), number(t.get("slope"), 2),
                   number(t.get("beta"), 2), number(t.get("lapse"), 2),
-                  number(t.get("dispersion"), 2), *([str(t["n_trials"])] if trials else []),
+                  dispersion(t.get("dispersion")), *([str(t["n_trials"])] if trials else []),
                   t["status"]]
                  for t in thresholds],
                 slope_note(metrics["form"]), text=_words(several, spreads, trials))
