@@ -21,7 +21,8 @@ those degrees of freedom. With `dispersion="fitted"` the bootstrap simulates ove
 counts: where φ > 1 a level's proportion is Beta with mean ψ and variance
 η²ψ(1 − ψ), η² = (φ − 1)/(n − 1) (psignifit 4's beta-binomial, Schütt et al. 2016), so a
 count's variance is φ times the binomial one, and the thresholds are spread about the fit's
-by t(0.975, df)/z(0.975), the t reference of an estimated scale. docs/psychophysics.md
+by t(0.975, df)/z(0.975), the t reference of an estimated scale (the slope and lapse
+intervals and the deviance's p come from the same refits, unspread). docs/psychophysics.md
 measures both intervals.
 
 A threshold interval never extrapolates either: an end outside the tested levels is open,
