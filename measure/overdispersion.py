@@ -24,8 +24,19 @@ open (an open end counts as infinite; a fit that is not reached covers nothing):
   v = 1/η² − 1 and one η for all levels, so a count's variance is nψ(1 − ψ)(1 + η²(n − 1)).
   η is fitted by maximum likelihood with ψ at the binomial fit; the counts are simulated
   from that beta-binomial and refitted as the point estimate is fitted;
+- η prior: the same beta-binomial with η drawn per refit from its posterior under
+  psignifit 4's default prior Beta(1, 10) (ψ at the binomial fit, a grid of η), so that a
+  fit whose η is 0 at the maximum still carries some overdispersion;
 - stimuli: a nonparametric bootstrap resampling the stimuli within each level (a count
-  k* ~ Binomial(n, k/n)), refitted the same way.
+  k* ~ Binomial(n, k/n)), refitted the same way;
+- fitted: `threshold_draws(dispersion="fitted")`, `visioneval psychophysics --dispersion
+  fitted`: beta-binomial refits with a count's variance φ times the binomial one, φ the
+  fit's Pearson X² over its residual degrees of freedom (floored at 1), the draws spread
+  about the threshold by t(0.975, df)/z(0.975).
+
+Per cell also the median φ, the share of runs whose X² says overdispersed (p < 0.05: the
+line `visioneval psychophysics` prints under its thresholds) and, among those runs, the
+coverage of the current and the fitted interval.
 
     uv run python measure/overdispersion.py --runs 400 --resamples 500
 """
@@ -41,11 +52,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import brentq, minimize_scalar
 from scipy.special import expit, gammaln, logit
+from scipy.stats import beta as beta_distribution
 
 from visioneval.benchmarks.psychophysics.dataset import DEFAULT_LEVELS
 from visioneval.loopback.observer import DEFAULT_CURVES, parse_curves
 from visioneval.stats.psychometric import criterion_level
 from visioneval.stats.psychometric_fit import (
+    Fit,
     _criterion_levels,
     _prepare,
     _refit_all,
@@ -59,7 +72,9 @@ FEATURE = "orientation"
 TRIALS = 20  # `visioneval data synth-psychophysics` default per level
 TAUS = (0.0, 0.5, 1.0, 1.5)
 SHARING = ("each stimulus", "each level")
-METHODS = ("current", "beta-binomial", "stimuli")
+METHODS = ("current", "beta-binomial", "η prior", "stimuli", "fitted")
+ETA_PRIOR = (1.0, 10.0)  # psignifit 4's default Beta prior on η
+_ETA_GRID = np.linspace(0.0, 0.95, 96)
 _NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(40)  # E g(z), z ~ N(0, 1)
 
 
@@ -126,20 +141,40 @@ def fit_eta(k: np.ndarray, n: np.ndarray, psi: np.ndarray) -> float:
     return float(found.x) if -found.fun > binomial else 0.0
 
 
+def eta_posterior(k: np.ndarray, n: np.ndarray, psi: np.ndarray) -> np.ndarray:
+    """η's posterior on `_ETA_GRID` under psignifit 4's Beta(1, 10) prior, ψ held."""
+    log_l = np.array([beta_binomial_log_likelihood(k, n, psi, eta) for eta in _ETA_GRID])
+    weights = np.exp(log_l - log_l.max()) * beta_distribution.pdf(_ETA_GRID, *ETA_PRIOR)
+    return weights / weights.sum()
+
+
+def beta_binomial_counts(rng: np.random.Generator, n: np.ndarray, psi: np.ndarray,
+                         etas: np.ndarray) -> np.ndarray:
+    """One row of counts per η: a level's proportion Beta with mean ψ, variance
+    η²ψ(1 − ψ) (binomial where η = 0)."""
+    eta2 = np.minimum(etas ** 2, 0.95)[:, None]
+    v = 1 / np.maximum(eta2, 1e-12) - 1
+    p = np.where(eta2 > 0, rng.beta(psi * v, (1 - psi) * v), psi)
+    return rng.binomial(n.astype(np.int64), p)
+
+
 @dataclass(frozen=True)
 class Outcome:
     """One simulated run: per method, whether the interval covers and its width over the
-    true threshold (inf for an open end); reached False when the fit has no threshold."""
+    true threshold (inf for an open end); reached False when the fit has no threshold;
+    the fitted η and φ and whether X² says overdispersed."""
 
     reached: bool
     covers: tuple[bool, ...]
     widths: tuple[float, ...]
     eta: float
+    phi: float = math.nan
+    flagged: bool = False
 
 
 def intervals(levels: np.ndarray, k: np.ndarray, n: np.ndarray, resamples: int,
-              seed: int) -> tuple[dict[str, tuple[float, float]], float] | None:
-    """The three 95% intervals of one run and the fitted η; None when not reached."""
+              seed: int) -> tuple[dict[str, tuple[float, float]], float, Fit] | None:
+    """The 95% intervals of one run, the fitted η and the fit; None when not reached."""
     draws = threshold_draws(levels, k, n, GUESS, resamples=resamples, seed=seed)
     found = draws.fit
     if found.threshold is None:
@@ -164,8 +199,15 @@ def intervals(levels: np.ndarray, k: np.ndarray, n: np.ndarray, resamples: int,
         p = np.tile(psi, (resamples, 1))
     beta_binomial = refit(rng.binomial(n.astype(np.int64), p))
     stimuli = refit(rng.binomial(n.astype(np.int64), k / n, size=(resamples, len(levels))))
+    posterior = eta_posterior(k.astype(float), n.astype(float), psi)
+    prior = refit(beta_binomial_counts(rng, n, psi, rng.choice(_ETA_GRID, resamples,
+                                                               p=posterior)))
     current = threshold_interval(draws.thresholds, lowest, highest)
-    return {"current": current, "beta-binomial": beta_binomial, "stimuli": stimuli}, eta
+    fitted = threshold_draws(levels, k, n, GUESS, resamples=resamples, seed=seed,
+                             dispersion="fitted")
+    return {"current": current, "beta-binomial": beta_binomial, "η prior": prior,
+            "stimuli": stimuli,
+            "fitted": threshold_interval(fitted.thresholds, lowest, highest)}, eta, found
 
 
 def one_run(args: tuple[float, str, int, int]) -> Outcome:
@@ -179,10 +221,10 @@ def one_run(args: tuple[float, str, int, int]) -> Outcome:
     found = intervals(levels, k, n, resamples, seed)
     if found is None:
         return Outcome(False, (False,) * len(METHODS), (math.inf,) * len(METHODS), 0.0)
-    ends, eta = found
+    ends, eta, done = found
     covers = tuple(bool(ends[m][0] <= true <= ends[m][1]) for m in METHODS)
     widths = tuple(float((ends[m][1] - ends[m][0]) / true) for m in METHODS)
-    return Outcome(True, covers, widths, eta)
+    return Outcome(True, covers, widths, eta, done.dispersion or math.nan, done.overdispersed)
 
 
 @dataclass(frozen=True)
@@ -198,6 +240,9 @@ class Cell:
     width: tuple[float, ...]
     width_se: tuple[float, ...]
     median_eta: float
+    median_phi: float
+    flagged: float  # share of reached runs whose X² says overdispersed
+    flagged_coverage: tuple[float, float]  # current and fitted, among the flagged runs
 
 
 def summarise(sharing: str, tau: float, outcomes: list[Outcome], seed: int = 0) -> Cell:
@@ -213,10 +258,21 @@ def summarise(sharing: str, tau: float, outcomes: list[Outcome], seed: int = 0) 
         medians = [np.median(rng.choice(w, len(w))) for _ in range(200)] if len(w) else []
         finite = [m for m in medians if np.isfinite(m)]
         width_se.append(float(np.std(finite)) if len(finite) > 1 else math.nan)
-    etas = [o.eta for o in outcomes if o.reached]
-    return Cell(sharing, tau, runs, sum(o.reached for o in outcomes), tuple(coverage),
-                tuple(coverage_se), tuple(width), tuple(width_se),
-                float(np.median(etas)) if etas else math.nan)
+    done = [o for o in outcomes if o.reached]
+    return Cell(sharing, tau, runs, len(done), tuple(coverage), tuple(coverage_se),
+                tuple(width), tuple(width_se),
+                float(np.median([o.eta for o in done])) if done else math.nan,
+                float(np.median([o.phi for o in done])) if done else math.nan,
+                float(np.mean([o.flagged for o in done])) if done else math.nan,
+                _flagged_coverage(done))
+
+
+def _flagged_coverage(done: list[Outcome]) -> tuple[float, float]:
+    flagged = [o for o in done if o.flagged]
+    if not flagged:
+        return math.nan, math.nan
+    return tuple(float(np.mean([o.covers[METHODS.index(m)] for o in flagged]))
+                 for m in ("current", "fitted"))  # type: ignore[return-value]
 
 
 def measure(runs: int, resamples: int, workers: int, taus: tuple[float, ...] = TAUS,
@@ -244,15 +300,21 @@ def row(cell: Cell) -> str:
         parts.append(f" {100 * cell.coverage[i]:.1f} ± {100 * cell.coverage_se[i]:.1f}%{low} |")
     for i in range(len(METHODS)):
         parts.append(f" {100 * cell.width[i]:.0f} ± {100 * cell.width_se[i]:.0f}% |")
-    parts.append(f" {cell.median_eta:.2f} |")
+    flagged = round(cell.flagged * cell.reached)
+    parts.append(f" {cell.median_eta:.2f} | {cell.median_phi:.2f} | "
+                 f"{100 * cell.flagged:.0f}% |")
+    parts.extend(f" {100 * c:.0f}% of {flagged} |" if flagged else " - |"
+                 for c in cell.flagged_coverage)
     return "".join(parts)
 
 
 def header() -> str:
     names = " | ".join(f"coverage, {m}" for m in METHODS)
     widths = " | ".join(f"width, {m}" for m in METHODS)
-    return (f"| stimuli differ at | τ | reached | {names} | {widths} | median η |\n"
-            "|---|---|---|---|---|---|---|---|---|---|")
+    columns = 3 + 2 * len(METHODS) + 5
+    return (f"| stimuli differ at | τ | reached | {names} | {widths} | median η | median φ "
+            "| X² p < 0.05 | coverage there, current | coverage there, fitted |\n"
+            + "|---" * columns + "|")
 
 
 def main() -> None:

@@ -111,6 +111,13 @@ def test_psychophysics_shows_its_first_threshold_in_its_unit():
                          "threshold_ci95": [0.05, 0.2]}]
     found = _headline("psychophysics", PSYCHOPHYSICS | {"thresholds": fits})
     assert found.label == "orientation threshold, set size 16; +1 fits"
+    wide = [fits[0] | {"dispersion": 3.35, "dispersion_p": 0.004}, fits[1]]
+    flagged = _headline("psychophysics", PSYCHOPHYSICS | {"thresholds": wide})
+    assert flagged.label == ("orientation threshold, set size 16; φ 3.35, more than binomial; "
+                             "+1 fits")
+    calm = [fits[0] | {"dispersion": 1.2, "dispersion_p": 0.3}]
+    assert _headline("psychophysics", PSYCHOPHYSICS | {"thresholds": calm}).label == \
+        "orientation threshold, set size 16"
     assert (found.value_text, found.interval_text, found.n) == ("2.16 deg", "0.79 or more", 96)
     missed = _headline("psychophysics", PSYCHOPHYSICS | {"thresholds": [THRESHOLD | {
         "status": "not reached", "reason": "above 0.75 already at the lowest level"}]})

@@ -18,6 +18,7 @@ from visioneval.benchmarks.psychophysics.dataset import Design, write_dataset
 from visioneval.benchmarks.psychophysics.parse import feature_named_first, yes_or_no
 from visioneval.commands.loopback import ObserverFlags, build_script
 from visioneval.stats.psychometric import criterion_level
+from visioneval.stats.psychometric_fit import fit
 
 ALPHA, BETA, LAPSE = 8.0, 3.0, 0.02
 LEVELS = {"orientation": (1.0, 2.0, 4.0, 8.0, 16.0, 32.0),
@@ -131,10 +132,20 @@ def test_the_threshold_interval_covers_the_observers_and_a_flat_one_is_not_reach
     assert row["beta"] == f"{orientation['beta']:.3g}" != row["slope at threshold"]
     shown = next(x.split() for x in result.stdout.splitlines() if x.startswith("orientation"))
     assert f"{orientation['slope']:.2g}" in shown and f"{orientation['beta']:.2g}" in shown
+    # the dispersion φ beside the threshold: the fit's, refitted from the run's own counts
+    points = sorted((p for p in metrics["points"] if p["experiment"] == "detection"
+                     and p["feature"] == "orientation"), key=lambda p: p["level"])
+    again = fit([p["level"] for p in points], [p["correct"] for p in points],
+                [p["n"] for p in points], 1 / 3, resamples=0)
+    assert orientation["dispersion"] == pytest.approx(again.dispersion)
+    assert orientation["dispersion_p"] == pytest.approx(again.dispersion_p)
+    assert row["dispersion"] == f"{orientation['dispersion']:.2f}"
+    assert metrics["dispersion_model"] == "binomial"
     # compare: one row per run, thresholds per feature with their intervals
     other = tmp_path / "other"
     _run(_observer(serve, curves="orientation=4:3:0.02", seed=1), stimuli, other,
-         "--experiments", "detection")
+         "--experiments", "detection", "--dispersion", "fitted")
+    assert _metrics(other)["dispersion_model"] == "fitted"
     table = tmp_path / "table"
     compared = invoke("compare", run, other, "--out", table)
     assert compared.exit_code == 0, compared.output

@@ -13,6 +13,18 @@ the share of resampled deviances at least as large as the observed one (Wichmann
 independent fits' draws can be paired (a difference between observers); it refits every
 simulated data set at once with Newton's method (see `_refit_all`).
 
+The counts at a level can vary more than a binomial count (a model answering a pool of
+stimuli is not one binomial observer). The fit's lack of fit measures it: the dispersion
+φ = Pearson X² / (levels − free parameters), the quasi-binomial scale (McCullagh & Nelder
+1989, section 4.5; Finney's heterogeneity factor in probit analysis), with the p of X² on
+those degrees of freedom. With `dispersion="fitted"` the bootstrap simulates overdispersed
+counts: where φ > 1 a level's proportion is Beta with mean ψ and variance
+η²ψ(1 − ψ), η² = (φ − 1)/(n − 1) (psignifit 4's beta-binomial, Schütt et al. 2016), so a
+count's variance is φ times the binomial one, and the thresholds are spread about the fit's
+by t(0.975, df)/z(0.975), the t reference of an estimated scale (the slope and lapse
+intervals and the deviance's p come from the same refits, unspread). docs/psychophysics.md
+measures both intervals.
+
 A threshold interval never extrapolates either: an end outside the tested levels is open,
 −math.inf below the lowest tested level and math.inf beyond the highest (or where refits
 never reach the criterion); `open_ends` turns them into None for metrics.json.
@@ -36,11 +48,13 @@ import numpy as np
 from visioneval.stats.psychometric import Sigmoid, criterion_level, psi_slope, sigmoid_inverse
 
 Status = Literal["reached", "not reached"]
+Dispersion = Literal["binomial", "fitted"]
 CRITERION = 0.75
 LAPSE_BOUNDS = (0.0, 0.1)
 RESAMPLES = 1000
 SEED = 20261122
 CHANCE_P = 0.05  # the likelihood-ratio test against guessing, rule 1
+OVERDISPERSED_P = 0.05  # X² beyond this says the answers vary more than binomial
 _EPS = 1e-9
 # F's rise from 0.05 to 0.95 is _RISE / β (in log level for the Weibull, level for the logistic)
 _RISE = {"weibull": math.log(-math.log(0.05)) - math.log(-math.log(0.95)),
@@ -77,6 +91,14 @@ class Fit:
     lapse_ci: tuple[float, float] | None = None
     deviance_p: float | None = None  # the bootstrap's
     resamples: int = 0  # the bootstrap fits that converged
+    dispersion: float | None = None  # Pearson X² / residual df; None without residual df
+    dispersion_p: float | None = None  # X² on the residual degrees of freedom
+
+    @property
+    def overdispersed(self) -> bool:
+        """Whether the lack of fit says the answers vary more than binomial between
+        levels (X²'s p below OVERDISPERSED_P)."""
+        return self.dispersion_p is not None and self.dispersion_p < OVERDISPERSED_P
 
 
 @dataclass(frozen=True)
@@ -169,10 +191,11 @@ def _natural(theta: np.ndarray, form: Sigmoid) -> tuple[float, float, float]:
 def fit(levels: Sequence[float], n_correct: Sequence[int], n_trials: Sequence[int],
         guess: float, form: Sigmoid = "weibull", criterion: float = CRITERION,
         lapse_bounds: tuple[float, float] = LAPSE_BOUNDS, resamples: int = RESAMPLES,
-        seed: int = SEED) -> Fit:
+        seed: int = SEED, dispersion: Dispersion = "binomial") -> Fit:
     """The maximum-likelihood fit of ψ to `n_correct` of `n_trials` at each level, with
-    `resamples` parametric-bootstrap refits for the intervals (0: none). Levels must be
-    positive for the Weibull.
+    `resamples` parametric-bootstrap refits for the intervals (0: none), simulated as
+    binomial counts or (`dispersion="fitted"`) as counts as dispersed as the fit's lack of
+    fit says. Levels must be positive for the Weibull.
 
     BLAS runs on one thread meanwhile: a fit is thousands of tiny optimisations, and
     OpenBLAS's worker threads spinning for cores a busy process needs made a 1000-resample
@@ -186,12 +209,12 @@ def fit(levels: Sequence[float], n_correct: Sequence[int], n_trials: Sequence[in
 
     with threadpool_limits(limits=1, user_api="blas"):
         return _fit(levels, n_correct, n_trials, guess, form, criterion, lapse_bounds,
-                    resamples, seed)
+                    resamples, seed, dispersion)
 
 
 def _fit(levels: Sequence[float], n_correct: Sequence[int], n_trials: Sequence[int],
          guess: float, form: Sigmoid, criterion: float, lapse_bounds: tuple[float, float],
-         resamples: int, seed: int) -> Fit:
+         resamples: int, seed: int, dispersion: Dispersion) -> Fit:
     from scipy.stats import chi2  # keeps `visioneval list` (which loads this) light
 
     data = _prepare(levels, n_correct, n_trials, guess, form, criterion, lapse_bounds)
@@ -204,15 +227,76 @@ def _fit(levels: Sequence[float], n_correct: Sequence[int], n_trials: Sequence[i
     alpha, beta, lapse = _natural(theta, form)
     status, reason, threshold = _judge(alpha, beta, lapse, guess, form, criterion, chance_p,
                                        float(x.min()), float(x.max()))
+    phi, phi_p = _dispersion(data, theta)
     out = Fit(form, guess, criterion, alpha, beta, lapse, log_l, deviance, chance_p, status,
-              reason, threshold, None, None)
+              reason, threshold, None, None, dispersion=phi, dispersion_p=phi_p)
     if threshold is not None:
         mid = sigmoid_inverse(0.5, alpha, beta, form)
         out = _replace(out, midpoint=mid if x.min() <= mid <= x.max() else None,
                        slope=psi_slope(threshold, alpha, beta, guess, lapse, form))
     if resamples > 0:
-        out = _bootstrap(out, data, theta, deviance, resamples, seed)
+        out = _bootstrap(out, data, theta, deviance, resamples, seed, dispersion)
     return out
+
+
+def _free_parameters(data: _Data) -> int:
+    """α and β, and λ unless its bounds fix it."""
+    low, high = data.bounds[2]
+    return 2 + int(low < high)
+
+
+def _dispersion(data: _Data, theta: np.ndarray) -> tuple[float | None, float | None]:
+    """φ = Pearson X² / (levels − free parameters) and the p of X² on those degrees of
+    freedom; (None, None) when no degree of freedom is left."""
+    from scipy.stats import chi2  # keeps `visioneval list` (which loads this) light
+
+    df = len(data.t) - _free_parameters(data)
+    if df <= 0:
+        return None, None
+    p, _, _ = _probabilities(theta, data)
+    x2 = float(((data.k - data.n * p) ** 2 / (data.n * p * (1.0 - p))).sum())
+    return x2 / df, float(chi2.sf(x2, df))
+
+
+def _simulate(rng: np.random.Generator, data: _Data, p: np.ndarray, resamples: int,
+              phi: float | None) -> np.ndarray:
+    """Counts at the tested levels, `resamples` rows: binomial, or where φ > 1
+    beta-binomial with a count's variance φ times the binomial one (η² = (φ − 1)/(n − 1),
+    at most 0.95, so a level's proportion stays a proper Beta)."""
+    n = data.n.astype(np.int64)
+    shape = (resamples, len(data.t))
+    if phi is None or phi <= 1.0:
+        return rng.binomial(n, p, size=shape)
+    eta2 = np.where(data.n > 1, np.minimum((phi - 1.0) / np.maximum(data.n - 1.0, 1.0), 0.95),
+                    0.0)
+    v = np.where(eta2 > 0, 1.0 / np.maximum(eta2, 1e-12) - 1.0, 1.0)
+    proportions = np.where(eta2 > 0, rng.beta(p * v, (1.0 - p) * v, size=shape), p)
+    return rng.binomial(n, proportions)
+
+
+def _t_factor(data: _Data, phi: float | None) -> float:
+    """t(0.975, df)/z(0.975) where φ > 1 and was estimated on df degrees of freedom: how
+    much farther the ends of an interval go when the scale is estimated; 1 otherwise."""
+    from scipy.stats import norm, t  # keeps `visioneval list` (which loads this) light
+
+    if phi is None or phi <= 1.0:
+        return 1.0
+    df = len(data.t) - _free_parameters(data)
+    return float(t.ppf(0.975, df) / norm.ppf(0.975))
+
+
+def _spread(draws: np.ndarray, center: float, factor: float, form: Sigmoid) -> np.ndarray:
+    """Threshold draws moved `factor` times as far from `center` (in log level for the
+    Weibull, whose levels are positive); a draw that never reaches the criterion stays."""
+    if factor == 1.0:
+        return draws
+    finite = np.isfinite(draws)
+    safe = np.where(finite, draws, center)
+    if form == "weibull":
+        moved = center * np.exp(factor * np.log(safe / center))
+    else:
+        moved = center + factor * (safe - center)
+    return np.where(finite, moved, draws)
 
 
 def _prepare(levels: Sequence[float], n_correct: Sequence[int], n_trials: Sequence[int],
@@ -281,11 +365,13 @@ def _replace(found: Fit, **changes: object) -> Fit:
 
 
 def _bootstrap(found: Fit, data: _Data, theta: np.ndarray, deviance: float, resamples: int,
-               seed: int) -> Fit:
-    """Refit `resamples` binomial data sets simulated from the fit at the tested levels."""
+               seed: int, dispersion: Dispersion) -> Fit:
+    """Refit `resamples` data sets simulated from the fit at the tested levels: binomial,
+    or with `dispersion="fitted"` as dispersed as the fit's φ (`_simulate`, `_t_factor`)."""
     rng = np.random.default_rng(seed)
     p, _, _ = _probabilities(theta, data)
-    counts = rng.binomial(data.n.astype(np.int64), p, size=(resamples, len(data.t)))
+    phi = found.dispersion if dispersion == "fitted" else None
+    counts = _simulate(rng, data, p, resamples, phi)
     thetas, deviances = [], []
     for k in counts.astype(np.float64):
         refit, ok = _maximise(data, k, theta)
@@ -309,7 +395,8 @@ def _bootstrap(found: Fit, data: _Data, theta: np.ndarray, deviance: float, resa
             levels.append(math.inf if level is None else level)
             slopes.append(0.0 if level is None else
                           psi_slope(level, alpha, beta, data.guess, lapse, data.form))
-        changes["threshold_ci"] = threshold_interval(np.asarray(levels), *_tested(data))
+        draws = _spread(np.asarray(levels), found.threshold, _t_factor(data, phi), data.form)
+        changes["threshold_ci"] = threshold_interval(draws, *_tested(data))
         changes["slope_ci"] = _percentiles(np.asarray(slopes))
     return _replace(found, **changes)
 
@@ -366,12 +453,14 @@ def threshold_draws(levels: Sequence[float], n_correct: Sequence[int],
                     n_trials: Sequence[int], guess: float, form: Sigmoid = "weibull",
                     criterion: float = CRITERION,
                     lapse_bounds: tuple[float, float] = LAPSE_BOUNDS,
-                    resamples: int = RESAMPLES, seed: int = SEED) -> ThresholdDraws:
+                    resamples: int = RESAMPLES, seed: int = SEED,
+                    dispersion: Dispersion = "binomial") -> ThresholdDraws:
     """The maximum-likelihood fit of `fit` (without its intervals) and the thresholds of
     `resamples` parametric-bootstrap refits, simulated as `fit`'s bootstrap simulates
-    them. The refits are made all at once (`_refit_all`: array arithmetic, no optimiser
-    call and no BLAS call per resample), several times faster than `fit`'s bootstrap and
-    unaffected by BLAS threads; their maxima are at least as high as its."""
+    them (binomial, or as dispersed as the fit's φ with `dispersion="fitted"`). The refits
+    are made all at once (`_refit_all`: array arithmetic, no optimiser call and no BLAS
+    call per resample), several times faster than `fit`'s bootstrap and unaffected by BLAS
+    threads; their maxima are at least as high as its."""
     found = fit(levels, n_correct, n_trials, guess, form, criterion, lapse_bounds,
                 resamples=0)
     if found.threshold is None or resamples <= 0:
@@ -381,9 +470,11 @@ def threshold_draws(levels: Sequence[float], n_correct: Sequence[int],
     theta = np.array([a, math.log(found.beta), found.lapse])
     p, _, _ = _probabilities(theta, data)
     rng = np.random.default_rng(seed)
-    counts = rng.binomial(data.n.astype(np.int64), p, size=(resamples, len(data.t)))
+    phi = found.dispersion if dispersion == "fitted" else None
+    counts = _simulate(rng, data, p, resamples, phi)
     thetas, converged = _refit_all(data, counts.astype(np.float64), theta)
-    return ThresholdDraws(found, _criterion_levels(thetas[converged], criterion, data),
+    draws = _criterion_levels(thetas[converged], criterion, data)
+    return ThresholdDraws(found, _spread(draws, found.threshold, _t_factor(data, phi), form),
                           resamples)
 
 

@@ -167,7 +167,8 @@ class Psychophysics(Benchmark[PsychophysicsOptions]):
 
     def summarize(self, records: Any) -> dict[str, Any]:
         o = self.options
-        return summarize(records, Settings(o.criterion, o.form, o.bootstrap, o.seed))
+        return summarize(records, Settings(o.criterion, o.form, o.bootstrap, o.seed,
+                                            o.dispersion))
 
     def write_tables(self, metrics: dict[str, Any], info: RunInfo,
                      directory: Path) -> list[Path]:

@@ -6,7 +6,8 @@ bootstrap of each run's own counts.
 Each run's detection counts (metrics.json `points`) are refitted and resampled on their own
 (`stats.psychometric_fit.threshold_draws`, a seed per run's place in the comparison, since
 the runs are independent samples and shared random numbers would make their draws move
-together), and the i-th draw of one run is paired with the i-th of the other. The interval
+together; simulated as the run's own bootstrap was, `dispersion_model`), and the i-th draw
+of one run is paired with the i-th of the other. The interval
 is the 2.5th and 97.5th percentile of the paired differences (or ratios); p is twice the
 smaller share of differences at or below 0 and at or above 0, with one added to each count
 (a Monte Carlo p is never 0; Davison & Hinkley 1997, section 4.2), so p < 0.05 when the
@@ -48,6 +49,7 @@ class Condition:
     guess: float
     form: str
     criterion: float
+    dispersion: str = "binomial"  # how the run's bootstrap simulated counts
 
     @property
     def settings(self) -> tuple[float, str, float]:
@@ -64,7 +66,7 @@ def conditions(metrics: dict[str, Any]) -> dict[tuple[str, int], Condition]:
         out[(t["feature"], t["set_size"])] = Condition(
             t["feature"], t["set_size"], t.get("unit", ""), [p["level"] for p in found],
             [p["correct"] for p in found], [p["n"] for p in found], t["guess"], t["form"],
-            t["criterion"])
+            t["criterion"], metrics.get("dispersion_model", "binomial"))
     return out
 
 
@@ -174,7 +176,9 @@ def _draws(condition: Condition, resamples: int, seed: int) -> ThresholdDraws | 
         return threshold_draws(condition.levels, condition.correct, condition.trials,
                                condition.guess,
                                "weibull" if condition.form == "weibull" else "logistic",
-                               condition.criterion, resamples=resamples, seed=seed)
+                               condition.criterion, resamples=resamples, seed=seed,
+                               dispersion="fitted" if condition.dispersion == "fitted"
+                               else "binomial")
     except ValueError as exc:
         return str(exc)
 

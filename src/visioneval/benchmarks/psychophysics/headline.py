@@ -2,12 +2,13 @@
 table's first row: detection, one feature at one set size) with its parametric-bootstrap
 interval, in the feature's unit; a run without detection trials shows its first d′. A
 threshold "not reached" is no number, and says why. The label says how many more fits the
-report has."""
+report has, and φ when the answers vary more than binomial between levels."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from visioneval.benchmarks.psychophysics.tables import overdispersed
 from visioneval.core.headline import Headline, interval_of
 
 
@@ -29,6 +30,7 @@ def _more(n: int, what: str) -> str:
 
 def _threshold(fit: dict[str, Any], more: int) -> Headline:
     label = (f"{fit.get('feature')} threshold, set size {fit.get('set_size')}"
+             f"{'; ' + overdispersed(fit) if overdispersed(fit) else ''}"
              f"{_more(more, 'fits')}")
     n = fit.get("n_trials")
     value = fit.get("threshold")

@@ -51,7 +51,10 @@ class Threshold(Block):
     `criterion`; with status "not reached" it, its interval and the slope are absent and
     `reason` says why. An end of `threshold_ci95` outside the tested levels is open: the
     lower end None when bootstrap refits put it below the lowest tested level, the upper
-    end None when they put it beyond the highest (or never reach the criterion)."""
+    end None when they put it beyond the highest (or never reach the criterion).
+    `dispersion` is the fit's Pearson X² over its residual degrees of freedom (about 1 when
+    the answers at a level vary as one binomial observer's; absent with 3 levels or fewer),
+    `dispersion_p` the p of X² on those degrees of freedom."""
     feature: str
     set_size: int
     unit: str
@@ -76,6 +79,8 @@ class Threshold(Block):
     deviance_p: float | None = None
     chance_p: float | None = None
     resamples: int = 0
+    dispersion: float | None = None
+    dispersion_p: float | None = None
     lowest_level: float | None = None
     highest_level: float | None = None
 
@@ -135,6 +140,7 @@ class PsychophysicsMetrics(Block):
     criterion: float
     form: str
     guess: float
+    dispersion_model: str = "binomial"  # the bootstrap's counts: binomial or fitted
     n: int
     n_errors: int
     n_unparsed: int

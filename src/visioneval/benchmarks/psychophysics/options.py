@@ -43,3 +43,7 @@ class PsychophysicsOptions(BaseModel, frozen=True):
                            "(0: no intervals).", json_schema_extra={"panel": OWN_OPTIONS})
     seed: int = Field(0, description="Seed of the bootstrap.",
                       json_schema_extra={"panel": OWN_OPTIONS})
+    dispersion: Literal["binomial", "fitted"] = Field(
+        "binomial", description="Threshold intervals from binomial refits, or (fitted) from "
+        "refits as dispersed as the fit's lack of fit (φ) says.",
+        json_schema_extra={"panel": OWN_OPTIONS})

@@ -43,9 +43,15 @@ def sections(metrics: dict[str, Any]) -> list[Section]:
                  f"{metrics['criterion']:g} correct (γ = 1/3, λ fitted within [0, 0.1], F "
                  f"{metrics['form']}); 95% interval: parametric bootstrap. Slope at threshold: "
                  "dψ/dx there (proportion correct per unit of the level); beta: the fitted "
-                 f"{metrics['form']}'s β. \"not reached\": no threshold within the tested "
-                 "levels, never an extrapolation. Points: proportion correct with Wilson 95% "
-                 "intervals.")]
+                 f"{metrics['form']}'s β; dispersion: Pearson X² over the fit's residual "
+                 "degrees of freedom, about 1 when the answers at a level vary as one "
+                 "binomial observer's (intervals: "
+                 f"{_DISPERSION[metrics.get('dispersion_model', 'binomial')]}). \"not "
+                 "reached\": no threshold within the tested levels, never an extrapolation. "
+                 "Points: proportion correct with Wilson 95% intervals.")]
+        notes = tables.dispersion_notes(metrics)
+        if notes:
+            blocks.append(Items(notes))
         reasons = tables.threshold_reasons(metrics)
         if reasons:
             blocks.append(Items([f"not reached: {r}" for r in reasons]))
@@ -97,6 +103,10 @@ def sections(metrics: dict[str, Any]) -> list[Section]:
             Note("Proportion correct on yes/no arrays; different displays, so unpaired "
                  "(Newcombe's interval of a difference, Fisher's exact test).")]))
     return out
+
+
+_DISPERSION = {"binomial": "binomial refits",
+               "fitted": "refits as dispersed as the dispersion says, t reference"}
 
 
 def _points_of(metrics: dict[str, Any], fit: dict[str, Any]) -> list[dict[str, Any]]:
@@ -162,12 +172,14 @@ def _series(s: Series) -> PsychometricSeries:
 
 
 def _reading(fit: dict[str, Any]) -> str:
-    """A fit in the legend: its threshold and interval, or "not reached"."""
+    """A fit in the legend: its threshold and interval (and φ when the answers vary more
+    than binomial), or "not reached"."""
     if fit.get("threshold") is None:
         return fit["status"]
     band = fit.get("threshold_ci95")
+    wide = tables.overdispersed(fit)
     return (f"threshold {fit['threshold']:.3g} {fit['unit']}"
-            + (f" ({tables.span(band)})" if band else ""))
+            + (f" ({tables.span(band)})" if band else "") + (f"; {wide}" if wide else ""))
 
 
 def heterogeneity_section(found: list[dict[str, Any]]) -> Section | None:

@@ -19,7 +19,7 @@ from visioneval.benchmarks.psychophysics.params import UNITS
 from visioneval.core.records import Record
 from visioneval.stats.binomial import wilson
 from visioneval.stats.detection import dprime
-from visioneval.stats.psychometric_fit import fit, open_ends
+from visioneval.stats.psychometric_fit import Dispersion, fit, open_ends
 from visioneval.stats.setsize import conjunction_vs_feature, set_size_effect
 
 GUESS = 1 / 3  # one of orientation, color, size
@@ -46,6 +46,7 @@ class Settings:
     form: str
     bootstrap: int
     seed: int
+    dispersion: Dispersion = "binomial"  # the bootstrap's counts (stats.psychometric_fit)
 
 
 def tally(records: Iterable[Record]) -> dict[Key, Cell]:
@@ -81,6 +82,7 @@ def summarize(records: Iterable[Record], settings: Settings) -> dict[str, Any]:
         block["n_unparsed"] += cell.unparsed
     out: dict[str, Any] = {
         "criterion": settings.criterion, "form": settings.form, "guess": GUESS,
+        "dispersion_model": settings.dispersion,
         "n": sum(b["n"] for b in experiments.values()),
         "n_errors": sum(b["n_errors"] for b in experiments.values()),
         "n_unparsed": sum(b["n_unparsed"] for b in experiments.values()),
@@ -155,14 +157,16 @@ def _thresholds(points: list[dict[str, Any]], missing: list[dict[str, Any]],
         try:
             done = fit(levels, [p["correct"] for p in found], [p["n"] for p in found],
                        GUESS, "weibull" if settings.form == "weibull" else "logistic",
-                       settings.criterion, resamples=settings.bootstrap, seed=settings.seed)
+                       settings.criterion, resamples=settings.bootstrap, seed=settings.seed,
+                       dispersion=settings.dispersion)
         except ValueError as exc:
             out.append({**block, "status": "not reached", "reason": str(exc)})
             continue
         block |= {"status": done.status, "reason": done.reason, "alpha": done.alpha,
                   "beta": done.beta, "lapse": done.lapse, "lapse_ci95": done.lapse_ci,
                   "deviance": done.deviance, "deviance_p": done.deviance_p,
-                  "chance_p": done.chance_p, "resamples": done.resamples}
+                  "chance_p": done.chance_p, "resamples": done.resamples,
+                  "dispersion": done.dispersion, "dispersion_p": done.dispersion_p}
         if done.threshold is not None:
             block |= {"threshold": done.threshold, "slope": done.slope,
                       "slope_ci95": done.slope_ci}

@@ -9,13 +9,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from visioneval.core.printed import print_table
+from visioneval.stats.psychometric_fit import OVERDISPERSED_P
 from visioneval.terminal import line
 
 if TYPE_CHECKING:
     from rich.console import Console
 
 THRESHOLD_HEADER = ["feature", "set size", "spread", "threshold", "95% interval",
-                    "slope at threshold", "beta", "lapse", "trials", "status"]
+                    "slope at threshold", "beta", "lapse", "dispersion", "trials", "status"]
 DPRIME_HEADER = ["experiment", "feature", "set size", "spread", "level", "hits", "false alarms",
                  "d′ [95%]", "c [95%]"]
 
@@ -27,6 +28,11 @@ def number(value: float | None, digits: int = 3) -> str:
 def fixed(value: float | None) -> str:
     """Two decimals, without a negative zero."""
     return "-" if value is None else f"{value + 0.0:.2f}".replace("-0.00", "0.00")
+
+
+def dispersion(value: float | None) -> str:
+    """φ with two decimals ("0.00" for a fit through every point, not 8e-09)."""
+    return "-" if value is None else f"{value:.2f}" if value < 100 else f"{value:.0f}"
 
 
 def span(found: Sequence[float | None] | None, digits: int = 3) -> str:
@@ -45,9 +51,37 @@ def threshold_rows(metrics: dict[str, Any]) -> list[list[str]]:
         rows.append([t["feature"], str(t["set_size"]), number(t.get("spread", 0.0)),
                      f"{number(t['threshold'])} {t['unit']}" if reached else "-",
                      span(t.get("threshold_ci95")), number(t.get("slope")),
-                     number(t.get("beta")), number(t.get("lapse"), 2), str(t["n_trials"]),
-                     t["status"]])
+                     number(t.get("beta")), number(t.get("lapse"), 2),
+                     dispersion(t.get("dispersion")), str(t["n_trials"]), t["status"]])
     return rows
+
+
+def overdispersed(fit: dict[str, Any]) -> str:
+    """"φ 3.35, more than binomial" when a fit's X² says the answers vary more than binomial
+    between levels (its p below OVERDISPERSED_P), else ""."""
+    p, phi = fit.get("dispersion_p"), fit.get("dispersion")
+    if not isinstance(p, int | float) or not isinstance(phi, int | float) \
+            or p >= OVERDISPERSED_P:
+        return ""
+    return f"φ {dispersion(phi)}, more than binomial"
+
+
+def dispersion_notes(metrics: dict[str, Any]) -> list[str]:
+    """One line per threshold whose fit's lack of fit says the answers vary more than
+    binomial between levels (X²'s p below OVERDISPERSED_P): with binomial intervals the
+    interval may be too short (docs/psychophysics.md measures by how much)."""
+    fitted = metrics.get("dispersion_model") == "fitted"
+    out = []
+    for t in metrics.get("thresholds", []):
+        p = t.get("dispersion_p")
+        if not overdispersed(t) or t.get("threshold") is None:
+            continue
+        then = ("widened for it (--dispersion fitted)" if fitted else
+                "may be too short (--dispersion fitted widens it)")
+        out.append(f"{t['feature']} (set size {t['set_size']}{_spread(t)}): answers vary "
+                   f"more than binomial between levels (φ {dispersion(t['dispersion'])}, p "
+                   f"{p:.2g}): the interval {then}")
+    return out
 
 
 def threshold_reasons(metrics: dict[str, Any]) -> list[str]:
@@ -98,7 +132,8 @@ def slope_note(form: str) -> str:
     beta = ("the fitted Weibull's β (unit-free)" if form == "weibull" else
             f"the fitted {form}'s β (per unit of the level)")
     return (f"slope at threshold: dψ/dx there (proportion correct per unit of the level); "
-            f"β: {beta}.")
+            f"β: {beta}; φ: Pearson X² over the fit's residual degrees of freedom (about 1 "
+            "when the answers vary as a binomial count's).")
 
 
 def show_main(metrics: dict[str, Any], title: str, console: Console) -> None:
@@ -122,6 +157,8 @@ def show_main(metrics: dict[str, Any], title: str, console: Console) -> None:
                     "d′ = z(H) − z(F), log-linear corrected; 95% interval from the "
                     "large-sample variance. Every level: visioneval show.", numeric_from=2,
                     text=(5 + spreads,))
+    for note in dispersion_notes(metrics):
+        line(console, note)
     for reason in threshold_reasons(metrics):
         line(console, f"not reached: {reason}")
     line(console, f"{metrics['n']} answered, {metrics['n_errors']} failed requests, "
@@ -142,13 +179,15 @@ def _thresholds(metrics: dict[str, Any], title: str, console: Console, trials: b
                 f"({metrics['form']})",
                 ["feature", *(["set size"] if several else []),
                  *(["spread"] if spreads else []), "threshold", "95% interval", "unit",
-                 "slope at\nthreshold", "β", "lapse", *(["trials"] if trials else []), "status"],
+                 "slope at\nthreshold", "β", "lapse", "φ", *(["trials"] if trials else []),
+                 "status"],
                 [[t["feature"], *([str(t["set_size"])] if several else []),
                   *([number(t.get("spread", 0.0))] if spreads else []),
                   number(t.get("threshold")), span(t.get("threshold_ci95")),
                   SHORT_UNITS.get(t["unit"], t["unit"]), number(t.get("slope"), 2),
                   number(t.get("beta"), 2), number(t.get("lapse"), 2),
-                  *([str(t["n_trials"])] if trials else []), t["status"]]
+                  dispersion(t.get("dispersion")), *([str(t["n_trials"])] if trials else []),
+                  t["status"]]
                  for t in thresholds],
                 slope_note(metrics["form"]), text=_words(several, spreads, trials))
 
@@ -156,7 +195,7 @@ def _thresholds(metrics: dict[str, Any], title: str, console: Console, trials: b
 def _words(several: bool, spreads: bool, trials: bool = False) -> tuple[int, int]:
     """The thresholds table's text columns after the first: the unit and the status."""
     unit = 3 + several + spreads
-    return (unit, unit + 4 + trials)
+    return (unit, unit + 5 + trials)
 
 
 def highest_levels(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -225,6 +264,8 @@ def show(metrics: dict[str, Any], title: str, console: Console) -> None:
                       f"{fixed(c['difference_ci95'][1])}]", f"{c['p_value']:.3g}"]
                      for c in diffs], numeric_from=2)
     console.print()
+    for note in dispersion_notes(metrics):
+        line(console, note)
     for reason in threshold_reasons(metrics):
         line(console, f"not reached: {reason}")
     line(console, f"{metrics['n']} answered, {metrics['n_errors']} failed requests, "
