@@ -49,9 +49,11 @@ def shown(summary: EpochsSummary) -> Shown:
     value, interval = _percent(summary.item_means)
     n = summary.item_means.n if summary.item_means else 0
     expected = summary.score == "expected"
-    label = "expected from log-probabilities" if expected else "item means"
-    rows.append([f"{what}, {label}" + (f", mean of {k} answers" if k > 1 or not expected
-                                       else ""), value, interval, f"{n:,}"])
+    if expected:
+        label = "expected from log-probabilities" + (f", mean of {k} answers" if k > 1 else "")
+    else:
+        label = f"item means of {k} answers"
+    rows.append([f"{what}, {label}", value, interval, f"{n:,}"])
     value, interval = _percent(summary.first_answers)
     n = summary.first_answers.n if summary.first_answers else 0
     rows.append([f"{what}, first answers" + (" as sampled" if expected else " alone"), value,
