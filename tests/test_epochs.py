@@ -230,6 +230,12 @@ def test_expected_scores_take_the_sampling_out_of_each_answer(serve, tmp_path):
     # The benchmark's own table stays the sampled answers'.
     assert load(run)["overall"]["accuracy"] == pytest.approx(summary["first_answers"]["value"])
     assert "Expected scores: 1 answer to each of 200 items" in flat(result.stdout)
+    # The sample browser still shows the answer, not the expected outcome beside it.
+    from visioneval.core.benchmark import BenchmarkDefinition
+    from visioneval.core.records import Record
+
+    row = BenchmarkDefinition().browser_row(Record.model_validate(records[0]))
+    assert row["v"]["accuracy"]["a"] == records[0]["parsed"]["answer"] != ""
 
 
 def test_an_answer_without_an_expected_score_is_counted_with_its_reason(serve, tmp_path):

@@ -38,6 +38,7 @@ from rich.console import Console
 from visioneval.core import accuracy
 from visioneval.core.accuracy import score
 from visioneval.core.bounds import first_unrecordable
+from visioneval.core.epoch_ids import EXPECTED_KEYS
 from visioneval.core.printed import print_sections
 from visioneval.core.records import Record, Sample, SkippedRow
 from visioneval.core.runfiles import BenchmarkPlan, Metrics, MetricsModel
@@ -437,7 +438,8 @@ class BenchmarkDefinition:
         """How a record appears in the report's sample browser: `t` the target as text,
         `labels` its classes (a filter), `v` one view per parser or protocol with the answer
         `a` and whether it was right `ok` (None: not judged), optional `meta`."""
-        parsed = record.parsed
+        # The answer's expected outcome (`--score expected`) is no parser's answer.
+        parsed = {k: v for k, v in record.parsed.items() if k not in EXPECTED_KEYS}
         only = next(iter(parsed.values())) if len(parsed) == 1 else ""  # one answer for all
         views = {k: {"a": str(parsed.get(k, only) or ""), "ok": _ok(v)}
                  for k, v in record.scores.items()}

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from visioneval.core.records import Record
 
+EXPECTED = "expected_outcome"  # `--score expected`: a record's parsed key, the expected outcome
+WHY_NONE = "expected_unavailable"  # ... and why there is none
+EXPECTED_KEYS = frozenset((EXPECTED, WHY_NONE))
 EPOCH = "epoch"  # a repeated answer's metadata: which answer of the item it is (2, 3, ...)
 EPOCH_OF = "epoch_of"  # ... and the id of the item's first answer
 

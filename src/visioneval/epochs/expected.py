@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from visioneval.core.epoch_ids import EXPECTED, WHY_NONE
 from visioneval.core.records import Record, Request, Response, Sample
 from visioneval.core.solver import Solved
 
@@ -21,8 +22,6 @@ if TYPE_CHECKING:
     from visioneval.core.benchmark import Benchmark
     from visioneval.core.solver import Ask
 
-EXPECTED = "expected_outcome"  # a record's parsed key: the expected outcome, or None
-WHY_NONE = "expected_unavailable"  # ... and why there is none
 TOP = 20  # alternatives asked for (OpenAI's largest `top_logprobs`)
 NO_LOGPROBS = "the server sent no log-probabilities"
 LONGER = "the answer is longer than its first token"

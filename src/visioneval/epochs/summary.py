@@ -20,9 +20,8 @@ import orjson
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from visioneval.core.capabilities import PairsRecords
-from visioneval.core.epoch_ids import EPOCH_OF, as_first_answer, epoch_of
+from visioneval.core.epoch_ids import EPOCH_OF, EXPECTED, WHY_NONE, as_first_answer, epoch_of
 from visioneval.core.variant_ids import family_of
-from visioneval.epochs.expected import EXPECTED, WHY_NONE
 from visioneval.stats.bootstrap import Outcomes, mean_statistic, summaries
 from visioneval.stats.variance_split import TARGET_SHARE, split
 from visioneval.validation import first_error
