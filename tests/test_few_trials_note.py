@@ -30,11 +30,11 @@ def _metrics(*thresholds: dict[str, object]) -> dict[str, object]:
 
 def test_a_threshold_with_few_trials_per_level_says_its_interval_may_be_too_short() -> None:
     metrics = _metrics(_threshold("orientation", 24, 7), _threshold("color", 8, 20),
-                       _threshold("size", 12, 13, spread=22.5))
+                       _threshold("size", 16, 9, spread=22.5))
     notes = tables.few_trials_notes(metrics)
     assert notes == [
-        "orientation (set size 4): 7 trials a level, under 14: the interval may be too short",
-        "size (set size 4, spread 22.5): 13 trials a level, under 14: the interval may be too "
+        "orientation (set size 4): 7 trials a level, under 10: the interval may be too short",
+        "size (set size 4, spread 22.5): 9 trials a level, under 10: the interval may be too "
         "short"]
     for show in (tables.show_main, tables.show):
         out = Console(file=io.StringIO(), width=100)
@@ -46,7 +46,7 @@ def test_a_threshold_with_few_trials_per_level_says_its_interval_may_be_too_shor
 
 
 def test_enough_trials_per_level_or_no_interval_gets_no_line() -> None:
-    exactly = _threshold("orientation", 10, HOLDING_TRIALS_PER_LEVEL)
+    exactly = _threshold("orientation", 16, HOLDING_TRIALS_PER_LEVEL)
     unreached = _threshold("color", 24, 5, status="not reached", threshold=None,
                            threshold_ci95=None)
     assert tables.few_trials_notes(_metrics(exactly, unreached)) == []
