@@ -55,6 +55,9 @@ RESAMPLES = 1000
 SEED = 20261122
 CHANCE_P = 0.05  # the likelihood-ratio test against guessing, rule 1
 OVERDISPERSED_P = 0.05  # X² beyond this says the answers vary more than binomial
+# Fewer trials per level and the 95% threshold interval covers less than 90% (89.4% at 24
+# levels x 7; 92-94% from 10 up; docs/psychophysics.md, "With few trials per level")
+HOLDING_TRIALS_PER_LEVEL = 10
 _EPS = 1e-9
 # F's rise from 0.05 to 0.95 is _RISE / β (in log level for the Weibull, level for the logistic)
 _RISE = {"weibull": math.log(-math.log(0.05)) - math.log(-math.log(0.95)),

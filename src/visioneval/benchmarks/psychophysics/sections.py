@@ -49,7 +49,7 @@ def sections(metrics: dict[str, Any]) -> list[Section]:
                  f"{_DISPERSION[metrics.get('dispersion_model', 'binomial')]}). \"not "
                  "reached\": no threshold within the tested levels, never an extrapolation. "
                  "Points: proportion correct with Wilson 95% intervals.")]
-        notes = tables.dispersion_notes(metrics)
+        notes = tables.dispersion_notes(metrics) + tables.few_trials_notes(metrics)
         if notes:
             blocks.append(Items(notes))
         reasons = tables.threshold_reasons(metrics)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from visioneval.core.printed import print_table
-from visioneval.stats.psychometric_fit import OVERDISPERSED_P
+from visioneval.stats.psychometric_fit import HOLDING_TRIALS_PER_LEVEL, OVERDISPERSED_P
 from visioneval.terminal import line
 
 if TYPE_CHECKING:
@@ -81,6 +81,22 @@ def dispersion_notes(metrics: dict[str, Any]) -> list[str]:
         out.append(f"{t['feature']} (set size {t['set_size']}{_spread(t)}): answers vary "
                    f"more than binomial between levels (φ {dispersion(t['dispersion'])}, p "
                    f"{p:.2g}): the interval {then}")
+    return out
+
+
+def few_trials_notes(metrics: dict[str, Any]) -> list[str]:
+    """One line per threshold with an interval fitted to fewer than HOLDING_TRIALS_PER_LEVEL
+    trials per level on average: there the bootstrap interval covers less than 95%
+    (docs/psychophysics.md, "With few trials per level")."""
+    out = []
+    for t in metrics.get("thresholds", []):
+        levels, trials = t.get("n_levels"), t.get("n_trials")
+        if t.get("threshold_ci95") is None or not levels or not trials \
+                or trials / levels >= HOLDING_TRIALS_PER_LEVEL:
+            continue
+        out.append(f"{t['feature']} (set size {t['set_size']}{_spread(t)}): "
+                   f"{trials / levels:.3g} trials a level, under {HOLDING_TRIALS_PER_LEVEL}: "
+                   "the interval may be too short")
     return out
 
 
@@ -157,7 +173,7 @@ def show_main(metrics: dict[str, Any], title: str, console: Console) -> None:
                     "d′ = z(H) − z(F), log-linear corrected; 95% interval from the "
                     "large-sample variance. Every level: visioneval show.", numeric_from=2,
                     text=(5 + spreads,))
-    for note in dispersion_notes(metrics):
+    for note in dispersion_notes(metrics) + few_trials_notes(metrics):
         line(console, note)
     for reason in threshold_reasons(metrics):
         line(console, f"not reached: {reason}")
@@ -264,7 +280,7 @@ def show(metrics: dict[str, Any], title: str, console: Console) -> None:
                       f"{fixed(c['difference_ci95'][1])}]", f"{c['p_value']:.3g}"]
                      for c in diffs], numeric_from=2)
     console.print()
-    for note in dispersion_notes(metrics):
+    for note in dispersion_notes(metrics) + few_trials_notes(metrics):
         line(console, note)
     for reason in threshold_reasons(metrics):
         line(console, f"not reached: {reason}")
