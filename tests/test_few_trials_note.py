@@ -11,7 +11,7 @@ from rich.console import Console
 
 from visioneval.benchmarks.psychophysics import tables
 from visioneval.benchmarks.psychophysics.sections import sections
-from visioneval.stats.psychometric_fit import HOLDING_TRIALS_PER_LEVEL
+from visioneval.stats.psychometric_fit import HOLDING_LEVELS, HOLDING_TRIALS_PER_LEVEL
 
 
 def _threshold(feature: str, levels: int, trials: int, **more: object) -> dict[str, object]:
@@ -33,9 +33,8 @@ def test_a_threshold_with_few_trials_per_level_says_its_interval_may_be_too_shor
                        _threshold("size", 16, 9, spread=22.5))
     notes = tables.few_trials_notes(metrics)
     assert notes == [
-        "orientation (set size 4): 7 trials a level, under 10: the interval may be too short",
-        "size (set size 4, spread 22.5): 9 trials a level, under 10: the interval may be too "
-        "short"]
+        "orientation (set size 4): 24 levels of 7 trials: the interval may be too short",
+        "size (set size 4, spread 22.5): 16 levels of 9 trials: the interval may be too short"]
     for show in (tables.show_main, tables.show):
         out = Console(file=io.StringIO(), width=100)
         show(metrics, "psychophysics: m", out)
@@ -45,13 +44,16 @@ def test_a_threshold_with_few_trials_per_level_says_its_interval_may_be_too_shor
         assert not any(x.startswith("color (set size 4)") for x in lines)
 
 
-def test_enough_trials_per_level_or_no_interval_gets_no_line() -> None:
-    exactly = _threshold("orientation", 16, HOLDING_TRIALS_PER_LEVEL)
+def test_a_measured_design_or_no_interval_gets_no_line() -> None:
+    exactly = _threshold("orientation", HOLDING_LEVELS, HOLDING_TRIALS_PER_LEVEL)
     unreached = _threshold("color", 24, 5, status="not reached", threshold=None,
                            threshold_ci95=None)
     assert tables.few_trials_notes(_metrics(exactly, unreached)) == []
     uneven = _threshold("size", 3, 1, n_trials=3 * HOLDING_TRIALS_PER_LEVEL - 1)
     assert len(tables.few_trials_notes(_metrics(uneven))) == 1
+    # More levels than measured to hold, even with many trials each (24 x 14 covered 92.3%).
+    many = _threshold("size", HOLDING_LEVELS + 1, 40)
+    assert len(tables.few_trials_notes(_metrics(many))) == 1
 
 
 def test_the_report_lists_the_line_beside_the_thresholds() -> None:

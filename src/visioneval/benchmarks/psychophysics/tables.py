@@ -9,7 +9,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from visioneval.core.printed import print_table
-from visioneval.stats.psychometric_fit import HOLDING_TRIALS_PER_LEVEL, OVERDISPERSED_P
+from visioneval.stats.psychometric_fit import (
+    HOLDING_LEVELS,
+    HOLDING_TRIALS_PER_LEVEL,
+    OVERDISPERSED_P,
+)
 from visioneval.terminal import line
 
 if TYPE_CHECKING:
@@ -85,18 +89,18 @@ def dispersion_notes(metrics: dict[str, Any]) -> list[str]:
 
 
 def few_trials_notes(metrics: dict[str, Any]) -> list[str]:
-    """One line per threshold with an interval fitted to fewer than HOLDING_TRIALS_PER_LEVEL
-    trials per level on average: there the bootstrap interval covers less than 95%
-    (docs/psychophysics.md, "With few trials per level")."""
+    """One line per threshold with an interval from a design unlike those whose interval was
+    measured to hold (at most HOLDING_LEVELS levels of HOLDING_TRIALS_PER_LEVEL trials or
+    more, on average): such designs covered 89-93% (docs/psychophysics.md, "With few trials
+    per level")."""
     out = []
     for t in metrics.get("thresholds", []):
         levels, trials = t.get("n_levels"), t.get("n_trials")
-        if t.get("threshold_ci95") is None or not levels or not trials \
-                or trials / levels >= HOLDING_TRIALS_PER_LEVEL:
+        if t.get("threshold_ci95") is None or not levels or not trials or (
+                levels <= HOLDING_LEVELS and trials / levels >= HOLDING_TRIALS_PER_LEVEL):
             continue
-        out.append(f"{t['feature']} (set size {t['set_size']}{_spread(t)}): "
-                   f"{trials / levels:.3g} trials a level, under {HOLDING_TRIALS_PER_LEVEL}: "
-                   "the interval may be too short")
+        out.append(f"{t['feature']} (set size {t['set_size']}{_spread(t)}): {levels} levels "
+                   f"of {trials / levels:.3g} trials: the interval may be too short")
     return out
 
 
