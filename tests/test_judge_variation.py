@@ -71,6 +71,10 @@ def test_the_within_estimate_recovers_the_judges_known_variation(serve, tmp_path
     follow = result.output.splitlines()[result.output.splitlines().index(said[0]) + 1]
     assert follow == (f"  over 40 cases x 4 samples; {found['samples_for_target']} samples "
                       "a case would bring it under 10%")
+    # Under 100 cases its intervals were measured too short: the third line says so.
+    after = result.output.splitlines()[result.output.splitlines().index(said[0]) + 2]
+    assert after == "  its intervals are rough: under 100 cases they covered 77-93% " \
+        "(docs/judge-checks.md)"
     assert all(len(line) <= WIDTH for line in result.output.splitlines())
     page = (tmp_path / "four" / "report.html").read_text()
     assert "call-to-call share" in page and "Adding error bars to evals" in page

@@ -191,6 +191,14 @@ VARIATION_NOTE = (
     "cases, 1000 seeded resamples. docs/judge-checks.md.")
 
 
+ROUGH_BELOW = 100
+"""Cases under which the split's intervals covered clearly less than 95% when simulated
+(`measure/judge_variation_recovery.py`: 77-86% at 10 cases, 86-91% at 20, 88-93% at 40;
+91-95% at 100)."""
+ROUGH_LINE = (f"its intervals are rough: under {ROUGH_BELOW} cases they covered 77-93% "
+              "(docs/judge-checks.md)")
+
+
 def _share(part: VarianceComponent) -> str:
     if part.ci95 is None:
         return f"{100 * part.value:.0f}%"
@@ -219,10 +227,13 @@ def variation_text(who: str, block: EvaluatorMetrics) -> list[str]:
         reason = block.judge_variation_unavailable or "not computed"
         return [f"{who}: judge call-to-call variation not measured:", f"  {reason}"]
     left = f"; {found.left_out} left out (under two usable verdicts)" if found.left_out else ""
-    return [f"{who}: judge call-to-call variation: {_share(found.within_share)} of the "
-            "variance,",
-            f"  over {found.cases} cases x {_samples(found.samples_per_case)} samples; "
-            f"{_needed(found)}{left}"]
+    lines = [f"{who}: judge call-to-call variation: {_share(found.within_share)} of the "
+             "variance,",
+             f"  over {found.cases} cases x {_samples(found.samples_per_case)} samples; "
+             f"{_needed(found)}{left}"]
+    if found.cases < ROUGH_BELOW:
+        lines.append(f"  {ROUGH_LINE}")
+    return lines
 
 
 def variation_lines(judges: JudgesMetrics, run_model: str) -> list[str]:
@@ -249,10 +260,12 @@ def variation_blocks(blocks: Mapping[str, EvaluatorMetrics]) -> list[Block]:
     """The report's table of each judge evaluator's split and what it means (nothing when
     no evaluator has one)."""
     rows = []
+    rough = False
     for label, block in blocks.items():
         found = block.judge_variation
         if found is None:
             continue
+        rough = rough or found.cases < ROUGH_BELOW
         se = "" if found.mean_score_se is None else f" ± {found.mean_score_se:.3f}"
         need = found.samples_for_target
         rows.append([label, found.cases, _samples(found.samples_per_case),
@@ -266,7 +279,8 @@ def variation_blocks(blocks: Mapping[str, EvaluatorMetrics]) -> list[Block]:
             Table(["evaluator", "cases", "samples a case", "mean score ± s.e.",
                    "between cases [95%]", "within cases [95%]", "call-to-call share",
                    "samples for < 10%", "left out"], rows, numeric_from=1),
-            Note(VARIATION_NOTE)]
+            Note(VARIATION_NOTE + (f" {ROUGH_LINE[0].upper()}{ROUGH_LINE[1:]}."
+                                   if rough else ""))]
 
 
 # -- the report --------------------------------------------------------------------------------
