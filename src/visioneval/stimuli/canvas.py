@@ -139,9 +139,14 @@ class Canvas:
             offsets = (np.arange(k) + 0.5) / k - 0.5
             sx = x[edge][:, None, None] + offsets[None, None, :]
             sy = y[edge][:, None, None] + offsets[None, :, None]
-            share = np.clip(0.5 - distance(sx, sy) * k, 0.0, 1.0)
-            coverage[edge] = share.mean(axis=(1, 2))
+            coverage[edge] = self._share(distance(sx, sy) * k).mean(axis=(1, 2))
         return coverage
+
+    def _share(self, distance: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The share of a sub-sample's box inside a straight edge `distance` sub-samples
+        from its centre: a point sample (in or out) would put an edge only to the nearest
+        1/k px."""
+        return np.clip(0.5 - distance, 0.0, 1.0)
 
     def codes(self, rng: np.random.Generator | None = None) -> NDArray[np.uint8]:
         """The image as 8-bit sRGB codes; with `rng`, dithered (`srgb.to_codes`)."""
