@@ -31,7 +31,8 @@ be smaller than the true distance away from the edge but never larger (1-Lipschi
 
 SUPERSAMPLE = 8
 """Sub-samples per pixel side. With area sub-samples an edge's position survives at every
-factor; 8 keeps oblique edges and line ends within 0.01 px (measure/render_subpixel.py)."""
+factor; 8 puts a vertical Vernier pair within 0.0004 px before encoding, at about the cost
+of 4 (measure/render_subpixel.py, docs/stimuli.md)."""
 
 _DECIDED = 0.75
 """A pixel whose centre is this far from an edge lies wholly on one side of it (a pixel's
