@@ -22,6 +22,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("validation",),
     ("io", "pages", "stats", "validators", "fmt", "excerpts", "terminal",
      "invocation", "shards", "workers"),
+    ("stimuli",),
     ("core",),
     ("metrics", "baselines"),
     ("backends",),
