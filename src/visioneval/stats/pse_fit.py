@@ -16,8 +16,8 @@ psignifit's width at α = 0.05) is at least twice the smallest step between test
 and at most three times the tested range. λ lies in [0, 0.1] or is fixed.
 
 Intervals: a parametric bootstrap (Wichmann & Hill 2001, II): binomial counts simulated at
-the tested levels from the fit, each refitted, all at once (`_ascend`: damped Fisher
-scoring on every row, no optimiser call per resample), percentile 95%. An end of the PSE's
+the tested levels from the fit, each refitted, all at once (`_ascend`: Newton steps with
+damping on every row, no optimiser call per resample), percentile 95%. An end of the PSE's
 interval outside the tested levels is open (None), as the threshold's is; an end of the
 JND's interval at σ's bound is open too (the levels cannot tell a steeper or a shallower
 curve apart from it).
@@ -58,7 +58,7 @@ WIDTH_STEPS = 2.0  # the narrowest rise, in smallest steps between tested levels
 WIDTH_SPANS = 3.0  # the widest rise, in tested ranges (psignifit 4's width bound)
 STARTS = 4  # starting points of different σ for the fit of the observed counts
 _ITERATIONS = 200
-_GAIN = 1e-9  # log-likelihood units a Newton step must still promise to go on
+_RELATIVE_GAIN = 1e7 * 2.2e-16  # scipy's L-BFGS-B default (factr times the machine eps)
 _EPS = 1e-12
 
 
@@ -134,6 +134,10 @@ class _Data:
     span: float
     low: np.ndarray
     high: np.ndarray
+
+    def k_weight(self, k: np.ndarray, p: np.ndarray) -> np.ndarray:
+        """∂ log L / ∂ψ per level."""
+        return k / p - (self.n - k) / (1.0 - p)
 
     def level(self, u: np.ndarray | float) -> np.ndarray | float:
         return self.centre + self.span * u
@@ -327,28 +331,41 @@ def _best_fit(data: _Data, k: np.ndarray) -> tuple[np.ndarray, bool]:
     return theta[i], bool(converged[i])
 
 
-def _score(theta: np.ndarray, data: _Data, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per row: the gradient of the log-likelihood in (PSE, log σ, λ) and the expected
-    (Fisher) information Σ n/(ψ(1 − ψ))·∂ψ∂ψᵀ."""
+def _score(theta: np.ndarray, data: _Data, k: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row: the gradient of the log-likelihood in (PSE, log σ, λ), its Hessian, and the
+    expected (Fisher) information Σ n/(ψ(1 − ψ))·∂ψ∂ψᵀ."""
     import numpy as np  # loaded with the fit
 
     p, z, cdf = _psi(theta, data)
     sigma, lapse = np.exp(theta[:, 1:2]), theta[:, 2:3]
     pdf = np.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
     c = 1.0 - 2.0 * lapse
-    d = np.stack([-c * pdf / sigma, -c * pdf * z, 1.0 - 2.0 * cdf], axis=-1)
-    weight = 1.0 / (p * (1.0 - p))
-    score = (((k - data.n * p) * weight)[..., None] * d).sum(axis=1)
-    information = ((data.n * weight)[..., None, None] * d[..., :, None] * d[..., None, :]
-                   ).sum(axis=1)
-    return score, information
+    d = np.stack([-c * pdf / sigma, -c * pdf * z, 1.0 - 2.0 * cdf], axis=-1)  # ∂ψ/∂θ
+    zero = np.zeros_like(z)
+    second = np.stack([  # ∂²ψ/∂θ², row by row
+        np.stack([-c * pdf * z / sigma ** 2, -c * pdf * (z * z - 1) / sigma,
+                  2 * pdf / sigma], axis=-1),
+        np.stack([-c * pdf * (z * z - 1) / sigma, -c * pdf * z * (z * z - 1),
+                  2 * pdf * z], axis=-1),
+        np.stack([2 * pdf / sigma, 2 * pdf * z, zero], axis=-1)], axis=-2)
+    first = data.k_weight(k, p)
+    curve = -k / p ** 2 - (data.n - k) / (1.0 - p) ** 2
+    outer = d[..., :, None] * d[..., None, :]
+    score = (first[..., None] * d).sum(axis=1)
+    hessian = (curve[..., None, None] * outer + first[..., None, None] * second).sum(axis=1)
+    information = ((data.n / (p * (1.0 - p)))[..., None, None] * outer).sum(axis=1)
+    return score, hessian, information
 
 
 def _ascend(data: _Data, k: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Fisher scoring with Levenberg-Marquardt damping on every row at once; a step is kept
+    """Newton's method with Levenberg-Marquardt damping on every row at once, the
+    log-likelihood's own curvature where it is concave and the Fisher information where it
+    is not (Fisher scoring alone crawls near some maxima); a step is kept
     only when the log-likelihood does not fall; a parameter at a bound that the gradient
     pushes beyond (or a fixed λ) is held for that step. A row has converged when the gain
-    that the undamped step promises is below `_GAIN` log-likelihood units."""
+    that the undamped step promises, relative to the log-likelihood, is below scipy's L-BFGS-B
+    default."""
     import numpy as np  # loaded with the fit
 
     theta = np.clip(theta.astype(np.float64), data.low, data.high)
@@ -359,15 +376,18 @@ def _ascend(data: _Data, k: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, 
     eye = np.eye(3)
     for _ in range(_ITERATIONS):
         t, kk = theta[live], k[live]
-        score, information = _score(t, data, kk)
+        score, hessian, information = _score(t, data, kk)
         free = ~(((t <= data.low) & (score < 0)) | ((t >= data.high) & (score > 0)))
         free &= data.high > data.low
         score = np.where(free, score, 0.0)
         both = free[:, :, None] & free[:, None, :]
         held = eye * np.where(free, 0.0, 1.0)[:, None, :]
-        matrix = np.where(both, information, 0.0) + held + eye * 1e-12
+        concave = np.linalg.eigvalsh(np.where(both, -hessian, 0.0) + held).min(axis=1) > 0
+        curvature = np.where(concave[:, None, None], -hessian, information)
+        matrix = np.where(both, curvature, 0.0) + held + eye * 1e-12
         newton = np.linalg.solve(matrix, score[..., None])[..., 0]
-        done = (score * newton).sum(axis=1) / 2 < _GAIN
+        done = (score * newton).sum(axis=1) / 2 < _RELATIVE_GAIN * np.maximum(
+            np.abs(log_l[live]), 1.0)
         diagonal = damping[live, None] * np.einsum("rii->ri", matrix)
         step = np.linalg.solve(matrix + eye * (diagonal * free)[:, None, :],
                                score[..., None])[..., 0]
