@@ -11,9 +11,10 @@ PSE she does not know yet); and, for the illusion, levels 80 to 110, so that the
 
 Per design: the share of runs reached; the coverage of the true PSE and of the true JND
 (0.674σ) by the 95% intervals (an open end counts as infinite; a run not reached covers
-nothing) with its binomial error; the shares of runs with an open PSE end; the median
-error and median absolute error of the PSE (in the level's units) and of the JND (relative)
-over the reached runs, ± a bootstrap error over runs.
+nothing) with its binomial error, and the same among the reached runs only; the shares of
+runs with an open PSE end; the median error and median absolute error of the PSE (in the
+level's units) and of the JND (relative) over the reached runs, ± a bootstrap error over
+runs.
 
     uv run python measure/pse_recovery.py --runs 1000
 """
@@ -105,6 +106,8 @@ def row(design: Design, outcomes: list[Outcome]) -> str:
     done = [o for o in outcomes if o.reached]
     cover_pse = np.mean([o.pse_ci[0] <= design.pse <= o.pse_ci[1] for o in outcomes])
     cover_jnd = np.mean([o.jnd_ci[0] <= true_jnd <= o.jnd_ci[1] for o in outcomes])
+    held = [o.pse_ci[0] <= design.pse <= o.pse_ci[1] for o in done]
+    held_jnd = [o.jnd_ci[0] <= true_jnd <= o.jnd_ci[1] for o in done]
     open_low = np.mean([o.reached and math.isinf(o.pse_ci[0]) for o in outcomes])
     open_high = np.mean([o.reached and math.isinf(o.pse_ci[1]) for o in outcomes])
     beyond = sum(o.outside == "above" for o in outcomes)
@@ -120,14 +123,15 @@ def row(design: Design, outcomes: list[Outcome]) -> str:
 
     return (f"| {design.name} | {len(done)}/{runs} ({below} below, {beyond} beyond) | "
             f"{coverage(float(cover_pse))} | {coverage(float(cover_jnd))} | "
+            f"{100 * np.mean(held):.1f}% / {100 * np.mean(held_jnd):.1f}% | "
             f"{100 * open_low:.1f}% / {100 * open_high:.1f}% | "
             f"{median(pse_error, 1, '', '+')} | {median(np.abs(pse_error), 1, '', '')} | "
             f"{median(jnd_error, 100, '%', '+')} | {median(np.abs(jnd_error), 100, '%', '')} |")
 
 
-HEADER = ("| design | reached (PSE outside) | PSE coverage | JND coverage | PSE end open "
-          "low / high | median PSE error | median abs PSE error | median JND error | "
-          "median abs JND error |\n" + "|---" * 9 + "|")
+HEADER = ("| design | reached (PSE outside) | PSE coverage | JND coverage | of reached runs: "
+          "PSE / JND | PSE end open low / high | median PSE error | median abs PSE error | median JND error | "
+          "median abs JND error |\n" + "|---" * 10 + "|")
 
 
 def main() -> None:
