@@ -130,8 +130,8 @@ def row(design: Design, outcomes: list[Outcome]) -> str:
 
 
 HEADER = ("| design | reached (PSE outside) | PSE coverage | JND coverage | of reached runs: "
-          "PSE / JND | PSE end open low / high | median PSE error | median abs PSE error | median JND error | "
-          "median abs JND error |\n" + "|---" * 10 + "|")
+          "PSE / JND | PSE end open low / high | median PSE error | median abs PSE error | "
+          "median JND error | median abs JND error |\n" + "|---" * 10 + "|")
 
 
 def main() -> None:

@@ -28,7 +28,8 @@ curve apart from it).
    fit is better and beats answers that do not change with the level;
 3. the answers do not change with the level: a likelihood-ratio test against one constant
    probability with p ≥ 0.05;
-4. the fitted 50% point lies outside the tested levels (`outside` says on which side).
+4. the fitted 50% point lies outside the tested levels (`outside` says on which side);
+and, should it happen, a fit that did not converge.
 """
 
 # Imports inside functions: numpy and scipy load on first use: `visioneval --help` loads the
