@@ -11,8 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from visioneval.epochs.summary import EpochsSummary, read
-
-Z95 = 1.959963984540054
+from visioneval.stats.detection import Z95
 
 
 def _spread(summary: EpochsSummary) -> tuple[float, float] | None:

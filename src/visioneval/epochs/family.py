@@ -21,15 +21,13 @@ from visioneval.core.capabilities import LearnsFromAnswers
 from visioneval.core.epoch_ids import EPOCH, EPOCH_OF, epoch_id, epoch_of
 from visioneval.core.records import Record, Sample, SkippedRow
 from visioneval.core.runfiles import BenchmarkPlan
+from visioneval.core.wrapped import Wrapped
 from visioneval.epochs.expected import solve_expected
 from visioneval.epochs.summary import EpochCollector, EpochsSummary
 from visioneval.variants.family import Varied
 from visioneval.variants.family import rebuilt as variants_rebuilt
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
-    from visioneval.backends.registry import BackendSpec
     from visioneval.core.rowcounts import PublishedRows
     from visioneval.core.runfiles import RunInfo
     from visioneval.core.solver import Solver
@@ -38,50 +36,23 @@ if TYPE_CHECKING:
 MAX_EPOCHS = 1000
 
 
-class Repeated(Benchmark[Any]):
+class Repeated(Wrapped):
     """`inner` (which may carry request variants) with every sample asked `epochs` times;
-    everything else is the inner benchmark's."""
+    everything else is the inner benchmark's (`Wrapped`)."""
 
     def __init__(self, inner: Benchmark[Any], epochs: int,
                  definition: BenchmarkDefinition | None = None, expected: bool = False):
-        super().__init__(inner.options)
-        self.inner = inner
+        super().__init__(inner)
         self.epochs = epochs
         self.expected = expected
         self.definition = definition
-        self.name = inner.name  # type: ignore[misc]
-        self.metric = inner.metric  # type: ignore[misc]
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "inner":  # not set yet (unpickling): no recursion
-            raise AttributeError(name)
-        return getattr(self.inner, name)
 
     # -- what the engine runs ------------------------------------------------------------------
-    @property
-    def builtin_models(self) -> tuple[str, ...]:
-        return self.inner.builtin_models
-
     @property
     def solve(self) -> Solver | None:
         if self.expected:  # the answer and its expected outcome (`--score expected`)
             return functools.partial(solve_expected, self.inner)
         return self.inner.solve
-
-    @property
-    def one_request_each(self) -> bool:
-        return self.inner.one_request_each
-
-    @property
-    def judge(self) -> BackendSpec | None:
-        return self.inner.judge
-
-    @property
-    def panel(self) -> tuple[BackendSpec, ...]:
-        return self.inner.panel
-
-    def panel_of(self, sample: Sample) -> int:
-        return self.inner.panel_of(sample)
 
     @property
     def per_row(self) -> int:
@@ -92,14 +63,10 @@ class Repeated(Benchmark[Any]):
         return counts.times(self.epochs) if counts is not None else None
 
     def plan(self) -> BenchmarkPlan:
-        plan = BenchmarkPlan.of(self.inner.plan(), self.inner.name)
         update: dict[str, Any] = {"epochs": self.epochs} if self.epochs > 1 else {}
         if self.expected:
             update["score"] = "expected"
-        return plan.model_copy(update=update)
-
-    def dataset(self) -> dict[str, Any]:
-        return self.inner.dataset()
+        return super().plan().model_copy(update=update)
 
     def total(self) -> int:
         return self.inner.total() * self.epochs
@@ -119,12 +86,6 @@ class Repeated(Benchmark[Any]):
             for epoch in range(2, self.epochs + 1):
                 yield Sample(epoch_id(item.id, epoch), item.group, item.messages, item.target,
                              {**item.metadata, EPOCH: epoch, EPOCH_OF: item.id}, epoch)
-
-    def score(self, sample: Sample, text: str) -> tuple[dict[str, Any], dict[str, dict]]:
-        return self.inner.score(sample, text)
-
-    def headline_outcome(self, record: Record) -> float | None:
-        return self.inner.headline_outcome(record)
 
     # -- metrics ------------------------------------------------------------------------------
     def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
@@ -152,10 +113,6 @@ class Repeated(Benchmark[Any]):
         for _ in feed:  # what the benchmark did not read still counts for the epochs
             pass
         return metrics, variants, collector.result()
-
-    def write_tables(self, metrics: dict[str, Any], info: RunInfo,
-                     directory: Path) -> list[Path]:
-        return self.inner.write_tables(metrics, info, directory)
 
 
 def with_epochs(benchmark: Benchmark[Any], epochs: int,

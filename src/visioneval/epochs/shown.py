@@ -12,6 +12,7 @@ from rich.console import Console
 
 from visioneval.core.printed import print_table
 from visioneval.epochs.summary import Component, EpochsSummary, Score, VarianceSplit
+from visioneval.stats.detection import Z95
 from visioneval.stats.variance_split import TARGET_SHARE
 from visioneval.terminal import line
 
@@ -105,7 +106,7 @@ def sentences(summary: EpochsSummary) -> list[str]:
                f"{found.answers_per_item:g}; without it the interval would be "
                f"{100 * (1 - math.sqrt(1 - share)):.0f}% narrower")
     out.append(f"a single pass (one answer per item) moves by about "
-               f"±{1.96 * 100 * found.one_pass_sd:.1f} points from answer variation alone, "
+               f"±{Z95 * 100 * found.one_pass_sd:.1f} points from answer variation alone, "
                "with the same items and the same model")
     out.append(_cost_sentence(found))
     return out

@@ -16,15 +16,15 @@ import math
 from collections import Counter
 from typing import TYPE_CHECKING, Literal
 
-import orjson
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from visioneval.core.capabilities import PairsRecords
 from visioneval.core.epoch_ids import EPOCH_OF, EXPECTED, WHY_NONE, as_first_answer, epoch_of
+from visioneval.core.sidefiles import read_summary
 from visioneval.core.variant_ids import family_of
 from visioneval.stats.bootstrap import Outcomes, mean_statistic, summaries
+from visioneval.stats.detection import Z95
 from visioneval.stats.variance_split import TARGET_SHARE, split
-from visioneval.validation import first_error
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -40,7 +40,6 @@ SPLIT_HOLDS_FROM = 40
 between-item interval covered 87%). Below it the summary says so."""
 FILE = "epochs.json"
 MAX_FILE_BYTES = 10_000_000  # a summary of a few dozen numbers per epoch
-Z95 = 1.959963984540054
 
 
 class _Closed(BaseModel):
@@ -262,14 +261,4 @@ def _split(found: Split, items: int) -> VarianceSplit:
 def read(directory: Path) -> EpochsSummary | None:
     """epochs.json of a run directory (None: the run asked each item once); a file that is
     not one is a ValueError of one line naming it."""
-    path = directory / FILE
-    if not path.is_file():
-        return None
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise ValueError(f"{path}: over {MAX_FILE_BYTES // 1_000_000} MB, not read")
-    try:
-        return EpochsSummary.model_validate(orjson.loads(path.read_bytes()))
-    except orjson.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not valid JSON ({exc})") from None
-    except ValidationError as exc:
-        raise ValueError(f"{path}: {first_error(exc, whole='', count_more=False)}") from None
+    return read_summary(directory / FILE, EpochsSummary, MAX_FILE_BYTES)

@@ -1,9 +1,13 @@
 """`visioneval show RUN_DIR`: every table of a run in the terminal, read from its directory
 alone (the benchmark's definition by the trust rule, never code the run names): the
-benchmark's tables (`BenchmarkDefinition.print_tables`), the variants' paired tests, then
-the run's counts, cost and where its report is."""
+benchmark's tables (`BenchmarkDefinition.print_tables`), the variants' paired tests and the
+repeated answers' summary, then the run's counts, cost and where its report is."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
 
 from rich.console import Console
 
@@ -15,6 +19,8 @@ from visioneval.terminal import line
 from visioneval.variants import shown
 from visioneval.variants.summary import read
 
+T = TypeVar("T")
+
 
 def show(view: OpenedRun, console: Console) -> None:
     info = view.info
@@ -24,8 +30,8 @@ def show(view: OpenedRun, console: Console) -> None:
         line(console, "no sample was recorded, so there are no tables")
     else:
         view.shown.print_tables(view, console)
-        _variants(view, console)
-        _epochs(view, console)
+        _beside("variants", read, shown.show, view, console)
+        _beside("epochs", read_epochs, epochs_shown.show, view, console)
     console.print()
     counts = info.counts
     if counts is not None:
@@ -39,27 +45,17 @@ def show(view: OpenedRun, console: Console) -> None:
         line(console, f"report: {page}")
 
 
-def _variants(view: OpenedRun, console: Console) -> None:
-    """The variants' paired table and the lines on answering without the image."""
+def _beside(what: str, read: Callable[[Path], T | None],
+            show_it: Callable[[T, Console], None], view: OpenedRun, console: Console) -> None:
+    """A summary beside the benchmark's tables (variants.json: the variants' paired table
+    and the lines on answering without the image; epochs.json: the repeated answers'), or
+    the one line saying why its file cannot be read."""
     try:
         summary = read(view.directory)
     except ValueError as exc:
         console.print()
-        line(console, f"variants: {exc}")
+        line(console, f"{what}: {exc}")
         return
     if summary is not None:
         console.print()
-        shown.show(summary, console)
-
-
-def _epochs(view: OpenedRun, console: Console) -> None:
-    """The repeated answers' table and sentences (a run with --epochs)."""
-    try:
-        summary = read_epochs(view.directory)
-    except ValueError as exc:
-        console.print()
-        line(console, f"epochs: {exc}")
-        return
-    if summary is not None:
-        console.print()
-        epochs_shown.show(summary, console)
+        show_it(summary, console)

@@ -29,67 +29,33 @@ from visioneval.core.variant_ids import (
     variant_group,
     variant_id,
 )
+from visioneval.core.wrapped import Wrapped
 from visioneval.io.images import ImageError
 from visioneval.variants.kinds import ImageMemo, Variant, parse
 from visioneval.variants.summary import VariantCollector
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
-    from visioneval.backends.registry import BackendSpec
     from visioneval.core.rowcounts import PublishedRows
     from visioneval.core.runfiles import RunInfo
-    from visioneval.core.solver import Solver
     from visioneval.variants.summary import VariantsSummary
 
 LOOKAHEAD = 16  # original samples whose variants may be in the making at once
 WORKERS = 2  # threads making variant images (Pillow's encoders release the GIL)
 
 
-class Varied(Benchmark[Any]):
-    """`inner` with `variants`; everything else is the inner benchmark's (its members are
-    looked up there: `learn`, `majority_answers`, ...). `definition` says how its records
-    pair (`PairsRecords`) and what chance is (`KnowsChance`), for the summary."""
+class Varied(Wrapped):
+    """`inner` with `variants`; everything else is the inner benchmark's (`Wrapped`).
+    `definition` says how its records pair (`PairsRecords`) and what chance is
+    (`KnowsChance`), for the summary."""
 
     def __init__(self, inner: Benchmark[Any], variants: Sequence[Variant],
                  definition: BenchmarkDefinition | None = None):
-        super().__init__(inner.options)
-        self.inner = inner
+        super().__init__(inner)
         self.variants = tuple(variants)
         self.definition = definition
-        self.name = inner.name  # type: ignore[misc]
-        self.metric = inner.metric  # type: ignore[misc]
         self._answered: Container[str] = ()
 
-    def __getattr__(self, name: str) -> Any:
-        if name == "inner":  # not set yet (unpickling): no recursion
-            raise AttributeError(name)
-        return getattr(self.inner, name)
-
     # -- what the engine runs ------------------------------------------------------------------
-    @property
-    def builtin_models(self) -> tuple[str, ...]:
-        return self.inner.builtin_models
-
-    @property
-    def solve(self) -> Solver | None:
-        return self.inner.solve
-
-    @property
-    def one_request_each(self) -> bool:
-        return self.inner.one_request_each
-
-    @property
-    def judge(self) -> BackendSpec | None:
-        return self.inner.judge
-
-    @property
-    def panel(self) -> tuple[BackendSpec, ...]:
-        return self.inner.panel
-
-    def panel_of(self, sample: Sample) -> int:
-        return self.inner.panel_of(sample)
-
     @property
     def per_row(self) -> int:
         return self.inner.per_row * (1 + len(self.variants))
@@ -99,11 +65,7 @@ class Varied(Benchmark[Any]):
         return counts.times(1 + len(self.variants)) if counts is not None else None
 
     def plan(self) -> BenchmarkPlan:
-        plan = BenchmarkPlan.of(self.inner.plan(), self.inner.name)
-        return plan.model_copy(update={"variants": [v.info() for v in self.variants]})
-
-    def dataset(self) -> dict[str, Any]:
-        return self.inner.dataset()
+        return super().plan().model_copy(update={"variants": [v.info() for v in self.variants]})
 
     def total(self) -> int:
         return self.inner.total() * (1 + len(self.variants))
@@ -156,9 +118,6 @@ class Varied(Benchmark[Any]):
             out.append(Sample(made_id, group, messages, sample.target, meta))
         return out
 
-    def score(self, sample: Sample, text: str) -> tuple[dict[str, Any], dict[str, dict]]:
-        return self.inner.score(sample, text)
-
     # -- metrics ----------------------------------------------------------------------------
     def _benchmark_reads(self, record: Record) -> bool:
         """Whether the benchmark's own metrics read this record: the original family's, and
@@ -188,10 +147,6 @@ class Varied(Benchmark[Any]):
         for _ in feed:  # what the benchmark did not read still counts for the variants
             pass
         return metrics, collector.result()
-
-    def write_tables(self, metrics: dict[str, Any], info: RunInfo,
-                     directory: Path) -> list[Path]:
-        return self.inner.write_tables(metrics, info, directory)
 
 
 def with_variants(benchmark: Benchmark[Any], given: Sequence[str],

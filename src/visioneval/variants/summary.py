@@ -15,12 +15,12 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
-import orjson
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from visioneval.core.accuracy import Tally
 from visioneval.core.capabilities import KnowsChance, PairsRecords
 from visioneval.core.records import Record
+from visioneval.core.sidefiles import read_summary
 from visioneval.core.variant_ids import as_original, family_of
 from visioneval.stats.paired import (
     PairedCollector,
@@ -31,7 +31,6 @@ from visioneval.stats.paired import (
     paired_test,
     value_of,
 )
-from visioneval.validation import first_error
 from visioneval.variants.kinds import Variant
 
 if TYPE_CHECKING:
@@ -256,14 +255,4 @@ MAX_FILE_BYTES = 16_000_000  # variants.json holds a few numbers per variant and
 def read(directory: Path) -> VariantsSummary | None:
     """variants.json of a run directory (None: the run has no variants); a file that is not
     one is a ValueError of one line naming it."""
-    path = directory / FILE
-    if not path.is_file():
-        return None
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise ValueError(f"{path}: over {MAX_FILE_BYTES // 1_000_000} MB, not read")
-    try:
-        return VariantsSummary.model_validate(orjson.loads(path.read_bytes()))
-    except orjson.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not valid JSON ({exc})") from None
-    except ValidationError as exc:
-        raise ValueError(f"{path}: {first_error(exc, whole='', count_more=False)}") from None
+    return read_summary(directory / FILE, VariantsSummary, MAX_FILE_BYTES)
