@@ -32,6 +32,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("epochs",),
     ("loopback",),
     ("evaluators",),
+    ("paradigms",),
     ("benchmarks",),
     ("report",),
     ("runs",),

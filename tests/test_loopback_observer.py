@@ -135,7 +135,9 @@ def test_the_server_answers_rendered_stimuli_and_names_its_observer(serve):
 
 def test_observer_flags_are_checked_with_one_line_each():
     with pytest.raises(ValueError, match="FEATURE=THRESHOLD:SLOPE:LAPSE"):
-        parse_curves("shape=1:2:0")
+        parse_curves("2shape=1:2:0")
+    with pytest.raises(ValueError, match="lapse in"):
+        parse_curves("vernier=0:1:0.6")
     with pytest.raises(ValueError, match="are numbers"):
         parse_curves("size=a:2:0")
     with pytest.raises(ValueError, match="--observer-form 'probit'"):
@@ -144,3 +146,5 @@ def test_observer_flags_are_checked_with_one_line_each():
     with pytest.raises(ValueError, match="need --answer observer"):
         build_script(("m",), "popout", 0.0, 0.0, "500", 0, observer=ObserverFlags())
     assert parse_curves("size=0.15:2:0.02") == {"size": Curve(0.15, 2.0, 0.02)}
+    assert parse_curves("vernier=-0.5:1:0.02,crowding/flanked=2:3:0") == {
+        "vernier": Curve(-0.5, 1.0, 0.02), "crowding/flanked": Curve(2.0, 3.0, 0.0)}

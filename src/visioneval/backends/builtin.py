@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor
 
 from visioneval.backends.base import Backend, PermanentError, PreflightError
@@ -19,6 +19,8 @@ MODELS = {
     "popout": "finds the odd object by colour, area and orientation statistics",
     "random": "one of the prompt's options, uniformly (seeded per request), in the asked format",
     "majority": "the most common answer of the dataset, always",
+    "reader": "reads a classic paradigm's stimulus from its pixels (Vernier offset, contrast, "
+              "gap, ...), as a classical observer that really sees",
 }
 # Bump when a builtin model answers differently (2: `random` writes "Answer: X" when asked;
 # 3: it reads lettered option lines and "Options: a, b" lines; 4: popout answers yes/no;
@@ -58,9 +60,11 @@ class BuiltinBackend(Backend):
     name = "builtin"
 
     def __init__(self, model: str, *, majority: Mapping[tuple[str, ...], str] | None = None,
-                 seed: int = 0, workers: int | None = None):
+                 reader: Callable[[str, bytes], str] | None = None, seed: int = 0,
+                 workers: int | None = None):
         super().__init__(model)
         self._majority = dict(majority or {})
+        self._reader = reader
         self._seed = seed
         self._workers = workers or os.cpu_count() or 1
         self._pool: Executor | None = None
@@ -78,19 +82,22 @@ class BuiltinBackend(Backend):
         message = request.messages[-1]
         prompt, images = message.text(), message.images()
         classes = vocabulary(prompt)
-        if self.model == "popout":
+        if self.model in ("popout", "reader"):
             if not images:
                 return Response(text=classes[0], finish_reason="stop")
             last = images[-1]
             problem = decode_problem(last.width, last.height)  # from the header, no decode
             if problem:
-                raise PermanentError(f"popout does not decode image {last.sha256[:12]}: "
-                                     f"{problem}")
+                raise PermanentError(f"{self.model} does not decode image "
+                                     f"{last.sha256[:12]}: {problem}")
             if self._pool is None:  # processes, or threads under a script's top level
-
-                self._pool = pool(self._workers, "popout")
+                self._pool = pool(self._workers, self.model)
+            read = _popout if self.model == "popout" else self._reader
+            if read is None:
+                raise PermanentError("the builtin reader reads a classic paradigm's stimuli; "
+                                     "this benchmark has no reader")
             loop = asyncio.get_running_loop()
-            text = await loop.run_in_executor(self._pool, _popout, prompt, images[-1].data)
+            text = await loop.run_in_executor(self._pool, read, prompt, images[-1].data)
         elif self.model == "random":
             rng = random.Random(f"{self._seed}/{stable_hash(request.fingerprint())}")
             text = in_asked_format(prompt, rng.choice(choices(prompt)))

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -76,7 +76,8 @@ class Dispatch:
 
 def make_backend(spec: BackendSpec, *, connections: int = 64,
                  majority: Mapping[tuple[str, ...], str] | None = None,
-                 seed: int = 0, dispatch: Dispatch | None = None,
+                 reader: Callable[[str, bytes], str] | None = None, seed: int = 0,
+                 dispatch: Dispatch | None = None,
                  limits: HttpLimits | None = None, flags: TargetFlags = MODEL_FLAGS) -> Backend:
     """Build the backend; a missing required key raises PreflightError naming the variable.
     A server backend with `dispatch` (or several URLs) is a `Replicas` dispatcher over one
@@ -88,7 +89,7 @@ def make_backend(spec: BackendSpec, *, connections: int = 64,
     if spec.kind == "builtin":
         from visioneval.backends.builtin import BuiltinBackend
 
-        return BuiltinBackend(spec.model, majority=majority, seed=seed)
+        return BuiltinBackend(spec.model, majority=majority, reader=reader, seed=seed)
     urls = resolved_base_urls(spec)
     if dispatch is None and len(urls) == 1:
         return _server_backend(spec, urls[0], connections, limits, flags)

@@ -96,12 +96,13 @@ class RateBars:
 
 @dataclass(frozen=True)
 class SigmoidFit:
-    """A fitted psychometric function ψ(x) = γ + (1 − γ − λ)·F(x; α, β)."""
+    """A fitted psychometric function ψ(x) = γ + (1 − γ − λ)·F(x; α, β); "gaussian": F the
+    cumulative Gaussian of mean α and SD β (a comparison's, with γ = λ: tied lapses)."""
     alpha: float
     beta: float
     guess: float
     lapse: float
-    form: Literal["weibull", "logistic"]
+    form: Literal["weibull", "logistic", "gaussian"]
 
 
 @dataclass(frozen=True)
@@ -132,14 +133,17 @@ class PsychometricSeries:
 
 @dataclass(frozen=True)
 class Psychometric:
-    """Proportion correct against level (`x`, a log axis in `unit`), the guess rate dashed.
-    One series: its threshold interval as a band; several: one colour each, with a
-    legend."""
+    """Proportion correct against level (`x`, a log or linear axis in `unit`), the guess
+    rate dashed (None: none, a comparison's curve). One series: its threshold interval as a
+    band; several: one colour each, with a legend. `y_label` and `marked` say what the
+    points count and what the vertical line marks (a comparison: its PSE)."""
     title: str
     x: Axis
     unit: str
-    guess: float
+    guess: float | None
     series: list[PsychometricSeries]
+    y_label: str = "proportion correct"
+    marked: str = "threshold"
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ DEFINITIONS = {
     "vqa": "visioneval.benchmarks.vqa.definition:DEFINITION",
     "layout": "visioneval.benchmarks.layout.definition:DEFINITION",
     "psychophysics": "visioneval.benchmarks.psychophysics.definition:DEFINITION",
+    "vernier": "visioneval.benchmarks.vernier.definition:DEFINITION",
 }
 DEMO = "salbench"  # `visioneval demo` runs this benchmark's offline demo
 

@@ -8,13 +8,22 @@ one of the two wrong features, uniformly. Yes/no (presence, conjunction): an equ
 Gaussian observer (Macmillan & Creelman, "Detection Theory"): internal value ~ N(±d′/2, 1),
 "yes" above the criterion c, so hits Φ(d′/2 − c) and false alarms Φ(−d′/2 − c).
 
+A classic paradigm's stimulus (its chunk names a `paradigm` and a `kind`) is answered from
+the curve named after the paradigm, or `paradigm/condition` first: a forced choice
+("choice") is right with probability ψ(level) with γ = 1 / options, otherwise one of the
+wrong options uniformly; a comparison answers its `positive` option with probability
+λ + (1 − 2λ)·Φ((level − PSE)/σ), σ = JND / 0.674, the curve's three numbers being PSE, JND
+and λ. A paradigm without a curve is answered at random (an observer that sees nothing).
+
 Reading the JSON keys here keeps the server free of the benchmark plugin. Each answer is
 drawn from the stimulus's seed and the observer's seed: a rerun answers the same."""
 
 from __future__ import annotations
 
 import json
+import math
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +62,8 @@ class Observer:
 
     def answer(self, stimulus: dict[str, Any]) -> str:
         rng = random.Random(f"{stimulus.get('seed')}:{self.seed}")
+        if "paradigm" in stimulus and "kind" in stimulus:
+            return self._paradigm(stimulus, rng)
         if stimulus.get("experiment") in CHOICE:  # the three-way question
             feature = str(stimulus.get("feature"))
             curve = self.curves.get(feature)
@@ -66,23 +77,54 @@ class Observer:
         return "yes" if rng.gauss(mean, 1.0) > self.criterion else "no"
 
 
+    def _paradigm(self, trial: dict[str, Any], rng: random.Random) -> str:
+        options = [str(o) for o in trial.get("options") or ()]
+        if not options:
+            return "I cannot tell."
+        curve = (self.curves.get(f"{trial.get('paradigm')}/{trial.get('condition')}")
+                 or self.curves.get(str(trial.get("paradigm"))))
+        level = float(trial.get("level", 0.0))
+        if trial.get("kind") == "comparison":
+            positive = str(trial.get("positive"))
+            others = [o for o in options if o != positive] or options
+            p = 0.5 if curve is None else curve.lapse + (1 - 2 * curve.lapse) * 0.5 * \
+                math.erfc(-(level - curve.alpha) / (curve.beta / JND_Z) / math.sqrt(2.0))
+            return positive if rng.random() < p else others[0]
+        right = str(trial.get("answer"))
+        wrong = [o for o in options if o != right]
+        guess = 1 / len(options)
+        p = guess if curve is None else psi(level, curve.alpha, curve.beta, guess,
+                                            curve.lapse, self.form)
+        return right if not wrong or rng.random() < p else rng.choice(wrong)
+
+
+JND_Z = 0.6744897501960817  # Φ⁻¹(0.75): a comparison curve's JND is 0.674σ
+_PARADIGM_KEY = re.compile(r"[a-z][a-z0-9-]*(?:/[A-Za-z0-9_.+-]+)?")
+
+
 def parse_curves(text: str) -> dict[str, Curve]:
-    """`orientation=8:3:0.02,color=6:2.5:0.02` -> curves; ValueError naming the bad part."""
+    """`orientation=8:3:0.02,vernier=0:1:0.02` -> curves; ValueError naming the bad part.
+    A visual-search feature's numbers are threshold, slope and lapse; a paradigm's
+    (`vernier`, `crowding/flanked`) are its forced choice's threshold, slope and lapse, or
+    its comparison's PSE, JND and lapse."""
     curves = {}
     for part in (p.strip() for p in text.split(",") if p.strip()):
         name, _, numbers = part.partition("=")
         values = numbers.split(":")
-        if name not in FEATURES or len(values) != 3:
+        feature = name in FEATURES
+        if not (feature or _PARADIGM_KEY.fullmatch(name)) or len(values) != 3:
             raise ValueError(f"--observer {part!r}: write FEATURE=THRESHOLD:SLOPE:LAPSE with "
-                             f"FEATURE one of {', '.join(FEATURES)}")
+                             f"FEATURE one of {', '.join(FEATURES)}, or PARADIGM=A:B:LAPSE "
+                             "(PARADIGM or PARADIGM/CONDITION)")
         try:
             alpha, beta, lapse = (float(v) for v in values)
         except ValueError:
-            raise ValueError(f"--observer {part!r}: threshold, slope and lapse are "
-                             "numbers") from None
-        if alpha <= 0 or beta <= 0 or not 0 <= lapse < 2 / 3:
-            raise ValueError(f"--observer {part!r}: threshold and slope > 0, lapse in "
-                             "[0, 2/3)")
+            raise ValueError(f"--observer {part!r}: the three values are numbers") from None
+        if not all(math.isfinite(v) for v in (alpha, beta, lapse)) or beta <= 0 or \
+                (feature and alpha <= 0) or not 0 <= lapse < (2 / 3 if feature else 0.5):
+            raise ValueError(f"--observer {part!r}: " + (
+                "threshold and slope > 0, lapse in [0, 2/3)" if feature else
+                "the second value > 0 (slope or JND), lapse in [0, 0.5)"))
         curves[name] = Curve(alpha, beta, lapse)
     return curves
 

@@ -52,10 +52,8 @@ def psychometric(figure: figures.Psychometric) -> str:
     frame = Frame()
     left, top, width, height = frame.left, frame.top, frame.width, frame.height
     bottom = frame.bottom
-    lo, hi = math.log10(figure.x.low), math.log10(figure.x.high)
-
-    def x_of(level: float) -> float:
-        return left + (math.log10(max(level, 1e-12)) - lo) / (hi - lo) * width
+    x_of = mapping(figure.x, left, width)
+    marked = figure.marked
 
     def x_in(level: float | None, open_at: float) -> float:
         """An interval end on the axis; an open end (None) at the axis' edge `open_at`."""
@@ -72,7 +70,7 @@ def psychometric(figure: figures.Psychometric) -> str:
         band = first.threshold_interval
         x0, x1 = x_in(band[0], left), x_in(band[1], left + width)
         chart.rect(x0, top, x1 - x0, height, BAND_FILL,
-                   f"threshold 95% interval: {first.interval_text} {unit}")
+                   f"{marked} 95% interval: {first.interval_text} {unit}")
     for p in (0.0, 0.25, 0.5, 0.75, 1.0):
         chart.line(left - 4, y_of(p), left, y_of(p))
         chart.text(left - 6, y_of(p), f"{p:g}", anchor="end", baseline="central")
@@ -81,20 +79,20 @@ def psychometric(figure: figures.Psychometric) -> str:
         chart.text(x_of(tick.value), bottom + 14, tick.label)
     chart.line(left, top, left, bottom)
     chart.line(left, bottom, left + width, bottom)
-    chart.text(12, top + height / 2, "proportion correct", baseline="central", rotate=-90)
+    chart.text(12, top + height / 2, figure.y_label, baseline="central", rotate=-90)
     chart.text(left + width / 2, bottom + 28, figure.x.label)
     guess = figure.guess
     step = 6.0
     x = left
-    while x < left + width:  # dashed
+    while guess is not None and x < left + width:  # dashed
         chart.line(x, y_of(guess), min(x + step / 2, left + width), y_of(guess), MISS, "guess")
         x += step
-    xs = [10 ** (lo + (hi - lo) * i / 80) for i in range(81)]
+    xs = _along(figure.x)
     for i, s in enumerate(series):
         fit = s.fit
         if fit is None:
             continue
-        ys = [psi(v, fit.alpha, fit.beta, fit.guess, fit.lapse, fit.form) for v in xs]
+        ys = [_fitted(v, fit) for v in xs]
         for (xa, ya), (xb, yb) in zip(zip(xs, ys, strict=True),
                                       list(zip(xs, ys, strict=True))[1:], strict=False):
             chart.line(x_of(xa), y_of(ya), x_of(xb), y_of(yb), colour(i, CURVE), "fit")
@@ -103,7 +101,7 @@ def psychometric(figure: figures.Psychometric) -> str:
         if threshold is None:
             continue
         if one:
-            chart.line(x_of(threshold), top, x_of(threshold), bottom, THRESHOLD, "threshold")
+            chart.line(x_of(threshold), top, x_of(threshold), bottom, THRESHOLD, marked)
             chart.text(x_of(threshold) + 3, top + 8, f"{threshold:.3g} {unit}",
                        anchor="start", size=SMALL)
             continue
@@ -134,9 +132,10 @@ def psychometric(figure: figures.Psychometric) -> str:
     if one:
         chart.line(left, key_y, left + 14, key_y, CURVE, "fit")
         chart.text(left + 18, key_y, "fitted ψ", anchor="start", baseline="central")
-        _guess_key(chart, left + 80, key_y, guess)
+        if guess is not None:
+            _guess_key(chart, left + 80, key_y, guess)
         chart.rect(left + 160, key_y - 4, 10, 8, BAND_FILL)
-        chart.text(left + 174, key_y, "threshold 95%", anchor="start", baseline="central")
+        chart.text(left + 174, key_y, f"{marked} 95%", anchor="start", baseline="central")
         chart.height = key_y + 12
         return chart.render()
     for i, s in enumerate(series):
@@ -146,12 +145,30 @@ def psychometric(figure: figures.Psychometric) -> str:
         chart.text(left + 14, y, text, anchor="start", baseline="central", size=8)
         chart.width = max(chart.width, left + 14 + text_width(text, 8) + 8)
     y = key_y + 14 * len(series) + 2
-    _guess_key(chart, left, y, guess)
-    text = f"bars: threshold and 95% interval at {first.criterion:g} correct"
+    if guess is not None:
+        _guess_key(chart, left, y, guess)
+    text = (f"bars: {marked} and 95% interval at {first.criterion:g} correct" if guess
+            is not None else f"bars: {marked} and 95% interval")
     chart.text(left + 80, y, text, anchor="start", baseline="central", size=8)
     chart.width = max(chart.width, left + 80 + text_width(text, 8) + 8)
     chart.height = y + 12
     return chart.render()
+
+
+def _along(axis: figures.Axis, count: int = 80) -> list[float]:
+    """Where a fitted curve is evaluated: evenly along the axis as it is drawn."""
+    if axis.scale == "linear":
+        return [axis.low + (axis.high - axis.low) * i / count for i in range(count + 1)]
+    log, power = (math.log2, 2.0) if axis.scale == "log2" else (math.log10, 10.0)
+    lo, hi = log(axis.low), log(axis.high)
+    return [power ** (lo + (hi - lo) * i / count) for i in range(count + 1)]
+
+
+def _fitted(x: float, fit: figures.SigmoidFit) -> float:
+    if fit.form == "gaussian":
+        shape = 0.5 * math.erfc(-(x - fit.alpha) / (fit.beta * math.sqrt(2.0)))
+        return fit.guess + (1.0 - fit.guess - fit.lapse) * shape
+    return psi(x, fit.alpha, fit.beta, fit.guess, fit.lapse, fit.form)
 
 
 def _guess_key(chart: Chart, x: float, y: float, guess: float) -> None:

@@ -16,7 +16,7 @@ from visioneval.backends.base import Backend
 from visioneval.backends.builtin import check_fits
 from visioneval.backends.registry import BackendSpec, make_backend
 from visioneval.backends.served import describe
-from visioneval.baselines.hints import majority_answers
+from visioneval.baselines.hints import majority_answers, pixel_reader
 from visioneval.core import registry
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import GenerationSettings
@@ -159,10 +159,12 @@ def _models(spec: BackendSpec, benchmark: Benchmark, engine: EngineOptions) -> M
                    _builtin_note(benchmark.name))
     majority = majority_answers(benchmark) if spec.kind == "builtin" and \
         spec.model == "majority" else None
+    reader = pixel_reader(benchmark) if spec.kind == "builtin" and spec.model == "reader" \
+        else None
     servers = spec.kind not in ("builtin", "none") or benchmark.judge is not None \
         or bool(benchmark.panel)
     limits = http_limits(engine) if servers else None
-    backend = make_backend(spec, connections=engine.concurrency, majority=majority,
+    backend = make_backend(spec, connections=engine.concurrency, majority=majority, reader=reader,
                            seed=getattr(benchmark.options, "seed", 0),
                            dispatch=dispatch(engine), limits=limits,
                            flags=target_flags(benchmark.name))

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
@@ -86,6 +86,9 @@ class PseFit:
     jnd_ci: Interval | None = None
     deviance_p: float | None = None  # the bootstrap's: refits' deviances at least as large
     resamples: int = 0  # the bootstrap refits that converged
+    pse_draws: tuple[float, ...] = field(default=(), repr=False, compare=False)
+    """The converged refits' PSEs, so that a difference of two independent fits' PSEs (an
+    illusion against its control) gets an interval from their draws."""
 
     def illusion_strength(self, standard: float) -> float | None:
         """(PSE − standard) / standard in percent: how far the comparison must move to look
@@ -447,7 +450,7 @@ def _bootstrap(found: PseFit, data: _Data, theta: np.ndarray, deviance: float,
                           high if high <= found.highest else None),
                   jnd_ci=jnd_ci,
                   deviance_p=float((deviances >= deviance - 1e-9).mean()),
-                  resamples=len(kept))
+                  resamples=len(kept), pse_draws=tuple(float(v) for v in pse))
 
 
 def _percentiles(values: np.ndarray) -> tuple[float, float]:

@@ -1,0 +1,143 @@
+"""A classic paradigm's fits recover a known observer, through the whole path.
+
+The paradigm's default dataset is written once (`visioneval data synth-NAME`, seed 0); each
+run starts the loopback server with `--answer observer` and the curves given (the run's
+index as the observer's seed, so every run's answers are drawn anew), runs the paradigm's
+benchmark through real HTTP with its default 1000-refit bootstrap, and reads metrics.json.
+For every curve the true value follows from the observer's curve for that condition (the
+`paradigm/condition` key first, then `paradigm`):
+
+    forced choice   the threshold: where γ + (1 − γ − λ)·Weibull(x; α, β) reaches the
+                    paradigm's criterion (γ = 1 / options)
+    comparison      the PSE (the curve's first number) and the JND (its second)
+
+and `--summary NAME=VALUE` names a summary's true value (an illusion against its control).
+Per figure: the share of runs reached, the coverage of the truth by the 95% interval (an
+open end counts as infinite; a run not reached covers nothing) ± its binomial error, and
+the median error of the estimate (relative, and for a PSE in the level's unit).
+
+    uv run python measure/paradigm_recovery.py --paradigm vernier \\
+        --observer vernier=0.3:1:0.02 --runs 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from visioneval import api
+from visioneval.core.registry import definition
+from visioneval.engine.options import EngineOptions
+from visioneval.loopback.observer import Curve, Observer, answer_observer, parse_curves
+from visioneval.loopback.server import ServerScript, ThreadedServer
+from visioneval.stats.psychometric import criterion_level
+
+
+@dataclass
+class Figure:
+    """One figure's recovery over runs."""
+
+    truth: float
+    covered: int = 0
+    reached: int = 0
+    runs: int = 0
+    estimates: list[float] = field(default_factory=list)
+
+    def add(self, value: float | None, interval: Sequence[float | None] | None) -> None:
+        self.runs += 1
+        if value is None:
+            return
+        self.reached += 1
+        self.estimates.append(value)
+        if interval:
+            low = -math.inf if interval[0] is None else interval[0]
+            high = math.inf if interval[1] is None else interval[1]
+            self.covered += low <= self.truth <= high
+
+    def row(self, name: str) -> str:
+        share = self.covered / self.runs
+        error = math.sqrt(share * (1 - share) / self.runs)
+        median = statistics.median(self.estimates) if self.estimates else math.nan
+        relative = (f"{100 * (median - self.truth) / abs(self.truth):+.1f}%"
+                    if self.truth else "-")
+        absolute = statistics.median(abs(v - self.truth) for v in self.estimates) \
+            if self.estimates else math.nan
+        return (f"| {name} | {self.truth:.4g} | {100 * self.reached / self.runs:.0f}% | "
+                f"{100 * share:.1f} ± {100 * error:.1f}% | {median:.4g} | {relative} | "
+                f"{absolute:.3g} |")
+
+
+def curve_for(curves: dict[str, Curve], paradigm: str, condition: str) -> Curve | None:
+    return curves.get(f"{paradigm}/{condition}") or curves.get(paradigm)
+
+
+def truths(paradigm: str, kind: str, criterion: float, alternatives: int,
+           curves: dict[str, Curve], condition: str) -> dict[str, float]:
+    curve = curve_for(curves, paradigm, condition)
+    if curve is None:
+        return {}
+    if kind == "comparison":
+        return {"pse": curve.alpha, "jnd": curve.beta}
+    found = criterion_level(criterion, curve.alpha, curve.beta, 1 / alternatives,
+                            curve.lapse, "weibull")
+    return {} if found is None else {"threshold": found}
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--paradigm", required=True)
+    parser.add_argument("--observer", required=True, help="as `visioneval loopback "
+                        "--observer`: NAME=A:B:LAPSE, comma-separated")
+    parser.add_argument("--summary", action="append", default=[],
+                        help="NAME=VALUE: a summary's true value")
+    parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--trials", type=int, default=None,
+                        help="trials per level (default: the paradigm's)")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    found = definition(args.paradigm)
+    made = found.benchmark_class().paradigm  # type: ignore[union-attr]
+    curves = parse_curves(args.observer)
+    summaries = dict(s.split("=", 1) for s in args.summary)
+    figures: dict[tuple[str, str], Figure] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        data = Path(scratch) / "data"
+        found.synth(data, args.trials or 0, 0)  # type: ignore[attr-defined]
+        for run in range(args.runs):
+            observer = Observer(curves, seed=run)
+            with ThreadedServer(ServerScript(answer=answer_observer(observer))) as server:
+                result = api.run(args.paradigm, model="m", base_url=f"{server.base_url}/v1",
+                                 options={"data": str(data)}, out=Path(scratch) / f"r{run}",
+                                 engine=EngineOptions(cache_path=None, concurrency=32),
+                                 report=False)
+            metrics = result.metrics
+            for c in metrics["curves"]:
+                true = truths(made.name, made.kind, made.criterion, made.alternatives,
+                              curves, c["condition"])
+                for name, value in true.items():
+                    figure = figures.setdefault((c["condition"], name), Figure(value))
+                    figure.add(c.get(name), c.get(f"{name}_ci95"))
+            for s in metrics.get("summaries", []):
+                if s["name"] in summaries:
+                    figure = figures.setdefault(("summary", s["name"]),
+                                                Figure(float(summaries[s["name"]])))
+                    figure.add(s.get("value"), s.get("ci95"))
+    trials = sum(c["n"] for c in metrics["curves"]) / max(len(metrics["curves"]), 1)
+    print(f"{made.title}: {args.runs} runs through the loopback observer ({args.observer}), "
+          f"{trials:.0f} trials a curve")
+    print("| figure | truth | reached | 95% interval covers | median estimate | median "
+          "error | median absolute error |")
+    print("|---|---|---|---|---|---|---|")
+    for (condition, name), figure in figures.items():
+        print(figure.row(f"{condition} {name}"))
+    print(f"\n{time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,139 @@
+"""From records to curves: answers counted per condition and level in one pass (memory flat
+in the number of trials), then each condition fitted by its kind. A forced choice gets the
+threshold fit every visioneval threshold uses (`stats.psychometric_fit`: a Weibull with
+γ = 1 / options, λ fitted within [0, 0.1], parametric-bootstrap interval with open ends); a
+comparison gets the point of subjective equality (`stats.pse_fit`: a cumulative Gaussian
+with tied lapses). A failed request is an error in no figure; an unparsed answer is counted,
+and is a wrong answer of a forced choice (as a person who presses no key is) but in no
+comparison's count (it says neither direction)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from visioneval.core.records import Record
+from visioneval.paradigms.metrics import Curve, Point, Scaled
+from visioneval.paradigms.paradigm import Condition, Paradigm, Scale
+from visioneval.stats.binomial import wilson
+from visioneval.stats.pse_fit import fit_pse
+from visioneval.stats.psychometric import Sigmoid
+from visioneval.stats.psychometric_fit import open_ends, threshold_draws, threshold_interval
+
+FORM: Sigmoid = "weibull"
+
+
+@dataclass
+class Cell:
+    n: int = 0  # answered (parsed or not)
+    k: int = 0  # correct (choice) or the positive option (comparison)
+    unparsed: int = 0
+
+
+@dataclass
+class Tally:
+    """One condition's counts by level, and its failed requests."""
+
+    cells: dict[float, Cell] = field(default_factory=dict)
+    errors: int = 0
+
+
+def tally(records: Iterable[Record]) -> dict[str, Tally]:
+    found: dict[str, Tally] = {}
+    for record in records:
+        meta = record.metadata
+        condition, level = meta.get("condition"), meta.get("level")
+        if not isinstance(condition, str) or not isinstance(level, int | float):
+            continue  # not a paradigm's trial
+        into = found.setdefault(condition, Tally())
+        if not record.ok:
+            into.errors += 1
+            continue
+        cell = into.cells.setdefault(float(level), Cell())
+        block = record.scores.get("answer", {})
+        cell.n += 1
+        cell.unparsed += int(block.get("unparsed", 0.0) == 1.0)
+        cell.k += int(block.get("counted", 0.0) == 1.0)
+    return found
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """A curve and its bootstrap draws of the figure (threshold or PSE), for summaries that
+    combine curves."""
+
+    curve: Curve
+    draws: tuple[float, ...] = ()
+
+
+def fit_curves(paradigm: Paradigm, tallies: dict[str, Tally], bootstrap: int, seed: int
+               ) -> list[Fitted]:
+    known = {c.name: c for c in paradigm.conditions()}
+    order = [*known, *sorted(set(tallies) - set(known))]
+    return [_fit(paradigm, known.get(name), name, tallies[name], bootstrap, seed)
+            for name in order if name in tallies]
+
+
+def _points(found: Tally) -> list[Point]:
+    return [Point(level=level, n=c.n, k=c.k, p=c.k / c.n, ci95=wilson(c.k, c.n),
+                  n_unparsed=c.unparsed)
+            for level, c in sorted(found.cells.items()) if c.n > 0]
+
+
+def _fit(paradigm: Paradigm, condition: Condition | None, name: str, found: Tally,
+         bootstrap: int, seed: int) -> Fitted:
+    points = _points(found)
+    base = Curve(condition=name, kind=paradigm.kind, unit=paradigm.unit,
+                 n=sum(p.n for p in points), n_errors=found.errors,
+                 n_unparsed=sum(p.n_unparsed for p in points), points=points,
+                 status="not reached", note=condition.note if condition else "")
+    if len(points) < 2:
+        return Fitted(base.model_copy(update={"reason": f"{len(points)} level(s) answered; "
+                                              "a fit needs at least 2"}))
+    levels = [p.level for p in points]
+    k = [p.k for p in points]
+    n = [p.n for p in points]
+    scales = condition.scales if condition else ()
+    if paradigm.kind == "comparison":
+        pse = fit_pse(levels, k, n, resamples=bootstrap, seed=seed)
+        curve = base.model_copy(update={
+            "status": pse.status, "reason": pse.reason, "pse": pse.pse, "jnd": pse.jnd,
+            "sigma": pse.sigma, "lapse": pse.lapse, "pse_ci95": pse.pse_ci,
+            "jnd_ci95": pse.jnd_ci,
+            "scaled": _scaled(scales, [("PSE", pse.pse, pse.pse_ci),
+                                       ("JND", pse.jnd, pse.jnd_ci)])})
+        return Fitted(curve, pse.pse_draws)
+    guess = 1 / paradigm.alternatives
+    draws = threshold_draws(levels, k, n, guess, FORM, paradigm.criterion,
+                            resamples=bootstrap, seed=seed)
+    done = draws.fit
+    update: dict[str, object] = {
+        "status": done.status, "reason": done.reason, "guess": guess,
+        "criterion": paradigm.criterion, "form": FORM, "alpha": done.alpha,
+        "beta": done.beta, "lapse": done.lapse, "threshold": done.threshold,
+        "slope": done.slope, "dispersion": done.dispersion,
+        "dispersion_p": done.dispersion_p}
+    if done.threshold is not None and len(draws.thresholds):
+        interval = open_ends(threshold_interval(draws.thresholds, min(levels), max(levels)))
+        update["threshold_ci95"] = interval
+        update["scaled"] = _scaled(scales, [("threshold", done.threshold, interval)])
+    return Fitted(base.model_copy(update=update),
+                  tuple(float(v) for v in draws.thresholds))
+
+
+Figure = tuple[str, float | None, tuple[float | None, float | None] | None]
+
+
+def _scaled(scales: tuple[Scale, ...], figures: list[Figure]) -> list[Scaled]:
+    """Each figure in each of the condition's other units (factors are positive)."""
+    out = []
+    for scale in scales:
+        for name, value, interval in figures:
+            if value is None:
+                continue
+            ci = None if interval is None else (
+                None if interval[0] is None else interval[0] * scale.factor,
+                None if interval[1] is None else interval[1] * scale.factor)
+            out.append(Scaled(name=name, unit=scale.unit, value=value * scale.factor,
+                              ci95=ci))
+    return out

@@ -1,0 +1,102 @@
+"""The shape of a classic paradigm's metrics.json: per condition its points and its fit, the
+paradigm-level summaries and the published human values. A figure that could not be
+computed is absent and `reason` says why, never 0."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+Interval = tuple[float, float]
+OpenInterval = tuple[float | None, float | None]
+
+
+class Block(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Point(Block):
+    """One level: answered trials, the counted answers (correct for a forced choice, the
+    `positive` option for a comparison) and their share with its Wilson 95% interval."""
+    level: float
+    n: int
+    k: int
+    p: float
+    ci95: Interval
+    n_unparsed: int = 0
+
+
+class Scaled(Block):
+    """A curve's figure in another unit (the threshold as a share of the segment's length)."""
+    name: str
+    unit: str
+    value: float
+    ci95: OpenInterval | None = None
+
+
+class Curve(Block):
+    """One condition's curve and fit. Forced choice: `threshold` (the level where ψ reaches
+    `criterion` correct, γ = `guess`), slope and β of the Weibull, lapse, dispersion.
+    Comparison: `pse` (50% point), `jnd` (0.674σ), σ and the tied lapse. Estimate: `error`
+    (the midmean of log2(|error| + 1/8), Cleveland & McGill 1984) with its bootstrap
+    interval. A figure absent with status "not reached" and `reason` saying why."""
+    condition: str
+    kind: str
+    unit: str
+    n: int
+    n_errors: int
+    n_unparsed: int
+    points: list[Point]
+    status: str
+    reason: str | None = None
+    guess: float | None = None
+    criterion: float | None = None
+    form: str | None = None
+    threshold: float | None = None
+    threshold_ci95: OpenInterval | None = None
+    alpha: float | None = None
+    beta: float | None = None
+    slope: float | None = None
+    lapse: float | None = None
+    dispersion: float | None = None
+    dispersion_p: float | None = None
+    pse: float | None = None
+    pse_ci95: OpenInterval | None = None
+    jnd: float | None = None
+    jnd_ci95: OpenInterval | None = None
+    sigma: float | None = None
+    error: float | None = None
+    error_ci95: Interval | None = None
+    scaled: list[Scaled] = []
+    note: str = ""
+
+
+class SummaryBlock(Block):
+    name: str
+    unit: str
+    value: float | None = None
+    ci95: OpenInterval | None = None
+    reason: str | None = None
+    note: str = ""
+
+
+class Human(Block):
+    quantity: str
+    value: str
+    source: str
+    conditions: str
+    comparable: str
+
+
+class ParadigmMetrics(Block):
+    paradigm: str
+    title: str
+    kind: str
+    unit: str
+    counted: str  # what the curves' shares count ("correct"; a comparison's "'right'")
+    n: int
+    n_errors: int
+    n_unparsed: int
+    bootstrap: int
+    curves: list[Curve]
+    summaries: list[SummaryBlock] = []
+    human: list[Human] = []

@@ -1,0 +1,116 @@
+"""The contract of a classic paradigm: its conditions (one psychometric curve each), the
+levels and trials of its constant-stimuli design, how one stimulus is drawn, the question,
+the fit's kind and criterion, a classical reader of the pixels (the builtin `reader`
+model) and the human values published for it. A paradigm's benchmark folder fills these in;
+everything else (dataset, scoring, fits, tables, report, compare) is shared."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from visioneval.paradigms.trial import Kind, Trial
+
+
+@dataclass(frozen=True)
+class Scale:
+    """Another unit the curve's figures are also shown in: value x `factor` (a Vernier
+    offset in pixels as a percentage of the segment's length)."""
+
+    unit: str
+    factor: float
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One curve: its name, the levels of the constant-stimuli design (in the paradigm's
+    unit) and the trials at each, and other units its figures are also given in."""
+
+    name: str
+    levels: tuple[float, ...]
+    trials: int
+    scales: tuple[Scale, ...] = ()
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """One stimulus: the PNG (its chunk holds `trial`) and the question asked of it."""
+
+    png: bytes
+    trial: Trial
+    question: str
+
+
+@dataclass(frozen=True)
+class HumanValue:
+    """A published human value: what it is, the value as published, the source and the
+    conditions it was measured under, and what of it a model's figure can be set beside."""
+
+    quantity: str
+    value: str
+    source: str
+    conditions: str
+    comparable: str
+
+
+Reader = Callable[[str, bytes], str]
+"""A classical reader of the pixels: (prompt, PNG bytes) -> the answer. A module-level
+function, so worker processes can run it; it never reads the text chunk."""
+
+
+@dataclass(frozen=True)
+class Summary:
+    """A paradigm-level figure made from several curves (an illusion's strength against its
+    control, a contrast sensitivity function's peak): None with `reason` when it could not
+    be computed."""
+
+    name: str
+    unit: str
+    value: float | None
+    ci95: tuple[float | None, float | None] | None = None
+    reason: str | None = None
+    note: str = ""
+
+
+class Paradigm(ABC):
+    """One classic measurement. `unit` is the level's unit; `criterion` the proportion
+    correct that defines a forced choice's threshold."""
+
+    name: str
+    title: str
+    summary: str
+    kind: Kind
+    unit: str
+    criterion: float = 0.75
+    alternatives: int = 2  # a forced choice's options: γ = 1 / alternatives
+    human: tuple[HumanValue, ...] = ()
+    counted: str = "correct"  # what a comparison's curve counts: "'right'", "'top longer'"
+
+    @abstractmethod
+    def conditions(self) -> tuple[Condition, ...]:
+        """The curves of the default design, in the order they are shown."""
+
+    @abstractmethod
+    def draw(self, condition: Condition, level: float, index: int, seed: int) -> Drawn:
+        """The `index`-th stimulus at `level` of `condition`, from its own `seed`."""
+
+    @property
+    @abstractmethod
+    def reader(self) -> Reader:
+        """The builtin `reader` model's answer function."""
+
+    def summaries(self, curves: Sequence[object]) -> list[Summary]:
+        """Figures made from several curves (`curves`: the run's `metrics.Curve`s); none by
+        default."""
+        return []
+
+
+@dataclass(frozen=True)
+class Design:
+    """What `visioneval data synth-NAME` writes: the paradigm's conditions (all by default)
+    and trials per level (the paradigm's own by default)."""
+
+    conditions: tuple[str, ...] = ()
+    trials: int | None = None

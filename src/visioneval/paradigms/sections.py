@@ -1,0 +1,180 @@
+"""The report's sections for a paradigm's run and `compare`'s table and overlays: each
+curve's points with their Wilson intervals, the fitted function and its threshold or PSE
+with the interval as a band; the paradigm's summaries; the published human values beside
+them. The charts are data (`core.figures`); the page draws them."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from visioneval.core.blocks import Charts, ComparisonTable, Items, Note, Section, Table
+from visioneval.core.figures import (
+    Axis,
+    LevelPoint,
+    Psychometric,
+    PsychometricSeries,
+    SigmoidFit,
+    Tick,
+)
+from visioneval.core.marks import Interval
+from visioneval.core.view import ReadableRun
+from visioneval.paradigms import tables
+
+
+@dataclass(frozen=True)
+class Series:
+    curve: dict[str, Any]
+    name: str = ""
+
+
+def sections(metrics: dict[str, Any]) -> list[Section]:
+    if not metrics.get("curves"):
+        return []
+    header, rows = tables.curve_rows(metrics)
+    comparison = metrics["kind"] == "comparison"
+    charts = ([chart([Series(c, c["condition"]) for c in metrics["curves"]], metrics,
+                     metrics["title"])] if comparison and len(metrics["curves"]) > 1 else
+              [chart([Series(c)], metrics, c["condition"]) for c in metrics["curves"]])
+    blocks: list[Any] = [Table(header, rows, numeric_from=1), Charts(charts),
+                         Note(tables.fit_note(metrics) + " Points: the share of answers "
+                              "with Wilson 95% intervals.")]
+    listed = tables.other_units(metrics) + tables.reasons(metrics)
+    if listed:
+        blocks.append(Items(listed))
+    out = [Section(f"{metrics['title']}: the curves", blocks)]
+    summaries = tables.summary_rows(metrics)
+    if summaries:
+        out.append(Section("From the curves together", [
+            Table(tables.SUMMARY_HEADER, summaries, numeric_from=1),
+            *([Items([f"{s['name']}: {s['note']}" for s in metrics["summaries"]
+                      if s.get("note")])] if any(s.get("note") for s in
+                                                 metrics["summaries"]) else [])]))
+    if metrics.get("human"):
+        out.append(Section("People, as published", [
+            Table(tables.HUMAN_HEADER, tables.human_rows(metrics), numeric_from=4),
+            Items([f"{h['quantity']}: {h['comparable']}" for h in metrics["human"]])]))
+    return out
+
+
+def chart(series: Sequence[Series], metrics: dict[str, Any], title: str) -> Psychometric:
+    """The curves of `series` on one chart: a log axis for a forced choice's magnitudes, a
+    linear one for a comparison's signed levels."""
+    comparison = metrics["kind"] == "comparison"
+    levels = [p["level"] for s in series for p in s.curve["points"]] or [1.0]
+    unit = metrics["unit"]
+    if comparison:
+        low, high = min(levels), max(levels)
+        pad = 0.08 * (high - low or 1.0)
+        axis = Axis(f"level ({unit})", low - pad, high + pad, _linear_ticks(low, high),
+                    "linear")
+    else:
+        positive = [v for v in levels if v > 0] or [1.0]
+        low, high = min(positive) / 1.5, max(positive) * 1.5
+        axis = Axis(f"level ({unit}, log scale)", low, high, _log_ticks(low, high), "log10")
+    guess = None if comparison else series[0].curve.get("guess")
+    return Psychometric(title, axis, unit, guess, [_series(s, comparison) for s in series],
+                        y_label=f"proportion {metrics.get('counted', 'correct')}",
+                        marked="PSE" if comparison else "threshold")
+
+
+def _series(s: Series, comparison: bool) -> PsychometricSeries:
+    c = s.curve
+    figure, band_key = ("pse", "pse_ci95") if comparison else ("threshold", "threshold_ci95")
+    band = c.get(band_key)
+    fit = None
+    if comparison and c.get("sigma") is not None and c.get("pse") is not None:
+        fit = SigmoidFit(c["pse"], c["sigma"], c.get("lapse") or 0.0, c.get("lapse") or 0.0,
+                         "gaussian")
+    elif not comparison and c.get("alpha") is not None:
+        fit = SigmoidFit(c["alpha"], c["beta"], c["guess"], c.get("lapse") or 0.0, "weibull")
+    points = [LevelPoint(p["level"], p["p"], (p["ci95"][0], p["ci95"][1]), p["k"], p["n"])
+              for p in c["points"]]
+    value = c.get(figure)
+    reading = (f"{figure.upper() if comparison else figure} {tables.number(value)} "
+               f"{c['unit']}" + (f" ({tables.span(band)})" if band else "")
+               if value is not None else c["status"])
+    return PsychometricSeries(points, fit, c.get("criterion") or 0.5, value,
+                              (band[0], band[1]) if band else None,
+                              tables.span(band) if band else "", reading, s.name)
+
+
+def _linear_ticks(low: float, high: float) -> list[Tick]:
+    step = 10 ** math.floor(math.log10((high - low) / 2 or 1.0))
+    for factor in (1, 2, 5, 10):
+        if (high - low) / (step * factor) <= 6:
+            step *= factor
+            break
+    first = math.ceil(low / step) * step
+    count = int(math.floor((high - first) / step + 1e-9)) + 1
+    return [Tick(first + i * step, f"{first + i * step:g}") for i in range(count)]
+
+
+def _log_ticks(low: float, high: float) -> list[Tick]:
+    out = []
+    for exponent in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1):
+        for mantissa in (1, 2, 5):
+            value = mantissa * 10.0 ** exponent
+            if low <= value <= high:
+                out.append(Tick(value, f"{value:g}"))
+    return out
+
+
+def run_label(view: ReadableRun) -> str:
+    return f"{view.model} ({view.directory.name})"
+
+
+def comparison(benchmark: str, views: Sequence[ReadableRun]) -> ComparisonTable | None:
+    """One row per run: each condition's threshold (or PSE and JND) with its interval, and
+    the runs' curves overlaid per condition that two or more fitted."""
+    if not views or not all("curves" in v.metrics for v in views):
+        return None
+    kind = views[0].metrics["kind"]
+    figures = ["pse", "jnd"] if kind == "comparison" else ["threshold"]
+    conditions = list(dict.fromkeys(c["condition"] for v in views
+                                    for c in v.metrics["curves"]))
+    unit = views[0].metrics["unit"]
+    header = ["Model", "Run", *[f"{c} {f.upper() if f != 'threshold' else f} ({unit})"
+                                for c in conditions for f in figures]]
+    rows, intervals = [], []
+    for view in views:
+        found = {c["condition"]: c for c in view.metrics["curves"]}
+        row = [view.model, view.directory.name]
+        spans: list[Interval | None] = [None, None]
+        for condition in conditions:
+            c = found.get(condition, {})
+            for figure in figures:
+                value = c.get(figure)
+                row.append("not reached" if c and value is None else
+                           ("" if value is None else f"{value:.3g}"))
+                band = c.get(f"{figure}_ci95")
+                spans.append(None if value is None or not band else (
+                    -math.inf if band[0] is None else band[0],
+                    math.inf if band[1] is None else band[1]))
+        rows.append(row)
+        intervals.append(spans)
+    return ComparisonTable(benchmark, header, rows, [False] * (len(header) - 2),
+                           runs=list(views), intervals=intervals,
+                           units=f"Figures in {unit}.",
+                           notes=[tables.fit_note(views[0].metrics)],
+                           sections=_overlays(views))
+
+
+def _overlays(views: Sequence[ReadableRun]) -> list[Section]:
+    if len(views) < 2:
+        return []
+    per: dict[str, list[Series]] = {}
+    for view in views:
+        for c in view.metrics["curves"]:
+            per.setdefault(c["condition"], []).append(Series(c, run_label(view)))
+    shared = {name: found for name, found in per.items() if len(found) > 1}
+    if not shared:
+        return []
+    charts = [chart(found, views[0].metrics, name) for name, found in shared.items()]
+    return [Section("Curves, run against run", [
+        Charts(charts),
+        Note("Per condition that two or more runs fitted: each run's share of answers per "
+             "level (Wilson 95% intervals), its fitted curve in the same colour and its "
+             "threshold or PSE with its 95% interval as a bar.")])]

@@ -1,0 +1,167 @@
+"""The tables a paradigm's run shows (terminal, curves.csv, report): one row per curve
+(a threshold, or a PSE and JND, with their 95% intervals and the figures in the
+condition's other units), the paradigm-level summaries and the published human values, as
+rows of text, one source for all three."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from visioneval.core.printed import print_table
+from visioneval.terminal import line
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+CHOICE_HEADER = ["condition", "threshold", "95% interval", "beta", "lapse", "dispersion",
+                 "trials", "status"]
+COMPARISON_HEADER = ["condition", "PSE", "95% interval", "JND", "95% interval", "lapse",
+                     "trials", "status"]
+SUMMARY_HEADER = ["figure", "value", "95% interval"]
+HUMAN_HEADER = ["quantity", "people", "measured under", "source"]
+
+
+def number(value: float | None, digits: int = 3) -> str:
+    return "-" if value is None else f"{value + 0.0:.{digits}g}"
+
+
+def span(found: Sequence[float | None] | None, digits: int = 3) -> str:
+    """"1.2 to 3.4"; an open end says which side of the tested levels it lies on."""
+    if not found:
+        return "-"
+    low, high = found
+    lower = "below the tested levels" if low is None else number(low, digits)
+    upper = "beyond the tested levels" if high is None else number(high, digits)
+    return f"{lower} to {upper}"
+
+
+def spread(found: Sequence[float | None] | None, digits: int = 3) -> str:
+    """A width's interval (a JND's): an open end is where the tested levels cannot tell a
+    steeper or a shallower curve apart: "up to 0.28", "1.5 or more"."""
+    if not found:
+        return "-"
+    low, high = found
+    if low is None:
+        return "any" if high is None else f"up to {number(high, digits)}"
+    return f"{number(low, digits)} or more" if high is None else \
+        f"{number(low, digits)} to {number(high, digits)}"
+
+
+def other_units(metrics: dict[str, Any]) -> list[str]:
+    """Each curve's figure in its condition's other units: "vertical: JND 0.342% of
+    segment length (up to 0.465), 0.0801% of image width (up to 0.109)"."""
+    figure = "JND" if metrics["kind"] == "comparison" else "threshold"
+    out = []
+    for c in metrics["curves"]:
+        parts = [f"{number(s['value'])} {s['unit']}" + (
+            f" ({(spread if figure == 'JND' else span)(s['ci95'])})" if s.get("ci95")
+            else "") for s in c.get("scaled", []) if s["name"] == figure]
+        if parts:
+            out.append(f"{c['condition']}: {figure} " + ", ".join(parts))
+    return out
+
+
+def curve_rows(metrics: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """The header and one row per curve, for the paradigm's kind."""
+    rows = []
+    if metrics["kind"] == "comparison":
+        for c in metrics["curves"]:
+            unit = f" {c['unit']}" if c.get("pse") is not None else ""
+            rows.append([c["condition"], f"{number(c.get('pse'))}{unit}", span(c.get("pse_ci95")),
+                         f"{number(c.get('jnd'))}{unit}", spread(c.get("jnd_ci95")),
+                         number(c.get("lapse"), 2), str(c["n"]), c["status"]])
+        return COMPARISON_HEADER, rows
+    for c in metrics["curves"]:
+        unit = f" {c['unit']}" if c.get("threshold") is not None else ""
+        rows.append([c["condition"], f"{number(c.get('threshold'))}{unit}",
+                     span(c.get("threshold_ci95")), number(c.get("beta")),
+                     number(c.get("lapse"), 2),
+                     number(c.get("dispersion")), str(c["n"]), c["status"]])
+    return CHOICE_HEADER, rows
+
+
+def summary_rows(metrics: dict[str, Any]) -> list[list[str]]:
+    return [[s["name"], f"{number(s.get('value'))} {s['unit']}" if s.get("value") is not None
+             else "-", span(s.get("ci95")) if s.get("value") is not None
+             else str(s.get("reason") or "-")] for s in metrics.get("summaries", [])]
+
+
+def human_rows(metrics: dict[str, Any]) -> list[list[str]]:
+    return [[h["quantity"], h["value"], h["conditions"], h["source"]]
+            for h in metrics.get("human", [])]
+
+
+def reasons(metrics: dict[str, Any]) -> list[str]:
+    """Why each curve without a figure has none."""
+    return [f"{c['condition']}: not reached: {c['reason']}" for c in metrics["curves"]
+            if c.get("reason")]
+
+
+def fit_note(metrics: dict[str, Any]) -> str:
+    if metrics["kind"] == "comparison":
+        return ("PSE: the level where the share of answers rises through 50% (a cumulative "
+                "Gaussian with tied lapses); JND: 0.674σ. 95% intervals: parametric "
+                "bootstrap; a PSE's open end lies beyond the tested levels, a JND's where "
+                "they cannot tell a steeper or a shallower curve apart.")
+    first = next((c for c in metrics["curves"] if c.get("guess") is not None), None)
+    criterion = first["criterion"] if first else 0.75
+    guess = first["guess"] if first else 0.5
+    return (f"Threshold: the level where the fitted Weibull ψ reaches {criterion:g} correct "
+            f"(guess rate {guess:.3g}, lapse fitted within [0, 0.1]); 95% interval: "
+            "parametric bootstrap; an open end lies beyond the tested levels.")
+
+
+def show_main(metrics: dict[str, Any], title: str, console: Console) -> None:
+    """The tables a run ends with (within 100 columns)."""
+    header, rows = curve_rows(metrics)
+    print_table(console, f"{title}: {metrics['title']}", header, rows, fit_note(metrics),
+                numeric_from=1)
+    for found in other_units(metrics):
+        line(console, found)
+    summaries = summary_rows(metrics)
+    if summaries:
+        console.print()
+        print_table(console, None, SUMMARY_HEADER, summaries, numeric_from=1)
+    for reason in reasons(metrics):
+        line(console, reason)
+    unparsed = ("counted wrong" if metrics["kind"] == "choice" else
+                "in no count: they name neither side")
+    line(console, f"{metrics['n']} answered, {metrics['n_errors']} failed requests, "
+                  f"{metrics['n_unparsed']} unparsed ({unparsed}).")
+
+
+def show(metrics: dict[str, Any], title: str, console: Console) -> None:
+    """Everything: the curves, every level's counts, and the human values."""
+    show_main(metrics, title, console)
+    for c in metrics["curves"]:
+        console.print()
+        counted = "correct" if metrics["kind"] == "choice" else "positive"
+        print_table(console, f"{c['condition']}: every level", ["level", counted, "share",
+                                                                  "95% interval", "unparsed"],
+                    [[number(p["level"]), f"{p['k']}/{p['n']}", f"{p['p']:.2f}",
+                      span(p["ci95"], 2), str(p["n_unparsed"])] for p in c["points"]])
+    if metrics.get("human"):
+        console.print()
+        print_table(console, "People, as published", HUMAN_HEADER, human_rows(metrics),
+                    numeric_from=4)
+
+
+def write_csv(metrics: dict[str, Any], directory: Path) -> Path:
+    """curves.csv: one row per curve with every figure."""
+    path = Path(directory) / "curves.csv"
+    fields = ["condition", "kind", "unit", "status", "threshold", "threshold_low",
+              "threshold_high", "pse", "pse_low", "pse_high", "jnd", "jnd_low", "jnd_high",
+              "beta", "lapse", "dispersion", "n", "n_errors", "n_unparsed", "reason"]
+    with path.open("w", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(fields)
+        for c in metrics["curves"]:
+            row = dict(c)
+            for name in ("threshold", "pse", "jnd"):
+                ci = c.get(f"{name}_ci95") or (None, None)
+                row[f"{name}_low"], row[f"{name}_high"] = ci
+            writer.writerow(["" if row.get(f) is None else row.get(f) for f in fields])
+    return path
