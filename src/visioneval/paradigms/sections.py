@@ -22,6 +22,8 @@ from visioneval.core.figures import (
 from visioneval.core.marks import Interval
 from visioneval.core.view import ReadableRun
 from visioneval.paradigms import tables
+from visioneval.paradigms.difference import differences
+from visioneval.stats.psychometric_fit import RESAMPLES
 
 
 @dataclass(frozen=True)
@@ -177,4 +179,47 @@ def _overlays(views: Sequence[ReadableRun]) -> list[Section]:
         Charts(charts),
         Note("Per condition that two or more runs fitted: each run's share of answers per "
              "level (Wilson 95% intervals), its fitted curve in the same colour and its "
-             "threshold or PSE with its 95% interval as a bar.")])]
+             "threshold or PSE with its 95% interval as a bar.")]), *difference_section(views)]
+
+
+def difference_section(views: Sequence[ReadableRun]) -> list[Section]:
+    """Each run after the first against the first, per condition and figure both have."""
+    found = differences([(run_label(v), v.metrics) for v in views])
+    if not found:
+        return []
+    rows, why = [], []
+    for d in found:
+        if d.reason or d.found is None:
+            why.append(f"{d.other}, {d.condition}: {d.reason}")
+            continue
+        test = d.found
+        ratio = (f"×{d.other_value / d.first_value:.3g} "
+                 f"({interval_text(test.ratio_ci95)})" if test.ratio_ci95 is not None and
+                 d.first_value and d.other_value and d.figure != "PSE" else "-")
+        rows.append([d.other, d.condition, d.figure, tables.number(d.first_value),
+                     tables.number(d.other_value),
+                     f"{(d.other_value or 0) - (d.first_value or 0):+.3g} "
+                     f"({interval_text(test.difference_ci95)})", ratio,
+                     f"{test.p_value:.3g}" + ("*" if test.p_value < 0.05 else "")])
+    blocks: list[Any] = []
+    if rows:
+        blocks += [Table(["run", "condition", "figure", "first", "this",
+                          "this − first (95%)", "this / first (95%)", "p"], rows,
+                         numeric_from=3),
+                   Note(f"Each run against the first, {run_label(views[0])}: each run's "
+                        "counts refitted and resampled on their own (parametric bootstrap, "
+                        f"{RESAMPLES} refits, independent random numbers per run), the i-th "
+                        "refit of one paired with the i-th of the other; interval: the 2.5th "
+                        "and 97.5th percentiles of the paired differences and ratios; p: "
+                        "two-sided (*: below 0.05), no correction for the number of "
+                        "tests.")]
+    if why:
+        blocks.append(Items(why))
+    return [Section("Differences (parametric bootstrap)", blocks)]
+
+
+def interval_text(span: tuple[float, float] | None) -> str:
+    """"low to high"; an infinite end reads "unbounded"."""
+    if span is None:
+        return "-"
+    return " to ".join("unbounded" if math.isinf(v) else f"{v:.3g}" for v in span)

@@ -89,6 +89,8 @@ class PseFit:
     pse_draws: tuple[float, ...] = field(default=(), repr=False, compare=False)
     """The converged refits' PSEs, so that a difference of two independent fits' PSEs (an
     illusion against its control) gets an interval from their draws."""
+    jnd_draws: tuple[float, ...] = field(default=(), repr=False, compare=False)
+    """The converged refits' JNDs, in the same order (two runs' JNDs compared)."""
 
     def illusion_strength(self, standard: float) -> float | None:
         """(PSE − standard) / standard in percent: how far the comparison must move to look
@@ -450,7 +452,9 @@ def _bootstrap(found: PseFit, data: _Data, theta: np.ndarray, deviance: float,
                           high if high <= found.highest else None),
                   jnd_ci=jnd_ci,
                   deviance_p=float((deviances >= deviance - 1e-9).mean()),
-                  resamples=len(kept), pse_draws=tuple(float(v) for v in pse))
+                  resamples=len(kept), pse_draws=tuple(float(v) for v in pse),
+                  jnd_draws=tuple(float(JND_Z * math.exp(v) * data.span)
+                                  for v in kept[:, 1]))
 
 
 def _percentiles(values: np.ndarray) -> tuple[float, float]:

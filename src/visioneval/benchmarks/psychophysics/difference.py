@@ -1,7 +1,7 @@
 """`visioneval compare`'s threshold differences: for each run after the first and each
 (feature, set size) both runs fitted, the other run's threshold minus the first's and their
 ratio (levels are on ratio scales), with 95% intervals and a two-sided p from a parametric
-bootstrap of each run's own counts.
+bootstrap of each run's own counts (`stats.paired_draws`).
 
 Each run's detection counts (metrics.json `points`) are refitted and resampled on their own
 (`stats.psychometric_fit.threshold_draws`, a seed per run's place in the comparison, since
@@ -26,9 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from visioneval.stats import psychometric_fit
+from visioneval.stats.paired_draws import paired
 from visioneval.stats.psychometric_fit import threshold_draws
 
 if TYPE_CHECKING:
@@ -102,34 +101,15 @@ def compare_draws(first: ThresholdDraws, other: ThresholdDraws, where: Differenc
     a, b = first.fit.threshold, other.fit.threshold
     if a is None or b is None:
         raise ValueError("both fits need a threshold to be compared")
-    pairs = min(len(first.thresholds), len(other.thresholds))
-    if pairs == 0:
+    found = paired(first.thresholds, other.thresholds)
+    if found is None:
         return replace(where, first_threshold=a, other_threshold=b,
                        reason="no bootstrap refit converged")
-    x, y = first.thresholds[:pairs], other.thresholds[:pairs]
-    undefined = np.isinf(x) & np.isinf(y)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        differences = np.where(undefined, np.nan, y - x)
-        ratios = np.where(undefined, np.nan, y / x)
-    ties = int((differences == 0).sum()) + int(undefined.sum())
-    at_or_below, at_or_above = int((differences < 0).sum()) + ties, \
-        int((differences > 0).sum()) + ties
-    p = min(1.0, 2 * (min(at_or_below, at_or_above) + 1) / (pairs + 1))
-    defined = ~undefined
-    positive = bool((x[np.isfinite(x)] > 0).all() and (y[np.isfinite(y)] > 0).all())
     return replace(where, first_threshold=a, other_threshold=b, difference=b - a,
-                   difference_ci95=_percentiles(differences[defined]),
-                   ratio=b / a if positive and a > 0 and b > 0 else None,
-                   ratio_ci95=_percentiles(ratios[defined]) if positive else None,
-                   p_value=p, pairs=pairs, undefined=int(undefined.sum()))
-
-
-def _percentiles(values: Any) -> tuple[float, float] | None:
-    """2.5th and 97.5th percentiles without interpolating across an infinite value."""
-    if not len(values):
-        return None
-    low, high = np.quantile(values, [0.025, 0.975], method="inverted_cdf")
-    return float(low), float(high)
+                   difference_ci95=found.difference_ci95,
+                   ratio=b / a if found.ratio_ci95 is not None and a > 0 and b > 0 else None,
+                   ratio_ci95=found.ratio_ci95, p_value=found.p_value, pairs=found.pairs,
+                   undefined=found.undefined)
 
 
 def differences(runs: Sequence[tuple[str, dict[str, Any]]], resamples: int | None = None,
