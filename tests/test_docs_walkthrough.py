@@ -49,7 +49,7 @@ from visioneval.report.viewer import NEXT_PORTS
 # The most rows per config (`--n`) a data step writes here; the pages' own sizes are for
 # readers, whose figures the pages quote (psychophysics: trials per level and stimulus).
 SIZES = {"synth-salbench": 50, "synth-psychophysics": 2, "synth-layout": 5,
-         "synth-illusionbench": 24}
+         "synth-illusionbench": 24, "synth-crowding": 2}
 READY = re.compile(r"http://127\.0\.0\.1:(\d+)")
 
 

@@ -68,8 +68,9 @@ class Fitted:
 
 def fit_curves(paradigm: Paradigm, tallies: dict[str, Tally], bootstrap: int, seed: int
                ) -> list[Fitted]:
-    """Each condition's curve; its bootstrap draws from a stream of its own (the seed plus
-    its place among the paradigm's conditions), so two curves' draws pair as independent."""
+    """Each condition's curve; its bootstrap draws from a stream of its own (the
+    bootstrap's seed plus the condition's place among the paradigm's conditions), so two
+    curves' draws pair as independent."""
     known = {c.name: c for c in paradigm.conditions()}
     order = [*known, *sorted(set(tallies) - set(known))]
     return [_fit(paradigm, known.get(name), name, tallies[name], bootstrap, seed + place)

@@ -10,8 +10,8 @@ singling out the middle object; with Cs of random gaps a model must take the mid
 and reporting a flanker's gap instead (crowding's substitution errors) is right only by
 chance, so proportion correct falls to the guess rate 1/4 and no lower.
 
-The spacing runs from 1.1 diameters (the Cs nearly touch but never overlap: crowding, not
-masking by overlap) to 5, log-spaced, at two target sizes; the target alone is the control
+The spacing runs from 1 diameter (the Cs touch but never overlap: crowding, not masking by
+overlap) to 5, log-spaced, at two target sizes; the target alone is the control
 that shows the target itself is legible (docs/crowding.md)."""
 
 from __future__ import annotations
@@ -38,7 +38,9 @@ from visioneval.stimuli.srgb import decode
 SIZE = 768  # px, square
 DIAMETERS = {"flanked": 64.0, "flanked-small": 32.0}  # each flanked curve's target, px
 UNFLANKED = "unflanked"
-SPACINGS = (1.1, 1.37, 1.7, 2.1, 2.6, 3.2, 4.0, 5.0)  # centre to centre, target diameters
+# centre to centre, in target diameters: ISO 3's R10 preferred numbers from 1 (the rings
+# touch) to 5, steps of 10^0.1 (about 1.26), as acuity charts step their sizes
+SPACINGS = (1.0, 1.25, 1.6, 2.0, 2.5, 3.15, 4.0, 5.0)
 TRIALS = 18  # per level: 8 spacings x 18 = 144 trials a curve; the target alone 2 x 18
 BACKGROUND = float(decode(255))
 INK = float(decode(0))

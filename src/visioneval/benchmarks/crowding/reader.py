@@ -4,17 +4,18 @@ luminance minus the pixel's), finds the first ring out from the image's centre i
 radial profile of darkness (the target's: a flanker's nearest edge is farther out at every
 spacing of the design), and answers with the quarter of that ring, up, right, down or left,
 that holds the least darkness: the gap. Flankers can mislead it only where they reach into
-the target's own ring, which at the design's spacings (1.1 diameters and more) they never
-do: its critical spacing lies below every tested level."""
+the target's own ring, which at the design's spacings (1 diameter and more: at most
+touching) they never do: its critical spacing lies below every tested level."""
 
 from __future__ import annotations
 
 import io
+import math
 
 import numpy as np
 from PIL import Image
 
-from visioneval.stimuli.srgb import decode
+from visioneval.stimuli.srgb import LUMINANCE_OF_CODE
 
 BIN = 0.5  # px, the radial profile's step
 FOUND = 0.5  # a ring: the profile above this share of its highest value
@@ -22,34 +23,35 @@ FOUND = 0.5  # a ring: the profile above this share of its highest value
 
 def read(prompt: str, png: bytes) -> str:
     with Image.open(io.BytesIO(png)) as image:
-        codes = np.asarray(image.convert("L"), dtype=np.float64)
-    luminance = decode(codes)
+        codes = np.asarray(image.convert("L"))
+    luminance = LUMINANCE_OF_CODE[codes]
     dark = np.clip(float(np.median(luminance)) - luminance, 0.0, None)
     height, width = dark.shape
-    rows, cols = np.mgrid[0:height, 0:width]
-    dx, dy = cols + 0.5 - width / 2, rows + 0.5 - height / 2
-    radius = np.hypot(dx, dy)
-    bins = (radius / BIN).astype(np.int64)
-    profile = np.bincount(bins.ravel(), dark.ravel()) / np.maximum(
-        np.bincount(bins.ravel()), 1)
-    inner = _first_ring(profile)
-    if inner is None:
+    dx = np.arange(width) + 0.5 - width / 2
+    dy = (np.arange(height) + 0.5 - height / 2)[:, None]
+    bins = (np.hypot(dx, dy) / BIN).astype(np.int64).ravel()
+    profile = np.bincount(bins, dark.ravel()) / np.maximum(np.bincount(bins), 1)
+    found = _first_ring(profile)
+    if found is None:
         return "up"  # nothing drawn: a guess
-    ring = (bins >= inner[0]) & (bins <= inner[1])
-    angle = np.degrees(np.arctan2(dy, dx))  # 0 right, 90 down (y grows downward)
-    quarters = {"right": np.abs(angle) <= 45, "down": (angle > 45) & (angle < 135),
-                "left": np.abs(angle) >= 135, "up": (angle > -135) & (angle < -45)}
-    ink = {side: float(dark[ring & where].mean()) for side, where in quarters.items()}
-    return min(ink, key=lambda side: ink[side])
+    ring = ((bins >= found[0]) & (bins <= found[1])).reshape(dark.shape)
+    ys, xs = np.nonzero(ring)
+    across, down = dx[xs], dy[ys, 0]  # y grows downward
+    quarters = {"up": -down > np.abs(across), "down": down > np.abs(across),
+                "left": -across >= np.abs(down), "right": across >= np.abs(down)}
+    ink = dark[ys, xs]
+    mean = {side: float(ink[where].mean()) if where.any() else math.inf
+            for side, where in quarters.items()}
+    return min(mean, key=lambda side: mean[side])
 
 
 def _first_ring(profile: np.ndarray) -> tuple[int, int] | None:
     """The bins of the first run of the profile above FOUND of its peak, from the centre."""
     if profile.max() <= 0:
         return None
-    above = np.flatnonzero(profile > FOUND * profile.max())
-    start = int(above[0])
+    above = profile > FOUND * profile.max()
+    start = int(np.argmax(above))
     end = start
-    while end + 1 < len(profile) and profile[end + 1] > FOUND * profile.max():
+    while end + 1 < len(profile) and above[end + 1]:
         end += 1
     return start, end
