@@ -16,12 +16,12 @@ from visioneval.paradigms.fits import Fitted
 from visioneval.paradigms.metrics import Curve, Point
 from visioneval.paradigms.paradigm import Summary
 
-UNIT = "target diameters"
-
 
 def summaries(curves: Sequence[object], criterion: float, diameters: Mapping[str, float],
               control: str, width: int) -> list[Summary]:
-    """The figures, in the order the report lists them (the first is the run's headline)."""
+    """The figures, in the order the report lists them (the first is the run's main
+    number). `diameters`: each flanked condition's target in px; `control`: the target
+    alone's condition; `width`: the image's, px."""
     fitted = {f.curve.condition: f for f in curves if isinstance(f, Fitted)}
     alone = fitted.get(control)
     out: list[Summary] = []
@@ -56,13 +56,13 @@ def critical_spacing(curve: Curve, diameter: float, legible: Point | None,
                      criterion: float, width: int) -> Summary:
     """The curve's threshold as the critical spacing, unless the target alone was read
     clearly below the criterion (its whole 95% interval under it)."""
-    name = f"critical spacing, {diameter:g} px target"
+    name, unit = f"critical spacing, {diameter:g} px target", curve.unit
     if legible is not None and legible.ci95[1] < criterion:
-        return Summary(name, UNIT, None, reason=(
+        return Summary(name, unit, None, reason=(
             f"the target alone was read {legible.k}/{legible.n} right, below the "
             f"{100 * criterion:g}% criterion: crowding cannot be measured at this size"))
     if curve.threshold is None:
-        return Summary(name, UNIT, None, reason=curve.reason or curve.status)
+        return Summary(name, unit, None, reason=curve.reason or curve.status)
     px = curve.threshold * diameter
     note = (f"{px:.3g} px centre to centre, {100 * px / width:.3g}% of the image's width "
             f"({px - diameter:.3g} px between the rings' edges)")
@@ -71,7 +71,7 @@ def critical_spacing(curve: Curve, diameter: float, legible: Point | None,
     elif legible.p < criterion:
         note += (f"; the target alone was read only {legible.k}/{legible.n} right: the "
                  "figure may reflect legibility as much as crowding")
-    return Summary(name, UNIT, curve.threshold, curve.threshold_ci95, note=note)
+    return Summary(name, unit, curve.threshold, curve.threshold_ci95, note=note)
 
 
 def size_exponent(measured: Mapping[float, Fitted], sizes: Sequence[float]) -> Summary:
