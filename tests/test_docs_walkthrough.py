@@ -230,7 +230,7 @@ def test_the_sizes_rule_keeps_the_command():
     assert sized(["data", "synth-salbench", "--out", "data/x", "--n", "8"])[-1] == "8"
     assert sized(["salbench", "--n", "200"]) == ["salbench", "--n", "200"]
     assert set(SIZES) <= {f"synth-{name}" for name in (
-        "salbench", "psychophysics", "layout", "illusionbench")}
+        "salbench", "psychophysics", "layout", "illusionbench", "crowding")}
     assert shlex.join(sized(["data", "synth-layout", "--n", "3"])) == "data synth-layout --n 3"
 
 
