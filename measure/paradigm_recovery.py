@@ -118,6 +118,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                                  report=False)
             metrics = result.metrics
             for c in metrics["curves"]:
+                if c["status"] == "control":  # a target alone: its points, no fit
+                    continue
                 true = truths(made.name, made.kind, made.criterion, made.alternatives,
                               curves, c["condition"])
                 for name, value in true.items():
@@ -128,7 +130,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                     figure = figures.setdefault(("summary", s["name"]),
                                                 Figure(float(summaries[s["name"]])))
                     figure.add(s.get("value"), s.get("ci95"))
-    trials = sum(c["n"] for c in metrics["curves"]) / max(len(metrics["curves"]), 1)
+    fitted = [c for c in metrics["curves"] if c["status"] != "control"]
+    trials = sum(c["n"] for c in fitted) / max(len(fitted), 1)
     print(f"{made.title}: {args.runs} runs through the loopback observer ({args.observer}), "
           f"{trials:.0f} trials a curve")
     print("| figure | truth | reached | 95% interval covers | median estimate | median "

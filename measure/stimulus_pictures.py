@@ -3,7 +3,7 @@ condition (at most four), a few of its levels from lowest to highest, each label
 its condition and level, drawn exactly as `visioneval data synth-NAME` draws them.
 
     uv run python measure/stimulus_pictures.py --paradigm vernier
-writes docs/images/vernier.png.
+writes docs/images/vernier.png (`--shown 384`: each stimulus at 384 px, for a large image).
 """
 
 from __future__ import annotations
@@ -26,6 +26,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--paradigm", required=True)
     parser.add_argument("--levels", type=int, default=4, help="levels shown per condition")
+    parser.add_argument("--shown", type=int, default=SHOWN,
+                        help="px each stimulus is shown at (a large image's small shapes "
+                             "need more)")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     paradigm = definition(args.paradigm).benchmark_class().paradigm  # type: ignore[attr-defined]
@@ -39,18 +42,20 @@ def main(argv: Sequence[str] | None = None) -> None:
         for li, level in enumerate(picked):
             made = paradigm.draw(condition, level, 0, stimulus_seed(0, c, li, 0))
             image = Image.open(io.BytesIO(made.png)).convert("RGB")
-            scale = SHOWN / max(image.size)
+            scale = args.shown / max(image.size)
             image = image.resize((round(image.width * scale), round(image.height * scale)),
                                  Image.Resampling.NEAREST)
-            row.append((image, f"{condition.name}: {level:g} {paradigm.unit}"))
+            row.append((image, f"{condition.name}: {level:g} "
+                               f"{condition.unit or paradigm.unit}"))
         cells.append(row)
     columns = max(len(r) for r in cells)
-    sheet = Image.new("RGB", (columns * (SHOWN + 8) + 8, len(cells) * (SHOWN + LABEL + 8) + 8),
+    shown = args.shown
+    sheet = Image.new("RGB", (columns * (shown + 8) + 8, len(cells) * (shown + LABEL + 8) + 8),
                       "white")
     draw = ImageDraw.Draw(sheet)
     for r, row in enumerate(cells):
         for col, (image, label) in enumerate(row):
-            x, y = 8 + col * (SHOWN + 8), 8 + r * (SHOWN + LABEL + 8)
+            x, y = 8 + col * (shown + 8), 8 + r * (shown + LABEL + 8)
             sheet.paste(image, (x, y))
             draw.text((x, y + image.height + 2), label, fill="black")
     out = args.out or Path(__file__).parents[1] / "docs" / "images" / f"{args.paradigm}.png"

@@ -49,7 +49,7 @@ from visioneval.report.viewer import NEXT_PORTS
 # The most rows per config (`--n`) a data step writes here; the pages' own sizes are for
 # readers, whose figures the pages quote (psychophysics: trials per level and stimulus).
 SIZES = {"synth-salbench": 50, "synth-psychophysics": 2, "synth-layout": 5,
-         "synth-illusionbench": 24}
+         "synth-illusionbench": 24, "synth-crowding": 2}
 READY = re.compile(r"http://127\.0\.0\.1:(\d+)")
 
 
@@ -230,7 +230,7 @@ def test_the_sizes_rule_keeps_the_command():
     assert sized(["data", "synth-salbench", "--out", "data/x", "--n", "8"])[-1] == "8"
     assert sized(["salbench", "--n", "200"]) == ["salbench", "--n", "200"]
     assert set(SIZES) <= {f"synth-{name}" for name in (
-        "salbench", "psychophysics", "layout", "illusionbench")}
+        "salbench", "psychophysics", "layout", "illusionbench", "crowding")}
     assert shlex.join(sized(["data", "synth-layout", "--n", "3"])) == "data synth-layout --n 3"
 
 

@@ -68,10 +68,13 @@ class Fitted:
 
 def fit_curves(paradigm: Paradigm, tallies: dict[str, Tally], bootstrap: int, seed: int
                ) -> list[Fitted]:
+    """Each condition's curve; its bootstrap draws from a stream of its own (the
+    bootstrap's seed plus the condition's place among the paradigm's conditions), so two
+    curves' draws pair as independent."""
     known = {c.name: c for c in paradigm.conditions()}
     order = [*known, *sorted(set(tallies) - set(known))]
-    return [_fit(paradigm, known.get(name), name, tallies[name], bootstrap, seed)
-            for name in order if name in tallies]
+    return [_fit(paradigm, known.get(name), name, tallies[name], bootstrap, seed + place)
+            for place, name in enumerate(order) if name in tallies]
 
 
 def _points(found: Tally) -> list[Point]:
@@ -83,10 +86,15 @@ def _points(found: Tally) -> list[Point]:
 def _fit(paradigm: Paradigm, condition: Condition | None, name: str, found: Tally,
          bootstrap: int, seed: int) -> Fitted:
     points = _points(found)
-    base = Curve(condition=name, kind=paradigm.kind, unit=paradigm.unit,
+    base = Curve(condition=name, kind=paradigm.kind,
+                 unit=(condition.unit if condition else "") or paradigm.unit,
                  n=sum(p.n for p in points), n_errors=found.errors,
                  n_unparsed=sum(p.n_unparsed for p in points), points=points,
                  status="not reached", note=condition.note if condition else "")
+    if condition is not None and not condition.fitted:
+        return Fitted(base.model_copy(update={
+            "status": "control",
+            "guess": 1 / paradigm.alternatives if paradigm.kind == "choice" else None}))
     if len(points) < 2:
         return Fitted(base.model_copy(update={"reason": f"{len(points)} level(s) answered; "
                                               "a fit needs at least 2"}))

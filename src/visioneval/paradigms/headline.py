@@ -11,7 +11,8 @@ from visioneval.core.headline import Headline, interval_of
 
 def headline(metrics: dict[str, Any]) -> Headline:
     summaries = [s for s in metrics.get("summaries") or () if isinstance(s, dict)]
-    curves = [c for c in metrics.get("curves") or () if isinstance(c, dict)]
+    curves = [c for c in metrics.get("curves") or ()
+              if isinstance(c, dict) and c.get("status") != "control"]  # a control: no fit
     more = len(curves) - 1 + max(len(summaries) - 1, 0)
     tail = f"; +{more} more" if more > 0 else ""
     if summaries:

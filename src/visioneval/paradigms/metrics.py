@@ -38,7 +38,8 @@ class Curve(Block):
     `criterion` correct, γ = `guess`), slope and β of the Weibull, lapse, dispersion.
     Comparison: `pse` (50% point), `jnd` (0.674σ), σ and the tied lapse. Estimate: `error`
     (the midmean of log2(|error| + 1/8), Cleveland & McGill 1984) with its bootstrap
-    interval. A figure absent with status "not reached" and `reason` saying why."""
+    interval. A figure absent with status "not reached" and `reason` saying why; a
+    control's curve (status "control") has its points and no fit."""
     condition: str
     kind: str
     unit: str

@@ -25,13 +25,18 @@ class Scale:
 @dataclass(frozen=True)
 class Condition:
     """One curve: its name, the levels of the constant-stimuli design (in the paradigm's
-    unit) and the trials at each, and other units its figures are also given in."""
+    unit, or `unit` when the condition has its own) and the trials at each, and other
+    units its figures are also given in. `fitted` False: a control whose proportion
+    correct per level is shown with no psychometric fit (a target alone, to show it is
+    legible)."""
 
     name: str
     levels: tuple[float, ...]
     trials: int
     scales: tuple[Scale, ...] = ()
     note: str = ""
+    unit: str = ""
+    fitted: bool = True
 
 
 @dataclass(frozen=True)
@@ -102,8 +107,8 @@ class Paradigm(ABC):
         """The builtin `reader` model's answer function."""
 
     def summaries(self, curves: Sequence[object]) -> list[Summary]:
-        """Figures made from several curves (`curves`: the run's `metrics.Curve`s); none by
-        default."""
+        """Figures made from several curves (`curves`: the run's `fits.Fitted`, each a
+        `metrics.Curve` and its bootstrap draws); none by default."""
         return []
 
 

@@ -37,10 +37,12 @@ def sections(metrics: dict[str, Any]) -> list[Section]:
         return []
     header, rows = tables.curve_rows(metrics)
     comparison = metrics["kind"] == "comparison"
-    charts = ([chart([Series(c, c["condition"]) for c in metrics["curves"]], metrics,
-                     metrics["title"])] if comparison and len(metrics["curves"]) > 1 else
-              [chart([Series(c)], metrics, c["condition"]) for c in metrics["curves"]])
-    blocks: list[Any] = [Table(header, rows, numeric_from=1), Charts(charts),
+    fitted = [c for c in metrics["curves"] if not is_control(c)]
+    charts = ([chart([Series(c, c["condition"]) for c in fitted], metrics,
+                     metrics["title"])] if comparison and len(fitted) > 1 else
+              [chart([Series(c)], metrics, c["condition"]) for c in fitted])
+    blocks: list[Any] = [Table(header, rows, numeric_from=1),
+                         *([Charts(charts)] if charts else []),
                          Note(tables.fit_note(metrics) + " Points: the share of answers "
                               "with Wilson 95% intervals.")]
     listed = tables.other_units(metrics) + tables.reasons(metrics)
@@ -61,12 +63,17 @@ def sections(metrics: dict[str, Any]) -> list[Section]:
     return out
 
 
+def is_control(curve: dict[str, Any]) -> bool:
+    """A control condition's curve: its points, no fit, in no chart or comparison."""
+    return curve.get("status") == "control"
+
+
 def chart(series: Sequence[Series], metrics: dict[str, Any], title: str) -> Psychometric:
     """The curves of `series` on one chart: a log axis for a forced choice's magnitudes, a
     linear one for a comparison's signed levels."""
     comparison = metrics["kind"] == "comparison"
     levels = [p["level"] for s in series for p in s.curve["points"]] or [1.0]
-    unit = metrics["unit"]
+    unit = series[0].curve.get("unit") or metrics["unit"]
     if comparison:
         low, high = min(levels), max(levels)
         pad = 0.08 * (high - low or 1.0)
@@ -136,7 +143,7 @@ def comparison(benchmark: str, views: Sequence[ReadableRun]) -> ComparisonTable 
     kind = views[0].metrics["kind"]
     figures = ["pse", "jnd"] if kind == "comparison" else ["threshold"]
     conditions = list(dict.fromkeys(c["condition"] for v in views
-                                    for c in v.metrics["curves"]))
+                                    for c in v.metrics["curves"] if not is_control(c)))
     unit = views[0].metrics["unit"]
     header = ["Model", "Run", *[f"{c} {f.upper() if f != 'threshold' else f} ({unit})"
                                 for c in conditions for f in figures]]
@@ -170,7 +177,8 @@ def _overlays(views: Sequence[ReadableRun]) -> list[Section]:
     per: dict[str, list[Series]] = {}
     for view in views:
         for c in view.metrics["curves"]:
-            per.setdefault(c["condition"], []).append(Series(c, run_label(view)))
+            if not is_control(c):
+                per.setdefault(c["condition"], []).append(Series(c, run_label(view)))
     shared = {name: found for name, found in per.items() if len(found) > 1}
     if not shared:
         return []

@@ -106,7 +106,7 @@ def fit_note(metrics: dict[str, Any]) -> str:
                 "Gaussian with tied lapses); JND: 0.674σ. 95% intervals: parametric "
                 "bootstrap; a PSE's open end lies beyond the tested levels, a JND's where "
                 "they cannot tell a steeper or a shallower curve apart.")
-    first = next((c for c in metrics["curves"] if c.get("guess") is not None), None)
+    first = next((c for c in metrics["curves"] if c.get("criterion") is not None), None)
     criterion = first["criterion"] if first else 0.75
     guess = first["guess"] if first else 0.5
     return (f"Threshold: the level where the fitted Weibull ψ reaches {criterion:g} correct "
