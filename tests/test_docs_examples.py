@@ -155,7 +155,8 @@ SLOW_PAGES = ("layout.md", "PERFORMANCE.md", "psychophysics.md",  # pictures; 10
               "suites.md", "cost.md", "naturalbench.md",  # several runs each
               "explain.md", "blindtest.md",  # a run with a variant; six threshold fits
               "epochs.md",  # 720 requests, images made for them
-              "crowding.md")  # 324 stimuli drawn and read from their pixels
+              "crowding.md",  # 324 stimuli drawn and read from their pixels
+              "vernier.md", "paradigms.md")  # 144 stimuli drawn, two runs fitted
 
 
 def reads_another_pages_data(page: Path) -> bool:
