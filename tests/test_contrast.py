@@ -97,7 +97,7 @@ def test_the_patch_is_where_and_at_the_frequency_the_trial_says(cycles):
 
 
 def test_below_one_code_step_both_halves_hold_the_same_two_codes():
-    """At 0.39% (under a quarter of the 1.69% step) every pixel of both halves is code 128
+    """At 0.63% (under two fifths of the 1.69% step) every pixel of both halves is code 128
     or 129 at the same rate: only the grating's arrangement tells the patch apart, and on
     average the codes still hold its contrast."""
     assert CONTRASTS[0] / 100 < STEP and CONTRASTS[-1] == 100
@@ -116,7 +116,7 @@ def test_below_one_code_step_both_halves_hold_the_same_two_codes():
 
 def test_the_reader_finds_the_patch_at_every_tested_contrast():
     """The pixel reader's own threshold is about 0.1% (docs/contrast.md): at the lowest
-    tested contrast, 0.39%, it is right nearly always, at every frequency."""
+    tested contrast, 0.63%, it is right, at every frequency."""
     for name in CONDITIONS:
         for i in range(2):  # one on each side
             made = PARADIGM.draw(CONDITIONS[name], CONTRASTS[0], i, seed=100 + i)

@@ -108,7 +108,7 @@ def fit(frequencies: Sequence[float], thresholds: Sequence[float],
     stacked = np.stack([np.asarray(d[:rows], dtype=np.float64) for d in draws], axis=1)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         logs = -np.log10(stacked)
-        finite: np.ndarray = np.isfinite(logs).all(axis=1)
+        finite = np.asarray(np.isfinite(logs).all(axis=1), dtype=bool)
         coefficients = np.where(finite.reshape(-1, 1), logs, 0.0) @ solve.T
         a, b, c = coefficients[:, 0], coefficients[:, 1], coefficients[:, 2]
         safe = np.where(finite & (c < -FLAT), c, -1.0)

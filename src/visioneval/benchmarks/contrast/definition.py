@@ -18,7 +18,7 @@ class ContrastDefinition(ParadigmDefinition):
     summary = ("Contrast detection: the Michelson contrast a model needs to find a Gabor "
                "patch, per spatial frequency, and the contrast sensitivity function.")
     benchmark_path = "visioneval.benchmarks.contrast.benchmark:ContrastBenchmark"
-    synth_rows = 16
+    synth_rows = 12  # the paradigm's trials per level
 
     def sections(self, view: ReadableRun) -> list[Section]:
         from visioneval.benchmarks.contrast.shown import csf_section

@@ -38,8 +38,10 @@ WIDTH, HEIGHT = 512, 256  # px
 HALF = WIDTH // 2  # each side, px
 SIGMA = 32.0  # the envelope's standard deviation, px: 4σ from the patch's centre to its half's edge
 FREQUENCIES = (8, 16, 32, 64, 128)  # cycles per image width: 1/64 to 1/4 cycles/px
-CONTRASTS = tuple(100 / 2 ** k for k in range(8, -1, -1))  # % Michelson, 0.39 to 100
-TRIALS = 16  # 9 levels x 16 = 144 trials per frequency, 720 for a CSF
+CONTRASTS = (0.63, 1.0, 1.6, 2.5, 4.0, 6.3, 10.0, 16.0, 25.0, 40.0, 63.0, 100.0)
+"""% Michelson: 0.2 log units apart (the R5 preferred numbers), the first three below one
+8-bit step (docs/contrast.md, "The design", has the designs measured against it)."""
+TRIALS = 12  # 12 levels x 12 = 144 trials per frequency, 720 for a CSF
 BACKGROUND = float((decode(128) + decode(129)) / 2)  # linear luminance, between two codes
 STEP = smallest_contrast(128).michelson
 """The smallest sinusoid an undithered 8-bit image can draw around mid-grey (codes 127 to
