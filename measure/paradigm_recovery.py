@@ -11,13 +11,19 @@ For every curve the true value follows from the observer's curve for that condit
                     paradigm's criterion (γ = 1 / options)
     comparison      the PSE (the curve's first number) and the JND (its second)
 
-and `--summary NAME=VALUE` names a summary's true value (an illusion against its control).
+and `--summary NAME=VALUE` names a summary's true value (an illusion against its control, a
+contrast sensitivity function's peak). With `--at-criterion` a forced choice's first number
+is its threshold at the paradigm's criterion rather than the Weibull's α: the observer is
+given the α that puts ψ there (a known CSF's thresholds, 1 / its sensitivities, as they are).
 Per figure: the share of runs reached, the coverage of the truth by the 95% interval (an
 open end counts as infinite; a run not reached covers nothing) ± its binomial error, and
 the median error of the estimate (relative, and for a PSE in the level's unit).
 
     uv run python measure/paradigm_recovery.py --paradigm vernier \\
         --observer vernier=0.3:1:0.02 --runs 200
+    uv run python measure/paradigm_recovery.py --paradigm contrast --at-criterion \\
+        --observer contrast/f8=5.42:3:0.02,contrast/f16=2.78:3:0.02,... \\
+        --summary "CSF peak sensitivity=40" --runs 200
 """
 
 from __future__ import annotations
@@ -89,6 +95,20 @@ def truths(paradigm: str, kind: str, criterion: float, alternatives: int,
     return {} if found is None else {"threshold": found}
 
 
+def at_criterion(curves: dict[str, Curve], criterion: float, alternatives: int
+                 ) -> dict[str, Curve]:
+    """The curves with each first number, a threshold at `criterion`, turned into the
+    Weibull's α (the threshold is α times the criterion's level at α = 1)."""
+    out = {}
+    for name, c in curves.items():
+        unit = criterion_level(criterion, 1.0, c.beta, 1 / alternatives, c.lapse, "weibull")
+        if unit is None:
+            raise SystemExit(f"--observer {name}: a lapse of {c.lapse:g} never reaches the "
+                             f"criterion {criterion:g}")
+        out[name] = Curve(c.alpha / unit, c.beta, c.lapse)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--paradigm", required=True)
@@ -96,6 +116,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                         "--observer`: NAME=A:B:LAPSE, comma-separated")
     parser.add_argument("--summary", action="append", default=[],
                         help="NAME=VALUE: a summary's true value")
+    parser.add_argument("--at-criterion", action="store_true",
+                        help="a forced choice's first number is its threshold at the "
+                        "paradigm's criterion, not the Weibull's alpha")
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--trials", type=int, default=None,
                         help="trials per level (default: the paradigm's)")
@@ -104,6 +127,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     found = definition(args.paradigm)
     made = found.benchmark_class().paradigm  # type: ignore[union-attr]
     curves = parse_curves(args.observer)
+    if args.at_criterion and made.kind == "choice":
+        curves = at_criterion(curves, made.criterion, made.alternatives)
     summaries = dict(s.split("=", 1) for s in args.summary)
     figures: dict[tuple[str, str], Figure] = {}
     with tempfile.TemporaryDirectory() as scratch:

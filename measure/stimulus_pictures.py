@@ -3,7 +3,9 @@ condition (at most four), a few of its levels from lowest to highest, each label
 its condition and level, drawn exactly as `visioneval data synth-NAME` draws them.
 
     uv run python measure/stimulus_pictures.py --paradigm vernier
-writes docs/images/vernier.png (`--shown 384`: each stimulus at 384 px, for a large image).
+writes docs/images/vernier.png. `--conditions` picks the rows (names, comma-separated) and
+`--shown` the size each stimulus is shown at: a grating of a few pixels a cycle needs its
+own size, as a nearest-neighbour halving would alias it.
 """
 
 from __future__ import annotations
@@ -26,15 +28,23 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--paradigm", required=True)
     parser.add_argument("--levels", type=int, default=4, help="levels shown per condition")
+    parser.add_argument("--conditions", default="",
+                        help="conditions shown, comma-separated (default: the first four)")
     parser.add_argument("--shown", type=int, default=SHOWN,
-                        help="px each stimulus is shown at (a large image's small shapes "
-                             "need more)")
+                        help="px each stimulus is shown at, its longer side")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     paradigm = definition(args.paradigm).benchmark_class().paradigm  # type: ignore[attr-defined]
-    conditions = paradigm.conditions()[:4]
+    every = list(paradigm.conditions())
+    wanted = [w for w in args.conditions.split(",") if w]
+    unknown = [w for w in wanted if w not in {c.name for c in every}]
+    if unknown:
+        raise SystemExit(f"{args.paradigm} has no condition {', '.join(unknown)}")
+    conditions = [c for c in every if c.name in wanted] if wanted else every[:4]
+    shown = args.shown
     cells = []
-    for c, condition in enumerate(conditions):
+    for condition in conditions:
+        c = every.index(condition)
         levels = condition.levels
         step = max(1, (len(levels) - 1) // max(args.levels - 1, 1))
         picked = list(levels[::step])[:args.levels]
@@ -42,20 +52,20 @@ def main(argv: Sequence[str] | None = None) -> None:
         for li, level in enumerate(picked):
             made = paradigm.draw(condition, level, 0, stimulus_seed(0, c, li, 0))
             image = Image.open(io.BytesIO(made.png)).convert("RGB")
-            scale = args.shown / max(image.size)
+            scale = shown / max(image.size)
             image = image.resize((round(image.width * scale), round(image.height * scale)),
                                  Image.Resampling.NEAREST)
             row.append((image, f"{condition.name}: {level:g} "
                                f"{condition.unit or paradigm.unit}"))
         cells.append(row)
     columns = max(len(r) for r in cells)
-    shown = args.shown
-    sheet = Image.new("RGB", (columns * (shown + 8) + 8, len(cells) * (shown + LABEL + 8) + 8),
+    tall = max(image.height for row in cells for image, _ in row)
+    sheet = Image.new("RGB", (columns * (shown + 8) + 8, len(cells) * (tall + LABEL + 8) + 8),
                       "white")
     draw = ImageDraw.Draw(sheet)
     for r, row in enumerate(cells):
         for col, (image, label) in enumerate(row):
-            x, y = 8 + col * (shown + 8), 8 + r * (shown + LABEL + 8)
+            x, y = 8 + col * (shown + 8), 8 + r * (tall + LABEL + 8)
             sheet.paste(image, (x, y))
             draw.text((x, y + image.height + 2), label, fill="black")
     out = args.out or Path(__file__).parents[1] / "docs" / "images" / f"{args.paradigm}.png"

@@ -156,7 +156,8 @@ SLOW_PAGES = ("layout.md", "PERFORMANCE.md", "psychophysics.md",  # pictures; 10
               "explain.md", "blindtest.md",  # a run with a variant; six threshold fits
               "epochs.md",  # 720 requests, images made for them
               "crowding.md",  # 324 stimuli drawn and read from their pixels
-              "vernier.md", "paradigms.md")  # 144 stimuli drawn, two runs fitted
+              "vernier.md", "paradigms.md",  # 144 stimuli drawn, two runs fitted
+              "contrast.md")  # 720 dithered stimuli drawn and read
 
 
 def reads_another_pages_data(page: Path) -> bool:

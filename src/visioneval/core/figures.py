@@ -148,15 +148,20 @@ class Psychometric:
 
 @dataclass(frozen=True)
 class LinePoint:
+    """A point of a line; `interval`: its y's 95% interval, drawn as a whisker (an end
+    None is open: the whisker runs to the axis' edge)."""
     x: float
     y: float
     label: str  # what the point says on hover
+    interval: tuple[float | None, float | None] | None = None
 
 
 @dataclass(frozen=True)
 class NamedLine:
+    """`markers` False: the line alone (a fitted curve), its points not marked."""
     name: str
     points: list[LinePoint]
+    markers: bool = True
 
 
 @dataclass(frozen=True)

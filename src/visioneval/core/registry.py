@@ -38,6 +38,7 @@ DEFINITIONS = {
     "psychophysics": "visioneval.benchmarks.psychophysics.definition:DEFINITION",
     "vernier": "visioneval.benchmarks.vernier.definition:DEFINITION",
     "crowding": "visioneval.benchmarks.crowding.definition:DEFINITION",
+    "contrast": "visioneval.benchmarks.contrast.definition:DEFINITION",
 }
 DEMO = "salbench"  # `visioneval demo` runs this benchmark's offline demo
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from visioneval.core.records import Record
 from visioneval.paradigms.metrics import Curve, Point, Scaled
 from visioneval.paradigms.paradigm import Condition, Paradigm, Scale
@@ -73,8 +75,17 @@ def fit_curves(paradigm: Paradigm, tallies: dict[str, Tally], bootstrap: int, se
     curves' draws pair as independent."""
     known = {c.name: c for c in paradigm.conditions()}
     order = [*known, *sorted(set(tallies) - set(known))]
-    return [_fit(paradigm, known.get(name), name, tallies[name], bootstrap, seed + place)
-            for place, name in enumerate(order) if name in tallies]
+    return [_fit(paradigm, known.get(name), name, tallies[name], bootstrap,
+                 curve_seed(seed, name))
+            for name in order if name in tallies]
+
+
+def curve_seed(seed: int, condition: str) -> int:
+    """A curve's own bootstrap seed, from the run's and the condition's name: with one seed
+    for every curve their resamples would share random numbers, and draws that a summary
+    pairs across curves (a CSF refit, an illusion against its control) would be correlated
+    (about 0.5 between two curves' thresholds), not independent as the curves are."""
+    return int(np.random.SeedSequence([seed, *condition.encode()]).generate_state(1)[0])
 
 
 def _points(found: Tally) -> list[Point]:

@@ -180,8 +180,8 @@ def _guess_key(chart: Chart, x: float, y: float, guess: float) -> None:
 
 
 def lines(figure: figures.Lines) -> str:
-    """Each named line in its palette colour, its points joined, square markers, and a key
-    below the axes."""
+    """Each named line in its palette colour, its points joined, square markers (unless the
+    line has none), a whisker where a point has an interval, and a key below the axes."""
     chart = Chart(figure.title)
     frame = Frame()
     x_of = mapping(figure.x, frame.left, frame.width)
@@ -196,7 +196,15 @@ def lines(figure: figures.Lines) -> str:
         points = [(x_of(p.x), y_of(p.y), p.label) for p in line.points]
         for (xa, ya, _), (xb, yb, _) in zip(points, points[1:], strict=False):
             chart.line(xa, ya, xb, yb, colour, "series")
-        for cx, cy, tip in points:
+        for point, (cx, _, _) in zip(line.points, points, strict=True):
+            if point.interval is not None:
+                low, high = point.interval
+
+                def inside(y: float) -> float:
+                    return min(max(y, frame.top), frame.bottom)
+                chart.whisker(cx, frame.bottom if low is None else inside(y_of(low)), cx,
+                              frame.top if high is None else inside(y_of(high)), 4.0)
+        for cx, cy, tip in points if line.markers else ():
             chart.rect(cx - 2.5, cy - 2.5, 5, 5, colour, tip)
         chart.rect(left, y_key + 14 * i - 4, 10, 8, colour)
         chart.text(left + 14, y_key + 14 * i, line.name, anchor="start", baseline="central")
