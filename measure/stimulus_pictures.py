@@ -1,9 +1,13 @@
 """The stimulus pictures of a paradigm's docs page: a sheet of its stimuli, one row per
 condition (at most four), a few of its levels from lowest to highest, each labelled with
-its condition and level, drawn exactly as `visioneval data synth-NAME` draws them.
+its condition and level, drawn exactly as `visioneval data synth-NAME` draws them. Each is
+shown with its longer side `--shown` px: enlarged by nearest neighbour (every pixel kept
+sharp), or reduced by averaging each output pixel's area (no dot lost between samples).
 
     uv run python measure/stimulus_pictures.py --paradigm vernier
-writes docs/images/vernier.png.
+writes docs/images/vernier.png;
+    uv run python measure/stimulus_pictures.py --paradigm numerosity --levels 3 --shown 400
+writes docs/images/numerosity.png.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--paradigm", required=True)
     parser.add_argument("--levels", type=int, default=4, help="levels shown per condition")
+    parser.add_argument("--shown", type=int, default=SHOWN,
+                        help="px of each stimulus's longer side")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     paradigm = definition(args.paradigm).benchmark_class().paradigm  # type: ignore[attr-defined]
@@ -39,18 +45,21 @@ def main(argv: Sequence[str] | None = None) -> None:
         for li, level in enumerate(picked):
             made = paradigm.draw(condition, level, 0, stimulus_seed(0, c, li, 0))
             image = Image.open(io.BytesIO(made.png)).convert("RGB")
-            scale = SHOWN / max(image.size)
+            scale = args.shown / max(image.size)
             image = image.resize((round(image.width * scale), round(image.height * scale)),
-                                 Image.Resampling.NEAREST)
-            row.append((image, f"{condition.name}: {level:g} {paradigm.unit}"))
+                                 Image.Resampling.NEAREST if scale >= 1 else
+                                 Image.Resampling.BOX)
+            row.append((image, f"{condition.name}: {level:.3g} {paradigm.unit}"))
         cells.append(row)
     columns = max(len(r) for r in cells)
-    sheet = Image.new("RGB", (columns * (SHOWN + 8) + 8, len(cells) * (SHOWN + LABEL + 8) + 8),
+    width = max(image.width for row in cells for image, _ in row)
+    height = max(image.height for row in cells for image, _ in row)
+    sheet = Image.new("RGB", (columns * (width + 8) + 8, len(cells) * (height + LABEL + 8) + 8),
                       "white")
     draw = ImageDraw.Draw(sheet)
     for r, row in enumerate(cells):
         for col, (image, label) in enumerate(row):
-            x, y = 8 + col * (SHOWN + 8), 8 + r * (SHOWN + LABEL + 8)
+            x, y = 8 + col * (width + 8), 8 + r * (height + LABEL + 8)
             sheet.paste(image, (x, y))
             draw.text((x, y + image.height + 2), label, fill="black")
     out = args.out or Path(__file__).parents[1] / "docs" / "images" / f"{args.paradigm}.png"

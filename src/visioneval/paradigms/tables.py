@@ -124,11 +124,11 @@ def reasons(metrics: dict[str, Any]) -> list[str]:
 def fit_note(metrics: dict[str, Any]) -> str:
     own = own_figure(metrics)
     if own is not None:
-        first = next((c for c in metrics["curves"] if c.get("criterion")), {})
+        criteria = [c["criterion"] for c in metrics["curves"] if c.get("criterion")]
         return (f"{own['about']}. 95% interval: parametric bootstrap; an open end ('up to', "
                 "'or more') lies where the tested levels cannot tell a smaller or a larger "
                 f"value apart. Threshold: the level where the fit reaches "
-                f"{first.get('criterion', 0.75):g} correct.")
+                f"{criteria[0] if criteria else 0.75:g} correct.")
     if metrics["kind"] == "comparison":
         return ("PSE: the level where the share of answers rises through 50% (a cumulative "
                 "Gaussian with tied lapses); JND: 0.674σ. 95% intervals: parametric "

@@ -13,16 +13,17 @@ level. A lapse rate λ (an answer given at random now and then, right half the t
 
 with ψ(1) = 0.5 (chance) and a ceiling of 1 − λ; λ is fitted within [0, 0.1], as the
 threshold fit bounds it. w is the value of a(r) at which Φ reaches Φ(1) ≈ 84% (lapses
-aside); the smaller w, the finer the discrimination.
+aside): the ratio told apart 84% of the time has a(r) = w. The smaller w, the finer the
+discrimination.
 
 Maximum likelihood on binomial counts per ratio; every row of the bootstrap refitted at once
 (`_ascend`: Newton steps with Levenberg-Marquardt damping, as the PSE fit's). The interval of
 w is the bootstrap's 2.5th to 97.5th percentile (Wichmann & Hill 2001, II). An end is open
-(None) where the tested ratios cannot tell a smaller or a larger w apart: below the w whose
-ratio told apart `criterion` of the time (lapses aside) is the smallest tested ratio, or above
-the one whose such ratio is the largest. The same fit gives the threshold every forced choice
-has: the ratio at which ψ reaches the criterion, with its interval (open beyond the tested
-ratios).
+(None) where the tested ratios cannot tell a smaller or a larger w apart: below a(smallest
+tested ratio), where every tested ratio would be told apart more than 84% of the time, or
+above a(largest tested ratio), where none would. The same fit gives the threshold every
+forced choice has: the ratio at which ψ reaches the criterion, with its interval (open
+beyond the tested ratios).
 
 "Not reached" (no w, never an extrapolation), in this order:
 1. fewer than 2 distinct ratios;
@@ -30,9 +31,9 @@ ratios).
    the wrong answers is better and beats chance;
 3. the answers do not beat chance: a likelihood-ratio test against ψ = 0.5 on 2 degrees of
    freedom (w, λ) with p ≥ 0.05;
-4. the ratio told apart `criterion` of the time (lapses aside) lies outside the tested
-   ratios: every tested ratio is told apart better (w below the range the ratios measure) or
-   none is (w above it).
+4. the ratio told apart 84% of the time (lapses aside: a(r) = w) lies outside the tested
+   ratios: every tested ratio is told apart more often (w below the range the ratios
+   measure) or none is (w above it).
 """
 
 # Imports inside functions: numpy and scipy load on first use, so that `visioneval --help`
