@@ -118,12 +118,17 @@ def _linear_ticks(low: float, high: float) -> list[Tick]:
 
 
 def _log_ticks(low: float, high: float) -> list[Tick]:
-    out = []
-    for exponent in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1):
-        for mantissa in (1, 2, 5):
-            value = mantissa * 10.0 ** exponent
-            if low <= value <= high:
-                out.append(Tick(value, f"{value:g}"))
+    """1, 2, 5 a decade; finer (1, 1.5, 2, 3, 4, 5, 7) where that leaves fewer than four
+    ticks (levels within a decade: ratios from 1.08 to 3)."""
+    for mantissas in ((1, 2, 5), (1, 1.5, 2, 3, 4, 5, 7)):
+        out = []
+        for exponent in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1):
+            for mantissa in mantissas:
+                value = mantissa * 10.0 ** exponent
+                if low <= value <= high:
+                    out.append(Tick(value, f"{value:g}"))
+        if len(out) >= 4:
+            break
     return out
 
 
