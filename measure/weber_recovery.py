@@ -12,8 +12,10 @@ Per observer and design: the share of runs reached; the coverage of the true w b
 interval (an open end counts as infinite; a run not reached covers nothing) ± its binomial
 error, with how many intervals missed below and above; the coverage of the true threshold
 (the ratio told apart 75% of the time, lapses included); the median error of w over the
-reached runs. `measure/paradigm_recovery.py` does the same through HTTP, stimuli and all,
-for one observer.
+reached runs; and the same two for the maximum-likelihood w with the refits' percentile
+interval not moved by the bootstrap's bias correction (the fit without it).
+`measure/paradigm_recovery.py` does the same through HTTP, stimuli and all, for one
+observer.
 
     uv run python measure/weber_recovery.py --runs 500
 """
@@ -68,23 +70,36 @@ def run(case: Case, runs: int) -> str:
     p = [weber_psi(r, case.w, case.lapse) for r in case.ratios]
     threshold = weber_ratio(case.w, 0.75, case.lapse)
     estimates: list[float] = []
+    fitted: list[float] = []
     where = {-1: 0, 0: 0, 1: 0, 2: 0}
-    held = 0
+    held = plain = 0
     for i in range(runs):
         found = fit_weber(case.ratios, rng.binomial(case.trials, p).tolist(),
                           [case.trials] * len(case.ratios), seed=i)
-        if found.w is None:
+        if found.w is None or found.fitted_w is None:
             continue
         estimates.append(found.w)
+        fitted.append(found.fitted_w)
         where[covers(found.w_ci, case.w)] += 1
         held += threshold is not None and covers(found.threshold_ci, threshold) == 0
+        back = found.fitted_w / found.w  # the correction's factor, undone
+        low, high = np.quantile(np.asarray(found.w_draws) * back, [0.025, 0.975],
+                                method="inverted_cdf")
+        plain += covers((None if found.w_ci is None or found.w_ci[0] is None else low,
+                         None if found.w_ci is None or found.w_ci[1] is None else high),
+                        case.w) == 0
     share = where[0] / runs
     error = math.sqrt(share * (1 - share) / runs)
-    median = statistics.median(estimates) if estimates else math.nan
+
+    def median_error(values: list[float]) -> str:
+        found = statistics.median(values) if values else math.nan
+        return f"{100 * (found - case.w) / case.w:+.1f}%"
+
     return (f"| {case.design} | {case.w:g} | {case.lapse:g} | {runs} | "
             f"{100 * len(estimates) / runs:.0f}% | {100 * share:.1f} ± {100 * error:.1f}% "
             f"({where[1]} above, {where[-1]} below) | {100 * held / runs:.1f}% | "
-            f"{100 * (median - case.w) / case.w:+.1f}% |")
+            f"{median_error(estimates)} | {100 * plain / runs:.1f}% | "
+            f"{median_error(fitted)} |")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -93,8 +108,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     started = time.perf_counter()
     print("| design | w | λ | runs | reached | 95% interval covers w (truth above, below) | "
-          "covers the threshold | median error of w |")
-    print("|---|---|---|---|---|---|---|---|")
+          "covers the threshold | median error of w | uncorrected: covers | uncorrected: "
+          "median error |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for case in CASES:
         print(run(case, args.runs), flush=True)
     print(f"\n{time.perf_counter() - started:.0f} s")

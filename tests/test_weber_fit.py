@@ -56,6 +56,21 @@ def test_expected_counts_give_back_the_model():
     assert len(found.w_draws) == found.resamples > 190
 
 
+def test_the_bootstrap_takes_the_fits_median_bias_off_w_and_its_interval():
+    """The refits' median w lies below the fit's; w is the fit's raised by that factor, and
+    the refits' percentiles are moved by it too, so their median is the fit's own w."""
+    rng = np.random.default_rng(8)
+    counts = rng.binomial(16, [weber_psi(r, 0.3, 0.02) for r in RATIOS]).tolist()
+    plain = fit_weber(RATIOS, counts, [16] * len(RATIOS), resamples=0)
+    found = fit_weber(RATIOS, counts, [16] * len(RATIOS), resamples=400, seed=3)
+    assert plain.w == plain.fitted_w == found.fitted_w and plain.w_ci is None
+    assert found.w is not None and found.w_ci is not None and found.fitted_w is not None
+    assert found.w > found.fitted_w
+    assert float(np.median(found.w_draws)) == pytest.approx(found.fitted_w, rel=0.01)
+    low, high = np.quantile(found.w_draws, [0.025, 0.975], method="inverted_cdf")
+    assert found.w_ci == pytest.approx((low, high))
+
+
 @pytest.mark.slow
 def test_a_model_observer_is_recovered_with_an_interval_that_covers_it():
     """Twenty simulated observers at the default design: the intervals hold w = 0.2 in most

@@ -17,8 +17,17 @@ aside): the ratio told apart 84% of the time has a(r) = w. The smaller w, the fi
 discrimination.
 
 Maximum likelihood on binomial counts per ratio; every row of the bootstrap refitted at once
-(`_ascend`: Newton steps with Levenberg-Marquardt damping, as the PSE fit's). The interval of
-w is the bootstrap's 2.5th to 97.5th percentile (Wichmann & Hill 2001, II). An end is open
+(`_ascend`: Newton steps with Levenberg-Marquardt damping, as the PSE fit's). The fit's w
+runs low: λ and w trade off (a higher λ and a steeper curve fit the same errors near the
+ceiling), and λ's bound at 0 lets the trade lean one way only; at the default numerosity
+design by 2 to 6% in the median at w = 0.2 to 0.3 (docs/numerosity.md). The parametric
+bootstrap measures that bias:
+the refits' median log w lies below the fit's by about as much as the fit's lies below the
+truth, so the reported w is the fit's with that difference taken off (in log w: 2·log ŵ −
+median log w*, the bootstrap bias correction of Efron & Tibshirani 1993, ch. 10, for the
+median), and the interval is the refits' 2.5th to 97.5th percentile moved by the same
+factor (Wichmann & Hill 2001, II, for the percentile interval). `fitted_w`, the curve drawn,
+stays the maximum-likelihood fit; without resamples w is that fit's. An end is open
 (None) where the tested ratios cannot tell a smaller or a larger w apart: below a(smallest
 tested ratio), where every tested ratio would be told apart more than 84% of the time, or
 above a(largest tested ratio), where none would. The same fit gives the threshold every
@@ -33,7 +42,8 @@ beyond the tested ratios).
    freedom (w, λ) with p ≥ 0.05;
 4. the ratio told apart 84% of the time (lapses aside: a(r) = w) lies outside the tested
    ratios: every tested ratio is told apart more often (w below the range the ratios
-   measure) or none is (w above it).
+   measure) or none is (w above it); checked on the maximum-likelihood w, and on the
+   corrected one after the bootstrap.
 """
 
 # Imports inside functions: numpy and scipy load on first use, so that `visioneval --help`
@@ -104,10 +114,11 @@ def w_at(ratio: float) -> float:
 
 @dataclass(frozen=True)
 class WeberFit:
-    """One fit. `w`, `threshold` and their intervals are None when the status is "not
-    reached" (`reason` says why); `fitted_w` and `lapse` are the fit's all the same (None
-    only without a fit: fewer than 2 ratios), so a chart can draw it. Interval ends are None
-    where they are open (module docstring)."""
+    """One fit. `w` (bias-corrected with resamples, module docstring), `threshold` and their
+    intervals are None when the status is "not reached" (`reason` says why); `fitted_w`
+    (the maximum-likelihood w) and `lapse` are the fit's all the same (None only without a
+    fit: fewer than 2 ratios), so a chart can draw it. Interval ends are None where they are
+    open (module docstring)."""
 
     status: Status
     reason: str | None
@@ -127,8 +138,8 @@ class WeberFit:
     deviance_p: float | None = None  # the bootstrap's
     resamples: int = 0  # the refits that converged
     w_draws: tuple[float, ...] = field(default=(), repr=False, compare=False)
-    """The converged refits' w, so that two independent fits' w can be set against each
-    other (an interval of their ratio from paired draws)."""
+    """The converged refits' w (moved as `w` is), so that two independent fits' w can be
+    set against each other (an interval of their ratio from paired draws)."""
 
 
 @dataclass(frozen=True)
@@ -201,14 +212,19 @@ def _reason(found: WeberFit, below_chance: bool, converged: bool) -> str | None:
                 f"p = {found.chance_p:.3g})")
     if not converged:
         return "the fit did not converge"
-    w_low, w_high = w_at(found.lowest), w_at(found.highest)
-    if found.fitted_w < w_low:
+    return _outside(found.fitted_w, found.lowest, found.highest)
+
+
+def _outside(w: float, lowest: float, highest: float) -> str | None:
+    """Rule 4: why a w lies beyond what the tested ratios measure, or None."""
+    w_low, w_high = w_at(lowest), w_at(highest)
+    if w < w_low:
         return (f"every tested ratio is told apart more than 84% of the time (lapses "
-                f"aside), the smallest ({found.lowest:.3g}) too: w is below {w_low:.3g}, "
+                f"aside), the smallest ({lowest:.3g}) too: w is below {w_low:.3g}, "
                 "finer than the tested ratios measure")
-    if found.fitted_w > w_high:
+    if w > w_high:
         return (f"no tested ratio is told apart 84% of the time (lapses aside), the "
-                f"largest ({found.highest:.3g}) neither: w is above {w_high:.3g}")
+                f"largest ({highest:.3g}) neither: w is above {w_high:.3g}")
     return None
 
 
@@ -429,18 +445,27 @@ def _bootstrap(found: WeberFit, data: _Data, theta: np.ndarray, resamples: int,
     if not len(kept):
         return found
     deviances = 2.0 * (_saturated(k, data.n) - _log_likelihood(kept, data, k))
-    w = np.exp(kept[:, 0])
-    low, high = _percentiles(w)
-    w_low, w_high = w_at(found.lowest), w_at(found.highest)
+    # The refits' median log w lies below the fit's as the fit's lies below the truth: the
+    # bootstrap's estimate of the median bias, taken off the estimate and its draws.
+    shift = math.log(found.w) - float(np.quantile(kept[:, 0], 0.5, method="inverted_cdf"))
+    w = np.exp(kept[:, 0] + shift)
+    corrected = found.w * math.exp(shift)
     thresholds = np.array([weber_ratio(math.exp(v), found.criterion, float(lapse)) or math.inf
                            for v, lapse in kept])
     t_low, t_high = _percentiles(thresholds)
-    return replace(found, w_ci=(low if low >= w_low else None,
-                                high if high <= w_high else None),
-                   threshold_ci=(t_low if t_low >= found.lowest else None,
-                                 t_high if t_high <= found.highest else None),
-                   deviance_p=float((deviances >= found.deviance - 1e-9).mean()),
-                   resamples=len(kept), w_draws=tuple(float(v) for v in w))
+    found = replace(found, threshold_ci=(t_low if t_low >= found.lowest else None,
+                                         t_high if t_high <= found.highest else None),
+                    deviance_p=float((deviances >= found.deviance - 1e-9).mean()),
+                    resamples=len(kept))
+    outside = _outside(corrected, found.lowest, found.highest)
+    if outside is not None:
+        return replace(found, status="not reached", reason=outside, w=None, threshold=None,
+                       threshold_ci=None)
+    low, high = _percentiles(w)
+    w_low, w_high = w_at(found.lowest), w_at(found.highest)
+    return replace(found, w=corrected, w_ci=(low if low >= w_low else None,
+                                             high if high <= w_high else None),
+                   w_draws=tuple(float(v) for v in w))
 
 
 def _percentiles(values: np.ndarray) -> tuple[float, float]:
