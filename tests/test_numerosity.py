@@ -24,6 +24,7 @@ from visioneval.benchmarks.numerosity.paradigm import RATIOS, Numerosity, counts
 from visioneval.loopback.observer import Observer, answer_observer, parse_curves
 from visioneval.paradigms.dataset import write_dataset
 from visioneval.paradigms.paradigm import Design
+from visioneval.paradigms.sections import sections
 from visioneval.paradigms.trial import read_trial
 from visioneval.stats.weber_fit import fit_weber, weber_psi
 from visioneval.stimuli.canvas import png_bytes
@@ -206,6 +207,9 @@ def test_the_reader_is_right_at_every_ratio_and_its_w_is_below_the_ratios(one_co
     assert all(p["k"] == p["n"] for p in curve["points"])
     assert curve["status"] == "not reached" and "w is below" in curve["reason"]
     assert "report.html" in {p.name for p in (tmp_path / "run").iterdir()}
+    chart = sections(metrics)[0].blocks[1].charts[0]
+    assert chart.series[0].fit is not None and chart.series[0].fit.form == "weber"
+    assert [t.label for t in chart.x.ticks] == ["1", "1.5", "2", "3", "4"]
     shown = invoke("show", tmp_path / "run")
     assert "People, as published" in shown.output and "Guillaume" in shown.output
     assert all(len(line) <= 100 for line in shown.stdout.splitlines())
