@@ -10,6 +10,9 @@ For every curve the true value follows from the observer's curve for that condit
     forced choice   the threshold: where γ + (1 − γ − λ)·Weibull(x; α, β) reaches the
                     paradigm's criterion (γ = 1 / options)
     comparison      the PSE (the curve's first number) and the JND (its second)
+    named function  (`NAME=weber:W:LAPSE`) the figure of the paradigm's own model, the
+                    function's parameter (the Weber fraction w), and the threshold: the
+                    ratio where λ + (1 − 2λ)·Φ((r − 1)/(w·√(1 + r²))) reaches the criterion
 
 and `--summary NAME=VALUE` names a summary's true value (an illusion against its control, a
 contrast sensitivity function's peak). With `--at-criterion` a forced choice's first number
@@ -43,6 +46,7 @@ from visioneval.engine.options import EngineOptions
 from visioneval.loopback.observer import Curve, Observer, answer_observer, parse_curves
 from visioneval.loopback.server import ServerScript, ThreadedServer
 from visioneval.stats.psychometric import criterion_level
+from visioneval.stats.weber_fit import weber_ratio
 
 
 @dataclass
@@ -83,11 +87,17 @@ def curve_for(curves: dict[str, Curve], paradigm: str, condition: str) -> Curve 
     return curves.get(f"{paradigm}/{condition}") or curves.get(paradigm)
 
 
+OWN = "own figure"  # the key of a paradigm's own model's figure (`own_figure` in metrics)
+
+
 def truths(paradigm: str, kind: str, criterion: float, alternatives: int,
            curves: dict[str, Curve], condition: str) -> dict[str, float]:
     curve = curve_for(curves, paradigm, condition)
     if curve is None:
         return {}
+    if curve.function == "weber":
+        found = weber_ratio(curve.alpha, criterion, curve.lapse)
+        return {OWN: curve.alpha, **({} if found is None else {"threshold": found})}
     if kind == "comparison":
         return {"pse": curve.alpha, "jnd": curve.beta}
     found = criterion_level(criterion, curve.alpha, curve.beta, 1 / alternatives,
@@ -148,8 +158,11 @@ def main(argv: Sequence[str] | None = None) -> None:
                 true = truths(made.name, made.kind, made.criterion, made.alternatives,
                               curves, c["condition"])
                 for name, value in true.items():
-                    figure = figures.setdefault((c["condition"], name), Figure(value))
-                    figure.add(c.get(name), c.get(f"{name}_ci95"))
+                    own = c.get("own_figure") or {}
+                    label = own.get("name", name) if name == OWN else name
+                    figure = figures.setdefault((c["condition"], label), Figure(value))
+                    figure.add(*((own.get("value"), own.get("ci95")) if name == OWN else
+                                 (c.get(name), c.get(f"{name}_ci95"))))
             for s in metrics.get("summaries", []):
                 if s["name"] in summaries:
                     figure = figures.setdefault(("summary", s["name"]),

@@ -1,6 +1,8 @@
 """The stimulus pictures of a paradigm's docs page: a sheet of its stimuli, one row per
 condition (at most four), a few of its levels from lowest to highest, each labelled with
-its condition and level, drawn exactly as `visioneval data synth-NAME` draws them.
+its condition and level, drawn exactly as `visioneval data synth-NAME` draws them. Each is
+shown with its longer side `--shown` px: enlarged by nearest neighbour (every pixel kept
+sharp), or reduced by averaging each output pixel's area (no dot lost between samples).
 
     uv run python measure/stimulus_pictures.py --paradigm vernier
 writes docs/images/vernier.png. `--conditions` picks the rows (names, comma-separated) and
@@ -60,12 +62,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         cells.append(row)
     columns = max(len(r) for r in cells)
     tall = max(image.height for row in cells for image, _ in row)
-    sheet = Image.new("RGB", (columns * (shown + 8) + 8, len(cells) * (tall + LABEL + 8) + 8),
+    wide = max(image.width for row in cells for image, _ in row)
+    sheet = Image.new("RGB", (columns * (wide + 8) + 8, len(cells) * (tall + LABEL + 8) + 8),
                       "white")
     draw = ImageDraw.Draw(sheet)
     for r, row in enumerate(cells):
         for col, (image, label) in enumerate(row):
-            x, y = 8 + col * (shown + 8), 8 + r * (tall + LABEL + 8)
+            x, y = 8 + col * (wide + 8), 8 + r * (tall + LABEL + 8)
             sheet.paste(image, (x, y))
             draw.text((x, y + image.height + 2), label, fill="black")
     out = args.out or Path(__file__).parents[1] / "docs" / "images" / f"{args.paradigm}.png"

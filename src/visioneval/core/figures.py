@@ -97,12 +97,14 @@ class RateBars:
 @dataclass(frozen=True)
 class SigmoidFit:
     """A fitted psychometric function ψ(x) = γ + (1 − γ − λ)·F(x; α, β); "gaussian": F the
-    cumulative Gaussian of mean α and SD β (a comparison's, with γ = λ: tied lapses)."""
+    cumulative Gaussian of mean α and SD β (a comparison's, with γ = λ: tied lapses);
+    "weber": a ratio x of two magnitudes told apart, F = 2Φ((x − 1)/(α·√(1 + x²))) − 1
+    (0 at x ≤ 1), α the Weber fraction, β unused."""
     alpha: float
     beta: float
     guess: float
     lapse: float
-    form: Literal["weibull", "logistic", "gaussian"]
+    form: Literal["weibull", "logistic", "gaussian", "weber"]
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ DEFINITIONS = {
     "vernier": "visioneval.benchmarks.vernier.definition:DEFINITION",
     "crowding": "visioneval.benchmarks.crowding.definition:DEFINITION",
     "contrast": "visioneval.benchmarks.contrast.definition:DEFINITION",
+    "numerosity": "visioneval.benchmarks.numerosity.definition:DEFINITION",
 }
 DEMO = "salbench"  # `visioneval demo` runs this benchmark's offline demo
 

@@ -13,7 +13,11 @@ the curve named after the paradigm, or `paradigm/condition` first: a forced choi
 ("choice") is right with probability ψ(level) with γ = 1 / options, otherwise one of the
 wrong options uniformly; a comparison answers its `positive` option with probability
 λ + (1 − 2λ)·Φ((level − PSE)/σ), σ = JND / 0.674, the curve's three numbers being PSE, JND
-and λ. A paradigm without a curve is answered at random (an observer that sees nothing).
+and λ. A curve of the named function "weber" (`NAME=weber:W:LAPSE`) answers a forced choice
+between two magnitudes whose level is their ratio (larger over smaller) as the standard
+model of number and magnitude comparison does: right with probability
+λ + (1 − 2λ)·Φ((r − 1)/(w·√(1 + r²))) (Pica et al. 2004; `stats.weber_fit`). A paradigm
+without a curve is answered at random (an observer that sees nothing).
 
 Reading the JSON keys here keeps the server free of the benchmark plugin. Each answer is
 drawn from the stimulus's seed and the observer's seed: a rerun answers the same."""
@@ -30,19 +34,32 @@ from typing import Any
 from visioneval.io.pngtext import read_text
 from visioneval.loopback.server import Answerer, Prompt
 from visioneval.stats.psychometric import Sigmoid, psi
+from visioneval.stats.weber_fit import weber_psi
 
 FEATURES = ("orientation", "color", "size")
 CHOICE = ("detection", "setsize")  # experiments asking which feature differs
 DEFAULT_CURVES = "orientation=8:3:0.02,color=6:2.5:0.02,size=0.15:2:0.02"
 
 
+FUNCTIONS = ("weber",)  # named functions a paradigm's curve may be given as
+
+
 @dataclass(frozen=True)
 class Curve:
-    """One feature's psychometric function: threshold α, slope β, lapse rate λ."""
+    """One feature's psychometric function: threshold α, slope β, lapse rate λ; or, with a
+    named `function` ("weber"), that function's parameter α (the Weber fraction w; β
+    unused) and λ."""
 
     alpha: float
     beta: float
     lapse: float
+    function: str = ""
+
+    def text(self) -> str:
+        """The curve as `--observer` takes it."""
+        if self.function:
+            return f"{self.function}:{self.alpha:g}:{self.lapse:g}"
+        return f"{self.alpha:g}:{self.beta:g}:{self.lapse:g}"
 
 
 @dataclass(frozen=True)
@@ -55,8 +72,7 @@ class Observer:
 
     def name(self) -> str:
         """The served identity: every parameter, so two observers never share a cache."""
-        curves = ",".join(f"{k}={c.alpha:g}:{c.beta:g}:{c.lapse:g}"
-                          for k, c in sorted(self.curves.items()))
+        curves = ",".join(f"{k}={c.text()}" for k, c in sorted(self.curves.items()))
         return (f"observer[{curves};form={self.form};dprime={self.dprime:g};"
                 f"criterion={self.criterion:g};seed={self.seed}]")
 
@@ -84,6 +100,9 @@ class Observer:
         curve = (self.curves.get(f"{trial.get('paradigm')}/{trial.get('condition')}")
                  or self.curves.get(str(trial.get("paradigm"))))
         level = float(trial.get("level", 0.0))
+        if curve is not None and curve.function and (
+                curve.function != "weber" or trial.get("kind") != "choice"):
+            curve = None  # a named function answers only the trials it is made for
         if trial.get("kind") == "comparison":
             positive = str(trial.get("positive"))
             others = [o for o in options if o != positive] or options
@@ -93,8 +112,12 @@ class Observer:
         right = str(trial.get("answer"))
         wrong = [o for o in options if o != right]
         guess = 1 / len(options)
-        p = guess if curve is None else psi(level, curve.alpha, curve.beta, guess,
-                                            curve.lapse, self.form)
+        if curve is None:
+            p = guess
+        elif curve.function == "weber":
+            p = weber_psi(level, curve.alpha, curve.lapse)
+        else:
+            p = psi(level, curve.alpha, curve.beta, guess, curve.lapse, self.form)
         return right if not wrong or rng.random() < p else rng.choice(wrong)
 
 
@@ -106,11 +129,14 @@ def parse_curves(text: str) -> dict[str, Curve]:
     """`orientation=8:3:0.02,vernier=0:1:0.02` -> curves; ValueError naming the bad part.
     A visual-search feature's numbers are threshold, slope and lapse; a paradigm's
     (`vernier`, `crowding/flanked`) are its forced choice's threshold, slope and lapse, or
-    its comparison's PSE, JND and lapse."""
+    its comparison's PSE, JND and lapse, or a named function's: `weber:W:LAPSE`."""
     curves = {}
     for part in (p.strip() for p in text.split(",") if p.strip()):
         name, _, numbers = part.partition("=")
         values = numbers.split(":")
+        if values[0] in FUNCTIONS and name not in FEATURES:
+            curves[name] = _named(part, values)
+            continue
         feature = name in FEATURES
         if not (feature or _PARADIGM_KEY.fullmatch(name)) or len(values) != 3:
             raise ValueError(f"--observer {part!r}: write FEATURE=THRESHOLD:SLOPE:LAPSE with "
@@ -127,6 +153,20 @@ def parse_curves(text: str) -> dict[str, Curve]:
                 "the second value > 0 (slope or JND), lapse in [0, 0.5)"))
         curves[name] = Curve(alpha, beta, lapse)
     return curves
+
+
+def _named(part: str, values: list[str]) -> Curve:
+    """`weber:W:LAPSE` -> its curve; ValueError naming the bad part."""
+    if not _PARADIGM_KEY.fullmatch(part.partition("=")[0]) or len(values) != 3:
+        raise ValueError(f"--observer {part!r}: write PARADIGM=weber:W:LAPSE (PARADIGM or "
+                         "PARADIGM/CONDITION)")
+    try:
+        w, lapse = float(values[1]), float(values[2])
+    except ValueError:
+        raise ValueError(f"--observer {part!r}: W and LAPSE are numbers") from None
+    if not (math.isfinite(w) and w > 0 and 0 <= lapse < 0.5):
+        raise ValueError(f"--observer {part!r}: the Weber fraction W > 0, lapse in [0, 0.5)")
+    return Curve(w, 1.0, lapse, values[0])
 
 
 def stimulus_text(png: bytes) -> dict[str, Any] | None:

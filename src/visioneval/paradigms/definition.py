@@ -92,7 +92,12 @@ class ParadigmDefinition(BenchmarkDefinition):
                 "labels": [str(meta.get("condition"))],
                 "v": {"answer": {"a": str(record.parsed.get("answer") or "(unparsed)"),
                                  "ok": ok}},
-                "meta": f"level {meta.get('level')} {meta.get('unit', '')}"}
+                "meta": f"level {_level(meta.get('level'))} {meta.get('unit', '')}"}
 
     def unparsed(self, metrics: dict[str, Any]) -> int | None:
         return metrics.get("n_unparsed")
+
+
+def _level(value: Any) -> str:
+    """A level as a reader writes it: 1.0833 rather than 1.0833333333333333."""
+    return f"{value:.5g}" if isinstance(value, int | float) else str(value)

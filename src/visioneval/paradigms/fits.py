@@ -5,7 +5,8 @@ threshold fit every visioneval threshold uses (`stats.psychometric_fit`: a Weibu
 comparison gets the point of subjective equality (`stats.pse_fit`: a cumulative Gaussian
 with tied lapses). A failed request is an error in no figure; an unparsed answer is counted,
 and is a wrong answer of a forced choice (as a person who presses no key is) but in no
-comparison's count (it says neither direction)."""
+comparison's count (it says neither direction). A paradigm may fit its counts with a model
+of its own instead (`Paradigm.fit`: the Weber fraction of a numerosity comparison)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from visioneval.core.records import Record
-from visioneval.paradigms.metrics import Curve, Point, Scaled
-from visioneval.paradigms.paradigm import Condition, Paradigm, Scale
+from visioneval.paradigms.metrics import Curve, OwnFigure, Point, Scaled
+from visioneval.paradigms.paradigm import Condition, OwnFit, Paradigm, Scale
 from visioneval.stats.binomial import wilson
 from visioneval.stats.pse_fit import fit_pse
 from visioneval.stats.psychometric import Sigmoid
@@ -113,6 +114,9 @@ def _fit(paradigm: Paradigm, condition: Condition | None, name: str, found: Tall
     k = [p.k for p in points]
     n = [p.n for p in points]
     scales = condition.scales if condition else ()
+    own = paradigm.fit(levels, k, n, bootstrap, seed)
+    if own is not None:
+        return Fitted(_own_curve(base, own, paradigm), own.draws)
     if paradigm.kind == "comparison":
         pse = fit_pse(levels, k, n, resamples=bootstrap, seed=seed)
         curve = base.model_copy(update={
@@ -138,6 +142,19 @@ def _fit(paradigm: Paradigm, condition: Condition | None, name: str, found: Tall
         update["scaled"] = _scaled(scales, [("threshold", done.threshold, interval)])
     return Fitted(base.model_copy(update=update),
                   tuple(float(v) for v in draws.thresholds))
+
+
+def _own_curve(base: Curve, own: OwnFit, paradigm: Paradigm) -> Curve:
+    """A curve from the paradigm's own fit: its figure, and the threshold, lapse and
+    dispersion of that fit where a forced choice has them."""
+    return base.model_copy(update={
+        "status": own.status, "reason": own.reason,
+        "guess": 1 / paradigm.alternatives if paradigm.kind == "choice" else None,
+        "criterion": paradigm.criterion, "form": own.function, "alpha": own.fitted,
+        "lapse": own.lapse, "threshold": own.threshold, "threshold_ci95": own.threshold_ci95,
+        "dispersion": own.dispersion, "dispersion_p": own.dispersion_p,
+        "own_figure": OwnFigure(name=own.name, unit=own.unit, value=own.value,
+                                ci95=own.ci95, about=own.about)})
 
 
 Figure = tuple[str, float | None, tuple[float | None, float | None] | None]

@@ -1,6 +1,7 @@
 """A paradigm run's main number: its first summary when the paradigm makes one (an
 illusion's strength against its control), else its first curve's threshold (forced choice)
-or JND (comparison) with its interval, in the paradigm's unit; "not reached" says why."""
+or JND (comparison) with its interval, in the paradigm's unit, or the figure of the
+paradigm's own model (a Weber fraction); "not reached" says why."""
 
 from __future__ import annotations
 
@@ -27,6 +28,17 @@ def headline(metrics: dict[str, Any]) -> Headline:
     if not curves:
         return Headline("threshold", percent=False, unavailable="no curve in metrics.json")
     c = curves[0]
+    own = c.get("own_figure")
+    if isinstance(own, dict):
+        label, unit = f"{c.get('condition')} {own.get('name')}{tail}", str(own.get("unit", ""))
+        value = own.get("value")
+        if not isinstance(value, int | float):
+            return Headline(label, n=c.get("n"), percent=False, unit=unit,
+                            unavailable=f"{c.get('status', 'not reached')}: "
+                                        f"{c.get('reason') or 'no fit'}")
+        interval = interval_of(own.get("ci95"))
+        return Headline(label, float(value), interval, c.get("n"), percent=False, unit=unit,
+                        interval_unavailable=None if interval else "not computed")
     figure = "jnd" if metrics.get("kind") == "comparison" else "threshold"
     label = f"{c.get('condition')} {figure.upper() if figure == 'jnd' else figure}{tail}"
     value, unit = c.get(figure), str(c.get("unit", ""))

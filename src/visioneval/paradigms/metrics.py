@@ -33,13 +33,26 @@ class Scaled(Block):
     ci95: OpenInterval | None = None
 
 
+class OwnFigure(Block):
+    """The figure of a paradigm's own model of a curve's counts, where the paradigm fits
+    them itself (a Weber fraction w): an interval end None where the tested levels cannot
+    tell a smaller or a larger value apart; `about`, the model in one sentence."""
+    name: str
+    unit: str
+    value: float | None = None
+    ci95: OpenInterval | None = None
+    about: str = ""
+
+
 class Curve(Block):
     """One condition's curve and fit. Forced choice: `threshold` (the level where ψ reaches
     `criterion` correct, γ = `guess`), slope and β of the Weibull, lapse, dispersion.
     Comparison: `pse` (50% point), `jnd` (0.674σ), σ and the tied lapse. Estimate: `error`
     (the midmean of log2(|error| + 1/8), Cleveland & McGill 1984) with its bootstrap
-    interval. A figure absent with status "not reached" and `reason` saying why; a
-    control's curve (status "control") has its points and no fit."""
+    interval. A paradigm's own model (`own_figure`): its figure, with the threshold, lapse
+    and dispersion of the same fit and `form` naming its ψ. A figure absent with status
+    "not reached" and `reason` saying why; a control's curve (status "control") has its
+    points and no fit."""
     condition: str
     kind: str
     unit: str
@@ -68,6 +81,7 @@ class Curve(Block):
     error: float | None = None
     error_ci95: Interval | None = None
     scaled: list[Scaled] = []
+    own_figure: OwnFigure | None = None
     note: str = ""
 
 

@@ -79,6 +79,37 @@ class Summary:
     note: str = ""
 
 
+Interval = tuple[float | None, float | None]
+
+
+@dataclass(frozen=True)
+class OwnFit:
+    """A condition's counts fitted by the paradigm's own model (`Paradigm.fit`), in place of
+    its kind's fit: the model's figure `name` in `unit` (a Weber fraction) with its 95%
+    interval, an end None where the tested levels cannot tell a smaller or a larger value
+    apart; `fitted`, the model's parameter even when not reached (the chart draws it); the
+    threshold every forced choice has (the level where the fitted ψ reaches the paradigm's
+    criterion) with its interval; the lapse rate and dispersion; `function`, the form of ψ a
+    chart draws (`core.figures.SigmoidFit`, its α being `fitted`); `about`, the model in one
+    sentence; `draws`, the bootstrap's values of the figure."""
+
+    name: str
+    unit: str
+    status: str
+    reason: str | None
+    value: float | None
+    ci95: Interval | None
+    fitted: float | None
+    lapse: float | None
+    threshold: float | None
+    threshold_ci95: Interval | None
+    dispersion: float | None
+    dispersion_p: float | None
+    function: str
+    about: str
+    draws: tuple[float, ...] = ()
+
+
 class Paradigm(ABC):
     """One classic measurement. `unit` is the level's unit; `criterion` the proportion
     correct that defines a forced choice's threshold."""
@@ -105,6 +136,12 @@ class Paradigm(ABC):
     @abstractmethod
     def reader(self) -> Reader:
         """The builtin `reader` model's answer function."""
+
+    def fit(self, levels: Sequence[float], counted: Sequence[int], trials: Sequence[int],
+            resamples: int, seed: int) -> OwnFit | None:
+        """A condition's counts (at least two levels) fitted by the paradigm's own model,
+        with `resamples` bootstrap refits; None (the default): its kind's fit."""
+        return None
 
     def summaries(self, curves: Sequence[object]) -> list[Summary]:
         """Figures made from several curves (`curves`: the run's `fits.Fitted`, each a

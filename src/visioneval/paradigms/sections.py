@@ -98,13 +98,18 @@ def _series(s: Series, comparison: bool) -> PsychometricSeries:
         fit = SigmoidFit(c["pse"], c["sigma"], c.get("lapse") or 0.0, c.get("lapse") or 0.0,
                          "gaussian")
     elif not comparison and c.get("alpha") is not None:
-        fit = SigmoidFit(c["alpha"], c["beta"], c["guess"], c.get("lapse") or 0.0, "weibull")
+        fit = SigmoidFit(c["alpha"], c.get("beta") or 0.0, c["guess"], c.get("lapse") or 0.0,
+                         c.get("form") or "weibull")
     points = [LevelPoint(p["level"], p["p"], (p["ci95"][0], p["ci95"][1]), p["k"], p["n"])
               for p in c["points"]]
     value = c.get(figure)
     reading = (f"{figure.upper() if comparison else figure} {tables.number(value)} "
                f"{c['unit']}" + (f" ({tables.span(band)})" if band else "")
                if value is not None else c["status"])
+    own = c.get("own_figure")
+    if own and own.get("value") is not None:
+        reading = (f"{own['name']} {tables.with_unit(own['value'], own['unit'])} "
+                   f"({tables.spread(own.get('ci95'))}); {reading}")
     return PsychometricSeries(points, fit, c.get("criterion") or 0.5, value,
                               (band[0], band[1]) if band else None,
                               tables.span(band) if band else "", reading, s.name)
@@ -122,12 +127,17 @@ def _linear_ticks(low: float, high: float) -> list[Tick]:
 
 
 def _log_ticks(low: float, high: float) -> list[Tick]:
-    out = []
-    for exponent in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1):
-        for mantissa in (1, 2, 5):
-            value = mantissa * 10.0 ** exponent
-            if low <= value <= high:
-                out.append(Tick(value, f"{value:g}"))
+    """1, 2, 5 a decade; finer (1, 1.5, 2, 3, 4, 5, 7) where that leaves fewer than four
+    ticks (levels within a decade: ratios from 1.08 to 3)."""
+    for mantissas in ((1, 2, 5), (1, 1.5, 2, 3, 4, 5, 7)):
+        out = []
+        for exponent in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1):
+            for mantissa in mantissas:
+                value = mantissa * 10.0 ** exponent
+                if low <= value <= high:
+                    out.append(Tick(value, f"{value:g}"))
+        if len(out) >= 4:
+            break
     return out
 
 
@@ -141,11 +151,13 @@ def comparison(benchmark: str, views: Sequence[ReadableRun]) -> ComparisonTable 
     if not views or not all("curves" in v.metrics for v in views):
         return None
     kind = views[0].metrics["kind"]
-    figures = ["pse", "jnd"] if kind == "comparison" else ["threshold"]
+    own = tables.own_figure(views[0].metrics)
+    figures = ["pse", "jnd"] if kind == "comparison" else [own["name"]] if own else ["threshold"]
     conditions = list(dict.fromkeys(c["condition"] for v in views
                                     for c in v.metrics["curves"] if not is_control(c)))
-    unit = views[0].metrics["unit"]
-    header = ["Model", "Run", *[f"{c} {f.upper() if f != 'threshold' else f} ({unit})"
+    unit = own["unit"] if own else views[0].metrics["unit"]
+    header = ["Model", "Run", *[f"{c} {f.upper() if f in ('pse', 'jnd') else f}"
+                                + (f" ({unit})" if unit else "")
                                 for c in conditions for f in figures]]
     rows, intervals = [], []
     for view in views:
@@ -155,10 +167,11 @@ def comparison(benchmark: str, views: Sequence[ReadableRun]) -> ComparisonTable 
         for condition in conditions:
             c = found.get(condition, {})
             for figure in figures:
-                value = c.get(figure)
+                value, band = ((c["own_figure"].get("value"), c["own_figure"].get("ci95"))
+                               if own and c.get("own_figure") else
+                               (c.get(figure), c.get(f"{figure}_ci95")))
                 row.append("not reached" if c and value is None else
                            ("" if value is None else f"{value:.3g}"))
-                band = c.get(f"{figure}_ci95")
                 spans.append(None if value is None or not band else (
                     -math.inf if band[0] is None else band[0],
                     math.inf if band[1] is None else band[1]))
@@ -166,7 +179,7 @@ def comparison(benchmark: str, views: Sequence[ReadableRun]) -> ComparisonTable 
         intervals.append(spans)
     return ComparisonTable(benchmark, header, rows, [False] * (len(header) - 2),
                            runs=list(views), intervals=intervals,
-                           units=f"Figures in {unit}.",
+                           units=f"Figures in {unit}." if unit else "Figures without a unit.",
                            notes=[tables.fit_note(views[0].metrics)],
                            sections=_overlays(views))
 

@@ -20,6 +20,8 @@ CHOICE_HEADER = ["condition", "threshold", "95% interval", "beta", "lapse", "dis
                  "trials", "status"]
 COMPARISON_HEADER = ["condition", "PSE", "95% interval", "JND", "95% interval", "lapse",
                      "trials", "status"]
+OWN_HEADER = ["condition", "{name}", "95% interval", "threshold", "lapse", "dispersion",
+              "trials", "status"]
 SUMMARY_HEADER = ["figure", "value", "95% interval"]
 HUMAN_HEADER = ["quantity", "people", "measured under", "source"]
 
@@ -64,9 +66,28 @@ def other_units(metrics: dict[str, Any]) -> list[str]:
     return out
 
 
+def own_figure(metrics: dict[str, Any]) -> dict[str, Any] | None:
+    """The first curve's figure of the paradigm's own model, when it fits its counts itself
+    (a Weber fraction); None for the kinds' fits."""
+    return next((c["own_figure"] for c in metrics["curves"] if c.get("own_figure")), None)
+
+
+def with_unit(value: float | None, unit: str) -> str:
+    return number(value) + (f" {unit}" if unit and value is not None else "")
+
+
 def curve_rows(metrics: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    """The header and one row per curve, for the paradigm's kind."""
+    """The header and one row per curve, for the paradigm's kind (or its own model)."""
     rows = []
+    own = own_figure(metrics)
+    if own is not None:
+        for c in metrics["curves"]:
+            figure = c.get("own_figure") or {}
+            rows.append([c["condition"], with_unit(figure.get("value"), own["unit"]),
+                         spread(figure.get("ci95")), with_unit(c.get("threshold"), c["unit"]),
+                         number(c.get("lapse"), 2), number(c.get("dispersion")), str(c["n"]),
+                         c["status"]])
+        return [h.format(name=own["name"]) for h in OWN_HEADER], rows
     if metrics["kind"] == "comparison":
         for c in metrics["curves"]:
             unit = f" {c['unit']}" if c.get("pse") is not None else ""
@@ -101,6 +122,13 @@ def reasons(metrics: dict[str, Any]) -> list[str]:
 
 
 def fit_note(metrics: dict[str, Any]) -> str:
+    own = own_figure(metrics)
+    if own is not None:
+        criteria = [c["criterion"] for c in metrics["curves"] if c.get("criterion")]
+        return (f"{own['about']}. 95% interval: parametric bootstrap; an open end ('up to', "
+                "'or more') lies where the tested levels cannot tell a smaller or a larger "
+                f"value apart. Threshold: the level where the fit reaches "
+                f"{criteria[0] if criteria else 0.75:g} correct.")
     if metrics["kind"] == "comparison":
         return ("PSE: the level where the share of answers rises through 50% (a cumulative "
                 "Gaussian with tied lapses); JND: 0.674σ. 95% intervals: parametric "
@@ -154,7 +182,8 @@ def write_csv(metrics: dict[str, Any], directory: Path) -> Path:
     path = Path(directory) / "curves.csv"
     fields = ["condition", "kind", "unit", "status", "threshold", "threshold_low",
               "threshold_high", "pse", "pse_low", "pse_high", "jnd", "jnd_low", "jnd_high",
-              "beta", "lapse", "dispersion", "n", "n_errors", "n_unparsed", "reason"]
+              "beta", "lapse", "dispersion", "n", "n_errors", "n_unparsed", "reason",
+              "figure", "figure_value", "figure_low", "figure_high"]
     with path.open("w", newline="") as out:
         writer = csv.writer(out)
         writer.writerow(fields)
@@ -163,5 +192,8 @@ def write_csv(metrics: dict[str, Any], directory: Path) -> Path:
             for name in ("threshold", "pse", "jnd"):
                 ci = c.get(f"{name}_ci95") or (None, None)
                 row[f"{name}_low"], row[f"{name}_high"] = ci
+            own = c.get("own_figure") or {}
+            row["figure"], row["figure_value"] = own.get("name"), own.get("value")
+            row["figure_low"], row["figure_high"] = own.get("ci95") or (None, None)
             writer.writerow(["" if row.get(f) is None else row.get(f) for f in fields])
     return path

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from visioneval.core import figures
 from visioneval.report.charts import MISS, PALETTE, SMALL, TITLE, Chart, Frame, axes, text_width
 from visioneval.stats.psychometric import psi
+from visioneval.stats.weber_fit import weber_psi
 
 CURVE, POINT, BAND_FILL, THRESHOLD = "#4c72b0", "#111", "#f6dcc8", "#dd8452"
 REFERENCE_BAND = "#e8eef7"
@@ -167,6 +168,9 @@ def _along(axis: figures.Axis, count: int = 80) -> list[float]:
 def _fitted(x: float, fit: figures.SigmoidFit) -> float:
     if fit.form == "gaussian":
         shape = 0.5 * math.erfc(-(x - fit.alpha) / (fit.beta * math.sqrt(2.0)))
+        return fit.guess + (1.0 - fit.guess - fit.lapse) * shape
+    if fit.form == "weber":
+        shape = 2.0 * weber_psi(x, fit.alpha) - 1.0
         return fit.guess + (1.0 - fit.guess - fit.lapse) * shape
     return psi(x, fit.alpha, fit.beta, fit.guess, fit.lapse, fit.form)
 
