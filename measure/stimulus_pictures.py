@@ -1,6 +1,8 @@
 """The stimulus pictures of a paradigm's docs page: a sheet of its stimuli, one row per
 condition (at most four), a few of its levels from lowest to highest, each labelled with
-its condition and level, drawn exactly as `visioneval data synth-NAME` draws them.
+its condition and level and framed in grey, drawn exactly as `visioneval data synth-NAME`
+draws them. A stimulus is enlarged by a whole factor to about SHOWN px, never shrunk
+(shrinking by nearest neighbour would drop the very pixels a sub-pixel level lives in).
 
     uv run python measure/stimulus_pictures.py --paradigm vernier
 writes docs/images/vernier.png.
@@ -19,7 +21,9 @@ from visioneval.core.registry import definition
 from visioneval.paradigms.trial import stimulus_seed
 
 LABEL = 16  # px of label under each stimulus
-SHOWN = 256  # px each stimulus is shown at (resized with nearest neighbour, never smoothed)
+SHOWN = 256  # px a stimulus's longer side is enlarged towards (nearest neighbour, by a whole
+# factor: never smoothed, never shrunk)
+FRAME = (160, 160, 160)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -39,20 +43,23 @@ def main(argv: Sequence[str] | None = None) -> None:
         for li, level in enumerate(picked):
             made = paradigm.draw(condition, level, 0, stimulus_seed(0, c, li, 0))
             image = Image.open(io.BytesIO(made.png)).convert("RGB")
-            scale = SHOWN / max(image.size)
-            image = image.resize((round(image.width * scale), round(image.height * scale)),
+            scale = max(1, SHOWN // max(image.size))
+            image = image.resize((image.width * scale, image.height * scale),
                                  Image.Resampling.NEAREST)
             row.append((image, f"{condition.name}: {level:g} {paradigm.unit}"))
         cells.append(row)
     columns = max(len(r) for r in cells)
-    sheet = Image.new("RGB", (columns * (SHOWN + 8) + 8, len(cells) * (SHOWN + LABEL + 8) + 8),
+    wide = max(image.width for row in cells for image, _ in row)
+    high = max(image.height for row in cells for image, _ in row)
+    sheet = Image.new("RGB", (columns * (wide + 10) + 8, len(cells) * (high + LABEL + 10) + 8),
                       "white")
     draw = ImageDraw.Draw(sheet)
     for r, row in enumerate(cells):
         for col, (image, label) in enumerate(row):
-            x, y = 8 + col * (SHOWN + 8), 8 + r * (SHOWN + LABEL + 8)
+            x, y = 9 + col * (wide + 10), 9 + r * (high + LABEL + 10)
             sheet.paste(image, (x, y))
-            draw.text((x, y + image.height + 2), label, fill="black")
+            draw.rectangle((x - 1, y - 1, x + image.width, y + image.height), outline=FRAME)
+            draw.text((x, y + image.height + 3), label, fill="black")
     out = args.out or Path(__file__).parents[1] / "docs" / "images" / f"{args.paradigm}.png"
     sheet.save(out, optimize=True)
     print(f"{out}: {len(cells)} condition(s) x {columns} level(s)")

@@ -77,6 +77,7 @@ class SummaryBlock(Block):
     ci95: OpenInterval | None = None
     reason: str | None = None
     note: str = ""
+    headline: bool = True
 
 
 class Human(Block):

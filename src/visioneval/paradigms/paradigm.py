@@ -72,6 +72,7 @@ class Summary:
     ci95: tuple[float | None, float | None] | None = None
     reason: str | None = None
     note: str = ""
+    headline: bool = True  # False: a list of runs shows the first curve's figure instead
 
 
 class Paradigm(ABC):
