@@ -53,6 +53,7 @@ class Curve(Block):
     form: str | None = None
     threshold: float | None = None
     threshold_ci95: OpenInterval | None = None
+    bridged: bool = False  # the interval widened by bootstrap bridging (Paradigm.bridged)
     alpha: float | None = None
     beta: float | None = None
     slope: float | None = None

@@ -88,6 +88,9 @@ class Paradigm(ABC):
     alternatives: int = 2  # a forced choice's options: γ = 1 / alternatives
     human: tuple[HumanValue, ...] = ()
     counted: str = "correct"  # what a comparison's curve counts: "'right'", "'top longer'"
+    bridged: bool = False  # a forced choice's interval widened by bootstrap bridging
+    # (stats.psychometric_fit.bridged_interval), where the design's percentile one covers
+    # too little: measure with measure/paradigm_recovery.py
 
     @abstractmethod
     def conditions(self) -> tuple[Condition, ...]:
