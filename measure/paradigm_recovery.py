@@ -19,8 +19,10 @@ contrast sensitivity function's peak). With `--at-criterion` a forced choice's f
 is its threshold at the paradigm's criterion rather than the Weibull's α: the observer is
 given the α that puts ψ there (a known CSF's thresholds, 1 / its sensitivities, as they are).
 Per figure: the share of runs reached, the coverage of the truth by the 95% interval (an
-open end counts as infinite; a run not reached covers nothing) ± its binomial error, and
-the median error of the estimate (relative, and for a PSE in the level's unit).
+open end counts as infinite; a run not reached covers nothing) ± its binomial error, the
+runs whose interval lies wholly below or wholly above the truth, and the median error of
+the estimate (relative, and for a PSE in the level's unit). `--first-run N` starts the
+observers' seeds at N, so a second batch of runs is independent of the first.
 
     uv run python measure/paradigm_recovery.py --paradigm vernier \\
         --observer vernier=0.3:1:0.02 --runs 200
@@ -55,6 +57,8 @@ class Figure:
 
     truth: float
     covered: int = 0
+    below: int = 0  # runs whose interval lies wholly below the truth
+    above: int = 0
     reached: int = 0
     runs: int = 0
     estimates: list[float] = field(default_factory=list)
@@ -69,6 +73,8 @@ class Figure:
             low = -math.inf if interval[0] is None else interval[0]
             high = math.inf if interval[1] is None else interval[1]
             self.covered += low <= self.truth <= high
+            self.below += high < self.truth
+            self.above += low > self.truth
 
     def row(self, name: str) -> str:
         share = self.covered / self.runs
@@ -79,8 +85,8 @@ class Figure:
         absolute = statistics.median(abs(v - self.truth) for v in self.estimates) \
             if self.estimates else math.nan
         return (f"| {name} | {self.truth:.4g} | {100 * self.reached / self.runs:.0f}% | "
-                f"{100 * share:.1f} ± {100 * error:.1f}% | {median:.4g} | {relative} | "
-                f"{absolute:.3g} |")
+                f"{100 * share:.1f} ± {100 * error:.1f}% | {self.below} / {self.above} | "
+                f"{median:.4g} | {relative} | {absolute:.3g} |")
 
 
 def curve_for(curves: dict[str, Curve], paradigm: str, condition: str) -> Curve | None:
@@ -130,6 +136,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="a forced choice's first number is its threshold at the "
                         "paradigm's criterion, not the Weibull's alpha")
     parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--first-run", type=int, default=0,
+                        help="the first run's observer seed (default 0)")
     parser.add_argument("--trials", type=int, default=None,
                         help="trials per level (default: the paradigm's)")
     args = parser.parse_args(argv)
@@ -144,7 +152,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         data = Path(scratch) / "data"
         found.synth(data, args.trials or 0, 0)  # type: ignore[attr-defined]
-        for run in range(args.runs):
+        for run in range(args.first_run, args.first_run + args.runs):
             observer = Observer(curves, seed=run)
             with ThreadedServer(ServerScript(answer=answer_observer(observer))) as server:
                 result = api.run(args.paradigm, model="m", base_url=f"{server.base_url}/v1",
@@ -172,9 +180,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     trials = sum(c["n"] for c in fitted) / max(len(fitted), 1)
     print(f"{made.title}: {args.runs} runs through the loopback observer ({args.observer}), "
           f"{trials:.0f} trials a curve")
-    print("| figure | truth | reached | 95% interval covers | median estimate | median "
-          "error | median absolute error |")
-    print("|---|---|---|---|---|---|---|")
+    print("| figure | truth | reached | 95% interval covers | interval below / above the "
+          "truth | median estimate | median error | median absolute error |")
+    print("|---|---|---|---|---|---|---|---|")
     for (condition, name), figure in figures.items():
         print(figure.row(f"{condition} {name}"))
     print(f"\n{time.perf_counter() - started:.0f} s")

@@ -23,7 +23,9 @@ from visioneval.core.registry import definition
 from visioneval.paradigms.trial import stimulus_seed
 
 LABEL = 16  # px of label under each stimulus
-SHOWN = 256  # px each stimulus is shown at (resized with nearest neighbour, never smoothed)
+SHOWN = 256  # px a stimulus's longer side is enlarged towards (nearest neighbour, by a whole
+# factor: never smoothed, never shrunk)
+FRAME = (160, 160, 160)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -70,7 +72,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         for col, (image, label) in enumerate(row):
             x, y = 8 + col * (wide + 8), 8 + r * (tall + LABEL + 8)
             sheet.paste(image, (x, y))
-            draw.text((x, y + image.height + 2), label, fill="black")
+            draw.rectangle((x - 1, y - 1, x + image.width, y + image.height), outline=FRAME)
+            draw.text((x, y + image.height + 3), label, fill="black")
     out = args.out or Path(__file__).parents[1] / "docs" / "images" / f"{args.paradigm}.png"
     sheet.save(out, optimize=True)
     print(f"{out}: {len(cells)} condition(s) x {columns} level(s)")

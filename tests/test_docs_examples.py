@@ -157,7 +157,8 @@ SLOW_PAGES = ("layout.md", "PERFORMANCE.md", "psychophysics.md",  # pictures; 10
               "epochs.md",  # 720 requests, images made for them
               "crowding.md",  # 324 stimuli drawn and read from their pixels
               "vernier.md", "paradigms.md",  # 144 stimuli drawn, two runs fitted
-              "contrast.md")  # 720 dithered stimuli drawn and read
+              "contrast.md",  # 720 dithered stimuli drawn and read
+              "touching.md")  # 576 stimuli drawn, four fits with 3000 refits each
 
 
 def reads_another_pages_data(page: Path) -> bool:

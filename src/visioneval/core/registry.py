@@ -40,6 +40,7 @@ DEFINITIONS = {
     "crowding": "visioneval.benchmarks.crowding.definition:DEFINITION",
     "contrast": "visioneval.benchmarks.contrast.definition:DEFINITION",
     "numerosity": "visioneval.benchmarks.numerosity.definition:DEFINITION",
+    "touching": "visioneval.benchmarks.touching.definition:DEFINITION",
 }
 DEMO = "salbench"  # `visioneval demo` runs this benchmark's offline demo
 

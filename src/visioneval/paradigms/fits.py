@@ -1,7 +1,8 @@
 """From records to curves: answers counted per condition and level in one pass (memory flat
 in the number of trials), then each condition fitted by its kind. A forced choice gets the
 threshold fit every visioneval threshold uses (`stats.psychometric_fit`: a Weibull with
-γ = 1 / options, λ fitted within [0, 0.1], parametric-bootstrap interval with open ends); a
+γ = 1 / options, λ fitted within [0, 0.1], parametric-bootstrap interval with open ends,
+widened by bootstrap bridging for a paradigm that asks it, `Paradigm.bridged`); a
 comparison gets the point of subjective equality (`stats.pse_fit`: a cumulative Gaussian
 with tied lapses). A failed request is an error in no figure; an unparsed answer is counted,
 and is a wrong answer of a forced choice (as a person who presses no key is) but in no
@@ -21,7 +22,12 @@ from visioneval.paradigms.paradigm import Condition, OwnFit, Paradigm, Scale
 from visioneval.stats.binomial import wilson
 from visioneval.stats.pse_fit import fit_pse
 from visioneval.stats.psychometric import Sigmoid
-from visioneval.stats.psychometric_fit import open_ends, threshold_draws, threshold_interval
+from visioneval.stats.psychometric_fit import (
+    bridged_interval,
+    open_ends,
+    threshold_draws,
+    threshold_interval,
+)
 
 FORM: Sigmoid = "weibull"
 
@@ -127,8 +133,13 @@ def _fit(paradigm: Paradigm, condition: Condition | None, name: str, found: Tall
                                        ("JND", pse.jnd, pse.jnd_ci)])})
         return Fitted(curve, pse.pse_draws)
     guess = 1 / paradigm.alternatives
-    draws = threshold_draws(levels, k, n, guess, FORM, paradigm.criterion,
-                            resamples=bootstrap, seed=seed)
+    widened = None
+    if paradigm.bridged:
+        draws, widened = bridged_interval(levels, k, n, guess, FORM, paradigm.criterion,
+                                          resamples=bootstrap, seed=seed)
+    else:
+        draws = threshold_draws(levels, k, n, guess, FORM, paradigm.criterion,
+                                resamples=bootstrap, seed=seed)
     done = draws.fit
     update: dict[str, object] = {
         "status": done.status, "reason": done.reason, "guess": guess,
@@ -137,8 +148,10 @@ def _fit(paradigm: Paradigm, condition: Condition | None, name: str, found: Tall
         "slope": done.slope, "dispersion": done.dispersion,
         "dispersion_p": done.dispersion_p}
     if done.threshold is not None and len(draws.thresholds):
-        interval = open_ends(threshold_interval(draws.thresholds, min(levels), max(levels)))
+        interval = open_ends(widened or threshold_interval(draws.thresholds, min(levels),
+                                                          max(levels)))
         update["threshold_ci95"] = interval
+        update["bridged"] = widened is not None
         update["scaled"] = _scaled(scales, [("threshold", done.threshold, interval)])
     return Fitted(base.model_copy(update=update),
                   tuple(float(v) for v in draws.thresholds))

@@ -1,6 +1,6 @@
-"""A paradigm run's main number: its first summary when the paradigm makes one (an
-illusion's strength against its control), else its first curve's threshold (forced choice)
-or JND (comparison) with its interval, in the paradigm's unit, or the figure of the
+"""A paradigm run's main number: its first summary meant as one when the paradigm makes it
+(an illusion's strength against its control), else its first curve's threshold (forced
+choice) or JND (comparison) with its interval, in the paradigm's unit, or the figure of the
 paradigm's own model (a Weber fraction); "not reached" says why."""
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ from visioneval.core.headline import Headline, interval_of
 
 
 def headline(metrics: dict[str, Any]) -> Headline:
-    summaries = [s for s in metrics.get("summaries") or () if isinstance(s, dict)]
+    every = [s for s in metrics.get("summaries") or () if isinstance(s, dict)]
+    summaries = [s for s in every if s.get("headline", True)]
     curves = [c for c in metrics.get("curves") or ()
               if isinstance(c, dict) and c.get("status") != "control"]  # a control: no fit
-    more = len(curves) - 1 + max(len(summaries) - 1, 0)
+    more = len(curves) - 1 + (max(len(every) - 1, 0) if summaries else len(every))
     tail = f"; +{more} more" if more > 0 else ""
     if summaries:
         s = summaries[0]

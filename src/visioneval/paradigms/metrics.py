@@ -67,6 +67,7 @@ class Curve(Block):
     form: str | None = None
     threshold: float | None = None
     threshold_ci95: OpenInterval | None = None
+    bridged: bool = False  # the interval widened by bootstrap bridging (Paradigm.bridged)
     alpha: float | None = None
     beta: float | None = None
     slope: float | None = None
@@ -92,6 +93,7 @@ class SummaryBlock(Block):
     ci95: OpenInterval | None = None
     reason: str | None = None
     note: str = ""
+    headline: bool = True
 
 
 class Human(Block):

@@ -77,6 +77,7 @@ class Summary:
     ci95: tuple[float | None, float | None] | None = None
     reason: str | None = None
     note: str = ""
+    headline: bool = True  # False: a list of runs shows the first curve's figure instead
 
 
 Interval = tuple[float | None, float | None]
@@ -123,6 +124,9 @@ class Paradigm(ABC):
     alternatives: int = 2  # a forced choice's options: γ = 1 / alternatives
     human: tuple[HumanValue, ...] = ()
     counted: str = "correct"  # what a comparison's curve counts: "'right'", "'top longer'"
+    bridged: bool = False  # a forced choice's interval widened by bootstrap bridging
+    # (stats.psychometric_fit.bridged_interval), where the design's percentile one covers
+    # too little: measure with measure/paradigm_recovery.py
 
     @abstractmethod
     def conditions(self) -> tuple[Condition, ...]:

@@ -137,9 +137,12 @@ def fit_note(metrics: dict[str, Any]) -> str:
     first = next((c for c in metrics["curves"] if c.get("criterion") is not None), None)
     criterion = first["criterion"] if first else 0.75
     guess = first["guess"] if first else 0.5
+    bridged = any(c.get("bridged") for c in metrics["curves"])
     return (f"Threshold: the level where the fitted Weibull ψ reaches {criterion:g} correct "
             f"(guess rate {guess:.3g}, lapse fitted within [0, 0.1]); 95% interval: "
-            "parametric bootstrap; an open end lies beyond the tested levels.")
+            "parametric bootstrap" + (", widened by bridging (bootstraps from curves near "
+                                      "the fit as well)" if bridged else "") +
+            "; an open end lies beyond the tested levels.")
 
 
 def show_main(metrics: dict[str, Any], title: str, console: Console) -> None:

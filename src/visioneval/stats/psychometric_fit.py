@@ -11,7 +11,10 @@ the fit's own parameters (a warm start), and takes percentile intervals; the dev
 the share of resampled deviances at least as large as the observed one (Wichmann & Hill
 2001, I, section 3). `threshold_draws` keeps those thresholds one per resample, so that two
 independent fits' draws can be paired (a difference between observers); it refits every
-simulated data set at once with Newton's method (see `_refit_all`).
+simulated data set at once with Newton's method (see `_refit_all`). `bridged_interval`
+widens the threshold's interval by bootstraps simulated from curves near the fit as well
+(the bootstrap bridging of Wichmann & Hill 2001, II), for designs whose percentile interval
+covers too little.
 
 The counts at a level can vary more than a binomial count (a model answering a pool of
 stimuli is not one binomial observer). The fit's lack of fit measures it: the dispersion
@@ -52,6 +55,8 @@ Dispersion = Literal["binomial", "fitted"]
 CRITERION = 0.75
 LAPSE_BOUNDS = (0.0, 0.1)
 RESAMPLES = 1000
+BRIDGES = (0.25, 0.75)  # bootstrap-threshold quantiles whose refits `bridged_interval` also
+# simulates from
 SEED = 20261122
 CHANCE_P = 0.05  # the likelihood-ratio test against guessing, rule 1
 OVERDISPERSED_P = 0.05  # X² beyond this says the answers vary more than binomial
@@ -472,16 +477,62 @@ def threshold_draws(levels: Sequence[float], n_correct: Sequence[int],
     if found.threshold is None or resamples <= 0:
         return ThresholdDraws(found, np.empty(0), max(resamples, 0))
     data = _prepare(levels, n_correct, n_trials, guess, form, criterion, lapse_bounds)
-    a = math.log(found.alpha) if form == "weibull" else found.alpha
-    theta = np.array([a, math.log(found.beta), found.lapse])
-    p, _, _ = _probabilities(theta, data)
-    rng = np.random.default_rng(seed)
     phi = found.dispersion if dispersion == "fitted" else None
-    counts = _simulate(rng, data, p, resamples, phi)
-    thetas, converged = _refit_all(data, counts.astype(np.float64), theta)
-    draws = _criterion_levels(thetas[converged], criterion, data)
+    _, draws = _resampled(data, _theta(found), criterion, resamples, seed, phi)
     return ThresholdDraws(found, _spread(draws, found.threshold, _t_factor(data, phi), form),
                           resamples)
+
+
+def bridged_interval(levels: Sequence[float], n_correct: Sequence[int],
+                     n_trials: Sequence[int], guess: float, form: Sigmoid = "weibull",
+                     criterion: float = CRITERION,
+                     lapse_bounds: tuple[float, float] = LAPSE_BOUNDS,
+                     resamples: int = RESAMPLES, seed: int = SEED,
+                     bridges: Sequence[float] = BRIDGES
+                     ) -> tuple[ThresholdDraws, tuple[float, float] | None]:
+    """`threshold_draws` (binomial) and the threshold's 95% interval widened by bootstrap
+    bridging: the percentile interval leans on the bootstrap's curve being the observer's
+    (Wichmann & Hill 2001, II, "the bootstrap bridging assumption"), and with few trials a
+    fit steeper than the observer gives too short an interval. So the refits whose
+    thresholds lie at the `bridges` quantiles of the draws each generate a bootstrap of
+    their own, and the interval runs from the lowest of the intervals' lower ends to the
+    highest upper end (open ends as `threshold_interval`). None without a threshold."""
+    found = fit(levels, n_correct, n_trials, guess, form, criterion, lapse_bounds,
+                resamples=0)
+    if found.threshold is None or resamples <= 0:
+        return ThresholdDraws(found, np.empty(0), max(resamples, 0)), None
+    data = _prepare(levels, n_correct, n_trials, guess, form, criterion, lapse_bounds)
+    thetas, draws = _resampled(data, _theta(found), criterion, resamples, seed, None)
+    if not len(draws):
+        return ThresholdDraws(found, draws, resamples), None
+    tested = _tested(data)
+    intervals = [threshold_interval(draws, *tested)]
+    order = np.argsort(draws)
+    for index, quantile in enumerate(bridges, 1):
+        at = order[min(int(quantile * len(draws)), len(draws) - 1)]
+        if math.isfinite(draws[at]):
+            _, near = _resampled(data, thetas[at], criterion, resamples, seed + index, None)
+            if len(near):
+                intervals.append(threshold_interval(near, *tested))
+    return (ThresholdDraws(found, draws, resamples),
+            (min(i[0] for i in intervals), max(i[1] for i in intervals)))
+
+
+def _theta(found: Fit) -> np.ndarray:
+    """A fit's parameters as the likelihood takes them: (a, log β, λ)."""
+    a = math.log(found.alpha) if found.form == "weibull" else found.alpha
+    return np.array([a, math.log(found.beta), found.lapse])
+
+
+def _resampled(data: _Data, theta: np.ndarray, criterion: float, resamples: int, seed: int,
+               phi: float | None) -> tuple[np.ndarray, np.ndarray]:
+    """The converged refits of `resamples` data sets simulated from `theta`, and each one's
+    threshold (math.inf where it never reaches the criterion)."""
+    p, _, _ = _probabilities(theta, data)
+    counts = _simulate(np.random.default_rng(seed), data, p, resamples, phi)
+    thetas, converged = _refit_all(data, counts.astype(np.float64), theta)
+    kept = thetas[converged]
+    return kept, _criterion_levels(kept, criterion, data)
 
 
 _REFIT_ITERATIONS = 200
