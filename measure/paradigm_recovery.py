@@ -14,7 +14,8 @@ For every curve the true value follows from the observer's curve for that condit
 and `--summary NAME=VALUE` names a summary's true value (an illusion against its control).
 Per figure: the share of runs reached, the coverage of the truth by the 95% interval (an
 open end counts as infinite; a run not reached covers nothing) ± its binomial error, and
-the median error of the estimate (relative, and for a PSE in the level's unit).
+the median error of the estimate (relative; for a PSE of 0, relative to the true JND),
+and the median absolute error in the figure's unit.
 
     uv run python measure/paradigm_recovery.py --paradigm vernier \\
         --observer vernier=0.3:1:0.02 --runs 200
@@ -44,6 +45,7 @@ class Figure:
     """One figure's recovery over runs."""
 
     truth: float
+    scale: float | None = None  # what an error is relative to when the truth is 0
     covered: int = 0
     reached: int = 0
     runs: int = 0
@@ -64,8 +66,9 @@ class Figure:
         share = self.covered / self.runs
         error = math.sqrt(share * (1 - share) / self.runs)
         median = statistics.median(self.estimates) if self.estimates else math.nan
-        relative = (f"{100 * (median - self.truth) / abs(self.truth):+.1f}%"
-                    if self.truth else "-")
+        relative = (f"{100 * (median - self.truth) / abs(self.truth):+.1f}%" if self.truth
+                    else f"{100 * (median - self.truth) / self.scale:+.1f}% of the JND"
+                    if self.scale else "-")
         absolute = statistics.median(abs(v - self.truth) for v in self.estimates) \
             if self.estimates else math.nan
         return (f"| {name} | {self.truth:.4g} | {100 * self.reached / self.runs:.0f}% | "
@@ -121,7 +124,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                 true = truths(made.name, made.kind, made.criterion, made.alternatives,
                               curves, c["condition"])
                 for name, value in true.items():
-                    figure = figures.setdefault((c["condition"], name), Figure(value))
+                    scale = true.get("jnd") if name == "pse" else None
+                    figure = figures.setdefault((c["condition"], name), Figure(value, scale))
                     figure.add(c.get(name), c.get(f"{name}_ci95"))
             for s in metrics.get("summaries", []):
                 if s["name"] in summaries:

@@ -80,7 +80,11 @@ class ParadigmBenchmark(Benchmark[ParadigmOptions]):
                 not math.isfinite(level):
             raise Skip(f"{row.file}: field `level`: {level!r} is not a finite number")
         options = tuple(str(o) for o in (row["options"] or ()))
-        target, positive = row.text("answer"), row.text("positive") if row["positive"] else ""
+        answer = row["answer"]
+        if answer is not None and not isinstance(answer, str):
+            raise Skip(f"{row.file}: field `answer`: {answer!r} is not text")
+        # "" is a comparison's answer at level 0, where neither option is right
+        target, positive = answer or "", row.text("positive") if row["positive"] else ""
         if kind == "choice" and (len(options) != self.paradigm.alternatives or
                                  target not in options):
             raise Skip(f"{row.file}: field `answer`: {target!r} is not one of its "
