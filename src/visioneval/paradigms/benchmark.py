@@ -126,7 +126,7 @@ class ParadigmBenchmark(Benchmark[ParadigmOptions]):
         fitted = fit_curves(p, tally(records), self.options.bootstrap, self.options.seed)
         curves = [f.curve for f in fitted]
         summaries = [SummaryBlock(name=s.name, unit=s.unit, value=s.value, ci95=s.ci95,
-                                  reason=s.reason, note=s.note)
+                                  reason=s.reason, note=s.note, width=s.width)
                      for s in p.summaries(fitted)]
         return ParadigmMetrics(
             paradigm=p.name, title=p.title, kind=p.kind, unit=p.unit, counted=p.counted,

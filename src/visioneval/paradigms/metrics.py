@@ -77,6 +77,7 @@ class SummaryBlock(Block):
     ci95: OpenInterval | None = None
     reason: str | None = None
     note: str = ""
+    width: bool = False  # a width's interval: its open ends read as a JND's do
 
 
 class Human(Block):

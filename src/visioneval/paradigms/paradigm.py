@@ -72,6 +72,7 @@ class Summary:
     ci95: tuple[float | None, float | None] | None = None
     reason: str | None = None
     note: str = ""
+    width: bool = False  # a width (a JND, a Weber fraction): an open low end reads "up to"
 
 
 class Paradigm(ABC):

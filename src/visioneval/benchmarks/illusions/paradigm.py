@@ -147,4 +147,4 @@ def _weber(illusion: Illusion, control: Fitted | None) -> Summary:
     ci = c.jnd_ci95
     return Summary(name, "", c.jnd / 100, None if ci is None else (
         None if ci[0] is None else ci[0] / 100, None if ci[1] is None else ci[1] / 100),
-        note=note)
+        note=note, width=True)

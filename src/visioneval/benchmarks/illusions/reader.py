@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import re
+from dataclasses import dataclass
 
 import numpy as np
 from PIL import Image
@@ -40,26 +41,46 @@ def read(prompt: str, png: bytes) -> str:
     return options[0] if sizes[0] > sizes[1] else options[1]
 
 
-def _shapes(dark: np.ndarray) -> list[np.ndarray]:
-    """Each connected dark shape's darkness (zero elsewhere), its faint edge included."""
+@dataclass(frozen=True)
+class Shape:
+    """One connected dark shape: its darkness in its bounding box (its faint edge
+    included, zero where another shape is) and where the box lies in the image."""
+
+    dark: np.ndarray
+    top: int
+    left: int
+
+    def centre(self) -> tuple[float, float]:
+        """The darkness-weighted centre (x, y) in the image's pixels."""
+        x, y = _centroid(self.dark)
+        return x + self.left, y + self.top
+
+    def wide(self) -> bool:
+        height, width = self.dark.shape
+        return width > height
+
+
+def _shapes(dark: np.ndarray) -> list[Shape]:
     from scipy import ndimage  # loaded with the reader
 
     ink = float(dark.max())
     if ink <= 0:
         return []
-    labels, count = ndimage.label(dark > NOISE * ink, structure=np.ones((3, 3)))
+    labels, _ = ndimage.label(dark > NOISE * ink, structure=np.ones((3, 3)))
     out = []
-    for index in range(1, count + 1):
-        within = ndimage.binary_dilation(labels == index, structure=np.ones((3, 3)))
-        out.append(np.where(within, dark, 0.0))
+    for index, box in enumerate(ndimage.find_objects(labels), 1):
+        rows = slice(max(box[0].start - 1, 0), box[0].stop + 1)
+        cols = slice(max(box[1].start - 1, 0), box[1].stop + 1)
+        within = ndimage.binary_dilation(labels[rows, cols] == index, structure=np.ones((3, 3)))
+        out.append(Shape(np.where(within, dark[rows, cols], 0.0), rows.start, cols.start))
     return out
 
 
-def _centroid(shape: np.ndarray) -> tuple[float, float]:
-    rows, cols = np.indices(shape.shape)
-    total = shape.sum()
-    return (float(((cols + 0.5) * shape).sum() / total),
-            float(((rows + 0.5) * shape).sum() / total))
+def _centroid(dark: np.ndarray) -> tuple[float, float]:
+    total = dark.sum()
+    x = np.arange(dark.shape[1]) + 0.5
+    y = np.arange(dark.shape[0]) + 0.5
+    return float(dark.sum(axis=0) @ x / total), float(dark.sum(axis=1) @ y / total)
 
 
 def _circles(dark: np.ndarray) -> tuple[float, float] | None:
@@ -67,8 +88,8 @@ def _circles(dark: np.ndarray) -> tuple[float, float] | None:
     middle = dark.shape[1] / 2
     halves: dict[bool, list[tuple[tuple[float, float], float]]] = {True: [], False: []}
     for shape in _shapes(dark):
-        centre = _centroid(shape)
-        halves[centre[0] < middle].append((centre, float(shape.sum())))
+        centre = shape.centre()
+        halves[centre[0] < middle].append((centre, float(shape.dark.sum())))
     if not halves[True] or not halves[False]:
         return None
     areas = []
@@ -81,18 +102,13 @@ def _circles(dark: np.ndarray) -> tuple[float, float] | None:
 
 
 def _lines(dark: np.ndarray) -> tuple[float, float] | None:
-    """The top and the bottom line's lengths in px."""
-    lines = []
-    for shape in _shapes(dark):
-        rows = np.flatnonzero(shape.sum(axis=1))
-        cols = np.flatnonzero(shape.sum(axis=0))
-        if cols[-1] - cols[0] > rows[-1] - rows[0]:
-            lines.append(shape)
+    """The top and the bottom line's lengths in px (the two widest-lying shapes)."""
+    lines = sorted((s for s in _shapes(dark) if s.wide()), key=lambda s: float(s.dark.sum()),
+                   reverse=True)[:2]
     if len(lines) < 2:
         return None
-    lines = sorted(lines, key=lambda s: float(s.sum()), reverse=True)[:2]
-    top, bottom = sorted(lines, key=lambda s: _centroid(s)[1])
-    return _length(top), _length(bottom)
+    top, bottom = sorted(lines, key=lambda s: s.centre()[1])
+    return _length(top.dark), _length(bottom.dark)
 
 
 def _length(shape: np.ndarray) -> float:
