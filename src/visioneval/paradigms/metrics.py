@@ -68,6 +68,7 @@ class Curve(Block):
     error_ci95: Interval | None = None
     scaled: list[Scaled] = []
     note: str = ""
+    chart: str = ""  # the report chart it is drawn on with the curves sharing it
 
 
 class SummaryBlock(Block):

@@ -25,13 +25,16 @@ class Scale:
 @dataclass(frozen=True)
 class Condition:
     """One curve: its name, the levels of the constant-stimuli design (in the paradigm's
-    unit) and the trials at each, and other units its figures are also given in."""
+    unit) and the trials at each, and other units its figures are also given in. `chart`:
+    the title of the report chart a comparison's curve is drawn on, with the curves that
+    share it (an illusion beside its control); empty: one chart for all the curves."""
 
     name: str
     levels: tuple[float, ...]
     trials: int
     scales: tuple[Scale, ...] = ()
     note: str = ""
+    chart: str = ""
 
 
 @dataclass(frozen=True)

@@ -35,8 +35,9 @@ def sections(metrics: dict[str, Any]) -> list[Section]:
         return []
     header, rows = tables.curve_rows(metrics)
     comparison = metrics["kind"] == "comparison"
-    charts = ([chart([Series(c, c["condition"]) for c in metrics["curves"]], metrics,
-                     metrics["title"])] if comparison and len(metrics["curves"]) > 1 else
+    charts = ([chart([Series(c, c["condition"]) for c in shared], metrics, title)
+               for title, shared in _charted(metrics).items()]
+              if comparison and len(metrics["curves"]) > 1 else
               [chart([Series(c)], metrics, c["condition"]) for c in metrics["curves"]])
     blocks: list[Any] = [Table(header, rows, numeric_from=1), Charts(charts),
                          Note(tables.fit_note(metrics) + " Points: the share of answers "
@@ -56,6 +57,15 @@ def sections(metrics: dict[str, Any]) -> list[Section]:
         out.append(Section("People, as published", [
             Table(tables.HUMAN_HEADER, tables.human_rows(metrics), numeric_from=4),
             Items([f"{h['quantity']}: {h['comparable']}" for h in metrics["human"]])]))
+    return out
+
+
+def _charted(metrics: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """A comparison's curves by the chart they are drawn on, in order (one chart, the
+    paradigm's title, for curves that name none)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for c in metrics["curves"]:
+        out.setdefault(c.get("chart") or metrics["title"], []).append(c)
     return out
 
 

@@ -11,7 +11,7 @@ class IllusionsDefinition(ParadigmDefinition):
     summary = ("Geometric illusions (Müller-Lyer, Ebbinghaus, Ponzo) against their controls: "
                "PSE and JND in % of the standard, and each illusion's strength.")
     benchmark_path = "visioneval.benchmarks.illusions.benchmark:IllusionsBenchmark"
-    synth_rows = 10  # trials per level, as the design has them
+    synth_rows = 16  # trials per level, as the design has them
 
 
 DEFINITION = IllusionsDefinition()

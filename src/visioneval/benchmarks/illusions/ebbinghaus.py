@@ -24,7 +24,7 @@ INDUCER = 66.0  # px, each inducer's diameter (1.5 x the standard's)
 INDUCERS = 5  # 10 px apart from each other at this size and gap
 GAP = 10.0  # px between the standard's edge and each inducer's
 SHIFT = (8.0, 16.0)  # each circle's centre moves within ± these, px (across, down)
-LEVELS = levels(4.0, 15)  # -28 to +28 %
+LEVELS = levels(6.0, 9)  # -24 to +24 %
 QUESTION = ("The image shows a circle on the left and a circle on the right; either may be "
             "surrounded by a ring of other circles. Which of the two central circles is "
             "larger: left or right? Answer with one word.\nOptions: left, right.")

@@ -17,7 +17,7 @@ SIZE = 448  # px, square: one 512 px tile for the hosted models that price by ti
 BACKGROUND = float(decode(255))  # white paper
 INK = float(decode(0))  # black ink, as the figures are printed
 THICKNESS = 2.0  # px, every line
-TRIALS = 10  # a level; 15 levels a curve: 150 trials
+TRIALS = 16  # a level; 9 levels a curve: 144 trials
 
 
 @dataclass(frozen=True)

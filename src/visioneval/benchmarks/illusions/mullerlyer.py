@@ -29,7 +29,7 @@ FIN_ANGLE = 30.0  # degrees between a fin and the shaft's line
 APART = 140.0  # px between the two lines
 JITTER = 16.0  # the pair moves within ± this, px, both ways
 SHIFT = 20.0  # each line's centre moves sideways within ± this, px, on its own
-LEVELS = levels(6.0, 15)  # -42 to +42 %
+LEVELS = levels(10.0, 9)  # -40 to +40 %
 QUESTION = ("The image shows two horizontal lines, one above the other. Which horizontal "
             "line is longer: top or bottom? Judge the horizontal lines themselves, not any "
             "strokes at their ends. Answer with one word.\nOptions: top, bottom.")

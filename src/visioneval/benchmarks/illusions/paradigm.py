@@ -51,7 +51,7 @@ class Illusions(Paradigm):
                "and each illusion's strength, on rendered, self-describing stimuli.")
     kind = "comparison"
     unit = UNIT
-    counted = "answered the comparison larger"
+    counted = "'comparison larger'"
     human = (
         HumanValue(
             "Müller-Lyer strength",
@@ -91,9 +91,10 @@ class Illusions(Paradigm):
         for illusion in ILLUSIONS:
             scales = (Scale("px", illusion.standard_px / 100),
                       Scale("% of image width", illusion.standard_px / SIZE))
-            out += [Condition(illusion.name, illusion.levels, TRIALS, scales, illusion.shows),
+            out += [Condition(illusion.name, illusion.levels, TRIALS, scales, illusion.shows,
+                              illusion.title),
                     Condition(illusion.control, illusion.levels, TRIALS, scales,
-                              illusion.control_shows)]
+                              illusion.control_shows, illusion.title)]
         return tuple(out)
 
     def draw(self, condition: Condition, level: float, index: int, seed: int) -> Drawn:

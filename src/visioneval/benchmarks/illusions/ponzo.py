@@ -29,7 +29,7 @@ RAIL_ANGLE = 20.0  # degrees each converging rail leans from the vertical
 BEYOND = 60.0  # px the rails run past each line
 JITTER = 16.0  # the figure moves within ± this, px, both ways
 SHIFT = 4.0  # each line's centre moves sideways within ± this, px, on its own
-LEVELS = levels(4.0, 15)  # -28 to +28 %
+LEVELS = levels(6.0, 9)  # -24 to +24 %
 QUESTION = ("The image shows two horizontal lines, one above the other, between two long "
             "lines at the sides. Which horizontal line is longer: top or bottom? Answer "
             "with one word.\nOptions: top, bottom.")
