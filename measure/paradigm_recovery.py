@@ -20,9 +20,10 @@ is its threshold at the paradigm's criterion rather than the Weibull's α: the o
 given the α that puts ψ there (a known CSF's thresholds, 1 / its sensitivities, as they are).
 Per figure: the share of runs reached, the coverage of the truth by the 95% interval (an
 open end counts as infinite; a run not reached covers nothing) ± its binomial error, the
-runs whose interval lies wholly below or wholly above the truth, and the median error of
-the estimate (relative, and for a PSE in the level's unit). `--first-run N` starts the
-observers' seeds at N, so a second batch of runs is independent of the first.
+runs whose interval lies wholly below or wholly above the truth, the median error of the
+estimate (relative; for a PSE of 0, relative to the true JND) and the median absolute error
+in the figure's unit. `--first-run N` starts the observers' seeds at N, so a second batch of
+runs is independent of the first.
 
     uv run python measure/paradigm_recovery.py --paradigm vernier \\
         --observer vernier=0.3:1:0.02 --runs 200
@@ -56,6 +57,7 @@ class Figure:
     """One figure's recovery over runs."""
 
     truth: float
+    scale: float | None = None  # what an error is relative to when the truth is 0
     covered: int = 0
     below: int = 0  # runs whose interval lies wholly below the truth
     above: int = 0
@@ -80,8 +82,9 @@ class Figure:
         share = self.covered / self.runs
         error = math.sqrt(share * (1 - share) / self.runs)
         median = statistics.median(self.estimates) if self.estimates else math.nan
-        relative = (f"{100 * (median - self.truth) / abs(self.truth):+.1f}%"
-                    if self.truth else "-")
+        relative = (f"{100 * (median - self.truth) / abs(self.truth):+.1f}%" if self.truth
+                    else f"{100 * (median - self.truth) / self.scale:+.1f}% of the JND"
+                    if self.scale else "-")
         absolute = statistics.median(abs(v - self.truth) for v in self.estimates) \
             if self.estimates else math.nan
         return (f"| {name} | {self.truth:.4g} | {100 * self.reached / self.runs:.0f}% | "
@@ -168,7 +171,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                 for name, value in true.items():
                     own = c.get("own_figure") or {}
                     label = own.get("name", name) if name == OWN else name
-                    figure = figures.setdefault((c["condition"], label), Figure(value))
+                    scale = true.get("jnd") if name == "pse" else None
+                    figure = figures.setdefault((c["condition"], label), Figure(value, scale))
                     figure.add(*((own.get("value"), own.get("ci95")) if name == OWN else
                                  (c.get(name), c.get(f"{name}_ci95"))))
             for s in metrics.get("summaries", []):

@@ -1,8 +1,7 @@
 """The stimulus pictures of a paradigm's docs page: a sheet of its stimuli, one row per
 condition (at most four), a few of its levels from lowest to highest, each labelled with
 its condition and level, drawn exactly as `visioneval data synth-NAME` draws them. Each is
-shown with its longer side `--shown` px: enlarged by nearest neighbour (every pixel kept
-sharp), or reduced by averaging each output pixel's area (no dot lost between samples).
+shown with its longer side `--shown` px, resized by nearest neighbour (never smoothed).
 
     uv run python measure/stimulus_pictures.py --paradigm vernier
 writes docs/images/vernier.png. `--conditions` picks the rows (names, comma-separated) and
@@ -23,8 +22,7 @@ from visioneval.core.registry import definition
 from visioneval.paradigms.trial import stimulus_seed
 
 LABEL = 16  # px of label under each stimulus
-SHOWN = 256  # px a stimulus's longer side is enlarged towards (nearest neighbour, by a whole
-# factor: never smoothed, never shrunk)
+SHOWN = 256  # px of a stimulus's longer side on the sheet (nearest neighbour: never smoothed)
 FRAME = (160, 160, 160)
 
 

@@ -41,6 +41,7 @@ DEFINITIONS = {
     "contrast": "visioneval.benchmarks.contrast.definition:DEFINITION",
     "numerosity": "visioneval.benchmarks.numerosity.definition:DEFINITION",
     "touching": "visioneval.benchmarks.touching.definition:DEFINITION",
+    "illusions": "visioneval.benchmarks.illusions.definition:DEFINITION",
 }
 DEMO = "salbench"  # `visioneval demo` runs this benchmark's offline demo
 

@@ -80,7 +80,11 @@ class ParadigmBenchmark(Benchmark[ParadigmOptions]):
                 not math.isfinite(level):
             raise Skip(f"{row.file}: field `level`: {level!r} is not a finite number")
         options = tuple(str(o) for o in (row["options"] or ()))
-        target, positive = row.text("answer"), row.text("positive") if row["positive"] else ""
+        answer = row["answer"]
+        if answer is not None and not isinstance(answer, str):
+            raise Skip(f"{row.file}: field `answer`: {answer!r} is not text")
+        # "" is a comparison's answer at level 0, where neither option is right
+        target, positive = answer or "", row.text("positive") if row["positive"] else ""
         if kind == "choice" and (len(options) != self.paradigm.alternatives or
                                  target not in options):
             raise Skip(f"{row.file}: field `answer`: {target!r} is not one of its "
@@ -122,7 +126,8 @@ class ParadigmBenchmark(Benchmark[ParadigmOptions]):
         fitted = fit_curves(p, tally(records), self.options.bootstrap, self.options.seed)
         curves = [f.curve for f in fitted]
         summaries = [SummaryBlock(name=s.name, unit=s.unit, value=s.value, ci95=s.ci95,
-                                  reason=s.reason, note=s.note, headline=s.headline)
+                                  reason=s.reason, note=s.note, headline=s.headline,
+                                  width=s.width)
                      for s in p.summaries(fitted)]
         return ParadigmMetrics(
             paradigm=p.name, title=p.title, kind=p.kind, unit=p.unit, counted=p.counted,

@@ -108,7 +108,8 @@ def _fit(paradigm: Paradigm, condition: Condition | None, name: str, found: Tall
                  unit=(condition.unit if condition else "") or paradigm.unit,
                  n=sum(p.n for p in points), n_errors=found.errors,
                  n_unparsed=sum(p.n_unparsed for p in points), points=points,
-                 status="not reached", note=condition.note if condition else "")
+                 status="not reached", note=condition.note if condition else "",
+                 chart=condition.chart if condition else "")
     if condition is not None and not condition.fitted:
         return Fitted(base.model_copy(update={
             "status": "control",

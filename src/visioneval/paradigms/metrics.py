@@ -84,6 +84,7 @@ class Curve(Block):
     scaled: list[Scaled] = []
     own_figure: OwnFigure | None = None
     note: str = ""
+    chart: str = ""  # the report chart it is drawn on with the curves sharing it
 
 
 class SummaryBlock(Block):
@@ -94,6 +95,7 @@ class SummaryBlock(Block):
     reason: str | None = None
     note: str = ""
     headline: bool = True
+    width: bool = False  # a width's interval: its open ends read as a JND's do
 
 
 class Human(Block):

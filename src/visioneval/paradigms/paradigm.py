@@ -28,7 +28,8 @@ class Condition:
     unit, or `unit` when the condition has its own) and the trials at each, and other
     units its figures are also given in. `fitted` False: a control whose proportion
     correct per level is shown with no psychometric fit (a target alone, to show it is
-    legible)."""
+    legible). `chart`: the title of the report chart a comparison's curve is drawn on, with
+    the curves that share it (an illusion beside its control); empty: one chart for all."""
 
     name: str
     levels: tuple[float, ...]
@@ -37,6 +38,7 @@ class Condition:
     note: str = ""
     unit: str = ""
     fitted: bool = True
+    chart: str = ""
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,7 @@ class Summary:
     reason: str | None = None
     note: str = ""
     headline: bool = True  # False: a list of runs shows the first curve's figure instead
+    width: bool = False  # a width (a JND, a Weber fraction): an open low end reads "up to"
 
 
 Interval = tuple[float | None, float | None]

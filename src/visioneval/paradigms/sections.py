@@ -38,8 +38,9 @@ def sections(metrics: dict[str, Any]) -> list[Section]:
     header, rows = tables.curve_rows(metrics)
     comparison = metrics["kind"] == "comparison"
     fitted = [c for c in metrics["curves"] if not is_control(c)]
-    charts = ([chart([Series(c, c["condition"]) for c in fitted], metrics,
-                     metrics["title"])] if comparison and len(fitted) > 1 else
+    charts = ([chart([Series(c, c["condition"]) for c in shared], metrics, title)
+               for title, shared in _charted(fitted, metrics["title"]).items()]
+              if comparison and len(fitted) > 1 else
               [chart([Series(c)], metrics, c["condition"]) for c in fitted])
     blocks: list[Any] = [Table(header, rows, numeric_from=1),
                          *([Charts(charts)] if charts else []),
@@ -66,6 +67,15 @@ def sections(metrics: dict[str, Any]) -> list[Section]:
 def is_control(curve: dict[str, Any]) -> bool:
     """A control condition's curve: its points, no fit, in no chart or comparison."""
     return curve.get("status") == "control"
+
+
+def _charted(curves: list[dict[str, Any]], title: str) -> dict[str, list[dict[str, Any]]]:
+    """A comparison's curves by the chart they are drawn on, in order (one chart, the
+    paradigm's title, for curves that name none)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for c in curves:
+        out.setdefault(c.get("chart") or title, []).append(c)
+    return out
 
 
 def chart(series: Sequence[Series], metrics: dict[str, Any], title: str) -> Psychometric:

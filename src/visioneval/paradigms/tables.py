@@ -106,8 +106,9 @@ def curve_rows(metrics: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
 
 def summary_rows(metrics: dict[str, Any]) -> list[list[str]]:
     return [[s["name"], f"{number(s.get('value'))} {s['unit']}" if s.get("value") is not None
-             else "-", span(s.get("ci95")) if s.get("value") is not None
-             else str(s.get("reason") or "-")] for s in metrics.get("summaries", [])]
+             else "-", (spread if s.get("width") else span)(s.get("ci95"))
+             if s.get("value") is not None else str(s.get("reason") or "-")]
+            for s in metrics.get("summaries", [])]
 
 
 def human_rows(metrics: dict[str, Any]) -> list[list[str]]:
