@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 from visioneval.paradigms.trial import Kind, Trial
 
@@ -36,6 +36,7 @@ class Condition:
     trials: int
     scales: tuple[Scale, ...] = ()
     note: str = ""
+    _: KW_ONLY
     unit: str = ""
     fitted: bool = True
     chart: str = ""

@@ -92,9 +92,9 @@ class Illusions(Paradigm):
             scales = (Scale("px", illusion.standard_px / 100),
                       Scale("% of image width", illusion.standard_px / SIZE))
             out += [Condition(illusion.name, illusion.levels, TRIALS, scales, illusion.shows,
-                              illusion.title),
+                              chart=illusion.title),
                     Condition(illusion.control, illusion.levels, TRIALS, scales,
-                              illusion.control_shows, illusion.title)]
+                              illusion.control_shows, chart=illusion.title)]
         return tuple(out)
 
     def draw(self, condition: Condition, level: float, index: int, seed: int) -> Drawn:
