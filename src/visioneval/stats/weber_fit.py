@@ -20,7 +20,7 @@ Maximum likelihood on binomial counts per ratio; every row of the bootstrap refi
 (`_ascend`: Newton steps with Levenberg-Marquardt damping, as the PSE fit's). The fit's w
 runs low: λ and w trade off (a higher λ and a steeper curve fit the same errors near the
 ceiling), and λ's bound at 0 lets the trade lean one way only; at the default numerosity
-design by 2 to 6% in the median at w = 0.2 to 0.3 (docs/numerosity.md). The parametric
+design by up to 6% in the median at w = 0.2 to 0.3 (docs/numerosity.md). The parametric
 bootstrap measures that bias:
 the refits' median log w lies below the fit's by about as much as the fit's lies below the
 truth, so the reported w is the fit's with that difference taken off (in log w: 2·log ŵ −
