@@ -7,7 +7,7 @@ comparison gets the point of subjective equality (`stats.pse_fit`: a cumulative 
 with tied lapses). A failed request is an error in no figure; an unparsed answer is counted,
 and is a wrong answer of a forced choice (as a person who presses no key is) but in no
 comparison's count (it says neither direction). A paradigm may fit its counts with a model
-of its own instead (`Paradigm.fit`: the Weber fraction of a numerosity comparison)."""
+of its own instead (`Paradigm.fit`: the Weber fraction of comparing two numbers)."""
 
 from __future__ import annotations
 

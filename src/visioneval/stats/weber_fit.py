@@ -19,20 +19,19 @@ discrimination.
 Maximum likelihood on binomial counts per ratio; every row of the bootstrap refitted at once
 (`_ascend`: Newton steps with Levenberg-Marquardt damping, as the PSE fit's). The fit's w
 runs low: λ and w trade off (a higher λ and a steeper curve fit the same errors near the
-ceiling), and λ's bound at 0 lets the trade lean one way only; at the default numerosity
-design by 2 to 6% in the median at w = 0.2 to 0.3 (docs/numerosity.md). The parametric
-bootstrap measures that bias:
-the refits' median log w lies below the fit's by about as much as the fit's lies below the
-truth, so the reported w is the fit's with that difference taken off (in log w: 2·log ŵ −
-median log w*, the bootstrap bias correction of Efron & Tibshirani 1993, ch. 10, for the
-median), and the interval is the refits' 2.5th to 97.5th percentile moved by the same
-factor (Wichmann & Hill 2001, II, for the percentile interval). `fitted_w`, the curve drawn,
-stays the maximum-likelihood fit; without resamples w is that fit's. An end is open
-(None) where the tested ratios cannot tell a smaller or a larger w apart: below a(smallest
-tested ratio), where every tested ratio would be told apart more than 84% of the time, or
-above a(largest tested ratio), where none would. The same fit gives the threshold every
-forced choice has: the ratio at which ψ reaches the criterion, with its interval (open
-beyond the tested ratios).
+ceiling), and λ's bound at 0 lets the trade lean one way only: by up to 6% in the median at
+w = 0.2 to 0.3 with 9 ratios from 13/12 to 3 of 16 trials each (measure/weber_recovery.py).
+The parametric bootstrap measures that bias: the refits' median log w lies below the fit's
+by about as much as the fit's lies below the truth, so the reported w is the fit's with that
+difference taken off (in log w: 2·log ŵ − median log w*, the bootstrap bias correction of
+Efron & Tibshirani 1993, ch. 10, for the median), and the interval is the refits' 2.5th to
+97.5th percentile moved by the same factor (Wichmann & Hill 2001, II, for the percentile
+interval). `fitted_w`, the curve drawn, stays the maximum-likelihood fit; without resamples
+w is that fit's. An end is open (None) where the tested ratios cannot tell a smaller or a
+larger w apart: below a(smallest tested ratio), where every tested ratio would be told apart
+more than 84% of the time, or above a(largest tested ratio), where none would. The same fit
+gives the threshold every forced choice has: the ratio at which ψ reaches the criterion,
+with its interval (open beyond the tested ratios).
 
 "Not reached" (no w, never an extrapolation), in this order:
 1. fewer than 2 distinct ratios;

@@ -134,7 +134,7 @@ class Numerosity(Paradigm):
             dispersion=found.dispersion, dispersion_p=found.dispersion_p, function="weber",
             about=("w: the Weber fraction of P(correct) = λ + (1 − 2λ)·Φ((r − 1)/"
                    "(w·√(1 + r²))), r the ratio (Pica et al. 2004), λ fitted within "
-                   "[0, 0.1]"),
+                   "[0, 0.1], the bootstrap's estimate of the fit's median bias taken off"),
             draws=found.w_draws)
 
 
