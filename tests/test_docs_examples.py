@@ -159,7 +159,8 @@ SLOW_PAGES = ("layout.md", "PERFORMANCE.md", "psychophysics.md",  # pictures; 10
               "vernier.md", "paradigms.md",  # 144 stimuli drawn, two runs fitted
               "contrast.md",  # 720 dithered stimuli drawn and read
               "touching.md",  # 576 stimuli drawn, four fits with 3000 refits each
-              "numerosity.md")  # 288 stimuli drawn, two bootstrapped fits a run
+              "numerosity.md",  # 288 stimuli drawn, two bootstrapped fits a run
+              "illusions.md")  # six curves' stimuli drawn, read and fitted
 
 
 def reads_another_pages_data(page: Path) -> bool:

@@ -139,6 +139,15 @@ def test_the_reader_answers_right_at_the_smallest_steps(name):
         assert read(made.question, made.png) == made.trial.answer, (name, level)
 
 
+@pytest.mark.parametrize("name", ["muller-lyer", "ebbinghaus", "ponzo"])
+def test_the_reader_tells_a_tenth_of_a_percent_through_the_inducers(name):
+    """0.1% is 0.14 px of the Müller-Lyer shaft: the fins' ends, 30 px beyond it, never
+    enter the measure."""
+    for seed, level in enumerate((0.1, -0.1)):
+        made = PARADIGM.draw(CONDITIONS[name], level, seed, 200 + seed)
+        assert read(made.question, made.png) == made.trial.answer, (name, level)
+
+
 def test_the_reader_measures_the_shaft_whichever_way_the_fins_point(monkeypatch):
     """Fins pointing in (arrowheads) shorten the figure's extent; the reader still reads
     the shaft: a plain comparison 2% longer is longer, one 2% shorter is shorter."""
