@@ -26,8 +26,13 @@ SUMMARY_HEADER = ["figure", "value", "95% interval"]
 HUMAN_HEADER = ["quantity", "people", "measured under", "source"]
 
 
+TINY = 1e-6  # below this a figure is a bootstrap draw's rounding of 0, shown as 0
+
+
 def number(value: float | None, digits: int = 3) -> str:
-    return "-" if value is None else f"{value + 0.0:.{digits}g}"
+    if value is None:
+        return "-"
+    return "0" if abs(value) < TINY else f"{value + 0.0:.{digits}g}"
 
 
 def span(found: Sequence[float | None] | None, digits: int = 3) -> str:
