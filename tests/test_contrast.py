@@ -149,7 +149,7 @@ def _fitted(thresholds: dict[int, float], trials: int, seed: int) -> list[Fitted
             p = psi(level, alpha, 3.0, 0.5, 0.02)
             tally.cells[level] = Cell(n=trials, k=int(rng.binomial(trials, p)))
         tallies[name_of(cycles)] = tally
-    return fit_curves(PARADIGM, tallies, 200, seed)
+    return fit_curves(PARADIGM, tallies, 100, seed)
 
 
 def test_the_summaries_give_the_csf_with_intervals_and_each_sensitivity():
@@ -187,6 +187,7 @@ def _one_frequency(root: Path, trials: int = 1) -> Path:
     return root / "f32" / "shard_00000.parquet"
 
 
+@pytest.mark.slow
 def test_a_malformed_row_is_skipped_with_one_line_naming_file_and_field(tmp_path):
     path = _one_frequency(tmp_path / "data")
     rows = pq.read_table(path).to_pylist()

@@ -9,8 +9,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from visioneval.paradigms.trial import Kind, Trial
+
+if TYPE_CHECKING:
+    from visioneval.stats.psychometric_fit import Dispersion
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,10 @@ class Paradigm(ABC):
     alternatives: int = 2  # a forced choice's options: γ = 1 / alternatives
     human: tuple[HumanValue, ...] = ()
     counted: str = "correct"  # what a comparison's curve counts: "'right'", "'top longer'"
+    dispersion: Dispersion = "binomial"
+    """How a forced choice's bootstrap simulates counts: "binomial", or "fitted" (as
+    dispersed as the fit's lack of fit says, `stats.psychometric_fit`), for a design whose
+    binomial interval was measured to cover too little."""
 
     @abstractmethod
     def conditions(self) -> tuple[Condition, ...]:

@@ -109,9 +109,12 @@ def fit_note(metrics: dict[str, Any]) -> str:
     first = next((c for c in metrics["curves"] if c.get("guess") is not None), None)
     criterion = first["criterion"] if first else 0.75
     guess = first["guess"] if first else 0.5
+    simulated = ("parametric bootstrap, counts as dispersed as the fit's lack of fit says "
+                 "(beta-binomial where the dispersion is over 1, spread by the t reference)"
+                 if metrics.get("dispersion_model") == "fitted" else "parametric bootstrap")
     return (f"Threshold: the level where the fitted Weibull ψ reaches {criterion:g} correct "
             f"(guess rate {guess:.3g}, lapse fitted within [0, 0.1]); 95% interval: "
-            "parametric bootstrap; an open end lies beyond the tested levels.")
+            f"{simulated}; an open end lies beyond the tested levels.")
 
 
 def show_main(metrics: dict[str, Any], title: str, console: Console) -> None:
