@@ -149,7 +149,7 @@ def _fitted(thresholds: dict[int, float], trials: int, seed: int) -> list[Fitted
             p = psi(level, alpha, 3.0, 0.5, 0.02)
             tally.cells[level] = Cell(n=trials, k=int(rng.binomial(trials, p)))
         tallies[name_of(cycles)] = tally
-    return fit_curves(PARADIGM, tallies, 200, seed)
+    return fit_curves(PARADIGM, tallies, 100, seed)
 
 
 def test_the_summaries_give_the_csf_with_intervals_and_each_sensitivity():
@@ -163,6 +163,20 @@ def test_the_summaries_give_the_csf_with_intervals_and_each_sensitivity():
     assert "log10(2)" in peak.note
     at32 = summaries["sensitivity at 32 cycles/image"]
     assert at32.value == pytest.approx(TRUTH.sensitivity(32), rel=0.15)
+
+
+def test_each_curves_bootstrap_has_its_own_random_numbers():
+    """Two curves of the same counts get different draws (their seeds differ by name), so
+    a CSF refitted row by row pairs independent draws; the same curve gets the same."""
+    counts = {32: 3.0, 64: 3.0}
+    first, second = _fitted(counts, 24, 4)
+    assert first.curve.threshold == pytest.approx(second.curve.threshold, rel=0.5)
+    a, b = np.log(first.draws[:90]), np.log(second.draws[:90])
+    finite = np.isfinite(a) & np.isfinite(b)
+    paired = np.corrcoef(a[finite], b[finite])[0, 1]
+    assert abs(paired) < 0.3
+    again = _fitted(counts, 24, 4)[0]
+    assert again.draws == first.draws
 
 
 def test_the_csf_is_absent_with_its_reason_when_too_few_frequencies_reach_a_threshold():
@@ -187,6 +201,7 @@ def _one_frequency(root: Path, trials: int = 1) -> Path:
     return root / "f32" / "shard_00000.parquet"
 
 
+@pytest.mark.slow
 def test_a_malformed_row_is_skipped_with_one_line_naming_file_and_field(tmp_path):
     path = _one_frequency(tmp_path / "data")
     rows = pq.read_table(path).to_pylist()
@@ -246,6 +261,9 @@ def test_a_known_observer_comes_back_through_the_loopback_server(serve, tmp_path
         low, high = c["threshold_ci95"]
         assert c["threshold"] == pytest.approx(truth, rel=0.25), c
         assert (low or 0) < c["threshold"] < (high or math.inf)
+    assert metrics["dispersion_model"] == "fitted"
+    shown = invoke("show", tmp_path / "run")
+    assert "as dispersed as the fit's lack of fit says" in " ".join(shown.stdout.split())
     summaries = {s["name"]: s for s in metrics["summaries"]}
     assert summaries["CSF peak frequency"]["value"] == pytest.approx(24.0, rel=0.35)
     assert summaries["CSF peak sensitivity"]["value"] == pytest.approx(40.0, rel=0.3)

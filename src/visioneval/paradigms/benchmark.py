@@ -133,6 +133,7 @@ class ParadigmBenchmark(Benchmark[ParadigmOptions]):
             paradigm=p.name, title=p.title, kind=p.kind, unit=p.unit, counted=p.counted,
             n=sum(c.n for c in curves), n_errors=sum(c.n_errors for c in curves),
             n_unparsed=sum(c.n_unparsed for c in curves), bootstrap=self.options.bootstrap,
+            dispersion_model=p.dispersion,
             curves=curves, summaries=summaries,
             human=[Human(quantity=h.quantity, value=h.value, source=h.source,
                          conditions=h.conditions, comparable=h.comparable)

@@ -140,7 +140,8 @@ def _fit(paradigm: Paradigm, condition: Condition | None, name: str, found: Tall
                                           resamples=bootstrap, seed=seed)
     else:
         draws = threshold_draws(levels, k, n, guess, FORM, paradigm.criterion,
-                                resamples=bootstrap, seed=seed)
+                                resamples=bootstrap, seed=seed,
+                                dispersion=paradigm.dispersion)
     done = draws.fit
     update: dict[str, object] = {
         "status": done.status, "reason": done.reason, "guess": guess,

@@ -116,6 +116,7 @@ class ParadigmMetrics(Block):
     n_errors: int
     n_unparsed: int
     bootstrap: int
+    dispersion_model: str = "binomial"  # how a forced choice's bootstrap simulated counts
     curves: list[Curve]
     summaries: list[SummaryBlock] = []
     human: list[Human] = []

@@ -9,8 +9,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import KW_ONLY, dataclass
+from typing import TYPE_CHECKING
 
 from visioneval.paradigms.trial import Kind, Trial
+
+if TYPE_CHECKING:
+    from visioneval.stats.psychometric_fit import Dispersion
 
 
 @dataclass(frozen=True)
@@ -131,6 +135,10 @@ class Paradigm(ABC):
     bridged: bool = False  # a forced choice's interval widened by bootstrap bridging
     # (stats.psychometric_fit.bridged_interval), where the design's percentile one covers
     # too little: measure with measure/paradigm_recovery.py
+    dispersion: Dispersion = "binomial"
+    """How a forced choice's bootstrap simulates counts: "binomial", or "fitted" (as
+    dispersed as the fit's lack of fit says, `stats.psychometric_fit`), for a design whose
+    binomial interval was measured to cover too little."""
 
     @abstractmethod
     def conditions(self) -> tuple[Condition, ...]:

@@ -144,11 +144,14 @@ def fit_note(metrics: dict[str, Any]) -> str:
     criterion = first["criterion"] if first else 0.75
     guess = first["guess"] if first else 0.5
     bridged = any(c.get("bridged") for c in metrics["curves"])
+    simulated = ("parametric bootstrap, counts as dispersed as the fit's lack of fit says "
+                 "(beta-binomial where the dispersion is over 1, spread by the t reference)"
+                 if metrics.get("dispersion_model") == "fitted" else "parametric bootstrap")
+    if bridged:
+        simulated += ", widened by bridging (bootstraps from curves near the fit as well)"
     return (f"Threshold: the level where the fitted Weibull ψ reaches {criterion:g} correct "
             f"(guess rate {guess:.3g}, lapse fitted within [0, 0.1]); 95% interval: "
-            "parametric bootstrap" + (", widened by bridging (bootstraps from curves near "
-                                      "the fit as well)" if bridged else "") +
-            "; an open end lies beyond the tested levels.")
+            f"{simulated}; an open end lies beyond the tested levels.")
 
 
 def show_main(metrics: dict[str, Any], title: str, console: Console) -> None:

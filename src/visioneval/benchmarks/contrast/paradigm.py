@@ -80,6 +80,10 @@ class ContrastDetection(Paradigm):
                "function through them (peak, peak frequency, bandwidth).")
     kind = "choice"
     unit = "%"
+    # The binomial interval covered 89-93% of true thresholds at this design, the fitted
+    # one 93-96% (docs/contrast.md, "The design"); a model's answers to a level's images
+    # (each its own phase) need not be binomial either.
+    dispersion = "fitted"
     human = (
         HumanValue(
             "CSF peak frequency", "about 5 c/deg (3-5 c/deg)",
