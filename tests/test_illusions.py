@@ -282,21 +282,32 @@ def test_the_reader_sees_no_illusion_and_the_run_fits_100_columns(every_conditio
 
 
 @pytest.mark.slow
-def test_a_run_on_a_known_observer_recovers_its_illusion(serve, tmp_path):
+def test_runs_on_a_known_observer_recover_its_illusion(serve, tmp_path):
+    """Five runs of the default design, the observer drawing its answers anew each time:
+    the means land within three of their standard errors of the truth and most intervals
+    hold it (recovery over 200 runs: docs/illusions.md)."""
     data = written(tmp_path / "data", ("muller-lyer", "muller-lyer-control"), None)
-    curves = "illusions/muller-lyer=20:8:0.02,illusions/muller-lyer-control=0:8:0.02"
-    server = serve(answer=answer_observer(Observer(parse_curves(curves), seed=4)))
-    result = invoke(*run_args(data, tmp_path / "run", "--backend", "openai", "--base-url",
-                              server.base_url + "/v1", "--model", "m", "--no-report"))
-    assert result.exit_code == 0, result.output
-    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
-    found = {c["condition"]: c for c in metrics["curves"]}
-    for name, pse, jnd in (("muller-lyer", 20.0, 8.0), ("muller-lyer-control", 0.0, 8.0)):
-        low, high = found[name]["pse_ci95"]
-        assert low <= pse <= high and abs(found[name]["pse"] - pse) < 3.0, found[name]
-        assert found[name]["jnd"] == pytest.approx(jnd, rel=0.5)
-    strength = metrics["summaries"][0]
-    assert strength["name"] == "muller-lyer strength"
-    assert strength["ci95"][0] <= 20.0 <= strength["ci95"][1]
-    assert abs(strength["value"] - 20.0) < 4.0
-    assert metrics["summaries"][1]["name"] == "muller-lyer Weber fraction"
+    curves = parse_curves("illusions/muller-lyer=20:8:0.02,"
+                          "illusions/muller-lyer-control=0:8:0.02")
+    found: dict[str, list[float]] = {"pse": [], "control": [], "jnd": [], "strength": []}
+    covered = 0
+    for seed in range(5):
+        server = serve(answer=answer_observer(Observer(curves, seed=seed)))
+        out = tmp_path / f"run{seed}"
+        result = invoke(*run_args(data, out, "--backend", "openai", "--base-url",
+                                  server.base_url + "/v1", "--model", "m", "--no-report"))
+        assert result.exit_code == 0, result.output
+        metrics = json.loads((out / "metrics.json").read_text())
+        by_name = {c["condition"]: c for c in metrics["curves"]}
+        found["pse"].append(by_name["muller-lyer"]["pse"])
+        found["jnd"].append(by_name["muller-lyer"]["jnd"])
+        found["control"].append(by_name["muller-lyer-control"]["pse"])
+        strength = metrics["summaries"][0]
+        assert strength["name"] == "muller-lyer strength"
+        assert metrics["summaries"][1]["name"] == "muller-lyer Weber fraction"
+        found["strength"].append(strength["value"])
+        covered += strength["ci95"][0] <= 20.0 <= strength["ci95"][1]
+    mean = {name: sum(values) / len(values) for name, values in found.items()}
+    assert abs(mean["pse"] - 20.0) < 3.5 and abs(mean["control"]) < 3.5, found
+    assert abs(mean["strength"] - 20.0) < 4.5 and covered >= 3, found
+    assert mean["jnd"] == pytest.approx(8.0, rel=0.3), found
