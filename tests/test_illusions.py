@@ -260,8 +260,8 @@ def every_condition(tmp_path_factory) -> Path:
 
 
 @pytest.mark.slow
-def test_the_reader_sees_no_illusion_and_the_run_fits_100_columns(every_condition,
-                                                                  tmp_path):
+def test_the_reader_sees_no_illusion_and_its_run_and_compare_fit_100_columns(
+        every_condition, tmp_path):
     result = invoke(*run_args(every_condition, tmp_path / "run", "--backend", "builtin",
                               "--model", "reader"))
     assert result.exit_code == 0, result.output
@@ -275,10 +275,22 @@ def test_the_reader_sees_no_illusion_and_the_run_fits_100_columns(every_conditio
         assert abs(curve["pse"]) < step and curve["jnd"] <= step, curve
     strengths = [s for s in metrics["summaries"] if s["name"].endswith("strength")]
     assert len(strengths) == 3
-    for summary in strengths:  # one trial at 0, where either answer is the reader's
+    for summary in strengths:  # one trial at 0, where the reader guesses
         low, high = summary["ci95"]
         step = steps[summary["name"].removesuffix(" strength")]  # the control's the same
         assert abs(summary["value"]) <= step + 1e-6 and low <= 0.0 <= high, summary
+    guessed = invoke(*run_args(every_condition, tmp_path / "random", "--backend", "builtin",
+                               "--model", "random", "--no-report"))
+    assert guessed.exit_code == 0, guessed.output
+    compared = invoke("compare", tmp_path / "run", tmp_path / "random")
+    assert compared.exit_code == 0, compared.output
+    assert max(len(line) for line in compared.stdout.splitlines()) <= 100, compared.stdout
+    text = " ".join(compared.stdout.split())
+    assert "muller-lyer strength (% of standard):" in text
+    for summary in load(tmp_path / "random")["summaries"][:3]:  # random answers: mostly flat
+        value = summary["value"]
+        shown = "not reached" if value is None else f"{value:.3g}"
+        assert f"{summary['name']} (% of standard): {shown}" in text
 
 
 @pytest.mark.slow
