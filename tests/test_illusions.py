@@ -260,8 +260,8 @@ def every_condition(tmp_path_factory) -> Path:
 
 
 @pytest.mark.slow
-def test_the_reader_sees_no_illusion_and_the_run_fits_100_columns(every_condition,
-                                                                  tmp_path):
+def test_the_reader_sees_no_illusion_and_its_run_and_compare_fit_100_columns(
+        every_condition, tmp_path):
     result = invoke(*run_args(every_condition, tmp_path / "run", "--backend", "builtin",
                               "--model", "reader"))
     assert result.exit_code == 0, result.output
@@ -275,32 +275,51 @@ def test_the_reader_sees_no_illusion_and_the_run_fits_100_columns(every_conditio
         assert abs(curve["pse"]) < step and curve["jnd"] <= step, curve
     strengths = [s for s in metrics["summaries"] if s["name"].endswith("strength")]
     assert len(strengths) == 3
-    for summary in strengths:  # one trial at 0, where either answer is the reader's
+    for summary in strengths:  # one trial at 0, where the reader guesses
         low, high = summary["ci95"]
         step = steps[summary["name"].removesuffix(" strength")]  # the control's the same
         assert abs(summary["value"]) <= step + 1e-6 and low <= 0.0 <= high, summary
+    guessed = invoke(*run_args(every_condition, tmp_path / "random", "--backend", "builtin",
+                               "--model", "random", "--no-report"))
+    assert guessed.exit_code == 0, guessed.output
+    compared = invoke("compare", tmp_path / "run", tmp_path / "random")
+    assert compared.exit_code == 0, compared.output
+    assert max(len(line) for line in compared.stdout.splitlines()) <= 100, compared.stdout
+    text = " ".join(compared.stdout.split())
+    assert "muller-lyer strength (% of standard):" in text
+    for summary in load(tmp_path / "random")["summaries"][:3]:  # random answers: mostly flat
+        value = summary["value"]
+        shown = "not reached" if value is None else f"{value:.3g}"
+        assert f"{summary['name']} (% of standard): {shown}" in text
 
 
 @pytest.mark.slow
-def test_a_run_on_a_known_observer_recovers_its_illusion(serve, tmp_path):
-    # 40 trials a level (one seeded observer: a check of the path; coverage over many
-    # observers is measured by measure/paradigm_recovery.py, docs/illusions.md)
-    data = written(tmp_path / "data", ("muller-lyer", "muller-lyer-control"), 40)
-    curves = "illusions/muller-lyer=20:8:0.02,illusions/muller-lyer-control=0:8:0.02"
-    server = serve(answer=answer_observer(Observer(parse_curves(curves), seed=4)))
-    result = invoke(*run_args(data, tmp_path / "run", "--backend", "openai", "--base-url",
-                              server.base_url + "/v1", "--model", "m", "--no-report"))
-    assert result.exit_code == 0, result.output
-    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
-    found = {c["condition"]: c for c in metrics["curves"]}
-    for name, pse, jnd in (("muller-lyer", 20.0, 8.0), ("muller-lyer-control", 0.0, 8.0)):
-        low, high = found[name]["pse_ci95"]
-        # within its interval (one run: a 5% miss is allowed by a step's tenth) and 3 points
-        assert low - 1.0 <= pse <= high + 1.0 and abs(found[name]["pse"] - pse) < 3.0, \
-            found[name]
-        assert found[name]["jnd"] == pytest.approx(jnd, rel=0.5)
-    strength = metrics["summaries"][0]
-    assert strength["name"] == "muller-lyer strength"
-    assert strength["ci95"][0] <= 20.0 <= strength["ci95"][1]
-    assert abs(strength["value"] - 20.0) < 4.0
-    assert metrics["summaries"][1]["name"] == "muller-lyer Weber fraction"
+def test_runs_on_a_known_observer_recover_its_illusion(serve, tmp_path):
+    """Five runs of the default design, the observer drawing its answers anew each time:
+    the means land within three of their standard errors of the truth and most intervals
+    hold it (recovery over 200 runs: docs/illusions.md)."""
+    data = written(tmp_path / "data", ("muller-lyer", "muller-lyer-control"), None)
+    curves = parse_curves("illusions/muller-lyer=20:8:0.02,"
+                          "illusions/muller-lyer-control=0:8:0.02")
+    found: dict[str, list[float]] = {"pse": [], "control": [], "jnd": [], "strength": []}
+    covered = 0
+    for seed in range(5):
+        server = serve(answer=answer_observer(Observer(curves, seed=seed)))
+        out = tmp_path / f"run{seed}"
+        result = invoke(*run_args(data, out, "--backend", "openai", "--base-url",
+                                  server.base_url + "/v1", "--model", "m", "--no-report"))
+        assert result.exit_code == 0, result.output
+        metrics = json.loads((out / "metrics.json").read_text())
+        by_name = {c["condition"]: c for c in metrics["curves"]}
+        found["pse"].append(by_name["muller-lyer"]["pse"])
+        found["jnd"].append(by_name["muller-lyer"]["jnd"])
+        found["control"].append(by_name["muller-lyer-control"]["pse"])
+        strength = metrics["summaries"][0]
+        assert strength["name"] == "muller-lyer strength"
+        assert metrics["summaries"][1]["name"] == "muller-lyer Weber fraction"
+        found["strength"].append(strength["value"])
+        covered += strength["ci95"][0] <= 20.0 <= strength["ci95"][1]
+    mean = {name: sum(values) / len(values) for name, values in found.items()}
+    assert abs(mean["pse"] - 20.0) < 3.5 and abs(mean["control"]) < 3.5, found
+    assert abs(mean["strength"] - 20.0) < 4.5 and covered >= 3, found
+    assert mean["jnd"] == pytest.approx(8.0, rel=0.3), found

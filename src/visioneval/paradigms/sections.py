@@ -156,8 +156,9 @@ def run_label(view: ReadableRun) -> str:
 
 
 def comparison(benchmark: str, views: Sequence[ReadableRun]) -> ComparisonTable | None:
-    """One row per run: each condition's threshold (or PSE and JND) with its interval, and
-    the runs' curves overlaid per condition that two or more fitted."""
+    """One row per run: the paradigm's summaries (an illusion's strength), then each
+    condition's threshold (or PSE and JND), each with its interval, and the runs' curves
+    overlaid per condition that two or more fitted."""
     if not views or not all("curves" in v.metrics for v in views):
         return None
     kind = views[0].metrics["kind"]
@@ -165,31 +166,36 @@ def comparison(benchmark: str, views: Sequence[ReadableRun]) -> ComparisonTable 
     figures = ["pse", "jnd"] if kind == "comparison" else [own["name"]] if own else ["threshold"]
     conditions = list(dict.fromkeys(c["condition"] for v in views
                                     for c in v.metrics["curves"] if not is_control(c)))
+    summaries = {s["name"]: s["unit"] for v in views for s in v.metrics.get("summaries", [])}
     unit = own["unit"] if own else views[0].metrics["unit"]
-    header = ["Model", "Run", *[f"{c} {f.upper() if f in ('pse', 'jnd') else f}"
-                                + (f" ({unit})" if unit else "")
-                                for c in conditions for f in figures]]
+    header = ["Model", "Run", *[f"{name} ({u})" if u else name for name, u in summaries.items()],
+              *[f"{c} {f.upper() if f in ('pse', 'jnd') else f}" + (f" ({unit})" if unit else "")
+                for c in conditions for f in figures]]
     rows, intervals = [], []
     for view in views:
         found = {c["condition"]: c for c in view.metrics["curves"]}
+        made = {s["name"]: s for s in view.metrics.get("summaries", [])}
         row = [view.model, view.directory.name]
         spans: list[Interval | None] = [None, None]
-        for condition in conditions:
-            c = found.get(condition, {})
-            for figure in figures:
-                value, band = ((c["own_figure"].get("value"), c["own_figure"].get("ci95"))
-                               if own and c.get("own_figure") else
-                               (c.get(figure), c.get(f"{figure}_ci95")))
-                row.append("not reached" if c and value is None else
-                           ("" if value is None else f"{value:.3g}"))
-                spans.append(None if value is None or not band else (
-                    -math.inf if band[0] is None else band[0],
-                    math.inf if band[1] is None else band[1]))
+        cells = [(made.get(name, {}), "value", "ci95") for name in summaries] + [
+            (found.get(condition, {}), figure, f"{figure}_ci95")
+            for condition in conditions for figure in figures]
+        for c, figure, band_key in cells:
+            if own and figure == own["name"] and c.get("own_figure"):
+                c, figure, band_key = c["own_figure"], "value", "ci95"
+            value = c.get(figure)
+            row.append("not reached" if c and value is None else
+                       ("" if value is None else f"{value:.3g}"))
+            band = c.get(band_key)
+            spans.append(None if value is None or not band else (
+                -math.inf if band[0] is None else band[0],
+                math.inf if band[1] is None else band[1]))
         rows.append(row)
         intervals.append(spans)
     return ComparisonTable(benchmark, header, rows, [False] * (len(header) - 2),
                            runs=list(views), intervals=intervals,
-                           units=f"Figures in {unit}." if unit else "Figures without a unit.",
+                           units=(f"Figures in {unit} unless a column says otherwise."
+                                  if unit else "Figures without a unit unless a column says."),
                            notes=[tables.fit_note(views[0].metrics)],
                            sections=_overlays(views))
 

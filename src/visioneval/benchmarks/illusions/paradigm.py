@@ -10,12 +10,13 @@ difference of the two PSEs, and the control's JND over the standard is the Weber
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from visioneval.benchmarks.illusions import ebbinghaus, mullerlyer, ponzo
 from visioneval.benchmarks.illusions.figure import SIZE, TRIALS, Illusion
+from visioneval.paradigms.contrasts import difference
+from visioneval.paradigms.fits import Fitted
 from visioneval.paradigms.paradigm import (
     Condition,
     Drawn,
@@ -26,9 +27,6 @@ from visioneval.paradigms.paradigm import (
     Summary,
 )
 from visioneval.paradigms.trial import Trial
-
-if TYPE_CHECKING:
-    from visioneval.paradigms.fits import Fitted
 
 ILLUSIONS: tuple[Illusion, ...] = (mullerlyer.ILLUSION, ebbinghaus.ILLUSION, ponzo.ILLUSION)
 UNIT = "%"  # of the standard
@@ -121,10 +119,6 @@ class Illusions(Paradigm):
     def summaries(self, curves: Sequence[object]) -> list[Summary]:
         """Per illusion run: its strength (PSE with the inducers − PSE without) and its
         control's JND over the standard; an illusion neither of whose curves ran has none."""
-        # The fits' modules load with a run's summary, not with the stimuli a synth draws.
-        from visioneval.paradigms.contrasts import difference
-        from visioneval.paradigms.fits import Fitted
-
         found = {f.curve.condition: f for f in curves if isinstance(f, Fitted)}
         ran = [i for i in ILLUSIONS if i.name in found or i.control in found]
         strengths = [difference(
