@@ -32,7 +32,12 @@ from visioneval.paradigms.dataset import write_dataset
 from visioneval.paradigms.headline import headline
 from visioneval.paradigms.paradigm import Design
 from visioneval.paradigms.trial import read_trial
-from visioneval.stats.psychometric import criterion_level
+from visioneval.stats.psychometric import criterion_level, psi
+from visioneval.stats.psychometric_fit import (
+    bridged_interval,
+    threshold_draws,
+    threshold_interval,
+)
 from visioneval.stimuli.canvas import Canvas
 from visioneval.stimuli.srgb import decode
 
@@ -206,6 +211,21 @@ def test_the_size_ratio_interval_pairs_independent_draws():
     assert ratio_interval(same, with_inf) is not None
 
 
+def test_the_bridged_interval_holds_the_percentile_one_and_reaches_further():
+    """Bridging keeps the fit's own draws and widens their interval with the bootstraps of
+    two curves near the fit: it never lies inside the plain one, and here it is wider."""
+    rng = np.random.default_rng(8)
+    k = [int(rng.binomial(18, psi(x, 1.5, 2.0, 0.5, 0.02))) for x in GAPS]
+    draws, widened = bridged_interval(GAPS, k, [18] * len(GAPS), 0.5, resamples=100)
+    plain = threshold_draws(GAPS, k, [18] * len(GAPS), 0.5, resamples=100)
+    assert np.array_equal(draws.thresholds, plain.thresholds)
+    low, high = threshold_interval(plain.thresholds, GAPS[0], GAPS[-1])
+    assert widened is not None
+    assert widened[0] <= low and widened[1] >= high and widened != (low, high)
+    flat = bridged_interval(GAPS, [9] * len(GAPS), [18] * len(GAPS), 0.5, resamples=50)
+    assert flat[1] is None and flat[0].fit.threshold is None
+
+
 @pytest.mark.slow
 def test_a_known_observer_threshold_is_recovered_through_the_loopback(serve, tmp_path):
     """Three observers with one threshold answer 480 trials each (8 gaps x 60, one layout):
@@ -226,7 +246,7 @@ def test_a_known_observer_threshold_is_recovered_through_the_loopback(serve, tmp
                          options={"data": str(data)}, out=tmp_path / f"run{seed}",
                          engine=EngineOptions(cache_path=None, concurrency=16), report=False)
         curve = result.metrics["curves"][0]
-        assert curve["n"] == 480 and curve["threshold"] is not None
+        assert curve["n"] == 480 and curve["threshold"] is not None and curve["bridged"]
         found.append(curve["threshold"])
         low, high = curve["threshold_ci95"]
         covered += low <= truth <= high
