@@ -10,8 +10,17 @@ For every curve the true value follows from the observer's curve for that condit
     forced choice   the threshold: where γ + (1 − γ − λ)·Weibull(x; α, β) reaches the
                     paradigm's criterion (γ = 1 / options)
     comparison      the PSE (the curve's first number) and the JND (its second)
+    estimate        the midmean log2 error of the observer's answers (bias, SD, lapse)
+                    over the condition's levels, each level as often as the design has
+                    it: `--truth integrate` (the default) sums over every whole-number
+                    answer with its exact probability (`estimate_distribution`), which
+                    is the integral of the rounded Gaussian, no sampling error;
+                    `--truth simulate` draws `--truth-draws` answers per level from the
+                    observer itself, a check of the first
 
-and `--summary NAME=VALUE` names a summary's true value (an illusion against its control).
+and `--summary NAME=VALUE` names a summary's true value (an illusion against its control);
+an estimate's rank correlation with the published order gets its truth from the true
+errors, and the share of runs whose order of the conditions is the true one is printed.
 Per figure: the share of runs reached, the coverage of the truth by the 95% interval (an
 open end counts as infinite; a run not reached covers nothing) ± its binomial error, and
 the median error of the estimate (relative, and for a PSE in the level's unit).
@@ -24,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import random
 import statistics
 import tempfile
 import time
@@ -31,11 +41,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+from scipy.stats import rankdata
+
 from visioneval import api
 from visioneval.core.registry import definition
 from visioneval.engine.options import EngineOptions
-from visioneval.loopback.observer import Curve, Observer, answer_observer, parse_curves
+from visioneval.loopback.observer import (
+    Curve,
+    Observer,
+    answer_observer,
+    estimate_answer,
+    estimate_distribution,
+    parse_curves,
+)
 from visioneval.loopback.server import ServerScript, ThreadedServer
+from visioneval.paradigms.paradigm import Paradigm
+from visioneval.paradigms.ranking import NAME as RANK_CORRELATION
+from visioneval.stats.midmean import log2_error, midmean, weighted_midmean
 from visioneval.stats.psychometric import criterion_level
 
 
@@ -89,6 +112,52 @@ def truths(paradigm: str, kind: str, criterion: float, alternatives: int,
     return {} if found is None else {"threshold": found}
 
 
+def estimate_truth(curve: Curve, levels: Sequence[float], low: float, high: float,
+                   how: str, draws: int, seed: int = 0) -> float:
+    """The true midmean log2 error of an estimate observer over equally many trials at each
+    level: summed over its exact answer distribution, or from `draws` simulated answers per
+    level."""
+    if how == "integrate":
+        values: list[float] = []
+        weights: list[float] = []
+        for level in levels:
+            answers, probabilities = estimate_distribution(level, curve, low, high)
+            values += [log2_error(a, level) for a in answers]
+            weights += probabilities
+        found = weighted_midmean(values, weights)
+    else:
+        rng = random.Random(seed)
+        found = midmean([log2_error(estimate_answer(level, curve, low, high, rng), level)
+                         for level in levels for _ in range(draws)])
+    assert found is not None
+    return found
+
+
+def estimate_truths(made: Paradigm, curves: dict[str, Curve], how: str, draws: int
+                    ) -> dict[str, float]:
+    """Each condition's true midmean error (those the observer has a curve for)."""
+    out = {}
+    for condition in made.conditions():
+        curve = curve_for(curves, made.name, condition.name)
+        if curve is None:
+            continue
+        options = made.draw(condition, condition.levels[0], 0, 0).trial.options
+        low, high = (float(o) for o in options)
+        out[condition.name] = estimate_truth(curve, condition.levels, low, high, how, draws)
+    return out
+
+
+def true_rank_correlation(made: Paradigm, errors: dict[str, float]) -> float | None:
+    """Spearman's ρ of the true errors against the conditions' published ranks."""
+    ranked = [(errors[c.name], c.rank) for c in made.conditions()
+              if c.rank is not None and c.name in errors]
+    if len(ranked) < 3:
+        return None
+    own = rankdata([e for e, _ in ranked])
+    people = rankdata([r for _, r in ranked])
+    return round(float(np.corrcoef(own, people)[0, 1]), 12)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--paradigm", required=True)
@@ -99,12 +168,23 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--trials", type=int, default=None,
                         help="trials per level (default: the paradigm's)")
+    parser.add_argument("--truth", choices=("integrate", "simulate"), default="integrate",
+                        help="an estimate's true error: exact sum, or simulated answers")
+    parser.add_argument("--truth-draws", type=int, default=200_000,
+                        help="simulated answers per level with --truth simulate")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     found = definition(args.paradigm)
     made = found.benchmark_class().paradigm  # type: ignore[union-attr]
     curves = parse_curves(args.observer)
     summaries = dict(s.split("=", 1) for s in args.summary)
+    errors = (estimate_truths(made, curves, args.truth, args.truth_draws)
+              if made.kind == "estimate" else {})
+    rho = true_rank_correlation(made, errors)
+    if rho is not None and RANK_CORRELATION not in summaries:
+        summaries[RANK_CORRELATION] = str(rho)
+    true_order = dict(zip(errors, rankdata(list(errors.values())), strict=True))
+    in_order = 0
     figures: dict[tuple[str, str], Figure] = {}
     with tempfile.TemporaryDirectory() as scratch:
         data = Path(scratch) / "data"
@@ -117,9 +197,12 @@ def main(argv: Sequence[str] | None = None) -> None:
                                  engine=EngineOptions(cache_path=None, concurrency=32),
                                  report=False)
             metrics = result.metrics
+            in_order += bool(true_order) and all(
+                c.get("rank") == true_order.get(c["condition"]) for c in metrics["curves"])
             for c in metrics["curves"]:
-                true = truths(made.name, made.kind, made.criterion, made.alternatives,
-                              curves, c["condition"])
+                true = ({"error": errors[c["condition"]]} if c["condition"] in errors else
+                        truths(made.name, made.kind, made.criterion, made.alternatives,
+                               curves, c["condition"]))
                 for name, value in true.items():
                     figure = figures.setdefault((c["condition"], name), Figure(value))
                     figure.add(c.get(name), c.get(f"{name}_ci95"))
@@ -136,6 +219,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     print("|---|---|---|---|---|---|---|")
     for (condition, name), figure in figures.items():
         print(figure.row(f"{condition} {name}"))
+    if true_order:
+        print(f"\nthe conditions' order is the true one in {in_order} of {args.runs} runs "
+              f"(truth by --truth {args.truth})")
     print(f"\n{time.perf_counter() - started:.0f} s")
 
 

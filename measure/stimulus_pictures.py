@@ -1,6 +1,7 @@
 """The stimulus pictures of a paradigm's docs page: a sheet of its stimuli, one row per
-condition (at most four), a few of its levels from lowest to highest, each labelled with
-its condition and level, drawn exactly as `visioneval data synth-NAME` draws them.
+condition (four by default, `--rows`), a few of its levels from lowest to highest, each
+labelled with its condition and level, drawn exactly as `visioneval data synth-NAME` draws
+them.
 
     uv run python measure/stimulus_pictures.py --paradigm vernier
 writes docs/images/vernier.png.
@@ -26,10 +27,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--paradigm", required=True)
     parser.add_argument("--levels", type=int, default=4, help="levels shown per condition")
+    parser.add_argument("--rows", type=int, default=4, help="conditions shown, at most")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     paradigm = definition(args.paradigm).benchmark_class().paradigm  # type: ignore[attr-defined]
-    conditions = paradigm.conditions()[:4]
+    conditions = paradigm.conditions()[:args.rows]
     cells = []
     for c, condition in enumerate(conditions):
         levels = condition.levels

@@ -37,6 +37,7 @@ DEFINITIONS = {
     "layout": "visioneval.benchmarks.layout.definition:DEFINITION",
     "psychophysics": "visioneval.benchmarks.psychophysics.definition:DEFINITION",
     "vernier": "visioneval.benchmarks.vernier.definition:DEFINITION",
+    "graphical": "visioneval.benchmarks.graphical.definition:DEFINITION",
 }
 DEMO = "salbench"  # `visioneval demo` runs this benchmark's offline demo
 

@@ -13,7 +13,13 @@ the curve named after the paradigm, or `paradigm/condition` first: a forced choi
 ("choice") is right with probability ψ(level) with γ = 1 / options, otherwise one of the
 wrong options uniformly; a comparison answers its `positive` option with probability
 λ + (1 − 2λ)·Φ((level − PSE)/σ), σ = JND / 0.674, the curve's three numbers being PSE, JND
-and λ. A paradigm without a curve is answered at random (an observer that sees nothing).
+and λ; an estimate ("estimate": a number asked, its `level` the true value, its two
+`options` the lowest and highest answer allowed) is answered, with probability 1 − λ, as
+the true value plus a bias and Gaussian noise of a known SD, rounded to a whole number as a
+person writes one and kept within the allowed range, otherwise (a lapse) as a whole number
+drawn uniformly from the range, the curve's three numbers being bias, SD and λ
+(`estimate_distribution` gives the same answers' exact probabilities). A paradigm without
+a curve is answered at random (an observer that sees nothing).
 
 Reading the JSON keys here keeps the server free of the benchmark plugin. Each answer is
 drawn from the stimulus's seed and the observer's seed: a rerun answers the same."""
@@ -84,6 +90,14 @@ class Observer:
         curve = (self.curves.get(f"{trial.get('paradigm')}/{trial.get('condition')}")
                  or self.curves.get(str(trial.get("paradigm"))))
         level = float(trial.get("level", 0.0))
+        if trial.get("kind") == "estimate":
+            try:
+                low, high = (float(o) for o in options)
+            except ValueError:
+                return "I cannot tell."
+            if curve is None:
+                return str(rng.randint(math.ceil(low), math.floor(high)))
+            return str(estimate_answer(level, curve, low, high, rng))
         if trial.get("kind") == "comparison":
             positive = str(trial.get("positive"))
             others = [o for o in options if o != positive] or options
@@ -98,6 +112,39 @@ class Observer:
         return right if not wrong or rng.random() < p else rng.choice(wrong)
 
 
+def estimate_answer(true: float, curve: Curve, low: float, high: float,
+                    rng: random.Random) -> int:
+    """One estimate of `true`: bias + Gaussian noise (SD = the curve's second number),
+    rounded half up to a whole number and clipped to [low, high]; a uniform whole number
+    in the range with probability λ."""
+    first, last = math.ceil(low), math.floor(high)
+    if rng.random() < curve.lapse:
+        return rng.randint(first, last)
+    return min(max(math.floor(true + curve.alpha + rng.gauss(0.0, curve.beta) + 0.5),
+                   first), last)
+
+
+def estimate_distribution(true: float, curve: Curve, low: float, high: float
+                          ) -> tuple[list[int], list[float]]:
+    """Every whole-number answer `estimate_answer` can give and its exact probability: the
+    Gaussian's mass rounding to it (the ends take the mass beyond them), mixed with the
+    lapses' uniform share."""
+    first, last = math.ceil(low), math.floor(high)
+    answers = list(range(first, last + 1))
+    mean, sd = true + curve.alpha, curve.beta
+
+    def below(x: float) -> float:  # P(answer before rounding < x)
+        return 0.5 * math.erfc(-(x - mean) / (sd * math.sqrt(2.0)))
+
+    share = curve.lapse / len(answers)
+    probabilities = []
+    for a in answers:
+        lower = 0.0 if a == first else below(a - 0.5)
+        upper = 1.0 if a == last else below(a + 0.5)
+        probabilities.append((1 - curve.lapse) * (upper - lower) + share)
+    return answers, probabilities
+
+
 JND_Z = 0.6744897501960817  # Φ⁻¹(0.75): a comparison curve's JND is 0.674σ
 _PARADIGM_KEY = re.compile(r"[a-z][a-z0-9-]*(?:/[A-Za-z0-9_.+-]+)?")
 
@@ -105,8 +152,8 @@ _PARADIGM_KEY = re.compile(r"[a-z][a-z0-9-]*(?:/[A-Za-z0-9_.+-]+)?")
 def parse_curves(text: str) -> dict[str, Curve]:
     """`orientation=8:3:0.02,vernier=0:1:0.02` -> curves; ValueError naming the bad part.
     A visual-search feature's numbers are threshold, slope and lapse; a paradigm's
-    (`vernier`, `crowding/flanked`) are its forced choice's threshold, slope and lapse, or
-    its comparison's PSE, JND and lapse."""
+    (`vernier`, `crowding/flanked`) are its forced choice's threshold, slope and lapse, its
+    comparison's PSE, JND and lapse, or its estimate's bias, SD and lapse."""
     curves = {}
     for part in (p.strip() for p in text.split(",") if p.strip()):
         name, _, numbers = part.partition("=")
@@ -124,7 +171,7 @@ def parse_curves(text: str) -> dict[str, Curve]:
                 (feature and alpha <= 0) or not 0 <= lapse < (2 / 3 if feature else 0.5):
             raise ValueError(f"--observer {part!r}: " + (
                 "threshold and slope > 0, lapse in [0, 2/3)" if feature else
-                "the second value > 0 (slope or JND), lapse in [0, 0.5)"))
+                "the second value > 0 (slope, JND or SD), lapse in [0, 0.5)"))
         curves[name] = Curve(alpha, beta, lapse)
     return curves
 

@@ -25,13 +25,16 @@ class Scale:
 @dataclass(frozen=True)
 class Condition:
     """One curve: its name, the levels of the constant-stimuli design (in the paradigm's
-    unit) and the trials at each, and other units its figures are also given in."""
+    unit) and the trials at each, and other units its figures are also given in. `rank`:
+    the condition's place in a published ordering of the conditions by people's accuracy
+    (1: the most accurate; equal ranks are ties), which a run's own order is set beside."""
 
     name: str
     levels: tuple[float, ...]
     trials: int
     scales: tuple[Scale, ...] = ()
     note: str = ""
+    rank: float | None = None
 
 
 @dataclass(frozen=True)
@@ -76,7 +79,8 @@ class Summary:
 
 class Paradigm(ABC):
     """One classic measurement. `unit` is the level's unit; `criterion` the proportion
-    correct that defines a forced choice's threshold."""
+    correct that defines a forced choice's threshold; `ranked_by`: whose ordering the
+    conditions' `rank`s are (a citation)."""
 
     name: str
     title: str
@@ -87,6 +91,7 @@ class Paradigm(ABC):
     alternatives: int = 2  # a forced choice's options: γ = 1 / alternatives
     human: tuple[HumanValue, ...] = ()
     counted: str = "correct"  # what a comparison's curve counts: "'right'", "'top longer'"
+    ranked_by: str = ""
 
     @abstractmethod
     def conditions(self) -> tuple[Condition, ...]:

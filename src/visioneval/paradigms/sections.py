@@ -1,7 +1,8 @@
 """The report's sections for a paradigm's run and `compare`'s table and overlays: each
 curve's points with their Wilson intervals, the fitted function and its threshold or PSE
-with the interval as a band; the paradigm's summaries; the published human values beside
-them. The charts are data (`core.figures`); the page draws them."""
+with the interval as a band (an estimate: its error per level and its median answer
+against the truth); the paradigm's summaries; the published human values beside them. The
+charts are data (`core.figures`); the page draws them."""
 
 from __future__ import annotations
 
@@ -14,8 +15,13 @@ from visioneval.core.blocks import Charts, ComparisonTable, Items, Note, Section
 from visioneval.core.figures import (
     Axis,
     LevelPoint,
+    LinePoint,
+    Lines,
+    NamedLine,
+    PointGroup,
     Psychometric,
     PsychometricSeries,
+    Scatter,
     SigmoidFit,
     Tick,
 )
@@ -35,16 +41,25 @@ def sections(metrics: dict[str, Any]) -> list[Section]:
         return []
     header, rows = tables.curve_rows(metrics)
     comparison = metrics["kind"] == "comparison"
-    charts = ([chart([Series(c, c["condition"]) for c in metrics["curves"]], metrics,
-                     metrics["title"])] if comparison and len(metrics["curves"]) > 1 else
-              [chart([Series(c)], metrics, c["condition"]) for c in metrics["curves"]])
-    blocks: list[Any] = [Table(header, rows, numeric_from=1), Charts(charts),
-                         Note(tables.fit_note(metrics) + " Points: the share of answers "
-                              "with Wilson 95% intervals.")]
+    if metrics["kind"] == "estimate":
+        blocks: list[Any] = [Table(header, rows, numeric_from=1),
+                             Charts(estimate_charts(metrics)), Note(
+            tables.fit_note(metrics) + " Charts: each condition's midmean error at each "
+            "true value, and its median answer against the true value (on the grey line "
+            "the median is right).")]
+    else:
+        charts = ([chart([Series(c, c["condition"]) for c in metrics["curves"]], metrics,
+                         metrics["title"])] if comparison and len(metrics["curves"]) > 1
+                  else [chart([Series(c)], metrics, c["condition"])
+                        for c in metrics["curves"]])
+        blocks = [Table(header, rows, numeric_from=1), Charts(charts),
+                  Note(tables.fit_note(metrics) + " Points: the share of answers with "
+                       "Wilson 95% intervals.")]
     listed = tables.other_units(metrics) + tables.reasons(metrics)
     if listed:
         blocks.append(Items(listed))
-    out = [Section(f"{metrics['title']}: the curves", blocks)]
+    heading = "the conditions" if metrics["kind"] == "estimate" else "the curves"
+    out = [Section(f"{metrics['title']}: {heading}", blocks)]
     summaries = tables.summary_rows(metrics)
     if summaries:
         out.append(Section("From the curves together", [
@@ -57,6 +72,35 @@ def sections(metrics: dict[str, Any]) -> list[Section]:
             Table(tables.HUMAN_HEADER, tables.human_rows(metrics), numeric_from=4),
             Items([f"{h['quantity']}: {h['comparable']}" for h in metrics["human"]])]))
     return out
+
+
+def estimate_charts(metrics: dict[str, Any]) -> list[Lines | Scatter]:
+    """An estimate's error against the true value, a line per condition, and its median
+    answer against the true value."""
+    curves = metrics["curves"]
+    levels = [j["level"] for c in curves for j in c.get("judged", [])] or [0.0, 1.0]
+    low, high = min(levels), max(levels)
+    pad = 0.05 * (high - low or 1.0)
+    unit = metrics["unit"]
+    x = Axis(f"true value ({unit})", low - pad, high + pad, _linear_ticks(low, high))
+    errors = [j["error"] for c in curves for j in c.get("judged", [])
+              if j.get("error") is not None] or [-3.0, 0.0]
+    bottom, top = min(-3.0, min(errors)), max(errors) + 0.5
+    y = Axis("midmean log2 error", bottom, top, _linear_ticks(bottom, top))
+    lines = [NamedLine(c["condition"], [
+        LinePoint(j["level"], j["error"], f"{c['condition']}, true {j['level']:g}: "
+                  f"log2 error {j['error']:.2f} over {j['n']} answers")
+        for j in c.get("judged", []) if j.get("error") is not None]) for c in curves]
+    judged = [PointGroup(c["condition"], [(j["level"], j["median"])
+                                          for j in c.get("judged", [])
+                                          if j.get("median") is not None]) for c in curves]
+    answers = [m for g in judged for _, m in g.points] + [low, high]
+    span = (min(low, *answers), max(high, *answers))
+    square = Axis(f"true value ({unit})", span[0], span[1], _linear_ticks(*span))
+    return [Lines("Error by true value", x, y, lines),
+            Scatter("Median answer by true value", square,
+                    Axis(f"median answer ({unit})", span[0], span[1], _linear_ticks(*span)),
+                    judged)]
 
 
 def chart(series: Sequence[Series], metrics: dict[str, Any], title: str) -> Psychometric:
@@ -132,11 +176,13 @@ def comparison(benchmark: str, views: Sequence[ReadableRun]) -> ComparisonTable 
     if not views or not all("curves" in v.metrics for v in views):
         return None
     kind = views[0].metrics["kind"]
-    figures = ["pse", "jnd"] if kind == "comparison" else ["threshold"]
+    figures = (["pse", "jnd"] if kind == "comparison" else ["error"] if kind == "estimate"
+               else ["threshold"])
     conditions = list(dict.fromkeys(c["condition"] for v in views
                                     for c in v.metrics["curves"]))
     unit = views[0].metrics["unit"]
-    header = ["Model", "Run", *[f"{c} {f.upper() if f != 'threshold' else f} ({unit})"
+    header = ["Model", "Run", *[f"{c} {_figure_name(f)}" + ("" if f == "error" else
+                                                              f" ({unit})")
                                 for c in conditions for f in figures]]
     rows, intervals = [], []
     for view in views:
@@ -147,7 +193,7 @@ def comparison(benchmark: str, views: Sequence[ReadableRun]) -> ComparisonTable 
             c = found.get(condition, {})
             for figure in figures:
                 value = c.get(figure)
-                row.append("not reached" if c and value is None else
+                row.append(c.get("status", "not reached") if c and value is None else
                            ("" if value is None else f"{value:.3g}"))
                 band = c.get(f"{figure}_ci95")
                 spans.append(None if value is None or not band else (
@@ -157,13 +203,18 @@ def comparison(benchmark: str, views: Sequence[ReadableRun]) -> ComparisonTable 
         intervals.append(spans)
     return ComparisonTable(benchmark, header, rows, [False] * (len(header) - 2),
                            runs=list(views), intervals=intervals,
-                           units=f"Figures in {unit}.",
+                           units="Midmean log2 errors (lower: more accurate)."
+                           if kind == "estimate" else f"Figures in {unit}.",
                            notes=[tables.fit_note(views[0].metrics)],
                            sections=_overlays(views))
 
 
+def _figure_name(figure: str) -> str:
+    return {"threshold": "threshold", "error": "log2 error"}.get(figure, figure.upper())
+
+
 def _overlays(views: Sequence[ReadableRun]) -> list[Section]:
-    if len(views) < 2:
+    if len(views) < 2 or views[0].metrics["kind"] == "estimate":
         return []
     per: dict[str, list[Series]] = {}
     for view in views:
