@@ -154,7 +154,8 @@ SLOW_PAGES = ("layout.md", "PERFORMANCE.md", "psychophysics.md",  # pictures; 10
               "pope.md",  # 720 requests through two models
               "suites.md", "cost.md", "naturalbench.md",  # several runs each
               "explain.md", "blindtest.md",  # a run with a variant; six threshold fits
-              "epochs.md")  # 720 requests, images made for them
+              "epochs.md",  # 720 requests, images made for them
+              "graphical.md")  # 720 charts drawn, then read from their pixels
 
 
 def reads_another_pages_data(page: Path) -> bool:

@@ -27,11 +27,10 @@ DIGITS = 12  # ρ of the same two orders is one number, however the sums were ro
 def ranked(fitted: Sequence[Fitted], kind: str) -> list[Fitted]:
     """Each curve with a figure gets its rank among them (1: the lowest figure, the most
     accurate; ties their mean rank)."""
-    from scipy.stats import rankdata
-
     figure = FIGURE[kind]
     having = [i for i, f in enumerate(fitted) if getattr(f.curve, figure) is not None]
-    ranks = rankdata([getattr(fitted[i].curve, figure) for i in having]) if having else []
+    ranks = rank_rows([[getattr(fitted[i].curve, figure) for i in having]])[0] if having \
+        else []
     found = dict(zip(having, ranks, strict=True))
     return [Fitted(f.curve.model_copy(update={"rank": float(found[i])}), f.draws)
             if i in found else f for i, f in enumerate(fitted)]
@@ -41,7 +40,6 @@ def agreement(fitted: Sequence[Fitted], kind: str, ranked_by: str) -> list[Summa
     """Spearman's ρ between the run's order and the published one; none when no condition
     has a published rank."""
     import numpy as np
-    from scipy.stats import rankdata
 
     figure = FIGURE[kind]
     published = [f for f in fitted if f.curve.published_rank is not None]
@@ -51,12 +49,12 @@ def agreement(fitted: Sequence[Fitted], kind: str, ranked_by: str) -> list[Summa
     if len(pairs) < FEWEST:
         return [Summary(NAME, "", None, reason=f"{len(pairs)} condition(s) with a figure and "
                         f"a published rank; a rank correlation needs {FEWEST}")]
-    people = rankdata([f.curve.published_rank for f in pairs])
+    people = rank_rows([[f.curve.published_rank for f in pairs]])[0]
     own = np.array([getattr(f.curve, figure) for f in pairs], dtype=np.float64)
     note = (f"the run's order, most accurate first: {_order(pairs, own)}; people's "
             f"({ranked_by or 'published'}): "
             f"{_order(pairs, np.array([f.curve.published_rank for f in pairs]))}")
-    rho = _spearman(rankdata(own)[None, :], people)[0]
+    rho = _spearman(rank_rows(own[None, :]), people)[0]
     if not np.isfinite(rho):
         return [Summary(NAME, "", None, reason="every condition's figure is the same: the "
                         "run has no order to compare", note=note)]
@@ -64,7 +62,7 @@ def agreement(fitted: Sequence[Fitted], kind: str, ranked_by: str) -> list[Summa
     interval = None
     if len(lengths) == 1 and 0 not in lengths:
         draws = np.array([f.draws for f in pairs], dtype=np.float64).T
-        rhos = _spearman(rankdata(draws, axis=1), people)
+        rhos = _spearman(rank_rows(draws), people)
         finite = rhos[np.isfinite(rhos)]
         if finite.size >= FINITE * rhos.size:
             low, high = np.percentile(finite, [2.5, 97.5])
@@ -72,6 +70,17 @@ def agreement(fitted: Sequence[Fitted], kind: str, ranked_by: str) -> list[Summa
         else:
             note += ("; no interval: in most resamples every figure was the same")
     return [Summary(NAME, "", round(float(rho), DIGITS), interval, note=note)]
+
+
+def rank_rows(values: Sequence[Sequence[float | None]] | np.ndarray) -> np.ndarray:
+    """Each row's values as ranks from 1 (the lowest), ties at their mean rank: the
+    values below, plus half of those equal (itself included) and a half."""
+    import numpy as np
+
+    v = np.asarray(values, dtype=np.float64)
+    below = (v[:, None, :] < v[:, :, None]).sum(axis=2)
+    equal = (v[:, None, :] == v[:, :, None]).sum(axis=2)
+    return below + (equal + 1) / 2
 
 
 def _spearman(ranks: np.ndarray, people: np.ndarray) -> np.ndarray:

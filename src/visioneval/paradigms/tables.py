@@ -20,7 +20,7 @@ CHOICE_HEADER = ["condition", "threshold", "95% interval", "beta", "lapse", "dis
                  "trials", "status"]
 COMPARISON_HEADER = ["condition", "PSE", "95% interval", "JND", "95% interval", "lapse",
                      "trials", "status"]
-ESTIMATE_HEADER = ["condition", "log2 error", "95% interval", "rank", "people's rank",
+ESTIMATE_HEADER = ["condition", "log2 error", "95% interval", "rank", "people",
                    "in range", "unparsed", "out of range"]
 SUMMARY_HEADER = ["figure", "value", "95% interval"]
 HUMAN_HEADER = ["quantity", "people", "measured under", "source"]
@@ -117,10 +117,12 @@ def reasons(metrics: dict[str, Any]) -> list[str]:
 
 def fit_note(metrics: dict[str, Any]) -> str:
     if metrics["kind"] == "estimate":
+        order = metrics.get("ranked_by") or "the published order"
         return (f"Error: log2(|judged − true| + 1/8) per answer, averaged as a midmean (the "
                 f"mean of the middle 50%; Cleveland & McGill 1984): −3 is exact, 1 about 2 "
                 f"points off, 3 about 8. 95% interval: percentile bootstrap, "
-                f"{metrics['bootstrap']} resamples of the trials. Rank 1: the lowest error.")
+                f"{metrics['bootstrap']} resamples of the trials. Rank 1: the lowest error; "
+                f"people: the condition's rank in {order}.")
     if metrics["kind"] == "comparison":
         return ("PSE: the level where the share of answers rises through 50% (a cumulative "
                 "Gaussian with tied lapses); JND: 0.674σ. 95% intervals: parametric "

@@ -1,7 +1,7 @@
 """Cleveland & McGill's error of a numeric judgment and the average they take of it.
 
 The error of one judgment is log2(|judged − true| + 1/8) (Cleveland & McGill 1984, J Am
-Stat Assoc 79:531-554, section 4.3): the 1/8 keeps an exact answer finite (−3), and the
+Stat Assoc 79:531-554, p. 540): the 1/8 keeps an exact answer finite (−3), and the
 log makes a miss of 2 points where 1 would do count as much as one of 20 where 10 would.
 Errors are averaged as a midmean, the mean of their middle 50% (Cleveland & McGill; Heer
 & Bostock 2010), which a few wild answers cannot move.

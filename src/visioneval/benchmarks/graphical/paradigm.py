@@ -81,7 +81,7 @@ class Graphical(Paradigm):
             "position against angle",
             "position judgments 1.96 times as accurate: the averaged log2 error of angle "
             "about 0.97 above that of position",
-            f"{CITED}, section 4.5",
+            f"{CITED}, pp. 541, 544",
             "bar charts against pie charts, 51 subjects",
             "this run's angle error minus its position-common error (both log2); C&M warn "
             "that the two experiments' absolute errors are not to be compared"),
@@ -89,7 +89,7 @@ class Graphical(Paradigm):
             "position against length",
             "position judgments 1.4 to 2.5 times as accurate: log2 error of length 0.51 "
             "to 1.32 above that of position, by judgment type",
-            f"{CITED}, section 4.5",
+            f"{CITED}, pp. 541, 544",
             "grouped and divided (stacked) bar charts, 51 subjects",
             "this run's length error minus its position-common error (both log2)"),
         HumanValue(

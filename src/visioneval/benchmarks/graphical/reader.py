@@ -7,7 +7,7 @@ a square's darkness, else a bar's length) and measures it in linear light:
 - a bar: straight up from its dot, the run of the bar's pixels in 15 columns, each pixel
   counted by its share of the fill's darkness (an anti-aliased end in part), the median
   over the columns; the axis below a bar is darker than any fill and ends the run;
-- a slice: the pie's rim found along 720 rays and fitted with a circle (its centre), the
+- a slice: the pie's rim found along 360 rays and fitted with a circle (its centre), the
   white separators found around a circle inside the pie by the centroid of their light,
   and the angle between the two separators around the dot;
 - a circle: the darkness summed over the connected blob around its dot;
@@ -147,7 +147,7 @@ def _rim(filled: np.ndarray) -> tuple[float, float, float]:
     total = filled.sum()
     cx, cy = (filled * (cols + 0.5)).sum() / total, (filled * (rows + 0.5)).sum() / total
     guess = math.sqrt(total / math.pi)
-    angles = np.radians(np.arange(0.0, 360.0, 0.5))
+    angles = np.radians(np.arange(0.0, 360.0, 1.0))
     steps = np.arange(0.8 * guess, 1.2 * guess, 0.1)
     xs = cx + np.cos(angles)[:, None] * steps[None, :]
     ys = cy - np.sin(angles)[:, None] * steps[None, :]
