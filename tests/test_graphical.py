@@ -219,6 +219,20 @@ def test_a_run_on_a_seeing_observer_shows_its_errors_and_fits_100_columns(serve,
     assert "error_low" in csv[0] and len(csv) == 3
 
 
+@pytest.mark.slow
+def test_compare_sets_runs_side_by_side_one_column_an_encoding(serve, small, tmp_path):
+    for seed in (0, 1):
+        observer = Observer({"graphical": Curve(0.0, 4.0 + 8 * seed, 0.0)}, seed=seed)
+        _run(serve(answer=answer_observer(observer)), small, tmp_path / f"run{seed}")
+    compared = invoke("compare", tmp_path / "run0", tmp_path / "run1", "--out",
+                      tmp_path / "compared")
+    assert compared.exit_code == 0, compared.output
+    assert re.search(r"Model +Run +position-common +area", compared.output)
+    assert "midmean log2 error (lower: more accurate)" in compared.output
+    assert all(len(line) <= 100 for line in compared.output.splitlines())
+    assert (tmp_path / "compared" / "comparison.html").exists()
+
+
 def test_a_malformed_row_is_skipped_with_one_line_naming_file_and_field(serve, small,
                                                                        tmp_path):
     data = tmp_path / "data"

@@ -181,8 +181,7 @@ def comparison(benchmark: str, views: Sequence[ReadableRun]) -> ComparisonTable 
     conditions = list(dict.fromkeys(c["condition"] for v in views
                                     for c in v.metrics["curves"]))
     unit = views[0].metrics["unit"]
-    header = ["Model", "Run", *[f"{c} {_figure_name(f)}" + ("" if f == "error" else
-                                                              f" ({unit})")
+    header = ["Model", "Run", *[c if f == "error" else f"{c} {_figure_name(f)} ({unit})"
                                 for c in conditions for f in figures]]
     rows, intervals = [], []
     for view in views:
@@ -203,14 +202,14 @@ def comparison(benchmark: str, views: Sequence[ReadableRun]) -> ComparisonTable 
         intervals.append(spans)
     return ComparisonTable(benchmark, header, rows, [False] * (len(header) - 2),
                            runs=list(views), intervals=intervals,
-                           units="Midmean log2 errors (lower: more accurate)."
-                           if kind == "estimate" else f"Figures in {unit}.",
+                           units="Each condition's midmean log2 error (lower: more "
+                           "accurate)." if kind == "estimate" else f"Figures in {unit}.",
                            notes=[tables.fit_note(views[0].metrics)],
                            sections=_overlays(views))
 
 
 def _figure_name(figure: str) -> str:
-    return {"threshold": "threshold", "error": "log2 error"}.get(figure, figure.upper())
+    return figure if figure == "threshold" else figure.upper()
 
 
 def _overlays(views: Sequence[ReadableRun]) -> list[Section]:
