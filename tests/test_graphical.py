@@ -181,6 +181,8 @@ def test_the_order_of_the_conditions_is_set_beside_peoples_with_spearmans_rho():
                                                       strict=True)]
     assert agreement(few, "estimate", "C&M")[0].value is None
     assert agreement([Fitted(_curve("x", 1.0, None))], "estimate", "C&M") == []
+    unranked = [Fitted(_curve("x", None, None)), Fitted(_curve("y", None, None))]
+    assert ranked(unranked, "comparison") == unranked  # no published order: no ranks
 
 
 def test_answers_are_read_as_one_number_and_one_outside_the_range_is_counted(serve, small,

@@ -102,7 +102,8 @@ def _fit(paradigm: Paradigm, condition: Condition | None, name: str, found: Tall
     base = Curve(condition=name, kind=paradigm.kind, unit=paradigm.unit,
                  n=sum(p.n for p in points), n_errors=found.errors,
                  n_unparsed=sum(p.n_unparsed for p in points), points=points,
-                 status="not reached", note=condition.note if condition else "")
+                 status="not reached", note=condition.note if condition else "",
+                 published_rank=condition.rank if condition else None)
     if len(points) < 2:
         return Fitted(base.model_copy(update={"reason": f"{len(points)} level(s) answered; "
                                               "a fit needs at least 2"}))

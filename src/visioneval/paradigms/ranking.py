@@ -26,7 +26,10 @@ DIGITS = 12  # ρ of the same two orders is one number, however the sums were ro
 
 def ranked(fitted: Sequence[Fitted], kind: str) -> list[Fitted]:
     """Each curve with a figure gets its rank among them (1: the lowest figure, the most
-    accurate; ties their mean rank)."""
+    accurate; ties their mean rank): an estimate's curves always, others' when their
+    conditions have published ranks."""
+    if kind != "estimate" and all(f.curve.published_rank is None for f in fitted):
+        return list(fitted)
     figure = FIGURE[kind]
     having = [i for i, f in enumerate(fitted) if getattr(f.curve, figure) is not None]
     ranks = rank_rows([[getattr(fitted[i].curve, figure) for i in having]])[0] if having \

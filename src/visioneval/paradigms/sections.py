@@ -85,7 +85,7 @@ def estimate_charts(metrics: dict[str, Any]) -> list[Lines | Scatter]:
     x = Axis(f"true value ({unit})", low - pad, high + pad, _linear_ticks(low, high))
     errors = [j["error"] for c in curves for j in c.get("judged", [])
               if j.get("error") is not None] or [-3.0, 0.0]
-    bottom, top = min(-3.0, min(errors)), max(errors) + 0.5
+    bottom, top = min(-3.0, min(errors)), max(max(errors) + 0.5, 1.0)  # -3: exact
     y = Axis("midmean log2 error", bottom, top, _linear_ticks(bottom, top))
     lines = [NamedLine(c["condition"], [
         LinePoint(j["level"], j["error"], f"{c['condition']}, true {j['level']:g}: "
