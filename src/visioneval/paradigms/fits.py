@@ -22,7 +22,7 @@ from visioneval.core.records import Record
 from visioneval.paradigms.metrics import Curve, Judged, Point, Scaled
 from visioneval.paradigms.paradigm import Condition, Paradigm, Scale
 from visioneval.stats.binomial import wilson
-from visioneval.stats.midmean import midmean, midmean_draws, percentile_interval
+from visioneval.stats.midmean import EXACT, midmean, midmean_draws, percentile_interval
 from visioneval.stats.pse_fit import fit_pse
 from visioneval.stats.psychometric import Sigmoid
 from visioneval.stats.psychometric_fit import open_ends, threshold_draws, threshold_interval
@@ -148,7 +148,7 @@ def _estimate(paradigm: Paradigm, condition: Condition | None, name: str, found:
     judged, errors = [], []
     for level, cell in sorted(found.cells.items()):
         values = np.frombuffer(cell.judged, dtype=np.float64)
-        level_errors = np.log2(np.abs(values - level) + 0.125)
+        level_errors = np.log2(np.abs(values - level) + EXACT)
         errors.append(level_errors)
         judged.append(Judged(level=level, n=len(values), n_unparsed=cell.unparsed,
                              n_out_of_range=cell.out_of_range,
