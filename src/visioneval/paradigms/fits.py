@@ -18,6 +18,8 @@ from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from visioneval.core.records import Record
 from visioneval.paradigms.metrics import Curve, Judged, Point, Scaled
 from visioneval.paradigms.paradigm import Condition, Paradigm, Scale
@@ -143,8 +145,6 @@ def _estimate(paradigm: Paradigm, condition: Condition | None, name: str, found:
     """The midmean log2 error over every answer in range, its percentile interval from
     `bootstrap` resamples of the trials (a stream of its own per condition), and per level
     the median answer and the midmean error."""
-    import numpy as np
-
     judged, errors = [], []
     for level, cell in sorted(found.cells.items()):
         values = np.frombuffer(cell.judged, dtype=np.float64)

@@ -9,13 +9,11 @@ other draws of its trials; it holds nothing of the uncertainty in the published 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+
+import numpy as np
 
 from visioneval.paradigms.fits import Fitted
 from visioneval.paradigms.paradigm import Summary
-
-if TYPE_CHECKING:
-    import numpy as np
 
 FIGURE = {"estimate": "error", "choice": "threshold", "comparison": "jnd"}  # lower: better
 NAME = "rank correlation with people's order (Spearman's ρ)"
@@ -42,8 +40,6 @@ def ranked(fitted: Sequence[Fitted], kind: str) -> list[Fitted]:
 def agreement(fitted: Sequence[Fitted], kind: str, ranked_by: str) -> list[Summary]:
     """Spearman's ρ between the run's order and the published one; none when no condition
     has a published rank."""
-    import numpy as np
-
     figure = FIGURE[kind]
     published = [f for f in fitted if f.curve.published_rank is not None]
     if not published:
@@ -78,8 +74,6 @@ def agreement(fitted: Sequence[Fitted], kind: str, ranked_by: str) -> list[Summa
 def rank_rows(values: Sequence[Sequence[float | None]] | np.ndarray) -> np.ndarray:
     """Each row's values as ranks from 1 (the lowest), ties at their mean rank: the
     values below, plus half of those equal (itself included) and a half."""
-    import numpy as np
-
     v = np.asarray(values, dtype=np.float64)
     below = (v[:, None, :] < v[:, :, None]).sum(axis=2)
     equal = (v[:, None, :] == v[:, :, None]).sum(axis=2)
@@ -89,8 +83,6 @@ def rank_rows(values: Sequence[Sequence[float | None]] | np.ndarray) -> np.ndarr
 def _spearman(ranks: np.ndarray, people: np.ndarray) -> np.ndarray:
     """Pearson's correlation of each row of ranks with people's ranks (NaN for a row with
     no spread)."""
-    import numpy as np
-
     a = ranks - ranks.mean(axis=1, keepdims=True)
     b = people - people.mean()
     spread = np.sqrt((a * a).sum(axis=1) * (b * b).sum())
@@ -101,8 +93,6 @@ def _spearman(ranks: np.ndarray, people: np.ndarray) -> np.ndarray:
 
 def _order(pairs: Sequence[Fitted], values: np.ndarray) -> str:
     """"a, b = c, d": the conditions by value, ties joined by "="."""
-    import numpy as np
-
     order = np.argsort(values, kind="stable")
     out: list[list[str]] = []
     last = None
