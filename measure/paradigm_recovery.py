@@ -13,9 +13,18 @@ For every curve the true value follows from the observer's curve for that condit
     named function  (`NAME=weber:W:LAPSE`) the figure of the paradigm's own model, the
                     function's parameter (the Weber fraction w), and the threshold: the
                     ratio where λ + (1 − 2λ)·Φ((r − 1)/(w·√(1 + r²))) reaches the criterion
+    estimate        the midmean log2 error of the observer's answers (bias, SD, lapse)
+                    over the condition's levels, each level as often as the design has
+                    it: `--truth integrate` (the default) sums over every whole-number
+                    answer with its exact probability (`estimate_distribution`), which
+                    is the integral of the rounded Gaussian, no sampling error;
+                    `--truth simulate` draws `--truth-draws` answers per level from the
+                    observer itself, a check of the first
 
 and `--summary NAME=VALUE` names a summary's true value (an illusion against its control, a
-contrast sensitivity function's peak). With `--at-criterion` a forced choice's first number
+contrast sensitivity function's peak); an estimate's rank correlation with the published
+order gets its truth from the true errors, and the share of runs whose order of the
+conditions is the true one is printed. With `--at-criterion` a forced choice's first number
 is its threshold at the paradigm's criterion rather than the Weibull's α: the observer is
 given the α that puts ψ there (a known CSF's thresholds, 1 / its sensitivities, as they are).
 Per figure: the share of runs reached, the coverage of the truth by the 95% interval (an
@@ -36,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import random
 import statistics
 import tempfile
 import time
@@ -43,11 +53,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+from scipy.stats import rankdata
+
 from visioneval import api
 from visioneval.core.registry import definition
 from visioneval.engine.options import EngineOptions
-from visioneval.loopback.observer import Curve, Observer, answer_observer, parse_curves
+from visioneval.loopback.observer import (
+    Curve,
+    Observer,
+    answer_observer,
+    estimate_answer,
+    estimate_distribution,
+    parse_curves,
+)
 from visioneval.loopback.server import ServerScript, ThreadedServer
+from visioneval.paradigms.paradigm import Paradigm
+from visioneval.paradigms.ranking import NAME as RANK_CORRELATION
+from visioneval.stats.midmean import log2_error, midmean, weighted_midmean
 from visioneval.stats.psychometric import criterion_level
 from visioneval.stats.weber_fit import weber_ratio
 
@@ -128,6 +151,52 @@ def at_criterion(curves: dict[str, Curve], criterion: float, alternatives: int
     return out
 
 
+def estimate_truth(curve: Curve, levels: Sequence[float], low: float, high: float,
+                   how: str, draws: int, seed: int = 0) -> float:
+    """The true midmean log2 error of an estimate observer over equally many trials at each
+    level: summed over its exact answer distribution, or from `draws` simulated answers per
+    level."""
+    if how == "integrate":
+        values: list[float] = []
+        weights: list[float] = []
+        for level in levels:
+            answers, probabilities = estimate_distribution(level, curve, low, high)
+            values += [log2_error(a, level) for a in answers]
+            weights += probabilities
+        found = weighted_midmean(values, weights)
+    else:
+        rng = random.Random(seed)
+        found = midmean([log2_error(estimate_answer(level, curve, low, high, rng), level)
+                         for level in levels for _ in range(draws)])
+    assert found is not None
+    return found
+
+
+def estimate_truths(made: Paradigm, curves: dict[str, Curve], how: str, draws: int
+                    ) -> dict[str, float]:
+    """Each condition's true midmean error (those the observer has a curve for)."""
+    out = {}
+    for condition in made.conditions():
+        curve = curve_for(curves, made.name, condition.name)
+        if curve is None:
+            continue
+        options = made.draw(condition, condition.levels[0], 0, 0).trial.options
+        low, high = (float(o) for o in options)
+        out[condition.name] = estimate_truth(curve, condition.levels, low, high, how, draws)
+    return out
+
+
+def true_rank_correlation(made: Paradigm, errors: dict[str, float]) -> float | None:
+    """Spearman's ρ of the true errors against the conditions' published ranks."""
+    ranked = [(errors[c.name], c.rank) for c in made.conditions()
+              if c.rank is not None and c.name in errors]
+    if len(ranked) < 3:
+        return None
+    own = rankdata([e for e, _ in ranked])
+    people = rankdata([r for _, r in ranked])
+    return round(float(np.corrcoef(own, people)[0, 1]), 12)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--paradigm", required=True)
@@ -143,6 +212,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="the first run's observer seed (default 0)")
     parser.add_argument("--trials", type=int, default=None,
                         help="trials per level (default: the paradigm's)")
+    parser.add_argument("--truth", choices=("integrate", "simulate"), default="integrate",
+                        help="an estimate's true error: exact sum, or simulated answers")
+    parser.add_argument("--truth-draws", type=int, default=200_000,
+                        help="simulated answers per level with --truth simulate")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     found = definition(args.paradigm)
@@ -151,6 +224,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.at_criterion and made.kind == "choice":
         curves = at_criterion(curves, made.criterion, made.alternatives)
     summaries = dict(s.split("=", 1) for s in args.summary)
+    errors = (estimate_truths(made, curves, args.truth, args.truth_draws)
+              if made.kind == "estimate" else {})
+    rho = true_rank_correlation(made, errors)
+    if rho is not None and RANK_CORRELATION not in summaries:
+        summaries[RANK_CORRELATION] = str(rho)
+    true_order = dict(zip(errors, rankdata(list(errors.values())), strict=True))
+    in_order = 0
     figures: dict[tuple[str, str], Figure] = {}
     with tempfile.TemporaryDirectory() as scratch:
         data = Path(scratch) / "data"
@@ -163,11 +243,14 @@ def main(argv: Sequence[str] | None = None) -> None:
                                  engine=EngineOptions(cache_path=None, concurrency=32),
                                  report=False)
             metrics = result.metrics
+            in_order += bool(true_order) and all(
+                c.get("rank") == true_order.get(c["condition"]) for c in metrics["curves"])
             for c in metrics["curves"]:
                 if c["status"] == "control":  # a target alone: its points, no fit
                     continue
-                true = truths(made.name, made.kind, made.criterion, made.alternatives,
-                              curves, c["condition"])
+                true = ({"error": errors[c["condition"]]} if c["condition"] in errors else
+                        truths(made.name, made.kind, made.criterion, made.alternatives,
+                               curves, c["condition"]))
                 for name, value in true.items():
                     own = c.get("own_figure") or {}
                     label = own.get("name", name) if name == OWN else name
@@ -189,6 +272,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     print("|---|---|---|---|---|---|---|---|")
     for (condition, name), figure in figures.items():
         print(figure.row(f"{condition} {name}"))
+    if true_order:
+        print(f"\nthe conditions' order is the true one in {in_order} of {args.runs} runs "
+              f"(truth by --truth {args.truth})")
     print(f"\n{time.perf_counter() - started:.0f} s")
 
 

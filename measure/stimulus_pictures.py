@@ -1,5 +1,5 @@
 """The stimulus pictures of a paradigm's docs page: a sheet of its stimuli, one row per
-condition (at most four), a few of its levels from lowest to highest, each labelled with
+condition (the first four, `--rows`), a few of its levels from lowest to highest, each labelled with
 its condition and level, drawn exactly as `visioneval data synth-NAME` draws them. Each is
 shown with its longer side `--shown` px, resized by nearest neighbour (never smoothed).
 
@@ -30,8 +30,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--paradigm", required=True)
     parser.add_argument("--levels", type=int, default=4, help="levels shown per condition")
+    parser.add_argument("--rows", type=int, default=4, help="conditions shown, at most")
     parser.add_argument("--conditions", default="",
-                        help="conditions shown, comma-separated (default: the first four)")
+                        help="conditions shown, comma-separated (default: the first --rows)")
     parser.add_argument("--shown", type=int, default=SHOWN,
                         help="px each stimulus is shown at, its longer side")
     parser.add_argument("--out", type=Path, default=None)
@@ -42,7 +43,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     unknown = [w for w in wanted if w not in {c.name for c in every}]
     if unknown:
         raise SystemExit(f"{args.paradigm} has no condition {', '.join(unknown)}")
-    conditions = [c for c in every if c.name in wanted] if wanted else every[:4]
+    conditions = [c for c in every if c.name in wanted] if wanted else every[:args.rows]
     shown = args.shown
     cells = []
     for condition in conditions:

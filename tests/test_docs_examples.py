@@ -160,7 +160,8 @@ SLOW_PAGES = ("layout.md", "PERFORMANCE.md", "psychophysics.md",  # pictures; 10
               "contrast.md",  # 720 dithered stimuli drawn and read
               "touching.md",  # 576 stimuli drawn, four fits with 3000 refits each
               "numerosity.md",  # 288 stimuli drawn, two bootstrapped fits a run
-              "illusions.md")  # six curves' stimuli drawn, read and fitted
+              "illusions.md",  # six curves' stimuli drawn, read and fitted
+              "graphical.md")  # 720 charts drawn, then read from their pixels
 
 
 def reads_another_pages_data(page: Path) -> bool:

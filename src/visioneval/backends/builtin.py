@@ -10,22 +10,29 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor
 
 from visioneval.backends.base import Backend, PermanentError, PreflightError
-from visioneval.baselines.prompt_reading import choices, in_asked_format, vocabulary
+from visioneval.baselines.prompt_reading import (
+    choices,
+    in_asked_format,
+    number_range,
+    vocabulary,
+)
 from visioneval.core.records import Request, Response, stable_hash
 from visioneval.io.images import decode_problem
 from visioneval.workers import pool
 
 MODELS = {
     "popout": "finds the odd object by colour, area and orientation statistics",
-    "random": "one of the prompt's options, uniformly (seeded per request), in the asked format",
+    "random": "one of the prompt's options, uniformly (seeded per request), in the asked "
+              "format; a whole number in the range a question asks for a number from",
     "majority": "the most common answer of the dataset, always",
     "reader": "reads a classic paradigm's stimulus from its pixels (Vernier offset, contrast, "
               "gap, ...), as a classical observer that really sees",
 }
 # Bump when a builtin model answers differently (2: `random` writes "Answer: X" when asked;
 # 3: it reads lettered option lines and "Options: a, b" lines; 4: popout answers yes/no;
-# 5: `random` answers Yes or No to a question that lists no options).
-RULES_VERSION = 5
+# 5: `random` answers Yes or No to a question that lists no options; 6: it answers "a number
+# from A to B" with a whole number in that range).
+RULES_VERSION = 6
 
 
 SERVERS = "--backend openai, openrouter, ollama or anthropic"
@@ -100,7 +107,9 @@ class BuiltinBackend(Backend):
             text = await loop.run_in_executor(self._pool, read, prompt, images[-1].data)
         elif self.model == "random":
             rng = random.Random(f"{self._seed}/{stable_hash(request.fingerprint())}")
-            text = in_asked_format(prompt, rng.choice(choices(prompt)))
+            span = number_range(prompt)
+            text = (str(rng.randint(*span)) if span else
+                    in_asked_format(prompt, rng.choice(choices(prompt))))
         else:
             text = self._majority.get(classes, classes[0])
         return Response(text=text, finish_reason="stop")

@@ -73,6 +73,19 @@ def choices(prompt: str) -> tuple[str, ...]:
     return vocabulary(prompt)
 
 
+_NUMBER_RANGE = re.compile(r"\bnumber from (-?\d+) to (-?\d+)\b", re.IGNORECASE)
+
+
+def number_range(prompt: str) -> tuple[int, int] | None:
+    """The whole-number range of a question that asks for "a number from A to B" (an
+    estimate: "Answer with a number from 0 to 100."); None when it asks for none."""
+    match = _NUMBER_RANGE.search(prompt)
+    if match is None:
+        return None
+    low, high = int(match.group(1)), int(match.group(2))
+    return (low, high) if low < high else None
+
+
 _ANSWER_FORMAT = "Answer: <your choice>"
 
 

@@ -52,9 +52,9 @@ def loopback(
              "FEATURE=THRESHOLD:SLOPE:LAPSE, comma-separated, e.g. "
              "orientation=8:3:0.02,color=6:2.5:0.02 (the default adds "
              "size=0.15:2:0.02); a classic paradigm's: NAME=A:B:LAPSE (a forced choice's "
-             "threshold and slope, a comparison's PSE and JND), e.g. vernier=0.2:1:0.02, "
-             "or NAME=weber:W:LAPSE (a forced choice between two magnitudes at their ratio, "
-             "with Weber fraction W).")
+             "threshold and slope, a comparison's PSE and JND, an estimate's bias and "
+             "SD), e.g. vernier=0.2:1:0.02, or NAME=weber:W:LAPSE (a forced choice between "
+             "two magnitudes at their ratio, with Weber fraction W).")
     ] = None,
     observer_form: Annotated[str | None, typer.Option(
         help="With --answer observer: weibull (default) or logistic.")] = None,

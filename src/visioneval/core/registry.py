@@ -42,6 +42,7 @@ DEFINITIONS = {
     "numerosity": "visioneval.benchmarks.numerosity.definition:DEFINITION",
     "touching": "visioneval.benchmarks.touching.definition:DEFINITION",
     "illusions": "visioneval.benchmarks.illusions.definition:DEFINITION",
+    "graphical": "visioneval.benchmarks.graphical.definition:DEFINITION",
 }
 DEMO = "salbench"  # `visioneval demo` runs this benchmark's offline demo
 

@@ -16,8 +16,14 @@ wrong options uniformly; a comparison answers its `positive` option with probabi
 and λ. A curve of the named function "weber" (`NAME=weber:W:LAPSE`) answers a forced choice
 between two magnitudes whose level is their ratio (larger over smaller) as the standard
 model of number and magnitude comparison does: right with probability
-λ + (1 − 2λ)·Φ((r − 1)/(w·√(1 + r²))) (Pica et al. 2004; `stats.weber_fit`). A paradigm
-without a curve is answered at random (an observer that sees nothing).
+λ + (1 − 2λ)·Φ((r − 1)/(w·√(1 + r²))) (Pica et al. 2004; `stats.weber_fit`). An estimate
+("estimate": a number asked, its `level` the true value, its two `options` the lowest and
+highest answer allowed) is answered, with probability 1 − λ, as the true value plus a bias
+and Gaussian noise of a known SD, rounded to a whole number as a person writes one and kept
+within the allowed range, otherwise (a lapse) as a whole number drawn uniformly from the
+range, the curve's three numbers being bias, SD and λ (`estimate_distribution` gives the
+same answers' exact probabilities). A paradigm without a curve is answered at random (an
+observer that sees nothing).
 
 Reading the JSON keys here keeps the server free of the benchmark plugin. Each answer is
 drawn from the stimulus's seed and the observer's seed: a rerun answers the same."""
@@ -103,6 +109,14 @@ class Observer:
         if curve is not None and curve.function and (
                 curve.function != "weber" or trial.get("kind") != "choice"):
             curve = None  # a named function answers only the trials it is made for
+        if trial.get("kind") == "estimate":
+            try:
+                low, high = (float(o) for o in options)
+            except ValueError:
+                return "I cannot tell."
+            if curve is None:
+                return str(rng.randint(math.ceil(low), math.floor(high)))
+            return str(estimate_answer(level, curve, low, high, rng))
         if trial.get("kind") == "comparison":
             positive = str(trial.get("positive"))
             others = [o for o in options if o != positive] or options
@@ -121,6 +135,39 @@ class Observer:
         return right if not wrong or rng.random() < p else rng.choice(wrong)
 
 
+def estimate_answer(true: float, curve: Curve, low: float, high: float,
+                    rng: random.Random) -> int:
+    """One estimate of `true`: bias + Gaussian noise (SD = the curve's second number),
+    rounded half up to a whole number and clipped to [low, high]; a uniform whole number
+    in the range with probability λ."""
+    first, last = math.ceil(low), math.floor(high)
+    if rng.random() < curve.lapse:
+        return rng.randint(first, last)
+    return min(max(math.floor(true + curve.alpha + rng.gauss(0.0, curve.beta) + 0.5),
+                   first), last)
+
+
+def estimate_distribution(true: float, curve: Curve, low: float, high: float
+                          ) -> tuple[list[int], list[float]]:
+    """Every whole-number answer `estimate_answer` can give and its exact probability: the
+    Gaussian's mass rounding to it (the ends take the mass beyond them), mixed with the
+    lapses' uniform share."""
+    first, last = math.ceil(low), math.floor(high)
+    answers = list(range(first, last + 1))
+    mean, sd = true + curve.alpha, curve.beta
+
+    def below(x: float) -> float:  # P(answer before rounding < x)
+        return 0.5 * math.erfc(-(x - mean) / (sd * math.sqrt(2.0)))
+
+    share = curve.lapse / len(answers)
+    probabilities = []
+    for a in answers:
+        lower = 0.0 if a == first else below(a - 0.5)
+        upper = 1.0 if a == last else below(a + 0.5)
+        probabilities.append((1 - curve.lapse) * (upper - lower) + share)
+    return answers, probabilities
+
+
 JND_Z = 0.6744897501960817  # Φ⁻¹(0.75): a comparison curve's JND is 0.674σ
 _PARADIGM_KEY = re.compile(r"[a-z][a-z0-9-]*(?:/[A-Za-z0-9_.+-]+)?")
 
@@ -128,8 +175,9 @@ _PARADIGM_KEY = re.compile(r"[a-z][a-z0-9-]*(?:/[A-Za-z0-9_.+-]+)?")
 def parse_curves(text: str) -> dict[str, Curve]:
     """`orientation=8:3:0.02,vernier=0:1:0.02` -> curves; ValueError naming the bad part.
     A visual-search feature's numbers are threshold, slope and lapse; a paradigm's
-    (`vernier`, `crowding/flanked`) are its forced choice's threshold, slope and lapse, or
-    its comparison's PSE, JND and lapse, or a named function's: `weber:W:LAPSE`."""
+    (`vernier`, `crowding/flanked`) are its forced choice's threshold, slope and lapse, its
+    comparison's PSE, JND and lapse, its estimate's bias, SD and lapse, or a named
+    function's: `weber:W:LAPSE`."""
     curves = {}
     for part in (p.strip() for p in text.split(",") if p.strip()):
         name, _, numbers = part.partition("=")
@@ -150,7 +198,7 @@ def parse_curves(text: str) -> dict[str, Curve]:
                 (feature and alpha <= 0) or not 0 <= lapse < (2 / 3 if feature else 0.5):
             raise ValueError(f"--observer {part!r}: " + (
                 "threshold and slope > 0, lapse in [0, 2/3)" if feature else
-                "the second value > 0 (slope or JND), lapse in [0, 0.5)"))
+                "the second value > 0 (slope, JND or SD), lapse in [0, 0.5)"))
         curves[name] = Curve(alpha, beta, lapse)
     return curves
 

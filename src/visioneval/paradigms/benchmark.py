@@ -1,6 +1,7 @@
 """A classic paradigm run as a benchmark: its stored stimuli sent as they are, each answer
-read as one of the trial's options, and the curves fitted from the counts. A paradigm's
-folder subclasses `ParadigmBenchmark` with its `Paradigm`; nothing here names one."""
+read as one of the trial's options (or, for an estimate, as a number within the asked
+range), and the curves fitted from the counts. A paradigm's folder subclasses
+`ParadigmBenchmark` with its `Paradigm`; nothing here names one."""
 
 from __future__ import annotations
 
@@ -16,12 +17,13 @@ from visioneval.core.records import Record, Sample, user
 from visioneval.core.rows import DataRow, ParquetRows, Skip
 from visioneval.core.runfiles import RunInfo
 from visioneval.io import parquet
-from visioneval.paradigms import answers, tables
+from visioneval.paradigms import answers, ranking, tables
 from visioneval.paradigms.dataset import COLUMNS
 from visioneval.paradigms.fits import fit_curves, tally
 from visioneval.paradigms.metrics import Human, ParadigmMetrics, SummaryBlock
 from visioneval.paradigms.options import ParadigmOptions
 from visioneval.paradigms.paradigm import Paradigm, Reader
+from visioneval.stats.midmean import log2_error
 
 
 class ParadigmBenchmark(Benchmark[ParadigmOptions]):
@@ -94,6 +96,9 @@ class ParadigmBenchmark(Benchmark[ParadigmOptions]):
             raise Skip(f"{row.file}: fields `options`/`positive`/`answer`: a comparison "
                        f"needs two options, one of them positive (got {list(options)}, "
                        f"{positive!r}, {target!r})")
+        if kind == "estimate" and _answer_range(options) is None:
+            raise Skip(f"{row.file}: field `options`: an estimate needs the lowest and the "
+                       f"highest answer, two numbers (got {list(options)})")
         try:
             geometry = json.loads(row.text("stimulus") or "{}")
         except ValueError:
@@ -107,6 +112,8 @@ class ParadigmBenchmark(Benchmark[ParadigmOptions]):
 
     def score(self, sample: Sample, text: str) -> tuple[dict[str, Any], dict[str, dict]]:
         options = tuple(sample.metadata.get("options") or ())
+        if self.paradigm.kind == "estimate":
+            return _estimate(text, options, float(sample.metadata["level"]))
         answer = answers.option(text, options)
         counted_as = sample.metadata.get("positive") or sample.target
         block = {"unparsed": float(answer is None),
@@ -123,17 +130,20 @@ class ParadigmBenchmark(Benchmark[ParadigmOptions]):
 
     def summarize(self, records: Iterable[Record]) -> dict[str, Any]:
         p = self.paradigm
-        fitted = fit_curves(p, tally(records), self.options.bootstrap, self.options.seed)
+        fitted = ranking.ranked(fit_curves(p, tally(records), self.options.bootstrap,
+                                           self.options.seed), p.kind)
         curves = [f.curve for f in fitted]
         summaries = [SummaryBlock(name=s.name, unit=s.unit, value=s.value, ci95=s.ci95,
                                   reason=s.reason, note=s.note, headline=s.headline,
                                   width=s.width)
-                     for s in p.summaries(fitted)]
+                     for s in [*ranking.agreement(fitted, p.kind, p.ranked_by),
+                               *p.summaries(fitted)]]
         return ParadigmMetrics(
             paradigm=p.name, title=p.title, kind=p.kind, unit=p.unit, counted=p.counted,
             n=sum(c.n for c in curves), n_errors=sum(c.n_errors for c in curves),
-            n_unparsed=sum(c.n_unparsed for c in curves), bootstrap=self.options.bootstrap,
-            dispersion_model=p.dispersion,
+            n_unparsed=sum(c.n_unparsed for c in curves),
+            n_out_of_range=sum(c.n_out_of_range for c in curves), ranked_by=p.ranked_by,
+            bootstrap=self.options.bootstrap, dispersion_model=p.dispersion,
             curves=curves, summaries=summaries,
             human=[Human(quantity=h.quantity, value=h.value, source=h.source,
                          conditions=h.conditions, comparable=h.comparable)
@@ -142,3 +152,28 @@ class ParadigmBenchmark(Benchmark[ParadigmOptions]):
     def write_tables(self, metrics: dict[str, Any], info: RunInfo,
                      directory: Path) -> list[Path]:
         return [tables.write_csv(metrics, directory)]
+
+
+def _answer_range(options: tuple[str, ...]) -> tuple[float, float] | None:
+    """An estimate's (lowest, highest) answer from its two options; None if they are not
+    two numbers in order."""
+    try:
+        low, high = (float(o) for o in options)
+    except ValueError:
+        return None
+    return (low, high) if math.isfinite(low) and math.isfinite(high) and low < high else None
+
+
+def _estimate(text: str, options: tuple[str, ...], true: float
+              ) -> tuple[dict[str, Any], dict[str, dict]]:
+    """The reply's one number; one outside the asked range is counted and in no error (it
+    does not answer the question asked), as one that is no number is."""
+    value = answers.number(text)
+    low, high = _answer_range(options) or (-math.inf, math.inf)
+    inside = value is not None and low <= value <= high
+    block = {"unparsed": float(value is None),
+             "out_of_range": float(value is not None and not inside)}
+    if inside and value is not None:
+        block["judged"] = value
+        block["error"] = log2_error(value, true)
+    return {"answer": value}, {"answer": block}

@@ -87,6 +87,15 @@ class ParadigmDefinition(BenchmarkDefinition):
     def browser_row(self, record: Record) -> dict[str, Any]:
         meta = record.metadata
         block = record.scores.get("answer", {})
+        if "out_of_range" in block:  # an estimate: a number, its error, no right or wrong
+            answer = record.parsed.get("answer")
+            said = ("(unparsed)" if answer is None else f"{answer:g}" +
+                    (" (out of range)" if block.get("out_of_range") == 1.0 else ""))
+            error = block.get("error")
+            return {"t": str(record.target), "labels": [str(meta.get("condition"))],
+                    "v": {"answer": {"a": said, "ok": None}},
+                    "meta": f"true {meta.get('level')} {meta.get('unit', '')}" + (
+                        f", log2 error {error:.2f}" if isinstance(error, float) else "")}
         ok = None if "correct" not in block else block["correct"] == 1.0
         return {"t": str(record.target or "(none: level 0)"),
                 "labels": [str(meta.get("condition"))],

@@ -1,25 +1,32 @@
-"""From records to curves: answers counted per condition and level in one pass (memory flat
-in the number of trials), then each condition fitted by its kind. A forced choice gets the
-threshold fit every visioneval threshold uses (`stats.psychometric_fit`: a Weibull with
-γ = 1 / options, λ fitted within [0, 0.1], parametric-bootstrap interval with open ends,
-widened by bootstrap bridging for a paradigm that asks it, `Paradigm.bridged`); a
-comparison gets the point of subjective equality (`stats.pse_fit`: a cumulative Gaussian
-with tied lapses). A failed request is an error in no figure; an unparsed answer is counted,
-and is a wrong answer of a forced choice (as a person who presses no key is) but in no
-comparison's count (it says neither direction). A paradigm may fit its counts with a model
-of its own instead (`Paradigm.fit`: the Weber fraction of comparing two numbers)."""
+"""From records to curves: answers counted per condition and level in one pass (memory flat in
+the number of trials), then each condition fitted by its kind. A forced choice gets the
+threshold fit every visioneval threshold uses (`stats.psychometric_fit`: a Weibull with γ =
+1 / options, λ fitted within [0, 0.1], parametric-bootstrap interval with open ends, widened
+by bootstrap bridging for a paradigm that asks it, `Paradigm.bridged`); a comparison gets
+the point of subjective equality (`stats.pse_fit`: a cumulative Gaussian with tied lapses).
+A failed request is an error in no figure; an unparsed answer is counted, and is a wrong
+answer of a forced choice (as a person who presses no key is) but in no comparison's count
+(it says neither direction). A paradigm may fit its counts with a model of its own instead
+(`Paradigm.fit`: the Weber fraction of comparing two numbers). An estimate keeps each answer
+read as a number within the asked range in a compact float array per level (8 bytes a trial)
+and gets Cleveland & McGill's midmean log2 error with a bootstrap interval over its trials
+(`stats.midmean`); an answer that is no number, or one outside the range, is counted and in
+no error."""
 
 from __future__ import annotations
 
+import zlib
+from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from visioneval.core.records import Record
-from visioneval.paradigms.metrics import Curve, OwnFigure, Point, Scaled
+from visioneval.paradigms.metrics import Curve, Judged, OwnFigure, Point, Scaled
 from visioneval.paradigms.paradigm import Condition, OwnFit, Paradigm, Scale
 from visioneval.stats.binomial import wilson
+from visioneval.stats.midmean import EXACT, midmean, midmean_draws, percentile_interval
 from visioneval.stats.pse_fit import fit_pse
 from visioneval.stats.psychometric import Sigmoid
 from visioneval.stats.psychometric_fit import (
@@ -30,6 +37,7 @@ from visioneval.stats.psychometric_fit import (
 )
 
 FORM: Sigmoid = "weibull"
+FEWEST_ESTIMATES = 4  # answers in range an estimate's midmean needs (a quarter each side)
 
 
 @dataclass
@@ -37,6 +45,8 @@ class Cell:
     n: int = 0  # answered (parsed or not)
     k: int = 0  # correct (choice) or the positive option (comparison)
     unparsed: int = 0
+    out_of_range: int = 0  # an estimate's number outside the asked range
+    judged: array = field(default_factory=lambda: array("d"))  # an estimate's numbers
 
 
 @dataclass
@@ -63,6 +73,10 @@ def tally(records: Iterable[Record]) -> dict[str, Tally]:
         cell.n += 1
         cell.unparsed += int(block.get("unparsed", 0.0) == 1.0)
         cell.k += int(block.get("counted", 0.0) == 1.0)
+        cell.out_of_range += int(block.get("out_of_range", 0.0) == 1.0)
+        judged = block.get("judged")
+        if isinstance(judged, int | float):
+            cell.judged.append(float(judged))
     return found
 
 
@@ -103,13 +117,16 @@ def _points(found: Tally) -> list[Point]:
 
 def _fit(paradigm: Paradigm, condition: Condition | None, name: str, found: Tally,
          bootstrap: int, seed: int) -> Fitted:
+    if paradigm.kind == "estimate":
+        return _estimate(paradigm, condition, name, found, bootstrap, seed)
     points = _points(found)
     base = Curve(condition=name, kind=paradigm.kind,
                  unit=(condition.unit if condition else "") or paradigm.unit,
                  n=sum(p.n for p in points), n_errors=found.errors,
                  n_unparsed=sum(p.n_unparsed for p in points), points=points,
                  status="not reached", note=condition.note if condition else "",
-                 chart=condition.chart if condition else "")
+                 chart=condition.chart if condition else "",
+                 published_rank=condition.rank if condition else None)
     if condition is not None and not condition.fitted:
         return Fitted(base.model_copy(update={
             "status": "control",
@@ -170,6 +187,38 @@ def _own_curve(base: Curve, own: OwnFit, paradigm: Paradigm) -> Curve:
         "dispersion": own.dispersion, "dispersion_p": own.dispersion_p,
         "own_figure": OwnFigure(name=own.name, unit=own.unit, value=own.value,
                                 ci95=own.ci95, about=own.about)})
+def _estimate(paradigm: Paradigm, condition: Condition | None, name: str, found: Tally,
+              bootstrap: int, seed: int) -> Fitted:
+    """The midmean log2 error over every answer in range, its percentile interval from
+    `bootstrap` resamples of the trials (a stream of its own per condition), and per level
+    the median answer and the midmean error."""
+    judged, errors = [], []
+    for level, cell in sorted(found.cells.items()):
+        values = np.frombuffer(cell.judged, dtype=np.float64)
+        level_errors = np.log2(np.abs(values - level) + EXACT)
+        errors.append(level_errors)
+        judged.append(Judged(level=level, n=len(values), n_unparsed=cell.unparsed,
+                             n_out_of_range=cell.out_of_range,
+                             median=float(np.median(values)) if len(values) else None,
+                             error=midmean(level_errors)))
+    every = np.concatenate(errors) if errors else np.empty(0)
+    cells = found.cells.values()
+    base = Curve(condition=name, kind=paradigm.kind, unit=paradigm.unit,
+                 n=sum(c.n for c in cells), n_errors=found.errors,
+                 n_unparsed=sum(c.unparsed for c in cells),
+                 n_out_of_range=sum(c.out_of_range for c in cells), points=[],
+                 judged=judged, status="not measured",
+                 note=condition.note if condition else "",
+                 published_rank=condition.rank if condition else None)
+    if every.size < FEWEST_ESTIMATES:
+        return Fitted(base.model_copy(update={
+            "reason": f"{every.size} answer(s) read as a number in range; a midmean needs "
+                      f"at least {FEWEST_ESTIMATES}"}))
+    stream = zlib.crc32(name.encode())  # each condition's resamples independent of the rest
+    draws = midmean_draws(every, bootstrap, (seed % 2**64, stream))
+    return Fitted(base.model_copy(update={
+        "status": "measured", "error": midmean(every),
+        "error_ci95": percentile_interval(draws)}), tuple(float(d) for d in draws))
 
 
 Figure = tuple[str, float | None, tuple[float | None, float | None] | None]

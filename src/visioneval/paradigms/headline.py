@@ -1,6 +1,7 @@
 """A paradigm run's main number: its first summary meant as one when the paradigm makes it
-(an illusion's strength against its control), else its first curve's threshold (forced
-choice) or JND (comparison) with its interval, in the paradigm's unit, or the figure of the
+(an illusion's strength against its control, the agreement of its conditions' order with
+people's), else its first curve's threshold (forced choice), JND (comparison) or midmean
+log2 error (estimate) with its interval, in the paradigm's unit, or the figure of the
 paradigm's own model (a Weber fraction); "not reached" says why."""
 
 from __future__ import annotations
@@ -40,9 +41,12 @@ def headline(metrics: dict[str, Any]) -> Headline:
         interval = interval_of(own.get("ci95"))
         return Headline(label, float(value), interval, c.get("n"), percent=False, unit=unit,
                         interval_unavailable=None if interval else "not computed")
-    figure = "jnd" if metrics.get("kind") == "comparison" else "threshold"
-    label = f"{c.get('condition')} {figure.upper() if figure == 'jnd' else figure}{tail}"
-    value, unit = c.get(figure), str(c.get("unit", ""))
+    kind = metrics.get("kind")
+    figure = {"comparison": "jnd", "estimate": "error"}.get(str(kind), "threshold")
+    name = {"jnd": "JND", "error": "log2 error"}.get(figure, figure)
+    label = f"{c.get('condition')} {name}{tail}"
+    value = c.get(figure)
+    unit = "" if figure == "error" else str(c.get("unit", ""))
     if not isinstance(value, int | float):
         return Headline(label, n=c.get("n"), percent=False, unit=unit,
                         unavailable=f"{c.get('status', 'not reached')}: "

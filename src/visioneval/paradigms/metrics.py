@@ -25,6 +25,17 @@ class Point(Block):
     n_unparsed: int = 0
 
 
+class Judged(Block):
+    """One level of an estimate: the answers read as a number within the asked range, their
+    median and their midmean error (None when none was), and the answers left out."""
+    level: float
+    n: int
+    median: float | None = None
+    error: float | None = None
+    n_unparsed: int = 0
+    n_out_of_range: int = 0
+
+
 class Scaled(Block):
     """A curve's figure in another unit (the threshold as a share of the segment's length)."""
     name: str
@@ -48,11 +59,13 @@ class Curve(Block):
     """One condition's curve and fit. Forced choice: `threshold` (the level where ψ reaches
     `criterion` correct, γ = `guess`), slope and β of the Weibull, lapse, dispersion.
     Comparison: `pse` (50% point), `jnd` (0.674σ), σ and the tied lapse. Estimate: `error`
-    (the midmean of log2(|error| + 1/8), Cleveland & McGill 1984) with its bootstrap
-    interval. A paradigm's own model (`own_figure`): its figure, with the threshold, lapse
-    and dispersion of the same fit and `form` naming its ψ. A figure absent with status
-    "not reached" and `reason` saying why; a control's curve (status "control") has its
-    points and no fit."""
+    (the midmean of log2(|judged − true| + 1/8), Cleveland & McGill 1984) with its
+    bootstrap interval, per level in `judged`, and the answers out of the asked range.
+    `rank`: the curve's place among the run's curves by its figure (1: the most accurate),
+    beside `published_rank`, people's. A paradigm's own model (`own_figure`): its figure,
+    with the threshold, lapse and dispersion of the same fit and `form` naming its ψ. A
+    figure absent with status "not reached" (an estimate's "not measured") and `reason`
+    saying why; a control's curve (status "control") has its points and no fit."""
     condition: str
     kind: str
     unit: str
@@ -60,6 +73,7 @@ class Curve(Block):
     n_errors: int
     n_unparsed: int
     points: list[Point]
+    n_out_of_range: int = 0
     status: str
     reason: str | None = None
     guess: float | None = None
@@ -81,6 +95,9 @@ class Curve(Block):
     sigma: float | None = None
     error: float | None = None
     error_ci95: Interval | None = None
+    judged: list[Judged] = []
+    rank: float | None = None
+    published_rank: float | None = None
     scaled: list[Scaled] = []
     own_figure: OwnFigure | None = None
     note: str = ""
@@ -118,5 +135,7 @@ class ParadigmMetrics(Block):
     bootstrap: int
     dispersion_model: str = "binomial"  # how a forced choice's bootstrap simulated counts
     curves: list[Curve]
+    n_out_of_range: int = 0
+    ranked_by: str = ""
     summaries: list[SummaryBlock] = []
     human: list[Human] = []

@@ -19,7 +19,8 @@ class ParadigmOptions(BaseModel, frozen=True):
                                     "condition.",
                                     json_schema_extra={"flags": ["--samples"],
                                                        "shown_default": "all"})
-    bootstrap: int = Field(1000, ge=0, description="Parametric-bootstrap refits per fit "
+    bootstrap: int = Field(1000, ge=0, description="Bootstrap draws per figure: "
+                           "parametric refits of a fit, resampled trials of an estimate "
                            "(0: no intervals).", json_schema_extra={"panel": OWN_OPTIONS})
     seed: int = Field(0, description="Seed of the bootstrap.",
                       json_schema_extra={"panel": OWN_OPTIONS})

@@ -33,7 +33,10 @@ class Condition:
     units its figures are also given in. `fitted` False: a control whose proportion
     correct per level is shown with no psychometric fit (a target alone, to show it is
     legible). `chart`: the title of the report chart a comparison's curve is drawn on, with
-    the curves that share it (an illusion beside its control); empty: one chart for all."""
+    the curves that share it (an illusion beside its control); empty: one chart for all.
+    `rank`: the condition's place in a published ordering of the conditions by people's
+    accuracy (1: the most accurate; equal ranks are ties), which a run's own order is set
+    beside."""
 
     name: str
     levels: tuple[float, ...]
@@ -44,6 +47,7 @@ class Condition:
     unit: str = ""
     fitted: bool = True
     chart: str = ""
+    rank: float | None = None
 
 
 @dataclass(frozen=True)
@@ -121,7 +125,8 @@ class OwnFit:
 
 class Paradigm(ABC):
     """One classic measurement. `unit` is the level's unit; `criterion` the proportion
-    correct that defines a forced choice's threshold."""
+    correct that defines a forced choice's threshold; `ranked_by`: whose ordering the
+    conditions' `rank`s are (a citation)."""
 
     name: str
     title: str
@@ -139,6 +144,7 @@ class Paradigm(ABC):
     """How a forced choice's bootstrap simulates counts: "binomial", or "fitted" (as
     dispersed as the fit's lack of fit says, `stats.psychometric_fit`), for a design whose
     binomial interval was measured to cover too little."""
+    ranked_by: str = ""
 
     @abstractmethod
     def conditions(self) -> tuple[Condition, ...]:

@@ -1,7 +1,8 @@
 """The report's sections for a paradigm's run and `compare`'s table and overlays: each
 curve's points with their Wilson intervals, the fitted function and its threshold or PSE
-with the interval as a band; the paradigm's summaries; the published human values beside
-them. The charts are data (`core.figures`); the page draws them."""
+with the interval as a band (an estimate: its error per level and its median answer
+against the truth); the paradigm's summaries; the published human values beside them. The
+charts are data (`core.figures`); the page draws them."""
 
 from __future__ import annotations
 
@@ -14,8 +15,13 @@ from visioneval.core.blocks import Charts, ComparisonTable, Items, Note, Section
 from visioneval.core.figures import (
     Axis,
     LevelPoint,
+    LinePoint,
+    Lines,
+    NamedLine,
+    PointGroup,
     Psychometric,
     PsychometricSeries,
+    Scatter,
     SigmoidFit,
     Tick,
 )
@@ -38,18 +44,25 @@ def sections(metrics: dict[str, Any]) -> list[Section]:
     header, rows = tables.curve_rows(metrics)
     comparison = metrics["kind"] == "comparison"
     fitted = [c for c in metrics["curves"] if not is_control(c)]
-    charts = ([chart([Series(c, c["condition"]) for c in shared], metrics, title)
-               for title, shared in _charted(fitted, metrics["title"]).items()]
-              if comparison and len(fitted) > 1 else
-              [chart([Series(c)], metrics, c["condition"]) for c in fitted])
-    blocks: list[Any] = [Table(header, rows, numeric_from=1),
-                         *([Charts(charts)] if charts else []),
-                         Note(tables.fit_note(metrics) + " Points: the share of answers "
-                              "with Wilson 95% intervals.")]
+    if metrics["kind"] == "estimate":
+        blocks: list[Any] = [Table(header, rows, numeric_from=1),
+                             Charts(estimate_charts(metrics)), Note(
+            tables.fit_note(metrics) + " Charts: each condition's midmean error at each "
+            "true value, and its median answer against the true value (on the grey line "
+            "the median is right).")]
+    else:
+        charts = ([chart([Series(c, c["condition"]) for c in shared], metrics, title)
+                   for title, shared in _charted(fitted, metrics["title"]).items()]
+                  if comparison and len(fitted) > 1 else
+                  [chart([Series(c)], metrics, c["condition"]) for c in fitted])
+        blocks = [Table(header, rows, numeric_from=1), *([Charts(charts)] if charts else []),
+                  Note(tables.fit_note(metrics) + " Points: the share of answers with "
+                       "Wilson 95% intervals.")]
     listed = tables.other_units(metrics) + tables.reasons(metrics)
     if listed:
         blocks.append(Items(listed))
-    out = [Section(f"{metrics['title']}: the curves", blocks)]
+    heading = "the conditions" if metrics["kind"] == "estimate" else "the curves"
+    out = [Section(f"{metrics['title']}: {heading}", blocks)]
     summaries = tables.summary_rows(metrics)
     if summaries:
         out.append(Section("From the curves together", [
@@ -76,6 +89,33 @@ def _charted(curves: list[dict[str, Any]], title: str) -> dict[str, list[dict[st
     for c in curves:
         out.setdefault(c.get("chart") or title, []).append(c)
     return out
+def estimate_charts(metrics: dict[str, Any]) -> list[Lines | Scatter]:
+    """An estimate's error against the true value, a line per condition, and its median
+    answer against the true value."""
+    curves = metrics["curves"]
+    levels = [j["level"] for c in curves for j in c.get("judged", [])] or [0.0, 1.0]
+    low, high = min(levels), max(levels)
+    pad = 0.05 * (high - low or 1.0)
+    unit = metrics["unit"]
+    x = Axis(f"true value ({unit})", low - pad, high + pad, _linear_ticks(low, high))
+    errors = [j["error"] for c in curves for j in c.get("judged", [])
+              if j.get("error") is not None] or [-3.0, 0.0]
+    bottom, top = min(-3.0, min(errors)), max(max(errors) + 0.5, 1.0)  # -3: exact
+    y = Axis("midmean log2 error", bottom, top, _linear_ticks(bottom, top))
+    lines = [NamedLine(c["condition"], [
+        LinePoint(j["level"], j["error"], f"{c['condition']}, true {j['level']:g}: "
+                  f"log2 error {j['error']:.2f} over {j['n']} answers")
+        for j in c.get("judged", []) if j.get("error") is not None]) for c in curves]
+    judged = [PointGroup(c["condition"], [(j["level"], j["median"])
+                                          for j in c.get("judged", [])
+                                          if j.get("median") is not None]) for c in curves]
+    answers = [m for g in judged for _, m in g.points] + [low, high]
+    span = (min(low, *answers), max(high, *answers))
+    square = Axis(f"true value ({unit})", span[0], span[1], _linear_ticks(*span))
+    return [Lines("Error by true value", x, y, lines),
+            Scatter("Median answer by true value", square,
+                    Axis(f"median answer ({unit})", span[0], span[1], _linear_ticks(*span)),
+                    judged)]
 
 
 def chart(series: Sequence[Series], metrics: dict[str, Any], title: str) -> Psychometric:
@@ -163,13 +203,14 @@ def comparison(benchmark: str, views: Sequence[ReadableRun]) -> ComparisonTable 
         return None
     kind = views[0].metrics["kind"]
     own = tables.own_figure(views[0].metrics)
-    figures = ["pse", "jnd"] if kind == "comparison" else [own["name"]] if own else ["threshold"]
+    figures = (["pse", "jnd"] if kind == "comparison" else ["error"] if kind == "estimate"
+               else [own["name"]] if own else ["threshold"])
     conditions = list(dict.fromkeys(c["condition"] for v in views
                                     for c in v.metrics["curves"] if not is_control(c)))
     summaries = {s["name"]: s["unit"] for v in views for s in v.metrics.get("summaries", [])}
     unit = own["unit"] if own else views[0].metrics["unit"]
     header = ["Model", "Run", *[f"{name} ({u})" if u else name for name, u in summaries.items()],
-              *[f"{c} {f.upper() if f in ('pse', 'jnd') else f}" + (f" ({unit})" if unit else "")
+              *[c if f == "error" else f"{c} {_figure_name(f)}" + (f" ({unit})" if unit else "")
                 for c in conditions for f in figures]]
     rows, intervals = [], []
     for view in views:
@@ -184,7 +225,7 @@ def comparison(benchmark: str, views: Sequence[ReadableRun]) -> ComparisonTable 
             if own and figure == own["name"] and c.get("own_figure"):
                 c, figure, band_key = c["own_figure"], "value", "ci95"
             value = c.get(figure)
-            row.append("not reached" if c and value is None else
+            row.append(c.get("status", "not reached") if c and value is None else
                        ("" if value is None else f"{value:.3g}"))
             band = c.get(band_key)
             spans.append(None if value is None or not band else (
@@ -194,14 +235,20 @@ def comparison(benchmark: str, views: Sequence[ReadableRun]) -> ComparisonTable 
         intervals.append(spans)
     return ComparisonTable(benchmark, header, rows, [False] * (len(header) - 2),
                            runs=list(views), intervals=intervals,
-                           units=(f"Figures in {unit} unless a column says otherwise."
+                           units=("Each condition's midmean log2 error (lower: more "
+                                  "accurate)." if kind == "estimate" else
+                                  f"Figures in {unit} unless a column says otherwise."
                                   if unit else "Figures without a unit unless a column says."),
                            notes=[tables.fit_note(views[0].metrics)],
                            sections=_overlays(views))
 
 
+def _figure_name(figure: str) -> str:
+    return figure.upper() if figure in ("pse", "jnd") else figure
+
+
 def _overlays(views: Sequence[ReadableRun]) -> list[Section]:
-    if len(views) < 2:
+    if len(views) < 2 or views[0].metrics["kind"] == "estimate":
         return []
     per: dict[str, list[Series]] = {}
     for view in views:

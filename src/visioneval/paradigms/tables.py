@@ -1,7 +1,7 @@
 """The tables a paradigm's run shows (terminal, curves.csv, report): one row per curve
-(a threshold, or a PSE and JND, with their 95% intervals and the figures in the
-condition's other units), the paradigm-level summaries and the published human values, as
-rows of text, one source for all three."""
+(a threshold, or a PSE and JND, or an estimate's midmean log2 error, with their 95%
+intervals and the figures in the condition's other units), the paradigm-level summaries
+and the published human values, as rows of text, one source for all three."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ COMPARISON_HEADER = ["condition", "PSE", "95% interval", "JND", "95% interval", 
                      "trials", "status"]
 OWN_HEADER = ["condition", "{name}", "95% interval", "threshold", "lapse", "dispersion",
               "trials", "status"]
+ESTIMATE_HEADER = ["condition", "log2 error", "95% interval", "rank", "people",
+                   "in range", "unparsed", "out of range"]
 SUMMARY_HEADER = ["figure", "value", "95% interval"]
 HUMAN_HEADER = ["quantity", "people", "measured under", "source"]
 
@@ -93,6 +95,13 @@ def curve_rows(metrics: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
                          number(c.get("lapse"), 2), number(c.get("dispersion")), str(c["n"]),
                          c["status"]])
         return [h.format(name=own["name"]) for h in OWN_HEADER], rows
+    if metrics["kind"] == "estimate":
+        for c in metrics["curves"]:
+            answered = c["n"] - c["n_unparsed"] - c.get("n_out_of_range", 0)
+            rows.append([c["condition"], number(c.get("error")), span(c.get("error_ci95")),
+                         rank(c.get("rank")), rank(c.get("published_rank")), str(answered),
+                         str(c["n_unparsed"]), str(c.get("n_out_of_range", 0))])
+        return ESTIMATE_HEADER, rows
     if metrics["kind"] == "comparison":
         for c in metrics["curves"]:
             unit = f" {c['unit']}" if c.get("pse") is not None else ""
@@ -109,9 +118,15 @@ def curve_rows(metrics: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     return CHOICE_HEADER, rows
 
 
+def rank(value: float | None) -> str:
+    """A rank, a tie's half kept: "3", "3.5"; "-" for none."""
+    return "-" if value is None else f"{value:g}"
+
+
 def summary_rows(metrics: dict[str, Any]) -> list[list[str]]:
-    return [[s["name"], f"{number(s.get('value'))} {s['unit']}" if s.get("value") is not None
-             else "-", (spread if s.get("width") else span)(s.get("ci95"))
+    return [[s["name"], f"{number(s.get('value'))} {s['unit']}".strip()
+             if s.get("value") is not None else "-",
+             (spread if s.get("width") else span)(s.get("ci95"))
              if s.get("value") is not None else str(s.get("reason") or "-")]
             for s in metrics.get("summaries", [])]
 
@@ -135,6 +150,13 @@ def fit_note(metrics: dict[str, Any]) -> str:
                 "'or more') lies where the tested levels cannot tell a smaller or a larger "
                 f"value apart. Threshold: the level where the fit reaches "
                 f"{criteria[0] if criteria else 0.75:g} correct.")
+    if metrics["kind"] == "estimate":
+        order = metrics.get("ranked_by") or "the published order"
+        return (f"Error: log2(|judged − true| + 1/8) per answer, averaged as a midmean (the "
+                f"mean of the middle 50%; Cleveland & McGill 1984): −3 is exact, 1 about 2 "
+                f"points off, 3 about 8. 95% interval: percentile bootstrap, "
+                f"{metrics['bootstrap']} resamples of the trials. Rank 1: the lowest error; "
+                f"people: the condition's rank in {order}.")
     if metrics["kind"] == "comparison":
         return ("PSE: the level where the share of answers rises through 50% (a cumulative "
                 "Gaussian with tied lapses); JND: 0.674σ. 95% intervals: parametric "
@@ -167,6 +189,11 @@ def show_main(metrics: dict[str, Any], title: str, console: Console) -> None:
         print_table(console, None, SUMMARY_HEADER, summaries, numeric_from=1)
     for reason in reasons(metrics):
         line(console, reason)
+    if metrics["kind"] == "estimate":
+        line(console, f"{metrics['n']} answered, {metrics['n_errors']} failed requests, "
+                      f"{metrics['n_unparsed']} unparsed (no one number), "
+                      f"{metrics.get('n_out_of_range', 0)} out of range: in no error.")
+        return
     unparsed = ("counted wrong" if metrics["kind"] == "choice" else
                 "in no count: they name neither side")
     line(console, f"{metrics['n']} answered, {metrics['n_errors']} failed requests, "
@@ -178,6 +205,10 @@ def show(metrics: dict[str, Any], title: str, console: Console) -> None:
     show_main(metrics, title, console)
     for c in metrics["curves"]:
         console.print()
+        if metrics["kind"] == "estimate":
+            print_table(console, f"{c['condition']}: every level", LEVEL_HEADER,
+                        level_rows(c), numeric_from=0)
+            continue
         counted = "correct" if metrics["kind"] == "choice" else "positive"
         print_table(console, f"{c['condition']}: every level", ["level", counted, "share",
                                                                   "95% interval", "unparsed"],
@@ -189,19 +220,31 @@ def show(metrics: dict[str, Any], title: str, console: Console) -> None:
                     numeric_from=4)
 
 
+LEVEL_HEADER = ["true", "in range", "median answer", "log2 error", "unparsed",
+                "out of range"]
+
+
+def level_rows(curve: dict[str, Any]) -> list[list[str]]:
+    """An estimate's levels: answers in range, their median and midmean error."""
+    return [[number(j["level"]), str(j["n"]), number(j.get("median")),
+             number(j.get("error")), str(j["n_unparsed"]), str(j["n_out_of_range"])]
+            for j in curve.get("judged", [])]
+
+
 def write_csv(metrics: dict[str, Any], directory: Path) -> Path:
     """curves.csv: one row per curve with every figure."""
     path = Path(directory) / "curves.csv"
     fields = ["condition", "kind", "unit", "status", "threshold", "threshold_low",
               "threshold_high", "pse", "pse_low", "pse_high", "jnd", "jnd_low", "jnd_high",
-              "beta", "lapse", "dispersion", "n", "n_errors", "n_unparsed", "reason",
+              "beta", "lapse", "dispersion", "error", "error_low", "error_high", "rank",
+              "published_rank", "n", "n_errors", "n_unparsed", "n_out_of_range", "reason",
               "figure", "figure_value", "figure_low", "figure_high"]
     with path.open("w", newline="") as out:
         writer = csv.writer(out)
         writer.writerow(fields)
         for c in metrics["curves"]:
             row = dict(c)
-            for name in ("threshold", "pse", "jnd"):
+            for name in ("threshold", "pse", "jnd", "error"):
                 ci = c.get(f"{name}_ci95") or (None, None)
                 row[f"{name}_low"], row[f"{name}_high"] = ci
             own = c.get("own_figure") or {}

@@ -9,7 +9,9 @@ Three kinds of question:
   signed `level` grows ("right" for a Vernier offset, the comparison for "which is
   longer?"); the share of `positive` answers runs from 0 to 1 through a point of subjective
   equality. `answer` is the physically right option, "" where there is none (level 0).
-- "estimate": a number is asked (a percentage); `answer` is the true value."""
+- "estimate": a number is asked (a percentage); `level` and `answer` are the true value
+  and `options` the lowest and the highest answer the question allows ("0", "100"), so a
+  reader of the file knows the range without the question."""
 
 from __future__ import annotations
 
