@@ -225,7 +225,8 @@ def comparison(benchmark: str, views: Sequence[ReadableRun]) -> ComparisonTable 
             if own and figure == own["name"] and c.get("own_figure"):
                 c, figure, band_key = c["own_figure"], "value", "ci95"
             value = c.get(figure)
-            row.append(c.get("status", "not reached") if c and value is None else
+            missing = "not computed" if figure == "value" else c.get("status", "not reached")
+            row.append(missing if c and value is None else
                        ("" if value is None else f"{value:.3g}"))
             band = c.get(band_key)
             spans.append(None if value is None or not band else (
