@@ -147,7 +147,8 @@ def binomial_p(agreeing: np.ndarray | int, n: np.ndarray | int,
     return np.where((p <= 0) | (p >= 1), 1.0, found)
 
 
-def error_consistency(a: Sequence[bool], b: Sequence[bool], resamples: int = RESAMPLES,
+def error_consistency(a: Sequence[bool] | np.ndarray, b: Sequence[bool] | np.ndarray,
+                      resamples: int = RESAMPLES,
                       seed: int = SEED) -> ErrorConsistency:
     """Error consistency of two observers' correctness on the same trials, trial i of `a`
     beside trial i of `b` (True: right). The interval comes from `resamples` bootstrap
@@ -157,9 +158,9 @@ def error_consistency(a: Sequence[bool], b: Sequence[bool], resamples: int = RES
                          "them first (the same trials, in the same order)")
     right_a = np.asarray(a, dtype=bool)
     right_b = np.asarray(b, dtype=bool)
-    cells = [int(np.sum(right_a & right_b)), int(np.sum(right_a & ~right_b)),
-             int(np.sum(~right_a & right_b)), int(np.sum(~right_a & ~right_b))]
-    return from_counts(*cells, resamples=resamples, seed=seed)
+    return from_counts(int(np.sum(right_a & right_b)), int(np.sum(right_a & ~right_b)),
+                       int(np.sum(~right_a & right_b)), int(np.sum(~right_a & ~right_b)),
+                       resamples=resamples, seed=seed)
 
 
 def from_counts(both_right: int, only_a_right: int, only_b_right: int, both_wrong: int,
