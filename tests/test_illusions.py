@@ -289,7 +289,7 @@ def test_the_reader_sees_no_illusion_and_its_run_and_compare_fit_100_columns(
     assert "muller-lyer strength (% of standard):" in text
     for summary in load(tmp_path / "random")["summaries"][:3]:  # random answers: mostly flat
         value = summary["value"]
-        shown = "not reached" if value is None else f"{value:.3g}"
+        shown = "not computed" if value is None else f"{value:.3g}"
         assert f"{summary['name']} (% of standard): {shown}" in text
 
 
