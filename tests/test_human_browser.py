@@ -1,0 +1,102 @@
+"""`--backend human` end to end in a real headless Chromium: a scripted observer answers a
+person's page from a known psychometric function, through constant stimuli (Vernier
+acuity) and the adaptive method (the Psi method of the visual-search thresholds), and the
+runs' fits recover it; a page closed mid-run and a run stopped mid-run go on where they
+were; the records hold what the page measured."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_helpers import journal, load
+from human_helpers import CHROMIUM, PersonRun, answer_trials, begin, browser
+
+from visioneval.benchmarks.vernier.paradigm import Vernier
+from visioneval.loopback.observer import Observer, parse_curves
+from visioneval.paradigms.dataset import write_dataset
+from visioneval.paradigms.paradigm import Design
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium installed")]
+PSE, JND = 0.5, 1.0
+OBSERVER = Observer(parse_curves(f"vernier={PSE}:{JND}:0.02"), seed=3)
+
+
+@pytest.fixture(scope="module")
+def vernier(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("vernier-person")
+    write_dataset(Vernier(), root, Design(trials=10), seed=2)  # 8 levels x 10
+    return root
+
+
+def _vernier(data: Path, out: Path, observer: str = "P01", *extra: str) -> PersonRun:
+    return PersonRun.start("vernier", "--data", data, "--backend", "human", "--model",
+                           observer, "--out", out, *extra)
+
+
+def test_a_scripted_observer_on_the_page_is_recovered_by_the_fit(vernier, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    run = _vernier(vernier, tmp_path / "run")
+    with sync_playwright() as p:
+        chromium, page = browser(p)
+        begin(page, run.url)
+        answered = answer_trials(page, OBSERVER)
+        assert page.inner_text("#end-count") == f"{answered} answers given on this page."
+        chromium.close()
+    code, out, err = run.finish()
+    assert code == 0, err
+    assert answered == 80
+    curve = load(tmp_path / "run")["curves"][0]
+    low, high = curve["pse_ci95"]
+    assert low <= PSE <= high, curve
+    assert curve["jnd"] == pytest.approx(JND, rel=0.6), curve
+    records = journal(tmp_path / "run")
+    person = records[0]["response"]["person"]
+    assert person["observer"] == "P01" and person["display"]["image_device_px"] == 1.0
+    assert person["display"]["image_stored"] == [256, 256]
+    assert person["procedure"]["fixation_ms"] == 0
+    assert sorted(r["response"]["person"]["trial"] for r in records) == list(range(1, 81))
+    # the trials came in an order of the person's own, not the data's level by level
+    levels = [r["metadata"]["level"] for r in records]
+    assert levels != sorted(levels) and levels[:8] != list(Vernier().conditions()[0].levels)
+    info = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert info["backend"]["kind"] == "human" and info["engine"]["concurrency"] == 1
+    assert info["engine"]["cache_path"] is None
+
+
+def test_a_page_closed_and_a_run_stopped_mid_run_go_on_where_they_were(vernier, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    out = tmp_path / "run"
+    run = _vernier(vernier, out)
+    with sync_playwright() as p:
+        chromium, page = browser(p)
+        begin(page, run.url)
+        first = answer_trials(page, OBSERVER, most=5)
+        page.wait_for_selector("#trial:not([hidden])")
+        shown = page.get_attribute("#trial", "data-key")
+        page.close()  # the tab closed with a trial on screen
+        again = chromium.new_page()
+        begin(again, run.url)
+        again.wait_for_selector("#trial:not([hidden])")
+        assert again.get_attribute("#trial", "data-key") == shown  # the same trial waits
+        second = answer_trials(again, OBSERVER, most=20)
+        again.wait_for_selector("#trial:not([hidden])")
+        code, _, err = run.interrupt()  # Ctrl-C with a trial on the page
+        assert code != 0
+        again.click("#options button >> nth=0")  # an answer the stopped run cannot take
+        again.wait_for_selector("#lost:not([hidden])", timeout=10_000)  # says the run stopped
+        assert len(journal(out)) == first + second
+        resumed = PersonRun.start("vernier", "--resume", out)
+        begin(again, resumed.url)
+        rest = answer_trials(again, OBSERVER)
+        chromium.close()
+    code, _, err = resumed.finish()
+    assert code == 0, err
+    assert first + second + rest == 80
+    records = journal(out)
+    assert len({r["id"] for r in records}) == len(records) == 80
+    assert sorted(r["response"]["person"]["trial"] for r in records) == list(range(1, 81))
