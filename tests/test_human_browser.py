@@ -9,19 +9,24 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from cli_helpers import journal, load
 from human_helpers import CHROMIUM, PersonRun, answer_trials, begin, browser
 
+from visioneval.benchmarks.psychophysics.dataset import Design as SearchDesign
+from visioneval.benchmarks.psychophysics.dataset import write_dataset as write_search
 from visioneval.benchmarks.vernier.paradigm import Vernier
 from visioneval.loopback.observer import Observer, parse_curves
 from visioneval.paradigms.dataset import write_dataset
 from visioneval.paradigms.paradigm import Design
+from visioneval.stats.psychometric import criterion_level
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium installed")]
 PSE, JND = 0.5, 1.0
 OBSERVER = Observer(parse_curves(f"vernier={PSE}:{JND}:0.02"), seed=3)
+POOL = tuple(float(f"{v:.3g}") for v in np.geomspace(1.0, 32.0, 12))
 
 
 @pytest.fixture(scope="module")
@@ -100,3 +105,48 @@ def test_a_page_closed_and_a_run_stopped_mid_run_go_on_where_they_were(vernier, 
     records = journal(out)
     assert len({r["id"] for r in records}) == len(records) == 80
     assert sorted(r["response"]["person"]["trial"] for r in records) == list(range(1, 81))
+
+
+@pytest.fixture(scope="module")
+def search_pool(tmp_path_factory) -> Path:
+    """The visual-search thresholds' data with a pool of 12 levels x 8 stimuli of
+    orientation and colour for the adaptive method."""
+    root = tmp_path_factory.mktemp("search-person")
+    write_search(root, SearchDesign(experiments=("detection",),
+                                    levels={"orientation": (8.0,), "color": (8.0,),
+                                            "size": (0.3,)},
+                                    set_sizes=(4,), trials=1,
+                                    pool_levels={"orientation": POOL, "color": POOL},
+                                    pool_trials=8), seed=4)
+    return root
+
+
+def test_the_psi_method_places_a_persons_trials_from_their_answers(search_pool, tmp_path):
+    """The adaptive method asks the person exactly as it asks a model: each next stimulus
+    from the answers so far; the fit recovers the scripted observer's threshold."""
+    from playwright.sync_api import sync_playwright
+
+    alpha, beta, lapse, trials = 8.0, 3.0, 0.02, 40
+    observer = Observer(parse_curves(f"orientation={alpha:g}:{beta:g}:{lapse:g},"
+                                     f"color={alpha:g}:{beta:g}:{lapse:g}"), seed=5)
+    run = PersonRun.start("psychophysics", "--data", search_pool, "--backend", "human",
+                          "--model", "P02", "--out", tmp_path / "run", "--method", "adaptive",
+                          "--adaptive-trials", trials, "--bootstrap", 200)
+    with sync_playwright() as p:
+        chromium, page = browser(p)
+        begin(page, run.url, break_every=None)
+        answered = answer_trials(page, observer)
+        chromium.close()
+    code, _, err = run.finish()
+    assert code == 0, err
+    assert answered == 2 * trials
+    true = criterion_level(0.75, alpha, beta, 1 / 3, lapse, "weibull")
+    assert true is not None
+    records = journal(tmp_path / "run")
+    assert {r["metadata"]["placement"] for r in records} == {"adaptive"}
+    levels = [r["metadata"]["level"] for r in records
+              if r["metadata"]["feature"] == "orientation"]
+    assert sum(true / 2.5 <= level <= true * 2.5 for level in levels) / len(levels) > 0.6
+    for fit in load(tmp_path / "run")["thresholds"]:
+        low, high = fit["threshold_ci95"]
+        assert fit["status"] == "reached" and low <= true <= high, fit
