@@ -128,3 +128,14 @@ def interval(values: np.ndarray) -> tuple[float, float] | None:
         return None
     low, high = np.quantile(values[np.logical_not(missing)], [0.025, 0.975])
     return float(low), float(high)
+
+
+def reflected(value: float, span: tuple[float, float]) -> tuple[float, float]:
+    """The basic bootstrap interval on a log scale, value²/high to value²/low: the highest
+    point of a parabola fitted to noisy sensitivities lies above the true peak, and the
+    refits' highest points lie above the fit's by about as much, so the percentile interval
+    sits high twice over; reflecting it about the fit takes the refits' excess off once
+    (Davison & Hinkley 1997, eq. 5.6). It held the true peak in 89.8% of 500 runs as a
+    percentile interval and in 95.0% as this one (docs/contrast.md)."""
+    low, high = span
+    return value * value / high, value * value / low

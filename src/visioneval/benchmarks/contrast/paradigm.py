@@ -196,6 +196,8 @@ def peak_summaries(fitted: Sequence[Fitted]) -> list[Summary]:
                        f"{side} tested frequency: no peak was measured")
     refits = found.refits
     spans = [csf.interval(refits[:, i]) if len(refits) else None for i in range(3)]
+    if spans[0] is not None:  # the peak: the basic interval, reflected about the fit in log
+        spans[0] = csf.reflected(curve.peak_sensitivity, spans[0])
     if spans[1] is not None:  # a peak frequency beyond the tested ones is not measured
         spans[1] = (spans[1][0] if spans[1][0] >= low else -math.inf,
                     spans[1][1] if spans[1][1] <= high else math.inf)
