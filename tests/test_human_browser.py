@@ -150,3 +150,33 @@ def test_the_psi_method_places_a_persons_trials_from_their_answers(search_pool, 
     for fit in load(tmp_path / "run")["thresholds"]:
         low, high = fit["threshold_ci95"]
         assert fit["status"] == "reached" and low <= true <= high, fit
+
+
+def test_two_observers_shards_merge_into_one_run(tmp_path):
+    """Two people each run one shard of the same data; `visioneval merge` joins them, and
+    every answer keeps the id of the person who gave it."""
+    from cli_helpers import invoke
+    from playwright.sync_api import sync_playwright
+
+    data = tmp_path / "data"
+    write_dataset(Vernier(), data, Design(trials=4), seed=3)  # 32 trials
+    with sync_playwright() as p:
+        for k, observer in ((1, "P01"), (2, "P02")):
+            run = _vernier(data, tmp_path / f"shard{k}", observer, "--shard", f"{k}/2")
+            chromium, page = browser(p)
+            begin(page, run.url)
+            answer_trials(page, OBSERVER)
+            chromium.close()
+            code, _, err = run.finish()
+            assert code == 0, err
+    merged = invoke("merge", tmp_path / "shard1", tmp_path / "shard2", "--out",
+                    tmp_path / "merged")
+    assert merged.exit_code == 0, merged.output
+    records = journal(tmp_path / "merged")
+    assert len(records) == 32
+    by = {r["response"]["person"]["observer"] for r in records}
+    assert by == {"P01", "P02"}
+    info = json.loads((tmp_path / "merged" / "run.json").read_text())
+    assert info["backend"]["model"] == "P01+P02"
+    shown = invoke("show", tmp_path / "merged")
+    assert "32 answers by P01 (" in shown.output and "P02 (" in shown.output

@@ -203,6 +203,7 @@
     await send({key: trial.key, answer: got.text, response_ms: Math.max(0, got.at - onset),
                 timed_out: got.late, procedure, display: shown});
     answeredHere += 1;
+    if (trial.total) $("done").style.width = `${(100 * trial.number) / trial.total}%`;
     await sleep(procedure.blank_ms);
     const last = trial.total && trial.number >= trial.total;
     if (procedure.break_every && answeredHere % procedure.break_every === 0 && !last) {
