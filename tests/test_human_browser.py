@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_helpers import journal, load
+from cli_helpers import invoke, journal, load
 from human_helpers import CHROMIUM, PersonRun, answer_trials, begin, browser
 
 from visioneval.benchmarks.psychophysics.dataset import Design as SearchDesign
@@ -70,6 +70,22 @@ def test_a_scripted_observer_on_the_page_is_recovered_by_the_fit(vernier, tmp_pa
     info = json.loads((tmp_path / "run" / "run.json").read_text())
     assert info["backend"]["kind"] == "human" and info["engine"]["concurrency"] == 1
     assert info["engine"]["cache_path"] is None
+    shown = invoke("show", tmp_path / "run")
+    assert "80 answers by P01; 0 ran out of time" in shown.output
+    assert "Shown at its stored pixels (one image pixel on one device pixel) in 80 of 80" \
+        in " ".join(shown.output.split())
+    # beside the pixel reader on the same stimuli: the person's row, the difference tests
+    # with the ratio, and error consistency (absent: the reader is never wrong)
+    reader = invoke("vernier", "--data", vernier, "--backend", "builtin", "--model", "reader",
+                    "--out", tmp_path / "reader", "--no-progress", "--no-report")
+    assert reader.exit_code == 0, reader.output
+    compared = invoke("compare", tmp_path / "run", tmp_path / "reader")
+    assert compared.exit_code == 0, compared.output
+    text = " ".join(compared.output.split())
+    assert "P01 (person)" in text and "this / first (95%)" in text
+    assert "Error consistency: do they err on the same trials?" in text
+    assert "observer b was right on all 80 trials" in text
+    assert max(len(line) for line in compared.output.splitlines()) <= 100
 
 
 def test_a_page_closed_and_a_run_stopped_mid_run_go_on_where_they_were(vernier, tmp_path):
@@ -155,7 +171,6 @@ def test_the_psi_method_places_a_persons_trials_from_their_answers(search_pool, 
 def test_two_observers_shards_merge_into_one_run(tmp_path):
     """Two people each run one shard of the same data; `visioneval merge` joins them, and
     every answer keeps the id of the person who gave it."""
-    from cli_helpers import invoke
     from playwright.sync_api import sync_playwright
 
     data = tmp_path / "data"
@@ -180,3 +195,26 @@ def test_two_observers_shards_merge_into_one_run(tmp_path):
     assert info["backend"]["model"] == "P01+P02"
     shown = invoke("show", tmp_path / "merged")
     assert "32 answers by P01 (" in shown.output and "P02 (" in shown.output
+
+
+def test_a_window_too_small_for_the_stored_pixels_shows_no_stimulus(vernier, tmp_path):
+    """A 256 px stimulus in a 300 x 260 window: the page says how much room it needs and
+    shows nothing until the window is larger, then the trial at its stored pixels."""
+    from playwright.sync_api import sync_playwright
+
+    run = _vernier(vernier, tmp_path / "run", "P01", "--samples", "3")
+    with sync_playwright() as p:
+        chromium, page = browser(p, 300, 260)
+        begin(page, run.url)
+        page.wait_for_selector("#fit:not([hidden])")
+        assert "needs 256 x 256 CSS px" in page.inner_text("#fit-why")
+        assert page.is_hidden("#trial")
+        page.set_viewport_size({"width": 900, "height": 700})
+        page.wait_for_selector("#trial:not([hidden])")
+        box = page.locator("#images img").bounding_box()
+        assert box is not None and (box["width"], box["height"]) == (256, 256)
+        answered = answer_trials(page, OBSERVER)
+        chromium.close()
+    code, _, err = run.finish()
+    assert code == 0, err
+    assert answered == 3 and len(journal(tmp_path / "run")) == 3

@@ -509,5 +509,5 @@ class NotInData:
 
 
 def person_seed(observer: str) -> int:
-    """The seed of a person's trial order: each observer's own, the same in every resume."""
+    """A person's trial order's random seed: each observer's own, the same in every resume."""
     return int(stable_hash(["person order", observer])[:15], 16)

@@ -94,8 +94,9 @@
     return images;
   }
 
-  // Each image's CSS size so that one stored pixel is one device pixel; what is missing
-  // when the window has no room for that (the question and buttons need some below).
+  // Each image's CSS size so that one stored pixel is one device pixel, and where the
+  // question and buttons go: below the images, or beside them when only that leaves room
+  // (a tall stimulus on a laptop screen); what is missing when neither fits.
   function place(images) {
     const dpr = devicePixelRatio;
     let width = 16 * Math.max(images.length - 1, 0);
@@ -106,8 +107,12 @@
       width += img.naturalWidth / dpr;
       height = Math.max(height, img.naturalHeight / dpr);
     }
-    const room = [innerWidth - 48, innerHeight - 190];
-    return width <= room[0] && height <= room[1] ? null : {width, height, room};
+    const below = [innerWidth - 48, innerHeight - 190];
+    const beside = [innerWidth - 48 - 340, innerHeight - 48];
+    const fits = (room) => width <= room[0] && height <= room[1];
+    $("trial").classList.toggle("beside", !fits(below) && fits(beside));
+    if (fits(below) || fits(beside)) return null;
+    return {width, height, room: below};
   }
 
   async function fitted(images) {
