@@ -11,7 +11,6 @@ import shutil
 import signal
 import subprocess
 from dataclasses import dataclass
-from pathlib import Path
 
 from cli_helpers import spawn
 

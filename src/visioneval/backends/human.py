@@ -23,6 +23,7 @@ from visioneval.io.local_server import listen_first_free
 DEFAULT_PORT = 8780
 NEXT_PORTS = 10
 FAREWELL_S = 0.5
+FAREWELL_STEPS = 50
 OBSERVER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
@@ -30,9 +31,13 @@ class HumanBackend(Backend):
     name = "human"
     asks_a_person = True
 
-    def __init__(self, observer: str, port: int | None = None):
+    def __init__(self, observer: str, port: int | None = None,
+                 farewell_s: float = FAREWELL_S):
+        """`farewell_s`: how long the run's end waits for an open page to hear it (and show
+        its end screen) before the server stops."""
         super().__init__(model=observer)
         self._port = port
+        self._farewell_s = farewell_s
         self._desk = Desk()
         self._server: PageServer | None = None
         self.page_url: str | None = None
@@ -71,6 +76,9 @@ class HumanBackend(Backend):
     async def aclose(self) -> None:
         self._desk.finish()
         if self._server is not None:
-            await asyncio.sleep(FAREWELL_S)  # a page polling now hears the run is over
+            for _ in range(FAREWELL_STEPS if self._desk.polled else 0):
+                if self._desk.farewell_said:  # the page shows its end screen
+                    break
+                await asyncio.sleep(self._farewell_s / FAREWELL_STEPS)
             await self._server.stop()
             self._server = None

@@ -78,6 +78,7 @@ class PageServer:
         body: dict[str, Any]
         if shown is None:
             body = {"done": True} if self.desk.finished else {"waiting": True}
+            self.desk.farewell_said = self.desk.farewell_said or self.desk.finished
         else:
             body = {"trial": shown.page_data(self.desk.number, self.desk.total)}
         return web.Response(body=orjson.dumps(body), content_type="application/json",

@@ -102,6 +102,8 @@ class Desk:
         self.done_before = 0
         self.total: int | None = None
         self.finished = False
+        self.polled = False  # a page has asked for a trial
+        self.farewell_said = False  # a page has heard the run is over
 
     async def ask(self, request: Request) -> Answered:
         shown = Shown.of(request, f"{self._session}-{next(self._keys)}")
@@ -121,6 +123,7 @@ class Desk:
 
     async def next(self, wait_s: float = POLL_S) -> Shown | None:
         """The waiting trial, waiting up to `wait_s` for one."""
+        self.polled = True
         if self._waiting is None and not self.finished:
             try:
                 await asyncio.wait_for(self._arrived.wait(), wait_s)
