@@ -76,11 +76,16 @@ def test_no_trials_in_common_has_no_figures():
     assert result.reason == "no trial answered by both observers"
 
 
-def test_one_observer_never_wrong_gives_kappa_0_with_a_note():
+def test_one_observer_never_wrong_has_no_kappa_with_the_reason():
+    """With a never wrong, c_obs = c_exp = b's accuracy, so kappa is 0 for any b: absent,
+    not a 0 that reads as 'errors on unrelated trials'."""
     result = from_counts(40, 10, 0, 0)  # a right on all 50, b on 40
-    assert result.kappa == 0.0
-    assert result.interval is not None and result.interval[0] <= 0.0 <= result.interval[1]
-    assert result.note is not None and result.note.startswith("observer a has 0 errors")
+    assert result.kappa is None and result.interval is None and result.p_value is None
+    assert result.c_obs == result.c_exp == 0.8
+    assert result.reason is not None and "observer a was right on all 50" in result.reason
+    near = from_counts(39, 10, 1, 0)  # one error of a: defined, with the few-errors note
+    assert near.kappa is not None and near.note is not None
+    assert near.note.startswith("observer a has 1 errors")
 
 
 def test_unequal_lengths_and_negative_counts_are_refused():

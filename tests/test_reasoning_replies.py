@@ -378,7 +378,8 @@ def test_report_and_view_show_a_long_reasoning_as_escaped_text(serve, synth_data
 
 async def _view(run: Path, sample_id: str) -> dict:
     """`visioneval view`'s server on a free port, asked over HTTP."""
-    from visioneval.report.viewer import Viewer, listen, serve
+    from visioneval.io.local_server import listen
+    from visioneval.report.viewer import Viewer, serve
 
     urls: list[str] = []
     task = asyncio.create_task(serve(Viewer.open(run), listen(0), urls.append))

@@ -11,8 +11,9 @@ import aiohttp
 import pytest
 from cli_helpers import invoke
 
+from visioneval.io.local_server import listen
 from visioneval.report.synthrun import write_run
-from visioneval.report.viewer import Viewer, listen, serve
+from visioneval.report.viewer import Viewer, serve
 
 
 @pytest.fixture(scope="module")

@@ -89,6 +89,9 @@ class Backend(ABC):
     """A model behind one async call. Subclasses set `name`."""
 
     name: str = "backend"
+    asks_a_person: bool = False
+    """True: a person answers (`--backend human`), so the run sends its samples in a seeded
+    random order of the person's own rather than the data's order."""
 
     def __init__(self, model: str, base_url: str | None = None):
         self.model = model
@@ -107,6 +110,15 @@ class Backend(ABC):
 
     async def preflight(self) -> None:  # noqa: B027 - optional hook, nothing to check by default
         """Check the backend can serve the model before any sample is sent."""
+
+    def notice(self) -> str | None:
+        """A line the run says once the backend is ready (where a person's page is), or
+        None."""
+        return None
+
+    def expect(self, requests: int, done: int) -> None:  # noqa: B027 - optional hook
+        """The run's number of requests and how many are done already, before it sends
+        (a person's page shows its progress from them)."""
 
     @abstractmethod
     async def complete(self, request: Request) -> Response:

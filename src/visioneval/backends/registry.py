@@ -8,10 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from visioneval.backends.base import Backend, NullBackend
 from visioneval.backends.keys import MODEL_FLAGS, TargetFlags, key_source, redact_url
-from visioneval.core.backend_spec import BackendKind, BackendSpec
+from visioneval.core.backend_spec import LOCAL_KINDS, BackendKind, BackendSpec
 
 if TYPE_CHECKING:  # aiohttp loads only when an HTTP backend is built
     from visioneval.backends.http import HttpBackend, HttpLimits
@@ -25,6 +26,8 @@ CHOICES: dict[BackendKind, str] = {
     "ollama": "an Ollama server's own /api/chat",
     "anthropic": "Anthropic's Messages API",
     "builtin": "offline baselines inside visioneval: no server, no key",
+    "human": "a person answers in a browser, one trial at a time (--model: the observer's "
+             "id; the page is served on 127.0.0.1)",
 }
 """What each `--backend` a user may name speaks to (`visioneval list`); "none" is no choice:
 a benchmark that asks no model (layout scores files)."""
@@ -32,7 +35,7 @@ a benchmark that asks no model (layout scores files)."""
 
 def resolved_base_urls(spec: BackendSpec) -> tuple[str, ...]:
     """The servers asked: those given, else the API's own."""
-    if spec.base_urls or spec.kind in ("builtin", "none"):
+    if spec.base_urls or spec.kind in LOCAL_KINDS:
         return spec.base_urls
     from visioneval.backends import anthropic, ollama, openai
 
@@ -48,7 +51,7 @@ def resolved_base_url(spec: BackendSpec) -> str | None:
 
 def key_env(spec: BackendSpec) -> str | None:
     """The variable the key is read from (None for builtin)."""
-    if spec.kind in ("builtin", "none"):
+    if spec.kind in LOCAL_KINDS:
         return None
     return key_source(resolved_base_url(spec) or "", spec.api_key_env).env_name
 
@@ -90,6 +93,10 @@ def make_backend(spec: BackendSpec, *, connections: int = 64,
         from visioneval.backends.builtin import BuiltinBackend
 
         return BuiltinBackend(spec.model, majority=majority, reader=reader, seed=seed)
+    if spec.kind == "human":
+        from visioneval.backends.human import HumanBackend
+
+        return HumanBackend(spec.model, port=_page_port(spec))
     urls = resolved_base_urls(spec)
     if dispatch is None and len(urls) == 1:
         return _server_backend(spec, urls[0], connections, limits, flags)
@@ -119,3 +126,19 @@ def _server_backend(spec: BackendSpec, base_url: str, connections: int,
         from visioneval.backends.anthropic import AnthropicBackend as cls
     return cls(spec.model, base_url, api_key=key, api_key_env=source.env_name,
                connections=connections, limits=limits, flags=flags)
+
+
+def _page_port(spec: BackendSpec) -> int | None:
+    """The port of a person's page: --base-url http://127.0.0.1:PORT, else the first free
+    one from the backend's default."""
+    if not spec.base_urls:
+        return None
+    try:
+        parts = urlsplit(spec.base_urls[0])
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        host, port = None, None
+    if host not in ("127.0.0.1", "localhost") or port is None:
+        raise ValueError(f"--base-url {spec.base_urls[0]}: a person's page is served on "
+                         "this machine only; give http://127.0.0.1:PORT, or no --base-url")
+    return port

@@ -91,7 +91,7 @@ def _shared(definition: BenchmarkDefinition) -> list[inspect.Parameter]:
                                  annotation=annotation)
 
     backend = Annotated[BackendKind | None, typer.Option(
-        metavar="KIND", help="openai, openrouter, ollama, anthropic or builtin.",
+        metavar="KIND", help="openai, openrouter, ollama, anthropic, builtin or human.",
         show_default=False, rich_help_panel=MODEL)]
     model = Annotated[str | None, typer.Option(metavar="NAME", help=definition.model_help,
                                                show_default=False, rich_help_panel=MODEL)]

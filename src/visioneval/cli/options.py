@@ -22,13 +22,14 @@ class BackendKind(StrEnum):
     ollama = "ollama"
     anthropic = "anthropic"
     builtin = "builtin"
+    human = "human"
 
 
 # One line of help each (long explanations are in README.md and docs/); a default the code
 # applies (the option itself defaults to None, so a resume can tell "not given") is shown
 # with show_default, and tests/test_cli_basics.py checks it against the code's.
 BackendOpt = Annotated[BackendKind | None, typer.Option(
-    metavar="KIND", help="openai, openrouter, ollama, anthropic or builtin.",
+    metavar="KIND", help="openai, openrouter, ollama, anthropic, builtin or human.",
     rich_help_panel=MODEL)]
 
 

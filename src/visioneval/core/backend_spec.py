@@ -10,7 +10,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, model_validator
 
-BackendKind = Literal["openai", "openrouter", "ollama", "anthropic", "builtin", "none"]
+BackendKind = Literal["openai", "openrouter", "ollama", "anthropic", "builtin", "human",
+                      "none"]
+
+LOCAL_KINDS: tuple[BackendKind, ...] = ("builtin", "human", "none")
+"""Backends on this machine: no key, no server to trust (a person's page is served on
+127.0.0.1 by the run itself)."""
 
 _NEXT_URL = re.compile(r",\s*(?=[A-Za-z][A-Za-z0-9+.-]*://)")
 

@@ -11,6 +11,7 @@ import orjson
 from pydantic import BaseModel, Field
 
 from visioneval.core.bounds import INT_RANGE
+from visioneval.core.person import PersonAnswer
 from visioneval.io.images import Image
 
 MAX_TOP_LOGPROBS = 20  # OpenAI's limit on `top_logprobs`
@@ -118,6 +119,8 @@ class Response(BaseModel):
     cached_from: str | None = Field(None, exclude_if=lambda v: v is None)
     # Left out of the JSON when "model": model records and cache entries stay as they were.
     source: Literal["model", "code"] = Field("model", exclude_if=lambda v: v == "model")
+    # A person's answer (`--backend human`): response time and display; left out when None.
+    person: PersonAnswer | None = Field(None, exclude_if=lambda v: v is None)
 
     @property
     def ok(self) -> bool:

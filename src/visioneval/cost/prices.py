@@ -135,6 +135,8 @@ def price_for(ref: ModelRef, given: Price | None = None,
         return given
     if ref.kind in ("builtin", "none"):
         return Price(Decimal(0), Decimal(0), "builtin baseline: runs locally, free")
+    if ref.kind == "human":
+        return Price(Decimal(0), Decimal(0), "a person's answers: no tokens, no price")
     if not ref.base_url or self_hosted(ref.base_url):
         return NoPrice(f"no price for {ref.label()} (your own server?)", remedy)
     return table_price(ref.model, ref.base_url, remedy)

@@ -114,7 +114,8 @@ def _differences(a: ShardRun, b: ShardRun) -> str | None:
     if a.shard.count != b.shard.count:
         return f"shard count ({a.shard.count} vs {b.shard.count})"
     ba, bb = ia.backend, ib.backend
-    if (ba.kind, ba.model) != (bb.kind, bb.model):
+    people = ba.kind == bb.kind == "human"  # a panel: each shard a person of its own
+    if (ba.kind, ba.model) != (bb.kind, bb.model) and not people:
         return f"model ({ba.kind} {ba.model} vs {bb.kind} {bb.model})"
     ga = ia.generation.model_dump(exclude_unset=True)
     gb = ib.generation.model_dump(exclude_unset=True)
@@ -225,6 +226,9 @@ def _merged_info(plan: MergePlan, out: Path) -> RunInfo:
         info.missing_shards = [MissingShard(index=k, count=plan.count, still_running=True)
                                if k in plan.running else MissingShard(index=k, count=plan.count)
                                for k in plan.missing]
+    observers = sorted({r.info.backend.model for r in plan.runs})
+    if info.backend.kind == "human" and len(observers) > 1:  # each answer keeps its own id
+        info.backend = info.backend.model_copy(update={"model": "+".join(observers)})
     info.status = MERGING
     return info
 

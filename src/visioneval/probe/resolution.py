@@ -36,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from visioneval.backends.base import Backend, PreflightError
 from visioneval.backends.registry import BackendSpec, make_backend
 from visioneval.core import defaults
+from visioneval.core.backend_spec import LOCAL_KINDS
 from visioneval.core.records import GenerationSettings, Request, Response, user
 from visioneval.engine.retry import RetryPolicy, RetryWatch, error_reason, generate
 from visioneval.io.images import Image
@@ -335,7 +336,7 @@ async def checked_backend(spec: BackendSpec, settings: ProbeSettings
                           ) -> AsyncIterator[Backend]:
     """The backend for `spec`, its key read from the environment and its server checked
     (preflight: it answers, serves the model, takes the key) before any canary is drawn."""
-    if spec.kind in ("builtin", "none"):
+    if spec.kind in LOCAL_KINDS:
         raise ValueError(f"--backend {spec.kind}: the probe needs a model server (openai, "
                          "openrouter, ollama or anthropic)")
     async with make_backend(spec, connections=settings.concurrency) as backend:

@@ -31,8 +31,8 @@ from visioneval.core.rundir import OpenedRun, load_all
 from visioneval.core.store import RunDirError, write_atomic
 from visioneval.epochs.family import rebuilt
 from visioneval.io import csvcells
+from visioneval.report import people, templating, variants
 from visioneval.report import reference as published
-from visioneval.report import templating, variants
 from visioneval.report.cost import cost_column
 from visioneval.report.markdown import md_escape
 
@@ -57,6 +57,7 @@ def compare(directories: Sequence[Path | OpenedRun], common_only: bool = False,
     if controls is not None:
         result.sections.append(controls)
     if result.runs and len(result.runs) == len(result.rows):
+        result.sections.extend(people.sections(views, result))
         _name_alike_runs(result)
         _add_cost(result, common_only)
     return result

@@ -15,9 +15,10 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from visioneval.core.benchmark import BenchmarkDefinition
+from visioneval.io.local_server import served_app
 from visioneval.report import runlist_page
 from visioneval.report.runlist import RunEntry, entries
-from visioneval.report.viewer import BROWSER_ROUTES, Respond, Viewer, served_app
+from visioneval.report.viewer import BROWSER_ROUTES, Respond, Viewer
 
 OPEN_RUNS = 8
 """Runs whose browser stays open (their journal index and thumbnails); older ones close."""

@@ -18,7 +18,7 @@ from visioneval.core.rundir import OpenedRun, just_made, load
 from visioneval.core.runfiles import Counts, RunInfo, SessionInfo
 from visioneval.core.store import write_atomic
 from visioneval.invocation import command
-from visioneval.report import epochs, explanation, templating, thumbs, variants
+from visioneval.report import epochs, explanation, person, templating, thumbs, variants
 from visioneval.report.browser_rows import ROW_LIMIT, BrowserRows
 from visioneval.report.cost import cost_blocks, cost_card
 from visioneval.report.selection import KINDS, Selection
@@ -76,8 +76,8 @@ def render_page(view: OpenedRun, definition: BenchmarkDefinition, data: dict[str
     # then the run card, then the rest.
     lead, rest = shown[:1], shown[1:]
     if view.has_records:  # the controls follow the headline they qualify
-        rest = [*explanation.sections(view.directory), *variants.sections(view.directory),
-                *epochs.sections(view.directory), *rest]
+        rest = [*person.sections(view.directory), *explanation.sections(view.directory),
+                *variants.sections(view.directory), *epochs.sections(view.directory), *rest]
     if view.untrusted is not None:
         lead = [Section("Results", [Note(view.untrusted)]), *lead]
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")

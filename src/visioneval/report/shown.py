@@ -14,6 +14,8 @@ from rich.console import Console
 from visioneval.core.rundir import OpenedRun
 from visioneval.epochs import shown as epochs_shown
 from visioneval.epochs.summary import read as read_epochs
+from visioneval.metrics.person_display import read as read_person
+from visioneval.report import person
 from visioneval.report.cost import cost_line
 from visioneval.terminal import line
 from visioneval.variants import shown
@@ -32,6 +34,7 @@ def show(view: OpenedRun, console: Console) -> None:
         view.shown.print_tables(view, console)
         _beside("variants", read, shown.show, view, console)
         _beside("epochs", read_epochs, epochs_shown.show, view, console)
+        _beside("person", read_person, person.show, view, console)
     console.print()
     counts = info.counts
     if counts is not None:

@@ -13,20 +13,19 @@ with the served port) are answered: a web page whose own name has been re-pointe
 from __future__ import annotations
 
 import asyncio
-import errno
 import socket
 from array import array
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
 from aiohttp import web
-from aiohttp.typedefs import Handler, Middleware
 
 from visioneval.core import registry
 from visioneval.core.rundir import load
+from visioneval.io.local_server import listen_first_free, served_app
 from visioneval.report.browser_rows import complete_row
 from visioneval.report.journal_index import JournalIndex
 from visioneval.report.page import definition_of, render_page
@@ -152,67 +151,11 @@ BROWSER_ROUTES: tuple[tuple[str, Respond], ...] = (
 folder's), each with the viewer's answer."""
 
 
-def served_app(port: int, routes: Iterable[tuple[str, Handler]]) -> web.Application:
-    """`routes` (path, handler) and a quiet /favicon.ico, behind the Host check for a server
-    on 127.0.0.1:`port`."""
-    app = web.Application(middlewares=[host_check(served_hosts(port))])
-    for path, handler in routes:
-        app.router.add_get(path, handler)
-    app.router.add_get("/favicon.ico", no_icon)
-    return app
-
-
-async def no_icon(request: web.Request) -> web.Response:
-    return web.Response(status=204)  # a browser asks; a 404 would be logged as an error
-
-
 def _int(value: str | None, default: int) -> int:
     try:
         return int(value) if value is not None else default
     except ValueError:
         return default
-
-
-def served_hosts(port: int) -> frozenset[str]:
-    """The Host header values a browser sends to this server: the loopback names with the
-    port (and without it on port 80, which browsers leave out)."""
-    names = ("127.0.0.1", "localhost", "[::1]")
-    return frozenset({f"{n}:{port}" for n in names} | (set(names) if port == 80 else set()))
-
-
-def host_check(allowed: frozenset[str]) -> Middleware:
-    """Middleware answering 403 to a request whose Host header is not one of `allowed`."""
-    @web.middleware
-    async def check(request: web.Request, handler: Handler) -> web.StreamResponse:
-        host = request.headers.get("Host", "").strip().lower()
-        if host not in allowed:
-            raise web.HTTPForbidden(text="this server answers requests to 127.0.0.1, "
-                                         "localhost or [::1] with its port only")
-        return await handler(request)
-
-    return check
-
-
-PORT_RANGE = "a port is a number from 0 to 65535 (0: any free port)"
-
-
-def listen(port: int) -> socket.socket:
-    """A socket bound to 127.0.0.1:`port`; a port out of range or taken is one ValueError
-    line naming it."""
-    if not 0 <= port <= 65535:
-        raise ValueError(f"--port {port}: {PORT_RANGE}")
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind(("127.0.0.1", port))
-    except OSError as exc:
-        sock.close()
-        why = ("address already in use (choose another --port, or 0 for any free port)"
-               if exc.errno == errno.EADDRINUSE else
-               "permission denied (ports below 1024 need privileges; choose another --port)"
-               if exc.errno == errno.EACCES else exc.strerror or str(exc))
-        raise ValueError(f"cannot listen on 127.0.0.1:{port}: {why}") from None
-    return sock
 
 
 DEFAULT_PORT = 8766
@@ -224,14 +167,7 @@ free one of the ten after it, so a second view in another terminal just works.""
 def listen_on(port: int | None) -> socket.socket:
     """`listen` on the port given; without one, on `DEFAULT_PORT` or the first free port
     after it (the URL printed says which)."""
-    if port is not None:
-        return listen(port)
-    for candidate in range(DEFAULT_PORT, DEFAULT_PORT + NEXT_PORTS):
-        try:
-            return listen(candidate)
-        except ValueError:
-            continue
-    return listen(DEFAULT_PORT)  # every one taken: the first one's line says why
+    return listen_first_free(port, DEFAULT_PORT, NEXT_PORTS)
 
 
 class Served(Protocol):

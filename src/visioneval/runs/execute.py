@@ -18,6 +18,7 @@ from visioneval.backends.registry import BackendSpec, make_backend
 from visioneval.backends.served import describe
 from visioneval.baselines.hints import majority_answers, pixel_reader
 from visioneval.core import registry
+from visioneval.core.backend_spec import LOCAL_KINDS
 from visioneval.core.benchmark import Benchmark
 from visioneval.core.records import GenerationSettings
 from visioneval.core.runfiles import BenchmarkPlan, Identity, Pricing, ProbedResolution, RunInfo
@@ -134,6 +135,8 @@ async def execute(spec: RunSpec, directory: Path, output: Output, lock: RunLock,
             store = _created(spec, settings, directory, plan, models.backend, engine, probed)
             changes = None
         _say_identity(models.backend, output)
+        if notice := models.backend.notice():
+            output.err.print(notice, highlight=False, markup=False)
         batches = _batches(benchmark, spec.backend, models.backend, output, engine) \
             if spec.batch or store.info.batch is not None else None
         early = _early_page(store, output) if batches is None else None
@@ -161,7 +164,7 @@ def _models(spec: BackendSpec, benchmark: Benchmark, engine: EngineOptions) -> M
         spec.model == "majority" else None
     reader = pixel_reader(benchmark) if spec.kind == "builtin" and spec.model == "reader" \
         else None
-    servers = spec.kind not in ("builtin", "none") or benchmark.judge is not None \
+    servers = spec.kind not in LOCAL_KINDS or benchmark.judge is not None \
         or bool(benchmark.panel)
     limits = http_limits(engine) if servers else None
     backend = make_backend(spec, connections=engine.concurrency, majority=majority, reader=reader,

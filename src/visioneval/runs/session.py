@@ -26,7 +26,7 @@ from visioneval.core.benchmark import Benchmark
 from visioneval.core.capabilities import LearnsFromAnswers
 from visioneval.core.epoch_ids import EPOCH_OF
 from visioneval.core.idset import IdCollector, IdSet
-from visioneval.core.records import GenerationSettings, Record, Sample, SkippedRow
+from visioneval.core.records import GenerationSettings, Record, Sample, SkippedRow, stable_hash
 from visioneval.core.runfiles import (
     RUN_FORMAT,
     BackendInfo,
@@ -262,6 +262,7 @@ async def run_session(benchmark: Benchmark, models: Models, store: RunStore,
     in_data = IdCollector()
     shard = store.info.shard
     total = benchmark.total() if shard is None else -(-benchmark.total() // shard.count)
+    backend.expect(total, len(done))
     try:
         name = label or benchmark.name
         with RunProgress(total, name + (f" {shard.label}" if shard else ""),
@@ -272,6 +273,10 @@ async def run_session(benchmark: Benchmark, models: Models, store: RunStore,
             if stopping is not None:  # never with a shard (refused)
 
                 samples = seeded_order(benchmark.samples, stopping.rule.seed)
+            elif backend.asks_a_person:  # a person must not see the levels in their cycle
+                samples = seeded_order(
+                    lambda: benchmark.samples() if shard is None else
+                    in_shard(benchmark.samples(), shard, progress), person_seed(backend.model))
             else:
                 samples = benchmark.samples() if shard is None else \
                     in_shard(benchmark.samples(), shard, progress)
@@ -501,3 +506,8 @@ class NotInData:
             self._store.info.not_in_data = sorted(self.ids)
         else:
             self._store.info.forget("not_in_data")
+
+
+def person_seed(observer: str) -> int:
+    """A person's trial order's random seed: each observer's own, the same in every resume."""
+    return int(stable_hash(["person order", observer])[:15], 16)

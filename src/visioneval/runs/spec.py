@@ -28,7 +28,7 @@ from pydantic import (
 )
 
 from visioneval.core import defaults, registry
-from visioneval.core.backend_spec import BackendSpec
+from visioneval.core.backend_spec import LOCAL_KINDS, BackendSpec
 from visioneval.core.benchmark import Benchmark, BenchmarkDefinition
 from visioneval.core.engine_options import EngineOptions
 from visioneval.core.records import GenerationSettings
@@ -108,6 +108,23 @@ class RunSpec(BaseModel):
 
     _base: Benchmark | None = PrivateAttr(None)  # built before, without its variants
     _built: Benchmark | None = PrivateAttr(None)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _a_person(cls, data: Any) -> Any:
+        """A person (`--backend human`) answers one trial at a time, never from the cache,
+        with no timeout but the page's own and no retries: the engine options say so."""
+        if not isinstance(data, dict):
+            return data
+        backend = data.get("backend")
+        kind = backend.kind if isinstance(backend, BackendSpec) else \
+            backend.get("kind") if isinstance(backend, dict) else None
+        if kind != "human":
+            return data
+        engine = data.get("engine") or EngineOptions()
+        if not isinstance(engine, EngineOptions):
+            engine = EngineOptions.model_validate(engine)
+        return data | {"engine": engine.model_copy(update=PERSON_ENGINE)}
 
     @model_validator(mode="after")
     def _coherent(self) -> RunSpec:
@@ -278,10 +295,23 @@ class RunSpec(BaseModel):
 _WHAT_IS_MEASURED = {"benchmark", "definition", "options", "variants", "epochs", "score"}
 
 
+PERSON_ENGINE: dict[str, Any] = {"concurrency": 1, "cache_path": None, "refresh_cache": False,
+                                 "timeout_s": 7 * 86_400.0, "max_attempts": 1}
+"""A person's run: one trial at a time, never a cached answer, a week per trial (a person
+may leave the page open over a break), no second attempt."""
+
+
 def _refusals(spec: RunSpec) -> list[str]:
     """Every combination of settings a run cannot have, in the order they are said."""
     ray, engine = spec.on_ray, spec.engine
     found: list[str] = []
+    if spec.backend.kind == "human":
+        if ray or spec.batch:
+            found.append("--backend human: a person answers in one browser, one trial at a "
+                         "time; run it without --executor ray or --batch")
+        if spec.variants:
+            found.append("--backend human shows each stimulus as stored; --variant changes "
+                         "what a model is sent: run the variants on a model")
     if spec.executor == "local":
         if spec.shards is not None:
             found.append("--shards goes with --executor ray (for one shard of a run, "
@@ -325,7 +355,7 @@ def _refusals(spec: RunSpec) -> list[str]:
     if spec.score == "expected" and spec.batch:
         found.append("--score expected scores each answer as it arrives; send it without "
                      "--batch")
-    if spec.probe_resolution and spec.backend.kind in ("builtin", "none"):
+    if spec.probe_resolution and spec.backend.kind in LOCAL_KINDS:
         found.append(f"--probe-resolution: the {spec.backend.kind} backend has no image "
                      "transport to measure; the probe needs a model server")
     if spec.batch:

@@ -18,6 +18,7 @@ from visioneval.backends.keys import MASK, MODEL_FLAGS, TargetFlags, redact_url
 from visioneval.backends.registry import BackendSpec
 from visioneval.backends.served import hosted_host
 from visioneval.core import registry
+from visioneval.core.backend_spec import LOCAL_KINDS
 from visioneval.core.runfiles import BackendInfo, RunInfo
 from visioneval.invocation import command
 
@@ -28,8 +29,9 @@ def resumed_spec(stored: BackendInfo, given_urls: Sequence[str], given_key_env: 
     command line gives; a ValueError naming the flags to give when the record alone may
     not be trusted (see the module's docstring)."""
     kind, model = stored.kind, stored.model
-    if kind in ("builtin", "none"):
-        return BackendSpec.model_validate({"kind": kind, "model": model})
+    if kind in LOCAL_KINDS:  # a person's page: where this command line serves it
+        return BackendSpec.model_validate({"kind": kind, "model": model, "base_urls": tuple(
+            given_urls) if kind == "human" else ()})
     urls = _matched(stored.urls(), given_urls, flags)
     key_env = given_key_env
     untrusted = [u for u, given in urls if not given and (MASK in u or hosted_host(u) is None)]
@@ -53,7 +55,7 @@ def again_flags(stored: BackendInfo, flags: TargetFlags = MODEL_FLAGS) -> str:
     """The flags a resume of this backend needs on its command line ('' when none): every
     URL that is not a hosted API's (or held credentials, shown masked), and the key
     variable the run used if the user named one."""
-    if stored.kind in ("builtin", "none", "rescored"):
+    if stored.kind in (*LOCAL_KINDS, "rescored"):
         return ""
     urls = stored.urls()
     key_env = stored.api_key_env

@@ -186,6 +186,13 @@ def from_counts(both_right: int, only_a_right: int, only_b_right: int, both_wron
         return ErrorConsistency(n, *counts, accuracy_a, accuracy_b, c_obs, 1.0, None, None,
                                 None, f"both observers were {which} on all {n} trials: c_exp "
                                 "= 1, so kappa is 0/0 (no errors to be consistent or not)")
+    for name, right in (("a", both_right + only_a_right), ("b", both_right + only_b_right)):
+        if right in (0, n):
+            what = "right" if right == n else "wrong"
+            return ErrorConsistency(n, *counts, accuracy_a, accuracy_b, c_obs, c_exp, None,
+                                    None, None, f"observer {name} was {what} on all {n} "
+                                    "trials: kappa is 0 whatever the other observer does, so "
+                                    "it says nothing about shared errors")
     low, high = smoothed_interval(cells, resamples, seed)
     p_value = float(binomial_p(both_right + both_wrong, n, c_exp))
     return ErrorConsistency(n, *counts, accuracy_a, accuracy_b, c_obs, c_exp, kappa,
