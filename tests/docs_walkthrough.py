@@ -224,6 +224,10 @@ def why_not_run(step: Step, folder: Path) -> str | None:
     backends = [args[i + 1] for i, a in enumerate(args[:-1])
                 if a in ("--backend", "--judge-backend")]
     local = any(LOCAL_URL.search(a) for a in args)
+    if "human" in backends:
+        return "a person answering in a browser"
+    if "--resume" in args and not (folder / args[args.index("--resume") + 1]).exists():
+        return f"resumes {args[args.index('--resume') + 1]}, which no step before it made"
     if any(b != "builtin" for b in backends) and not local and "--dry-run" not in args:
         return "a hosted model: its API key and the network"
     if "--executor" in args and args[args.index("--executor") + 1] == "ray":
