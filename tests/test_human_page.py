@@ -11,6 +11,7 @@ import asyncio
 import aiohttp
 import orjson
 import pytest
+from cli_helpers import invoke
 
 from visioneval.backends.base import PreflightError
 from visioneval.backends.human import HumanBackend
@@ -19,6 +20,8 @@ from visioneval.benchmarks.vernier.paradigm import Vernier
 from visioneval.core.backend_spec import BackendSpec
 from visioneval.core.records import GenerationSettings, Message, Request
 from visioneval.io.images import Image
+from visioneval.paradigms.dataset import write_dataset
+from visioneval.paradigms.paradigm import Design
 from visioneval.runs.spec import RunSpec, SpecError
 
 DISPLAY = {"device_pixel_ratio": 1, "screen_css": [1280, 800], "window_css": [1280, 700],
@@ -141,7 +144,7 @@ def test_the_next_poll_says_when_the_run_has_ended():
 
 @pytest.mark.parametrize("observer", ["Jane Doe", "", "a/b", "x" * 65])
 def test_an_observer_id_is_a_short_code_never_a_name(observer):
-    with pytest.raises(PreflightError, match="an observer id is letters"):
+    with pytest.raises(PreflightError, match="an observer id is up to 64 letters"):
         asyncio.run(HumanBackend(observer, port=0).preflight())
 
 
@@ -161,3 +164,13 @@ def test_a_persons_run_sends_one_trial_at_a_time_never_from_the_cache():
         with pytest.raises(SpecError, match=said):
             RunSpec.make(benchmark="vernier", options={"data": "x"},
                          backend=BackendSpec(kind="human", model="P01"), **extra)
+
+
+def test_a_dry_run_for_a_person_gives_the_trials_and_about_how_long(tmp_path):
+    write_dataset(Vernier(), tmp_path / "data", Design(trials=5), seed=1)  # 40 trials
+    result = invoke("vernier", "--data", tmp_path / "data", "--backend", "human", "--model",
+                    "P01", "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert "dry run for vernier by observer P01: nothing shown" in result.output
+    assert "trials          40" in result.output and "about 1 min" in result.output
+    assert not (tmp_path / "results").exists()

@@ -47,8 +47,8 @@ class HumanBackend(Backend):
 
     async def preflight(self) -> None:
         if not OBSERVER.fullmatch(self.model):
-            raise PreflightError(f"--model {self.model!r}: an observer id is letters, digits, "
-                                 "'.', '_' or '-' (at most 64; an id such as P01, never a name)")
+            raise PreflightError(f"--model {self.model!r}: an observer id is up to 64 letters, "
+                                 "digits, '.', '_' or '-' (P01, say), never a name")
         if self._server is not None:
             return
         try:

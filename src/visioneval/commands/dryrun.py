@@ -87,6 +87,8 @@ def _print(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings
            done: Container[str] = (), judge_given: Price | None = None) -> int:
     """One estimate per model that answers samples: the run's model, then each panel
     model with its own samples and price (the user's prices are the run's model's)."""
+    if spec.kind == "human":
+        return _print_person(benchmark, spec, settings, output, shard, done)
     models = [spec, *benchmark.panel]
     for position, member in enumerate(models):
         ref = ModelRef.from_spec(member)
@@ -117,6 +119,31 @@ def _print(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings
                      *judged, *_batch_lines(found, member, price, position)]:
             line(output.console, text)
         _print_power(benchmark, found, len(models), output)
+    return 0
+
+
+TRIAL_S = 1.5
+"""A person's trial, about: the fixation cross (0.5 s), an answer (0.5 to 1 s on these
+stimuli) and the blank screen (0.25 s), at the page's defaults."""
+
+
+def _print_person(benchmark: Benchmark, spec: BackendSpec, settings: GenerationSettings,
+                  output: Output, shard: Shard | None, done: Container[str]) -> int:
+    """A person's run: the trials and about how long they take (no tokens, no price)."""
+    items: Iterable[Sample | SkippedRow] = benchmark.samples()
+    if shard is not None:
+        items = _in_shard(items, shard)
+    found = estimate.estimate(items, settings, None, done)
+    minutes = found.requests * TRIAL_S / 60
+    who = f"{benchmark.name} by observer {spec.model}" + (f", shard {shard.label}" if shard
+                                                          else "")
+    for text in (f"dry run for {who}: nothing shown, nothing written",
+                 f"  trials          {found.requests:,}" + (f" ({found.done:,} answered "
+                                                            "before)" if found.done else ""),
+                 f"  time            about {max(minutes, 1):.0f} min at about {TRIAL_S:g} s "
+                 "a trial with the page's defaults, breaks aside",
+                 "  cost            none (a person's answers: no tokens, no price)"):
+        line(output.console, text)
     return 0
 
 
