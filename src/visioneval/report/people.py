@@ -83,13 +83,13 @@ def _consistency(views: Sequence[OpenedRun]) -> Section:
         if found.kappa is None:
             rows.append([name, str(found.n), _share(found.accuracy_a),
                          _share(found.accuracy_b), "-", "-"])
-            said.append(f"{name}: {found.reason}")
+            said.append(f"{name}: {_named(found.reason or '', a, b)}")
             continue
         low, high = found.interval or (math.nan, math.nan)
         rows.append([name, str(found.n), _share(found.accuracy_a), _share(found.accuracy_b),
                      f"{found.kappa:.2f}", f"{low:.2f} to {high:.2f}"])
         if found.note:
-            said.append(f"{name}: {found.note}")
+            said.append(f"{name}: {_named(found.note, a, b)}")
     if len(pairs) > PAIRS_SHOWN:
         said.append(f"{len(pairs) - PAIRS_SHOWN} more pairs not shown: compare fewer runs")
     blocks: list[Block] = [Table(["runs", "trials", "right (first)", "right (second)", "κ",
@@ -97,6 +97,11 @@ def _consistency(views: Sequence[OpenedRun]) -> Section:
     if said:
         blocks.insert(1, Items(said))
     return Section("Error consistency: do they err on the same trials?", blocks)
+
+
+def _named(sentence: str, a: OpenedRun, b: OpenedRun) -> str:
+    """The statistic's "observer a" and "observer b" said as the runs' names."""
+    return sentence.replace("observer a", _name(a)).replace("observer b", _name(b))
 
 
 def _name(view: OpenedRun) -> str:
