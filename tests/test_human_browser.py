@@ -218,3 +218,24 @@ def test_a_window_too_small_for_the_stored_pixels_shows_no_stimulus(vernier, tmp
     code, _, err = run.finish()
     assert code == 0, err
     assert answered == 3 and len(journal(tmp_path / "run")) == 3
+
+
+def test_a_trial_that_runs_out_of_time_is_recorded_with_no_answer(vernier, tmp_path):
+    """A time limit of 0.2 s and nobody answering: each trial is recorded as timed out, its
+    answer empty, so it is unparsed and in no count of the comparison's curve."""
+    from playwright.sync_api import sync_playwright
+
+    run = _vernier(vernier, tmp_path / "run", "P01", "--samples", "3")
+    with sync_playwright() as p:
+        chromium, page = browser(p)
+        begin(page, run.url, time_limit_s=0.2)
+        page.wait_for_selector("#end:not([hidden])", timeout=30_000)
+        chromium.close()
+    code, _, err = run.finish()
+    assert code == 0, err
+    records = journal(tmp_path / "run")
+    assert len(records) == 3
+    assert all(r["response"]["person"]["timed_out"] for r in records)
+    assert all(r["response"]["text"] == "" for r in records)
+    assert all(r["response"]["person"]["response_ms"] >= 200 for r in records)
+    assert load(tmp_path / "run")["n_unparsed"] == 3
