@@ -57,24 +57,33 @@ def begin(page, url: str, **procedure: object) -> None:
     page.click("#begin")
 
 
+STATE = """last => {
+  const shown = (id) => !document.getElementById(id).hidden;
+  if (shown("end")) return {end: true};
+  if (shown("pause")) return {pause: true};
+  const trial = document.getElementById("trial");
+  if (shown("trial") && trial.dataset.key !== last)
+    return {key: trial.dataset.key, stimulus: trial.dataset.stimulus};
+  return null;
+}"""
+"""The page's state as the scripted observer needs it, once something new is on screen."""
+
+
 def answer_trials(page, observer: Observer, most: int | None = None) -> int:
-    """Answer as `observer` until the end screen (or `most` answers); the count answered."""
-    answered = 0
+    """Answer as `observer` until the end screen (or `most` answers); the count answered.
+    A break is ended with the space bar, as a person would."""
+    answered, last = 0, None
     while most is None or answered < most:
-        page.wait_for_selector("#trial:not([hidden]), #end:not([hidden]), #pause:not([hidden])",
-                               timeout=30_000)
-        if page.is_visible("#end"):
+        state = page.wait_for_function(STATE, arg=last, timeout=30_000).json_value()
+        if state.get("end"):
             break
-        if page.is_visible("#pause"):
-            page.keyboard.press(" ")  # a break: the space bar goes on
+        if state.get("pause"):
+            page.keyboard.press(" ")
             continue
-        key = page.get_attribute("#trial", "data-key")
-        stimulus = json.loads(page.get_attribute("#trial", "data-stimulus") or "null")
-        page.click(f"#options button[data-option='{observer.answer(stimulus)}']")
+        last = state["key"]
+        answer = observer.answer(json.loads(state["stimulus"] or "null"))
+        page.click(f"#options button[data-option='{answer}']")
         answered += 1
-        page.wait_for_function(
-            "key => document.querySelector('#trial').hidden || "
-            "document.querySelector('#trial').dataset.key !== key", arg=key)
     return answered
 
 

@@ -38,7 +38,7 @@ def vernier(tmp_path_factory) -> Path:
 
 def _vernier(data: Path, out: Path, observer: str = "P01", *extra: str) -> PersonRun:
     return PersonRun.start("vernier", "--data", data, "--backend", "human", "--model",
-                           observer, "--out", out, *extra)
+                           observer, "--out", out, "--no-report", "--bootstrap", "300", *extra)
 
 
 def test_a_scripted_observer_on_the_page_is_recovered_by_the_fit(vernier, tmp_path):
@@ -92,7 +92,7 @@ def test_a_page_closed_and_a_run_stopped_mid_run_go_on_where_they_were(vernier, 
     from playwright.sync_api import sync_playwright
 
     out = tmp_path / "run"
-    run = _vernier(vernier, out, "P01", "--samples", "40")  # of the 80
+    run = _vernier(vernier, out, "P01", "--samples", "24")  # of the 80
     with sync_playwright() as p:
         chromium, page = browser(p)
         begin(page, run.url)
@@ -104,7 +104,7 @@ def test_a_page_closed_and_a_run_stopped_mid_run_go_on_where_they_were(vernier, 
         begin(again, run.url)
         again.wait_for_selector("#trial:not([hidden])")
         assert again.get_attribute("#trial", "data-key") == shown  # the same trial waits
-        second = answer_trials(again, OBSERVER, most=10)
+        second = answer_trials(again, OBSERVER, most=8)
         again.wait_for_selector("#trial:not([hidden])")
         code, _, err = run.interrupt()  # Ctrl-C with a trial on the page
         assert code != 0
@@ -117,10 +117,10 @@ def test_a_page_closed_and_a_run_stopped_mid_run_go_on_where_they_were(vernier, 
         chromium.close()
     code, _, err = resumed.finish()
     assert code == 0, err
-    assert first + second + rest == 40
+    assert first + second + rest == 24
     records = journal(out)
-    assert len({r["id"] for r in records}) == len(records) == 40
-    assert sorted(r["response"]["person"]["trial"] for r in records) == list(range(1, 41))
+    assert len({r["id"] for r in records}) == len(records) == 24
+    assert sorted(r["response"]["person"]["trial"] for r in records) == list(range(1, 25))
 
 
 @pytest.fixture(scope="module")
@@ -174,7 +174,7 @@ def test_two_observers_shards_merge_into_one_run(tmp_path):
     from playwright.sync_api import sync_playwright
 
     data = tmp_path / "data"
-    write_dataset(Vernier(), data, Design(trials=4), seed=3)  # 32 trials
+    write_dataset(Vernier(), data, Design(trials=2), seed=3)  # 16 trials
     with sync_playwright() as p:
         for k, observer in ((1, "P01"), (2, "P02")):
             run = _vernier(data, tmp_path / f"shard{k}", observer, "--shard", f"{k}/2")
@@ -188,13 +188,13 @@ def test_two_observers_shards_merge_into_one_run(tmp_path):
                     tmp_path / "merged")
     assert merged.exit_code == 0, merged.output
     records = journal(tmp_path / "merged")
-    assert len(records) == 32
+    assert len(records) == 16
     by = {r["response"]["person"]["observer"] for r in records}
     assert by == {"P01", "P02"}
     info = json.loads((tmp_path / "merged" / "run.json").read_text())
     assert info["backend"]["model"] == "P01+P02"
     shown = invoke("show", tmp_path / "merged")
-    assert "32 answers by P01 (" in shown.output and "P02 (" in shown.output
+    assert "16 answers by P01 (" in shown.output and "P02 (" in shown.output
 
 
 def test_a_window_too_small_for_the_stored_pixels_shows_no_stimulus(vernier, tmp_path):
