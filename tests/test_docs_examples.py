@@ -161,7 +161,8 @@ SLOW_PAGES = ("layout.md", "PERFORMANCE.md", "psychophysics.md",  # pictures; 10
               "touching.md",  # 576 stimuli drawn, four fits with 3000 refits each
               "numerosity.md",  # 288 stimuli drawn, two bootstrapped fits a run
               "illusions.md",  # six curves' stimuli drawn, read and fitted
-              "graphical.md")  # 720 charts drawn, then read from their pixels
+              "graphical.md",  # 720 charts drawn, then read from their pixels
+              "human.md")  # 144 stimuli drawn and read
 
 
 def reads_another_pages_data(page: Path) -> bool:
