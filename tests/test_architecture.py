@@ -8,6 +8,8 @@ import functools
 from collections.abc import Mapping, Set
 from pathlib import Path
 
+import pytest
+
 SRC = Path(__file__).parents[1] / "src"
 PACKAGE = SRC / "visioneval"
 PLUGINS = ("visioneval.benchmarks", "visioneval.evaluators")
@@ -52,6 +54,7 @@ def _offenders(graph: Mapping[str, Set[str]], where: tuple[str, ...],
                   if _under(m, where) for i in imported if _under(i, forbidden))
 
 
+@pytest.mark.slow  # imports the package in a subprocess
 def test_core_imports_no_benchmark_report_or_command():
     assert _offenders(_graph(), ("visioneval.core",), ABOVE_CORE) == []
 

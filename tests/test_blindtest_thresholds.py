@@ -42,6 +42,7 @@ def _thresholds(data: Path, curves: dict[str, Curve], seed: int) -> dict[str, di
     return found["paper"]["original"]["thresholds"]
 
 
+@pytest.mark.slow  # two threshold fits with their bootstraps
 def test_one_seed_recovers_both_thresholds(dense):
     found = _thresholds(dense, CURVES, 1)
     for name, magnitude in (("gap", GAP), ("line distance", LINE_DISTANCE)):

@@ -62,6 +62,7 @@ def test_accuracy_per_config_and_difficulty(accuracy, config):
     assert acc["medium"] >= 0.9, f"{config}: {acc}"
 
 
+@pytest.mark.slow  # the accuracy fixture, which the fast tier otherwise never builds
 def test_hard_detection_is_really_harder(accuracy):
     """The synthetic set is not a solved puzzle: on hard scenes, with near-threshold targets
     among naturally varying distractors, Detection by per-feature statistics does err."""

@@ -9,6 +9,8 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 SCANNED = ("docs", "src", "tests", "measure", "examples", "README.md")
 SKIPPED_DIRS = {".venv", ".git", "__pycache__", ".mypy_cache", ".pytest_cache",
@@ -162,6 +164,7 @@ def shown(template: str) -> str:
     return re.sub(r"\{#.*?#\}|\{\{.*?\}\}|\{%.*?%\}", blank, template, flags=re.DOTALL)
 
 
+@pytest.mark.slow  # reads every template and string of the package
 def test_terminal_strings_use_the_users_words():
     bad = ["suite x: 3 runs in 2 lane(s)", "its journal line no longer parses",
            "sending 160 canary images", "openai m (root /ckpt)", "the second request family",
