@@ -149,6 +149,8 @@ def run_steps(page: Path, port: int) -> int:
     return ran
 
 
+# The pages whose examples take seconds: the walkthrough (test_docs_walkthrough.py) runs
+# them, on one fresh clone in reading order, and they are not run a second time here.
 SLOW_PAGES = ("layout.md", "PERFORMANCE.md", "psychophysics.md",  # pictures; 1000 rows; fits
               "controls.md", "power.md",  # 800 requests; a pilot run
               "pope.md",  # 720 requests through two models
@@ -177,9 +179,8 @@ def reads_another_pages_data(page: Path) -> bool:
 
 
 @pytest.mark.parametrize("page", [
-    pytest.param(p, marks=[pytest.mark.slow] if p.name in SLOW_PAGES else [])
-    for p in PAGES[1:] if offline_steps(p) and not reads_another_pages_data(p)],
-    ids=lambda p: p.name)
+    p for p in PAGES[1:] if offline_steps(p) and not reads_another_pages_data(p)
+    and p.name not in SLOW_PAGES], ids=lambda p: p.name)
 def test_offline_examples_run(page, serve, tmp_path, monkeypatch):
     """Run in a fresh folder with the repository's examples beside it; the loopback models
     the docs start (popout or checksum answers) are one test server on a free port. The
@@ -188,6 +189,16 @@ def test_offline_examples_run(page, serve, tmp_path, monkeypatch):
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     monkeypatch.chdir(tmp_path)
     assert run_steps(page, serve(answer=answer_popout).port)
+
+
+def test_the_slow_pages_run_in_the_walkthrough_on_their_own_data():
+    """A slow page is left to the walkthrough only when it needs no other page's data, so
+    running it in reading order proves what running it alone would (and it has steps)."""
+    for name in SLOW_PAGES:
+        page = ROOT / "docs" / name
+        assert page.is_file(), name
+        assert offline_steps(page), f"{name}: no offline step: not a slow page"
+        assert not reads_another_pages_data(page), f"{name} reads another page's data"
 
 
 def writes(argv: list[str]) -> str | None:
