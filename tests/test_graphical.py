@@ -231,6 +231,14 @@ def test_compare_sets_runs_side_by_side_one_column_an_encoding(serve, small, tmp
     assert compared.exit_code == 0, compared.output
     assert re.search(r"Model +Run +rank correlation.* +position-common +area", compared.output)
     assert "midmean log2 error (lower: more accurate)" in compared.output
+    # the second observer's SD is three times the first's: its errors are larger, tested on
+    # each run's own answers resampled
+    text = " ".join(compared.output.split())
+    assert "Differences (bootstrap of the trials)" in text
+    found = re.search(r"position-common log2 error (\S+) (\S+) \+(\S+) \((\S+) to (\S+)\) "
+                      r"(\S+)\*", text)
+    assert found is not None, text
+    assert float(found.group(2)) > float(found.group(1)) and float(found.group(4)) > 0
     assert all(len(line) <= 100 for line in compared.output.splitlines())
     assert (tmp_path / "compared" / "comparison.html").exists()
 

@@ -3,14 +3,23 @@ each condition both fitted, the other run's figure minus the first's, with a 95%
 a two-sided p from each run's own parametric bootstrap (`stats.paired_draws`): the threshold
 (and its ratio) for a forced choice, the PSE and the JND (and its ratio) for a comparison.
 Each run's counts (metrics.json `points`) are refitted and resampled on their own, with a
-seed per run's place in the comparison (independent samples get independent draws)."""
+seed per run's place in the comparison (independent samples get independent draws). An
+estimate's midmean log2 error is compared from each run's own answers (its journal read
+once, 8 bytes a trial), each run's trials resampled on their own."""
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from visioneval.core.store import RunStore
+from visioneval.paradigms.fits import FEWEST_ESTIMATES, tally
+from visioneval.stats.midmean import EXACT, midmean, midmean_draws
 from visioneval.stats.paired_draws import PairedDraws, paired
 from visioneval.stats.pse_fit import fit_pse
 from visioneval.stats.psychometric_fit import RESAMPLES, SEED, threshold_draws
@@ -91,3 +100,42 @@ def differences(runs: Sequence[tuple[str, dict[str, Any]]], resamples: int = RES
                                       None if base_draws and found else
                                       "no bootstrap refit converged"))
     return out
+
+
+def estimate_differences(runs: Sequence[tuple[str, Path]], resamples: int = RESAMPLES,
+                         seed: int = SEED) -> list[Difference]:
+    """Each run after the first against the first (`runs`: label and run directory), per
+    condition both answered: the other run's midmean log2 error minus the first's, each
+    run's answers in range resampled on their own."""
+    if len(runs) < 2:
+        return []
+    errors = [_errors(directory) for _, directory in runs]
+    out = []
+    for run in range(1, len(runs)):
+        label = runs[run][0]
+        for condition, theirs in errors[run].items():
+            mine = errors[0].get(condition)
+            if mine is None:
+                continue
+            short = [who for who, found in ((runs[0][0], mine), (label, theirs))
+                     if found.size < FEWEST_ESTIMATES]
+            if short:
+                out.append(Difference(condition, "-", label, None, None, reason=(
+                    f"nothing to compare: {', '.join(short)} answered fewer than "
+                    f"{FEWEST_ESTIMATES} in range")))
+                continue
+            stream = zlib.crc32(condition.encode())
+            first = midmean_draws(mine, resamples, (seed, stream))
+            other = midmean_draws(theirs, resamples, (seed + run, stream))
+            out.append(Difference(condition, "log2 error", label, midmean(mine),
+                                  midmean(theirs), paired(first, other)))
+    return out
+
+
+def _errors(directory: Path) -> dict[str, np.ndarray]:
+    """Each condition's log2 errors, one per answer in range, from the run's journal."""
+    found = tally(RunStore.open(directory).iter_latest())
+    return {condition: np.concatenate([
+        np.log2(np.abs(np.frombuffer(cell.judged, dtype=np.float64) - level) + EXACT)
+        for level, cell in counts.cells.items()] or [np.empty(0)])
+        for condition, counts in found.items()}

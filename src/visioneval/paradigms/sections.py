@@ -28,7 +28,7 @@ from visioneval.core.figures import (
 from visioneval.core.marks import Interval
 from visioneval.core.view import ReadableRun
 from visioneval.paradigms import tables
-from visioneval.paradigms.difference import differences
+from visioneval.paradigms.difference import differences, estimate_differences
 from visioneval.stats.psychometric_fit import RESAMPLES
 
 
@@ -249,8 +249,10 @@ def _figure_name(figure: str) -> str:
 
 
 def _overlays(views: Sequence[ReadableRun]) -> list[Section]:
-    if len(views) < 2 or views[0].metrics["kind"] == "estimate":
+    if len(views) < 2:
         return []
+    if views[0].metrics["kind"] == "estimate":
+        return difference_section(views)
     per: dict[str, list[Series]] = {}
     for view in views:
         for c in view.metrics["curves"]:
@@ -269,7 +271,9 @@ def _overlays(views: Sequence[ReadableRun]) -> list[Section]:
 
 def difference_section(views: Sequence[ReadableRun]) -> list[Section]:
     """Each run after the first against the first, per condition and figure both have."""
-    found = differences([(run_label(v), v.metrics) for v in views])
+    estimate = views[0].metrics["kind"] == "estimate"
+    found = estimate_differences([(run_label(v), v.directory) for v in views]) if estimate \
+        else differences([(run_label(v), v.metrics) for v in views])
     if not found:
         return []
     rows, why = [], []
@@ -280,7 +284,8 @@ def difference_section(views: Sequence[ReadableRun]) -> list[Section]:
         test = d.found
         ratio = (f"×{d.other_value / d.first_value:.3g} "
                  f"({interval_text(test.ratio_ci95)})" if test.ratio_ci95 is not None and
-                 d.first_value and d.other_value and d.figure != "PSE" else "-")
+                 d.first_value and d.other_value and d.figure not in ("PSE", "log2 error")
+                 else "-")
         rows.append([d.other, d.condition, d.figure, tables.number(d.first_value),
                      tables.number(d.other_value),
                      f"{(d.other_value or 0) - (d.first_value or 0):+.3g} "
@@ -291,16 +296,21 @@ def difference_section(views: Sequence[ReadableRun]) -> list[Section]:
         blocks += [Table(["run", "condition", "figure", "first", "this",
                           "this − first (95%)", "this / first (95%)", "p"], rows,
                          numeric_from=3),
-                   Note(f"Each run against the first, {run_label(views[0])}: each run's "
-                        "counts refitted and resampled on their own (parametric bootstrap, "
-                        f"{RESAMPLES} refits, independent random numbers per run), the i-th "
-                        "refit of one paired with the i-th of the other; interval: the 2.5th "
-                        "and 97.5th percentiles of the paired differences and ratios; p: "
-                        "two-sided (*: below 0.05), no correction for the number of "
-                        "tests.")]
+                   Note(f"Each run against the first, {run_label(views[0])}: " + (
+                        f"each run's answers resampled on their own ({RESAMPLES} bootstrap "
+                        "resamples of its trials, independent random numbers per run), the "
+                        "i-th midmean of one paired with the i-th of the other; a ratio of "
+                        "log errors means nothing, so there is none" if estimate else
+                        "each run's counts refitted and resampled on their own (parametric "
+                        f"bootstrap, {RESAMPLES} refits, independent random numbers per run), "
+                        "the i-th refit of one paired with the i-th of the other") +
+                        "; interval: the 2.5th and 97.5th percentiles of the paired "
+                        f"differences{'' if estimate else ' and ratios'}; p: two-sided (*: "
+                        "below 0.05), no correction for the number of tests.")]
     if why:
         blocks.append(Items(why))
-    return [Section("Differences (parametric bootstrap)", blocks)]
+    return [Section("Differences (bootstrap of the trials)" if estimate else
+                    "Differences (parametric bootstrap)", blocks)]
 
 
 def interval_text(span: tuple[float, float] | None) -> str:
