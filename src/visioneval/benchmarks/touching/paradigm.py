@@ -73,8 +73,8 @@ class Touching(Paradigm):
             "accuracy of 100%')",
             "no people were tested; the expectation covers gaps of 0.05 to 0.50 diameters",
             "an expectation is not a threshold: no measurement of people on touching "
-            "circles is published, and none for this two-pair task; run people on these "
-            "images to have one"),
+            "circles is published, and none for this two-pair task; measure people on these "
+            "images to have one (`--backend human`, docs/human.md)"),
         HumanValue(
             "Gap in a ring (Landolt C) at visual acuity 1.0", "a gap of 1 arcmin",
             "ISO 8596, the standard optotype: at acuity grade 1 the ring's outer diameter "

@@ -46,8 +46,8 @@ class Vernier(Paradigm):
             "foveal, high contrast, trained observers, long lines, a viewing distance",
             "pixels need a viewing distance: at 57 cm and 0.25 mm pixels 1 px is about 90 "
             "arcsec, so 3-10 arcsec is 0.03-0.11 px; compare the JND as a share of the "
-            "segment's length (about 1% for 6 arcsec on a 10 arcmin line) or test people on "
-            "these images with `visioneval`'s stimuli"),)
+            "segment's length (about 1% for 6 arcsec on a 10 arcmin line), or measure people "
+            "on these very images (`--backend human`, docs/human.md)"),)
 
     def conditions(self) -> tuple[Condition, ...]:
         return (Condition("vertical", OFFSETS, TRIALS, (
