@@ -65,8 +65,6 @@ RISE_Z = 3.2897072539029446  # Φ⁻¹(0.95) − Φ⁻¹(0.05): the rise from 5%
 WIDTH_STEPS = 2.0  # the narrowest rise, in smallest steps between tested levels
 WIDTH_SPANS = 3.0  # the widest rise, in tested ranges (psignifit 4's width bound)
 STARTS = 4  # starting points of different σ for the fit of the observed counts
-_ITERATIONS = 200
-_RELATIVE_GAIN = 1e7 * 2.2e-16  # scipy's L-BFGS-B default (factr times the machine eps)
 _EPS = 1e-12
 
 
@@ -381,50 +379,12 @@ def _score(theta: np.ndarray, data: _Data, k: np.ndarray
 
 
 def _ascend(data: _Data, k: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Newton's method with Levenberg-Marquardt damping on every row at once, the
-    log-likelihood's own curvature where it is concave and the Fisher information where it
-    is not (Fisher scoring alone crawls near some maxima); a step is kept
-    only when the log-likelihood does not fall; a parameter at a bound that the gradient
-    pushes beyond (or a fixed λ) is held for that step. A row has converged when the gain
-    that the undamped step promises, relative to the log-likelihood, is below scipy's L-BFGS-B
-    default."""
-    import numpy as np  # loaded with the fit
+    """Every row moved to its maximum likelihood (`stats.damped_ascent`)."""
+    from visioneval.stats.damped_ascent import ascend  # numpy: loaded with the fit
 
-    theta = np.clip(theta.astype(np.float64), data.low, data.high)
-    log_l = _log_likelihood(theta, data, k)
-    damping = np.full(len(k), 1e-3)
-    converged = np.zeros(len(k), dtype=bool)
-    live = np.arange(len(k))
-    eye = np.eye(3)
-    for _ in range(_ITERATIONS):
-        t, kk = theta[live], k[live]
-        score, hessian, information = _score(t, data, kk)
-        free = ~(((t <= data.low) & (score < 0)) | ((t >= data.high) & (score > 0)))
-        free &= data.high > data.low
-        score = np.where(free, score, 0.0)
-        both = free[:, :, None] & free[:, None, :]
-        held = eye * np.where(free, 0.0, 1.0)[:, None, :]
-        concave = np.linalg.eigvalsh(np.where(both, -hessian, 0.0) + held).min(axis=1) > 0
-        curvature = np.where(concave[:, None, None], -hessian, information)
-        matrix = np.where(both, curvature, 0.0) + held + eye * 1e-12
-        newton = np.linalg.solve(matrix, score[..., None])[..., 0]
-        done = (score * newton).sum(axis=1) / 2 < _RELATIVE_GAIN * np.maximum(
-            np.abs(log_l[live]), 1.0)
-        diagonal = damping[live, None] * np.einsum("rii->ri", matrix)
-        step = np.linalg.solve(matrix + eye * (diagonal * free)[:, None, :],
-                               score[..., None])[..., 0]
-        candidate = np.clip(t + step, data.low, data.high)
-        gained = _log_likelihood(candidate, data, kk)
-        better = (gained >= log_l[live]) & ~done
-        theta[live] = np.where(better[:, None], candidate, t)
-        log_l[live] = np.where(better, gained, log_l[live])
-        damping[live] = np.where(better, np.maximum(damping[live] / 4, 1e-9),
-                                 damping[live] * 8)
-        converged[live] = done
-        live = live[~done & (damping[live] < 1e12)]
-        if not len(live):
-            break
-    return theta, converged
+    return ascend(theta, k, data.low, data.high,
+                  lambda t, kk: _log_likelihood(t, data, kk),
+                  lambda t, kk: _score(t, data, kk))
 
 
 def _bootstrap(found: PseFit, data: _Data, theta: np.ndarray, deviance: float,
