@@ -41,6 +41,25 @@ def synth_data(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def search_pool(tmp_path_factory) -> Path:
+    """The visual-search thresholds' data for the adaptive method: one detection array per
+    feature and a pool of 12 levels x 8 stimuli of orientation and colour (96 each)."""
+    import numpy as np
+
+    from visioneval.benchmarks.psychophysics.dataset import Design, write_dataset
+
+    levels = tuple(float(f"{v:.3g}") for v in np.geomspace(1.0, 32.0, 12))  # equal ratios
+    root = tmp_path_factory.mktemp("adaptive")
+    write_dataset(root, Design(experiments=("detection",),
+                               levels={"orientation": (8.0,), "color": (8.0,),
+                                       "size": (0.3,)},
+                               set_sizes=(4,), trials=1,
+                               pool_levels={"orientation": levels, "color": levels},
+                               pool_trials=8), seed=4)
+    return root
+
+
+@pytest.fixture(scope="session")
 def illusion_data(tmp_path_factory) -> Path:
     """A small synthetic IllusionBench set in the real schema (12 rows per subset)."""
     from visioneval.benchmarks.illusionbench.synth import write_synthetic

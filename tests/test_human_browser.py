@@ -9,13 +9,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 from cli_helpers import invoke, journal, load
 from human_helpers import CHROMIUM, PersonRun, answer_trials, begin, browser
 
-from visioneval.benchmarks.psychophysics.dataset import Design as SearchDesign
-from visioneval.benchmarks.psychophysics.dataset import write_dataset as write_search
 from visioneval.benchmarks.vernier.paradigm import Vernier
 from visioneval.loopback.observer import Observer, parse_curves
 from visioneval.paradigms.dataset import write_dataset
@@ -26,7 +23,6 @@ pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium installed")]
 PSE, JND = 0.5, 1.0
 OBSERVER = Observer(parse_curves(f"vernier={PSE}:{JND}:0.02"), seed=3)
-POOL = tuple(float(f"{v:.3g}") for v in np.geomspace(1.0, 32.0, 12))
 
 
 @pytest.fixture(scope="module")
@@ -121,20 +117,6 @@ def test_a_page_closed_and_a_run_stopped_mid_run_go_on_where_they_were(vernier, 
     records = journal(out)
     assert len({r["id"] for r in records}) == len(records) == 24
     assert sorted(r["response"]["person"]["trial"] for r in records) == list(range(1, 25))
-
-
-@pytest.fixture(scope="module")
-def search_pool(tmp_path_factory) -> Path:
-    """The visual-search thresholds' data with a pool of 12 levels x 8 stimuli of
-    orientation and colour for the adaptive method."""
-    root = tmp_path_factory.mktemp("search-person")
-    write_search(root, SearchDesign(experiments=("detection",),
-                                    levels={"orientation": (8.0,), "color": (8.0,),
-                                            "size": (0.3,)},
-                                    set_sizes=(4,), trials=1,
-                                    pool_levels={"orientation": POOL, "color": POOL},
-                                    pool_trials=8), seed=4)
-    return root
 
 
 def test_the_psi_method_places_a_persons_trials_from_their_answers(search_pool, tmp_path):

@@ -14,29 +14,13 @@ import numpy as np
 import pytest
 from cli_helpers import invoke
 
-from visioneval.benchmarks.psychophysics.dataset import Design, write_dataset
 from visioneval.benchmarks.psychophysics.placement import FeatureTrack, PoolEntry, slot_ids
 from visioneval.commands.loopback import ObserverFlags, build_script
 from visioneval.core.store import RunStore
 from visioneval.stats.psychometric import criterion_level
 
 ALPHA, BETA, LAPSE = 8.0, 3.0, 0.02
-POOL = tuple(float(f"{v:.3g}") for v in np.geomspace(1.0, 32.0, 12))
 TRIALS = 60
-
-
-@pytest.fixture(scope="module")
-def pool_data(tmp_path_factory) -> Path:
-    """One detection array per feature and a pool of 12 levels x 8 stimuli of orientation
-    and colour (96 each)."""
-    root = tmp_path_factory.mktemp("adaptive")
-    write_dataset(root, Design(experiments=("detection",),
-                               levels={"orientation": (8.0,), "color": (8.0,),
-                                       "size": (0.3,)},
-                               set_sizes=(4,), trials=1,
-                               pool_levels={"orientation": POOL, "color": POOL},
-                               pool_trials=8), seed=4)
-    return root
 
 
 def _observer(serve, fail_rate: float = 0.0):
@@ -92,11 +76,11 @@ def test_slots_interleave_the_features():
 
 
 @pytest.mark.slow
-def test_an_adaptive_run_spends_trials_near_threshold_and_recovers_it(serve, pool_data,
+def test_an_adaptive_run_spends_trials_near_threshold_and_recovers_it(serve, search_pool,
                                                                       tmp_path):
     server = _observer(serve)
     run = tmp_path / "run"
-    result = _adaptive(server, pool_data, run)
+    result = _adaptive(server, search_pool, run)
     assert result.exit_code == 0, result.output
     records = _answered(run)
     assert len(records) == 2 * TRIALS
@@ -118,10 +102,10 @@ def test_an_adaptive_run_spends_trials_near_threshold_and_recovers_it(serve, poo
 
 @pytest.mark.slow
 def test_a_resumed_adaptive_run_learns_its_answers_and_asks_no_stimulus_twice(
-        serve, pool_data, tmp_path):
+        serve, search_pool, tmp_path):
     flaky = _observer(serve, fail_rate=0.3)
     run = tmp_path / "run"
-    first = _adaptive(flaky, pool_data, run, "--max-attempts", "1")
+    first = _adaptive(flaky, search_pool, run, "--max-attempts", "1")
     assert first.exit_code == 1, first.output  # failed requests: errors, resumable
     answered_before = len(_answered(run))
     assert 0 < answered_before < 2 * TRIALS
@@ -138,10 +122,10 @@ def test_a_resumed_adaptive_run_learns_its_answers_and_asks_no_stimulus_twice(
 
 
 @pytest.mark.slow
-def test_too_few_pool_stimuli_is_one_line(serve, pool_data, tmp_path):
+def test_too_few_pool_stimuli_is_one_line(serve, search_pool, tmp_path):
     server = _observer(serve)
     result = invoke("psychophysics", "--backend", "openai", "--base-url",
-                    server.base_url + "/v1", "--model", "m", "--data", pool_data, "--out",
+                    server.base_url + "/v1", "--model", "m", "--data", search_pool, "--out",
                     tmp_path / "run", "--no-progress", "--method", "adaptive",
                     "--adaptive-trials", "200")
     assert result.exit_code == 2
@@ -152,8 +136,8 @@ def test_too_few_pool_stimuli_is_one_line(serve, pool_data, tmp_path):
 
 
 @pytest.mark.slow
-def test_a_dry_run_prices_each_adaptive_slot_as_one_request(pool_data):
-    result = invoke("psychophysics", "--data", pool_data, "--dry-run", "--backend", "openai",
+def test_a_dry_run_prices_each_adaptive_slot_as_one_request(search_pool):
+    result = invoke("psychophysics", "--data", search_pool, "--dry-run", "--backend", "openai",
                     "--model", "gpt-4o", "--price-in", "2.5", "--price-out", "10",
                     "--method", "adaptive", "--adaptive-trials", "50")
     assert result.exit_code == 0, result.output
